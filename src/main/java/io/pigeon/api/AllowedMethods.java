@@ -1,0 +1,41 @@
+package io.pigeon.api;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The methods each resource path supports, for the {@code Allow} header of a 405 (which the REST layer
+ * leaves empty). Every resource added to the API adds its row here; a test checks each row against the
+ * real routes.
+ */
+public final class AllowedMethods {
+
+    private record Route(Pattern path, String allow) {
+    }
+
+    private static final String SEGMENT = "[^/]+";
+
+    private static final List<Route> ROUTES = List.of(
+            route("/v1/?", "GET, HEAD, OPTIONS"),
+            route("/v1/health", "GET, HEAD, OPTIONS"),
+            route("/v1/queues", "GET, HEAD, OPTIONS"),
+            route("/v1/queues/" + SEGMENT, "DELETE, GET, HEAD, PUT, OPTIONS"),
+            route("/v1/queues/" + SEGMENT + "/metadata", "GET, HEAD, PUT, OPTIONS"));
+
+    private AllowedMethods() {
+    }
+
+    /** The Allow header value for {@code path}, or null when no resource lives there. */
+    public static String forPath(String path) {
+        for (Route route : ROUTES) {
+            if (route.path().matcher(path).matches()) {
+                return route.allow();
+            }
+        }
+        return null;
+    }
+
+    private static Route route(String regex, String allow) {
+        return new Route(Pattern.compile(regex), allow);
+    }
+}

@@ -1,0 +1,82 @@
+package io.pigeon.api;
+
+import io.pigeon.health.DatabaseFailures;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.NotAcceptableException;
+import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import org.jboss.logging.Logger;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * Turns every failure into Zaqar's error document, so that no client ever sees an HTML page, an empty
+ * error body or a stack trace.
+ */
+public class ErrorMappers {
+
+    private static final Logger LOG = Logger.getLogger(ErrorMappers.class);
+
+    public static Response error(int status, String title, String description) {
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(new ErrorDocument(title, description))
+                .build();
+    }
+
+    @ServerExceptionMapper
+    public Response api(ApiException e) {
+        return error(e.status(), e.title(), e.description());
+    }
+
+    @ServerExceptionMapper
+    public Response unknownResource(NotFoundException e, HttpServerRequest request) {
+        return error(404, "404 Not Found", "The resource " + request.path() + " does not exist.");
+    }
+
+    @ServerExceptionMapper
+    public Response unsupportedMethod(NotAllowedException e, HttpServerRequest request) {
+        Response response = error(405, "405 Method Not Allowed",
+                "The method " + request.method() + " is not supported by " + request.path() + ".");
+        String allow = AllowedMethods.forPath(request.path());
+        return allow == null ? response : Response.fromResponse(response).header(HttpHeaders.ALLOW, allow).build();
+    }
+
+    @ServerExceptionMapper
+    public Response notAcceptable(NotAcceptableException e) {
+        return error(406, "Not acceptable", "The only media type this API produces is `application/json`; "
+                + "ask for it with the \"Accept\" header.");
+    }
+
+    @ServerExceptionMapper
+    public Response unsupportedMediaType(NotSupportedException e, HttpServerRequest request) {
+        return ContentTypes.invalidContentType(request.getHeader(HttpHeaders.CONTENT_TYPE)).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response web(WebApplicationException e) {
+        Response.StatusType status = e.getResponse().getStatusInfo();
+        return error(status.getStatusCode(), status.getReasonPhrase(),
+                e.getMessage() == null ? status.getReasonPhrase() : e.getMessage());
+    }
+
+    @ServerExceptionMapper
+    public Response unexpected(Throwable e) {
+        if (DatabaseFailures.isUnavailable(e)) {
+            LOG.warnf("Database unavailable: %s", e.toString());
+            return error(503, "Service temporarily unavailable",
+                    "The database cannot be reached right now. Please try again in a few seconds.");
+        }
+        if (DatabaseFailures.isRejectedValue(e)) {
+            // The statement failed as a whole, so nothing was stored; the value was the client's.
+            return error(400, "Invalid request body",
+                    "The document holds a value that cannot be stored (for example a \\u0000 character in a string).");
+        }
+        LOG.error("Unexpected failure", e);
+        return error(500, "Internal server error", "An unexpected error occurred; it has been logged.");
+    }
+}

@@ -1,0 +1,42 @@
+package io.pigeon.health;
+
+import io.vertx.pgclient.PgException;
+import io.vertx.sqlclient.ClosedConnectionException;
+import java.net.ConnectException;
+import java.util.concurrent.TimeoutException;
+
+/** Tells a database outage (answered 503, worth a retry) from a bug (answered 500). */
+public final class DatabaseFailures {
+
+    private DatabaseFailures() {
+    }
+
+    public static boolean isUnavailable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ConnectException
+                    || t instanceof ClosedConnectionException
+                    || t instanceof TimeoutException
+                    || t instanceof io.smallrye.mutiny.TimeoutException) {
+                return true;
+            }
+            if (t instanceof PgException pg && pg.getSqlState() != null) {
+                String state = pg.getSqlState();
+                // 08: connection exceptions; 57P: operator intervention (shutdown, restart); 53: out of resources.
+                if (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** SQLSTATE class 22 (data exception): the database refused a value, e.g. a NUL character in jsonb. */
+    public static boolean isRejectedValue(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22")) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,22 @@
+package io.pigeon.queue;
+
+import io.pigeon.api.ApiException;
+import java.util.regex.Pattern;
+
+/** The rule for queue names: 1 to 64 bytes of US-ASCII letters, digits, underscores and hyphens. */
+public final class QueueNames {
+
+    public static final int MAX_LENGTH = 64;
+    private static final Pattern VALID = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_LENGTH + "}");
+
+    private QueueNames() {
+    }
+
+    public static void validate(String name) {
+        if (name == null || !VALID.matcher(name).matches()) {
+            throw new ApiException(400, "Invalid queue identification",
+                    "The format of the submitted queue name or project id is not valid. Queue names are 1 to "
+                            + MAX_LENGTH + " bytes of ASCII letters, digits, underscores and hyphens.");
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package io.pigeon.queue;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The SQL of the queue catalogue. Every statement is scoped by project. */
+@ApplicationScoped
+public class QueueStore {
+
+    private final Pool pool;
+
+    public QueueStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** Creates the queue; true when it was created, false when it already existed. */
+    public Uni<Boolean> create(String project, String name) {
+        return pool.preparedQuery("""
+                INSERT INTO queues (project, name) VALUES ($1, $2)
+                ON CONFLICT (project, name) DO NOTHING
+                RETURNING id""")
+                .execute(Tuple.of(project, name))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    public Uni<Boolean> exists(String project, String name) {
+        return pool.preparedQuery("SELECT 1 FROM queues WHERE project = $1 AND name = $2")
+                .execute(Tuple.of(project, name))
+                .map(rows -> rows.size() == 1);
+    }
+
+    /** Deletes the queue; its messages go with it through the foreign key's cascade. */
+    public Uni<Void> delete(String project, String name) {
+        return pool.preparedQuery("DELETE FROM queues WHERE project = $1 AND name = $2")
+                .execute(Tuple.of(project, name))
+                .replaceWithVoid();
+    }
+
+    /** Up to {@code limit} queues whose names sort after {@code marker} (byte order), metadata if asked. */
+    public Uni<List<Queue>> list(String project, String marker, int limit, boolean withMetadata) {
+        return pool.preparedQuery("""
+                SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
+                FROM queues
+                WHERE project = $1 AND name > $2
+                ORDER BY name
+                LIMIT $3""")
+                .execute(Tuple.of(project, marker == null ? "" : marker, limit, withMetadata))
+                .map(QueueStore::toQueues);
+    }
+
+    /** The metadata JSON text, or empty when the queue does not exist. */
+    public Uni<Optional<String>> metadata(String project, String name) {
+        return pool.preparedQuery("SELECT metadata::text FROM queues WHERE project = $1 AND name = $2")
+                .execute(Tuple.of(project, name))
+                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString(0)));
+    }
+
+    /** Replaces the metadata whole; false when the queue does not exist. */
+    public Uni<Boolean> replaceMetadata(String project, String name, String metadataJson) {
+        return pool.preparedQuery("UPDATE queues SET metadata = $3::text::jsonb WHERE project = $1 AND name = $2")
+                .execute(Tuple.of(project, name, metadataJson))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    private static List<Queue> toQueues(RowSet<Row> rows) {
+        List<Queue> queues = new ArrayList<>(rows.size());
+        for (Row row : rows) {
+            queues.add(new Queue(row.getString("name"), row.getString("metadata")));
+        }
+        return queues;
+    }
+}

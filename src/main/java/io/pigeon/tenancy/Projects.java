@@ -1,0 +1,42 @@
+package io.pigeon.tenancy;
+
+import io.pigeon.api.ApiException;
+
+/** Which project a request acts for, from the {@code X-Project-Id} header. */
+public final class Projects {
+
+    /** Projects are bounded like Keystone's ids, so that a header cannot bloat the catalogue. */
+    public static final int MAX_PROJECT_ID_LENGTH = 256;
+
+    /**
+     * The project used when v1 is called without {@code X-Project-Id}, as Zaqar does with auth off. No
+     * header value can name it, so it never mixes with a real project.
+     */
+    public static final String DEFAULT_PROJECT = "";
+
+    private Projects() {
+    }
+
+    /** v1 accepts a missing header and uses the default project. */
+    public static String fromOptionalHeader(String header) {
+        if (header == null || header.isEmpty()) {
+            return DEFAULT_PROJECT;
+        }
+        if (header.length() > MAX_PROJECT_ID_LENGTH || !isPrintableAscii(header)) {
+            throw new ApiException(400, "Invalid queue identification",
+                    "The format of the submitted queue name or project id is not valid. \"X-Project-Id\" must be "
+                            + "1 to " + MAX_PROJECT_ID_LENGTH + " printable ASCII characters.");
+        }
+        return header;
+    }
+
+    private static boolean isPrintableAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || c > 0x7e) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

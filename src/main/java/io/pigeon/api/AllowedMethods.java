@@ -16,11 +16,16 @@ public final class AllowedMethods {
     private static final String SEGMENT = "[^/]+";
 
     private static final List<Route> ROUTES = List.of(
-            route("/v1/?", "GET, HEAD, OPTIONS"),
+            route("/v1/", "GET, HEAD, OPTIONS"),
             route("/v1/health", "GET, HEAD, OPTIONS"),
             route("/v1/queues", "GET, HEAD, OPTIONS"),
             route("/v1/queues/" + SEGMENT, "DELETE, GET, HEAD, PUT, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/metadata", "GET, HEAD, PUT, OPTIONS"));
+            route("/v1/queues/" + SEGMENT + "/metadata", "GET, HEAD, PUT, OPTIONS"),
+            route("/v1/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
+            route("/v1/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
+            route("/v1/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
+            route("/v1/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
+            route("/v1/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"));
 
     private AllowedMethods() {
     }

@@ -27,8 +27,9 @@ public final class ContentTypes {
     }
 
     public static ApiException invalidContentType(String contentType) {
+        String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim();
         return new ApiException(400, "Invalid Content-Type",
-                "Endpoint does not accept `" + contentType + "` content; currently supported media type is "
+                "Endpoint does not accept `" + mediaType + "` content; currently supported media type is "
                         + "`application/json`; specify proper client-side media type with the \"Content-Type\" header.");
     }
 }

@@ -33,13 +33,24 @@ public class ErrorMappers {
         return error(e.status(), e.title(), e.description());
     }
 
+    /**
+     * A routing miss. When resource classes share a path prefix, the REST layer reports a known path with an
+     * unsupported method as not found; the Allow table knows the path, so that case is answered 405.
+     */
     @ServerExceptionMapper
     public Response unknownResource(NotFoundException e, HttpServerRequest request) {
+        if (AllowedMethods.forPath(request.path()) != null) {
+            return methodNotAllowed(request);
+        }
         return error(404, "404 Not Found", "The resource " + request.path() + " does not exist.");
     }
 
     @ServerExceptionMapper
     public Response unsupportedMethod(NotAllowedException e, HttpServerRequest request) {
+        return methodNotAllowed(request);
+    }
+
+    private static Response methodNotAllowed(HttpServerRequest request) {
         Response response = error(405, "405 Method Not Allowed",
                 "The method " + request.method() + " is not supported by " + request.path() + ".");
         String allow = AllowedMethods.forPath(request.path());

@@ -37,4 +37,21 @@ public interface PigeonConfig {
     /** Largest claim grace, in seconds. */
     @WithDefault("43200")
     int maxClaimGrace();
+
+    /** The sweeper that deletes expired messages and ends expired claims. */
+    Sweeper sweeper();
+
+    interface Sweeper {
+        /** How often it runs, e.g. {@code 5s}. Rows are invisible the moment they expire; this bounds storage. */
+        @WithDefault("5s")
+        String interval();
+
+        /** Rows per statement: short statements, so that the sweeper never holds locks for long. */
+        @WithDefault("1000")
+        int batchSize();
+
+        /** Statements per run and kind, so that one run stays short even after an outage. */
+        @WithDefault("100")
+        int maxBatchesPerRun();
+    }
 }

@@ -19,7 +19,10 @@ class AllowedMethodsTest {
 
     private static final List<String> METHODS = List.of("GET", "HEAD", "PUT", "POST", "DELETE", "PATCH");
     private static final List<String> SAMPLE_PATHS = List.of(
-            "/v1/", "/v1/health", "/v1/queues", "/v1/queues/allow-probe", "/v1/queues/allow-probe/metadata");
+            "/v1/", "/v1/health", "/v1/queues", "/v1/queues/allow-probe", "/v1/queues/allow-probe/metadata",
+            "/v1/queues/allow-probe/stats", "/v1/queues/allow-probe/messages",
+            "/v1/queues/allow-probe/messages/000000000000000000000001", "/v1/queues/allow-probe/claims",
+            "/v1/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001");
 
     @Test
     void everyListedMethodIsRoutedAndEveryOtherIsNotAllowed() {

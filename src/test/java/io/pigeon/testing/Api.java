@@ -23,9 +23,14 @@ public final class Api {
 
     /** A request as a JSON client of {@code project} sends it. */
     public static RequestSpecification as(String project) {
+        return as(project, CLIENT_ID);
+    }
+
+    /** A request from another client (Client-ID) of {@code project}. */
+    public static RequestSpecification as(String project, String clientId) {
         return given()
                 .header("X-Project-Id", project)
-                .header("Client-ID", CLIENT_ID)
+                .header("Client-ID", clientId)
                 .accept(ContentType.JSON);
     }
 }

@@ -4,7 +4,7 @@ import io.pigeon.api.ContentTypes;
 import io.pigeon.api.ErrorMappers;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
-import io.pigeon.queue.Queue;
+import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueService;
 import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
@@ -33,9 +33,11 @@ public class V1QueueResource {
     private static final String CONTENT_LOCATION = "Content-Location";
 
     private final QueueService queues;
+    private final MessageService messages;
 
-    public V1QueueResource(QueueService queues) {
+    public V1QueueResource(QueueService queues, MessageService messages) {
         this.queues = queues;
+        this.messages = messages;
     }
 
     @GET
@@ -109,6 +111,16 @@ public class V1QueueResource {
         ContentTypes.requireJson(contentType);
         return queues.replaceMetadata(project, name, body).map(ignored -> Response.noContent()
                 .header(HttpHeaders.LOCATION, queueHref(name) + "/metadata")
+                .build());
+    }
+
+    /** Message counts by state; oldest and newest only when the queue holds messages. */
+    @GET
+    @Path("{name}/stats")
+    public Uni<Response> stats(@HeaderParam(PROJECT_HEADER) String projectHeader, @PathParam("name") String name) {
+        String project = Projects.fromOptionalHeader(projectHeader);
+        return messages.stats(project, name).map(stats -> Response.ok(V1Messages.stats(name, stats))
+                .header(CONTENT_LOCATION, queueHref(name) + "/stats")
                 .build());
     }
 

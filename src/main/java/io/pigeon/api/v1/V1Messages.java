@@ -1,0 +1,101 @@
+package io.pigeon.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.pigeon.api.PageLink;
+import io.pigeon.message.Message;
+import io.pigeon.message.MessageIds;
+import io.pigeon.message.QueueStats;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+
+/** The v1 wire shapes of messages, claims and stats, and their hrefs. */
+public final class V1Messages {
+
+    private static final DateTimeFormatter ISO_SECONDS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'");
+
+    private V1Messages() {
+    }
+
+    /** A message: {@code {"href", "ttl", "age", "body"}}. */
+    @RegisterForReflection
+    public record Item(String href, int ttl, long age, @JsonRawValue String body) {
+    }
+
+    /** A page of messages with its {@code next} link. */
+    @RegisterForReflection
+    public record Page(List<Item> messages, List<PageLink> links) {
+    }
+
+    /** The answer to a post: the new messages' hrefs in request order. */
+    @RegisterForReflection
+    public record Posted(List<String> resources, boolean partial) {
+    }
+
+    /** A claim: {@code {"age", "ttl", "messages", "href"}}. */
+    @RegisterForReflection
+    public record ClaimView(long age, int ttl, List<Item> messages, String href) {
+    }
+
+    /** Queue statistics; {@code oldest} and {@code newest} only when the queue holds messages. */
+    @RegisterForReflection
+    public record Stats(Counts messages) {
+    }
+
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Counts(long claimed, long free, long total, Edge oldest, Edge newest) {
+    }
+
+    @RegisterForReflection
+    public record Edge(String href, long age, String created) {
+    }
+
+    public static String messagesHref(String queue) {
+        return V1QueueResource.queueHref(queue) + "/messages";
+    }
+
+    public static String messageHref(String queue, long id) {
+        return messagesHref(queue) + "/" + MessageIds.format(id);
+    }
+
+    public static String claimHref(String queue, UUID claimId) {
+        return V1QueueResource.queueHref(queue) + "/claims/" + claimId;
+    }
+
+    public static Item item(String queue, Message message) {
+        return new Item(messageHref(queue, message.id()), message.ttl(), message.age(), message.body());
+    }
+
+    /** A claimed message: its href carries the claim id, so that deleting it by href proves the claim. */
+    public static Item claimedItem(String queue, UUID claimId, Message message) {
+        return new Item(messageHref(queue, message.id()) + "?claim_id=" + claimId, message.ttl(), message.age(),
+                message.body());
+    }
+
+    public static List<Item> items(String queue, List<Message> messages) {
+        return messages.stream().map(m -> item(queue, m)).toList();
+    }
+
+    public static List<Item> claimedItems(String queue, UUID claimId, List<Message> messages) {
+        return messages.stream().map(m -> claimedItem(queue, claimId, m)).toList();
+    }
+
+    public static Stats stats(String queue, QueueStats stats) {
+        return new Stats(new Counts(stats.claimed(), stats.free(), stats.total(),
+                edge(queue, stats.oldest()), edge(queue, stats.newest())));
+    }
+
+    private static Edge edge(String queue, QueueStats.Edge edge) {
+        if (edge == null) {
+            return null;
+        }
+        String created = edge.created().withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)
+                .format(ISO_SECONDS);
+        return new Edge(messageHref(queue, edge.id()), edge.age(), created);
+    }
+}

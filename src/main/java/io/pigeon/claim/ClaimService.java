@@ -1,0 +1,138 @@
+package io.pigeon.claim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.api.ApiException;
+import io.pigeon.api.JsonBodies;
+import io.pigeon.api.Uuids;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.message.Message;
+import io.pigeon.message.MessageService;
+import io.pigeon.queue.QueueNames;
+import io.pigeon.queue.QueueService;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** The rules of claims: TTL and grace bounds, claim limits, and what an unknown or ended claim answers. */
+@ApplicationScoped
+public class ClaimService {
+
+    private final ClaimStore store;
+    private final MessageService messages;
+    private final PigeonConfig config;
+
+    public ClaimService(ClaimStore store, MessageService messages, PigeonConfig config) {
+        this.store = store;
+        this.messages = messages;
+        this.config = config;
+    }
+
+    /** A newly taken claim: its id and the messages it holds. */
+    public record NewClaim(UUID id, List<Message> messages) {
+    }
+
+    /**
+     * Reads claim terms from a request body. {@code defaults} fills in what is absent; null makes both
+     * {@code ttl} and {@code grace} required (v1).
+     */
+    public ClaimTerms readTerms(byte[] document, ClaimTerms defaults) {
+        JsonNode body = JsonBodies.parse(document);
+        if (!body.isObject()) {
+            throw ApiException.invalidBody("Document type not supported. A claim is a JSON object with "
+                    + "\"ttl\" and \"grace\" fields.");
+        }
+        int ttl = field(body, "ttl", defaults == null ? null : defaults.ttl());
+        int grace = field(body, "grace", defaults == null ? null : defaults.grace());
+        requireTtl(ttl);
+        requireGrace(grace);
+        return new ClaimTerms(ttl, grace);
+    }
+
+    /** Claims up to {@code limit} of the oldest free messages; an empty list when none is free. */
+    public Uni<NewClaim> create(String project, String queue, Integer limit, ClaimTerms terms) {
+        QueueNames.validate(queue);
+        int pageSize = messages.pageSize(limit);
+        UUID claimId = UUID.randomUUID();
+        return store.create(project, queue, claimId, pageSize, terms, config.maxMessageTtl())
+                .map(claimed -> new NewClaim(claimId,
+                        claimed.orElseThrow(() -> QueueService.queueNotFound(project, queue))));
+    }
+
+    public Uni<Claim> get(String project, String queue, String claimId) {
+        QueueNames.validate(queue);
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        if (id.isEmpty()) {
+            return Uni.createFrom().failure(claimNotFound(project, queue, claimId));
+        }
+        return store.get(project, queue, id.get())
+                .map(found -> found.orElseThrow(() -> claimNotFound(project, queue, claimId)));
+    }
+
+    /** Renews a live claim: its age restarts and the new TTL (and grace, if given) applies from now. */
+    public Uni<Void> renew(String project, String queue, String claimId, byte[] document) {
+        QueueNames.validate(queue);
+        JsonNode body = JsonBodies.parse(document);
+        if (!body.isObject()) {
+            throw ApiException.invalidBody("Document type not supported. A claim update is a JSON object with "
+                    + "a \"ttl\" field.");
+        }
+        int ttl = field(body, "ttl", null);
+        requireTtl(ttl);
+        // Zaqar applies a renewal's grace without its creation bounds (a grace of 30 is accepted), so only
+        // the upper bound and non-negativity are checked here.
+        Integer grace = body.has("grace") ? field(body, "grace", null) : null;
+        if (grace != null && (grace < 0 || grace > config.maxClaimGrace())) {
+            throw ApiException.invalidRequest("The grace for a claim renewal may not exceed " + config.maxClaimGrace()
+                    + " seconds, and may not be negative.");
+        }
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        if (id.isEmpty()) {
+            return Uni.createFrom().failure(claimNotFound(project, queue, claimId));
+        }
+        return store.renew(project, queue, id.get(), ttl, grace, config.maxMessageTtl()).map(renewed -> {
+            if (!renewed) {
+                throw claimNotFound(project, queue, claimId);
+            }
+            return null;
+        });
+    }
+
+    /** Releases the claim; releasing an unknown or ended claim is not an error. */
+    public Uni<Void> release(String project, String queue, String claimId) {
+        QueueNames.validate(queue);
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        return id.isEmpty() ? Uni.createFrom().voidItem() : store.release(project, queue, id.get());
+    }
+
+    private void requireTtl(int ttl) {
+        if (ttl < 60 || ttl > config.maxClaimTtl()) {
+            throw ApiException.invalidRequest("The TTL for a claim may not exceed " + config.maxClaimTtl()
+                    + " seconds, and must be at least 60 seconds long.");
+        }
+    }
+
+    private void requireGrace(int grace) {
+        if (grace < 60 || grace > config.maxClaimGrace()) {
+            throw ApiException.invalidRequest("The grace for a claim may not exceed " + config.maxClaimGrace()
+                    + " seconds, and must be at least 60 seconds long.");
+        }
+    }
+
+    private static int field(JsonNode body, String name, Integer fallback) {
+        JsonNode value = body.get(name);
+        if (value == null) {
+            if (fallback == null) {
+                throw ApiException.invalidBody("Missing \"" + name + "\" field.");
+            }
+            return fallback;
+        }
+        return MessageService.integerField(name, value);
+    }
+
+    public static ApiException claimNotFound(String project, String queue, String claimId) {
+        return ApiException.notFound(
+                "Claim " + claimId + " does not exist in queue " + queue + " for project " + project);
+    }
+}

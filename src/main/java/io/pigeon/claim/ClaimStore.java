@@ -1,0 +1,167 @@
+package io.pigeon.claim;
+
+import io.pigeon.message.Message;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The SQL of claims. Taking a claim is one statement: it locks the oldest free messages with
+ * {@code FOR UPDATE SKIP LOCKED}, so two claimers never take the same live message, marks them, extends
+ * their lives, and records the claim.
+ */
+@ApplicationScoped
+public class ClaimStore {
+
+    private static final String AGE = "floor(extract(epoch FROM now() - %s.created_at))::bigint";
+
+    /**
+     * A claimed message's new lifetime in whole seconds: at least until the claim ends plus grace, never
+     * shorter than it was, never beyond max-message-ttl from posting. {@code %1$s} is the claim's TTL plus
+     * grace, {@code %2$s} the max-message-ttl.
+     */
+    private static final String EXTENDED_LIFETIME =
+            "GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + %1$s, %2$s))";
+
+    // Free messages are the unclaimed ones (served by the partial index messages_free) and those whose
+    // claim has ended but which the sweeper has not yet returned to that set. ARRAY(...) runs the locking
+    // subquery exactly once, whatever the planner thinks of the table's size.
+    private static final String CREATE = """
+            WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+            claimed AS (
+                UPDATE messages m
+                SET claim_id = $3,
+                    claim_expires_at = now() + $5 * interval '1 second',
+                    ttl = %1$s,
+                    expires_at = m.created_at + %1$s * interval '1 second'
+                FROM q
+                WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(
+                    SELECT f.id FROM (
+                        SELECT u.id FROM (
+                            SELECT m.id FROM messages m, q
+                            WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
+                            ORDER BY m.id LIMIT $4
+                            FOR UPDATE OF m SKIP LOCKED) u
+                        UNION ALL
+                        SELECT r.id FROM (
+                            SELECT m.id FROM messages m, q
+                            WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now()
+                              AND m.expires_at > now()
+                            ORDER BY m.id LIMIT $4
+                            FOR UPDATE OF m SKIP LOCKED) r
+                    ) f ORDER BY f.id LIMIT $4))
+                RETURNING m.id, m.ttl, m.created_at, m.body),
+            recorded AS (
+                INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+                SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
+                FROM q
+                WHERE EXISTS (SELECT 1 FROM claimed))
+            SELECT q.id AS queue_id, c.id, c.ttl, %2$s AS age, c.body
+            FROM q LEFT JOIN claimed c ON true
+            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7"), AGE.formatted("c"));
+
+    private static final String GET = """
+            SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body
+            FROM queues q
+            JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+            LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
+                AND m.claim_id = c.id AND m.expires_at > now()
+            WHERE q.project = $1 AND q.name = $2
+            ORDER BY m.id""".formatted(AGE.formatted("c"), AGE.formatted("m"));
+
+    private static final String RENEW = """
+            WITH c AS (
+                UPDATE claims c
+                SET ttl = $4, grace = COALESCE($5, c.grace), created_at = now(),
+                    expires_at = now() + $4 * interval '1 second'
+                FROM queues q
+                WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+                RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at),
+            renewed AS (
+                UPDATE messages m
+                SET claim_expires_at = c.expires_at,
+                    ttl = %1$s,
+                    expires_at = m.created_at + %1$s * interval '1 second'
+                FROM c
+                WHERE m.queue_id = c.queue_id AND m.id = ANY(c.message_ids) AND m.claim_id = c.id
+                  AND m.expires_at > now()
+                RETURNING m.id)
+            SELECT count(*) AS claims FROM c""".formatted(EXTENDED_LIFETIME.formatted("c.ttl + c.grace", "$6"));
+
+    private static final String RELEASE = """
+            WITH c AS (
+                DELETE FROM claims c USING queues q
+                WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3
+                RETURNING c.queue_id, c.id, c.message_ids)
+            UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
+            FROM c
+            WHERE m.queue_id = c.queue_id AND m.id = ANY(c.message_ids) AND m.claim_id = c.id""";
+
+    private final Pool pool;
+
+    public ClaimStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** The claimed messages, oldest first (none when nothing is free), or empty when the queue is missing. */
+    public Uni<Optional<List<Message>>> create(String project, String queue, UUID claimId, int limit,
+            ClaimTerms terms, int maxMessageTtl) {
+        return pool.preparedQuery(CREATE)
+                .execute(Tuple.from(List.of(project, queue, claimId, limit, terms.ttl(), terms.grace(), maxMessageTtl)))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    List<Message> claimed = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        if (row.getLong("id") != null) {
+                            claimed.add(new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"),
+                                    row.getString("body")));
+                        }
+                    }
+                    return Optional.of(claimed);
+                });
+    }
+
+    /** The live claim with its live messages, or empty. */
+    public Uni<Optional<Claim>> get(String project, String queue, UUID claimId) {
+        return pool.preparedQuery(GET)
+                .execute(Tuple.of(project, queue, claimId))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    List<Message> messages = new ArrayList<>(rows.size());
+                    Row first = null;
+                    for (Row row : rows) {
+                        first = first == null ? row : first;
+                        if (row.getLong("id") != null) {
+                            messages.add(new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"),
+                                    row.getString("body")));
+                        }
+                    }
+                    return Optional.of(new Claim(claimId, first.getInteger("claim_ttl"), first.getLong("claim_age"),
+                            messages));
+                });
+    }
+
+    /** Renews a live claim from now with new terms ({@code grace} null keeps the old one); false if none. */
+    public Uni<Boolean> renew(String project, String queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
+        return pool.preparedQuery(RENEW)
+                .execute(Tuple.from(java.util.Arrays.asList(project, queue, claimId, ttl, grace, maxMessageTtl)))
+                .map(rows -> rows.iterator().next().getLong("claims") > 0);
+    }
+
+    /** Ends the claim now; its messages are free at once. */
+    public Uni<Void> release(String project, String queue, UUID claimId) {
+        return pool.preparedQuery(RELEASE)
+                .execute(Tuple.of(project, queue, claimId))
+                .replaceWithVoid();
+    }
+}

@@ -1,0 +1,88 @@
+package io.pigeon.maintenance;
+
+import io.pigeon.config.PigeonConfig;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * Deletes expired messages and ends expired claims, in bounded batches. Readers already ignore expired
+ * rows; the sweeper only reclaims their space and returns the messages of ended claims to the free set
+ * (where the claim's fast index finds them). Every batch locks its rows with {@code SKIP LOCKED}, so any
+ * number of replicas may sweep at the same time without waiting on, or undoing, each other.
+ */
+@ApplicationScoped
+public class Sweeper {
+
+    private static final Logger LOG = Logger.getLogger(Sweeper.class);
+
+    private static final String DELETE_EXPIRED_MESSAGES = """
+            DELETE FROM messages
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM messages WHERE expires_at <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
+    // Ends expired claims and frees the messages they still hold, unless a newer claim holds them already.
+    private static final String END_EXPIRED_CLAIMS = """
+            WITH ended AS (
+                DELETE FROM claims
+                WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM claims WHERE expires_at <= now()
+                    LIMIT $1 FOR UPDATE SKIP LOCKED))
+                RETURNING queue_id, id, message_ids),
+            freed AS (
+                UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
+                FROM ended e
+                WHERE m.queue_id = e.queue_id AND m.id = ANY(e.message_ids) AND m.claim_id = e.id
+                RETURNING m.id)
+            SELECT count(*) FROM ended""";
+
+    private final Pool pool;
+    private final PigeonConfig.Sweeper config;
+
+    public Sweeper(Pool pool, PigeonConfig config) {
+        this.pool = pool;
+        this.config = config.sweeper();
+    }
+
+    /** How much one sweep removed. */
+    public record Sweep(long messagesDeleted, long claimsEnded) {
+    }
+
+    @Scheduled(every = "${pigeon.sweeper.interval:5s}", delayed = "${pigeon.sweeper.interval:5s}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    Uni<Void> scheduledSweep() {
+        return sweep()
+                .invoke(sweep -> {
+                    if (sweep.messagesDeleted() > 0 || sweep.claimsEnded() > 0) {
+                        LOG.debugf("Swept %d expired messages and %d expired claims",
+                                sweep.messagesDeleted(), sweep.claimsEnded());
+                    }
+                })
+                .onFailure().invoke(e -> LOG.warnf("Sweep failed, will retry: %s", e.toString()))
+                .onFailure().recoverWithNull()
+                .replaceWithVoid();
+    }
+
+    /** One sweep: claims first (their messages may be about to expire anyway), then messages. */
+    public Uni<Sweep> sweep() {
+        return repeat(END_EXPIRED_CLAIMS, true, 0, 0)
+                .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, false, 0, 0)
+                        .map(messages -> new Sweep(messages, claims)));
+    }
+
+    /** Runs a batch statement until a batch comes back short or the per-run bound is reached. */
+    private Uni<Long> repeat(String sql, boolean countedInRow, long done, int batches) {
+        if (batches >= config.maxBatchesPerRun()) {
+            return Uni.createFrom().item(done);
+        }
+        return pool.preparedQuery(sql).execute(Tuple.of(config.batchSize()))
+                .map(rows -> countedInRow ? rows.iterator().next().getLong(0) : (long) rows.rowCount())
+                .flatMap(count -> count < config.batchSize()
+                        ? Uni.createFrom().item(done + count)
+                        : repeat(sql, countedInRow, done + count, batches + 1));
+    }
+}

@@ -1,0 +1,43 @@
+package io.pigeon.message;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Message ids on the wire: the row id as 24 hexadecimal digits, the shape other Zaqar stores use. Clients
+ * treat ids and markers as opaque strings; anything that is not such an id names no message.
+ */
+public final class MessageIds {
+
+    private static final Pattern HEX_ID = Pattern.compile("[0-9a-fA-F]{1,24}");
+
+    private MessageIds() {
+    }
+
+    public static String format(long id) {
+        return String.format("%024x", id);
+    }
+
+    /** The row id, or empty for a string that cannot be one of ours. */
+    public static Optional<Long> parse(String id) {
+        if (id == null || !HEX_ID.matcher(id).matches()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Long.parseUnsignedLong(id, 16)).filter(value -> value > 0);
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The row ids among {@code ids}; malformed ones are dropped, as the API asks. */
+    public static long[] parseAll(List<String> ids) {
+        List<Long> parsed = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            parse(id).ifPresent(parsed::add);
+        }
+        return parsed.stream().mapToLong(Long::longValue).toArray();
+    }
+}

@@ -1,0 +1,201 @@
+package io.pigeon.message;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.api.ApiException;
+import io.pigeon.api.JsonBodies;
+import io.pigeon.api.Uuids;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.queue.QueueNames;
+import io.pigeon.queue.QueueService;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/** The rules of messages: document size and shape, TTL bounds, paging bounds, and who may delete what. */
+@ApplicationScoped
+public class MessageService {
+
+    static final int DEFAULT_PAGE_SIZE = 10;
+    private static final long NO_MARKER = 0L;
+    private static final UUID NIL_UUID = new UUID(0, 0);
+
+    private final MessageStore store;
+    private final PigeonConfig config;
+
+    public MessageService(MessageStore store, PigeonConfig config) {
+        this.store = store;
+        this.config = config;
+    }
+
+    /**
+     * Reads a message-post document: its size is bounded before it is parsed, then {@code messages} picks
+     * the list of messages out of it (the bare array in v1).
+     */
+    public JsonNode readPostDocument(byte[] document) {
+        if (document != null && document.length > config.maxMessagesPostSize()) {
+            throw ApiException.invalidRequest(
+                    "Message collection size is too large. Max size " + config.maxMessagesPostSize());
+        }
+        return JsonBodies.parse(document);
+    }
+
+    /**
+     * Validates every message of {@code messages} (a JSON array) before any is stored. {@code defaultTtl}
+     * applies where a message has none; null makes {@code ttl} required.
+     */
+    public List<NewMessage> toNewMessages(JsonNode messages, Integer defaultTtl) {
+        if (messages == null || !messages.isArray()) {
+            throw ApiException.invalidBody("Request body could not be parsed.");
+        }
+        if (messages.isEmpty()) {
+            throw ApiException.invalidRequest("No messages to enqueu.");
+        }
+        List<NewMessage> parsed = new ArrayList<>(messages.size());
+        for (JsonNode message : messages) {
+            if (!message.isObject()) {
+                throw ApiException.invalidBody("Each message must be a JSON object with \"ttl\" and \"body\" fields.");
+            }
+            JsonNode ttlNode = message.get("ttl");
+            int ttl;
+            if (ttlNode == null) {
+                if (defaultTtl == null) {
+                    throw ApiException.invalidBody("Missing \"ttl\" field.");
+                }
+                ttl = defaultTtl;
+            } else {
+                ttl = integerField("ttl", ttlNode);
+            }
+            JsonNode body = message.get("body");
+            if (body == null) {
+                throw ApiException.invalidBody("Missing \"body\" field.");
+            }
+            if (ttl < 60 || ttl > config.maxMessageTtl()) {
+                throw ApiException.invalidRequest("The TTL for a message may not exceed " + config.maxMessageTtl()
+                        + " seconds, and must be at least 60 seconds long.");
+            }
+            parsed.add(new NewMessage(ttl, body.toString()));
+        }
+        return parsed;
+    }
+
+    /** Posts all messages or none; their ids in request order. 404 when the queue does not exist. */
+    public Uni<long[]> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
+        QueueNames.validate(queue);
+        return store.post(project, queue, clientId, messages)
+                .map(ids -> ids.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+    }
+
+    /** One page of the queue, oldest first, after {@code marker}. 404 when the queue does not exist. */
+    public Uni<List<Message>> list(String project, String queue, UUID clientId, String marker, Integer limit,
+            boolean echo, boolean includeClaimed) {
+        QueueNames.validate(queue);
+        int pageSize = pageSize(limit);
+        long after = marker == null ? NO_MARKER : MessageIds.parse(marker).orElseThrow(
+                () -> ApiException.invalidParameter("marker", "The value must be a marker from a \"next\" link."));
+        return store.list(project, queue, after, clientId, echo, includeClaimed, pageSize)
+                .map(page -> page.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+    }
+
+    /** The live messages among {@code ids}; malformed and unknown ids are ignored. */
+    public Uni<List<Message>> getByIds(String project, String queue, List<String> ids) {
+        QueueNames.validate(queue);
+        requireIdCount(ids);
+        long[] rowIds = MessageIds.parseAll(ids);
+        return rowIds.length == 0 ? Uni.createFrom().item(List.of()) : store.getByIds(project, queue, rowIds);
+    }
+
+    public Uni<Message> get(String project, String queue, String id) {
+        QueueNames.validate(queue);
+        Optional<Long> rowId = MessageIds.parse(id);
+        if (rowId.isEmpty()) {
+            return Uni.createFrom().failure(messageNotFound(project, queue, id));
+        }
+        return store.getByIds(project, queue, new long[] {rowId.get()}).map(found -> {
+            if (found.isEmpty()) {
+                throw messageNotFound(project, queue, id);
+            }
+            return found.get(0);
+        });
+    }
+
+    /**
+     * Deletes one message. A claimed message can only be deleted with its own live claim's id; a message
+     * that is already gone is not an error.
+     */
+    public Uni<Void> delete(String project, String queue, String id, String claimId) {
+        QueueNames.validate(queue);
+        Optional<Long> rowId = MessageIds.parse(id);
+        if (rowId.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        // A malformed claim id can hold nothing: the nil UUID, which no claim has, gives the same answers.
+        UUID claim = claimId == null ? null : Uuids.parseCanonical(claimId).orElse(NIL_UUID);
+        return store.delete(project, queue, rowId.get(), claim).map(outcome -> switch (outcome) {
+            case GONE -> null;
+            case CLAIMED -> throw new ApiException(403, "Unable to delete",
+                    "This message is claimed; it cannot be deleted without a valid claim ID.");
+            case CLAIM_MISMATCH -> throw new ApiException(400, "Unable to delete",
+                    "The specified claim does not exist or has expired.");
+            case NOT_CLAIMED -> throw new ApiException(400, "Unable to delete",
+                    "A claim was specified, but the message is not currently claimed.");
+        });
+    }
+
+    /** Deletes the listed messages whatever their claims, as Zaqar's bulk delete does. */
+    public Uni<Void> deleteByIds(String project, String queue, List<String> ids) {
+        QueueNames.validate(queue);
+        if (ids == null) {
+            throw new ApiException(400, "Missing parameter", "The \"ids\" parameter is required.");
+        }
+        requireIdCount(ids);
+        long[] rowIds = MessageIds.parseAll(ids);
+        return rowIds.length == 0 ? Uni.createFrom().voidItem() : store.deleteByIds(project, queue, rowIds);
+    }
+
+    public Uni<QueueStats> stats(String project, String queue) {
+        QueueNames.validate(queue);
+        return store.stats(project, queue).map(found -> found.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+    }
+
+    /** A {@code limit} for listing or claiming, 1..max-messages-per-page, 10 when absent. */
+    public int pageSize(Integer limit) {
+        int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
+        if (pageSize < 1 || pageSize > config.maxMessagesPerPage()) {
+            throw limitOutOfRange();
+        }
+        return pageSize;
+    }
+
+    private void requireIdCount(List<String> ids) {
+        if (ids.size() > config.maxMessagesPerPage()) {
+            throw limitOutOfRange();
+        }
+    }
+
+    private ApiException limitOutOfRange() {
+        return ApiException.invalidRequest(
+                "Limit must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
+    }
+
+    /**
+     * Reads an integer field strictly: 60 and "60" differ, and 60.5 is not an integer. Integers beyond
+     * int's range are clamped, so that the caller's bound check names the bound.
+     */
+    public static int integerField(String name, JsonNode value) {
+        if (!value.isIntegralNumber()) {
+            throw ApiException.invalidBody("The value of the \"" + name + "\" field must be a int.");
+        }
+        if (!value.canConvertToInt()) {
+            return value.bigIntegerValue().signum() > 0 ? Integer.MAX_VALUE : Integer.MIN_VALUE;
+        }
+        return value.intValue();
+    }
+
+    public static ApiException messageNotFound(String project, String queue, String id) {
+        return ApiException.notFound(
+                "Message " + id + " does not exist in queue " + queue + " for project " + project);
+    }
+}

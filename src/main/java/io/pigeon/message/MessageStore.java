@@ -1,0 +1,208 @@
+package io.pigeon.message;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The SQL of messages. Every statement names the queue by project and name, so one project can never
+ * reach another's rows, and each request is one statement (one round trip). Time is always the
+ * database's {@code now()}.
+ */
+@ApplicationScoped
+public class MessageStore {
+
+    /** A message's age in whole seconds, by the database clock. */
+    static final String AGE = "floor(extract(epoch FROM now() - m.created_at))::bigint";
+
+    /** Held by a live claim. */
+    static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
+
+    private static final String POST = """
+            INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
+            SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second'
+            FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
+            WHERE q.project = $1 AND q.name = $2
+            ORDER BY t.ord
+            RETURNING id""";
+
+    private static final String LIST = """
+            SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body
+            FROM queues q
+            LEFT JOIN LATERAL (
+                SELECT m.id, m.ttl, %s AS age, m.body
+                FROM messages m
+                WHERE m.queue_id = q.id AND m.id > $3 AND m.expires_at > now()
+                  AND ($5 OR m.client_id <> $4)
+                  AND ($6 OR NOT %s)
+                ORDER BY m.id
+                LIMIT $7) m ON true
+            WHERE q.project = $1 AND q.name = $2
+            ORDER BY m.id""".formatted(AGE, CLAIMED);
+
+    private static final String GET_BY_IDS = """
+            SELECT m.id, m.ttl, %s AS age, m.body
+            FROM queues q JOIN messages m ON m.queue_id = q.id
+            WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
+            ORDER BY m.id""".formatted(AGE);
+
+    // The target row is locked first, so the claim state the rules are decided on is the one the delete
+    // acts on; a claimed message is deleted only by its own live claim.
+    private static final String DELETE_ONE = """
+            WITH target AS (
+                SELECT m.queue_id, m.id, m.claim_id, %s AS claimed
+                FROM queues q JOIN messages m ON m.queue_id = q.id
+                WHERE q.project = $1 AND q.name = $2 AND m.id = $3 AND m.expires_at > now()
+                FOR UPDATE OF m),
+            deleted AS (
+                DELETE FROM messages d USING target t
+                WHERE d.queue_id = t.queue_id AND d.id = t.id
+                  AND CASE WHEN $4::uuid IS NULL THEN NOT t.claimed ELSE t.claimed AND t.claim_id = $4::uuid END
+                RETURNING d.id)
+            SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
+            FROM target t""".formatted(CLAIMED);
+
+    private static final String DELETE_BY_IDS = """
+            DELETE FROM messages m USING queues q
+            WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
+
+    private static final String STATS = """
+            SELECT s.total, s.claimed,
+                   o.id AS oldest_id, o.age AS oldest_age, o.created_at AS oldest_created,
+                   n.id AS newest_id, n.age AS newest_age, n.created_at AS newest_created
+            FROM queues q
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS total, count(*) FILTER (WHERE %2$s) AS claimed
+                FROM messages m WHERE m.queue_id = q.id AND m.expires_at > now()) s
+            LEFT JOIN LATERAL (
+                SELECT m.id, %1$s AS age, m.created_at FROM messages m
+                WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT 1) o ON true
+            LEFT JOIN LATERAL (
+                SELECT m.id, %1$s AS age, m.created_at FROM messages m
+                WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id DESC LIMIT 1) n ON true
+            WHERE q.project = $1 AND q.name = $2""".formatted(AGE, CLAIMED);
+
+    private final Pool pool;
+
+    public MessageStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
+    public Uni<Optional<long[]>> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
+        Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
+        String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
+        return pool.preparedQuery(POST)
+                .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    long[] ids = new long[rows.size()];
+                    int i = 0;
+                    for (Row row : rows) {
+                        ids[i++] = row.getLong(0);
+                    }
+                    // Ids are drawn in insertion order, which is request order.
+                    Arrays.sort(ids);
+                    return Optional.of(ids);
+                });
+    }
+
+    /** A page after {@code marker}, or empty when the queue does not exist. */
+    public Uni<Optional<List<Message>>> list(String project, String queue, long marker, UUID clientId,
+            boolean echo, boolean includeClaimed, int limit) {
+        return pool.preparedQuery(LIST)
+                .execute(Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, limit)))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    List<Message> page = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        if (row.getLong("id") != null) {
+                            page.add(toMessage(row));
+                        }
+                    }
+                    return Optional.of(page);
+                });
+    }
+
+    public Uni<List<Message>> getByIds(String project, String queue, long[] ids) {
+        return pool.preparedQuery(GET_BY_IDS)
+                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
+                .map(MessageStore::toMessages);
+    }
+
+    public Uni<DeleteOutcome> delete(String project, String queue, long id, UUID claimId) {
+        return pool.preparedQuery(DELETE_ONE)
+                .execute(Tuple.of(project, queue, id, claimId))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return DeleteOutcome.GONE;
+                    }
+                    Row row = rows.iterator().next();
+                    if (row.getBoolean("deleted")) {
+                        return DeleteOutcome.GONE;
+                    }
+                    boolean claimed = row.getBoolean("claimed");
+                    if (claimId == null) {
+                        return DeleteOutcome.CLAIMED;
+                    }
+                    return claimed ? DeleteOutcome.CLAIM_MISMATCH : DeleteOutcome.NOT_CLAIMED;
+                });
+    }
+
+    public Uni<Void> deleteByIds(String project, String queue, long[] ids) {
+        return pool.preparedQuery(DELETE_BY_IDS)
+                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
+                .replaceWithVoid();
+    }
+
+    /** The queue's statistics, or empty when it does not exist. */
+    public Uni<Optional<QueueStats>> stats(String project, String queue) {
+        return pool.preparedQuery(STATS)
+                .execute(Tuple.of(project, queue))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    Row row = rows.iterator().next();
+                    long total = row.getLong("total");
+                    long claimed = row.getLong("claimed");
+                    return Optional.of(new QueueStats(total - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
+                });
+    }
+
+    private static QueueStats.Edge edge(Row row, String which) {
+        Long id = row.getLong(which + "_id");
+        if (id == null) {
+            return null;
+        }
+        return new QueueStats.Edge(id, row.getLong(which + "_age"), row.getOffsetDateTime(which + "_created"));
+    }
+
+    static Message toMessage(Row row) {
+        return new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"), row.getString("body"));
+    }
+
+    static List<Message> toMessages(RowSet<Row> rows) {
+        List<Message> messages = new ArrayList<>(rows.size());
+        for (Row row : rows) {
+            messages.add(toMessage(row));
+        }
+        return messages;
+    }
+
+    static Long[] boxed(long[] ids) {
+        return Arrays.stream(ids).boxed().toArray(Long[]::new);
+    }
+}

@@ -31,7 +31,10 @@ public class ClaimStore {
 
     // Free messages are the unclaimed ones (served by the partial index messages_free) and those whose
     // claim has ended but which the sweeper has not yet returned to that set. ARRAY(...) runs the locking
-    // subquery exactly once, whatever the planner thinks of the table's size.
+    // subquery exactly once, whatever the planner thinks of the table's size. The queue id is a scalar
+    // subquery, not a join with q: only then does the planner scan the index from the queue's oldest row.
+    // Each branch reads in the order of its own index (id; claim deadline), so that neither needs a sort
+    // whatever the table's statistics say; the final ORDER BY sorts at most twice the limit.
     private static final String CREATE = """
             WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
             claimed AS (
@@ -44,16 +47,17 @@ public class ClaimStore {
                 WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(
                     SELECT f.id FROM (
                         SELECT u.id FROM (
-                            SELECT m.id FROM messages m, q
-                            WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
+                            SELECT m.id FROM messages m
+                            WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now()
                             ORDER BY m.id LIMIT $4
                             FOR UPDATE OF m SKIP LOCKED) u
                         UNION ALL
                         SELECT r.id FROM (
-                            SELECT m.id FROM messages m, q
-                            WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now()
+                            SELECT m.id FROM messages m
+                            WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL
+                              AND m.claim_expires_at <= now()
                               AND m.expires_at > now()
-                            ORDER BY m.id LIMIT $4
+                            ORDER BY m.claim_expires_at LIMIT $4
                             FOR UPDATE OF m SKIP LOCKED) r
                     ) f ORDER BY f.id LIMIT $4))
                 RETURNING m.id, m.ttl, m.created_at, m.body),
@@ -75,6 +79,10 @@ public class ClaimStore {
             WHERE q.project = $1 AND q.name = $2
             ORDER BY m.id""".formatted(AGE.formatted("c"), AGE.formatted("m"));
 
+    // The claim's rows are found through the primary key with the ids the claim recorded. Scalar
+    // subqueries over c (rather than a join) give the key's values to the index scan, and
+    // "IS NOT DISTINCT FROM" (equal to "=" for a non-null claim id) does not imply "claim_id IS NOT NULL",
+    // so the planner cannot pick messages_claim_deadline and walk every claimed row of the queue.
     private static final String RENEW = """
             WITH c AS (
                 UPDATE claims c
@@ -85,23 +93,24 @@ public class ClaimStore {
                 RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at),
             renewed AS (
                 UPDATE messages m
-                SET claim_expires_at = c.expires_at,
+                SET claim_expires_at = (SELECT expires_at FROM c),
                     ttl = %1$s,
                     expires_at = m.created_at + %1$s * interval '1 second'
-                FROM c
-                WHERE m.queue_id = c.queue_id AND m.id = ANY(c.message_ids) AND m.claim_id = c.id
-                  AND m.expires_at > now()
+                WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
+                  AND m.claim_id IS NOT DISTINCT FROM $3 AND m.expires_at > now()
                 RETURNING m.id)
-            SELECT count(*) AS claims FROM c""".formatted(EXTENDED_LIFETIME.formatted("c.ttl + c.grace", "$6"));
+            SELECT count(*) AS claims FROM c""".formatted(
+            EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6"));
 
+    // As RENEW: primary-key probes only.
     private static final String RELEASE = """
             WITH c AS (
                 DELETE FROM claims c USING queues q
                 WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3
                 RETURNING c.queue_id, c.id, c.message_ids)
             UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
-            FROM c
-            WHERE m.queue_id = c.queue_id AND m.id = ANY(c.message_ids) AND m.claim_id = c.id""";
+            WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
+              AND m.claim_id IS NOT DISTINCT FROM $3""";
 
     private final Pool pool;
 

@@ -26,6 +26,8 @@ public class Sweeper {
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
     // Ends expired claims and frees the messages they still hold, unless a newer claim holds them already.
+    // Each message is reached by a primary-key probe from the ids its claim recorded ("IS NOT DISTINCT
+    // FROM" keeps the planner off the index of all claimed rows, as in ClaimStore).
     private static final String END_EXPIRED_CLAIMS = """
             WITH ended AS (
                 DELETE FROM claims
@@ -35,8 +37,8 @@ public class Sweeper {
                 RETURNING queue_id, id, message_ids),
             freed AS (
                 UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
-                FROM ended e
-                WHERE m.queue_id = e.queue_id AND m.id = ANY(e.message_ids) AND m.claim_id = e.id
+                FROM (SELECT queue_id, id AS claim_id, unnest(message_ids) AS message_id FROM ended) e
+                WHERE m.queue_id = e.queue_id AND m.id = e.message_id AND m.claim_id IS NOT DISTINCT FROM e.claim_id
                 RETURNING m.id)
             SELECT count(*) FROM ended""";
 

@@ -1,0 +1,189 @@
+package io.pigeon.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Load against a running Pigeon (v1 API): producers only (posts of 10), consumers only (claim 10, then
+ * delete them by ids) and the full cycle (post 10, claim 10, delete 10), each with 1, 4 and 16 clients.
+ * Prints messages/s and p50/p99 latency per request type. Not a test: run it with {@code ./mvnw -Pbench}.
+ *
+ * <p>Settings (system properties): {@code bench.url} (http://localhost:8080), {@code bench.seconds} (10 per
+ * run), {@code bench.clients} (1,4,16).
+ */
+public final class Bench {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String BATCH_OF_TEN = IntStream.range(0, 10)
+            .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"event\": \"bench\", \"n\": " + i + ", \"pad\": \"0123456789abcdef\"}}")
+            .collect(Collectors.joining(",", "[", "]"));
+
+    private final String base;
+    private final Duration runTime;
+    private final String project = "bench-" + UUID.randomUUID();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    private Bench(String base, Duration runTime) {
+        this.base = base;
+        this.runTime = runTime;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String url = System.getProperty("bench.url", "http://localhost:8080");
+        int seconds = Integer.parseInt(System.getProperty("bench.seconds", "10"));
+        int[] clientCounts = Arrays.stream(System.getProperty("bench.clients", "1,4,16").split(","))
+                .map(String::trim).mapToInt(Integer::parseInt).toArray();
+        Bench bench = new Bench(url, Duration.ofSeconds(seconds));
+        System.out.printf("Pigeon benchmark against %s, %d s per run, project %s%n", url, seconds, bench.project);
+        System.out.printf("%-10s %7s %12s  %s%n", "scenario", "clients", "messages/s", "latency p50/p99 (ms) per request");
+        for (int clients : clientCounts) {
+            String queue = "bench-" + clients;
+            bench.put("/v1/queues/" + queue);
+            bench.report("produce", clients, bench.run(clients, queue, Scenario.PRODUCE));
+            bench.report("consume", clients, bench.run(clients, queue, Scenario.CONSUME));
+            String cycleQueue = "bench-cycle-" + clients;
+            bench.put("/v1/queues/" + cycleQueue);
+            bench.report("cycle", clients, bench.run(clients, cycleQueue, Scenario.CYCLE));
+        }
+    }
+
+    private enum Scenario { PRODUCE, CONSUME, CYCLE }
+
+    /** What one client did: messages moved, and latencies in microseconds per request type. */
+    private static final class Tally {
+        long messages;
+        final List<Long> post = new ArrayList<>();
+        final List<Long> claim = new ArrayList<>();
+        final List<Long> delete = new ArrayList<>();
+        long nanos;
+    }
+
+    private List<Tally> run(int clients, String queue, Scenario scenario) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        try {
+            List<Future<Tally>> futures = new ArrayList<>();
+            long deadline = System.nanoTime() + runTime.toNanos();
+            for (int c = 0; c < clients; c++) {
+                futures.add(pool.submit(() -> client(queue, scenario, deadline)));
+            }
+            List<Tally> tallies = new ArrayList<>();
+            for (Future<Tally> future : futures) {
+                tallies.add(future.get());
+            }
+            return tallies;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private Tally client(String queue, Scenario scenario, long deadline) throws Exception {
+        String clientId = UUID.randomUUID().toString();
+        Tally tally = new Tally();
+        long start = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            if (scenario != Scenario.CONSUME) {
+                long t0 = System.nanoTime();
+                HttpResponse<String> posted = send(request("/v1/queues/" + queue + "/messages", clientId)
+                        .POST(HttpRequest.BodyPublishers.ofString(BATCH_OF_TEN)).build());
+                tally.post.add((System.nanoTime() - t0) / 1000);
+                expect(posted, 201);
+                if (scenario == Scenario.PRODUCE) {
+                    tally.messages += 10;
+                    continue;
+                }
+            }
+            long t1 = System.nanoTime();
+            HttpResponse<String> claimed = send(request("/v1/queues/" + queue + "/claims?limit=10", clientId)
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"ttl\": 60, \"grace\": 60}")).build());
+            tally.claim.add((System.nanoTime() - t1) / 1000);
+            if (claimed.statusCode() == 204) {
+                if (scenario == Scenario.CONSUME) {
+                    break; // drained
+                }
+                continue;
+            }
+            expect(claimed, 201);
+            List<String> ids = new ArrayList<>();
+            for (JsonNode message : JSON.readTree(claimed.body())) {
+                String href = message.get("href").asText();
+                ids.add(href.substring(href.lastIndexOf('/') + 1, href.indexOf('?')));
+            }
+            long t2 = System.nanoTime();
+            HttpResponse<String> deleted = send(request("/v1/queues/" + queue + "/messages?ids=" + String.join(",", ids),
+                    clientId).DELETE().build());
+            tally.delete.add((System.nanoTime() - t2) / 1000);
+            expect(deleted, 204);
+            tally.messages += ids.size();
+        }
+        tally.nanos = System.nanoTime() - start;
+        return tally;
+    }
+
+    private HttpRequest.Builder request(String path, String clientId) {
+        return HttpRequest.newBuilder(URI.create(base + path))
+                .header("X-Project-Id", project)
+                .header("Client-ID", clientId)
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(30));
+    }
+
+    private void put(String path) throws Exception {
+        HttpResponse<String> response = send(request(path, UUID.randomUUID().toString())
+                .PUT(HttpRequest.BodyPublishers.noBody()).build());
+        if (response.statusCode() != 201 && response.statusCode() != 204) {
+            throw new IllegalStateException("PUT " + path + " answered " + response.statusCode());
+        }
+    }
+
+    private HttpResponse<String> send(HttpRequest request) throws Exception {
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void expect(HttpResponse<String> response, int status) {
+        if (response.statusCode() != status) {
+            throw new IllegalStateException(response.request().method() + " " + response.request().uri() + " answered "
+                    + response.statusCode() + ": " + response.body());
+        }
+    }
+
+    private void report(String scenario, int clients, List<Tally> tallies) {
+        long messages = tallies.stream().mapToLong(t -> t.messages).sum();
+        double seconds = tallies.stream().mapToLong(t -> t.nanos).max().orElse(1) / 1e9;
+        StringBuilder latencies = new StringBuilder();
+        latency(latencies, "post", tallies.stream().flatMap(t -> t.post.stream()).toList());
+        latency(latencies, "claim", tallies.stream().flatMap(t -> t.claim.stream()).toList());
+        latency(latencies, "delete", tallies.stream().flatMap(t -> t.delete.stream()).toList());
+        System.out.printf(Locale.ROOT, "%-10s %7d %12.0f  %s%n", scenario, clients, messages / seconds, latencies);
+    }
+
+    private static void latency(StringBuilder out, String name, List<Long> micros) {
+        if (micros.isEmpty()) {
+            return;
+        }
+        long[] sorted = micros.stream().mapToLong(Long::longValue).sorted().toArray();
+        out.append(String.format(Locale.ROOT, "%s %.2f/%.2f  ", name, percentile(sorted, 0.50) / 1000.0,
+                percentile(sorted, 0.99) / 1000.0));
+    }
+
+    private static long percentile(long[] sorted, double p) {
+        return sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    }
+}

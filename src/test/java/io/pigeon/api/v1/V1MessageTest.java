@@ -409,12 +409,18 @@ class V1MessageTest {
                     .body("title", equalTo("Missing header value"))
                     .body("description", equalTo("The \"Client-ID\" header is required."));
         }
-        for (String bad : List.of("not-a-uuid", "3381af922b9e11e3b19171861300734c", "{3381af92-2b9e-11e3-b191-71861300734c}",
-                "3381af92-2b9e-11e3-b191-71861300734")) {
+        for (String bad : List.of("not-a-uuid", "3381af92-2b9e-11e3-b191-71861300734", "3381af922b9e11e3b19171861300734cc",
+                "3381af92-2b9e-11e3-b191-71861300734g", "")) {
             io.restassured.RestAssured.given().header("X-Project-Id", project).header("Client-ID", bad).get(messages)
                     .then().statusCode(400)
-                    .body("title", equalTo("Wrong UUID value"))
-                    .body("description", containsString("Malformed hexadecimal UUID."));
+                    .body("title", equalTo(bad.isEmpty() ? "Missing header value" : "Wrong UUID value"));
+        }
+        // The forms Zaqar (Python's uuid.UUID) accepts, e.g. python-zaqarclient's 32 bare digits, name the same
+        // client: its own message stays hidden without echo.
+        for (String sameClient : List.of("3381af922b9e11e3b19171861300734c", "{3381af92-2b9e-11e3-b191-71861300734c}",
+                "urn:uuid:3381AF92-2B9E-11E3-B191-71861300734C")) {
+            io.restassured.RestAssured.given().header("X-Project-Id", project).header("Client-ID", sameClient).get(messages)
+                    .then().statusCode(204);
         }
         // Queue operations do not need it.
         io.restassured.RestAssured.given().header("X-Project-Id", project).put("/v1/queues/" + q).then().statusCode(204);

@@ -1,12 +1,12 @@
 package io.pigeon.claim;
 
 import io.pigeon.message.Message;
+import io.pigeon.message.MessageRows;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -123,19 +123,7 @@ public class ClaimStore {
             ClaimTerms terms, int maxMessageTtl) {
         return pool.preparedQuery(CREATE)
                 .execute(Tuple.from(List.of(project, queue, claimId, limit, terms.ttl(), terms.grace(), maxMessageTtl)))
-                .map(rows -> {
-                    if (rows.size() == 0) {
-                        return Optional.empty();
-                    }
-                    List<Message> claimed = new ArrayList<>(rows.size());
-                    for (Row row : rows) {
-                        if (row.getLong("id") != null) {
-                            claimed.add(new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"),
-                                    row.getString("body")));
-                        }
-                    }
-                    return Optional.of(claimed);
-                });
+                .map(MessageRows::ofQueue);
     }
 
     /** The live claim with its live messages, or empty. */
@@ -146,17 +134,9 @@ public class ClaimStore {
                     if (rows.size() == 0) {
                         return Optional.empty();
                     }
-                    List<Message> messages = new ArrayList<>(rows.size());
-                    Row first = null;
-                    for (Row row : rows) {
-                        first = first == null ? row : first;
-                        if (row.getLong("id") != null) {
-                            messages.add(new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"),
-                                    row.getString("body")));
-                        }
-                    }
+                    Row first = rows.iterator().next();
                     return Optional.of(new Claim(claimId, first.getInteger("claim_ttl"), first.getLong("claim_age"),
-                            messages));
+                            MessageRows.toMessages(rows)));
                 });
     }
 

@@ -3,10 +3,8 @@ package io.pigeon.message;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -122,24 +120,13 @@ public class MessageStore {
             boolean echo, boolean includeClaimed, int limit) {
         return pool.preparedQuery(LIST)
                 .execute(Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, limit)))
-                .map(rows -> {
-                    if (rows.size() == 0) {
-                        return Optional.empty();
-                    }
-                    List<Message> page = new ArrayList<>(rows.size());
-                    for (Row row : rows) {
-                        if (row.getLong("id") != null) {
-                            page.add(toMessage(row));
-                        }
-                    }
-                    return Optional.of(page);
-                });
+                .map(MessageRows::ofQueue);
     }
 
     public Uni<List<Message>> getByIds(String project, String queue, long[] ids) {
         return pool.preparedQuery(GET_BY_IDS)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
-                .map(MessageStore::toMessages);
+                .map(MessageRows::toMessages);
     }
 
     public Uni<DeleteOutcome> delete(String project, String queue, long id, UUID claimId) {
@@ -188,18 +175,6 @@ public class MessageStore {
             return null;
         }
         return new QueueStats.Edge(id, row.getLong(which + "_age"), row.getOffsetDateTime(which + "_created"));
-    }
-
-    static Message toMessage(Row row) {
-        return new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"), row.getString("body"));
-    }
-
-    static List<Message> toMessages(RowSet<Row> rows) {
-        List<Message> messages = new ArrayList<>(rows.size());
-        for (Row row : rows) {
-            messages.add(toMessage(row));
-        }
-        return messages;
     }
 
     static Long[] boxed(long[] ids) {

@@ -50,14 +50,24 @@ public class ClaimService {
         return new ClaimTerms(ttl, grace);
     }
 
-    /** Claims up to {@code limit} of the oldest free messages; an empty list when none is free. */
+    /** Claims up to {@code limit} of the oldest free messages; an empty list when none is free. 404 without queue. */
     public Uni<NewClaim> create(String project, String queue, Integer limit, ClaimTerms terms) {
+        return take(project, queue, limit, terms)
+                .map(claim -> claim.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+    }
+
+    /** Claims up to {@code limit} of the oldest free messages; empty when the queue does not exist. */
+    public Uni<Optional<NewClaim>> take(String project, String queue, Integer limit, ClaimTerms terms) {
         QueueNames.validate(queue);
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
         return store.create(project, queue, claimId, pageSize, terms, config.maxMessageTtl())
-                .map(claimed -> new NewClaim(claimId,
-                        claimed.orElseThrow(() -> QueueService.queueNotFound(project, queue))));
+                .map(claimed -> claimed.map(taken -> new NewClaim(claimId, taken)));
+    }
+
+    /** The terms a claim takes when the request names none (v2). */
+    public ClaimTerms defaultTerms() {
+        return new ClaimTerms(config.defaultClaimTtl(), config.defaultClaimGrace());
     }
 
     public Uni<Claim> get(String project, String queue, String claimId) {

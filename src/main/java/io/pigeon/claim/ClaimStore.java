@@ -1,5 +1,6 @@
 package io.pigeon.claim;
 
+import io.pigeon.message.FreeMessages;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageRows;
 import io.smallrye.mutiny.Uni;
@@ -29,37 +30,20 @@ public class ClaimStore {
     private static final String EXTENDED_LIFETIME =
             "GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + %1$s, %2$s))";
 
-    // Free messages are the unclaimed ones (served by the partial index messages_free) and those whose
-    // claim has ended but which the sweeper has not yet returned to that set. ARRAY(...) runs the locking
-    // subquery exactly once, whatever the planner thinks of the table's size. The queue id is a scalar
-    // subquery, not a join with q: only then does the planner scan the index from the queue's oldest row.
-    // Each branch reads in the order of its own index (id; claim deadline), so that neither needs a sort
-    // whatever the table's statistics say; the final ORDER BY sorts at most twice the limit.
+    // One statement: lock the oldest free messages (see FreeMessages), mark them claimed, count the claim,
+    // extend their lives, and record the claim. The queue id is a scalar subquery, not a join with q: only
+    // then does the planner scan the index from the queue's oldest row.
     private static final String CREATE = """
-            WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+            WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2),
             claimed AS (
                 UPDATE messages m
                 SET claim_id = $3,
                     claim_expires_at = now() + $5 * interval '1 second',
+                    claim_count = m.claim_count + 1,
                     ttl = %1$s,
                     expires_at = m.created_at + %1$s * interval '1 second'
                 FROM q
-                WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(
-                    SELECT f.id FROM (
-                        SELECT u.id FROM (
-                            SELECT m.id FROM messages m
-                            WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now()
-                            ORDER BY m.id LIMIT $4
-                            FOR UPDATE OF m SKIP LOCKED) u
-                        UNION ALL
-                        SELECT r.id FROM (
-                            SELECT m.id FROM messages m
-                            WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL
-                              AND m.claim_expires_at <= now()
-                              AND m.expires_at > now()
-                            ORDER BY m.claim_expires_at LIMIT $4
-                            FOR UPDATE OF m SKIP LOCKED) r
-                    ) f ORDER BY f.id LIMIT $4))
+                WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(%4$s))
                 RETURNING m.id, m.ttl, m.created_at, m.body),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
@@ -68,7 +52,9 @@ public class ClaimStore {
                 WHERE EXISTS (SELECT 1 FROM claimed))
             SELECT q.id AS queue_id, c.id, c.ttl, %2$s AS age, c.body
             FROM q LEFT JOIN claimed c ON true
-            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7"), AGE.formatted("c"));
+            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7"), AGE.formatted("c"),
+            FreeMessages.MAX_CLAIMS_OF_METADATA,
+            FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"));
 
     private static final String GET = """
             SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body
@@ -102,13 +88,16 @@ public class ClaimStore {
             SELECT count(*) AS claims FROM c""".formatted(
             EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6"));
 
-    // As RENEW: primary-key probes only.
+    // Releasing ends the claim now rather than deleting it: its messages are free at once (a claim takes
+    // messages of ended claims), and the sweeper then frees or dead-letters them like those of any
+    // expired claim. As RENEW: primary-key probes only.
     private static final String RELEASE = """
             WITH c AS (
-                DELETE FROM claims c USING queues q
-                WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3
+                UPDATE claims c SET expires_at = now()
+                FROM queues q
+                WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
                 RETURNING c.queue_id, c.id, c.message_ids)
-            UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
+            UPDATE messages m SET claim_expires_at = now()
             WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
               AND m.claim_id IS NOT DISTINCT FROM $3""";
 

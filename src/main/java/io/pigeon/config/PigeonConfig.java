@@ -38,6 +38,22 @@ public interface PigeonConfig {
     @WithDefault("43200")
     int maxClaimGrace();
 
+    /** Largest message delay (v2), in seconds. */
+    @WithDefault("900")
+    int maxMessageDelay();
+
+    /** A v2 queue's {@code _default_message_ttl} when it sets none. */
+    @WithDefault("3600")
+    int defaultMessageTtl();
+
+    /** A v2 claim's TTL when the request gives none. */
+    @WithDefault("300")
+    int defaultClaimTtl();
+
+    /** A v2 claim's grace when the request gives none. */
+    @WithDefault("60")
+    int defaultClaimGrace();
+
     /** The sweeper that deletes expired messages and ends expired claims. */
     Sweeper sweeper();
 

@@ -43,10 +43,11 @@ public class MessageService {
     }
 
     /**
-     * Validates every message of {@code messages} (a JSON array) before any is stored. {@code defaultTtl}
-     * applies where a message has none; null makes {@code ttl} required.
+     * Validates every message of {@code messages} (a JSON array) before any is stored. With
+     * {@code queueDefaults} a message may omit {@code ttl} and give a {@code delay} (the queue's defaults then
+     * apply, v2); without, {@code ttl} is required and {@code delay} is not part of the document (v1).
      */
-    public List<NewMessage> toNewMessages(JsonNode messages, Integer defaultTtl) {
+    public List<NewMessage> toNewMessages(JsonNode messages, boolean queueDefaults) {
         if (messages == null || !messages.isArray()) {
             throw ApiException.invalidBody("Request body could not be parsed.");
         }
@@ -59,26 +60,82 @@ public class MessageService {
                 throw ApiException.invalidBody("Each message must be a JSON object with \"ttl\" and \"body\" fields.");
             }
             JsonNode ttlNode = message.get("ttl");
-            int ttl;
-            if (ttlNode == null) {
-                if (defaultTtl == null) {
-                    throw ApiException.invalidBody("Missing \"ttl\" field.");
-                }
-                ttl = defaultTtl;
-            } else {
-                ttl = integerField("ttl", ttlNode);
+            if (ttlNode == null && !queueDefaults) {
+                throw ApiException.invalidBody("Missing \"ttl\" field.");
             }
+            Integer ttl = ttlNode == null ? null : integerField("ttl", ttlNode);
             JsonNode body = message.get("body");
             if (body == null) {
                 throw ApiException.invalidBody("Missing \"body\" field.");
             }
-            if (ttl < 60 || ttl > config.maxMessageTtl()) {
+            if (ttl != null && (ttl < 60 || ttl > config.maxMessageTtl())) {
                 throw ApiException.invalidRequest("The TTL for a message may not exceed " + config.maxMessageTtl()
                         + " seconds, and must be at least 60 seconds long.");
             }
-            parsed.add(new NewMessage(ttl, body.toString()));
+            JsonNode delayNode = queueDefaults ? message.get("delay") : null;
+            Integer delay = delayNode == null ? null : integerField("delay", delayNode);
+            if (delay != null && (delay < 0 || delay > config.maxMessageDelay())) {
+                throw ApiException.invalidRequest("The delay for a message may not exceed " + config.maxMessageDelay()
+                        + " seconds, and must be at least 0 seconds long.");
+            }
+            parsed.add(new NewMessage(ttl, delay, body.toString()));
         }
         return parsed;
+    }
+
+    /** The message list of a v2 post document: {@code {"messages": [...]}}. */
+    public JsonNode messagesOf(JsonNode document) {
+        JsonNode messages = document.isObject() ? document.get("messages") : null;
+        if (messages == null || !messages.isArray()) {
+            if (!document.isObject() && !document.isArray()) {
+                throw ApiException.invalidBody("Request body could not be parsed.");
+            }
+            throw ApiException.invalidRequest("No messages were found in the request body.");
+        }
+        return messages;
+    }
+
+    /**
+     * Posts all messages or none, creating the queue if needed (v2); the queue's reserved attributes bound
+     * the document's size and give the defaults. Their ids in request order.
+     */
+    public Uni<long[]> postCreatingQueue(String project, String queue, UUID clientId, List<NewMessage> messages,
+            int documentSize) {
+        QueueNames.validate(queue);
+        return store.postCreatingQueue(project, queue, clientId, messages, documentSize, config.maxMessagesPostSize(),
+                        config.defaultMessageTtl())
+                .flatMap(posted -> posted.maxSize() == null
+                        // The queue was being created by a concurrent request: now it exists.
+                        ? store.postCreatingQueue(project, queue, clientId, messages, documentSize,
+                                config.maxMessagesPostSize(), config.defaultMessageTtl())
+                        : Uni.createFrom().item(posted))
+                .map(posted -> {
+                    if (posted.maxSize() != null && posted.ids().length == 0) {
+                        throw ApiException.invalidRequest(
+                                "Message collection size is too large. Max size " + posted.maxSize());
+                    }
+                    if (posted.maxSize() == null) {
+                        throw new ApiException(503, "Service temporarily unavailable",
+                                "The queue is being created by another request. Please try again.");
+                    }
+                    return posted.ids();
+                });
+    }
+
+    /** Takes and deletes up to {@code count} (1..max-messages-per-page) of the oldest free messages. */
+    public Uni<List<Message>> pop(String project, String queue, Integer count) {
+        QueueNames.validate(queue);
+        if (count == null || count < 1 || count > config.maxMessagesPerPage()) {
+            throw ApiException.invalidRequest(
+                    "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
+        }
+        return store.pop(project, queue, count);
+    }
+
+    /** Deletes every message and claim of the queue. */
+    public Uni<Void> purge(String project, String queue) {
+        QueueNames.validate(queue);
+        return store.purge(project, queue);
     }
 
     /** Posts all messages or none; their ids in request order. 404 when the queue does not exist. */
@@ -90,13 +147,19 @@ public class MessageService {
 
     /** One page of the queue, oldest first, after {@code marker}. 404 when the queue does not exist. */
     public Uni<List<Message>> list(String project, String queue, UUID clientId, String marker, Integer limit,
-            boolean echo, boolean includeClaimed) {
+            boolean echo, boolean includeClaimed, boolean includeDelayed) {
+        return page(project, queue, clientId, marker, limit, echo, includeClaimed, includeDelayed)
+                .map(page -> page.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+    }
+
+    /** One page of the queue, oldest first, after {@code marker}; empty when the queue does not exist. */
+    public Uni<Optional<List<Message>>> page(String project, String queue, UUID clientId, String marker,
+            Integer limit, boolean echo, boolean includeClaimed, boolean includeDelayed) {
         QueueNames.validate(queue);
         int pageSize = pageSize(limit);
         long after = marker == null ? NO_MARKER : MessageIds.parse(marker).orElseThrow(
                 () -> ApiException.invalidParameter("marker", "The value must be a marker from a \"next\" link."));
-        return store.list(project, queue, after, clientId, echo, includeClaimed, pageSize)
-                .map(page -> page.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+        return store.list(project, queue, after, clientId, echo, includeClaimed, includeDelayed, pageSize);
     }
 
     /** The live messages among {@code ids}; malformed and unknown ids are ignored. */
@@ -156,8 +219,13 @@ public class MessageService {
     }
 
     public Uni<QueueStats> stats(String project, String queue) {
+        return statsIfQueueExists(project, queue)
+                .map(found -> found.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+    }
+
+    public Uni<Optional<QueueStats>> statsIfQueueExists(String project, String queue) {
         QueueNames.validate(queue);
-        return store.stats(project, queue).map(found -> found.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+        return store.stats(project, queue);
     }
 
     /** A {@code limit} for listing or claiming, 1..max-messages-per-page, 10 when absent. */

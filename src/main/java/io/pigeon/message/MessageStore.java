@@ -41,10 +41,55 @@ public class MessageStore {
                 WHERE m.queue_id = q.id AND m.id > $3 AND m.expires_at > now()
                   AND ($5 OR m.client_id <> $4)
                   AND ($6 OR NOT %s)
+                  AND ($8 OR %s)
                 ORDER BY m.id
                 LIMIT $7) m ON true
             WHERE q.project = $1 AND q.name = $2
-            ORDER BY m.id""".formatted(AGE, CLAIMED);
+            ORDER BY m.id""".formatted(AGE, CLAIMED, FreeMessages.VISIBLE);
+
+    // v2: the queue is created on first post, and its reserved attributes bound the document's size and
+    // give the defaults for TTL and delay, all in the one statement. A queue created concurrently by
+    // another transaction after this statement's snapshot is seen by neither branch of q: then max_size
+    // comes back null and the caller retries.
+    private static final String POST_CREATING_QUEUE = """
+            WITH created AS (
+                INSERT INTO queues (project, name) VALUES ($1, $2)
+                ON CONFLICT (project, name) DO NOTHING
+                RETURNING id, metadata),
+            q AS (
+                SELECT id, metadata FROM created
+                UNION ALL
+                SELECT id, metadata FROM queues WHERE project = $1 AND name = $2
+                LIMIT 1),
+            target AS (
+                SELECT id,
+                       COALESCE((metadata->>'_max_messages_post_size')::int, $7) AS max_size,
+                       COALESCE((metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
+                       COALESCE((metadata->>'_default_message_delay')::int, 0) AS default_delay
+                FROM q),
+            inserted AS (
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at)
+                SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
+                       now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
+                       CASE WHEN COALESCE(n.delay, t.default_delay) > 0
+                            THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END
+                FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
+                WHERE $9 <= t.max_size
+                ORDER BY n.ord
+                RETURNING id)
+            SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids""";
+
+    private static final String POP = """
+            WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
+            DELETE FROM messages m
+            WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(%2$s))
+            RETURNING m.id, m.ttl, %1$s AS age, m.body""".formatted(AGE, FreeMessages.lockOldest(
+            "(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"), FreeMessages.MAX_CLAIMS_OF_METADATA);
+
+    private static final String PURGE = """
+            WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+            ended AS (DELETE FROM claims WHERE queue_id = (SELECT id FROM q))
+            DELETE FROM messages WHERE queue_id = (SELECT id FROM q)""";
 
     private static final String GET_BY_IDS = """
             SELECT m.id, m.ttl, %s AS age, m.body
@@ -94,6 +139,43 @@ public class MessageStore {
         this.pool = pool;
     }
 
+    /** What a v2 post stored: the ids in request order, or none when the document exceeded {@code maxSize}. */
+    public record Posted(Integer maxSize, long[] ids) {
+    }
+
+    /**
+     * v2: creates the queue if needed and inserts all messages in one statement, unless {@code documentSize}
+     * exceeds the queue's own post-size limit. A null {@code maxSize} in the answer means the queue was being
+     * created concurrently and nothing was stored: try again.
+     */
+    public Uni<Posted> postCreatingQueue(String project, String queue, UUID clientId, List<NewMessage> messages,
+            int documentSize, int defaultMaxSize, int defaultTtl) {
+        Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
+        Integer[] delays = messages.stream().map(NewMessage::delay).toArray(Integer[]::new);
+        String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
+        Tuple params = Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfInteger(delays)
+                .addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(documentSize);
+        return pool.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
+            Row row = rows.iterator().next();
+            Long[] ids = row.getArrayOfLongs("ids");
+            return new Posted(row.getInteger("max_size"), Arrays.stream(ids).mapToLong(Long::longValue).toArray());
+        });
+    }
+
+    /** Takes and deletes up to {@code count} of the oldest free messages, in one statement. */
+    public Uni<List<Message>> pop(String project, String queue, int count) {
+        return pool.preparedQuery(POP).execute(Tuple.of(project, queue, count)).map(rows -> {
+            List<Message> popped = new java.util.ArrayList<>(MessageRows.toMessages(rows));
+            popped.sort(java.util.Comparator.comparingLong(Message::id));
+            return popped;
+        });
+    }
+
+    /** Deletes every message and claim of the queue. */
+    public Uni<Void> purge(String project, String queue) {
+        return pool.preparedQuery(PURGE).execute(Tuple.of(project, queue)).replaceWithVoid();
+    }
+
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
     public Uni<Optional<long[]>> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
@@ -117,9 +199,9 @@ public class MessageStore {
 
     /** A page after {@code marker}, or empty when the queue does not exist. */
     public Uni<Optional<List<Message>>> list(String project, String queue, long marker, UUID clientId,
-            boolean echo, boolean includeClaimed, int limit) {
+            boolean echo, boolean includeClaimed, boolean includeDelayed, int limit) {
         return pool.preparedQuery(LIST)
-                .execute(Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, limit)))
+                .execute(Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, limit, includeDelayed)))
                 .map(MessageRows::ofQueue);
     }
 

@@ -51,7 +51,7 @@ public class V1MessageResource {
         String project = Projects.fromOptionalHeader(projectHeader);
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = messages.toNewMessages(messages.readPostDocument(body), null);
+        var newMessages = messages.toNewMessages(messages.readPostDocument(body), false);
         return messages.post(project, queue, clientId, newMessages).map(ids -> {
             List<String> hrefs = Arrays.stream(ids).mapToObj(id -> V1Messages.messageHref(queue, id)).toList();
             String location = V1Messages.messagesHref(queue) + "?ids="
@@ -93,7 +93,7 @@ public class V1MessageResource {
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean echo = QueryParams.bool("echo", echoParam, false);
         boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
-        return messages.list(project, queue, clientId, marker, limit, echo, includeClaimed).map(page -> {
+        return messages.list(project, queue, clientId, marker, limit, echo, includeClaimed, false).map(page -> {
             if (page.isEmpty()) {
                 return noContentAt(request);
             }

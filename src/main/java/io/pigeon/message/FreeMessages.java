@@ -1,0 +1,55 @@
+package io.pigeon.message;
+
+/**
+ * The SQL that picks and locks the oldest free messages of a queue, shared by claims and pops, so that
+ * both obey the same definition of "free": visible (any delay has passed), not expired, and either
+ * unclaimed or held by a claim that has ended, and not yet claimed as often as the queue's dead-letter
+ * rule allows.
+ */
+public final class FreeMessages {
+
+    /** Visible to readers: no delay, or the delay has passed. */
+    public static final String VISIBLE = "(m.visible_at IS NULL OR m.visible_at <= now())";
+
+    private FreeMessages() {
+    }
+
+    /**
+     * A subquery yielding the ids of up to {@code limit} free messages of queue {@code queueId}, oldest first,
+     * locked with {@code FOR UPDATE SKIP LOCKED}. Wrap it in {@code ARRAY(...)} so that it runs exactly once.
+     * Each branch reads in the order of its own index (messages_free by id; messages_claim_deadline by the
+     * claim's end), so neither needs a sort whatever the table's statistics say; the outer ORDER BY sorts
+     * at most twice the limit.
+     *
+     * @param queueId   a scalar SQL expression for the queue's id (a parameter or scalar subquery, so that
+     *                  the planner can use it as an index key)
+     * @param limit     SQL expression for the limit
+     * @param maxClaims SQL expression for how many claims a message may have had (NULL: no bound)
+     */
+    public static String lockOldest(String queueId, String limit, String maxClaims) {
+        String claimable = "m.expires_at > now() AND " + VISIBLE
+                + " AND (" + maxClaims + " IS NULL OR m.claim_count < " + maxClaims + ")";
+        return """
+                SELECT f.id FROM (
+                    SELECT u.id FROM (
+                        SELECT m.id FROM messages m
+                        WHERE m.queue_id = %1$s AND m.claim_id IS NULL AND %3$s
+                        ORDER BY m.id LIMIT %2$s
+                        FOR UPDATE OF m SKIP LOCKED) u
+                    UNION ALL
+                    SELECT r.id FROM (
+                        SELECT m.id FROM messages m
+                        WHERE m.queue_id = %1$s AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND %3$s
+                        ORDER BY m.claim_expires_at LIMIT %2$s
+                        FOR UPDATE OF m SKIP LOCKED) r
+                ) f ORDER BY f.id LIMIT %2$s""".formatted(queueId, limit, claimable);
+    }
+
+    /**
+     * The claim limit of a queue's dead-letter rule, from its metadata column {@code metadata}: set only
+     * when the queue names both {@code _max_claim_count} and {@code _dead_letter_queue}.
+     */
+    public static final String MAX_CLAIMS_OF_METADATA = """
+            CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+                 THEN (metadata->>'_max_claim_count')::int END""";
+}

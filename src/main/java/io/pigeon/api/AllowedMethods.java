@@ -25,7 +25,19 @@ public final class AllowedMethods {
             route("/v1/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
             route("/v1/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
             route("/v1/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"));
+            route("/v1/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+            route("/", "GET, HEAD, OPTIONS"),
+            route("/v2/", "GET, HEAD, OPTIONS"),
+            route("/v2/ping", "GET, HEAD, OPTIONS"),
+            route("/v2/health", "GET, OPTIONS"),
+            route("/v2/queues", "GET, HEAD, OPTIONS"),
+            route("/v2/queues/" + SEGMENT, "DELETE, GET, PATCH, PUT, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/purge", "POST, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"));
 
     private AllowedMethods() {
     }

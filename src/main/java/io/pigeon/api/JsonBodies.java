@@ -19,6 +19,15 @@ public final class JsonBodies {
     private JsonBodies() {
     }
 
+    /** Reads a JSON object that Pigeon itself stored (so it is known to be well-formed). */
+    public static com.fasterxml.jackson.databind.node.ObjectNode readStoredObject(String json) {
+        try {
+            return (com.fasterxml.jackson.databind.node.ObjectNode) STRICT.readTree(json);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Parses a required JSON body (its Content-Type is checked by the resource, before). */
     public static JsonNode parse(byte[] body) {
         if (body == null || body.length == 0) {

@@ -42,6 +42,42 @@ public class Sweeper {
                 RETURNING m.id)
             SELECT count(*) FROM ended""";
 
+    // Dead-letter queues are created on first need, in the project of the queue that names them.
+    private static final String CREATE_DEAD_LETTER_QUEUES = """
+            INSERT INTO queues (project, name)
+            SELECT DISTINCT q.project, q.metadata->>'_dead_letter_queue'
+            FROM claims c JOIN queues q ON q.id = c.queue_id
+            WHERE c.expires_at <= now()
+              AND q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL
+            ON CONFLICT (project, name) DO NOTHING""";
+
+    // Messages of ended claims that have been claimed as often as their queue's dead-letter rule allows
+    // move, atomically (one statement deletes and inserts), to the dead-letter queue, with its TTL when
+    // the queue sets _dead_letter_queue_messages_ttl and their own otherwise.
+    private static final String MOVE_TO_DEAD_LETTER_QUEUES = """
+            WITH candidates AS (
+                SELECT m.queue_id, m.id, d.id AS dead_letter_queue_id,
+                       COALESCE((q.metadata->>'_dead_letter_queue_messages_ttl')::int, m.ttl) AS dead_letter_ttl
+                FROM claims c
+                JOIN queues q ON q.id = c.queue_id
+                JOIN queues d ON d.project = q.project AND d.name = q.metadata->>'_dead_letter_queue'
+                CROSS JOIN LATERAL unnest(c.message_ids) AS held (message_id)
+                JOIN messages m ON m.queue_id = c.queue_id AND m.id = held.message_id
+                WHERE c.expires_at <= now()
+                  AND m.claim_id IS NOT DISTINCT FROM c.id
+                  AND m.claim_count >= (q.metadata->>'_max_claim_count')::int
+                  AND m.expires_at > now()
+                LIMIT $1
+                FOR UPDATE OF m SKIP LOCKED),
+            moved AS (
+                DELETE FROM messages m USING candidates c
+                WHERE m.queue_id = c.queue_id AND m.id = c.id
+                RETURNING m.id, m.client_id, m.body, c.dead_letter_queue_id, c.dead_letter_ttl)
+            INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
+            SELECT dead_letter_queue_id, client_id, dead_letter_ttl, body, now() + dead_letter_ttl * interval '1 second'
+            FROM moved
+            ORDER BY id""";
+
     private final Pool pool;
     private final PigeonConfig.Sweeper config;
 
@@ -50,8 +86,8 @@ public class Sweeper {
         this.config = config.sweeper();
     }
 
-    /** How much one sweep removed. */
-    public record Sweep(long messagesDeleted, long claimsEnded) {
+    /** How much one sweep did. */
+    public record Sweep(long messagesDeleted, long claimsEnded, long messagesDeadLettered) {
     }
 
     @Scheduled(every = "${pigeon.sweeper.interval:5s}", delayed = "${pigeon.sweeper.interval:5s}",
@@ -59,9 +95,9 @@ public class Sweeper {
     Uni<Void> scheduledSweep() {
         return sweep()
                 .invoke(sweep -> {
-                    if (sweep.messagesDeleted() > 0 || sweep.claimsEnded() > 0) {
-                        LOG.debugf("Swept %d expired messages and %d expired claims",
-                                sweep.messagesDeleted(), sweep.claimsEnded());
+                    if (sweep.messagesDeleted() > 0 || sweep.claimsEnded() > 0 || sweep.messagesDeadLettered() > 0) {
+                        LOG.debugf("Swept %d expired messages and %d expired claims; dead-lettered %d messages",
+                                sweep.messagesDeleted(), sweep.claimsEnded(), sweep.messagesDeadLettered());
                     }
                 })
                 .onFailure().invoke(e -> LOG.warnf("Sweep failed, will retry: %s", e.toString()))
@@ -69,11 +105,16 @@ public class Sweeper {
                 .replaceWithVoid();
     }
 
-    /** One sweep: claims first (their messages may be about to expire anyway), then messages. */
+    /**
+     * One sweep: dead-letter what has been claimed too often (while its ended claim still says which
+     * messages it held), then end expired claims, then delete expired messages.
+     */
     public Uni<Sweep> sweep() {
-        return repeat(END_EXPIRED_CLAIMS, true, 0, 0)
-                .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, false, 0, 0)
-                        .map(messages -> new Sweep(messages, claims)));
+        return pool.preparedQuery(CREATE_DEAD_LETTER_QUEUES).execute().replaceWithVoid()
+                .flatMap(ignored -> repeat(MOVE_TO_DEAD_LETTER_QUEUES, false, 0, 0))
+                .flatMap(deadLettered -> repeat(END_EXPIRED_CLAIMS, true, 0, 0)
+                        .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, false, 0, 0)
+                                .map(messages -> new Sweep(messages, claims, deadLettered))));
     }
 
     /** Runs a batch statement until a batch comes back short or the per-run bound is reached. */

@@ -43,16 +43,46 @@ public class QueueStore {
                 .replaceWithVoid();
     }
 
-    /** Up to {@code limit} queues whose names sort after {@code marker} (byte order), metadata if asked. */
-    public Uni<List<Queue>> list(String project, String marker, int limit, boolean withMetadata) {
+    /**
+     * Up to {@code limit} queues whose names sort after {@code marker} (byte order), metadata if asked, and
+     * whose names contain {@code nameContains} when it is given.
+     */
+    public Uni<List<Queue>> list(String project, String marker, int limit, boolean withMetadata, String nameContains) {
         return pool.preparedQuery("""
                 SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
                 FROM queues
-                WHERE project = $1 AND name > $2
+                WHERE project = $1 AND name > $2 AND ($5::text IS NULL OR strpos(name, $5) > 0)
                 ORDER BY name
                 LIMIT $3""")
-                .execute(Tuple.of(project, marker == null ? "" : marker, limit, withMetadata))
+                .execute(Tuple.from(java.util.Arrays.asList(project, marker == null ? "" : marker, limit, withMetadata,
+                        nameContains)))
                 .map(QueueStore::toQueues);
+    }
+
+    /** How many queues the project has (whose names contain {@code nameContains}, when given). */
+    public Uni<Long> count(String project, String nameContains) {
+        return pool.preparedQuery("SELECT count(*) FROM queues WHERE project = $1 AND ($2::text IS NULL OR strpos(name, $2) > 0)")
+                .execute(Tuple.of(project, nameContains))
+                .map(rows -> rows.iterator().next().getLong(0));
+    }
+
+    /** Creates the queue with its metadata; true when it was created, false when it already existed. */
+    public Uni<Boolean> create(String project, String name, String metadataJson) {
+        return pool.preparedQuery("""
+                INSERT INTO queues (project, name, metadata) VALUES ($1, $2, $3::text::jsonb)
+                ON CONFLICT (project, name) DO NOTHING
+                RETURNING id""")
+                .execute(Tuple.of(project, name, metadataJson))
+                .map(rows -> rows.rowCount() == 1);
+    }
+
+    /** Replaces the metadata only if it still is {@code expectedJson}; false when it changed or the queue is gone. */
+    public Uni<Boolean> replaceMetadataIf(String project, String name, String expectedJson, String metadataJson) {
+        return pool.preparedQuery("""
+                UPDATE queues SET metadata = $4::text::jsonb
+                WHERE project = $1 AND name = $2 AND metadata = $3::text::jsonb""")
+                .execute(Tuple.of(project, name, expectedJson, metadataJson))
+                .map(rows -> rows.rowCount() == 1);
     }
 
     /** The metadata JSON text, or empty when the queue does not exist. */

@@ -22,6 +22,18 @@ public final class Projects {
         if (header == null || header.isEmpty()) {
             return DEFAULT_PROJECT;
         }
+        return validated(header);
+    }
+
+    /** v2 requires the header. */
+    public static String fromRequiredHeader(String header) {
+        if (header == null || header.isEmpty()) {
+            throw new ApiException(400, "Project-Id Missing", "The header X-PROJECT-ID was missing");
+        }
+        return validated(header);
+    }
+
+    private static String validated(String header) {
         if (header.length() > MAX_PROJECT_ID_LENGTH || !isPrintableAscii(header)) {
             throw new ApiException(400, "Invalid queue identification",
                     "The format of the submitted queue name or project id is not valid. \"X-Project-Id\" must be "

@@ -22,7 +22,11 @@ class AllowedMethodsTest {
             "/v1/", "/v1/health", "/v1/queues", "/v1/queues/allow-probe", "/v1/queues/allow-probe/metadata",
             "/v1/queues/allow-probe/stats", "/v1/queues/allow-probe/messages",
             "/v1/queues/allow-probe/messages/000000000000000000000001", "/v1/queues/allow-probe/claims",
-            "/v1/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001");
+            "/v1/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001",
+            "/", "/v2/", "/v2/ping", "/v2/health", "/v2/queues", "/v2/queues/allow-probe",
+            "/v2/queues/allow-probe/stats", "/v2/queues/allow-probe/purge", "/v2/queues/allow-probe/messages",
+            "/v2/queues/allow-probe/messages/000000000000000000000001", "/v2/queues/allow-probe/claims",
+            "/v2/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001");
 
     @Test
     void everyListedMethodIsRoutedAndEveryOtherIsNotAllowed() {

@@ -1,0 +1,89 @@
+package io.pigeon.api.v2;
+
+import io.pigeon.api.ApiException;
+import io.pigeon.health.StorageHealth;
+import io.pigeon.tenancy.Callers;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HEAD;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/** The versions document, the v2 home document, ping and the operator's storage health. */
+@Path("/")
+public class V2DiscoveryResource {
+
+    static final String JSON_HOME = "application/json-home";
+    private static final String HOME = load("/api/v2/home.json");
+    private static final String VERSIONS = load("/api/versions.json");
+
+    private final StorageHealth storage;
+
+    public V2DiscoveryResource(StorageHealth storage) {
+        this.storage = storage;
+    }
+
+    /** 300 Multiple Choices: the API versions this server speaks. */
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response versions() {
+        return Response.status(300).entity(VERSIONS).type(MediaType.APPLICATION_JSON_TYPE).build();
+    }
+
+    @GET
+    @Path("v2")
+    @Produces({JSON_HOME, MediaType.APPLICATION_JSON})
+    public Response home(HttpServerRequest request) {
+        // As in Zaqar, the document lives at "/v2/"; "/v2" is a 404.
+        if (!request.path().endsWith("/")) {
+            throw new NotFoundException();
+        }
+        return Response.ok(HOME, JSON_HOME).header(HttpHeaders.CACHE_CONTROL, "max-age=86400").build();
+    }
+
+    @GET
+    @Path("v2/ping")
+    public Response ping() {
+        return Response.noContent().build();
+    }
+
+    /** The operator's detailed storage health; 403 for anyone else. */
+    @GET
+    @Path("v2/health")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<StorageHealth.Report> health(@HeaderParam(Callers.ROLES_HEADER) String roles) {
+        if (!Callers.isOperator(roles)) {
+            throw new ApiException(403, "Not authorized", "You are not authorized to complete this action.");
+        }
+        return storage.report();
+    }
+
+    /** Zaqar serves the health report to GET only. */
+    @HEAD
+    @Path("v2/health")
+    public Response healthHead() {
+        throw new NotAllowedException("GET");
+    }
+
+    static String load(String resource) {
+        try (InputStream in = V2DiscoveryResource.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Missing resource " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.pigeon.api.v2;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.PageLink;
+import io.pigeon.message.Message;
+import io.pigeon.message.MessageIds;
+import io.pigeon.message.QueueStats;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+
+/** The v2 wire shapes and their hrefs. */
+public final class V2Messages {
+
+    private static final DateTimeFormatter ISO_SECONDS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'");
+
+    private V2Messages() {
+    }
+
+    /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}. */
+    @RegisterForReflection
+    public record Item(String id, String href, int ttl, long age, @JsonRawValue String body, String checksum) {
+    }
+
+    /** {@code {"messages": [...], "links": [...]}}; links absent where v2 has none (get by ids, claims, pops). */
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Messages(List<Item> messages, List<PageLink> links) {
+    }
+
+    @RegisterForReflection
+    public record Posted(List<String> resources) {
+    }
+
+    @RegisterForReflection
+    public record ClaimView(long age, int ttl, List<Item> messages, String href) {
+    }
+
+    /** A listed queue; {@code metadata} only when the listing is detailed. */
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record QueueEntry(String name, String href, ObjectNode metadata) {
+    }
+
+    /** The queue list; {@code count} only with {@code with_count=true}. */
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) {
+    }
+
+    @RegisterForReflection
+    public record Stats(Counts messages) {
+    }
+
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Counts(long claimed, long free, long total, Edge oldest, Edge newest) {
+    }
+
+    @RegisterForReflection
+    public record Edge(String href, long age, String created) {
+    }
+
+    public static String queueHref(String queue) {
+        return "/v2/queues/" + queue;
+    }
+
+    public static String messagesHref(String queue) {
+        return queueHref(queue) + "/messages";
+    }
+
+    public static String messageHref(String queue, long id) {
+        return messagesHref(queue) + "/" + MessageIds.format(id);
+    }
+
+    public static String claimHref(String queue, UUID claimId) {
+        return queueHref(queue) + "/claims/" + claimId;
+    }
+
+    public static Item item(String queue, Message message) {
+        return new Item(MessageIds.format(message.id()), messageHref(queue, message.id()), message.ttl(), message.age(),
+                message.body(), BodyChecksum.of(message.body()));
+    }
+
+    public static List<Item> items(String queue, List<Message> messages) {
+        return messages.stream().map(m -> item(queue, m)).toList();
+    }
+
+    /** Claimed messages: each href carries the claim id, so that deleting by href proves the claim. */
+    public static List<Item> claimedItems(String queue, UUID claimId, List<Message> messages) {
+        return messages.stream().map(m -> {
+            Item item = item(queue, m);
+            return new Item(item.id(), item.href() + "?claim_id=" + claimId, item.ttl(), item.age(), item.body(),
+                    item.checksum());
+        }).toList();
+    }
+
+    public static Stats stats(String queue, QueueStats stats) {
+        return new Stats(new Counts(stats.claimed(), stats.free(), stats.total(),
+                edge(queue, stats.oldest()), edge(queue, stats.newest())));
+    }
+
+    public static Stats emptyStats() {
+        return new Stats(new Counts(0, 0, 0, null, null));
+    }
+
+    private static Edge edge(String queue, QueueStats.Edge edge) {
+        if (edge == null) {
+            return null;
+        }
+        String created = edge.created().withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)
+                .format(ISO_SECONDS);
+        return new Edge(messageHref(queue, edge.id()), edge.age(), created);
+    }
+}

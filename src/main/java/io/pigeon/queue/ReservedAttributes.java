@@ -1,0 +1,87 @@
+package io.pigeon.queue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.ApiException;
+import io.pigeon.config.PigeonConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * The reserved queue attributes of v2 (keys starting with an underscore in a queue's metadata): their
+ * defaults, shown when a queue does not set them, and the bounds a queue's own values must keep.
+ */
+@ApplicationScoped
+public class ReservedAttributes {
+
+    public static final String MAX_MESSAGES_POST_SIZE = "_max_messages_post_size";
+    public static final String DEFAULT_MESSAGE_TTL = "_default_message_ttl";
+    public static final String DEFAULT_MESSAGE_DELAY = "_default_message_delay";
+    public static final String DEAD_LETTER_QUEUE = "_dead_letter_queue";
+    public static final String DEAD_LETTER_QUEUE_MESSAGES_TTL = "_dead_letter_queue_messages_ttl";
+    public static final String MAX_CLAIM_COUNT = "_max_claim_count";
+    public static final String ENABLE_ENCRYPT_MESSAGES = "_enable_encrypt_messages";
+
+    /** Every reserved attribute: each always has a value, its default when the queue sets none. */
+    public static final java.util.Set<String> ALL = java.util.Set.of(MAX_MESSAGES_POST_SIZE, DEFAULT_MESSAGE_TTL,
+            DEFAULT_MESSAGE_DELAY, DEAD_LETTER_QUEUE, DEAD_LETTER_QUEUE_MESSAGES_TTL, MAX_CLAIM_COUNT,
+            ENABLE_ENCRYPT_MESSAGES);
+
+    private final PigeonConfig config;
+
+    public ReservedAttributes(PigeonConfig config) {
+        this.config = config;
+    }
+
+    /** {@code metadata} with every reserved attribute it does not set, at its default. */
+    public ObjectNode withDefaults(ObjectNode metadata) {
+        ObjectNode shown = metadata.deepCopy();
+        shown.putIfAbsent(MAX_MESSAGES_POST_SIZE, JsonNodeFactory.instance.numberNode(config.maxMessagesPostSize()));
+        shown.putIfAbsent(DEFAULT_MESSAGE_TTL, JsonNodeFactory.instance.numberNode(config.defaultMessageTtl()));
+        shown.putIfAbsent(DEFAULT_MESSAGE_DELAY, JsonNodeFactory.instance.numberNode(0));
+        shown.putIfAbsent(DEAD_LETTER_QUEUE, JsonNodeFactory.instance.nullNode());
+        shown.putIfAbsent(DEAD_LETTER_QUEUE_MESSAGES_TTL, JsonNodeFactory.instance.nullNode());
+        shown.putIfAbsent(MAX_CLAIM_COUNT, JsonNodeFactory.instance.nullNode());
+        shown.putIfAbsent(ENABLE_ENCRYPT_MESSAGES, JsonNodeFactory.instance.booleanNode(false));
+        return shown;
+    }
+
+    /** Refuses reserved attributes outside their bounds, naming the attribute and the bound. */
+    public void validate(ObjectNode metadata) {
+        integer(metadata, MAX_MESSAGES_POST_SIZE, 1, config.maxMessagesPostSize(), false);
+        integer(metadata, DEFAULT_MESSAGE_TTL, 60, config.maxMessageTtl(), false);
+        integer(metadata, DEFAULT_MESSAGE_DELAY, 0, config.maxMessageDelay(), false);
+        integer(metadata, DEAD_LETTER_QUEUE_MESSAGES_TTL, 60, config.maxMessageTtl(), true);
+        integer(metadata, MAX_CLAIM_COUNT, 1, Integer.MAX_VALUE, true);
+        JsonNode deadLetterQueue = metadata.get(DEAD_LETTER_QUEUE);
+        if (deadLetterQueue != null && !deadLetterQueue.isNull()) {
+            if (!deadLetterQueue.isTextual()) {
+                throw invalid(DEAD_LETTER_QUEUE + " must be a queue name or null.");
+            }
+            QueueNames.validate(deadLetterQueue.asText());
+        }
+        JsonNode encrypt = metadata.get(ENABLE_ENCRYPT_MESSAGES);
+        if (encrypt != null && !encrypt.isNull()) {
+            if (!encrypt.isBoolean()) {
+                throw invalid(ENABLE_ENCRYPT_MESSAGES + " must be a boolean.");
+            }
+            if (encrypt.booleanValue()) {
+                throw invalid(ENABLE_ENCRYPT_MESSAGES + " cannot be true: Pigeon does not encrypt messages.");
+            }
+        }
+    }
+
+    private static void integer(ObjectNode metadata, String name, int min, int max, boolean nullable) {
+        JsonNode value = metadata.get(name);
+        if (value == null || (nullable && value.isNull())) {
+            return;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < min || value.intValue() > max) {
+            throw invalid(name + " must be an integer from " + min + " to " + max + (nullable ? ", or null." : "."));
+        }
+    }
+
+    private static ApiException invalid(String description) {
+        return ApiException.invalidRequest(description);
+    }
+}

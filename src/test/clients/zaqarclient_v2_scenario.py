@@ -1,0 +1,61 @@
+"""The issue's compatibility scenario, driven by the official python-zaqarclient at API v2 against a
+running Pigeon: create queue, metadata, post, list with paging, claim, renew, delete with claim id, release,
+stats, pop, delete queue.
+
+Usage: /usr/bin/python3 src/test/clients/zaqarclient_v2_scenario.py [URL]
+Prints one line per step; exits non-zero at the first step that does not behave as the client expects.
+"""
+import sys
+import uuid
+
+from zaqarclient.queues import client
+
+url = sys.argv[1] if len(sys.argv) > 1 else 'http://localhost:8080'
+project = 'scenario-' + uuid.uuid4().hex
+conf = {'auth_opts': {'backend': 'noauth', 'options': {'os_project_id': project}}}
+zaqar = client.Client(url, version=2, conf=conf)
+
+
+def step(name, condition):
+    if not condition:
+        print('FAIL ' + name)
+        sys.exit(1)
+    print('ok   ' + name)
+
+
+queue = zaqar.queue('scenario-jobs', force_create=True)  # PUT; v2 queues are otherwise lazy
+step('create queue', [q.name for q in zaqar.queues()[0]] == ['scenario-jobs'])
+
+metadata = queue.metadata(new_meta={'owner': 'platform', '_default_message_ttl': 600})
+step('metadata patch', metadata['owner'] == 'platform' and metadata['_default_message_ttl'] == 600)
+step('metadata read', queue.metadata(force_reload=True)['owner'] == 'platform')
+
+queue.post([{'body': {'n': i}} for i in range(12)])
+step('post (default ttl)', queue.stats['messages']['free'] == 12)
+
+listed = list(queue.messages(echo=True, limit=5).stream())  # follows the next links
+step('list with paging', [m.body['n'] for m in listed] == list(range(12)))
+step('list ttl from queue default', all(m.ttl == 600 for m in listed))
+
+claim = queue.claim(ttl=60, grace=60, limit=3)
+claimed = list(claim)
+step('claim', [m.body['n'] for m in claimed] == [0, 1, 2])
+step('stats while claimed', queue.stats['messages']['claimed'] == 3)
+
+claim.update(ttl=120, grace=60)
+step('renew claim', queue.claim(id=claim.id).ttl == 120)
+
+claimed[0].delete()
+step('delete with claim id', queue.stats['messages']['total'] == 11)
+
+claim.delete()
+stats = queue.stats['messages']
+step('release claim', stats['claimed'] == 0 and stats['free'] == 11)
+
+popped = queue.pop(count=2)
+step('pop', sorted(m.body['n'] for m in popped) == [1, 2])
+step('stats after pop', queue.stats['messages']['total'] == 9)
+
+queue.delete()
+step('delete queue', [q.name for q in zaqar.queues()[0]] == [])
+print('python-zaqarclient v2 scenario against %s: all steps passed' % url)

@@ -1,0 +1,91 @@
+package io.pigeon.api.v2;
+
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pigeon.maintenance.Sweeper;
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Db;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** A message claimed _max_claim_count times, and not deleted, moves to the dead-letter queue. */
+@QuarkusTest
+class V2DeadLetterTest {
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    Sweeper sweeper;
+
+    private final String project = Api.newProject();
+
+    private Response claim(String queue) {
+        return Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/" + queue + "/claims?limit=5");
+    }
+
+    /** Ends the claim as its TTL would, by the database clock. */
+    private void endClaim(Response claimed) {
+        String location = claimed.header("Location");
+        UUID claimId = UUID.fromString(location.substring(location.lastIndexOf('/') + 1));
+        Db.run(pool, "UPDATE claims SET expires_at = now() - interval '1 second' WHERE id = $1", claimId);
+        Db.run(pool, "UPDATE messages SET claim_expires_at = now() - interval '1 second' WHERE claim_id = $1", claimId);
+    }
+
+    @Test
+    void aMessageClaimedTooOftenMovesToTheDeadLetterQueue() {
+        Api.as(project).contentType(ContentType.JSON)
+                .body("{\"_max_claim_count\": 2, \"_dead_letter_queue\": \"dead\", \"_dead_letter_queue_messages_ttl\": 777}")
+                .put("/v2/queues/work").then().statusCode(201);
+        Api.as(project).contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"ttl\": 300, \"body\": \"poison\"}, {\"ttl\": 300, \"body\": \"fine\"}]}")
+                .post("/v2/queues/work/messages").then().statusCode(201);
+
+        Response first = claim("work");
+        first.then().statusCode(201).body("messages.body", contains("poison", "fine"));
+        // "fine" is deleted by its worker; "poison" is not.
+        Api.as(project).delete(first.jsonPath().getString("messages[1].href")).then().statusCode(204);
+        endClaim(first);
+
+        Response second = claim("work");
+        second.then().statusCode(201).body("messages.body", contains("poison"));
+        endClaim(second);
+
+        // Claimed twice: no third claim, whether or not the sweeper has run.
+        claim("work").then().statusCode(204);
+
+        // The scheduled sweep may get there first; either way, after this sweep the move has happened.
+        sweeper.sweep().await().indefinitely();
+        assertEquals(1, Db.count(pool, """
+                SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id
+                WHERE q.project = $1 AND q.name = 'dead'""", project));
+
+        Api.as(project).get("/v2/queues/work/stats").then().body("messages.total", equalTo(0));
+        Api.as(project).get("/v2/queues/dead/messages?echo=true")
+                .then().statusCode(200)
+                .body("messages.body", contains("poison"))
+                .body("messages[0].ttl", equalTo(777));
+        // In the dead-letter queue it starts afresh: it can be claimed there.
+        claim("dead").then().statusCode(201).body("messages.body", contains("poison"));
+    }
+
+    @Test
+    void withoutADeadLetterQueueTheClaimCountDoesNotLimitClaims() {
+        Api.as(project).contentType(ContentType.JSON).body("{\"_max_claim_count\": 1}").put("/v2/queues/plain");
+        Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"ttl\": 300, \"body\": 1}]}")
+                .post("/v2/queues/plain/messages");
+        for (int round = 0; round < 3; round++) {
+            Response claimed = claim("plain");
+            claimed.then().statusCode(201);
+            endClaim(claimed);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.pigeon.clients;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.pigeon.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The official python-zaqarclient against this Pigeon: the v2 scenario (create queue, metadata, post, list
+ * with paging, claim, renew, delete with claim id, release, stats, pop, delete queue) and the v1 smoke test.
+ * Runs where Debian's python3-zaqarclient is installed (.ci/run installs it); skipped elsewhere.
+ */
+@QuarkusTest
+class ZaqarClientScenarioTest {
+
+    private static final String PYTHON = "/usr/bin/python3";
+
+    @BeforeAll
+    static void requireTheClient() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of(PYTHON)), "no " + PYTHON);
+        Process probe = new ProcessBuilder(PYTHON, "-c", "import zaqarclient").redirectErrorStream(true).start();
+        assumeTrue(probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
+                "python3-zaqarclient is not installed (apt-get install python3-zaqarclient)");
+    }
+
+    @Test
+    void v2Scenario() throws Exception {
+        String output = run("src/test/clients/zaqarclient_v2_scenario.py", pigeonUrl());
+        assertTrue(output.contains("all steps passed"), output);
+    }
+
+    @Test
+    void v1Smoke() throws Exception {
+        String output = run("src/test/clients/zaqarclient_smoke.py", pigeonUrl(), "1");
+        assertTrue(output.contains("all checks passed"), output);
+    }
+
+    private static String pigeonUrl() {
+        Api.newProject(); // the scripts make their own projects; this only ties the class to the shared database
+        return RestAssured.baseURI + ":" + RestAssured.port;
+    }
+
+    private static String run(String script, String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of(PYTHON, script));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        boolean finished = process.waitFor(120, TimeUnit.SECONDS);
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        System.out.println(output);
+        assertTrue(finished, "the client did not finish in time:\n" + output);
+        assertEquals(0, process.exitValue(), output);
+        return output;
+    }
+}

@@ -19,21 +19,24 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Load against a running Pigeon (v1 API): producers only (posts of 10), consumers only (claim 10, then
+ * Load against a running Pigeon (v1 or v2 API): producers only (posts of 10), consumers only (claim 10, then
  * delete them by ids) and the full cycle (post 10, claim 10, delete 10), each with 1, 4 and 16 clients.
  * Prints messages/s and p50/p99 latency per request type. Not a test: run it with {@code ./mvnw -Pbench}.
  *
  * <p>Settings (system properties): {@code bench.url} (http://localhost:8080), {@code bench.seconds} (10 per
- * run), {@code bench.clients} (1,4,16).
+ * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1).
  */
 public final class Bench {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String BATCH_OF_TEN = IntStream.range(0, 10)
+    private static final String TEN_MESSAGES = IntStream.range(0, 10)
             .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"event\": \"bench\", \"n\": " + i + ", \"pad\": \"0123456789abcdef\"}}")
             .collect(Collectors.joining(",", "[", "]"));
 
     private final String base;
+    /** "v1" or "v2": the URL prefix, and the shape of posts and claims. */
+    private final String api;
+    private final String batchOfTen;
     private final Duration runTime;
     private final String project = "bench-" + UUID.randomUUID();
     private final HttpClient http = HttpClient.newBuilder()
@@ -41,9 +44,11 @@ public final class Bench {
             .connectTimeout(Duration.ofSeconds(5))
             .build();
 
-    private Bench(String base, Duration runTime) {
+    private Bench(String base, Duration runTime, String api) {
         this.base = base;
         this.runTime = runTime;
+        this.api = api;
+        this.batchOfTen = api.equals("v2") ? "{\"messages\": " + TEN_MESSAGES + "}" : TEN_MESSAGES;
     }
 
     public static void main(String[] args) throws Exception {
@@ -51,16 +56,20 @@ public final class Bench {
         int seconds = Integer.parseInt(System.getProperty("bench.seconds", "10"));
         int[] clientCounts = Arrays.stream(System.getProperty("bench.clients", "1,4,16").split(","))
                 .map(String::trim).mapToInt(Integer::parseInt).toArray();
-        Bench bench = new Bench(url, Duration.ofSeconds(seconds));
-        System.out.printf("Pigeon benchmark against %s, %d s per run, project %s%n", url, seconds, bench.project);
+        String api = System.getProperty("bench.api", "v1");
+        if (!api.equals("v1") && !api.equals("v2")) {
+            throw new IllegalArgumentException("bench.api is v1 or v2");
+        }
+        Bench bench = new Bench(url, Duration.ofSeconds(seconds), api);
+        System.out.printf("Pigeon benchmark (%s API) against %s, %d s per run, project %s%n", api, url, seconds, bench.project);
         System.out.printf("%-10s %7s %12s  %s%n", "scenario", "clients", "messages/s", "latency p50/p99 (ms) per request");
         for (int clients : clientCounts) {
             String queue = "bench-" + clients;
-            bench.put("/v1/queues/" + queue);
+            bench.put("/" + api + "/queues/" + queue);
             bench.report("produce", clients, bench.run(clients, queue, Scenario.PRODUCE));
             bench.report("consume", clients, bench.run(clients, queue, Scenario.CONSUME));
             String cycleQueue = "bench-cycle-" + clients;
-            bench.put("/v1/queues/" + cycleQueue);
+            bench.put("/" + bench.api + "/queues/" + cycleQueue);
             bench.report("cycle", clients, bench.run(clients, cycleQueue, Scenario.CYCLE));
         }
     }
@@ -101,8 +110,8 @@ public final class Bench {
         while (System.nanoTime() < deadline) {
             if (scenario != Scenario.CONSUME) {
                 long t0 = System.nanoTime();
-                HttpResponse<String> posted = send(request("/v1/queues/" + queue + "/messages", clientId)
-                        .POST(HttpRequest.BodyPublishers.ofString(BATCH_OF_TEN)).build());
+                HttpResponse<String> posted = send(request("/" + api + "/queues/" + queue + "/messages", clientId)
+                        .POST(HttpRequest.BodyPublishers.ofString(batchOfTen)).build());
                 tally.post.add((System.nanoTime() - t0) / 1000);
                 expect(posted, 201);
                 if (scenario == Scenario.PRODUCE) {
@@ -111,7 +120,7 @@ public final class Bench {
                 }
             }
             long t1 = System.nanoTime();
-            HttpResponse<String> claimed = send(request("/v1/queues/" + queue + "/claims?limit=10", clientId)
+            HttpResponse<String> claimed = send(request("/" + api + "/queues/" + queue + "/claims?limit=10", clientId)
                     .POST(HttpRequest.BodyPublishers.ofString("{\"ttl\": 60, \"grace\": 60}")).build());
             tally.claim.add((System.nanoTime() - t1) / 1000);
             if (claimed.statusCode() == 204) {
@@ -122,12 +131,13 @@ public final class Bench {
             }
             expect(claimed, 201);
             List<String> ids = new ArrayList<>();
-            for (JsonNode message : JSON.readTree(claimed.body())) {
+            JsonNode claimedBody = JSON.readTree(claimed.body());
+            for (JsonNode message : api.equals("v2") ? claimedBody.get("messages") : claimedBody) {
                 String href = message.get("href").asText();
                 ids.add(href.substring(href.lastIndexOf('/') + 1, href.indexOf('?')));
             }
             long t2 = System.nanoTime();
-            HttpResponse<String> deleted = send(request("/v1/queues/" + queue + "/messages?ids=" + String.join(",", ids),
+            HttpResponse<String> deleted = send(request("/" + api + "/queues/" + queue + "/messages?ids=" + String.join(",", ids),
                     clientId).DELETE().build());
             tally.delete.add((System.nanoTime() - t2) / 1000);
             expect(deleted, 204);

@@ -1,5 +1,6 @@
 package io.pigeon.api.v1;
 
+import io.pigeon.api.StaticDocuments;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -8,17 +9,13 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 
 /** {@code GET /v1/}: the JSON-home document from which clients discover every v1 resource. */
 @Path("/v1")
 public class V1HomeResource {
 
     static final String JSON_HOME = "application/json-home";
-    private static final String DOCUMENT = load("/api/v1/home.json");
+    private static final String DOCUMENT = StaticDocuments.load("/api/v1/home.json");
 
     @GET
     @Produces({JSON_HOME, MediaType.APPLICATION_JSON})
@@ -30,16 +27,5 @@ public class V1HomeResource {
         return Response.ok(DOCUMENT, JSON_HOME)
                 .header(HttpHeaders.CACHE_CONTROL, "max-age=86400")
                 .build();
-    }
-
-    static String load(String resource) {
-        try (InputStream in = V1HomeResource.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Missing resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

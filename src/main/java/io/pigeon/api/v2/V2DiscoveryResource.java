@@ -4,6 +4,7 @@ import io.pigeon.api.ApiException;
 import io.pigeon.health.StorageHealth;
 import io.pigeon.tenancy.Callers;
 import io.smallrye.mutiny.Uni;
+import io.pigeon.api.StaticDocuments;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HEAD;
@@ -15,18 +16,14 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 
 /** The versions document, the v2 home document, ping and the operator's storage health. */
 @Path("/")
 public class V2DiscoveryResource {
 
     static final String JSON_HOME = "application/json-home";
-    private static final String HOME = load("/api/v2/home.json");
-    private static final String VERSIONS = load("/api/versions.json");
+    private static final String HOME = StaticDocuments.load("/api/v2/home.json");
+    private static final String VERSIONS = StaticDocuments.load("/api/versions.json");
 
     private final StorageHealth storage;
 
@@ -74,16 +71,5 @@ public class V2DiscoveryResource {
     @Path("v2/health")
     public Response healthHead() {
         throw new NotAllowedException("GET");
-    }
-
-    static String load(String resource) {
-        try (InputStream in = V2DiscoveryResource.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Missing resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -29,6 +29,13 @@ public class ErrorMappers {
     }
 
     @ServerExceptionMapper
+    public Response unauthenticated(io.pigeon.tenancy.Unauthenticated e) {
+        return Response.fromResponse(error(401, "Unauthorized", e.getMessage()))
+                .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
+                .build();
+    }
+
+    @ServerExceptionMapper
     public Response api(ApiException e) {
         return error(e.status(), e.title(), e.description());
     }

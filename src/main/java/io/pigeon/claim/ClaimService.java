@@ -5,6 +5,7 @@ import io.pigeon.api.ApiException;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.api.Uuids;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueMetrics;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueNames;
@@ -22,11 +23,13 @@ public class ClaimService {
     private final ClaimStore store;
     private final MessageService messages;
     private final PigeonConfig config;
+    private final QueueMetrics metrics;
 
-    public ClaimService(ClaimStore store, MessageService messages, PigeonConfig config) {
+    public ClaimService(ClaimStore store, MessageService messages, PigeonConfig config, QueueMetrics metrics) {
         this.store = store;
         this.messages = messages;
         this.config = config;
+        this.metrics = metrics;
     }
 
     /** A newly taken claim: its id and the messages it holds. */
@@ -61,8 +64,11 @@ public class ClaimService {
         QueueNames.validate(queue);
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
-        return store.create(project, queue, claimId, pageSize, terms, config.maxMessageTtl())
-                .map(claimed -> claimed.map(taken -> new NewClaim(claimId, taken)));
+        return metrics.timeClaim(() -> store.create(project, queue, claimId, pageSize, terms, config.maxMessageTtl()))
+                .map(claimed -> claimed.map(taken -> {
+                    metrics.claimed(taken.size());
+                    return new NewClaim(claimId, taken);
+                }));
     }
 
     /** The terms a claim takes when the request names none (v2). */

@@ -54,6 +54,27 @@ public interface PigeonConfig {
     @WithDefault("60")
     int defaultClaimGrace();
 
+    /** Who may call, and for which projects. */
+    Auth auth();
+
+    interface Auth {
+        /** {@code none}: X-Project-Id is trusted (Zaqar's auth-off case); {@code oidc}: a bearer token is required. */
+        @WithDefault("none")
+        Mode mode();
+
+        /** The token claim that lists the caller's projects: a string (one project) or an array. */
+        @WithDefault("projects")
+        String projectsClaim();
+
+        /** The token role that may act for any project and read /v2/health. */
+        @WithDefault("pigeon-operator")
+        String operatorRole();
+
+        enum Mode {
+            NONE, OIDC
+        }
+    }
+
     /** The sweeper that deletes expired messages and ends expired claims. */
     Sweeper sweeper();
 

@@ -1,6 +1,7 @@
 package io.pigeon.maintenance;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueMetrics;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -80,10 +81,12 @@ public class Sweeper {
 
     private final Pool pool;
     private final PigeonConfig.Sweeper config;
+    private final QueueMetrics metrics;
 
-    public Sweeper(Pool pool, PigeonConfig config) {
+    public Sweeper(Pool pool, PigeonConfig config, QueueMetrics metrics) {
         this.pool = pool;
         this.config = config.sweeper();
+        this.metrics = metrics;
     }
 
     /** How much one sweep did. */
@@ -114,7 +117,11 @@ public class Sweeper {
                 .flatMap(ignored -> repeat(MOVE_TO_DEAD_LETTER_QUEUES, false, 0, 0))
                 .flatMap(deadLettered -> repeat(END_EXPIRED_CLAIMS, true, 0, 0)
                         .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, false, 0, 0)
-                                .map(messages -> new Sweep(messages, claims, deadLettered))));
+                                .map(messages -> new Sweep(messages, claims, deadLettered))))
+                .invoke(sweep -> {
+                    metrics.expired(sweep.messagesDeleted());
+                    metrics.deadLettered(sweep.messagesDeadLettered());
+                });
     }
 
     /** Runs a batch statement until a batch comes back short or the per-run bound is reached. */

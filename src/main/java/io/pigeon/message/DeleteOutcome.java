@@ -2,7 +2,9 @@ package io.pigeon.message;
 
 /** What deleting one message found, so that the service can name the rule a refused delete broke. */
 public enum DeleteOutcome {
-    /** Deleted, or there was no such live message: either way it is gone. */
+    /** Deleted now. */
+    DELETED,
+    /** There was no such live message: it is gone already. */
     GONE,
     /** The message is held by a live claim and no claim id was given. */
     CLAIMED,

@@ -5,6 +5,7 @@ import io.pigeon.api.ApiException;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.api.Uuids;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueMetrics;
 import io.pigeon.queue.QueueNames;
 import io.pigeon.queue.QueueService;
 import io.smallrye.mutiny.Uni;
@@ -24,10 +25,12 @@ public class MessageService {
 
     private final MessageStore store;
     private final PigeonConfig config;
+    private final QueueMetrics metrics;
 
-    public MessageService(MessageStore store, PigeonConfig config) {
+    public MessageService(MessageStore store, PigeonConfig config, QueueMetrics metrics) {
         this.store = store;
         this.config = config;
+        this.metrics = metrics;
     }
 
     /**
@@ -118,6 +121,7 @@ public class MessageService {
                         throw new ApiException(503, "Service temporarily unavailable",
                                 "The queue is being created by another request. Please try again.");
                     }
+                    metrics.posted(posted.ids().length);
                     return posted.ids();
                 });
     }
@@ -129,20 +133,23 @@ public class MessageService {
             throw ApiException.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
-        return store.pop(project, queue, count);
+        return store.pop(project, queue, count).invoke(popped -> metrics.deleted(popped.size()));
     }
 
     /** Deletes every message and claim of the queue. */
     public Uni<Void> purge(String project, String queue) {
         QueueNames.validate(queue);
-        return store.purge(project, queue);
+        return store.purge(project, queue).invoke(metrics::deleted).replaceWithVoid();
     }
 
     /** Posts all messages or none; their ids in request order. 404 when the queue does not exist. */
     public Uni<long[]> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
         QueueNames.validate(queue);
-        return store.post(project, queue, clientId, messages)
-                .map(ids -> ids.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
+        return store.post(project, queue, clientId, messages).map(stored -> {
+            long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
+            metrics.posted(ids.length);
+            return ids;
+        });
     }
 
     /** One page of the queue, oldest first, after {@code marker}. 404 when the queue does not exist. */
@@ -197,6 +204,10 @@ public class MessageService {
         // A malformed claim id can hold nothing: the nil UUID, which no claim has, gives the same answers.
         UUID claim = claimId == null ? null : Uuids.parseCanonical(claimId).orElse(NIL_UUID);
         return store.delete(project, queue, rowId.get(), claim).map(outcome -> switch (outcome) {
+            case DELETED -> {
+                metrics.deleted(1);
+                yield null;
+            }
             case GONE -> null;
             case CLAIMED -> throw new ApiException(403, "Unable to delete",
                     "This message is claimed; it cannot be deleted without a valid claim ID.");
@@ -215,7 +226,8 @@ public class MessageService {
         }
         requireIdCount(ids);
         long[] rowIds = MessageIds.parseAll(ids);
-        return rowIds.length == 0 ? Uni.createFrom().voidItem() : store.deleteByIds(project, queue, rowIds);
+        return rowIds.length == 0 ? Uni.createFrom().voidItem()
+                : store.deleteByIds(project, queue, rowIds).invoke(metrics::deleted).replaceWithVoid();
     }
 
     public Uni<QueueStats> stats(String project, String queue) {

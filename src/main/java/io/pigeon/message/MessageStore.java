@@ -171,9 +171,9 @@ public class MessageStore {
         });
     }
 
-    /** Deletes every message and claim of the queue. */
-    public Uni<Void> purge(String project, String queue) {
-        return pool.preparedQuery(PURGE).execute(Tuple.of(project, queue)).replaceWithVoid();
+    /** Deletes every message and claim of the queue; how many messages. */
+    public Uni<Integer> purge(String project, String queue) {
+        return pool.preparedQuery(PURGE).execute(Tuple.of(project, queue)).map(rows -> rows.rowCount());
     }
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
@@ -220,7 +220,7 @@ public class MessageStore {
                     }
                     Row row = rows.iterator().next();
                     if (row.getBoolean("deleted")) {
-                        return DeleteOutcome.GONE;
+                        return DeleteOutcome.DELETED;
                     }
                     boolean claimed = row.getBoolean("claimed");
                     if (claimId == null) {
@@ -230,10 +230,11 @@ public class MessageStore {
                 });
     }
 
-    public Uni<Void> deleteByIds(String project, String queue, long[] ids) {
+    /** How many of the listed messages were deleted. */
+    public Uni<Integer> deleteByIds(String project, String queue, long[] ids) {
         return pool.preparedQuery(DELETE_BY_IDS)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
-                .replaceWithVoid();
+                .map(rows -> rows.rowCount());
     }
 
     /** The queue's statistics, or empty when it does not exist. */

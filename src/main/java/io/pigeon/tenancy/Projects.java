@@ -5,6 +5,8 @@ import io.pigeon.api.ApiException;
 /** Which project a request acts for, from the {@code X-Project-Id} header. */
 public final class Projects {
 
+    public static final String HEADER = "X-Project-Id";
+
     /** Projects are bounded like Keystone's ids, so that a header cannot bloat the catalogue. */
     public static final int MAX_PROJECT_ID_LENGTH = 256;
 

@@ -1,0 +1,66 @@
+package io.pigeon.observability;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.quarkus.runtime.Startup;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.function.Supplier;
+
+/**
+ * Pigeon's own metrics, beside the HTTP ones, at /q/metrics: messages posted, claimed, deleted (by clients,
+ * pops and purges), expired (removed by the sweeper) and dead-lettered, and how long claims take.
+ */
+@Startup // registered at start, so every series is exported (at zero) before the first message
+@ApplicationScoped
+public class QueueMetrics {
+
+    private final Counter posted;
+    private final Counter claimed;
+    private final Counter deleted;
+    private final Counter expired;
+    private final Counter deadLettered;
+    private final Timer claimLatency;
+
+    public QueueMetrics(MeterRegistry registry) {
+        posted = Counter.builder("pigeon.messages.posted").description("Messages stored by posts").register(registry);
+        claimed = Counter.builder("pigeon.messages.claimed").description("Messages taken by claims").register(registry);
+        deleted = Counter.builder("pigeon.messages.deleted")
+                .description("Messages deleted by clients, pops and purges").register(registry);
+        expired = Counter.builder("pigeon.messages.expired")
+                .description("Expired messages removed by the sweeper").register(registry);
+        deadLettered = Counter.builder("pigeon.messages.dead.lettered")
+                .description("Messages moved to a dead-letter queue").register(registry);
+        claimLatency = Timer.builder("pigeon.claim.latency").description("Time to take a claim, database included")
+                .publishPercentileHistogram().register(registry);
+    }
+
+    public void posted(long count) {
+        posted.increment(count);
+    }
+
+    public void claimed(long count) {
+        claimed.increment(count);
+    }
+
+    public void deleted(long count) {
+        deleted.increment(count);
+    }
+
+    public void expired(long count) {
+        expired.increment(count);
+    }
+
+    public void deadLettered(long count) {
+        deadLettered.increment(count);
+    }
+
+    /** Times a claim from subscription to its answer. */
+    public <T> Uni<T> timeClaim(Supplier<Uni<T>> claim) {
+        return Uni.createFrom().deferred(() -> {
+            Timer.Sample sample = Timer.start();
+            return claim.get().eventually(() -> sample.stop(claimLatency));
+        });
+    }
+}

@@ -1,0 +1,22 @@
+package io.pigeon.tenancy;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+import java.util.Map;
+
+/** Pigeon in OIDC mode against the mock OIDC server of quarkus-test-oidc-server. */
+public class OidcProfile implements QuarkusTestProfile {
+
+    static final String ISSUER = "https://server.example.com";
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of(
+                "pigeon.auth.mode", "oidc",
+                "pigeon.auth.operator-role", "pigeon-operator",
+                "quarkus.oidc.tenant-enabled", "true",
+                "quarkus.oidc.auth-server-url", "${keycloak.url}/realms/quarkus/",
+                "quarkus.oidc.client-id", "quarkus-service-app",
+                "quarkus.oidc.token.issuer", ISSUER,
+                "smallrye.jwt.sign.key.location", "privateKey.jwk");
+    }
+}

@@ -1,0 +1,160 @@
+package io.pigeon.tenancy;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.pigeon.testing.Api;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+@QuarkusTest
+@TestProfile(OidcProfile.class)
+@WithTestResource(value = OidcWiremockTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+class OidcTenancyTest {
+
+    private final String projectA = Api.newProject();
+    private final String projectB = Api.newProject();
+
+    private static RequestSpecification with(String token) {
+        return given().auth().oauth2(token).header("Client-ID", Api.CLIENT_ID).accept(ContentType.JSON);
+    }
+
+    @Test
+    void noTokenIsUnauthorizedWithChallengeAndErrorDocument() {
+        for (String path : List.of("/v1/queues", "/v2/queues", "/v2/ping")) {
+            given().header("X-Project-Id", projectA).header("Client-ID", Api.CLIENT_ID).get(path)
+                    .then().statusCode(401)
+                    .header("WWW-Authenticate", containsString("Bearer"))
+                    .contentType("application/json")
+                    .body("title", equalTo("Unauthorized"))
+                    .body("description", containsString("bearer token"));
+        }
+    }
+
+    @Test
+    void expiredMalformedAndForeignTokensAreUnauthorized() {
+        for (String token : List.of(Tokens.expired(List.of(projectA)), "not.a.token",
+                Tokens.fromIssuer("https://evil.example.com", List.of(projectA)))) {
+            with(token).header("X-Project-Id", projectA).get("/v2/queues")
+                    .then().statusCode(401)
+                    .header("WWW-Authenticate", containsString("Bearer"))
+                    .body("title", equalTo("Unauthorized"));
+        }
+    }
+
+    @Test
+    void openEndpointsNeedNoToken() {
+        given().get("/q/health/ready").then().statusCode(200);
+        given().get("/q/health/live").then().statusCode(200);
+        given().get("/v1/health").then().statusCode(204);
+        given().get("/q/metrics").then().statusCode(200);
+        given().get("/q/openapi").then().statusCode(200);
+        given().accept(ContentType.JSON).get("/v2/").then().statusCode(200);
+        given().accept(ContentType.JSON).get("/").then().statusCode(300);
+    }
+
+    @Test
+    void aTokenForProjectAUsedOnProjectBIsForbidden() {
+        String tokenA = Tokens.valid(List.of(projectA));
+        with(tokenA).header("X-Project-Id", projectA).put("/v2/queues/jobs").then().statusCode(201);
+        with(tokenA).header("X-Project-Id", projectB).put("/v2/queues/jobs")
+                .then().statusCode(403)
+                .contentType("application/json")
+                .body("title", equalTo("Forbidden"))
+                .body("description", containsString(projectB));
+        with(tokenA).header("X-Project-Id", projectB).get("/v1/queues").then().statusCode(403);
+    }
+
+    @Test
+    void aStringClaimNamesOneProjectUsedWithoutTheHeader() {
+        String token = Tokens.valid(projectA);
+        with(token).put("/v2/queues/implicit").then().statusCode(201);
+        with(token).header("X-Project-Id", projectA).get("/v2/queues")
+                .then().statusCode(200).body("queues.name", equalTo(List.of("implicit")));
+        with(token).put("/v1/queues/implicit-v1").then().statusCode(201);
+        with(token).get("/v1/queues").then().statusCode(200).body("queues.name", equalTo(List.of("implicit", "implicit-v1")));
+    }
+
+    @Test
+    void anArrayClaimWithSeveralProjectsNeedsTheHeader() {
+        String token = Tokens.valid(List.of(projectA, projectB));
+        with(token).put("/v2/queues/ambiguous")
+                .then().statusCode(400)
+                .body("title", equalTo("Project-Id Missing"))
+                .body("description", containsString("2 projects"));
+        with(token).header("X-Project-Id", projectA).put("/v2/queues/one").then().statusCode(201);
+        with(token).header("X-Project-Id", projectB).put("/v2/queues/two").then().statusCode(201);
+    }
+
+    @Test
+    void aTokenWithoutProjectsCanDoNothing() {
+        with(Tokens.valid(null)).header("X-Project-Id", projectA).get("/v2/queues").then().statusCode(403);
+    }
+
+    @Test
+    void theOperatorMayUseAnyProjectAndTheHealthReport() {
+        String operator = Tokens.valid(List.of(), "pigeon-operator");
+        with(operator).header("X-Project-Id", projectB).put("/v2/queues/ops").then().statusCode(201);
+        with(operator).header("X-Project-Id", projectB).get("/v2/health")
+                .then().statusCode(200).body("storage_reachable", equalTo(true));
+        // A role header is not believed in OIDC mode: only the token's roles count.
+        with(Tokens.valid(List.of(projectA))).header("X-Project-Id", projectA).header("X-Roles", "admin").get("/v2/health")
+                .then().statusCode(403);
+    }
+
+    /** A caller of project A can never list, read, claim, delete or get stats of project B's queues or messages. */
+    @Test
+    void crossProjectMatrix() {
+        String tokenA = Tokens.valid(List.of(projectA));
+        String tokenB = Tokens.valid(List.of(projectB));
+        with(tokenB).header("X-Project-Id", projectB).contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"ttl\": 300, \"body\": \"secret\"}]}").post("/v2/queues/private/messages")
+                .then().statusCode(201);
+        String href = with(tokenB).header("X-Project-Id", projectB).get("/v2/queues/private/messages?echo=true")
+                .jsonPath().getString("messages[0].href");
+        String v1Href = href.replace("/v2/", "/v1/");
+
+        // With B's header, A's token is refused outright, for every operation.
+        List<Response> withForeignHeader = List.of(
+                with(tokenA).header("X-Project-Id", projectB).get("/v2/queues"),
+                with(tokenA).header("X-Project-Id", projectB).get("/v2/queues/private"),
+                with(tokenA).header("X-Project-Id", projectB).get("/v2/queues/private/stats"),
+                with(tokenA).header("X-Project-Id", projectB).get("/v2/queues/private/messages?echo=true"),
+                with(tokenA).header("X-Project-Id", projectB).get(href),
+                with(tokenA).header("X-Project-Id", projectB).contentType(ContentType.JSON).body("{}").post("/v2/queues/private/claims"),
+                with(tokenA).header("X-Project-Id", projectB).delete("/v2/queues/private/messages?pop=1"),
+                with(tokenA).header("X-Project-Id", projectB).delete(href),
+                with(tokenA).header("X-Project-Id", projectB).delete("/v2/queues/private"),
+                with(tokenA).header("X-Project-Id", projectB).get("/v1/queues/private/stats"),
+                with(tokenA).header("X-Project-Id", projectB).get(v1Href));
+        for (Response response : withForeignHeader) {
+            assertEquals(403, response.statusCode(), response.asString());
+        }
+        // Under its own project, A sees none of B's data.
+        with(tokenA).header("X-Project-Id", projectA).get("/v2/queues").then().body("queues.size()", equalTo(0));
+        with(tokenA).header("X-Project-Id", projectA).get("/v2/queues/private/messages?echo=true")
+                .then().body("messages.size()", equalTo(0));
+        with(tokenA).header("X-Project-Id", projectA).get(href).then().statusCode(404);
+        with(tokenA).header("X-Project-Id", projectA).contentType(ContentType.JSON).body("{}").post("/v2/queues/private/claims")
+                .then().statusCode(204);
+        with(tokenA).header("X-Project-Id", projectA).delete(href).then().statusCode(204);
+        with(tokenA).header("X-Project-Id", projectA).get("/v1/queues/private/stats").then().statusCode(404);
+
+        // B's message is untouched.
+        with(tokenB).header("X-Project-Id", projectB).get(href).then().statusCode(200).body("body", equalTo("secret"));
+        Response stats = with(tokenB).header("X-Project-Id", projectB).get("/v2/queues/private/stats");
+        assertEquals(1, stats.jsonPath().getInt("messages.free"));
+        assertNotEquals(projectA, projectB);
+    }
+}

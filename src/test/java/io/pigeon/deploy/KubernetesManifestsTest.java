@@ -1,0 +1,132 @@
+package io.pigeon.deploy;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * The Kubernetes manifests must describe this application: every probe path answers, every port is the
+ * one Pigeon listens on, and every environment variable they set is one Pigeon reads.
+ */
+@QuarkusTest
+class KubernetesManifestsTest {
+
+    private static final Path BASE = Path.of("k8s/base");
+
+    @Test
+    void probesPointAtEndpointsThatAnswer() throws IOException {
+        Map<String, Object> container = container();
+        int port = productionHttpPort();
+        List<Map<String, Object>> ports = list(container.get("ports"));
+        assertEquals(port, ((Number) ports.get(0).get("containerPort")).intValue(), "containerPort is Pigeon's HTTP port");
+        String portName = (String) ports.get(0).get("name");
+        Api.newProject(); // the shared database must be up for readiness
+        for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+            Map<String, Object> httpGet = map(map(container.get(probe)).get("httpGet"));
+            assertEquals(portName, httpGet.get("port"), probe + " uses the named HTTP port");
+            given().get((String) httpGet.get("path")).then().statusCode(200);
+        }
+    }
+
+    @Test
+    void everyEnvironmentVariableIsOnePigeonReads() throws IOException {
+        Set<String> known = new TreeSet<>();
+        for (String property : ConfigProvider.getConfig().getPropertyNames()) {
+            known.add(envName(property.replaceFirst("^%[^.]+\\.", "")));
+        }
+        Set<String> set = new TreeSet<>();
+        for (Map<String, Object> document : documents(BASE)) {
+            switch ((String) document.get("kind")) {
+                case "ConfigMap" -> set.addAll(map(document.get("data")).keySet());
+                case "Secret" -> set.addAll(map(document.get("stringData")).keySet());
+                default -> { }
+            }
+        }
+        for (Map<String, Object> env : list(container().getOrDefault("env", List.of()))) {
+            set.add((String) env.get("name"));
+        }
+        assertFalse(set.isEmpty());
+        Set<String> unknown = set.stream().filter(name -> !known.contains(name)).collect(Collectors.toCollection(TreeSet::new));
+        assertTrue(unknown.isEmpty(), "set by the manifests but not read by Pigeon: " + unknown);
+    }
+
+    @Test
+    void containersRunAsNonRootOnAReadOnlyFilesystem() throws IOException {
+        Map<String, Object> pod = map(map(deployment().get("spec")).get("template"));
+        assertEquals(Boolean.TRUE, map(map(pod.get("spec")).get("securityContext")).get("runAsNonRoot"));
+        assertEquals(Boolean.TRUE, map(container().get("securityContext")).get("readOnlyRootFilesystem"));
+        assertEquals(2, ((Number) map(deployment().get("spec")).get("replicas")).intValue());
+        for (String overlay : List.of("jvm", "native")) {
+            String kustomization = Files.readString(Path.of("k8s/overlays", overlay, "kustomization.yaml"));
+            assertTrue(kustomization.contains("../../base") && kustomization.contains("runAsUser"), overlay);
+        }
+    }
+
+    /** The port Pigeon listens on outside tests (tests listen on a random one). */
+    private static int productionHttpPort() throws IOException {
+        java.util.Properties properties = new java.util.Properties();
+        try (Reader reader = Files.newBufferedReader(Path.of("src/main/resources/application.properties"))) {
+            properties.load(reader);
+        }
+        return Integer.parseInt(properties.getProperty("quarkus.http.port"));
+    }
+
+    /** SmallRye Config's environment mapping: upper case, every other character an underscore. */
+    private static String envName(String property) {
+        return property.toUpperCase(Locale.ROOT).replaceAll("[^A-Z0-9]", "_");
+    }
+
+    private static Map<String, Object> deployment() throws IOException {
+        return documents(BASE).stream().filter(d -> "Deployment".equals(d.get("kind"))).findFirst().orElseThrow();
+    }
+
+    private static Map<String, Object> container() throws IOException {
+        Map<String, Object> podSpec = map(map(map(deployment().get("spec")).get("template")).get("spec"));
+        return list(podSpec.get("containers")).get(0);
+    }
+
+    private static List<Map<String, Object>> documents(Path folder) throws IOException {
+        List<Map<String, Object>> documents = new ArrayList<>();
+        try (Stream<Path> files = Files.list(folder)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+                try (Reader reader = Files.newBufferedReader(file)) {
+                    for (Object document : new Yaml().loadAll(reader)) {
+                        if (document instanceof Map<?, ?> && ((Map<?, ?>) document).containsKey("kind")) {
+                            documents.add(map(document));
+                        }
+                    }
+                }
+            }
+        }
+        return documents;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object value) {
+        return (Map<String, Object>) value;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> list(Object value) {
+        return (List<Map<String, Object>>) value;
+    }
+}

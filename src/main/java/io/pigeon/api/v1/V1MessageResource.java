@@ -3,6 +3,7 @@ package io.pigeon.api.v1;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.NextLinks;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.message.Message;
@@ -22,8 +23,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -98,8 +97,9 @@ public class V1MessageResource {
                 return noContentAt(request);
             }
             Message last = page.get(page.size() - 1);
-            String next = nextHref(queue, last.id(), limitParam, echoParam == null ? null : echo,
-                    includeClaimedParam == null ? null : includeClaimed);
+            String next = NextLinks.messages(V1Messages.messagesHref(queue), last.id(), limitParam, NextLinks.flags(
+                    "echo", echoParam == null ? null : echo,
+                    "include_claimed", includeClaimedParam == null ? null : includeClaimed));
             return Response.ok(new V1Messages.Page(V1Messages.items(queue, page), List.of(PageLink.next(next))))
                     .header(CONTENT_LOCATION, request.uri())
                     .build();
@@ -150,19 +150,4 @@ public class V1MessageResource {
         return Response.noContent().header(CONTENT_LOCATION, request.uri()).build();
     }
 
-    /** The next page keeps the caller's options and moves the marker past this page. */
-    private static String nextHref(String queue, long lastId, String limitParam, Boolean echo, Boolean includeClaimed) {
-        StringBuilder href = new StringBuilder(V1Messages.messagesHref(queue))
-                .append("?marker=").append(MessageIds.format(lastId));
-        if (limitParam != null) {
-            href.append("&limit=").append(URLEncoder.encode(limitParam.trim(), StandardCharsets.UTF_8));
-        }
-        if (echo != null) {
-            href.append("&echo=").append(echo);
-        }
-        if (includeClaimed != null) {
-            href.append("&include_claimed=").append(includeClaimed);
-        }
-        return href.toString();
-    }
 }

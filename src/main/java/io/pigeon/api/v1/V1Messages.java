@@ -5,18 +5,12 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.pigeon.api.PageLink;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
-import io.pigeon.message.QueueStats;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 
 /** The v1 wire shapes of messages, claims and stats, and their hrefs. */
 public final class V1Messages {
-
-    private static final DateTimeFormatter ISO_SECONDS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'");
 
     private V1Messages() {
     }
@@ -39,20 +33,6 @@ public final class V1Messages {
     /** A claim: {@code {"age", "ttl", "messages", "href"}}. */
     @RegisterForReflection
     public record ClaimView(long age, int ttl, List<Item> messages, String href) {
-    }
-
-    /** Queue statistics; {@code oldest} and {@code newest} only when the queue holds messages. */
-    @RegisterForReflection
-    public record Stats(Counts messages) {
-    }
-
-    @RegisterForReflection
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Counts(long claimed, long free, long total, Edge oldest, Edge newest) {
-    }
-
-    @RegisterForReflection
-    public record Edge(String href, long age, String created) {
     }
 
     public static String messagesHref(String queue) {
@@ -85,17 +65,4 @@ public final class V1Messages {
         return messages.stream().map(m -> claimedItem(queue, claimId, m)).toList();
     }
 
-    public static Stats stats(String queue, QueueStats stats) {
-        return new Stats(new Counts(stats.claimed(), stats.free(), stats.total(),
-                edge(queue, stats.oldest()), edge(queue, stats.newest())));
-    }
-
-    private static Edge edge(String queue, QueueStats.Edge edge) {
-        if (edge == null) {
-            return null;
-        }
-        String created = edge.created().withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)
-                .format(ISO_SECONDS);
-        return new Edge(messageHref(queue, edge.id()), edge.age(), created);
-    }
 }

@@ -4,6 +4,7 @@ import io.pigeon.api.ContentTypes;
 import io.pigeon.api.ErrorMappers;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
+import io.pigeon.api.StatsView;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueService;
 import io.pigeon.tenancy.Projects;
@@ -119,7 +120,7 @@ public class V1QueueResource {
     @Path("{name}/stats")
     public Uni<Response> stats(@HeaderParam(PROJECT_HEADER) String projectHeader, @PathParam("name") String name) {
         String project = Projects.fromOptionalHeader(projectHeader);
-        return messages.stats(project, name).map(stats -> Response.ok(V1Messages.stats(name, stats))
+        return messages.stats(project, name).map(stats -> Response.ok(StatsView.of(stats, id -> V1Messages.messageHref(name, id)))
                 .header(CONTENT_LOCATION, queueHref(name) + "/stats")
                 .build());
     }

@@ -3,6 +3,7 @@ package io.pigeon.api.v2;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.NextLinks;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.message.Message;
@@ -21,8 +22,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -91,9 +90,10 @@ public class V2MessageResource {
             if (page.isEmpty()) {
                 return new V2Messages.Messages(List.of(), List.of());
             }
-            String next = nextHref(queue, page.get(page.size() - 1).id(), limitParam, echoParam == null ? null : echo,
-                    includeClaimedParam == null ? null : includeClaimed,
-                    includeDelayedParam == null ? null : includeDelayed);
+            String next = NextLinks.messages(V2Messages.messagesHref(queue), page.get(page.size() - 1).id(), limitParam,
+                    NextLinks.flags("echo", echoParam == null ? null : echo,
+                            "include_claimed", includeClaimedParam == null ? null : includeClaimed,
+                            "include_delayed", includeDelayedParam == null ? null : includeDelayed));
             return new V2Messages.Messages(V2Messages.items(queue, page), List.of(PageLink.next(next)));
         });
     }
@@ -147,22 +147,4 @@ public class V2MessageResource {
         return ids.stream().map(id -> "'" + id + "'").collect(Collectors.joining(", ", "[", "]"));
     }
 
-    private static String nextHref(String queue, long lastId, String limitParam, Boolean echo, Boolean includeClaimed,
-            Boolean includeDelayed) {
-        StringBuilder href = new StringBuilder(V2Messages.messagesHref(queue))
-                .append("?marker=").append(MessageIds.format(lastId));
-        if (limitParam != null) {
-            href.append("&limit=").append(URLEncoder.encode(limitParam.trim(), StandardCharsets.UTF_8));
-        }
-        if (echo != null) {
-            href.append("&echo=").append(echo);
-        }
-        if (includeClaimed != null) {
-            href.append("&include_claimed=").append(includeClaimed);
-        }
-        if (includeDelayed != null) {
-            href.append("&include_delayed=").append(includeDelayed);
-        }
-        return href.toString();
-    }
 }

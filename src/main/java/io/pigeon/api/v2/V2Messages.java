@@ -6,18 +6,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.PageLink;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
-import io.pigeon.message.QueueStats;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 
 /** The v2 wire shapes and their hrefs. */
 public final class V2Messages {
-
-    private static final DateTimeFormatter ISO_SECONDS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'");
 
     private V2Messages() {
     }
@@ -51,19 +45,6 @@ public final class V2Messages {
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) {
-    }
-
-    @RegisterForReflection
-    public record Stats(Counts messages) {
-    }
-
-    @RegisterForReflection
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Counts(long claimed, long free, long total, Edge oldest, Edge newest) {
-    }
-
-    @RegisterForReflection
-    public record Edge(String href, long age, String created) {
     }
 
     public static String queueHref(String queue) {
@@ -100,21 +81,4 @@ public final class V2Messages {
         }).toList();
     }
 
-    public static Stats stats(String queue, QueueStats stats) {
-        return new Stats(new Counts(stats.claimed(), stats.free(), stats.total(),
-                edge(queue, stats.oldest()), edge(queue, stats.newest())));
-    }
-
-    public static Stats emptyStats() {
-        return new Stats(new Counts(0, 0, 0, null, null));
-    }
-
-    private static Edge edge(String queue, QueueStats.Edge edge) {
-        if (edge == null) {
-            return null;
-        }
-        String created = edge.created().withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)
-                .format(ISO_SECONDS);
-        return new Edge(messageHref(queue, edge.id()), edge.age(), created);
-    }
 }

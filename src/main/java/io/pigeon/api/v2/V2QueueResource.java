@@ -6,6 +6,7 @@ import io.pigeon.api.ContentTypes;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
+import io.pigeon.api.StatsView;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.Queue;
 import io.pigeon.queue.QueueNames;
@@ -129,10 +130,11 @@ public class V2QueueResource {
     /** Message counts; a queue that does not exist has none (v2 queues exist lazily). */
     @GET
     @Path("{name}/stats")
-    public Uni<V2Messages.Stats> stats(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<StatsView> stats(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
             @PathParam("name") String name) {
         return messages.statsIfQueueExists(Projects.fromRequiredHeader(projectHeader), name)
-                .map(found -> found.map(stats -> V2Messages.stats(name, stats)).orElseGet(V2Messages::emptyStats));
+                .map(found -> found.map(stats -> StatsView.of(stats, id -> V2Messages.messageHref(name, id)))
+                        .orElseGet(StatsView::empty));
     }
 
     /** Deletes the queue's messages (and subscriptions, which Pigeon does not keep yet); the queue stays. */

@@ -258,7 +258,7 @@ class V1QueueTest {
         Api.as(project).put("/v1/queues/" + longest).then().statusCode(201);
         Api.as(project).put("/v1/queues/Az_09-").then().statusCode(201);
 
-        for (String bad : List.of("bad$queue", "q".repeat(65), "caf%C3%A9", "dot.name", "sp%20ace")) {
+        for (String bad : List.of("bad$queue", "q".repeat(65), "caf%C3%A9", "dot.name", "sp%20ace", "semi;colon")) {
             Api.as(project).urlEncodingEnabled(false).put("/v1/queues/" + bad)
                     .then().statusCode(400)
                     .contentType("application/json")

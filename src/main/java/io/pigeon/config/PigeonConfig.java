@@ -38,6 +38,10 @@ public interface PigeonConfig {
     @WithDefault("43200")
     int maxClaimGrace();
 
+    /** Largest request body of any kind, in bytes; larger declared bodies are refused with 413 unread. */
+    @WithDefault("1048576")
+    long maxRequestBody();
+
     /** Largest message delay (v2), in seconds. */
     @WithDefault("900")
     int maxMessageDelay();

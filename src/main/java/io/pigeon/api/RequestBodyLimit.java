@@ -1,0 +1,54 @@
+package io.pigeon.api;
+
+import io.pigeon.config.PigeonConfig;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+
+/**
+ * Refuses a request whose declared body exceeds {@code pigeon.max-request-body} before anything reads it,
+ * with 413 and the error document (the HTTP layer's own limit, further out, answers without one). Every
+ * document limit of the API (messages, metadata) is far below this bound; a body sent without a length is
+ * bounded by the HTTP layer and then by those limits.
+ */
+@ApplicationScoped
+public class RequestBodyLimit {
+
+    private final long maxRequestBody;
+
+    public RequestBodyLimit(PigeonConfig config) {
+        this.maxRequestBody = config.maxRequestBody();
+    }
+
+    /** Installed first on the router, ahead of the REST layer. */
+    void install(@Observes Router router) {
+        router.route().order(Integer.MIN_VALUE).handler(this::limit);
+    }
+
+    void limit(RoutingContext context) {
+        String declared = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (declared != null && exceeds(declared)) {
+            context.response()
+                    .setStatusCode(413)
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .putHeader(HttpHeaders.CONNECTION, "close")
+                    .end(new JsonObject()
+                            .put("title", "Request entity too large")
+                            .put("description", "The request body may not exceed " + maxRequestBody + " bytes.")
+                            .encode());
+            return;
+        }
+        context.next();
+    }
+
+    private boolean exceeds(String declared) {
+        try {
+            return Long.parseLong(declared.trim()) > maxRequestBody;
+        } catch (NumberFormatException e) {
+            return false; // a malformed length is the HTTP layer's to refuse
+        }
+    }
+}

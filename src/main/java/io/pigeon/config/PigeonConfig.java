@@ -79,6 +79,15 @@ public interface PigeonConfig {
         }
     }
 
+    /** Pigeon's own vacuum of the message tables. */
+    Vacuum vacuum();
+
+    interface Vacuum {
+        /** How often, e.g. {@code 10s}; {@code off} leaves it to autovacuum alone. */
+        @WithDefault("10s")
+        String interval();
+    }
+
     /** The sweeper that deletes expired messages and ends expired claims. */
     Sweeper sweeper();
 

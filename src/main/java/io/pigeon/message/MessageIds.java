@@ -20,6 +20,15 @@ public final class MessageIds {
         return String.format("%024x", id);
     }
 
+    /** Ids as a comma-separated list, as in a {@code ?ids=} query. */
+    public static String join(long[] ids) {
+        StringBuilder joined = new StringBuilder();
+        for (long id : ids) {
+            joined.append(joined.isEmpty() ? "" : ",").append(format(id));
+        }
+        return joined.toString();
+    }
+
     /** The row id, or empty for a string that cannot be one of ours. */
     public static Optional<Long> parse(String id) {
         if (id == null || !HEX_ID.matcher(id).matches()) {

@@ -26,7 +26,6 @@ import jakarta.ws.rs.core.Response;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 /** The v1 message resources: post, list, get (one or by ids) and delete (one or by ids). */
 @Path("/v1/queues/{queue}/messages")
@@ -53,8 +52,7 @@ public class V1MessageResource {
         var newMessages = messages.toNewMessages(messages.readPostDocument(body), false);
         return messages.post(project, queue, clientId, newMessages).map(ids -> {
             List<String> hrefs = Arrays.stream(ids).mapToObj(id -> V1Messages.messageHref(queue, id)).toList();
-            String location = V1Messages.messagesHref(queue) + "?ids="
-                    + Arrays.stream(ids).mapToObj(MessageIds::format).collect(Collectors.joining(","));
+            String location = V1Messages.messagesHref(queue) + "?ids=" + MessageIds.join(ids);
             return Response.status(201)
                     .header(HttpHeaders.LOCATION, location)
                     .entity(new V1Messages.Posted(hrefs, false))

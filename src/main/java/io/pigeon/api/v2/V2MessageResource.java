@@ -49,8 +49,7 @@ public class V2MessageResource {
         ContentTypes.requireJson(contentType);
         var newMessages = messages.toNewMessages(messages.messagesOf(messages.readPostDocument(body)), true);
         return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length).map(ids -> {
-            String location = V2Messages.messagesHref(queue) + "?ids="
-                    + Arrays.stream(ids).mapToObj(MessageIds::format).collect(Collectors.joining(","));
+            String location = V2Messages.messagesHref(queue) + "?ids=" + MessageIds.join(ids);
             return Response.status(201)
                     .header(HttpHeaders.LOCATION, location)
                     .entity(new V2Messages.Posted(Arrays.stream(ids).mapToObj(id -> V2Messages.messageHref(queue, id)).toList()))

@@ -92,7 +92,7 @@ public interface PigeonConfig {
     Sweeper sweeper();
 
     interface Sweeper {
-        /** How often it runs, e.g. {@code 5s}. Rows are invisible the moment they expire; this bounds storage. */
+        /** How often it runs, e.g. {@code 5s} ({@code off} disables it). Rows are invisible the moment they expire; this bounds storage. */
         @WithDefault("5s")
         String interval();
 

@@ -67,11 +67,17 @@ public final class Bench {
         for (int clients : clientCounts) {
             String queue = "bench-" + clients;
             bench.put("/" + api + "/queues/" + queue);
-            bench.report("produce", clients, bench.run(clients, queue, Scenario.PRODUCE));
-            bench.report("consume", clients, bench.run(clients, queue, Scenario.CONSUME));
-            String cycleQueue = "bench-cycle-" + clients;
-            bench.put("/" + bench.api + "/queues/" + cycleQueue);
-            bench.report("cycle", clients, bench.run(clients, cycleQueue, Scenario.CYCLE));
+            if (scenarios.contains("produce")) {
+                bench.report("produce", clients, bench.run(clients, queue, Scenario.PRODUCE));
+            }
+            if (scenarios.contains("consume")) {
+                bench.report("consume", clients, bench.run(clients, queue, Scenario.CONSUME));
+            }
+            if (scenarios.contains("cycle")) {
+                String cycleQueue = "bench-cycle-" + clients;
+                bench.put("/" + api + "/queues/" + cycleQueue);
+                bench.report("cycle", clients, bench.run(clients, cycleQueue, Scenario.CYCLE));
+            }
         }
     }
 

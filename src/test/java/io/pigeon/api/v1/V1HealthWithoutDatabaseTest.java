@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
 @TestProfile(V1HealthWithoutDatabaseTest.ClosedPortDatabase.class)
 class V1HealthWithoutDatabaseTest {
 
-    /** Points the datasource at a port nobody listens on, and skips the start-up migration that needs it. */
+    /**
+     * Points the datasource at a port nobody listens on, and skips the start-up migration that needs it.
+     * The sweeper and the vacuum are off: this also proves Pigeon starts with them turned off.
+     */
     public static class ClosedPortDatabase implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -23,7 +26,9 @@ class V1HealthWithoutDatabaseTest {
                     "quarkus.datasource.reactive.url", "postgresql://127.0.0.1:1/pigeon",
                     "quarkus.datasource.username", "nobody",
                     "quarkus.datasource.password", "nothing",
-                    "quarkus.flyway.migrate-at-start", "false");
+                    "quarkus.flyway.migrate-at-start", "false",
+                    "pigeon.sweeper.interval", "off",
+                    "pigeon.vacuum.interval", "off");
         }
 
         @Override

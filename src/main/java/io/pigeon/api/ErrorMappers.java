@@ -37,7 +37,7 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response api(ApiException e) {
-        return error(e.status(), e.title(), e.description());
+        return e.toResponse();
     }
 
     /**

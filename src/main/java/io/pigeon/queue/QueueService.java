@@ -44,12 +44,7 @@ public class QueueService {
 
     /** One page of the project's queues, in name order, after {@code marker}. */
     public Uni<List<Queue>> list(String project, String marker, Integer limit, boolean detailed) {
-        int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
-        if (pageSize < 1 || pageSize > config.maxQueuesPerPage()) {
-            throw ApiException.invalidRequest(
-                    "Limit must be at least 1 and no greater than " + config.maxQueuesPerPage() + ".");
-        }
-        return store.list(project, marker, pageSize, detailed, null);
+        return list(project, marker, limit, detailed, null);
     }
 
     /** One page of the project's queues whose names contain {@code nameContains} (v2's {@code name} filter). */

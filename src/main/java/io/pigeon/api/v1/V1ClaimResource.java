@@ -31,7 +31,7 @@ public class V1ClaimResource {
 
     /** v1 requires both ttl and grace. 201 with the claimed messages, or 204 when none is free. */
     @POST
-    public Uni<Response> claim(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> claim(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queue,
             @QueryParam("limit") String limitParam,
@@ -50,7 +50,7 @@ public class V1ClaimResource {
 
     @GET
     @Path("{claimId}")
-    public Uni<Response> get(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> get(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("queue") String queue,
             @PathParam("claimId") String claimId) {
         String project = Projects.fromOptionalHeader(projectHeader);
@@ -65,7 +65,7 @@ public class V1ClaimResource {
 
     @PATCH
     @Path("{claimId}")
-    public Uni<Response> renew(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> renew(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queue,
             @PathParam("claimId") String claimId,
@@ -77,7 +77,7 @@ public class V1ClaimResource {
 
     @DELETE
     @Path("{claimId}")
-    public Uni<Response> release(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> release(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("queue") String queue,
             @PathParam("claimId") String claimId) {
         String project = Projects.fromOptionalHeader(projectHeader);

@@ -41,7 +41,7 @@ public class V1MessageResource {
     }
 
     @POST
-    public Uni<Response> post(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> post(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queue,
@@ -62,7 +62,7 @@ public class V1MessageResource {
 
     /** Lists the queue, or with {@code ids} gets those messages. */
     @GET
-    public Uni<Response> list(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> list(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
             @QueryParam("ids") String ids,
@@ -106,7 +106,7 @@ public class V1MessageResource {
 
     @GET
     @Path("{id}")
-    public Uni<Response> get(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> get(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
             @PathParam("id") String id) {
@@ -119,7 +119,7 @@ public class V1MessageResource {
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
             @PathParam("id") String id,
@@ -130,7 +130,7 @@ public class V1MessageResource {
     }
 
     @DELETE
-    public Uni<Response> deleteByIds(@HeaderParam(V1QueueResource.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> deleteByIds(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
             @QueryParam("ids") String ids) {

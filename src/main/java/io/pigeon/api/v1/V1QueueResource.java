@@ -30,7 +30,6 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public class V1QueueResource {
 
-    static final String PROJECT_HEADER = "X-Project-Id";
     private static final String CONTENT_LOCATION = "Content-Location";
 
     private final QueueService queues;
@@ -42,7 +41,7 @@ public class V1QueueResource {
     }
 
     @GET
-    public Uni<Response> list(@HeaderParam(PROJECT_HEADER) String projectHeader,
+    public Uni<Response> list(@HeaderParam(Projects.HEADER) String projectHeader,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
@@ -66,7 +65,7 @@ public class V1QueueResource {
 
     @PUT
     @Path("{name}")
-    public Uni<Response> create(@HeaderParam(PROJECT_HEADER) String projectHeader, @PathParam("name") String name) {
+    public Uni<Response> create(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
         String project = Projects.fromOptionalHeader(projectHeader);
         return queues.create(project, name).map(created -> Response.status(created ? 201 : 204)
                 .header(HttpHeaders.LOCATION, queueHref(name))
@@ -76,7 +75,7 @@ public class V1QueueResource {
     /** Existence check; HEAD is answered by this method too. */
     @GET
     @Path("{name}")
-    public Uni<Response> exists(@HeaderParam(PROJECT_HEADER) String projectHeader, @PathParam("name") String name) {
+    public Uni<Response> exists(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
         String project = Projects.fromOptionalHeader(projectHeader);
         return queues.exists(project, name).map(found -> {
             Response response = found
@@ -88,14 +87,14 @@ public class V1QueueResource {
 
     @DELETE
     @Path("{name}")
-    public Uni<Response> delete(@HeaderParam(PROJECT_HEADER) String projectHeader, @PathParam("name") String name) {
+    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
         String project = Projects.fromOptionalHeader(projectHeader);
         return queues.delete(project, name).map(ignored -> Response.noContent().build());
     }
 
     @GET
     @Path("{name}/metadata")
-    public Uni<Response> metadata(@HeaderParam(PROJECT_HEADER) String projectHeader, @PathParam("name") String name) {
+    public Uni<Response> metadata(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
         String project = Projects.fromOptionalHeader(projectHeader);
         return queues.metadata(project, name).map(json -> Response.ok(json, MediaType.APPLICATION_JSON_TYPE)
                 .header(CONTENT_LOCATION, queueHref(name) + "/metadata")
@@ -104,7 +103,7 @@ public class V1QueueResource {
 
     @PUT
     @Path("{name}/metadata")
-    public Uni<Response> replaceMetadata(@HeaderParam(PROJECT_HEADER) String projectHeader,
+    public Uni<Response> replaceMetadata(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
@@ -118,7 +117,7 @@ public class V1QueueResource {
     /** Message counts by state; oldest and newest only when the queue holds messages. */
     @GET
     @Path("{name}/stats")
-    public Uni<Response> stats(@HeaderParam(PROJECT_HEADER) String projectHeader, @PathParam("name") String name) {
+    public Uni<Response> stats(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
         String project = Projects.fromOptionalHeader(projectHeader);
         return messages.stats(project, name).map(stats -> Response.ok(StatsView.of(stats, id -> V1Messages.messageHref(name, id)))
                 .header(CONTENT_LOCATION, queueHref(name) + "/stats")

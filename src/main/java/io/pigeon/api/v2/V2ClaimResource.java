@@ -35,7 +35,7 @@ public class V2ClaimResource {
 
     /** 201 {@code {"messages": [...]}} with Location, or 204 when nothing is free (or the queue is absent). */
     @POST
-    public Uni<Response> claim(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> claim(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queue,
             @QueryParam("limit") String limitParam,
@@ -58,7 +58,7 @@ public class V2ClaimResource {
 
     @GET
     @Path("{claimId}")
-    public Uni<V2Messages.ClaimView> get(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<V2Messages.ClaimView> get(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("queue") String queue,
             @PathParam("claimId") String claimId) {
         return claims.get(Projects.fromRequiredHeader(projectHeader), queue, claimId)
@@ -68,7 +68,7 @@ public class V2ClaimResource {
 
     @PATCH
     @Path("{claimId}")
-    public Uni<Response> renew(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> renew(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queue,
             @PathParam("claimId") String claimId,
@@ -80,7 +80,7 @@ public class V2ClaimResource {
 
     @DELETE
     @Path("{claimId}")
-    public Uni<Response> release(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> release(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("queue") String queue,
             @PathParam("claimId") String claimId) {
         return claims.release(Projects.fromRequiredHeader(projectHeader), queue, claimId)

@@ -39,7 +39,7 @@ public class V2MessageResource {
     }
 
     @POST
-    public Uni<Response> post(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> post(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queue,
@@ -59,7 +59,7 @@ public class V2MessageResource {
 
     /** Lists the queue (200 even when empty or absent), or with {@code ids} gets those messages. */
     @GET
-    public Uni<V2Messages.Messages> list(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<V2Messages.Messages> list(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
             @QueryParam("ids") String ids,
@@ -99,7 +99,7 @@ public class V2MessageResource {
 
     @GET
     @Path("{id}")
-    public Uni<V2Messages.Item> get(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<V2Messages.Item> get(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("queue") String queue,
             @PathParam("id") String id) {
         return messages.get(Projects.fromRequiredHeader(projectHeader), queue, id).map(m -> V2Messages.item(queue, m));
@@ -107,7 +107,7 @@ public class V2MessageResource {
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("queue") String queue,
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
@@ -117,7 +117,7 @@ public class V2MessageResource {
 
     /** Deletes the messages named by {@code ids}, or pops {@code pop} of the oldest free ones (200 with them). */
     @DELETE
-    public Uni<Response> deleteOrPop(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> deleteOrPop(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("queue") String queue,
             @QueryParam("ids") String ids,
             @QueryParam("pop") String popParam) {

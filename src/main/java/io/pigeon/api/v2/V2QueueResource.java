@@ -53,7 +53,7 @@ public class V2QueueResource {
     }
 
     @GET
-    public Uni<V2Messages.QueueList> list(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<V2Messages.QueueList> list(@HeaderParam(Projects.HEADER) String projectHeader,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
@@ -78,7 +78,7 @@ public class V2QueueResource {
     /** Creates the queue, with the metadata document if one is sent: 201, or 204 when it already exists. */
     @PUT
     @Path("{name}")
-    public Uni<Response> create(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> create(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
@@ -94,7 +94,7 @@ public class V2QueueResource {
     /** The queue's metadata with its reserved attributes (defaults where unset), as Zaqar v2 answers it. */
     @GET
     @Path("{name}")
-    public Uni<JsonNode> get(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<JsonNode> get(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("name") String name) {
         return queues.metadataWithDefaults(Projects.fromRequiredHeader(projectHeader), name).map(metadata -> metadata);
     }
@@ -108,7 +108,7 @@ public class V2QueueResource {
 
     @PATCH
     @Path("{name}")
-    public Uni<JsonNode> patch(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<JsonNode> patch(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
@@ -122,7 +122,7 @@ public class V2QueueResource {
 
     @DELETE
     @Path("{name}")
-    public Uni<Response> delete(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("name") String name) {
         return queues.delete(Projects.fromRequiredHeader(projectHeader), name).map(ignored -> Response.noContent().build());
     }
@@ -130,7 +130,7 @@ public class V2QueueResource {
     /** Message counts; a queue that does not exist has none (v2 queues exist lazily). */
     @GET
     @Path("{name}/stats")
-    public Uni<StatsView> stats(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<StatsView> stats(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("name") String name) {
         return messages.statsIfQueueExists(Projects.fromRequiredHeader(projectHeader), name)
                 .map(found -> found.map(stats -> StatsView.of(stats, id -> V2Messages.messageHref(name, id)))
@@ -140,7 +140,7 @@ public class V2QueueResource {
     /** Deletes the queue's messages (and subscriptions, which Pigeon does not keep yet); the queue stays. */
     @POST
     @Path("{name}/purge")
-    public Uni<Response> purge(@HeaderParam(V2RequestHeaders.PROJECT_HEADER) String projectHeader,
+    public Uni<Response> purge(@HeaderParam(Projects.HEADER) String projectHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {

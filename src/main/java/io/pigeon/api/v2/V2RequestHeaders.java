@@ -12,7 +12,6 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  */
 public class V2RequestHeaders {
 
-    static final String PROJECT_HEADER = "X-Project-Id";
 
     @ServerRequestFilter
     public void requireProjectAndClient(HttpServerRequest request) {
@@ -21,6 +20,6 @@ public class V2RequestHeaders {
             return;
         }
         ClientIds.require(request.getHeader(ClientIds.HEADER));
-        Projects.fromRequiredHeader(request.getHeader(PROJECT_HEADER));
+        Projects.fromRequiredHeader(request.getHeader(Projects.HEADER));
     }
 }

@@ -37,7 +37,13 @@ public final class AllowedMethods {
             route("/v2/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"));
+            route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/subscriptions", "GET, HEAD, POST, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/subscriptions/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+            route("/v3/queue/" + SEGMENT + "/" + SEGMENT + "/" + SEGMENT, "DELETE, GET, HEAD, POST, OPTIONS"),
+            route("/v3/dead-groups", "GET, HEAD, OPTIONS"),
+            route("/v3/dead-groups/" + SEGMENT, "DELETE, OPTIONS"),
+            route("/v3/dead-groups/" + SEGMENT + "/requeue", "POST, OPTIONS"));
 
     private AllowedMethods() {
     }

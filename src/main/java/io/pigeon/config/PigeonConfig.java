@@ -2,6 +2,9 @@ package io.pigeon.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * Every limit Pigeon enforces, named after Zaqar's own options so that operators recognise them.
@@ -58,6 +61,14 @@ public interface PigeonConfig {
     @WithDefault("60")
     int defaultClaimGrace();
 
+    /** A subscription's TTL when the request gives none, in seconds. */
+    @WithDefault("3600")
+    int defaultSubscriptionTtl();
+
+    /** Largest {@code limit} when listing subscriptions. */
+    @WithDefault("20")
+    int maxSubscriptionsPerPage();
+
     /** Who may call, and for which projects. */
     Auth auth();
 
@@ -103,5 +114,63 @@ public interface PigeonConfig {
         /** Statements per run and kind, so that one run stays short even after an outage. */
         @WithDefault("100")
         int maxBatchesPerRun();
+    }
+
+    /** The delivery engine of the delayed-dispatch queue (/v3/queue) and of v2 subscriptions. */
+    Dispatch dispatch();
+
+    interface Dispatch {
+        /** Whether this replica delivers; every replica may, safely. Enqueueing works either way. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Calls in flight at once, per replica. */
+        @WithDefault("64")
+        int maxConcurrency();
+
+        /** Time to connect to a target. */
+        @WithDefault("5s")
+        Duration connectTimeout();
+
+        /** Time to wait for the target's answer once connected. */
+        @WithDefault("30s")
+        Duration readTimeout();
+
+        /**
+         * Hosts and networks a target may be on: host names ({@code receiver}, {@code *.example.com}) and CIDRs
+         * ({@code 10.0.0.0/8}, {@code ::1/128}). Unset: any http(s) target is accepted.
+         */
+        Optional<List<String>> allowedTargets();
+
+        /** Calls a group gets before it is moved to the dead state (the first call included). */
+        @WithDefault("10")
+        int maxAttempts();
+
+        /** Age after which a failing group is moved to the dead state, whatever its attempts. */
+        @WithDefault("1d")
+        Duration maxAge();
+
+        /** Delay before the first retry; each further retry doubles it, up to {@code retry-max}. */
+        @WithDefault("1s")
+        Duration retryInitial();
+
+        /** Longest delay between two retries. */
+        @WithDefault("5m")
+        Duration retryMax();
+
+        /** Most items one call delivers; a larger group is delivered in several calls, in order. */
+        @WithDefault("100")
+        int maxItemsPerCall();
+
+        /** Largest enqueued body, in bytes. */
+        @WithDefault("262144")
+        int maxBodySize();
+
+        /**
+         * Longest sleep of an idle dispatcher. Pushes wake it at once (in-process and by LISTEN/NOTIFY from
+         * other replicas); this bounds how late a group can be if a notification is ever lost.
+         */
+        @WithDefault("10s")
+        Duration maxSleep();
     }
 }

@@ -1,5 +1,6 @@
 package io.pigeon.message;
 
+import io.pigeon.subscription.SubscriptionFanOut;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -25,12 +26,17 @@ public class MessageStore {
     static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
 
     private static final String POST = """
-            INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
-            SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second'
-            FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
-            WHERE q.project = $1 AND q.name = $2
-            ORDER BY t.ord
-            RETURNING id""";
+            WITH inserted AS (
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
+                SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second'
+                FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
+                WHERE q.project = $1 AND q.name = $2
+                ORDER BY t.ord
+                RETURNING id, ttl, body, visible_at),
+            %s
+            SELECT id FROM inserted WHERE %s""".formatted(
+            SubscriptionFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)"),
+            SubscriptionFanOut.SIGNALLED);
 
     private static final String LIST = """
             SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body
@@ -76,8 +82,10 @@ public class MessageStore {
                 FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
                 WHERE $9 <= t.max_size
                 ORDER BY n.ord
-                RETURNING id)
-            SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids""";
+                RETURNING id, ttl, body, visible_at),
+            %s
+            SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids
+            WHERE %s""".formatted(SubscriptionFanOut.ctes("(SELECT metadata FROM q)"), SubscriptionFanOut.SIGNALLED);
 
     private static final String POP = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)

@@ -36,9 +36,14 @@ public class QueueStore {
                 .map(rows -> rows.size() == 1);
     }
 
-    /** Deletes the queue; its messages go with it through the foreign key's cascade. */
+    /**
+     * Deletes the queue; its messages go with it through the foreign key's cascade, and its subscriptions
+     * (which name it rather than reference it) in the same statement.
+     */
     public Uni<Void> delete(String project, String name) {
-        return pool.preparedQuery("DELETE FROM queues WHERE project = $1 AND name = $2")
+        return pool.preparedQuery("""
+                WITH subscriptions_dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2)
+                DELETE FROM queues WHERE project = $1 AND name = $2""")
                 .execute(Tuple.of(project, name))
                 .replaceWithVoid();
     }

@@ -21,6 +21,8 @@ public class ReservedAttributes {
     public static final String DEAD_LETTER_QUEUE_MESSAGES_TTL = "_dead_letter_queue_messages_ttl";
     public static final String MAX_CLAIM_COUNT = "_max_claim_count";
     public static final String ENABLE_ENCRYPT_MESSAGES = "_enable_encrypt_messages";
+    /** How notifications to the queue's subscribers are retried; not shown unless set. */
+    public static final String RETRY_POLICY = "_retry_policy";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
     public static final java.util.Set<String> ALL = java.util.Set.of(MAX_MESSAGES_POST_SIZE, DEFAULT_MESSAGE_TTL,
@@ -60,6 +62,7 @@ public class ReservedAttributes {
             }
             QueueNames.validate(deadLetterQueue.asText());
         }
+        io.pigeon.dispatch.RetrySchedule.validatePolicy(RETRY_POLICY, metadata.get(RETRY_POLICY));
         JsonNode encrypt = metadata.get(ENABLE_ENCRYPT_MESSAGES);
         if (encrypt != null && !encrypt.isNull()) {
             if (!encrypt.isBoolean()) {

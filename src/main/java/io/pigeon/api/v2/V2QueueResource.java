@@ -12,6 +12,7 @@ import io.pigeon.queue.Queue;
 import io.pigeon.queue.QueueNames;
 import io.pigeon.queue.QueueService;
 import io.pigeon.queue.ReservedAttributes;
+import io.pigeon.subscription.SubscriptionService;
 import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
@@ -45,11 +46,14 @@ public class V2QueueResource {
     private final QueueService queues;
     private final MessageService messages;
     private final ReservedAttributes reserved;
+    private final SubscriptionService subscriptions;
 
-    public V2QueueResource(QueueService queues, MessageService messages, ReservedAttributes reserved) {
+    public V2QueueResource(QueueService queues, MessageService messages, ReservedAttributes reserved,
+            SubscriptionService subscriptions) {
         this.queues = queues;
         this.messages = messages;
         this.reserved = reserved;
+        this.subscriptions = subscriptions;
     }
 
     @GET
@@ -137,7 +141,7 @@ public class V2QueueResource {
                         .orElseGet(StatsView::empty));
     }
 
-    /** Deletes the queue's messages (and subscriptions, which Pigeon does not keep yet); the queue stays. */
+    /** Deletes the queue's messages and subscriptions, or those that {@code resource_types} names; the queue stays. */
     @POST
     @Path("{name}/purge")
     public Uni<Response> purge(@HeaderParam(Projects.HEADER) String projectHeader,
@@ -147,6 +151,7 @@ public class V2QueueResource {
         String project = Projects.fromRequiredHeader(projectHeader);
         QueueNames.validate(name);
         boolean purgeMessages = true;
+        boolean purgeSubscriptions = true;
         if (body != null && body.length > 0) {
             ContentTypes.requireJson(contentType);
             JsonNode types = JsonBodies.parse(body).get("resource_types");
@@ -155,16 +160,20 @@ public class V2QueueResource {
                     throw invalidResourceTypes();
                 }
                 purgeMessages = false;
+                purgeSubscriptions = false;
                 for (JsonNode type : types) {
                     if (!type.isTextual() || !PURGEABLE.contains(type.asText())) {
                         throw invalidResourceTypes();
                     }
                     purgeMessages |= type.asText().equals("messages");
+                    purgeSubscriptions |= type.asText().equals("subscriptions");
                 }
             }
         }
         Uni<Void> purge = purgeMessages ? messages.purge(project, name) : Uni.createFrom().voidItem();
-        return purge.map(ignored -> Response.noContent().build());
+        boolean alsoSubscriptions = purgeSubscriptions;
+        return purge.flatMap(ignored -> alsoSubscriptions ? subscriptions.deleteAll(project, name) : Uni.createFrom().voidItem())
+                .map(ignored -> Response.noContent().build());
     }
 
     private static ApiException invalidResourceTypes() {

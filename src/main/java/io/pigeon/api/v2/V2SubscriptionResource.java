@@ -1,0 +1,142 @@
+package io.pigeon.api.v2;
+
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.pigeon.api.ApiException;
+import io.pigeon.api.ContentTypes;
+import io.pigeon.api.JsonBodies;
+import io.pigeon.api.PageLink;
+import io.pigeon.api.QueryParams;
+import io.pigeon.message.MessageIds;
+import io.pigeon.queue.QueueNames;
+import io.pigeon.subscription.Subscription;
+import io.pigeon.subscription.SubscriptionService;
+import io.pigeon.tenancy.Projects;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.PATCH;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * v2 subscriptions: every message posted to the queue is delivered to each live http(s) subscriber by
+ * the delivery engine of /v3. mailto subscribers are kept but never sent (Pigeon has no mail server);
+ * their documents say so in {@code delivery}.
+ */
+@Path("/v2/queues/{name}/subscriptions")
+@Produces(MediaType.APPLICATION_JSON)
+public class V2SubscriptionResource {
+
+    static final String WEBHOOK = "webhook";
+    static final String NOT_DELIVERED = "not delivered: Pigeon has no mail server";
+
+    private final SubscriptionService subscriptions;
+
+    public V2SubscriptionResource(SubscriptionService subscriptions) {
+        this.subscriptions = subscriptions;
+    }
+
+    @RegisterForReflection
+    record Created(String subscription_id) {
+    }
+
+    /** Zaqar's subscription document; {@code confirmed} is always true (no confirmation step), {@code delivery} is Pigeon's. */
+    @RegisterForReflection
+    record Document(String id, String subscriber, String source, int ttl, @JsonRawValue String options, long age,
+            boolean confirmed, String delivery) {
+        static Document of(Subscription subscription) {
+            return new Document(MessageIds.format(subscription.id()), subscription.subscriber(), subscription.source(),
+                    subscription.ttl(), subscription.optionsJson(), subscription.age(), true,
+                    subscription.delivered() ? WEBHOOK : NOT_DELIVERED);
+        }
+    }
+
+    @RegisterForReflection
+    record Page(List<Document> subscriptions, List<PageLink> links) {
+    }
+
+    @POST
+    public Uni<Response> create(@HeaderParam(Projects.HEADER) String projectHeader,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String queue, byte[] body) {
+        String project = Projects.fromRequiredHeader(projectHeader);
+        QueueNames.validate(queue);
+        ContentTypes.requireJson(contentType);
+        return subscriptions.create(project, queue, JsonBodies.parse(body))
+                .map(id -> Response.status(Response.Status.CREATED)
+                        .header(HttpHeaders.LOCATION, href(queue, id))
+                        .entity(new Created(MessageIds.format(id))).build());
+    }
+
+    @GET
+    public Uni<Page> list(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String queue,
+            @QueryParam("marker") String marker, @QueryParam("limit") String limitParam) {
+        String project = Projects.fromRequiredHeader(projectHeader);
+        QueueNames.validate(queue);
+        Integer limit = QueryParams.integer("limit", limitParam);
+        long after = marker == null || marker.isEmpty() ? 0
+                : MessageIds.parse(marker).orElseThrow(() -> ApiException.invalidParameter("marker",
+                        "The value must be a subscription id from a previous page."));
+        return subscriptions.list(project, queue, after, limit).map(page -> {
+            List<Document> documents = page.stream().map(Document::of).toList();
+            List<PageLink> links = documents.isEmpty() ? List.of()
+                    : List.of(PageLink.next("/v2/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8)
+                            + "/subscriptions?marker=" + documents.get(documents.size() - 1).id()
+                            + (limit == null ? "" : "&limit=" + limit)));
+            return new Page(documents, links);
+        });
+    }
+
+    @GET
+    @Path("{id}")
+    public Uni<Document> get(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String queue,
+            @PathParam("id") String id) {
+        String project = Projects.fromRequiredHeader(projectHeader);
+        QueueNames.validate(queue);
+        long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
+        return subscriptions.get(project, queue, subscriptionId)
+                .map(found -> found.map(Document::of).orElseThrow(() -> missing(id)));
+    }
+
+    @PATCH
+    @Path("{id}")
+    public Uni<Response> update(@HeaderParam(Projects.HEADER) String projectHeader,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String queue,
+            @PathParam("id") String id, byte[] body) {
+        String project = Projects.fromRequiredHeader(projectHeader);
+        QueueNames.validate(queue);
+        ContentTypes.requireJson(contentType);
+        long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
+        return subscriptions.update(project, queue, subscriptionId, JsonBodies.parse(body))
+                .map(updated -> Response.noContent().header(HttpHeaders.LOCATION, href(queue, subscriptionId)).build());
+    }
+
+    @DELETE
+    @Path("{id}")
+    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String queue,
+            @PathParam("id") String id) {
+        String project = Projects.fromRequiredHeader(projectHeader);
+        QueueNames.validate(queue);
+        Uni<Void> deleted = MessageIds.parse(id).map(subscriptionId -> subscriptions.delete(project, queue, subscriptionId))
+                .orElseGet(() -> Uni.createFrom().voidItem());
+        return deleted.map(ignored -> Response.noContent().build());
+    }
+
+    private static String href(String queue, long id) {
+        return "/v2/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8) + "/subscriptions/" + MessageIds.format(id);
+    }
+
+    private static ApiException missing(String id) {
+        return ApiException.notFound("Subscription " + id + " does not exist.");
+    }
+}

@@ -1,0 +1,109 @@
+package io.pigeon.api.v3;
+
+import io.pigeon.api.PageLink;
+import io.pigeon.api.QueryParams;
+import io.pigeon.dispatch.DispatchAddress;
+import io.pigeon.dispatch.DispatchService;
+import io.pigeon.tenancy.Projects;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.util.List;
+
+/**
+ * The delayed-dispatch queue: {@code /v3/queue/{merge_key}/{method}/{service}} enqueues, shows and drops
+ * a group's pending items; {@code /v3/dead-groups} lists, re-queues and drops groups whose calls kept
+ * failing. Like v1, a missing {@code X-Project-Id} means the default project.
+ */
+@Path("/v3")
+@Produces(MediaType.APPLICATION_JSON)
+public class V3QueueResource {
+
+    private final DispatchService dispatch;
+
+    public V3QueueResource(DispatchService dispatch) {
+        this.dispatch = dispatch;
+    }
+
+    /** Any JSON body, whatever Content-Type the client names (curl -d sends a form type). */
+    @POST
+    @Path("queue/{merge_key}/{method}/{service}")
+    @Consumes(MediaType.WILDCARD)
+    public Uni<Response> enqueue(@HeaderParam(Projects.HEADER) String projectHeader,
+            @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
+            @PathParam("service") String service, @QueryParam("ontime") String ontime,
+            @QueryParam("update") String update, @Context UriInfo uri, byte[] body) {
+        String project = Projects.fromOptionalHeader(projectHeader);
+        return dispatch.enqueue(project, mergeKey, method, service, ontime, update, body)
+                .map(enqueued -> Response.status(Response.Status.CREATED)
+                        .header("Location", uri.getRequestUri().getRawPath())
+                        .entity(V3Documents.Enqueued.of(enqueued)).build());
+    }
+
+    @GET
+    @Path("queue/{merge_key}/{method}/{service}")
+    public Uni<V3Documents.Pending> pending(@HeaderParam(Projects.HEADER) String projectHeader,
+            @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
+            @PathParam("service") String service) {
+        String project = Projects.fromOptionalHeader(projectHeader);
+        DispatchAddress address = DispatchAddress.parse(method, service);
+        return dispatch.pending(project, mergeKey, method, service)
+                .map(groups -> new V3Documents.Pending(mergeKey, address.method(), address.target().toString(),
+                        DispatchService.mergeable(mergeKey), groups.stream().map(V3Documents.Group::of).toList()));
+    }
+
+    @DELETE
+    @Path("queue/{merge_key}/{method}/{service}")
+    public Uni<Response> deletePending(@HeaderParam(Projects.HEADER) String projectHeader,
+            @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
+            @PathParam("service") String service) {
+        String project = Projects.fromOptionalHeader(projectHeader);
+        return dispatch.deletePending(project, mergeKey, method, service).map(deleted -> Response.noContent().build());
+    }
+
+    @GET
+    @Path("dead-groups")
+    public Uni<V3Documents.DeadGroups> dead(@HeaderParam(Projects.HEADER) String projectHeader,
+            @QueryParam("marker") String marker, @QueryParam("limit") String limitParam) {
+        String project = Projects.fromOptionalHeader(projectHeader);
+        Integer limit = QueryParams.integer("limit", limitParam);
+        return dispatch.dead(project, marker, limit).map(groups -> {
+            List<V3Documents.DeadGroup> shown = groups.stream().map(V3Documents.DeadGroup::of).toList();
+            List<PageLink> links = shown.isEmpty() ? List.of()
+                    : List.of(PageLink.next("/v3/dead-groups?marker=" + shown.get(shown.size() - 1).id()
+                            + (limit == null ? "" : "&limit=" + limit)));
+            return new V3Documents.DeadGroups(shown, links);
+        });
+    }
+
+    /** Puts a dead group back, to be called at once with fresh attempts. */
+    @POST
+    @Path("dead-groups/{id}/requeue")
+    public Uni<Response> requeue(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("id") String id) {
+        String project = Projects.fromOptionalHeader(projectHeader);
+        return dispatch.requeue(project, id).map(requeued -> {
+            if (!requeued) {
+                throw io.pigeon.api.ApiException.notFound("No dead group " + id + " in this project.");
+            }
+            return Response.noContent().build();
+        });
+    }
+
+    @DELETE
+    @Path("dead-groups/{id}")
+    public Uni<Response> drop(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("id") String id) {
+        String project = Projects.fromOptionalHeader(projectHeader);
+        return dispatch.dropDead(project, id).map(dropped -> Response.noContent().build());
+    }
+}

@@ -1,0 +1,307 @@
+package io.pigeon.dispatch;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The SQL of the delivery engine. Due groups are taken with {@code FOR UPDATE SKIP LOCKED} and a lease
+ * token, so any number of dispatchers share the work; completing or releasing a group needs the token it
+ * was taken with (the seed's locker), so a dispatcher whose lease ran out cannot undo another's work.
+ * Every time is the database's.
+ */
+@ApplicationScoped
+public class DispatchStore {
+
+    /** The channel a push notifies, so that every replica's dispatcher re-plans at once. */
+    public static final String CHANNEL = "pigeon_dispatch";
+
+    // While a group is leased its fire time is the lease's end, and a push records the time it asks for in
+    // next_fire_at instead (the overwrite flag is always set during a call, as in the seed's Get).
+    private static final String ENQUEUE = """
+            WITH g AS (
+                INSERT INTO dispatch_groups AS g (project, merge_key, method, target, mergeable, envelope, fire_at)
+                VALUES ($1, $2, $3, $4, $5, 'array', COALESCE(to_timestamp($6::float8), now()))
+                ON CONFLICT (project, merge_key, method, target) WHERE mergeable AND state = 'pending'
+                DO UPDATE SET
+                    fire_at = CASE WHEN g.lease_until > now() OR NOT ($7 OR g.overwrite) THEN g.fire_at
+                                   ELSE EXCLUDED.fire_at END,
+                    next_fire_at = CASE WHEN g.lease_until > now() AND ($7 OR g.overwrite) THEN EXCLUDED.fire_at
+                                        ELSE g.next_fire_at END
+                RETURNING id, fire_at, next_fire_at, lease_until > now() AS in_flight),
+            item AS (
+                INSERT INTO dispatch_items (group_id, body) SELECT id, $8 FROM g RETURNING id, group_id)
+            SELECT item.id AS item_id, item.group_id,
+                   extract(epoch FROM CASE WHEN g.in_flight THEN g.next_fire_at ELSE g.fire_at END)::float8 AS fire_at
+            FROM item JOIN g ON g.id = item.group_id
+            CROSS JOIN LATERAL (SELECT pg_notify('%s', '')) AS signal""".formatted(CHANNEL);
+
+    private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";
+
+    private static final String VIEW = """
+            SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
+                   extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
+                                           ELSE g.fire_at END)::float8 AS fire_at,
+                   i.id AS item_id, i.body, extract(epoch FROM i.created_at)::float8 AS item_created
+            FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
+            WHERE %s AND g.state = 'pending'
+            ORDER BY g.id, i.id
+            LIMIT $5""".formatted(PATH);
+
+    private static final String DELETE_PATH = """
+            DELETE FROM dispatch_groups g WHERE %s AND g.state = 'pending'""".formatted(PATH);
+
+    // MATERIALIZED: the locking scan runs exactly once, whatever the planner thinks of the table's size.
+    private static final String TAKE_DUE = """
+            WITH due AS MATERIALIZED (
+                SELECT id, fire_at FROM dispatch_groups
+                WHERE state = 'pending' AND fire_at <= now()
+                ORDER BY fire_at
+                LIMIT $1
+                FOR UPDATE SKIP LOCKED)
+            UPDATE dispatch_groups g
+            SET lease_token = gen_random_uuid(), lease_until = now() + $2 * interval '1 millisecond',
+                fire_at = now() + $2 * interval '1 millisecond', next_fire_at = NULL, overwrite = true,
+                attempts = g.attempts + 1
+            FROM due
+            WHERE g.id = due.id
+            RETURNING g.id, g.lease_token, g.method, g.target, g.envelope, g.headers::text AS headers,
+                      g.retry_policy::text AS retry_policy, g.attempts,
+                      extract(epoch FROM now() - g.created_at)::float8 AS age,
+                      extract(epoch FROM now() - due.fire_at)::float8 AS lateness,
+                      ARRAY(SELECT i.id FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3) AS item_ids,
+                      ARRAY(SELECT i.body FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3) AS bodies""";
+
+    private static final String SECONDS_TO_NEXT_DUE = """
+            SELECT extract(epoch FROM min(fire_at) - now())::float8 FROM dispatch_groups WHERE state = 'pending'""";
+
+    private static final String LOCK_LEASED = """
+            SELECT 1 FROM dispatch_groups WHERE id = $1 AND lease_token = $2 FOR UPDATE""";
+
+    // Runs after LOCK_LEASED in the same transaction, so its snapshot includes every item that a concurrent
+    // push added before the lock was granted: such items are never deleted with the group.
+    private static final String COMPLETE = """
+            WITH removed AS (
+                DELETE FROM dispatch_items WHERE group_id = $1 AND id = ANY($2::bigint[])),
+            rest AS (
+                SELECT EXISTS (SELECT 1 FROM dispatch_items WHERE group_id = $1 AND id <> ALL($2::bigint[])) AS left_over),
+            emptied AS (
+                DELETE FROM dispatch_groups WHERE id = $1 AND NOT (SELECT left_over FROM rest))
+            UPDATE dispatch_groups
+            SET lease_token = NULL, lease_until = NULL, overwrite = false, attempts = 0, last_error = NULL,
+                fire_at = CASE WHEN $3 THEN now() ELSE COALESCE(next_fire_at, now()) END, next_fire_at = NULL
+            WHERE id = $1 AND (SELECT left_over FROM rest)""";
+
+    private static final String RELEASE = """
+            UPDATE dispatch_groups
+            SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, last_error = $3,
+                fire_at = now() + $4 * interval '1 millisecond'
+            WHERE id = $1 AND lease_token = $2""";
+
+    private static final String BURY = """
+            UPDATE dispatch_groups
+            SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, last_error = $3,
+                state = 'dead', dead_at = now()
+            WHERE id = $1 AND lease_token = $2""";
+
+    private static final String LIST_DEAD = """
+            SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error,
+                   extract(epoch FROM g.dead_at)::float8 AS dead_at, extract(epoch FROM g.created_at)::float8 AS created_at,
+                   (SELECT count(*) FROM dispatch_items i WHERE i.group_id = g.id) AS items
+            FROM dispatch_groups g
+            WHERE g.project = $1 AND g.state = 'dead' AND g.id > $2
+            ORDER BY g.id
+            LIMIT $3""";
+
+    private static final String REQUEUE = """
+            UPDATE dispatch_groups
+            SET state = 'pending', dead_at = NULL, attempts = 0, overwrite = false, last_error = NULL,
+                created_at = now(), fire_at = now()
+            WHERE project = $1 AND id = $2 AND state = 'dead'
+            RETURNING id""";
+
+    private static final String FIND_LIVE_TWIN = """
+            SELECT live.id FROM dispatch_groups dead
+            JOIN dispatch_groups live ON live.project = dead.project AND live.merge_key = dead.merge_key
+                 AND live.method = dead.method AND live.target = dead.target
+                 AND live.mergeable AND live.state = 'pending'
+            WHERE dead.project = $1 AND dead.id = $2 AND dead.state = 'dead'
+            FOR UPDATE""";
+
+    private static final String MOVE_ITEMS = "UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1";
+
+    private static final String FIRE_NOW = """
+            UPDATE dispatch_groups
+            SET fire_at = CASE WHEN lease_until > now() THEN fire_at ELSE now() END,
+                next_fire_at = CASE WHEN lease_until > now() THEN now() ELSE next_fire_at END
+            WHERE id = $1""";
+
+    private static final String DROP_DEAD = """
+            DELETE FROM dispatch_groups WHERE project = $1 AND id = $2 AND state = 'dead'""";
+
+    private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', '')";
+
+    private final Pool pool;
+
+    public DispatchStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    public record Enqueued(long itemId, long groupId, double fireAt) {
+    }
+
+    public record PendingItem(long id, String body, double created) {
+    }
+
+    public record PendingGroup(long id, double fireAt, int attempts, boolean inFlight, String lastError,
+            List<PendingItem> items) {
+    }
+
+    /** A group taken for a call: what to call, with which items, and the lease that must be shown to finish. */
+    public record TakenGroup(long id, UUID leaseToken, String method, String target, String envelope,
+            String headersJson, String retryPolicyJson, int attempts, double ageSeconds, double latenessSeconds,
+            long[] itemIds, String[] bodies, boolean moreItems) {
+    }
+
+    public record DeadGroup(long id, String mergeKey, String method, String target, int attempts, String lastError,
+            double deadAt, double createdAt, long items) {
+    }
+
+    public Uni<Enqueued> enqueue(String project, String mergeKey, boolean mergeable, DispatchAddress address,
+            Double ontime, boolean always, String body) {
+        Tuple params = Tuple.tuple(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
+                .addDouble(ontime).addBoolean(always).addString(body);
+        return pool.preparedQuery(ENQUEUE).execute(params).map(rows -> {
+            Row row = rows.iterator().next();
+            return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"));
+        });
+    }
+
+    /** The pending groups of a path with their items, at most {@code maxItems} items in all. */
+    public Uni<List<PendingGroup>> pending(String project, String mergeKey, DispatchAddress address, int maxItems) {
+        return pool.preparedQuery(VIEW)
+                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString(), maxItems))
+                .map(DispatchStore::groups);
+    }
+
+    private static List<PendingGroup> groups(RowSet<Row> rows) {
+        List<PendingGroup> groups = new ArrayList<>();
+        List<PendingItem> items = null;
+        long current = -1;
+        for (Row row : rows) {
+            long id = row.getLong("id");
+            if (id != current) {
+                current = id;
+                items = new ArrayList<>();
+                groups.add(new PendingGroup(id, row.getDouble("fire_at"), row.getInteger("attempts"),
+                        row.getBoolean("in_flight"), row.getString("last_error"), items));
+            }
+            items.add(new PendingItem(row.getLong("item_id"), row.getString("body"), row.getDouble("item_created")));
+        }
+        return groups;
+    }
+
+    /** Deletes every pending group of a path with its items; how many groups. */
+    public Uni<Integer> deletePending(String project, String mergeKey, DispatchAddress address) {
+        return pool.preparedQuery(DELETE_PATH)
+                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString()))
+                .map(RowSet::rowCount);
+    }
+
+    /** Leases up to {@code count} due groups for {@code leaseMillis}, with up to {@code maxItems} items each. */
+    public Uni<List<TakenGroup>> takeDue(int count, long leaseMillis, int maxItems) {
+        return pool.preparedQuery(TAKE_DUE).execute(Tuple.of(count, leaseMillis, maxItems + 1)).map(rows -> {
+            List<TakenGroup> taken = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                Long[] ids = row.getArrayOfLongs("item_ids");
+                String[] bodies = row.getArrayOfStrings("bodies");
+                boolean more = ids.length > maxItems;
+                int n = Math.min(ids.length, maxItems);
+                taken.add(new TakenGroup(row.getLong("id"), row.getUUID("lease_token"), row.getString("method"),
+                        row.getString("target"), row.getString("envelope"), row.getString("headers"),
+                        row.getString("retry_policy"), row.getInteger("attempts"), row.getDouble("age"),
+                        row.getDouble("lateness"),
+                        Arrays.stream(ids, 0, n).mapToLong(Long::longValue).toArray(), Arrays.copyOf(bodies, n), more));
+            }
+            return taken;
+        });
+    }
+
+    /** Seconds until the earliest pending group is due (negative if overdue), or empty when none is pending. */
+    public Uni<Optional<Double>> secondsToNextDue() {
+        return pool.query(SECONDS_TO_NEXT_DUE).execute()
+                .map(rows -> Optional.ofNullable(rows.iterator().next().getDouble(0)));
+    }
+
+    /**
+     * After a successful call: removes exactly the delivered items; the group goes if nothing else is left,
+     * else it keeps the fire time a push asked for meanwhile (now, when it still holds undelivered items).
+     */
+    public Uni<Void> complete(TakenGroup group) {
+        Long[] ids = Arrays.stream(group.itemIds()).boxed().toArray(Long[]::new);
+        return pool.withTransaction(connection -> connection.preparedQuery(LOCK_LEASED)
+                .execute(Tuple.of(group.id(), group.leaseToken()))
+                .flatMap(locked -> locked.size() == 0 ? Uni.createFrom().voidItem()
+                        : connection.preparedQuery(COMPLETE)
+                                .execute(Tuple.of(group.id()).addArrayOfLong(ids).addBoolean(group.moreItems()))
+                                .replaceWithVoid()));
+    }
+
+    /** After a failed call: the group is called again in {@code retryMillis}. */
+    public Uni<Void> release(TakenGroup group, String error, long retryMillis) {
+        return pool.preparedQuery(RELEASE).execute(Tuple.of(group.id(), group.leaseToken(), error, retryMillis))
+                .replaceWithVoid();
+    }
+
+    /** After a failed call that was the last allowed: the group moves to the dead state with its items. */
+    public Uni<Void> bury(TakenGroup group, String error) {
+        return pool.preparedQuery(BURY).execute(Tuple.of(group.id(), group.leaseToken(), error)).replaceWithVoid();
+    }
+
+    public Uni<List<DeadGroup>> dead(String project, long marker, int limit) {
+        return pool.preparedQuery(LIST_DEAD).execute(Tuple.of(project, marker, limit)).map(rows -> {
+            List<DeadGroup> dead = new ArrayList<>();
+            for (Row row : rows) {
+                dead.add(new DeadGroup(row.getLong("id"), row.getString("merge_key"), row.getString("method"),
+                        row.getString("target"), row.getInteger("attempts"), row.getString("last_error"),
+                        row.getDouble("dead_at"), row.getDouble("created_at"), row.getLong("items")));
+            }
+            return dead;
+        });
+    }
+
+    /**
+     * Puts a dead group back to be called at once, with fresh attempts. If its key has a pending group
+     * meanwhile, its items join that one (ahead of the newer items, as they arrived first). False when there
+     * is no such dead group.
+     */
+    public Uni<Boolean> requeue(String project, long id) {
+        return pool.withTransaction(connection -> connection.preparedQuery(FIND_LIVE_TWIN)
+                .execute(Tuple.of(project, id))
+                .flatMap(twins -> {
+                    if (twins.size() == 0) {
+                        return connection.preparedQuery(REQUEUE).execute(Tuple.of(project, id))
+                                .map(rows -> rows.size() > 0);
+                    }
+                    long live = twins.iterator().next().getLong(0);
+                    return connection.preparedQuery(MOVE_ITEMS).execute(Tuple.of(id, live))
+                            .flatMap(moved -> connection.preparedQuery("DELETE FROM dispatch_groups WHERE id = $1")
+                                    .execute(Tuple.of(id)))
+                            .flatMap(deleted -> connection.preparedQuery(FIRE_NOW).execute(Tuple.of(live)))
+                            .map(fired -> true);
+                })
+                .call(requeued -> requeued ? connection.query(NOTIFY).execute() : Uni.createFrom().nullItem()));
+    }
+
+    public Uni<Boolean> dropDead(String project, long id) {
+        return pool.preparedQuery(DROP_DEAD).execute(Tuple.of(project, id)).map(rows -> rows.rowCount() > 0);
+    }
+}

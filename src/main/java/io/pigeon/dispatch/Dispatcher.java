@@ -1,0 +1,249 @@
+package io.pigeon.dispatch;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.pigeon.config.PigeonConfig;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
+import io.vertx.pgclient.PgConnectOptions;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * Delivers due groups: the seed's Schedule, Get, Complete and Release. One planning pass at a time takes
+ * as many due groups as there is room for calls, then sleeps until the next fire time. A push wakes it
+ * at once: in-process ({@link #wake()}) and, from any replica, through LISTEN on
+ * {@link DispatchStore#CHANNEL} (the seed's push channel). There is no polling beyond a safety wake-up
+ * every {@code max-sleep}.
+ *
+ * <p>A group is leased while its call runs: its fire time is the lease's end, so if this process dies the
+ * group fires again elsewhere once the lease is over. The lease lasts the connect and read timeouts plus
+ * a margin, so a live call always finishes inside it.
+ */
+@ApplicationScoped
+public class Dispatcher {
+
+    private static final Logger LOG = Logger.getLogger(Dispatcher.class);
+
+    /** Time beyond the call's own timeouts for finishing it (the database round trips). */
+    static final Duration LEASE_MARGIN = Duration.ofSeconds(5);
+    /** Pause before planning again after the database failed. */
+    private static final long FAILURE_PAUSE_MILLIS = 1000;
+    /** Shortest sleep, when a due group is locked by another replica's take that has not committed yet. */
+    private static final long MIN_SLEEP_MILLIS = 20;
+
+    private final DispatchStore store;
+    private final DeliveryClient client;
+    private final AllowedTargets allowedTargets;
+    private final PigeonConfig.Dispatch config;
+    private final Vertx vertx;
+    private final String databaseUrl;
+    private final Optional<String> databaseUser;
+    private final Optional<String> databasePassword;
+    private final long leaseMillis;
+
+    private final AtomicBoolean planning = new AtomicBoolean();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean wakeRequested;
+    private volatile boolean running;
+    private long timerId = -1;
+    private PgSubscriber subscriber;
+
+    private final Counter delivered;
+    private final Counter failed;
+    private final Counter buried;
+    private final Timer lateness;
+
+    public Dispatcher(DispatchStore store, DeliveryClient client, AllowedTargets allowedTargets, PigeonConfig config,
+            Vertx vertx, MeterRegistry registry,
+            @ConfigProperty(name = "quarkus.datasource.reactive.url") String databaseUrl,
+            @ConfigProperty(name = "quarkus.datasource.username") Optional<String> databaseUser,
+            @ConfigProperty(name = "quarkus.datasource.password") Optional<String> databasePassword) {
+        this.store = store;
+        this.client = client;
+        this.allowedTargets = allowedTargets;
+        this.config = config.dispatch();
+        this.vertx = vertx;
+        this.databaseUrl = databaseUrl;
+        this.databaseUser = databaseUser;
+        this.databasePassword = databasePassword;
+        this.leaseMillis = this.config.connectTimeout().plus(this.config.readTimeout()).plus(LEASE_MARGIN).toMillis();
+        delivered = Counter.builder("pigeon.dispatch.calls").tag("outcome", "delivered")
+                .description("Calls of the delivery engine, by outcome").register(registry);
+        failed = Counter.builder("pigeon.dispatch.calls").tag("outcome", "failed")
+                .description("Calls of the delivery engine, by outcome").register(registry);
+        buried = Counter.builder("pigeon.dispatch.dead").description("Groups moved to the dead state")
+                .register(registry);
+        lateness = Timer.builder("pigeon.dispatch.lateness").description("How long after its fire time a group was taken")
+                .publishPercentileHistogram().register(registry);
+    }
+
+    void start(@Observes StartupEvent started) {
+        if (!config.enabled()) {
+            LOG.info("The dispatcher is off on this replica (pigeon.dispatch.enabled=false)");
+            return;
+        }
+        running = true;
+        listen();
+        wake();
+    }
+
+    void stop(@Observes ShutdownEvent stopping) {
+        running = false;
+        synchronized (this) {
+            if (timerId >= 0) {
+                vertx.cancelTimer(timerId);
+            }
+        }
+        if (subscriber != null) {
+            subscriber.closeAndForget();
+        }
+    }
+
+    /** Calls in flight on this replica. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Re-plans as soon as possible: something may have become due sooner than the dispatcher planned. */
+    public void wake() {
+        if (!running) {
+            return;
+        }
+        wakeRequested = true;
+        if (planning.compareAndSet(false, true)) {
+            plan();
+        }
+    }
+
+    private void plan() {
+        wakeRequested = false;
+        int room = config.maxConcurrency() - inFlight.get();
+        if (!running || room <= 0) {
+            // A call that finishes wakes the dispatcher again.
+            endPlanning();
+            return;
+        }
+        store.takeDue(room, leaseMillis, config.maxItemsPerCall()).subscribe().with(taken -> {
+            taken.forEach(this::deliver);
+            if (taken.size() == room) {
+                plan();
+                return;
+            }
+            store.secondsToNextDue().subscribe().with(next -> {
+                sleep(next.map(seconds -> (long) Math.ceil(seconds * 1000)).orElse(Long.MAX_VALUE));
+                endPlanning();
+            }, failure -> pauseAfter(failure));
+        }, failure -> pauseAfter(failure));
+    }
+
+    private void pauseAfter(Throwable failure) {
+        LOG.warnf("The dispatcher could not reach the database, retrying in %d ms: %s", FAILURE_PAUSE_MILLIS, failure.toString());
+        sleep(FAILURE_PAUSE_MILLIS);
+        endPlanning();
+    }
+
+    private void endPlanning() {
+        planning.set(false);
+        if (wakeRequested && running && planning.compareAndSet(false, true)) {
+            plan();
+        }
+    }
+
+    private synchronized void sleep(long millis) {
+        if (!running) {
+            return;
+        }
+        if (timerId >= 0) {
+            vertx.cancelTimer(timerId);
+        }
+        long bounded = Math.max(MIN_SLEEP_MILLIS, Math.min(millis, config.maxSleep().toMillis()));
+        timerId = vertx.setTimer(bounded, id -> {
+            synchronized (this) {
+                if (timerId == id) {
+                    timerId = -1;
+                }
+            }
+            wake();
+        });
+    }
+
+    private void deliver(DispatchStore.TakenGroup group) {
+        inFlight.incrementAndGet();
+        lateness.record((long) (Math.max(0, group.latenessSeconds()) * 1_000_000), TimeUnit.MICROSECONDS);
+        Uni<DeliveryClient.Outcome> call;
+        if (group.itemIds().length == 0) {
+            call = Uni.createFrom().item(new DeliveryClient.Outcome(true, null));
+        } else if (!allowedTargets.allows(URI.create(group.target()))) {
+            call = Uni.createFrom().item(DeliveryClient.Outcome.failed("the target is not in pigeon.dispatch.allowed-targets"));
+        } else {
+            call = client.call(group);
+        }
+        call.flatMap(outcome -> finish(group, outcome))
+                .onTermination().invoke(() -> {
+                    inFlight.decrementAndGet();
+                    wake();
+                })
+                .subscribe().with(done -> {
+                }, failure -> LOG.warnf("Group %d: the outcome of its call could not be stored (it will be called "
+                        + "again when its lease ends): %s", group.id(), failure.toString()));
+    }
+
+    private Uni<Void> finish(DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
+        if (outcome.delivered()) {
+            delivered.increment();
+            return store.complete(group);
+        }
+        failed.increment();
+        Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
+        boolean allowed = allowedTargets.allows(URI.create(group.target()));
+        Optional<Duration> retry = allowed
+                ? RetrySchedule.next(group.attempts(), age, group.retryPolicyJson(), config)
+                : Optional.empty();
+        if (retry.isPresent()) {
+            LOG.debugf("Group %d: call %d failed (%s); next in %s", group.id(), group.attempts(), outcome.error(), retry.get());
+            return store.release(group, outcome.error(), retry.get().toMillis());
+        }
+        LOG.infof("Group %d: call %d failed (%s); moved to the dead state", group.id(), group.attempts(), outcome.error());
+        buried.increment();
+        return store.bury(group, outcome.error());
+    }
+
+    /** LISTEN on the push channel over a connection of its own, reconnecting after a loss. */
+    private void listen() {
+        String url = databaseUrl.startsWith("vertx-reactive:") ? databaseUrl.substring("vertx-reactive:".length()) : databaseUrl;
+        PgConnectOptions options = PgConnectOptions.fromUri(url);
+        databaseUser.ifPresent(options::setUser);
+        databasePassword.ifPresent(options::setPassword);
+        options.addProperty("application_name", "pigeon-dispatcher");
+        subscriber = PgSubscriber.subscriber(vertx, options);
+        subscriber.reconnectPolicy(retries -> FAILURE_PAUSE_MILLIS);
+        subscriber.channel(DispatchStore.CHANNEL)
+                .handler(payload -> wake())
+                // (Re)subscribed: anything pushed while the connection was down is picked up now.
+                .subscribeHandler(this::wake);
+        connect();
+    }
+
+    private void connect() {
+        subscriber.connect().subscribe().with(connected -> {
+        }, failure -> {
+            LOG.warnf("The dispatcher could not LISTEN for pushes, retrying: %s", failure.toString());
+            if (running) {
+                vertx.setTimer(FAILURE_PAUSE_MILLIS, id -> connect());
+            }
+        });
+    }
+}

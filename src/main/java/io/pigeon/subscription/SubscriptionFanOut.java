@@ -1,0 +1,60 @@
+package io.pigeon.subscription;
+
+import io.pigeon.dispatch.DispatchStore;
+
+/**
+ * The common table expressions that hand every message a post stores to each live webhook subscription of
+ * its queue, in the post's own statement: a notification exists exactly when its message does. Each
+ * becomes an unmergeable group of the delivery engine, due when the message becomes visible, carrying
+ * Zaqar's notification document ({@code body}, {@code ttl}, {@code queue_name}, {@code Message_Type}) or
+ * the subscription's {@code post_data} template with {@code "$zaqar_message$"} replaced by it.
+ *
+ * <p>Used after a CTE {@code inserted(id, ttl, body, visible_at)}, with $1 the project and $2
+ * the queue's name; the statement must read {@link #SIGNALLED} so that the notify runs.
+ */
+public final class SubscriptionFanOut {
+
+    private static final String CTES = """
+            fan AS MATERIALIZED (
+                SELECT nextval(pg_get_serial_sequence('dispatch_groups', 'id')) AS group_id,
+                       s.id AS subscription_id, s.subscriber, s.options, %s AS metadata,
+                       i.ttl, i.body, i.visible_at
+                FROM inserted i
+                JOIN subscriptions s ON s.project = $1 AND s.source = $2 AND s.expires_at > now()
+                     AND s.subscriber ~* '^https?:'),
+            fan_groups AS (
+                INSERT INTO dispatch_groups (id, project, merge_key, method, target, mergeable, envelope, headers,
+                                             retry_policy, fire_at)
+                SELECT group_id, $1, '-subscription:' || subscription_id, 'POST', subscriber, false, 'single',
+                       options->'post_headers',
+                       jsonb_build_object('queue', metadata->'_retry_policy', 'subscription', options->'_retry_policy'),
+                       COALESCE(visible_at, now())
+                FROM fan),
+            fan_items AS (
+                INSERT INTO dispatch_items (group_id, body)
+                SELECT f.group_id,
+                       CASE WHEN jsonb_typeof(f.options->'post_data') = 'string'
+                            THEN replace(f.options->>'post_data', '"$zaqar_message$"', n.doc)
+                            ELSE n.doc END
+                FROM fan f
+                CROSS JOIN LATERAL (
+                    SELECT json_build_object('body', f.body::json, 'ttl', f.ttl, 'queue_name', $2::text,
+                                             'Message_Type', 'Notification')::text AS doc) n),
+            fan_signal AS (
+                SELECT pg_notify('{channel}', '') FROM (SELECT 1 FROM fan LIMIT 1) AS any_notification)"""
+            .replace("{channel}", DispatchStore.CHANNEL);
+
+    /**
+     * The CTEs, reading the queue's metadata (for its {@code _retry_policy}) from {@code queueMetadata}: a
+     * scalar subquery that sees the queue even when the statement itself creates it.
+     */
+    public static String ctes(String queueMetadata) {
+        return CTES.formatted(queueMetadata);
+    }
+
+    /** A condition that is always true and makes the statement run the notify of {@link #CTES}. */
+    public static final String SIGNALLED = "(SELECT count(*) FROM fan_signal) >= 0";
+
+    private SubscriptionFanOut() {
+    }
+}

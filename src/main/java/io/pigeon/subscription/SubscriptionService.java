@@ -1,0 +1,172 @@
+package io.pigeon.subscription;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.ApiException;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.AllowedTargets;
+import io.pigeon.dispatch.DispatchAddress;
+import io.pigeon.dispatch.RetrySchedule;
+import io.smallrye.mutiny.Uni;
+import io.vertx.pgclient.PgException;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The rules of v2 subscriptions: what a subscription document must hold (Zaqar's validation, with its
+ * messages), that a queue has at most one live subscription per subscriber, and TTLs.
+ */
+@ApplicationScoped
+public class SubscriptionService {
+
+    /** Zaqar's smallest subscription TTL, in seconds. */
+    public static final int MIN_SUBSCRIPTION_TTL = 60;
+
+    private static final Pattern MAILTO = Pattern.compile("(?i)mailto:[^\\s@]+@[^\\s@]+");
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}");
+
+    private final SubscriptionStore store;
+    private final AllowedTargets allowedTargets;
+    private final PigeonConfig config;
+
+    public SubscriptionService(SubscriptionStore store, AllowedTargets allowedTargets, PigeonConfig config) {
+        this.store = store;
+        this.allowedTargets = allowedTargets;
+        this.config = config;
+    }
+
+    /** The new subscription's id; 409 when the queue has a live subscription for this subscriber. */
+    public Uni<Long> create(String project, String queue, JsonNode document) {
+        ObjectNode fields = object(document);
+        if (!fields.has("subscriber")) {
+            throw ApiException.invalidRequest("Missing parameter subscriber in body.");
+        }
+        String subscriber = subscriber(fields.get("subscriber"));
+        int ttl = fields.has("ttl") ? ttl(fields.get("ttl")) : config.defaultSubscriptionTtl();
+        String options = fields.has("options") ? options(fields.get("options")) : "{}";
+        return store.create(project, queue, subscriber, ttl, options)
+                .map(id -> id.orElseThrow(SubscriptionService::duplicate));
+    }
+
+    public Uni<Optional<Subscription>> get(String project, String queue, long id) {
+        return store.get(project, queue, id);
+    }
+
+    public Uni<List<Subscription>> list(String project, String queue, long marker, Integer limit) {
+        int max = config.maxSubscriptionsPerPage();
+        int pageSize = limit == null ? Math.min(10, max) : limit;
+        if (pageSize < 1 || pageSize > max) {
+            throw ApiException.invalidRequest("Limit must be at least 1 and may not be greater than " + max + ".");
+        }
+        return store.list(project, queue, marker, pageSize);
+    }
+
+    /** Changes the fields the document names; 404 when there is no such live subscription, 409 on a duplicate. */
+    public Uni<Void> update(String project, String queue, long id, JsonNode document) {
+        ObjectNode fields = object(document);
+        String subscriber = fields.has("subscriber") ? subscriber(fields.get("subscriber")) : null;
+        Integer ttl = fields.has("ttl") ? ttl(fields.get("ttl")) : null;
+        String options = fields.has("options") ? options(fields.get("options")) : null;
+        return store.update(project, queue, id, subscriber, ttl, options)
+                .onFailure(failure -> failure instanceof PgException pg && "23505".equals(pg.getSqlState()))
+                .transform(failure -> duplicate())
+                .map(updated -> {
+                    if (!updated) {
+                        throw ApiException.notFound("Subscription " + id + " does not exist.");
+                    }
+                    return null;
+                });
+    }
+
+    public Uni<Void> delete(String project, String queue, long id) {
+        return store.delete(project, queue, id);
+    }
+
+    public Uni<Void> deleteAll(String project, String queue) {
+        return store.deleteAll(project, queue);
+    }
+
+    private static ApiException duplicate() {
+        return new ApiException(409, "Conflict", "Such subscription already exists. Subscriptions are unique by "
+                + "project + queue + subscriber URI.");
+    }
+
+    private static ObjectNode object(JsonNode document) {
+        if (!document.isObject()) {
+            throw ApiException.invalidRequest("Subscriptions must be a dict.");
+        }
+        if (document.isEmpty()) {
+            throw ApiException.invalidRequest("No subscription to create.");
+        }
+        return (ObjectNode) document;
+    }
+
+    private String subscriber(JsonNode value) {
+        if (!value.isTextual()) {
+            throw ApiException.invalidRequest("subscriber must be a string: an http, https or mailto URI.");
+        }
+        String subscriber = value.asText();
+        String scheme = subscriber.contains(":")
+                ? subscriber.substring(0, subscriber.indexOf(':')).toLowerCase(Locale.ROOT) : "";
+        switch (scheme) {
+            case "http", "https" -> allowedTargets.check("subscriber", DispatchAddress.httpUrl("subscriber", subscriber));
+            case "mailto" -> {
+                if (!MAILTO.matcher(subscriber).matches() || subscriber.length() > DispatchAddress.MAX_TARGET_LENGTH) {
+                    throw ApiException.invalidRequest("subscriber must be a mailto URI with one address, of at most "
+                            + DispatchAddress.MAX_TARGET_LENGTH + " characters.");
+                }
+            }
+            default -> throw ApiException.invalidRequest(
+                    "The subscriber type of subscription must be supported in the list ['http', 'https', 'mailto'].");
+        }
+        return subscriber;
+    }
+
+    private static int ttl(JsonNode value) {
+        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+            throw ApiException.invalidRequest("TTL must be an integer from " + MIN_SUBSCRIPTION_TTL + " to "
+                    + Integer.MAX_VALUE + ".");
+        }
+        if (value.intValue() < MIN_SUBSCRIPTION_TTL) {
+            throw ApiException.invalidRequest("The TTL for a subscription must be at least " + MIN_SUBSCRIPTION_TTL
+                    + " seconds long.");
+        }
+        return value.intValue();
+    }
+
+    private String options(JsonNode value) {
+        if (!value.isObject()) {
+            throw ApiException.invalidRequest("Options must be a dict.");
+        }
+        RetrySchedule.validatePolicy("options._retry_policy", value.get("_retry_policy"));
+        JsonNode headers = value.get("post_headers");
+        if (headers != null) {
+            if (!headers.isObject()) {
+                throw ApiException.invalidRequest("options.post_headers must be an object of header names to strings.");
+            }
+            headers.fields().forEachRemaining(header -> {
+                if (!HEADER_NAME.matcher(header.getKey()).matches() || !header.getValue().isTextual()
+                        || header.getValue().asText().chars().anyMatch(c -> c < 0x20 && c != '\t')) {
+                    throw ApiException.invalidRequest("options.post_headers must map header names to strings without "
+                            + "control characters; \"" + header.getKey() + "\" does not.");
+                }
+            });
+        }
+        JsonNode postData = value.get("post_data");
+        if (postData != null && !postData.isTextual()) {
+            throw ApiException.invalidRequest("options.post_data must be a string (a template in which "
+                    + "\"$zaqar_message$\" stands for the notification).");
+        }
+        String json = value.toString();
+        int size = json.getBytes(StandardCharsets.UTF_8).length;
+        if (size > config.maxQueueMetadata()) {
+            throw ApiException.invalidRequest("options is " + size + " bytes; it may not exceed "
+                    + config.maxQueueMetadata() + " bytes.");
+        }
+        return json;
+    }
+}

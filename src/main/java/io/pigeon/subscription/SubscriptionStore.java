@@ -1,0 +1,98 @@
+package io.pigeon.subscription;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/** The SQL of subscriptions. Expired subscriptions are invisible at once (every read compares with now()). */
+@ApplicationScoped
+public class SubscriptionStore {
+
+    private static final String COLUMNS = """
+            id, source, subscriber, ttl, options::text AS options,
+            floor(extract(epoch FROM now() - created_at))::bigint AS age""";
+
+    // A live subscription with the same subscriber wins (no row back: 409); an expired one is replaced.
+    private static final String CREATE = """
+            INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at)
+            VALUES ($1, $2, $3, $4::int, $5::text::jsonb, now() + $4::int * interval '1 second')
+            ON CONFLICT (project, source, subscriber) DO UPDATE
+            SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at
+            WHERE s.expires_at <= now()
+            RETURNING id""";
+
+    private static final String GET = """
+            SELECT %s FROM subscriptions
+            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""".formatted(COLUMNS);
+
+    private static final String LIST = """
+            SELECT %s FROM subscriptions
+            WHERE project = $1 AND source = $2 AND id > $3 AND expires_at > now()
+            ORDER BY id
+            LIMIT $4""".formatted(COLUMNS);
+
+    // Fields left null keep their value; a new TTL counts from now, as Zaqar's does.
+    private static final String UPDATE = """
+            UPDATE subscriptions
+            SET subscriber = COALESCE($4, subscriber),
+                ttl = COALESCE($5::int, ttl),
+                expires_at = CASE WHEN $5::int IS NULL THEN expires_at ELSE now() + $5::int * interval '1 second' END,
+                options = COALESCE($6::text::jsonb, options)
+            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""";
+
+    private final Pool pool;
+
+    public SubscriptionStore(Pool pool) {
+        this.pool = pool;
+    }
+
+    /** The new subscription's id, or empty when the queue has a live one with this subscriber already. */
+    public Uni<Optional<Long>> create(String project, String queue, String subscriber, int ttl, String optionsJson) {
+        return pool.preparedQuery(CREATE).execute(Tuple.of(project, queue, subscriber, ttl, optionsJson))
+                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong(0)));
+    }
+
+    public Uni<Optional<Subscription>> get(String project, String queue, long id) {
+        return pool.preparedQuery(GET).execute(Tuple.of(project, queue, id))
+                .map(rows -> toSubscriptions(rows).stream().findFirst());
+    }
+
+    public Uni<List<Subscription>> list(String project, String queue, long marker, int limit) {
+        return pool.preparedQuery(LIST).execute(Tuple.of(project, queue, marker, limit))
+                .map(SubscriptionStore::toSubscriptions);
+    }
+
+    /** False when there is no such live subscription. */
+    public Uni<Boolean> update(String project, String queue, long id, String subscriber, Integer ttl, String optionsJson) {
+        return pool.preparedQuery(UPDATE)
+                .execute(Tuple.from(Arrays.asList(project, queue, id, subscriber, ttl, optionsJson)))
+                .map(rows -> rows.rowCount() > 0);
+    }
+
+    public Uni<Void> delete(String project, String queue, long id) {
+        return pool.preparedQuery("DELETE FROM subscriptions WHERE project = $1 AND source = $2 AND id = $3")
+                .execute(Tuple.of(project, queue, id)).replaceWithVoid();
+    }
+
+    /** Deletes every subscription of the queue (a purge of "subscriptions"). */
+    public Uni<Void> deleteAll(String project, String queue) {
+        return pool.preparedQuery("DELETE FROM subscriptions WHERE project = $1 AND source = $2")
+                .execute(Tuple.of(project, queue)).replaceWithVoid();
+    }
+
+    private static List<Subscription> toSubscriptions(RowSet<Row> rows) {
+        List<Subscription> subscriptions = new ArrayList<>(rows.size());
+        for (Row row : rows) {
+            subscriptions.add(new Subscription(row.getLong("id"), row.getString("source"), row.getString("subscriber"),
+                    row.getInteger("ttl"), row.getString("options"), row.getLong("age")));
+        }
+        return subscriptions;
+    }
+}

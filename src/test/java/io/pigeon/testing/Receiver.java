@@ -1,0 +1,107 @@
+package io.pigeon.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An HTTP receiver inside the test: it records every call it gets and answers as each path is scripted
+ * (a list of answers, the last repeated; by default 200 at once). Each test uses paths of its own.
+ */
+public final class Receiver implements AutoCloseable {
+
+    /** One recorded call. {@code at} is the wall clock in seconds when it arrived. */
+    public record Call(String method, String path, String body, Map<String, List<String>> headers, double at) {
+        public String header(String name) {
+            List<String> values = headers.get(name);
+            return values == null ? null : values.get(0);
+        }
+    }
+
+    /** An answer: a status, after a pause. */
+    public record Answer(int status, long delayMillis) {
+        public static Answer status(int status) {
+            return new Answer(status, 0);
+        }
+    }
+
+    private final HttpServer server;
+    private final List<Call> calls = new ArrayList<>();
+    private final Map<String, List<Answer>> scripts = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> served = new ConcurrentHashMap<>();
+
+    public Receiver() {
+        try {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.setExecutor(Executors.newFixedThreadPool(32));
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    public String url(String path) {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+    }
+
+    /** The service segment of a /v3/queue path for {@code path} here, in URL-safe base64 without padding. */
+    public String service(String path) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(url(path).getBytes(StandardCharsets.UTF_8));
+    }
+
+    public void script(String path, Answer... answers) {
+        scripts.put(path, List.of(answers));
+    }
+
+    public List<Call> calls(String path) {
+        synchronized (calls) {
+            return calls.stream().filter(call -> call.path().equals(path)).toList();
+        }
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        String path = exchange.getRequestURI().getPath();
+        String body;
+        try (InputStream in = exchange.getRequestBody()) {
+            body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        double at = System.currentTimeMillis() / 1000.0;
+        List<Answer> script = scripts.getOrDefault(path, List.of(Answer.status(200)));
+        int index = served.computeIfAbsent(path, p -> new AtomicInteger()).getAndIncrement();
+        Answer answer = script.get(Math.min(index, script.size() - 1));
+        synchronized (calls) {
+            Map<String, List<String>> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            headers.putAll(exchange.getRequestHeaders());
+            calls.add(new Call(exchange.getRequestMethod(), path, body, headers, at));
+        }
+        try {
+            if (answer.delayMillis() > 0) {
+                Thread.sleep(answer.delayMillis());
+            }
+            exchange.sendResponseHeaders(answer.status(), -1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // The caller gave up (a timeout): nothing to answer.
+        } finally {
+            exchange.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}

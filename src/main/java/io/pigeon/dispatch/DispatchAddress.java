@@ -37,9 +37,9 @@ public record DispatchAddress(String method, URI target) {
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!uri.isAbsolute() || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
-                || uri.getRawFragment() != null || url.length() > MAX_TARGET_LENGTH) {
-            throw ApiException.invalidRequest("\"" + field + "\" must be an absolute http or https URL with a host "
-                    + "and no fragment, of at most " + MAX_TARGET_LENGTH + " characters.");
+                || uri.getPort() > 65535 || uri.getRawFragment() != null || url.length() > MAX_TARGET_LENGTH) {
+            throw ApiException.invalidRequest("\"" + field + "\" must be an absolute http or https URL with a host, "
+                    + "a port up to 65535 if any, and no fragment, of at most " + MAX_TARGET_LENGTH + " characters.");
         }
         return uri;
     }

@@ -48,7 +48,7 @@ public class DispatchService {
         ALWAYS;
 
         public static Update parse(String value) {
-            if (value == null || value.isEmpty() || value.equals("once")) {
+            if (value == null || value.equals("once")) {
                 return ONCE;
             }
             if (value.equals("always")) {
@@ -140,7 +140,7 @@ public class DispatchService {
     }
 
     private static Double ontime(String value) {
-        if (value == null || value.isEmpty()) {
+        if (value == null) {
             return null;
         }
         // Digits with an optional fraction only: Java would also read "1e3", "Infinity" or "1d".

@@ -79,6 +79,13 @@ public class Sweeper {
             FROM moved
             ORDER BY id""";
 
+    // Expired subscriptions are invisible already; this reclaims their rows.
+    private static final String DELETE_EXPIRED_SUBSCRIPTIONS = """
+            DELETE FROM subscriptions
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM subscriptions WHERE expires_at <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     private final Pool pool;
     private final PigeonConfig.Sweeper config;
     private final QueueMetrics metrics;
@@ -110,13 +117,14 @@ public class Sweeper {
 
     /**
      * One sweep: dead-letter what has been claimed too often (while its ended claim still says which
-     * messages it held), then end expired claims, then delete expired messages.
+     * messages it held), then end expired claims, then delete expired messages and subscriptions.
      */
     public Uni<Sweep> sweep() {
         return pool.preparedQuery(CREATE_DEAD_LETTER_QUEUES).execute().replaceWithVoid()
                 .flatMap(ignored -> repeat(MOVE_TO_DEAD_LETTER_QUEUES, false, 0, 0))
                 .flatMap(deadLettered -> repeat(END_EXPIRED_CLAIMS, true, 0, 0)
                         .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, false, 0, 0)
+                                .call(messages -> repeat(DELETE_EXPIRED_SUBSCRIPTIONS, false, 0, 0))
                                 .map(messages -> new Sweep(messages, claims, deadLettered))))
                 .invoke(sweep -> {
                     metrics.expired(sweep.messagesDeleted());

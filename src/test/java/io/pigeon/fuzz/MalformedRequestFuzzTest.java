@@ -90,6 +90,65 @@ class MalformedRequestFuzzTest {
                 .post("/v2/queues/sentinel2/messages").then().statusCode(201);
         Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 300, \"grace\": 60}")
                 .post("/v1/queues/sentinel/claims?limit=1").then().statusCode(201);
+        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"mailto:fuzz@example.com\", \"ttl\": 3600}")
+                .post("/v2/queues/sentinel2/subscriptions").then().statusCode(201);
+        given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"pending\": true}")
+                .post("/v3/queue/sentinel/POST/" + SERVICE + "?ontime=253402300799").then().statusCode(201);
+    }
+
+    /** A target the test profile allows: http://127.0.0.1:9/fuzz. */
+    private static final String SERVICE = java.util.Base64.getUrlEncoder()
+            .encodeToString("http://127.0.0.1:9/fuzz".getBytes(StandardCharsets.UTF_8));
+
+    private static String base64(String text) {
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    private Probe malformedDispatchPush() {
+        String mergeKey = "sentinel";
+        String method = "POST";
+        String service = SERVICE;
+        String query = "";
+        String body = "{\"fine\": 1}";
+        switch (random.nextInt(6)) {
+            case 0 -> method = pick(List.of("TRACE", "CONNECT", "HEAD", "P0ST", "%00", "x".repeat(100)));
+            case 1 -> service = pick(List.of("not*base64", "%3D%3D%3D", base64("ftp://127.0.0.1/x"), base64("/relative"),
+                    base64("http://example.com/x"), base64("http://10.0.0.1/x"), base64("http://[::2]/x"),
+                    base64("\u00ff\u00fe\u0000"), base64("http://127.0.0.1:9/x#frag"), base64("http://"),
+                    base64("http://127.0.0.1:99999999/x"), "A"));
+            case 2 -> query = "?ontime=" + pick(List.of("soon", "-1", "1e5", "99999999999999", "NaN", "Infinity",
+                    "253402300800", "1.2.3", "0x10", "%20"));
+            case 3 -> query = "?update=" + pick(List.of("sometimes", "ALWAYS", "1", "", "once%00"));
+            case 4 -> body = pick(List.of("", "{", "nul", "[1,]", "{\"a\": 1} trailing", "\"" + "x".repeat(300000) + "\"",
+                    "[".repeat(5000) + "]".repeat(5000), "{\"a\": 1, \"a\": 2}"));
+            default -> mergeKey = pick(List.of("k".repeat(257), "bad%01key", "%7F"));
+        }
+        String path = "/v3/queue/" + mergeKey + "/" + method + "/" + service + query;
+        String sent = body;
+        return new Probe("POST " + path + " " + preview(sent.getBytes(StandardCharsets.UTF_8)), () -> client().contentType(ContentType.JSON).body(sent)
+                .post(path));
+    }
+
+    private Probe malformedSubscription() {
+        String body = pick(List.of("", "{}", "[]", "null", "{\"ttl\": 600}", "{\"subscriber\": 1}",
+                "{\"subscriber\": \"ftp://127.0.0.1/x\"}", "{\"subscriber\": \"http://example.com/x\"}",
+                "{\"subscriber\": \"mailto:nobody\"}", "{\"subscriber\": \"http://127.0.0.1/x\", \"ttl\": 59}",
+                "{\"subscriber\": \"http://127.0.0.1/x\", \"ttl\": 2147483648}",
+                "{\"subscriber\": \"http://127.0.0.1/x\", \"ttl\": 60.5}",
+                "{\"subscriber\": \"http://127.0.0.1/x\", \"options\": \"o\"}",
+                "{\"subscriber\": \"http://127.0.0.1/x\", \"options\": {\"_retry_policy\": {\"minimum_delay\": 86401}}}",
+                "{\"subscriber\": \"http://127.0.0.1/x\", \"options\": {\"_retry_policy\": {\"retry_backoff_function\": \"cubic\"}}}",
+                "{\"subscriber\": \"http://127.0.0.1/x\", \"options\": {\"post_headers\": {\"bad name\": \"v\"}}}",
+                "{\"subscriber\": \"http://127.0.0.1/x\", \"options\": {\"post_data\": 5}}",
+                "{\"subscriber\": \"mailto:fuzz@example.com\"}"));
+        String method = pick(List.of("POST", "PATCH", "GET"));
+        String path = switch (method) {
+            case "POST" -> "/v2/queues/sentinel2/subscriptions";
+            case "PATCH" -> "/v2/queues/sentinel2/subscriptions/" + pick(List.of("00000000000000007fffffff", "zz", "%00"));
+            default -> "/v2/queues/sentinel2/subscriptions?" + pick(List.of("limit=0", "limit=21", "limit=x", "marker=zz"));
+        };
+        return new Probe(method + " " + path + " " + preview(body.getBytes(StandardCharsets.UTF_8)), () -> client().contentType(ContentType.JSON).body(body)
+                .request(method, path));
     }
 
     /** Every queue, message and claim of the project, as text. */
@@ -100,6 +159,17 @@ class MalformedRequestFuzzTest {
                        (SELECT count(*) FROM claims c WHERE c.queue_id = q.id)
                 FROM queues q LEFT JOIN messages m ON m.queue_id = q.id
                 WHERE q.project = $1 ORDER BY q.name, m.id""", project)) {
+            rows.append(row.toJson().encode()).append('\n');
+        }
+        for (Row row : Db.run(pool, """
+                SELECT g.merge_key, g.method, g.target, g.fire_at, g.state, g.attempts, i.id, i.body
+                FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
+                WHERE g.project = $1 ORDER BY g.id, i.id""", project)) {
+            rows.append(row.toJson().encode()).append('\n');
+        }
+        for (Row row : Db.run(pool, """
+                SELECT source, subscriber, ttl, options::text, expires_at FROM subscriptions
+                WHERE project = $1 ORDER BY id""", project)) {
             rows.append(row.toJson().encode()).append('\n');
         }
         return rows.toString();
@@ -124,7 +194,9 @@ class MalformedRequestFuzzTest {
     // ------------------------------------------------------------------ generators
 
     private Probe probe() {
-        return switch (random.nextInt(9)) {
+        return switch (random.nextInt(11)) {
+            case 9 -> malformedDispatchPush();
+            case 10 -> malformedSubscription();
             case 0 -> badQueueName();
             case 1 -> badClientId();
             case 2 -> missingProjectOnV2();

@@ -42,9 +42,11 @@ public class V3QueueResource {
     @Consumes(MediaType.WILDCARD)
     public Uni<Response> enqueue(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
-            @PathParam("service") String service, @QueryParam("ontime") String ontime,
-            @QueryParam("update") String update, @Context UriInfo uri, byte[] body) {
+            @PathParam("service") String service, @Context UriInfo uri, byte[] body) {
         String project = Projects.fromOptionalHeader(projectHeader);
+        // Read from the query itself: a parameter given empty ("?update=") is malformed, not absent.
+        String ontime = uri.getQueryParameters().getFirst("ontime");
+        String update = uri.getQueryParameters().getFirst("update");
         return dispatch.enqueue(project, mergeKey, method, service, ontime, update, body)
                 .map(enqueued -> Response.status(Response.Status.CREATED)
                         .header("Location", uri.getRequestUri().getRawPath())

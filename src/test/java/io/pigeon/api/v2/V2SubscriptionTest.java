@@ -36,6 +36,9 @@ class V2SubscriptionTest {
     @Inject
     Pool pool;
 
+    @Inject
+    io.pigeon.maintenance.Sweeper sweeper;
+
     private final String project = Api.newProject();
 
     @BeforeAll
@@ -235,6 +238,8 @@ class V2SubscriptionTest {
         String id = subscribeWebhook("brief", path, "");
         Db.run(pool, "UPDATE subscriptions SET expires_at = now() - interval '1 second' WHERE project = $1", project);
         Api.as(project).get("/v2/queues/brief/subscriptions/" + id).then().statusCode(404);
+        sweeper.sweep().await().indefinitely();
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
         post("brief", "[{\"ttl\": 300, \"body\": 1}]");
         Eventually.pause(Duration.ofMillis(1000));
         assertEquals(0, receiver.calls(path).size());

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The official python-zaqarclient against this Pigeon: the v2 scenario (create queue, metadata, post, list
- * with paging, claim, renew, delete with claim id, release, stats, pop, delete queue) and the v1 smoke test.
+ * with paging, claim, renew, delete with claim id, release, stats, pop, delete queue), subscriptions with a
+ * webhook that receives a notification, and the v1 smoke test.
  * Runs where Debian's python3-zaqarclient is installed (.ci/run installs it); skipped elsewhere.
  */
 @QuarkusTest
@@ -37,6 +38,12 @@ class ZaqarClientScenarioTest {
     @Test
     void v2Scenario() throws Exception {
         String output = run("src/test/clients/zaqarclient_v2_scenario.py", pigeonUrl());
+        assertTrue(output.contains("all steps passed"), output);
+    }
+
+    @Test
+    void v2Subscriptions() throws Exception {
+        String output = run("src/test/clients/zaqarclient_subscriptions.py", pigeonUrl());
         assertTrue(output.contains("all steps passed"), output);
     }
 

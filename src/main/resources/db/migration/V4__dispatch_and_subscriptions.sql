@@ -70,3 +70,27 @@ CREATE TABLE subscriptions (
 ALTER TABLE dispatch_groups SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02,
     autovacuum_vacuum_cost_delay = 0);
 ALTER TABLE dispatch_items SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_cost_delay = 0);
+
+-- After a successful call, in one round trip: removes exactly the delivered items, then the group if
+-- nothing else is left, else hands it back with the fire time a push asked for meanwhile (now, when it
+-- still holds undelivered items). Void unless the caller still holds the lease. The group is locked first
+-- and, the function being VOLATILE, each later statement takes a new snapshot: an item that a concurrent
+-- push added before the lock was granted is seen, so it never goes with the group.
+CREATE FUNCTION dispatch_complete(group_id bigint, lease uuid, delivered bigint[], more boolean)
+RETURNS void LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    PERFORM 1 FROM dispatch_groups g WHERE g.id = group_id AND g.lease_token = lease FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    DELETE FROM dispatch_items i WHERE i.group_id = dispatch_complete.group_id AND i.id = ANY(delivered);
+    IF EXISTS (SELECT 1 FROM dispatch_items i WHERE i.group_id = dispatch_complete.group_id) THEN
+        UPDATE dispatch_groups g
+        SET lease_token = NULL, lease_until = NULL, overwrite = false, attempts = 0, last_error = NULL,
+            fire_at = CASE WHEN more THEN now() ELSE COALESCE(g.next_fire_at, now()) END, next_fire_at = NULL
+        WHERE g.id = dispatch_complete.group_id;
+    ELSE
+        DELETE FROM dispatch_groups g WHERE g.id = dispatch_complete.group_id;
+    END IF;
+END;
+$$;

@@ -76,8 +76,19 @@ public class DispatchService {
         }
         JsonBodies.parse(body);
         String json = new String(body, StandardCharsets.UTF_8);
-        return store.enqueue(project, mergeKey, mergeable(mergeKey), address, ontime, update == Update.ALWAYS, json)
-                .invoke(dispatcher::wake);
+        Long announceWithin = dispatcher.servesPushes() ? null : config.maxSleep().toMillis();
+        return store.enqueue(project, mergeKey, mergeable(mergeKey), address, ontime, update == Update.ALWAYS, json,
+                        announceWithin)
+                .invoke(enqueued -> dispatcher.pushed(enqueued.dueAt()));
+    }
+
+    /** A post queued {@code count} subscription notifications, due now or when their messages' delays end. */
+    public Uni<Void> notificationsQueued(long count) {
+        if (count == 0) {
+            return Uni.createFrom().voidItem();
+        }
+        dispatcher.wake();
+        return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce();
     }
 
     public Uni<List<DispatchStore.PendingGroup>> pending(String project, String mergeKey, String method, String service) {

@@ -9,7 +9,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -40,9 +39,12 @@ public class DispatchStore {
             item AS (
                 INSERT INTO dispatch_items (group_id, body) SELECT id, $8 FROM g RETURNING id, group_id)
             SELECT item.id AS item_id, item.group_id,
-                   extract(epoch FROM CASE WHEN g.in_flight THEN g.next_fire_at ELSE g.fire_at END)::float8 AS fire_at
+                   extract(epoch FROM CASE WHEN g.in_flight THEN g.next_fire_at ELSE g.fire_at END)::float8 AS fire_at,
+                   extract(epoch FROM g.fire_at)::float8 AS due_at
             FROM item JOIN g ON g.id = item.group_id
-            CROSS JOIN LATERAL (SELECT pg_notify('%s', '')) AS signal""".formatted(CHANNEL);
+            LEFT JOIN LATERAL (
+                SELECT pg_notify('%s', extract(epoch FROM g.fire_at)::text)
+                WHERE $9 AND g.fire_at < now() + $10 * interval '1 millisecond') AS signal ON true""".formatted(CHANNEL);
 
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";
 
@@ -80,25 +82,12 @@ public class DispatchStore {
                       ARRAY(SELECT i.id FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3) AS item_ids,
                       ARRAY(SELECT i.body FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3) AS bodies""";
 
-    private static final String SECONDS_TO_NEXT_DUE = """
-            SELECT extract(epoch FROM min(fire_at) - now())::float8 FROM dispatch_groups WHERE state = 'pending'""";
+    private static final String NEXT_DUE = """
+            SELECT extract(epoch FROM now())::float8 AS now, extract(epoch FROM min(fire_at))::float8 AS next_due
+            FROM dispatch_groups WHERE state = 'pending'""";
 
-    private static final String LOCK_LEASED = """
-            SELECT 1 FROM dispatch_groups WHERE id = $1 AND lease_token = $2 FOR UPDATE""";
-
-    // Runs after LOCK_LEASED in the same transaction, so its snapshot includes every item that a concurrent
-    // push added before the lock was granted: such items are never deleted with the group.
-    private static final String COMPLETE = """
-            WITH removed AS (
-                DELETE FROM dispatch_items WHERE group_id = $1 AND id = ANY($2::bigint[])),
-            rest AS (
-                SELECT EXISTS (SELECT 1 FROM dispatch_items WHERE group_id = $1 AND id <> ALL($2::bigint[])) AS left_over),
-            emptied AS (
-                DELETE FROM dispatch_groups WHERE id = $1 AND NOT (SELECT left_over FROM rest))
-            UPDATE dispatch_groups
-            SET lease_token = NULL, lease_until = NULL, overwrite = false, attempts = 0, last_error = NULL,
-                fire_at = CASE WHEN $3 THEN now() ELSE COALESCE(next_fire_at, now()) END, next_fire_at = NULL
-            WHERE id = $1 AND (SELECT left_over FROM rest)""";
+    // One round trip; the rules (and why they are safe against concurrent pushes) are in the function.
+    private static final String COMPLETE = "SELECT dispatch_complete($1, $2, $3::bigint[], $4)";
 
     private static final String RELEASE = """
             UPDATE dispatch_groups
@@ -149,13 +138,27 @@ public class DispatchStore {
 
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', '')";
 
+    /** Tells every replica's dispatcher to look now. */
+    public Uni<Void> announce() {
+        return pool.query(NOTIFY).execute().replaceWithVoid();
+    }
+
     private final Pool pool;
 
     public DispatchStore(Pool pool) {
         this.pool = pool;
     }
 
-    public record Enqueued(long itemId, long groupId, double fireAt) {
+    /**
+     * What a push stored: its item, its group, the time the group will fire for it ({@code fireAt}) and the
+     * time the dispatcher finds the group due ({@code dueAt}: the lease's end while a call is running), as
+     * unix seconds by the database clock.
+     */
+    public record Enqueued(long itemId, long groupId, double fireAt, double dueAt) {
+    }
+
+    /** The database clock's now and the earliest pending fire time (null when nothing is pending), unix seconds. */
+    public record NextDue(double now, Double nextDue) {
     }
 
     public record PendingItem(long id, String body, double created) {
@@ -175,13 +178,19 @@ public class DispatchStore {
             double deadAt, double createdAt, long items) {
     }
 
+    /**
+     * Stores a push. With {@code announceWithinMillis} set, other replicas are notified when the group is due
+     * within that time (a later group is seen by their regular re-planning before it is due).
+     */
     public Uni<Enqueued> enqueue(String project, String mergeKey, boolean mergeable, DispatchAddress address,
-            Double ontime, boolean always, String body) {
-        Tuple params = Tuple.tuple(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
-                .addDouble(ontime).addBoolean(always).addString(body);
+            Double ontime, boolean always, String body, Long announceWithinMillis) {
+        Tuple params = Tuple.from(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
+                .addDouble(ontime).addBoolean(always).addString(body)
+                .addBoolean(announceWithinMillis != null).addLong(announceWithinMillis == null ? 0 : announceWithinMillis);
         return pool.preparedQuery(ENQUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
-            return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"));
+            return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"),
+                    row.getDouble("due_at"));
         });
     }
 
@@ -235,10 +244,11 @@ public class DispatchStore {
         });
     }
 
-    /** Seconds until the earliest pending group is due (negative if overdue), or empty when none is pending. */
-    public Uni<Optional<Double>> secondsToNextDue() {
-        return pool.query(SECONDS_TO_NEXT_DUE).execute()
-                .map(rows -> Optional.ofNullable(rows.iterator().next().getDouble(0)));
+    public Uni<NextDue> nextDue() {
+        return pool.query(NEXT_DUE).execute().map(rows -> {
+            Row row = rows.iterator().next();
+            return new NextDue(row.getDouble("now"), row.getDouble("next_due"));
+        });
     }
 
     /**
@@ -247,12 +257,9 @@ public class DispatchStore {
      */
     public Uni<Void> complete(TakenGroup group) {
         Long[] ids = Arrays.stream(group.itemIds()).boxed().toArray(Long[]::new);
-        return pool.withTransaction(connection -> connection.preparedQuery(LOCK_LEASED)
-                .execute(Tuple.of(group.id(), group.leaseToken()))
-                .flatMap(locked -> locked.size() == 0 ? Uni.createFrom().voidItem()
-                        : connection.preparedQuery(COMPLETE)
-                                .execute(Tuple.of(group.id()).addArrayOfLong(ids).addBoolean(group.moreItems()))
-                                .replaceWithVoid()));
+        return pool.preparedQuery(COMPLETE)
+                .execute(Tuple.of(group.id(), group.leaseToken()).addArrayOfLong(ids).addBoolean(group.moreItems()))
+                .replaceWithVoid();
     }
 
     /** After a failed call: the group is called again in {@code retryMillis}. */

@@ -23,10 +23,12 @@ import org.jboss.logging.Logger;
 
 /**
  * Delivers due groups: the seed's Schedule, Get, Complete and Release. One planning pass at a time takes
- * as many due groups as there is room for calls, then sleeps until the next fire time. A push wakes it
- * at once: in-process ({@link #wake()}) and, from any replica, through LISTEN on
- * {@link DispatchStore#CHANNEL} (the seed's push channel). There is no polling beyond a safety wake-up
- * every {@code max-sleep}.
+ * as many due groups as there is room for calls, then sleeps until the next fire time, or {@code max-sleep}
+ * at most. A push due sooner than that wakes the dispatcher of the replica that stored it, in-process
+ * ({@link #pushed}); when that dispatcher is off or busy, the push is announced to the others through
+ * LISTEN/NOTIFY on {@link DispatchStore#CHANNEL} (the seed's push channel). A push due later than
+ * {@code max-sleep} needs no signal: every dispatcher re-plans within that time and sees it before it is
+ * due. There is no polling beyond that re-planning.
  *
  * <p>A group is leased while its call runs: its fire time is the lease's end, so if this process dies the
  * group fires again elsewhere once the lease is over. The lease lasts the connect and read timeouts plus
@@ -57,6 +59,12 @@ public class Dispatcher {
     private final AtomicBoolean planning = new AtomicBoolean();
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean wakeRequested;
+    /**
+     * The database-clock time (unix seconds) the dispatcher will next look at the groups by itself: a push due
+     * earlier wakes it, a later one needs nothing. +infinity while planning (any push may have been missed);
+     * -infinity while every call slot is busy (a finishing call wakes it).
+     */
+    private volatile double plannedFor = Double.POSITIVE_INFINITY;
     private volatile boolean running;
     private long timerId = -1;
     private PgSubscriber subscriber;
@@ -112,9 +120,28 @@ public class Dispatcher {
         }
     }
 
+    /**
+     * Whether this replica's dispatcher will take a push that is due soon by itself: it runs and has a free
+     * call slot. Otherwise a push is announced to the other replicas (NOTIFY costs every committing
+     * transaction a global lock, so it is sent only when needed).
+     */
+    public boolean servesPushes() {
+        return running && inFlight.get() < config.maxConcurrency();
+    }
+
     /** Calls in flight on this replica. */
     public int inFlight() {
         return inFlight.get();
+    }
+
+    /**
+     * A push made a group due at {@code dueAt} (unix seconds, database clock): wakes the dispatcher if that is
+     * sooner than it planned to look.
+     */
+    public void pushed(double dueAt) {
+        if (dueAt < plannedFor) {
+            wake();
+        }
     }
 
     /** Re-plans as soon as possible: something may have become due sooner than the dispatcher planned. */
@@ -129,10 +156,12 @@ public class Dispatcher {
     }
 
     private void plan() {
+        plannedFor = Double.POSITIVE_INFINITY;
         wakeRequested = false;
         int room = config.maxConcurrency() - inFlight.get();
         if (!running || room <= 0) {
             // A call that finishes wakes the dispatcher again.
+            plannedFor = Double.NEGATIVE_INFINITY;
             endPlanning();
             return;
         }
@@ -142,8 +171,12 @@ public class Dispatcher {
                 plan();
                 return;
             }
-            store.secondsToNextDue().subscribe().with(next -> {
-                sleep(next.map(seconds -> (long) Math.ceil(seconds * 1000)).orElse(Long.MAX_VALUE));
+            store.nextDue().subscribe().with(next -> {
+                double maxSleep = config.maxSleep().toMillis() / 1000.0;
+                double wakeAt = next.nextDue() == null ? next.now() + maxSleep
+                        : Math.min(next.nextDue(), next.now() + maxSleep);
+                sleep((long) Math.ceil((wakeAt - next.now()) * 1000));
+                plannedFor = wakeAt;
                 endPlanning();
             }, failure -> pauseAfter(failure));
         }, failure -> pauseAfter(failure));
@@ -221,6 +254,15 @@ public class Dispatcher {
         return store.bury(group, outcome.error());
     }
 
+    /** A notification's payload is the pushed group's due time, or empty for "look now". */
+    private void notified(String payload) {
+        try {
+            pushed(payload == null || payload.isEmpty() ? Double.NEGATIVE_INFINITY : Double.parseDouble(payload));
+        } catch (NumberFormatException e) {
+            wake();
+        }
+    }
+
     /** LISTEN on the push channel over a connection of its own, reconnecting after a loss. */
     private void listen() {
         String url = databaseUrl.startsWith("vertx-reactive:") ? databaseUrl.substring("vertx-reactive:".length()) : databaseUrl;
@@ -231,7 +273,7 @@ public class Dispatcher {
         subscriber = PgSubscriber.subscriber(vertx, options);
         subscriber.reconnectPolicy(retries -> FAILURE_PAUSE_MILLIS);
         subscriber.channel(DispatchStore.CHANNEL)
-                .handler(payload -> wake())
+                .handler(this::notified)
                 // (Re)subscribed: anything pushed while the connection was down is picked up now.
                 .subscribeHandler(this::wake);
         connect();

@@ -5,6 +5,7 @@ import io.pigeon.api.ApiException;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.api.Uuids;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.DispatchService;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.queue.QueueNames;
 import io.pigeon.queue.QueueService;
@@ -26,8 +27,10 @@ public class MessageService {
     private final MessageStore store;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
+    private final DispatchService deliveries;
 
-    public MessageService(MessageStore store, PigeonConfig config, QueueMetrics metrics) {
+    public MessageService(MessageStore store, PigeonConfig config, QueueMetrics metrics, DispatchService deliveries) {
+        this.deliveries = deliveries;
         this.store = store;
         this.config = config;
         this.metrics = metrics;
@@ -122,8 +125,10 @@ public class MessageService {
                                 "The queue is being created by another request. Please try again.");
                     }
                     metrics.posted(posted.ids().length);
-                    return posted.ids();
-                });
+                    return posted;
+                })
+                .call(posted -> deliveries.notificationsQueued(posted.notifications()))
+                .map(MessageStore.Posted::ids);
     }
 
     /** Takes and deletes up to {@code count} (1..max-messages-per-page) of the oldest free messages. */
@@ -146,10 +151,10 @@ public class MessageService {
     public Uni<long[]> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
         QueueNames.validate(queue);
         return store.post(project, queue, clientId, messages).map(stored -> {
-            long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
-            metrics.posted(ids.length);
-            return ids;
-        });
+            MessageStore.Posted posted = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
+            metrics.posted(posted.ids().length);
+            return posted;
+        }).call(posted -> deliveries.notificationsQueued(posted.notifications())).map(MessageStore.Posted::ids);
     }
 
     /** One page of the queue, oldest first, after {@code marker}. 404 when the queue does not exist. */

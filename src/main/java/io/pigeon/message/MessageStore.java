@@ -34,9 +34,9 @@ public class MessageStore {
                 ORDER BY t.ord
                 RETURNING id, ttl, body, visible_at),
             %s
-            SELECT id FROM inserted WHERE %s""".formatted(
+            SELECT id, %s AS notifications FROM inserted""".formatted(
             SubscriptionFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)"),
-            SubscriptionFanOut.SIGNALLED);
+            SubscriptionFanOut.QUEUED);
 
     private static final String LIST = """
             SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body
@@ -84,8 +84,9 @@ public class MessageStore {
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at),
             %s
-            SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids
-            WHERE %s""".formatted(SubscriptionFanOut.ctes("(SELECT metadata FROM q)"), SubscriptionFanOut.SIGNALLED);
+            SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
+                   %s AS notifications""".formatted(SubscriptionFanOut.ctes("(SELECT metadata FROM q)"),
+            SubscriptionFanOut.QUEUED);
 
     private static final String POP = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
@@ -147,8 +148,11 @@ public class MessageStore {
         this.pool = pool;
     }
 
-    /** What a v2 post stored: the ids in request order, or none when the document exceeded {@code maxSize}. */
-    public record Posted(Integer maxSize, long[] ids) {
+    /**
+     * What a post stored: the ids in request order, or none when the document exceeded {@code maxSize} (v2),
+     * and how many subscription notifications it queued for the delivery engine.
+     */
+    public record Posted(Integer maxSize, long[] ids, long notifications) {
     }
 
     /**
@@ -166,7 +170,8 @@ public class MessageStore {
         return pool.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
             Long[] ids = row.getArrayOfLongs("ids");
-            return new Posted(row.getInteger("max_size"), Arrays.stream(ids).mapToLong(Long::longValue).toArray());
+            return new Posted(row.getInteger("max_size"), Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
+                    row.getLong("notifications"));
         });
     }
 
@@ -185,7 +190,7 @@ public class MessageStore {
     }
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
-    public Uni<Optional<long[]>> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
+    public Uni<Optional<Posted>> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
         return pool.preparedQuery(POST)
@@ -195,13 +200,15 @@ public class MessageStore {
                         return Optional.empty();
                     }
                     long[] ids = new long[rows.size()];
+                    long notifications = 0;
                     int i = 0;
                     for (Row row : rows) {
                         ids[i++] = row.getLong(0);
+                        notifications = row.getLong(1);
                     }
                     // Ids are drawn in insertion order, which is request order.
                     Arrays.sort(ids);
-                    return Optional.of(ids);
+                    return Optional.of(new Posted(null, ids, notifications));
                 });
     }
 

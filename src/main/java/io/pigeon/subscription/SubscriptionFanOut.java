@@ -1,7 +1,5 @@
 package io.pigeon.subscription;
 
-import io.pigeon.dispatch.DispatchStore;
-
 /**
  * The common table expressions that hand every message a post stores to each live webhook subscription of
  * its queue, in the post's own statement: a notification exists exactly when its message does. Each
@@ -9,8 +7,8 @@ import io.pigeon.dispatch.DispatchStore;
  * Zaqar's notification document ({@code body}, {@code ttl}, {@code queue_name}, {@code Message_Type}) or
  * the subscription's {@code post_data} template with {@code "$zaqar_message$"} replaced by it.
  *
- * <p>Used after a CTE {@code inserted(id, ttl, body, visible_at)}, with $1 the project and $2
- * the queue's name; the statement must read {@link #SIGNALLED} so that the notify runs.
+ * <p>Used after a CTE {@code inserted(id, ttl, body, visible_at)}, with $1 the project and $2 the
+ * queue's name. The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
  */
 public final class SubscriptionFanOut {
 
@@ -39,10 +37,7 @@ public final class SubscriptionFanOut {
                 FROM fan f
                 CROSS JOIN LATERAL (
                     SELECT json_build_object('body', f.body::json, 'ttl', f.ttl, 'queue_name', $2::text,
-                                             'Message_Type', 'Notification')::text AS doc) n),
-            fan_signal AS (
-                SELECT pg_notify('{channel}', '') FROM (SELECT 1 FROM fan LIMIT 1) AS any_notification)"""
-            .replace("{channel}", DispatchStore.CHANNEL);
+                                             'Message_Type', 'Notification')::text AS doc) n)""";
 
     /**
      * The CTEs, reading the queue's metadata (for its {@code _retry_policy}) from {@code queueMetadata}: a
@@ -52,8 +47,8 @@ public final class SubscriptionFanOut {
         return CTES.formatted(queueMetadata);
     }
 
-    /** A condition that is always true and makes the statement run the notify of {@link #CTES}. */
-    public static final String SIGNALLED = "(SELECT count(*) FROM fan_signal) >= 0";
+    /** The number of notifications the statement queued, for its final SELECT. */
+    public static final String QUEUED = "(SELECT count(*) FROM fan)";
 
     private SubscriptionFanOut() {
     }

@@ -24,7 +24,8 @@ import java.util.stream.IntStream;
  * Prints messages/s and p50/p99 latency per request type. Not a test: run it with {@code ./mvnw -Pbench}.
  *
  * <p>Settings (system properties): {@code bench.url} (http://localhost:8080), {@code bench.seconds} (10 per
- * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle).
+ * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle;
+ * {@code dispatch} runs {@link DispatchBench} instead).
  */
 public final class Bench {
 
@@ -61,6 +62,10 @@ public final class Bench {
             throw new IllegalArgumentException("bench.api is v1 or v2");
         }
         java.util.Set<String> scenarios = java.util.Set.of(System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
+        if (scenarios.contains("dispatch")) {
+            DispatchBench.run(url);
+            return;
+        }
         Bench bench = new Bench(url, Duration.ofSeconds(seconds), api);
         System.out.printf("Pigeon benchmark (%s API) against %s, %d s per run, project %s%n", api, url, seconds, bench.project);
         System.out.printf("%-10s %7s %12s  %s%n", "scenario", "clients", "messages/s", "latency p50/p99 (ms) per request");

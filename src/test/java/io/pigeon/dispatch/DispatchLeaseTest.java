@@ -48,7 +48,7 @@ class DispatchLeaseTest {
 
     private void pushDue(String mergeKey, String body) {
         store.enqueue(project, mergeKey, !mergeKey.startsWith("-"),
-                new DispatchAddress("POST", URI.create("http://127.0.0.1:9/" + project)), null, false, body)
+                new DispatchAddress("POST", URI.create("http://127.0.0.1:9/" + project)), null, false, body, null)
                 .await().indefinitely();
     }
 

@@ -32,7 +32,8 @@ class OidcTenancyTest {
 
     @Test
     void noTokenIsUnauthorizedWithChallengeAndErrorDocument() {
-        for (String path : List.of("/v1/queues", "/v2/queues", "/v2/ping")) {
+        for (String path : List.of("/v1/queues", "/v2/queues", "/v2/ping", "/v2/queues/q/subscriptions",
+                "/v3/dead-groups", "/v3/queue/k/POST/aHR0cDovLzEyNy4wLjAuMTo5L3g")) {
             given().header("X-Project-Id", projectA).header("Client-ID", Api.CLIENT_ID).get(path)
                     .then().statusCode(401)
                     .header("WWW-Authenticate", containsString("Bearer"))
@@ -150,6 +151,26 @@ class OidcTenancyTest {
                 .then().statusCode(204);
         with(tokenA).header("X-Project-Id", projectA).delete(href).then().statusCode(204);
         with(tokenA).header("X-Project-Id", projectA).get("/v1/queues/private/stats").then().statusCode(404);
+
+        // Delayed dispatch and subscriptions follow the same rule.
+        String path = "/v3/queue/k/POST/aHR0cDovLzEyNy4wLjAuMTo5L3g?ontime=253402300799";
+        with(tokenB).header("X-Project-Id", projectB).contentType(ContentType.JSON).body("{\"b\": 1}").post(path)
+                .then().statusCode(201);
+        with(tokenB).header("X-Project-Id", projectB).contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"mailto:b@example.com\"}").post("/v2/queues/private/subscriptions")
+                .then().statusCode(201);
+        for (Response response : List.of(
+                with(tokenA).header("X-Project-Id", projectB).get(path),
+                with(tokenA).header("X-Project-Id", projectB).delete(path),
+                with(tokenA).header("X-Project-Id", projectB).get("/v3/dead-groups"),
+                with(tokenA).header("X-Project-Id", projectB).get("/v2/queues/private/subscriptions"))) {
+            assertEquals(403, response.statusCode(), response.asString());
+        }
+        with(tokenA).get(path).then().statusCode(200).body("groups.size()", equalTo(0));
+        with(tokenA).delete(path).then().statusCode(204);
+        with(tokenA).get("/v2/queues/private/subscriptions").then().body("subscriptions.size()", equalTo(0));
+        with(tokenB).get(path).then().statusCode(200).body("groups[0].items[0].body.b", equalTo(1));
+        with(tokenB).get("/v2/queues/private/subscriptions").then().body("subscriptions.size()", equalTo(1));
 
         // B's message is untouched.
         with(tokenB).header("X-Project-Id", projectB).get(href).then().statusCode(200).body("body", equalTo("secret"));

@@ -6,18 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.PostgresResource;
-import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -245,62 +240,5 @@ class TwoReplicasCrashIT {
 
     private static void expect(HttpResponse<String> response, int status) {
         assertEquals(status, response.statusCode(), response.body());
-    }
-
-    /** A Pigeon process started from the packaged application. */
-    private record Replica(String name, Process process, int port, Path log) {
-
-        static Replica start(String name, Map<String, String> database) throws IOException {
-            Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
-            assertTrue(Files.exists(jar), "package the application first: " + jar);
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
-            Path log = Files.createTempFile("pigeon-" + name, ".log");
-            ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-jar", jar.toString())
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
-            Map<String, String> env = builder.environment();
-            env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
-            env.put("QUARKUS_DATASOURCE_REACTIVE_URL", database.get("quarkus.datasource.reactive.url"));
-            env.put("QUARKUS_DATASOURCE_USERNAME", database.get("quarkus.datasource.username"));
-            env.put("QUARKUS_DATASOURCE_PASSWORD", database.get("quarkus.datasource.password"));
-            env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
-            env.put("QUARKUS_SHUTDOWN_DELAY_ENABLED", "false");
-            return new Replica(name, builder.start(), port, log);
-        }
-
-        String url() {
-            return "http://127.0.0.1:" + port;
-        }
-
-        boolean alive() {
-            return process.isAlive();
-        }
-
-        void awaitReady() throws Exception {
-            HttpClient client = HttpClient.newHttpClient();
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline) {
-                assertTrue(process.isAlive(), "replica " + name + " exited:\n" + Files.readString(log));
-                try {
-                    if (client.send(HttpRequest.newBuilder(URI.create(url() + "/v1/health")).build(),
-                            HttpResponse.BodyHandlers.discarding()).statusCode() == 204) {
-                        return;
-                    }
-                } catch (IOException e) {
-                    // not listening yet
-                }
-                Thread.sleep(200);
-            }
-            throw new AssertionError("replica " + name + " not ready:\n" + Files.readString(log));
-        }
-
-        /** SIGKILL: no shutdown hooks, no draining. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            process.waitFor();
-        }
     }
 }

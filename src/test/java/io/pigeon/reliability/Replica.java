@@ -1,0 +1,71 @@
+package io.pigeon.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+/** A Pigeon process started from the packaged application, for tests that crash or restart things. */
+public record Replica(String name, Process process, int port, Path log) {
+
+    /** Starts the packaged application on a free port, with {@code config} (Quarkus property names) as its environment. */
+    public static Replica start(String name, Map<String, String> database) throws IOException {
+        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
+        assertTrue(Files.exists(jar), "package the application first: " + jar);
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Path log = Files.createTempFile("pigeon-" + name, ".log");
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", jar.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        Map<String, String> env = builder.environment();
+        env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        // An empty map means the database named by this process's own QUARKUS_DATASOURCE_* (inherited).
+        database.forEach((key, value) -> env.put(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_'), value));
+        env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
+        env.put("QUARKUS_SHUTDOWN_DELAY_ENABLED", "false");
+        return new Replica(name, builder.start(), port, log);
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    public void awaitReady() throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            assertTrue(process.isAlive(), "replica " + name + " exited:\n" + Files.readString(log));
+            try {
+                if (client.send(HttpRequest.newBuilder(URI.create(url() + "/v1/health")).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 204) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("replica " + name + " not ready:\n" + Files.readString(log));
+    }
+
+    /** SIGKILL: no shutdown hooks, no draining. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+}

@@ -87,7 +87,7 @@ public class DeliveryClient {
             return java.util.Collections.emptyIterator();
         }
         try {
-            return JSON.readTree(headersJson).fields();
+            return JSON.readTree(headersJson).properties().iterator();
         } catch (IOException e) {
             return java.util.Collections.emptyIterator();
         }

@@ -148,7 +148,7 @@ public class SubscriptionService {
             if (!headers.isObject()) {
                 throw ApiException.invalidRequest("options.post_headers must be an object of header names to strings.");
             }
-            headers.fields().forEachRemaining(header -> {
+            headers.properties().forEach(header -> {
                 if (!HEADER_NAME.matcher(header.getKey()).matches() || !header.getValue().isTextual()
                         || header.getValue().asText().chars().anyMatch(c -> c < 0x20 && c != '\t')) {
                     throw ApiException.invalidRequest("options.post_headers must map header names to strings without "

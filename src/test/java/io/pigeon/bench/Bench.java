@@ -25,7 +25,8 @@ import java.util.stream.IntStream;
  *
  * <p>Settings (system properties): {@code bench.url} (http://localhost:8080), {@code bench.seconds} (10 per
  * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle;
- * {@code dispatch} runs {@link DispatchBench} instead).
+ * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
+ * {@code bench.depths} messages, 1000,1000000).
  */
 public final class Bench {
 
@@ -69,6 +70,21 @@ public final class Bench {
         Bench bench = new Bench(url, Duration.ofSeconds(seconds), api);
         System.out.printf("Pigeon benchmark (%s API) against %s, %d s per run, project %s%n", api, url, seconds, bench.project);
         System.out.printf("%-10s %7s %12s  %s%n", "scenario", "clients", "messages/s", "latency p50/p99 (ms) per request");
+        if (scenarios.contains("depth")) {
+            // The full cycle on a queue that holds a standing backlog: claims take its oldest messages and posts
+            // add new ones, so the depth stays the same while the latencies are measured.
+            for (String depth : System.getProperty("bench.depths", "1000,1000000").split(",")) {
+                String queue = "depth-" + depth.trim();
+                bench.put("/" + api + "/queues/" + queue);
+                long started = System.nanoTime();
+                bench.prefill(queue, Long.parseLong(depth.trim()));
+                System.out.printf("(%s messages waiting, posted in %.0f s)%n", depth.trim(), (System.nanoTime() - started) / 1e9);
+                for (int clients : clientCounts) {
+                    bench.report("depth " + depth.trim(), clients, bench.run(clients, queue, Scenario.CYCLE));
+                }
+            }
+            return;
+        }
         for (int clients : clientCounts) {
             String queue = "bench-" + clients;
             bench.put("/" + api + "/queues/" + queue);
@@ -110,6 +126,30 @@ public final class Bench {
                 tallies.add(future.get());
             }
             return tallies;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Posts {@code count} messages (batches of ten, 16 clients), so that a queue starts with a backlog. */
+    private void prefill(String queue, long count) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        java.util.concurrent.atomic.AtomicLong posted = new java.util.concurrent.atomic.AtomicLong();
+        try {
+            List<Future<Object>> futures = new ArrayList<>();
+            for (int c = 0; c < 16; c++) {
+                futures.add(pool.submit(() -> {
+                    String clientId = UUID.randomUUID().toString();
+                    while (posted.addAndGet(10) <= count) {
+                        expect(send(request("/" + api + "/queues/" + queue + "/messages", clientId)
+                                .POST(HttpRequest.BodyPublishers.ofString(batchOfTen)).build()), 201);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<Object> future : futures) {
+                future.get();
+            }
         } finally {
             pool.shutdownNow();
         }

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.pigeon.testing.Api;
@@ -117,6 +118,63 @@ class OidcTenancyTest {
     /** A caller of project A can never list, read, claim, delete or get stats of project B's queues or messages. */
     @Test
     void crossProjectMatrix() {
+        assertCrossProjectMatrix(projectA, projectB);
+    }
+
+    /**
+     * The matrix again while two other projects keep posting to, claiming from and deleting in queues of the
+     * same names; each load client also checks that it only ever receives its own project's messages.
+     */
+    @Test
+    void crossProjectMatrixHoldsUnderLoadFromOtherProjects() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger operations = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<String> leaks = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.ExecutorService load = java.util.concurrent.Executors.newFixedThreadPool(8);
+        java.util.List<java.util.concurrent.Future<?>> clients = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String project = Api.newProject();
+            String token = Tokens.valid(List.of(project));
+            clients.add(load.submit(() -> {
+                while (!stop.get()) {
+                    with(token).contentType(ContentType.JSON)
+                            .body("{\"messages\": [{\"ttl\": 300, \"body\": \"" + project + "\"}]}")
+                            .post("/v2/queues/private/messages").then().statusCode(201);
+                    Response claimed = with(token).contentType(ContentType.JSON).body("{\"ttl\": 60}")
+                            .post("/v2/queues/private/claims?limit=5");
+                    if (claimed.statusCode() == 201) {
+                        for (Object body : claimed.jsonPath().getList("messages.body")) {
+                            if (!project.equals(body)) {
+                                leaks.add(project + " received " + body);
+                            }
+                        }
+                        for (String href : claimed.jsonPath().<String>getList("messages.href")) {
+                            with(token).delete(href).then().statusCode(204);
+                        }
+                    }
+                    operations.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        try {
+            for (int round = 0; round < 3; round++) {
+                assertCrossProjectMatrix(Api.newProject(), Api.newProject());
+            }
+        } finally {
+            stop.set(true);
+            for (java.util.concurrent.Future<?> client : clients) {
+                client.get();
+            }
+            load.shutdown();
+        }
+        System.out.printf("Isolation under load: 3 rounds of the matrix beside %d post-claim-delete rounds of 8 other "
+                + "projects; leaks %d%n", operations.get(), leaks.size());
+        assertTrue(operations.get() > 8, "the load did not run");
+        assertEquals(List.of(), leaks);
+    }
+
+    private void assertCrossProjectMatrix(String projectA, String projectB) {
         String tokenA = Tokens.valid(List.of(projectA));
         String tokenB = Tokens.valid(List.of(projectB));
         with(tokenB).header("X-Project-Id", projectB).contentType(ContentType.JSON)

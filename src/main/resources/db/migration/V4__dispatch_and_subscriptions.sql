@@ -13,9 +13,10 @@ CREATE TABLE dispatch_groups (
     method         text NOT NULL,
     target         text NOT NULL,
     mergeable      boolean NOT NULL,
-    -- 'array': the items' bodies as one JSON array (v3); 'single': the one item's body as it is
-    -- (a subscription's notification).
+    -- 'array': the items' bodies as one JSON array (v3); 'single': the group's own body as it is (a
+    -- subscription's notification, kept in the row so that a message post adds one row, not two).
     envelope       text NOT NULL CHECK (envelope IN ('array', 'single')),
+    body           text,
     -- Extra request headers (a subscription's post_headers).
     headers        jsonb,
     -- A subscription's retry policies, {"queue": ..., "subscription": ...}, resolved at delivery time;

@@ -80,7 +80,9 @@ public class DispatchStore {
                       extract(epoch FROM now() - g.created_at)::float8 AS age,
                       extract(epoch FROM now() - due.fire_at)::float8 AS lateness,
                       ARRAY(SELECT i.id FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3) AS item_ids,
-                      ARRAY(SELECT i.body FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3) AS bodies""";
+                      CASE WHEN g.envelope = 'single' THEN ARRAY[g.body]
+                           ELSE ARRAY(SELECT i.body FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3)
+                      END AS bodies""";
 
     private static final String NEXT_DUE = """
             SELECT extract(epoch FROM now())::float8 AS now, extract(epoch FROM min(fire_at))::float8 AS next_due
@@ -104,7 +106,8 @@ public class DispatchStore {
     private static final String LIST_DEAD = """
             SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error,
                    extract(epoch FROM g.dead_at)::float8 AS dead_at, extract(epoch FROM g.created_at)::float8 AS created_at,
-                   (SELECT count(*) FROM dispatch_items i WHERE i.group_id = g.id) AS items
+                   CASE WHEN g.envelope = 'single' THEN 1
+                        ELSE (SELECT count(*) FROM dispatch_items i WHERE i.group_id = g.id) END AS items
             FROM dispatch_groups g
             WHERE g.project = $1 AND g.state = 'dead' AND g.id > $2
             ORDER BY g.id
@@ -232,13 +235,15 @@ public class DispatchStore {
             for (Row row : rows) {
                 Long[] ids = row.getArrayOfLongs("item_ids");
                 String[] bodies = row.getArrayOfStrings("bodies");
-                boolean more = ids.length > maxItems;
-                int n = Math.min(ids.length, maxItems);
+                // A 'single' group carries its body in the row and has no items to remove.
+                boolean more = bodies.length > maxItems;
+                int n = Math.min(bodies.length, maxItems);
                 taken.add(new TakenGroup(row.getLong("id"), row.getUUID("lease_token"), row.getString("method"),
                         row.getString("target"), row.getString("envelope"), row.getString("headers"),
                         row.getString("retry_policy"), row.getInteger("attempts"), row.getDouble("age"),
                         row.getDouble("lateness"),
-                        Arrays.stream(ids, 0, n).mapToLong(Long::longValue).toArray(), Arrays.copyOf(bodies, n), more));
+                        Arrays.stream(ids, 0, Math.min(ids.length, n)).mapToLong(Long::longValue).toArray(),
+                        Arrays.copyOf(bodies, n), more));
             }
             return taken;
         });

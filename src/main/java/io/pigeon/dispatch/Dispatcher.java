@@ -217,7 +217,7 @@ public class Dispatcher {
         inFlight.incrementAndGet();
         lateness.record((long) (Math.max(0, group.latenessSeconds()) * 1_000_000), TimeUnit.MICROSECONDS);
         Uni<DeliveryClient.Outcome> call;
-        if (group.itemIds().length == 0) {
+        if (group.bodies().length == 0) {
             call = Uni.createFrom().item(new DeliveryClient.Outcome(true, null));
         } else if (!allowedTargets.allows(URI.create(group.target()))) {
             call = Uni.createFrom().item(DeliveryClient.Outcome.failed("the target is not in pigeon.dispatch.allowed-targets"));

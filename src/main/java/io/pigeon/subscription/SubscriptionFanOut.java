@@ -3,7 +3,8 @@ package io.pigeon.subscription;
 /**
  * The common table expressions that hand every message a post stores to each live webhook subscription of
  * its queue, in the post's own statement: a notification exists exactly when its message does. Each
- * becomes an unmergeable group of the delivery engine, due when the message becomes visible, carrying
+ * becomes one row: an unmergeable group of the delivery engine with its body in the row (no item rows),
+ * due when the message becomes visible, carrying
  * Zaqar's notification document ({@code body}, {@code ttl}, {@code queue_name}, {@code Message_Type}) or
  * the subscription's {@code post_data} template with {@code "$zaqar_message$"} replaced by it.
  *
@@ -14,26 +15,21 @@ public final class SubscriptionFanOut {
 
     private static final String CTES = """
             fan AS MATERIALIZED (
-                SELECT nextval(pg_get_serial_sequence('dispatch_groups', 'id')) AS group_id,
-                       s.id AS subscription_id, s.subscriber, s.options, %s AS metadata,
+                SELECT s.id AS subscription_id, s.subscriber, s.options, %s AS metadata,
                        i.ttl, i.body, i.visible_at
                 FROM inserted i
                 JOIN subscriptions s ON s.project = $1 AND s.source = $2 AND s.expires_at > now()
                      AND s.subscriber ~* '^https?:'),
             fan_groups AS (
-                INSERT INTO dispatch_groups (id, project, merge_key, method, target, mergeable, envelope, headers,
-                                             retry_policy, fire_at)
-                SELECT group_id, $1, '-subscription:' || subscription_id, 'POST', subscriber, false, 'single',
-                       options->'post_headers',
-                       jsonb_build_object('queue', metadata->'_retry_policy', 'subscription', options->'_retry_policy'),
-                       COALESCE(visible_at, now())
-                FROM fan),
-            fan_items AS (
-                INSERT INTO dispatch_items (group_id, body)
-                SELECT f.group_id,
+                INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
+                                             headers, retry_policy, fire_at)
+                SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single',
                        CASE WHEN jsonb_typeof(f.options->'post_data') = 'string'
                             THEN replace(f.options->>'post_data', '"$zaqar_message$"', n.doc)
-                            ELSE n.doc END
+                            ELSE n.doc END,
+                       f.options->'post_headers',
+                       jsonb_build_object('queue', f.metadata->'_retry_policy', 'subscription', f.options->'_retry_policy'),
+                       COALESCE(f.visible_at, now())
                 FROM fan f
                 CROSS JOIN LATERAL (
                     SELECT json_build_object('body', f.body::json, 'ttl', f.ttl, 'queue_name', $2::text,

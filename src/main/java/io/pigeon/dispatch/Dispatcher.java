@@ -129,11 +129,6 @@ public class Dispatcher {
         return running && inFlight.get() < config.maxConcurrency();
     }
 
-    /** Calls in flight on this replica. */
-    public int inFlight() {
-        return inFlight.get();
-    }
-
     /**
      * A push made a group due at {@code dueAt} (unix seconds, database clock): wakes the dispatcher if that is
      * sooner than it planned to look.

@@ -1,6 +1,5 @@
 package io.pigeon.api.v1;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.pigeon.api.PageLink;
 import io.pigeon.message.Message;

@@ -1,7 +1,6 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.ErrorMappers;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.api.StatsView;

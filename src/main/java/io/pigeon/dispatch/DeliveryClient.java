@@ -34,9 +34,16 @@ public class DeliveryClient {
     private final WebClient client;
     private final long readTimeoutMillis;
 
-    public record Outcome(boolean delivered, String error) {
+    /** How a call ended; a failure that is not {@code retryable} moves the group to the dead state at once. */
+    public record Outcome(boolean delivered, boolean retryable, String error) {
+        static final Outcome DELIVERED = new Outcome(true, false, null);
+
         static Outcome failed(String error) {
-            return new Outcome(false, error);
+            return new Outcome(false, true, error);
+        }
+
+        static Outcome refused(String error) {
+            return new Outcome(false, false, error);
         }
     }
 
@@ -70,7 +77,7 @@ public class DeliveryClient {
         });
         return request.sendBuffer(Buffer.buffer(body(group)))
                 .map(response -> response.statusCode() >= 200 && response.statusCode() < 300
-                        ? new Outcome(true, null)
+                        ? Outcome.DELIVERED
                         : Outcome.failed("HTTP " + response.statusCode()))
                 .onFailure().recoverWithItem(failure -> Outcome.failed(describe(failure)));
     }

@@ -4,7 +4,7 @@ import io.pigeon.api.ApiException;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
-import io.vertx.pgclient.PgException;
+import io.pigeon.health.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -91,9 +91,15 @@ public class DispatchService {
         return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce();
     }
 
-    public Uni<List<DispatchStore.PendingGroup>> pending(String project, String mergeKey, String method, String service) {
+    /** A path's pending groups, with the address its method and service segments name. */
+    public record PendingPath(DispatchAddress address, List<DispatchStore.PendingGroup> groups) {
+    }
+
+    public Uni<PendingPath> pending(String project, String mergeKey, String method, String service) {
         validateMergeKey(mergeKey);
-        return store.pending(project, mergeKey, DispatchAddress.parse(method, service), MAX_ITEMS_SHOWN);
+        DispatchAddress address = DispatchAddress.parse(method, service);
+        return store.pending(project, mergeKey, address, MAX_ITEMS_SHOWN)
+                .map(groups -> new PendingPath(address, groups));
     }
 
     public Uni<Integer> deletePending(String project, String mergeKey, String method, String service) {
@@ -114,7 +120,7 @@ public class DispatchService {
         long groupId = groupId("group id", id);
         // A push may create a pending twin between the check and the update: then the items join it.
         return store.requeue(project, groupId)
-                .onFailure(DispatchService::isUniqueViolation).retry().atMost(2)
+                .onFailure(DatabaseFailures::isUniqueViolation).retry().atMost(2)
                 .invoke(requeued -> {
                     if (requeued) {
                         dispatcher.wake();
@@ -124,10 +130,6 @@ public class DispatchService {
 
     public Uni<Boolean> dropDead(String project, String id) {
         return store.dropDead(project, groupId("group id", id));
-    }
-
-    private static boolean isUniqueViolation(Throwable failure) {
-        return failure instanceof PgException pg && "23505".equals(pg.getSqlState());
     }
 
     private static long groupId(String name, String value) {

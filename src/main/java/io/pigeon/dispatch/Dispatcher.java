@@ -213,9 +213,10 @@ public class Dispatcher {
         lateness.record((long) (Math.max(0, group.latenessSeconds()) * 1_000_000), TimeUnit.MICROSECONDS);
         Uni<DeliveryClient.Outcome> call;
         if (group.bodies().length == 0) {
-            call = Uni.createFrom().item(new DeliveryClient.Outcome(true, null));
+            call = Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED);
         } else if (!allowedTargets.allows(URI.create(group.target()))) {
-            call = Uni.createFrom().item(DeliveryClient.Outcome.failed("the target is not in pigeon.dispatch.allowed-targets"));
+            // The list may have changed since the push: such a group is not called, nor retried.
+            call = Uni.createFrom().item(DeliveryClient.Outcome.refused("the target is not in pigeon.dispatch.allowed-targets"));
         } else {
             call = client.call(group);
         }
@@ -236,8 +237,7 @@ public class Dispatcher {
         }
         failed.increment();
         Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
-        boolean allowed = allowedTargets.allows(URI.create(group.target()));
-        Optional<Duration> retry = allowed
+        Optional<Duration> retry = outcome.retryable()
                 ? RetrySchedule.next(group.attempts(), age, group.retryPolicyJson(), config)
                 : Optional.empty();
         if (retry.isPresent()) {

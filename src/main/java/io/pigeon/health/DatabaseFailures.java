@@ -30,6 +30,11 @@ public final class DatabaseFailures {
         return false;
     }
 
+    /** SQLSTATE 23505: a unique constraint refused the row (a concurrent twin, or a duplicate). */
+    public static boolean isUniqueViolation(Throwable failure) {
+        return failure instanceof PgException pg && "23505".equals(pg.getSqlState());
+    }
+
     /** SQLSTATE class 22 (data exception): the database refused a value, e.g. a NUL character in jsonb. */
     public static boolean isRejectedValue(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

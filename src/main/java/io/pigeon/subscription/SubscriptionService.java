@@ -8,7 +8,7 @@ import io.pigeon.dispatch.AllowedTargets;
 import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.RetrySchedule;
 import io.smallrye.mutiny.Uni;
-import io.vertx.pgclient.PgException;
+import io.pigeon.health.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -72,7 +72,7 @@ public class SubscriptionService {
         Integer ttl = fields.has("ttl") ? ttl(fields.get("ttl")) : null;
         String options = fields.has("options") ? options(fields.get("options")) : null;
         return store.update(project, queue, id, subscriber, ttl, options)
-                .onFailure(failure -> failure instanceof PgException pg && "23505".equals(pg.getSqlState()))
+                .onFailure(DatabaseFailures::isUniqueViolation)
                 .transform(failure -> duplicate())
                 .map(updated -> {
                     if (!updated) {

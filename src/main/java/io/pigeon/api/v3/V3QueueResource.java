@@ -2,7 +2,6 @@ package io.pigeon.api.v3;
 
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
-import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
@@ -59,10 +58,10 @@ public class V3QueueResource {
             @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service) {
         String project = Projects.fromOptionalHeader(projectHeader);
-        DispatchAddress address = DispatchAddress.parse(method, service);
         return dispatch.pending(project, mergeKey, method, service)
-                .map(groups -> new V3Documents.Pending(mergeKey, address.method(), address.target().toString(),
-                        DispatchService.mergeable(mergeKey), groups.stream().map(V3Documents.Group::of).toList()));
+                .map(path -> new V3Documents.Pending(mergeKey, path.address().method(),
+                        path.address().target().toString(), DispatchService.mergeable(mergeKey),
+                        path.groups().stream().map(V3Documents.Group::of).toList()));
     }
 
     @DELETE

@@ -167,10 +167,6 @@ class DatabaseRestartIT {
 
     private HttpResponse<String> send(Replica replica, String method, String path, String body)
             throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(URI.create(replica.url() + path)).timeout(REQUEST_TIMEOUT)
-                .header("Content-Type", "application/json")
-                .header("Client-ID", "3381af92-2b9e-11e3-b191-71861300734c")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return replica.send(http, REQUEST_TIMEOUT, null, method, path, body);
     }
 }

@@ -37,6 +37,20 @@ public record Replica(String name, Process process, int port, Path log) {
         return new Replica(name, builder.start(), port, log);
     }
 
+    /** A JSON request as the tests' clients send it; {@code project} null means none (v1's default project). */
+    public HttpResponse<String> send(HttpClient http, Duration timeout, String project, String method, String path,
+            String body) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path))
+                .timeout(timeout)
+                .header("Client-ID", "3381af92-2b9e-11e3-b191-71861300734c")
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (project != null) {
+            request.header("X-Project-Id", project);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     public String url() {
         return "http://127.0.0.1:" + port;
     }

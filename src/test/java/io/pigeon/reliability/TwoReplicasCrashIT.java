@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.PostgresResource;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -229,13 +227,7 @@ class TwoReplicasCrashIT {
 
     private HttpResponse<String> send(Replica replica, String method, String path, String body)
             throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(replica.url() + path))
-                .timeout(Duration.ofSeconds(10))
-                .header("X-Project-Id", project)
-                .header("Client-ID", "3381af92-2b9e-11e3-b191-71861300734c")
-                .header("Content-Type", "application/json");
-        request.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return replica.send(http, Duration.ofSeconds(10), project, method, path, body);
     }
 
     private static void expect(HttpResponse<String> response, int status) {

@@ -14,12 +14,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * An HTTP receiver inside the test: it records every call it gets and answers as each path is scripted
- * (a list of answers, the last repeated; by default 200 at once). Each test uses paths of its own.
+ * (a list of answers, the last repeated; by default 200 at once). Each test uses paths of its own. A test
+ * class holds one in a static {@code @RegisterExtension} field; it stops after the class's tests.
  */
-public final class Receiver implements AutoCloseable {
+public final class Receiver implements AutoCloseable, AfterAllCallback {
 
     /** One recorded call. {@code at} is the wall clock in seconds when it arrived. */
     public record Call(String method, String path, String body, Map<String, List<String>> headers, double at) {
@@ -98,6 +101,11 @@ public final class Receiver implements AutoCloseable {
         } finally {
             exchange.close();
         }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     @Override

@@ -22,16 +22,16 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** v2 subscriptions: the API, and delivery of posted messages to webhooks by the delivery engine. */
 @QuarkusTest
 class V2SubscriptionTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static Receiver receiver;
+    @RegisterExtension
+    static final Receiver receiver = new Receiver();
 
     @Inject
     Pool pool;
@@ -40,16 +40,6 @@ class V2SubscriptionTest {
     io.pigeon.maintenance.Sweeper sweeper;
 
     private final String project = Api.newProject();
-
-    @BeforeAll
-    static void startReceiver() {
-        receiver = new Receiver();
-    }
-
-    @AfterAll
-    static void stopReceiver() {
-        receiver.close();
-    }
 
     private ValidatableResponse subscribe(String queue, String document) {
         return Api.as(project).contentType(ContentType.JSON).body(document)

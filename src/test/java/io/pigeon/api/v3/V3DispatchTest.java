@@ -21,9 +21,8 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The delayed-dispatch queue end to end: pushes over HTTP, deliveries to a receiver inside the test.
@@ -32,19 +31,10 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class V3DispatchTest {
 
-    private static Receiver receiver;
+    @RegisterExtension
+    static final Receiver receiver = new Receiver();
 
     private final String project = Api.newProject();
-
-    @BeforeAll
-    static void startReceiver() {
-        receiver = new Receiver();
-    }
-
-    @AfterAll
-    static void stopReceiver() {
-        receiver.close();
-    }
 
     private static String uniquePath() {
         return "/hook/" + UUID.randomUUID();

@@ -1,41 +1,154 @@
 -- The full cycle through wrk, a load generator that costs almost no CPU: per connection, post 10, claim
--- 10, delete the claimed by ids (v1, project "wrk", queue "wrkq"; create it first). Run with -t equal to -c,
--- so that each thread's state belongs to one connection; messages/s = requests/s x 10 / 3.
---   curl -X PUT -H 'X-Project-Id: wrk' localhost:8080/v1/queues/wrkq
---   wrk -t4 -c4 -d15s -s src/test/bench/wrk-cycle.lua http://localhost:8080
-local phase = 0
-local ids = ""
+-- 10, delete the claimed by ids. Run with -t equal to -c, so that each thread's state belongs to one
+-- connection. `./mvnw -Pbench -Dbench.scenarios=ratio` runs it; by hand:
+--
+--   BENCH_API=v1 BENCH_LAYOUT=shared wrk -t4 -c4 -d15s -s src/test/bench/wrk-cycle.lua http://localhost:8080
+--
+-- Environment: BENCH_API v1 (default) or v2; BENCH_PROJECT (default "wrk"); BENCH_LAYOUT "shared" (every
+-- connection uses queue "1", the default) or "per-client" (connection n uses queue "n");
+-- BENCH_RATE requests/s per connection (default 0: as fast as the answers come). Queues are created by
+-- the first request of each connection. At the end it prints one line per request type,
+--   "BENCH <type> <count> <p50 ms> <p90 ms> <p99 ms> <max ms>"
+-- (latencies as the upper edge of a 2 % wide bucket) and "BENCH messages <deleted>" (messages that went
+-- through the whole cycle).
+local ffi = require("ffi")
+ffi.cdef [[
+  typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
+  int clock_gettime(int clock, bench_timespec *ts);
+]]
+local clock = ffi.new("bench_timespec")
+local function now_us()
+  ffi.C.clock_gettime(1, clock) -- CLOCK_MONOTONIC
+  return tonumber(clock.tv_sec) * 1000000 + tonumber(clock.tv_nsec) / 1000
+end
+
+local api = os.getenv("BENCH_API") or "v1"
+local project = os.getenv("BENCH_PROJECT") or "wrk"
+local layout = os.getenv("BENCH_LAYOUT") or "shared"
+local rate = tonumber(os.getenv("BENCH_RATE") or "0")
+
+local threads = {}
+local connection_count = 0
+function setup(thread)
+  connection_count = connection_count + 1
+  thread:set("connection", connection_count)
+  threads[#threads + 1] = thread
+end
+
 local items = {}
 for i = 0, 9 do
   items[#items + 1] = string.format('{"ttl": 3600, "body": {"event": "bench", "n": %d, "pad": "0123456789abcdef"}}', i)
 end
 local post_body = "[" .. table.concat(items, ", ") .. "]"
-local headers = { ["Content-Type"] = "application/json", ["X-Project-Id"] = "wrk",
+if api == "v2" then
+  post_body = '{"messages": ' .. post_body .. '}'
+end
+local headers = { ["Content-Type"] = "application/json", ["X-Project-Id"] = project,
                   ["Client-ID"] = "3381af92-2b9e-11e3-b191-71861300734c" }
-claimed_total = 0
-request = function()
-  if phase == 0 then
-    return wrk.format("POST", "/v1/queues/wrkq/messages", headers, post_body)
-  elseif phase == 1 then
-    return wrk.format("POST", "/v1/queues/wrkq/claims?limit=10", headers, '{"ttl": 60, "grace": 60}')
-  else
-    return wrk.format("DELETE", "/v1/queues/wrkq/messages?ids=" .. ids, headers)
+
+-- Per thread (one connection each): where in the cycle it is, and what it measured. Latencies are
+-- counted in buckets 2 % wide, one global number per request type and bucket ("post_17"), because wrk's
+-- thread:get copies numbers to the main thread reliably but crashes on tables.
+local GROWTH = 1.02
+local BUCKETS = 800 -- 10 us x 1.02^800: about 70 s
+local phase = "create"
+local ids = ""
+local started = 0
+local next_send = 0
+messages = 0
+
+local function path(suffix)
+  local queue = layout == "per-client" and tostring(connection) or "1"
+  return "/" .. api .. "/queues/" .. queue .. suffix
+end
+
+if rate > 0 then
+  -- Paced: the next request is due 1/rate after the previous one was due, not after its answer, so a
+  -- slow answer does not lower the offered rate (unless it is slower than the whole interval).
+  delay = function()
+    local now = now_us()
+    if next_send == 0 then
+      next_send = now
+    end
+    next_send = next_send + 1000000 / rate
+    local wait = (next_send - now) / 1000
+    return wait > 0 and wait or 0
   end
 end
+
+request = function()
+  started = now_us()
+  if phase == "create" then
+    return wrk.format("PUT", path(""), headers)
+  elseif phase == "post" then
+    return wrk.format("POST", path("/messages"), headers, post_body)
+  elseif phase == "claim" then
+    return wrk.format("POST", path("/claims?limit=10"), headers, '{"ttl": 60, "grace": 60}')
+  else
+    return wrk.format("DELETE", path("/messages?ids=" .. ids), headers)
+  end
+end
+
+local function record(kind)
+  local micros = now_us() - started
+  local bucket = micros <= 10 and 0 or math.min(BUCKETS, math.floor(math.log(micros / 10) / math.log(GROWTH)))
+  local name = kind .. "_" .. bucket
+  _G[name] = (_G[name] or 0) + 1
+end
+
 response = function(status, hdrs, body)
-  if phase == 0 then
-    phase = 1
-  elseif phase == 1 then
+  if phase == "create" then
+    phase = "post"
+  elseif phase == "post" then
+    record("post")
+    phase = "claim"
+  elseif phase == "claim" then
+    record("claim")
     if status == 201 then
-      local t = {}
-      for id in body:gmatch("/messages/(%x+)%?claim_id") do t[#t + 1] = id end
-      ids = table.concat(t, ",")
-      claimed_total = claimed_total + #t
-      phase = 2
+      local found = {}
+      for id in body:gmatch("/messages/(%x+)%?claim_id") do found[#found + 1] = id end
+      ids = table.concat(found, ",")
+      phase = "delete"
     else
-      phase = 0
+      phase = "post" -- 204: others took them (shared queue)
     end
   else
-    phase = 0
+    record("delete")
+    if status == 204 then
+      local _, commas = ids:gsub(",", "")
+      messages = messages + commas + 1
+    end
+    phase = "post"
   end
+end
+
+done = function(summary, latency, requests)
+  local moved = 0
+  for _, thread in ipairs(threads) do
+    moved = moved + thread:get("messages")
+  end
+  for _, kind in ipairs({ "post", "claim", "delete" }) do
+    local counts, total = {}, 0
+    for bucket = 0, BUCKETS do
+      local count = 0
+      for _, thread in ipairs(threads) do
+        count = count + (thread:get(kind .. "_" .. bucket) or 0)
+      end
+      counts[bucket] = count
+      total = total + count
+    end
+    local function percentile(p)
+      local rank, seen = math.max(1, math.ceil(p * total)), 0
+      for bucket = 0, BUCKETS do
+        seen = seen + counts[bucket]
+        if seen >= rank then
+          return 10 * GROWTH ^ (bucket + 1) / 1000 -- the bucket's upper edge, in ms
+        end
+      end
+      return 0
+    end
+    io.write(string.format("BENCH %s %d %.2f %.2f %.2f %.2f\n", kind, total, percentile(0.50), percentile(0.90),
+      percentile(0.99), percentile(1.0)))
+  end
+  io.write(string.format("BENCH messages %d\n", moved))
 end

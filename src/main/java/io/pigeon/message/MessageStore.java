@@ -25,7 +25,8 @@ public class MessageStore {
     /** Held by a live claim. */
     static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
 
-    private static final String POST = """
+    /** Public so that the benchmark's SQL ceiling ({@code -Dbench.scenarios=ratio}) runs this exact statement. */
+    public static final String POST = """
             WITH inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
                 SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second'
@@ -56,8 +57,9 @@ public class MessageStore {
     // v2: the queue is created on first post, and its reserved attributes bound the document's size and
     // give the defaults for TTL and delay, all in the one statement. A queue created concurrently by
     // another transaction after this statement's snapshot is seen by neither branch of q: then max_size
-    // comes back null and the caller retries.
-    private static final String POST_CREATING_QUEUE = """
+    // comes back null and the caller retries. Public so that the benchmark's SQL ceiling
+    // (-Dbench.scenarios=ratio) runs this exact statement.
+    public static final String POST_CREATING_QUEUE = """
             WITH created AS (
                 INSERT INTO queues (project, name) VALUES ($1, $2)
                 ON CONFLICT (project, name) DO NOTHING
@@ -122,7 +124,8 @@ public class MessageStore {
             SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
             FROM target t""".formatted(CLAIMED);
 
-    private static final String DELETE_BY_IDS = """
+    /** Public so that the benchmark's SQL ceiling ({@code -Dbench.scenarios=ratio}) runs this exact statement. */
+    public static final String DELETE_BY_IDS = """
             DELETE FROM messages m USING queues q
             WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
 

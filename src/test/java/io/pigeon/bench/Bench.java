@@ -26,7 +26,7 @@ import java.util.stream.IntStream;
  * <p>Settings (system properties): {@code bench.url} (http://localhost:8080), {@code bench.seconds} (10 per
  * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle;
  * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
- * {@code bench.depths} messages, 1000,1000000).
+ * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioBench}).
  */
 public final class Bench {
 
@@ -65,6 +65,10 @@ public final class Bench {
         java.util.Set<String> scenarios = java.util.Set.of(System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
         if (scenarios.contains("dispatch")) {
             DispatchBench.run(url);
+            return;
+        }
+        if (scenarios.contains("ratio")) {
+            RatioBench.run(url, seconds, clientCounts);
             return;
         }
         Bench bench = new Bench(url, Duration.ofSeconds(seconds), api);

@@ -13,8 +13,6 @@ public final class Uuids {
     private Uuids() {
     }
 
-    private static final Pattern HEX_32 = Pattern.compile("[0-9a-fA-F]{32}");
-
     /**
      * The forms Zaqar accepts for {@code Client-ID} (Python's {@code uuid.UUID}): 32 hexadecimal digits,
      * hyphens anywhere or nowhere, optionally in braces or after {@code urn:uuid:}. python-zaqarclient
@@ -29,7 +27,7 @@ public final class Uuids {
             hex = hex.substring(1, hex.length() - 1);
         }
         hex = hex.replace("-", "");
-        if (!HEX_32.matcher(hex).matches()) {
+        if (hex.length() != 32 || !Hex.isHex(hex)) {
             return Optional.empty();
         }
         return Optional.of(new UUID(Long.parseUnsignedLong(hex.substring(0, 16), 16),

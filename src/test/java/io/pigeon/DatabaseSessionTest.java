@@ -30,10 +30,12 @@ class DatabaseSessionTest {
     Pool pool;
 
     @Test
-    void jitIsOffAndConnectionsAreNamed() {
+    void jitIsOffPlansAreGenericAndConnectionsAreNamed() {
         Api.newProject(); // the shared database resource is started through Api's annotation
         assertEquals("off", Db.run(pool, "SELECT current_setting('jit')").iterator().next().getString(0));
         assertEquals("pigeon", Db.run(pool, "SELECT current_setting('application_name')").iterator().next().getString(0));
+        assertEquals("force_generic_plan",
+                Db.run(pool, "SELECT current_setting('plan_cache_mode')").iterator().next().getString(0));
     }
 
     @Test

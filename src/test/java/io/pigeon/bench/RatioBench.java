@@ -128,7 +128,10 @@ final class RatioBench {
                     "-j", String.valueOf(clients), "-T", String.valueOf(seconds), "-f", script.toString()));
             variables(api, project).forEach((name, value) -> command.addAll(List.of("-D", name + "=" + value)));
             Cpu before = Cpu.sample(pigeon);
-            String output = execute(command, Map.of());
+            // The session settings of Pigeon's own connections (application.properties), so that the
+            // statements are planned as they are in Pigeon.
+            String output = execute(command, Map.of("PGOPTIONS",
+                    "-c jit=off -c enable_bitmapscan=off -c plan_cache_mode=force_generic_plan"));
             Cpu used = Cpu.sample(pigeon).minus(before);
             Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(output);
             Matcher transactions = Pattern.compile("number of transactions actually processed: (\\d+)").matcher(output);

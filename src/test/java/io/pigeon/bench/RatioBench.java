@@ -52,7 +52,7 @@ final class RatioBench {
     private final HttpClient http = HttpClient.newHttpClient();
     private final Optional<ProcessHandle> pigeon = findPigeon();
 
-    private RatioBench(String url, int seconds, String layout) {
+    RatioBench(String url, int seconds, String layout) {
         this.url = url;
         this.seconds = seconds;
         this.layout = layout;
@@ -108,7 +108,7 @@ final class RatioBench {
     }
 
     /** What one load run measured. */
-    private record Run(double messagesPerSecond, double requestsPerSecond, long messages, Cpu cpu, List<String> latencies) {
+    record Run(double messagesPerSecond, double requestsPerSecond, long messages, Cpu cpu, List<String> latencies) {
     }
 
     private static Run median(List<Run> runs) {
@@ -224,7 +224,7 @@ final class RatioBench {
 
     // ---- HTTP: the same cycle through Pigeon, driven by wrk ----
 
-    private Run http(String api, int connections, double ratePerConnection) throws Exception {
+    Run http(String api, int connections, double ratePerConnection) throws Exception {
         String project = "bench-http-" + UUID.randomUUID();
         try {
             Map<String, String> environment = Map.of("BENCH_API", api, "BENCH_LAYOUT", layout, "BENCH_PROJECT", project,
@@ -276,7 +276,7 @@ final class RatioBench {
         }
     }
 
-    private static String execute(List<String> command, Map<String, String> environment) throws IOException, InterruptedException {
+    static String execute(List<String> command, Map<String, String> environment) throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(environment);
         Process process = builder.start();

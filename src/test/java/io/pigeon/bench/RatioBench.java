@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -128,10 +129,7 @@ final class RatioBench {
                     "-j", String.valueOf(clients), "-T", String.valueOf(seconds), "-f", script.toString()));
             variables(api, project).forEach((name, value) -> command.addAll(List.of("-D", name + "=" + value)));
             Cpu before = Cpu.sample(pigeon);
-            // The session settings of Pigeon's own connections (application.properties), so that the
-            // statements are planned as they are in Pigeon.
-            String output = execute(command, Map.of("PGOPTIONS",
-                    "-c jit=off -c enable_bitmapscan=off -c plan_cache_mode=force_generic_plan"));
+            String output = execute(command, Map.of("PGOPTIONS", pigeonSessionSettings()));
             Cpu used = Cpu.sample(pigeon).minus(before);
             Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(output);
             Matcher transactions = Pattern.compile("number of transactions actually processed: (\\d+)").matcher(output);
@@ -142,7 +140,8 @@ final class RatioBench {
             // fewer (others hold them), but what one transaction leaves the next takes: the backlog stays
             // small, so 10 per transaction is what went through the queue.
             long messages = Long.parseLong(transactions.group(1)) * 10;
-            return new Run(Double.parseDouble(tps.group(1)) * 10, Double.parseDouble(tps.group(1)) * 3, messages, used, List.of());
+            double transactionsPerSecond = Double.parseDouble(tps.group(1));
+            return new Run(transactionsPerSecond * 10, transactionsPerSecond * 3, messages, used, List.of());
         } finally {
             Files.deleteIfExists(script);
             deleteQueues(project, clients);
@@ -155,7 +154,7 @@ final class RatioBench {
      * claimed ids from the claim's own row (its message_ids), inside the delete statement — two primary-key
      * probes more than Pigeon's delete, which gets the ids from the request.
      */
-    static String pgbenchScript(String api) {
+    private String pgbenchScript(String api) {
         String queue = ":queue";
         String claimId = "md5(:seed::text)::uuid";
         String post = api.equals("v2")
@@ -166,7 +165,7 @@ final class RatioBench {
         String delete = bind(MessageStore.DELETE_BY_IDS, ":project", queue,
                 "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "
                         + queue + ") AND c.id = " + claimId + ")");
-        String queueOfClient = System.getProperty("bench.layout", "shared").equals("per-client") ? ":client_id + 1" : "1";
+        String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";
         return "\\set queue " + queueOfClient + "\n"
                 + "\\set seed random(1, 9223372036854775807)\n"
                 + post + ";\n" + claim + ";\n" + delete + ";\n";
@@ -249,20 +248,42 @@ final class RatioBench {
             long messages = Long.parseLong(moved.group(1));
             return new Run(messages / (double) seconds, Double.parseDouble(rate.group(1)), messages, used, latencies);
         } finally {
-            deleteQueues(project, layout.equals("shared") ? 1 : connections);
+            deleteQueues(project, connections);
         }
     }
 
     // ---- helpers ----
 
+    /**
+     * The session settings of Pigeon's own connections, read from its application.properties, as
+     * {@code PGOPTIONS}: pgbench's statements are then planned as they are in Pigeon.
+     */
+    private static String pigeonSessionSettings() throws IOException {
+        String prefix = "quarkus.datasource.reactive.additional-properties.";
+        Properties properties = new Properties();
+        try (var in = Files.newInputStream(Path.of("src/main/resources/application.properties"))) {
+            properties.load(in);
+        }
+        return properties.stringPropertyNames().stream()
+                .filter(name -> name.startsWith(prefix) && !name.equals(prefix + "application_name"))
+                .sorted()
+                .map(name -> "-c " + name.substring(prefix.length()) + "=" + properties.getProperty(name))
+                .collect(Collectors.joining(" "));
+    }
+
+    /** How many queues a run with {@code clients} clients uses: one shared, or one each. */
+    private int queueCount(int clients) {
+        return layout.equals("shared") ? 1 : clients;
+    }
+
     private void createQueues(String project, int clients) throws Exception {
-        for (int queue = 1; queue <= (layout.equals("shared") ? 1 : clients); queue++) {
+        for (int queue = 1; queue <= queueCount(clients); queue++) {
             send("PUT", project, queue);
         }
     }
 
-    private void deleteQueues(String project, int queues) throws Exception {
-        for (int queue = 1; queue <= queues; queue++) {
+    private void deleteQueues(String project, int clients) throws Exception {
+        for (int queue = 1; queue <= queueCount(clients); queue++) {
             send("DELETE", project, queue);
         }
     }

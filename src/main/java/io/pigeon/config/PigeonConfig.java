@@ -132,15 +132,39 @@ public interface PigeonConfig {
         @WithDefault("5s")
         Duration connectTimeout();
 
-        /** Time to wait for the target's answer once connected. */
+        /** Longest silence from the target once connected (an idle timeout; {@code call-timeout} bounds the whole call). */
         @WithDefault("30s")
         Duration readTimeout();
 
         /**
+         * Hard deadline of one call, from name resolution to the end of the answer: a target that trickles bytes
+         * cannot hold a call slot longer. A group's lease is always this plus a margin.
+         */
+        @WithDefault("30s")
+        Duration callTimeout();
+
+        /**
          * Hosts and networks a target may be on: host names ({@code receiver}, {@code *.example.com}) and CIDRs
-         * ({@code 10.0.0.0/8}, {@code ::1/128}). Unset: any http(s) target is accepted.
+         * ({@code 10.0.0.0/8}, {@code ::1/128}). Unset: any public host. Loopback, private, link-local and other
+         * internal addresses are reached only when a CIDR here covers them.
          */
         Optional<List<String>> allowedTargets();
+
+        /** Ports a target may use: numbers, ranges ({@code 8000-8999}) or {@code *}. */
+        @WithDefault("80,443,8080,8443")
+        List<String> allowedPorts();
+
+        /** Largest body of one call, in bytes: a group's items beyond it go in its next call (one item always goes). */
+        @WithDefault("1048576")
+        int maxCallBytes();
+
+        /** Calls in flight at once for one project, per replica, so that one project's slow targets cannot take every slot. */
+        @WithDefault("16")
+        int maxConcurrencyPerProject();
+
+        /** How long a dead group is kept (for /v3/dead-groups) before the sweeper deletes it. */
+        @WithDefault("7d")
+        Duration deadRetention();
 
         /** Calls a group gets before it is moved to the dead state (the first call included). */
         @WithDefault("10")

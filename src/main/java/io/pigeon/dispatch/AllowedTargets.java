@@ -4,6 +4,8 @@ import io.pigeon.api.ApiException;
 import io.pigeon.config.PigeonConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -13,19 +15,38 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * {@code pigeon.dispatch.allowed-targets}: the hosts and networks Pigeon may call. A host name matches a
- * pattern ({@code *} stands for any run of characters, so {@code *.example.com} covers its subdomains); an
- * IP literal matches a CIDR. Unset, any target is allowed.
+ * Where Pigeon may send a call (a /v3 target or a subscriber), checked twice: when the target is stored (its
+ * name, port and, for an IP literal, its address) and again at connect time on the address the name resolved
+ * to, which is then the address connected to (so a name that resolves elsewhere later, DNS rebinding, gains
+ * nothing).
  *
- * <p>Host names are not resolved here: a name is allowed by a name pattern only, so a CIDR never lets a
- * name through whatever it resolves to.
+ * <ul>
+ * <li>{@code pigeon.dispatch.allowed-targets}: host names ({@code *} stands for any run of characters) and
+ * CIDRs. When set, a target's host must match a name pattern, or be an IP literal inside a CIDR. Unset, any
+ * host name passes this step.</li>
+ * <li>Addresses that reach this machine or its private networks (loopback, link-local, private, shared,
+ * unique-local, multicast, unspecified, reserved) are refused unless a CIDR of the list covers them: a name
+ * pattern alone never opens them.</li>
+ * <li>{@code pigeon.dispatch.allowed-ports}: ports and ranges (default 80, 443, 8080, 8443).</li>
+ * <li>Pigeon's own HTTP port on any of this machine's addresses is always refused (a call to itself could
+ * multiply messages without end).</li>
+ * </ul>
  */
 @ApplicationScoped
 public class AllowedTargets {
 
     private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
 
-    private record Network(byte[] address, int prefix) {
+    /** Networks a call never reaches unless a CIDR of the list names them. */
+    private static final List<Network> SPECIAL = List.of(
+            network("0.0.0.0/8"), network("10.0.0.0/8"), network("100.64.0.0/10"), network("127.0.0.0/8"),
+            network("169.254.0.0/16"), network("172.16.0.0/12"), network("192.0.0.0/24"), network("192.0.2.0/24"),
+            network("192.168.0.0/16"), network("198.18.0.0/15"), network("198.51.100.0/24"), network("203.0.113.0/24"),
+            network("224.0.0.0/4"), network("240.0.0.0/4"),
+            network("::/96"), network("::1/128"), network("64:ff9b::/96"), network("100::/64"), network("2001:db8::/32"),
+            network("fc00::/7"), network("fe80::/10"), network("fec0::/10"), network("ff00::/8"));
+
+    record Network(byte[] address, int prefix) {
         boolean contains(byte[] candidate) {
             if (candidate.length != address.length) {
                 return false;
@@ -45,14 +66,24 @@ public class AllowedTargets {
         }
     }
 
+    private record PortRange(int from, int to) {
+        boolean contains(int port) {
+            return port >= from && port <= to;
+        }
+    }
+
     private final boolean restricted;
     private final List<Pattern> hostPatterns = new ArrayList<>();
     private final List<Network> networks = new ArrayList<>();
+    private final List<PortRange> ports = new ArrayList<>();
     private final String described;
+    private final String describedPorts;
+    private final OwnAddress own;
 
-    public AllowedTargets(PigeonConfig config) {
+    public AllowedTargets(PigeonConfig config, OwnAddress own) {
+        this.own = own;
         Optional<List<String>> entries = config.dispatch().allowedTargets();
-        restricted = entries.isPresent() && !entries.get().isEmpty();
+        restricted = entries.isPresent() && entries.get().stream().anyMatch(entry -> !entry.isBlank());
         described = entries.map(list -> String.join(", ", list)).orElse("");
         for (String entry : entries.orElse(List.of())) {
             String trimmed = entry.trim().toLowerCase(Locale.ROOT);
@@ -65,35 +96,91 @@ public class AllowedTargets {
                 hostPatterns.add(Pattern.compile(Pattern.quote(trimmed).replace("*", "\\E.*\\Q")));
             }
         }
+        List<String> portEntries = config.dispatch().allowedPorts();
+        describedPorts = String.join(", ", portEntries);
+        for (String entry : portEntries) {
+            ports.add(portRange(entry.trim()));
+        }
     }
 
-    /** Refuses a target outside the allowed list with 400, naming the field and the list. */
+    /**
+     * Refuses, with 400 naming the field, a target whose host, port or literal address is not allowed. A host
+     * name is not resolved here (its address is checked when it is called).
+     */
     public void check(String field, URI target) {
-        if (!allows(target)) {
-            throw ApiException.invalidRequest("\"" + field + "\" targets host \"" + target.getHost()
-                    + "\", which is not in pigeon.dispatch.allowed-targets (" + described + ").");
+        String refusal = refusal(target);
+        if (refusal != null) {
+            throw ApiException.invalidRequest("\"" + field + "\" " + refusal);
         }
     }
 
-    public boolean allows(URI target) {
-        if (!restricted) {
-            return true;
+    /** Why a stored target may not be called, or null when its name and port may. */
+    String refusal(URI target) {
+        String host = host(target);
+        int port = port(target);
+        if (restricted && hostPatterns.stream().noneMatch(pattern -> pattern.matcher(host).matches())) {
+            byte[] literal = ipLiteral(host);
+            if (literal == null || networks.stream().noneMatch(network -> network.contains(literal))) {
+                return "targets host \"" + host + "\", which is not in pigeon.dispatch.allowed-targets (" + described + ").";
+            }
         }
+        if (ports.stream().noneMatch(range -> range.contains(port))) {
+            return "targets port " + port + ", which is not in pigeon.dispatch.allowed-ports (" + describedPorts + ").";
+        }
+        byte[] literal = ipLiteral(host);
+        if (literal != null) {
+            try {
+                if (!mayConnect(InetAddress.getByAddress(literal), port)) {
+                    return "targets address " + host + ": loopback, private, link-local and other internal addresses "
+                            + "(and Pigeon itself) are refused unless a CIDR of pigeon.dispatch.allowed-targets names them.";
+                }
+            } catch (UnknownHostException e) {
+                return "targets an invalid address.";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether a call may connect to {@code address} (one that the target's host resolved to) on {@code port}.
+     * May consult the machine's interfaces: call it off the event loop.
+     */
+    public boolean mayConnect(InetAddress address, int port) {
+        byte[] bytes = address.getAddress();
+        boolean listed = networks.stream().anyMatch(network -> network.contains(bytes));
+        if (!listed && SPECIAL.stream().anyMatch(network -> network.contains(bytes))) {
+            return false;
+        }
+        return !own.isSelf(address, port);
+    }
+
+    /** The first of the resolved addresses a call may connect to, or null when none may. */
+    public InetAddress choose(InetAddress[] resolved, int port) {
+        for (InetAddress address : resolved) {
+            if (mayConnect(address, port)) {
+                return address;
+            }
+        }
+        return null;
+    }
+
+    static String host(URI target) {
         String host = target.getHost().toLowerCase(Locale.ROOT);
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
-        for (Pattern pattern : hostPatterns) {
-            if (pattern.matcher(host).matches()) {
-                return true;
-            }
+        return host;
+    }
+
+    static int port(URI target) {
+        if (target.getPort() >= 0) {
+            return target.getPort();
         }
-        byte[] literal = ipLiteral(host);
-        return literal != null && networks.stream().anyMatch(network -> network.contains(literal));
+        return "https".equalsIgnoreCase(target.getScheme()) ? 443 : 80;
     }
 
     /** The address of an IP literal (never a DNS lookup), or null for a host name. */
-    private static byte[] ipLiteral(String host) {
+    static byte[] ipLiteral(String host) {
         if (IPV4.matcher(host).matches()) {
             String[] octets = host.split("\\.");
             byte[] address = new byte[4];
@@ -110,14 +197,14 @@ public class AllowedTargets {
             return null;
         }
         try {
-            // With a colon, this parses an IPv6 literal; it never looks a name up.
+            // With a colon, this parses an IPv6 literal (an IPv4-mapped one comes back as IPv4); no lookup.
             return InetAddress.getByName(host).getAddress();
         } catch (UnknownHostException e) {
             return null;
         }
     }
 
-    private static Network network(String cidr) {
+    static Network network(String cidr) {
         String[] parts = cidr.split("/", 2);
         byte[] address = ipLiteral(parts[0]);
         int prefix;
@@ -130,5 +217,69 @@ public class AllowedTargets {
             throw new IllegalArgumentException("pigeon.dispatch.allowed-targets: \"" + cidr + "\" is not a CIDR");
         }
         return new Network(address, prefix);
+    }
+
+    private static PortRange portRange(String entry) {
+        try {
+            if (entry.equals("*")) {
+                return new PortRange(1, 65535);
+            }
+            int dash = entry.indexOf('-');
+            PortRange range = dash < 0 ? new PortRange(Integer.parseInt(entry), Integer.parseInt(entry))
+                    : new PortRange(Integer.parseInt(entry.substring(0, dash)), Integer.parseInt(entry.substring(dash + 1)));
+            if (range.from() >= 1 && range.to() <= 65535 && range.from() <= range.to()) {
+                return range;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException("pigeon.dispatch.allowed-ports: \"" + entry
+                + "\" is not a port (1-65535), a range (8000-8999) or *");
+    }
+
+    /** This machine's own HTTP endpoint, which calls may never reach. */
+    @ApplicationScoped
+    public static class OwnAddress {
+
+        private volatile int port;
+
+        public OwnAddress(@org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.port",
+                defaultValue = "8080") int configuredPort) {
+            this.port = configuredPort;
+        }
+
+        void started(@jakarta.enterprise.event.Observes io.quarkus.vertx.http.HttpServerStart start) {
+            int actual = start.options().getPort();
+            if (actual > 0) {
+                port = actual;
+            }
+        }
+
+        /** Tests that start the server on a random port set it here too (Quarkus records it as a property). */
+        int port() {
+            String tested = System.getProperty("quarkus.http.test-port");
+            if (tested != null && !tested.equals("0")) {
+                try {
+                    return Integer.parseInt(tested);
+                } catch (NumberFormatException e) {
+                    return port;
+                }
+            }
+            return port;
+        }
+
+        boolean isSelf(InetAddress address, int targetPort) {
+            if (targetPort != port()) {
+                return false;
+            }
+            if (address.isLoopbackAddress() || address.isAnyLocalAddress()) {
+                return true;
+            }
+            try {
+                return NetworkInterface.getByInetAddress(address) != null;
+            } catch (SocketException e) {
+                return true;
+            }
+        }
     }
 }

@@ -4,34 +4,55 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.core.buffer.Buffer;
-import io.vertx.mutiny.ext.web.client.HttpRequest;
-import io.vertx.mutiny.ext.web.client.WebClient;
-import io.vertx.mutiny.ext.web.codec.BodyCodec;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
-import java.util.Iterator;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jboss.logging.Logger;
 
 /**
- * Makes the call of a taken group: its method on its target, with the items' bodies as one JSON array
- * (v3) or the single body as it is (a subscription's notification). Only a 2xx answer counts as
- * delivered. The answer's body is discarded unread, so a target cannot make Pigeon buffer it.
+ * Makes the call of a taken group: its method on its target, with the items' bodies as one JSON array (v3) or
+ * the single body as it is (a subscription's notification). Only a 2xx answer counts as delivered.
+ *
+ * <p>Every call is bounded: the target's name is resolved here and the address is checked by
+ * {@link AllowedTargets} and then connected to as it is (no second lookup); the whole call, resolution
+ * included, ends at {@code pigeon.dispatch.call-timeout} whatever the target does; the answer's body is read
+ * and dropped, at most {@link #MAX_ANSWER_BYTES}. The error a tenant sees says only what kind of failure it
+ * was (a status class, a refused or failed connection, a timeout), never an internal exception's text.
  */
 @ApplicationScoped
 public class DeliveryClient {
+
+    private static final Logger LOG = Logger.getLogger(DeliveryClient.class);
 
     /** The group and attempt, so that a target can recognise a repeated call (after a lost answer). */
     public static final String GROUP_HEADER = "X-Pigeon-Group";
     public static final String ATTEMPT_HEADER = "X-Pigeon-Attempt";
 
+    /** Answer bytes read (and dropped) before the connection is closed instead. */
+    static final int MAX_ANSWER_BYTES = 64 * 1024;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final WebClient client;
+    private final Vertx vertx;
+    private final HttpClient client;
+    private final AllowedTargets allowedTargets;
+    private final long callTimeoutMillis;
     private final long readTimeoutMillis;
 
     /** How a call ended; a failure that is not {@code retryable} moves the group to the dead state at once. */
@@ -47,15 +68,25 @@ public class DeliveryClient {
         }
     }
 
-    public DeliveryClient(Vertx vertx, PigeonConfig config) {
+    /** The call did not finish within the deadline. */
+    static final class CallTimedOut extends TimeoutException {
+        CallTimedOut() {
+            super("the call did not finish within pigeon.dispatch.call-timeout");
+        }
+    }
+
+    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets) {
         PigeonConfig.Dispatch dispatch = config.dispatch();
+        this.vertx = vertx;
+        this.allowedTargets = allowedTargets;
+        this.callTimeoutMillis = dispatch.callTimeout().toMillis();
         this.readTimeoutMillis = dispatch.readTimeout().toMillis();
-        this.client = WebClient.create(vertx, new WebClientOptions()
+        this.client = vertx.getDelegate().createHttpClient(new HttpClientOptions()
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, dispatch.connectTimeout().toMillis()))
                 .setMaxPoolSize(dispatch.maxConcurrency())
                 .setKeepAlive(true)
-                .setFollowRedirects(false)
-                .setUserAgent("pigeon"));
+                // TLS checks the certificate against the target's name, not the checked address connected to.
+                .setVerifyHost(true));
     }
 
     @PreDestroy
@@ -63,46 +94,150 @@ public class DeliveryClient {
         client.close();
     }
 
+    /** The call of {@code group}; never fails: every failure is an {@link Outcome}. */
     public Uni<Outcome> call(DispatchStore.TakenGroup group) {
-        HttpRequest<Void> request = client.requestAbs(HttpMethod.valueOf(group.method()), group.target())
-                .timeout(readTimeoutMillis)
-                .putHeader("Content-Type", "application/json")
-                .putHeader(GROUP_HEADER, Long.toString(group.id()))
-                .putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()))
-                .as(BodyCodec.none());
-        extraHeaders(group.headersJson()).forEachRemaining(header -> {
-            if (header.getValue().isTextual()) {
-                request.putHeader(header.getKey(), header.getValue().asText());
+        return Uni.createFrom().deferred(() -> {
+            URI target = URI.create(group.target());
+            String refusal = allowedTargets.refusal(target);
+            if (refusal != null) {
+                // The list may have changed since the target was stored: such a group is not called, nor retried.
+                return Uni.createFrom().item(Outcome.refused("target not allowed"));
+            }
+            int port = AllowedTargets.port(target);
+            return resolve(target, port).flatMap(address -> address == null
+                    ? Uni.createFrom().item(Outcome.refused("target not allowed"))
+                    : send(group, target, address, port));
+        })
+                .ifNoItem().after(java.time.Duration.ofMillis(callTimeoutMillis)).failWith(CallTimedOut::new)
+                .onFailure().recoverWithItem(failure -> {
+                    LOG.debugf("Group %d: call failed: %s", group.id(), failure.toString());
+                    return Outcome.failed(describe(failure));
+                });
+    }
+
+    /** The first resolved address that calls may reach (null when none may), resolved off the event loop. */
+    private Uni<InetAddress> resolve(URI target, int port) {
+        String host = AllowedTargets.host(target);
+        return vertx.executeBlocking(Uni.createFrom().item(() -> {
+            InetAddress[] resolved;
+            try {
+                resolved = InetAddress.getAllByName(host);
+            } catch (UnknownHostException e) {
+                throw new ConnectionFailed();
+            }
+            return allowedTargets.choose(resolved, port);
+        }), false);
+    }
+
+    private Uni<Outcome> send(DispatchStore.TakenGroup group, URI target, InetAddress address, int port) {
+        AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
+        AtomicReference<Boolean> ended = new AtomicReference<>(false);
+        return Uni.createFrom().<Outcome>emitter(emitter -> {
+            RequestOptions options = new RequestOptions()
+                    .setMethod(HttpMethod.valueOf(group.method()))
+                    .setServer(SocketAddress.inetSocketAddress(new InetSocketAddress(address, port)))
+                    .setHost(AllowedTargets.host(target))
+                    .setPort(port)
+                    .setSsl("https".equalsIgnoreCase(target.getScheme()))
+                    .setURI(pathAndQuery(target))
+                    .setFollowRedirects(false)
+                    .setIdleTimeout(readTimeoutMillis)
+                    .putHeader("User-Agent", "pigeon")
+                    .putHeader("Content-Type", "application/json");
+            extraHeaders(group.headersJson(), options);
+            options.putHeader(GROUP_HEADER, Long.toString(group.id()));
+            options.putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()));
+            client.request(options).onComplete(requested -> {
+                if (requested.failed()) {
+                    emitter.fail(requested.cause());
+                    return;
+                }
+                HttpClientRequest request = requested.result();
+                sent.set(request);
+                request.send(Buffer.buffer(group.payload())).onComplete(answered -> {
+                    if (answered.failed()) {
+                        emitter.fail(answered.cause());
+                        return;
+                    }
+                    HttpClientResponse response = answered.result();
+                    Outcome outcome = outcomeOf(response.statusCode());
+                    long[] read = {0};
+                    response.handler(chunk -> {
+                        read[0] += chunk.length();
+                        if (read[0] > MAX_ANSWER_BYTES) {
+                            // Enough: the status decided the outcome, the rest is not worth a connection.
+                            emitter.complete(outcome);
+                        }
+                    });
+                    response.exceptionHandler(failure -> emitter.complete(outcome));
+                    response.endHandler(done -> {
+                        ended.set(true);
+                        emitter.complete(outcome);
+                    });
+                });
+            });
+        }).onTermination().invoke(() -> {
+            // Timed out, or the answer was cut short: close the exchange so that nothing lingers.
+            HttpClientRequest request = sent.get();
+            if (request != null && !ended.get()) {
+                request.reset();
             }
         });
-        return request.sendBuffer(Buffer.buffer(body(group)))
-                .map(response -> response.statusCode() >= 200 && response.statusCode() < 300
-                        ? Outcome.DELIVERED
-                        : Outcome.failed("HTTP " + response.statusCode()))
-                .onFailure().recoverWithItem(failure -> Outcome.failed(describe(failure)));
     }
 
-    static String body(DispatchStore.TakenGroup group) {
-        if (group.envelope().equals("single")) {
-            return group.bodies()[0];
-        }
-        return "[" + String.join(",", group.bodies()) + "]";
+    private static String pathAndQuery(URI target) {
+        String path = target.getRawPath() == null || target.getRawPath().isEmpty() ? "/" : target.getRawPath();
+        return target.getRawQuery() == null ? path : path + "?" + target.getRawQuery();
     }
 
-    private static Iterator<Map.Entry<String, JsonNode>> extraHeaders(String headersJson) {
+    /** A subscriber's extra headers; any that HTTP or Pigeon's rules refuse are left out (they were checked when stored). */
+    private static void extraHeaders(String headersJson, RequestOptions options) {
         if (headersJson == null) {
-            return java.util.Collections.emptyIterator();
+            return;
         }
+        JsonNode headers;
         try {
-            return JSON.readTree(headersJson).properties().iterator();
+            headers = JSON.readTree(headersJson);
         } catch (IOException e) {
-            return java.util.Collections.emptyIterator();
+            return;
+        }
+        if (headers == null || !headers.isObject()) {
+            return;
+        }
+        int count = 0;
+        for (Map.Entry<String, JsonNode> header : headers.properties()) {
+            if (count++ >= CallHeaders.MAX_HEADERS) {
+                return;
+            }
+            if (header.getValue().isTextual() && CallHeaders.refusal(header.getKey(), header.getValue().asText()) == null) {
+                options.putHeader(header.getKey(), header.getValue().asText());
+            }
         }
     }
 
-    private static String describe(Throwable failure) {
-        String message = failure.getMessage();
-        String kind = failure instanceof java.util.concurrent.TimeoutException ? "timeout" : failure.getClass().getSimpleName();
-        return message == null ? kind : kind + ": " + (message.length() > 500 ? message.substring(0, 500) : message);
+    static Outcome outcomeOf(int status) {
+        if (status >= 200 && status < 300) {
+            return Outcome.DELIVERED;
+        }
+        return Outcome.failed("HTTP " + (status / 100) + "xx");
+    }
+
+    /** What a tenant may know of a failure: its kind, never a message that describes the network inside. */
+    static String describe(Throwable failure) {
+        if (failure instanceof TimeoutException || failure.getClass().getSimpleName().contains("Timeout")) {
+            return "timed out";
+        }
+        if (failure instanceof ConnectionFailed || failure instanceof java.net.ConnectException
+                || failure instanceof io.vertx.core.VertxException || failure instanceof IOException) {
+            return "connection failed";
+        }
+        return "call failed";
+    }
+
+    /** The target's name did not resolve. */
+    static final class ConnectionFailed extends RuntimeException {
+        ConnectionFailed() {
+            super("connection failed", null, false, false);
+        }
     }
 }

@@ -8,7 +8,10 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -62,31 +65,49 @@ public class DispatchStore {
             DELETE FROM dispatch_groups g WHERE %s AND g.state = 'pending'""".formatted(PATH);
 
     // MATERIALIZED: the locking scan runs exactly once, whatever the planner thinks of the table's size.
+    // Fairness: projects already at their share of this replica's calls ($4) are skipped, and of the rest each
+    // gets at most its remaining share ($5/$6 the calls each has in flight, $7 the share); a due group locked
+    // but not chosen stays as it was. Items: the oldest, at most $3 and $8 bytes of bodies (one always goes).
     private static final String TAKE_DUE = """
             WITH due AS MATERIALIZED (
-                SELECT id, fire_at FROM dispatch_groups
-                WHERE state = 'pending' AND fire_at <= now()
+                SELECT id, project, fire_at FROM dispatch_groups
+                WHERE state = 'pending' AND fire_at <= now() AND project <> ALL($4::text[])
                 ORDER BY fire_at
                 LIMIT $1
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE SKIP LOCKED),
+            chosen AS (
+                SELECT d.id, d.fire_at FROM (
+                    SELECT due.id, due.fire_at, due.project,
+                           row_number() OVER (PARTITION BY due.project ORDER BY due.fire_at, due.id) AS n
+                    FROM due) d
+                LEFT JOIN unnest($5::text[], $6::int[]) AS busy (project, calls) ON busy.project = d.project
+                WHERE d.n + COALESCE(busy.calls, 0) <= $7)
             UPDATE dispatch_groups g
             SET lease_token = gen_random_uuid(), lease_until = now() + $2 * interval '1 millisecond',
                 fire_at = now() + $2 * interval '1 millisecond', next_fire_at = NULL, overwrite = true,
                 attempts = g.attempts + 1
-            FROM due
-            WHERE g.id = due.id
-            RETURNING g.id, g.lease_token, g.method, g.target, g.envelope, g.headers::text AS headers,
-                      g.retry_policy::text AS retry_policy, g.attempts,
+            FROM chosen
+            LEFT JOIN LATERAL (
+                SELECT array_agg(s.id ORDER BY s.id) FILTER (WHERE s.taken) AS item_ids,
+                       array_agg(s.body ORDER BY s.id) FILTER (WHERE s.taken) AS bodies,
+                       COALESCE(bool_or(NOT s.taken), false) AS more
+                FROM (SELECT x.id, x.body,
+                             row_number() OVER w <= $3
+                                 AND (row_number() OVER w = 1 OR sum(octet_length(x.body)) OVER w <= $8) AS taken
+                      FROM (SELECT i.id, i.body FROM dispatch_items i WHERE i.group_id = chosen.id
+                            ORDER BY i.id LIMIT $3 + 1) x
+                      WINDOW w AS (ORDER BY x.id)) s) items ON true
+            WHERE g.id = chosen.id
+            RETURNING g.id, g.lease_token, g.project, g.method, g.target, g.envelope, g.headers::text AS headers,
+                      g.retry_policy::text AS retry_policy, g.attempts, g.body AS single_body,
                       extract(epoch FROM now() - g.created_at)::float8 AS age,
-                      extract(epoch FROM now() - due.fire_at)::float8 AS lateness,
-                      ARRAY(SELECT i.id FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3) AS item_ids,
-                      CASE WHEN g.envelope = 'single' THEN ARRAY[g.body]
-                           ELSE ARRAY(SELECT i.body FROM dispatch_items i WHERE i.group_id = g.id ORDER BY i.id LIMIT $3)
-                      END AS bodies""";
+                      extract(epoch FROM now() - chosen.fire_at)::float8 AS lateness,
+                      items.item_ids, items.bodies, items.more""";
 
+    // The next fire time that this replica could act on: projects at their share are left out.
     private static final String NEXT_DUE = """
             SELECT extract(epoch FROM now())::float8 AS now, extract(epoch FROM min(fire_at))::float8 AS next_due
-            FROM dispatch_groups WHERE state = 'pending'""";
+            FROM dispatch_groups WHERE state = 'pending' AND project <> ALL($1::text[])""";
 
     // One round trip; the rules (and why they are safe against concurrent pushes) are in the function.
     private static final String COMPLETE = "SELECT dispatch_complete($1, $2, $3::bigint[], $4)";
@@ -172,9 +193,9 @@ public class DispatchStore {
     }
 
     /** A group taken for a call: what to call, with which items, and the lease that must be shown to finish. */
-    public record TakenGroup(long id, UUID leaseToken, String method, String target, String envelope,
+    public record TakenGroup(long id, UUID leaseToken, String project, String method, String target,
             String headersJson, String retryPolicyJson, int attempts, double ageSeconds, double latenessSeconds,
-            long[] itemIds, String[] bodies, boolean moreItems) {
+            long[] itemIds, byte[] payload, boolean empty, boolean moreItems) {
     }
 
     public record DeadGroup(long id, String mergeKey, String method, String target, int attempts, String lastError,
@@ -228,29 +249,53 @@ public class DispatchStore {
                 .map(RowSet::rowCount);
     }
 
-    /** Leases up to {@code count} due groups for {@code leaseMillis}, with up to {@code maxItems} items each. */
+    /** Leases up to {@code count} due groups, with no share per project and no byte bound (tests, tools). */
     public Uni<List<TakenGroup>> takeDue(int count, long leaseMillis, int maxItems) {
-        return pool.preparedQuery(TAKE_DUE).execute(Tuple.of(count, leaseMillis, maxItems + 1)).map(rows -> {
+        return takeDue(count, leaseMillis, maxItems, Integer.MAX_VALUE, Map.of(), Integer.MAX_VALUE);
+    }
+
+    /**
+     * Leases up to {@code count} due groups for {@code leaseMillis}, each with its oldest items up to
+     * {@code maxItems} and {@code maxCallBytes} of bodies (at least one item). A project with
+     * {@code busyProjects.get(p)} calls in flight gets at most {@code perProject} minus those.
+     */
+    public Uni<List<TakenGroup>> takeDue(int count, long leaseMillis, int maxItems, int maxCallBytes,
+            Map<String, Integer> busyProjects, int perProject) {
+        String[] busy = busyProjects.keySet().toArray(String[]::new);
+        Integer[] calls = Arrays.stream(busy).map(busyProjects::get).toArray(Integer[]::new);
+        String[] saturated = Arrays.stream(busy).filter(p -> busyProjects.get(p) >= perProject).toArray(String[]::new);
+        Tuple params = Tuple.of(count, leaseMillis, maxItems).addArrayOfString(saturated).addArrayOfString(busy)
+                .addArrayOfInteger(calls).addInteger(perProject).addInteger(maxCallBytes);
+        return pool.preparedQuery(TAKE_DUE).execute(params).map(rows -> {
             List<TakenGroup> taken = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 Long[] ids = row.getArrayOfLongs("item_ids");
                 String[] bodies = row.getArrayOfStrings("bodies");
                 // A 'single' group carries its body in the row and has no items to remove.
-                boolean more = bodies.length > maxItems;
-                int n = Math.min(bodies.length, maxItems);
-                taken.add(new TakenGroup(row.getLong("id"), row.getUUID("lease_token"), row.getString("method"),
-                        row.getString("target"), row.getString("envelope"), row.getString("headers"),
+                boolean single = row.getString("envelope").equals("single");
+                byte[] payload;
+                boolean empty;
+                if (single) {
+                    String body = row.getString("single_body");
+                    empty = body == null;
+                    payload = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+                } else {
+                    empty = bodies == null || bodies.length == 0;
+                    payload = empty ? new byte[0] : ("[" + String.join(",", bodies) + "]").getBytes(StandardCharsets.UTF_8);
+                }
+                taken.add(new TakenGroup(row.getLong("id"), row.getUUID("lease_token"), row.getString("project"),
+                        row.getString("method"), row.getString("target"), row.getString("headers"),
                         row.getString("retry_policy"), row.getInteger("attempts"), row.getDouble("age"),
                         row.getDouble("lateness"),
-                        Arrays.stream(ids, 0, Math.min(ids.length, n)).mapToLong(Long::longValue).toArray(),
-                        Arrays.copyOf(bodies, n), more));
+                        ids == null ? new long[0] : Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
+                        payload, empty, Boolean.TRUE.equals(row.getBoolean("more"))));
             }
             return taken;
         });
     }
 
-    public Uni<NextDue> nextDue() {
-        return pool.query(NEXT_DUE).execute().map(rows -> {
+    public Uni<NextDue> nextDue(Set<String> saturatedProjects) {
+        return pool.preparedQuery(NEXT_DUE).execute(Tuple.tuple().addArrayOfString(saturatedProjects.toArray(String[]::new))).map(rows -> {
             Row row = rows.iterator().next();
             return new NextDue(row.getDouble("now"), row.getDouble("next_due"));
         });

@@ -12,9 +12,12 @@ import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
 import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.net.URI;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,8 +34,12 @@ import org.jboss.logging.Logger;
  * due. There is no polling beyond that re-planning.
  *
  * <p>A group is leased while its call runs: its fire time is the lease's end, so if this process dies the
- * group fires again elsewhere once the lease is over. The lease lasts the connect and read timeouts plus
- * a margin, so a live call always finishes inside it.
+ * group fires again elsewhere once the lease is over. The lease lasts the call's hard deadline plus a margin,
+ * so a live call always ends inside it and no second replica calls the same group meanwhile.
+ *
+ * <p>One project holds at most {@code max-concurrency-per-project} of this replica's calls. And no failure of
+ * one call, whatever throws while it is built, sent or completed, stops the dispatcher: that call fails
+ * (retried with backoff, then dead) and planning goes on.
  */
 @ApplicationScoped
 public class Dispatcher {
@@ -48,7 +55,6 @@ public class Dispatcher {
 
     private final DispatchStore store;
     private final DeliveryClient client;
-    private final AllowedTargets allowedTargets;
     private final PigeonConfig.Dispatch config;
     private final Vertx vertx;
     private final String databaseUrl;
@@ -58,6 +64,8 @@ public class Dispatcher {
 
     private final AtomicBoolean planning = new AtomicBoolean();
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Calls in flight per project, for the per-project share. */
+    private final Map<String, Integer> inFlightByProject = new ConcurrentHashMap<>();
     private volatile boolean wakeRequested;
     /**
      * The database-clock time (unix seconds) the dispatcher will next look at the groups by itself: a push due
@@ -74,20 +82,19 @@ public class Dispatcher {
     private final Counter buried;
     private final Timer lateness;
 
-    public Dispatcher(DispatchStore store, DeliveryClient client, AllowedTargets allowedTargets, PigeonConfig config,
+    public Dispatcher(DispatchStore store, DeliveryClient client, PigeonConfig config,
             Vertx vertx, MeterRegistry registry,
             @ConfigProperty(name = "quarkus.datasource.reactive.url") String databaseUrl,
             @ConfigProperty(name = "quarkus.datasource.username") Optional<String> databaseUser,
             @ConfigProperty(name = "quarkus.datasource.password") Optional<String> databasePassword) {
         this.store = store;
         this.client = client;
-        this.allowedTargets = allowedTargets;
         this.config = config.dispatch();
         this.vertx = vertx;
         this.databaseUrl = databaseUrl;
         this.databaseUser = databaseUser;
         this.databasePassword = databasePassword;
-        this.leaseMillis = this.config.connectTimeout().plus(this.config.readTimeout()).plus(LEASE_MARGIN).toMillis();
+        this.leaseMillis = leaseFor(this.config).toMillis();
         delivered = Counter.builder("pigeon.dispatch.calls").tag("outcome", "delivered")
                 .description("Calls of the delivery engine, by outcome").register(registry);
         failed = Counter.builder("pigeon.dispatch.calls").tag("outcome", "failed")
@@ -96,6 +103,11 @@ public class Dispatcher {
                 .register(registry);
         lateness = Timer.builder("pigeon.dispatch.lateness").description("How long after its fire time a group was taken")
                 .publishPercentileHistogram().register(registry);
+    }
+
+    /** A group's lease: always longer than the call's hard deadline. */
+    static Duration leaseFor(PigeonConfig.Dispatch config) {
+        return config.callTimeout().plus(LEASE_MARGIN);
     }
 
     void start(@Observes StartupEvent started) {
@@ -151,6 +163,14 @@ public class Dispatcher {
     }
 
     private void plan() {
+        try {
+            planUnguarded();
+        } catch (RuntimeException e) {
+            pauseAfter(e);
+        }
+    }
+
+    private void planUnguarded() {
         plannedFor = Double.POSITIVE_INFINITY;
         wakeRequested = false;
         int room = config.maxConcurrency() - inFlight.get();
@@ -160,21 +180,35 @@ public class Dispatcher {
             endPlanning();
             return;
         }
-        store.takeDue(room, leaseMillis, config.maxItemsPerCall()).subscribe().with(taken -> {
-            taken.forEach(this::deliver);
-            if (taken.size() == room) {
-                plan();
-                return;
-            }
-            store.nextDue().subscribe().with(next -> {
-                double maxSleep = config.maxSleep().toMillis() / 1000.0;
-                double wakeAt = next.nextDue() == null ? next.now() + maxSleep
-                        : Math.min(next.nextDue(), next.now() + maxSleep);
-                sleep((long) Math.ceil((wakeAt - next.now()) * 1000));
-                plannedFor = wakeAt;
-                endPlanning();
-            }, failure -> pauseAfter(failure));
-        }, failure -> pauseAfter(failure));
+        Map<String, Integer> busy = Map.copyOf(inFlightByProject);
+        int share = config.maxConcurrencyPerProject();
+        store.takeDue(room, leaseMillis, config.maxItemsPerCall(), config.maxCallBytes(), busy, share)
+                .subscribe().with(taken -> {
+                    try {
+                        taken.forEach(this::deliver);
+                        if (!taken.isEmpty()) {
+                            // More may be due (of this or of projects whose share was full a moment ago).
+                            plan();
+                            return;
+                        }
+                        Set<String> saturated = new HashSet<>();
+                        inFlightByProject.forEach((project, calls) -> {
+                            if (calls >= share) {
+                                saturated.add(project);
+                            }
+                        });
+                        store.nextDue(saturated).subscribe().with(next -> {
+                            double maxSleep = config.maxSleep().toMillis() / 1000.0;
+                            double wakeAt = next.nextDue() == null ? next.now() + maxSleep
+                                    : Math.min(next.nextDue(), next.now() + maxSleep);
+                            sleep((long) Math.ceil((wakeAt - next.now()) * 1000));
+                            plannedFor = wakeAt;
+                            endPlanning();
+                        }, this::pauseAfter);
+                    } catch (RuntimeException e) {
+                        pauseAfter(e);
+                    }
+                }, this::pauseAfter);
     }
 
     private void pauseAfter(Throwable failure) {
@@ -208,21 +242,25 @@ public class Dispatcher {
         });
     }
 
+    /**
+     * Starts the call of a taken group. Whatever fails in it (building the request, the call, storing the
+     * outcome) ends in that group's failure or lease expiry, never in the dispatcher.
+     */
     private void deliver(DispatchStore.TakenGroup group) {
         inFlight.incrementAndGet();
+        inFlightByProject.merge(group.project(), 1, Integer::sum);
         lateness.record((long) (Math.max(0, group.latenessSeconds()) * 1_000_000), TimeUnit.MICROSECONDS);
-        Uni<DeliveryClient.Outcome> call;
-        if (group.bodies().length == 0) {
-            call = Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED);
-        } else if (!allowedTargets.allows(URI.create(group.target()))) {
-            // The list may have changed since the push: such a group is not called, nor retried.
-            call = Uni.createFrom().item(DeliveryClient.Outcome.refused("the target is not in pigeon.dispatch.allowed-targets"));
-        } else {
-            call = client.call(group);
-        }
-        call.flatMap(outcome -> finish(group, outcome))
+        Uni.createFrom().deferred(() -> group.empty()
+                        ? Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED)
+                        : client.call(group))
+                .onFailure().recoverWithItem(failure -> {
+                    LOG.warnf("Group %d: its call could not be made: %s", group.id(), failure.toString());
+                    return DeliveryClient.Outcome.failed("call failed");
+                })
+                .flatMap(outcome -> finish(group, outcome))
                 .onTermination().invoke(() -> {
                     inFlight.decrementAndGet();
+                    inFlightByProject.computeIfPresent(group.project(), (project, calls) -> calls <= 1 ? null : calls - 1);
                     wake();
                 })
                 .subscribe().with(done -> {
@@ -231,15 +269,17 @@ public class Dispatcher {
     }
 
     private Uni<Void> finish(DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
+        return Uni.createFrom().deferred(() -> settle(group, outcome));
+    }
+
+    private Uni<Void> settle(DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
         if (outcome.delivered()) {
             delivered.increment();
             return store.complete(group);
         }
         failed.increment();
         Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
-        Optional<Duration> retry = outcome.retryable()
-                ? RetrySchedule.next(group.attempts(), age, group.retryPolicyJson(), config)
-                : Optional.empty();
+        Optional<Duration> retry = outcome.retryable() ? retryAfter(group, age) : Optional.empty();
         if (retry.isPresent()) {
             LOG.debugf("Group %d: call %d failed (%s); next in %s", group.id(), group.attempts(), outcome.error(), retry.get());
             return store.release(group, outcome.error(), retry.get().toMillis());
@@ -247,6 +287,16 @@ public class Dispatcher {
         LOG.infof("Group %d: call %d failed (%s); moved to the dead state", group.id(), group.attempts(), outcome.error());
         buried.increment();
         return store.bury(group, outcome.error());
+    }
+
+    /** When to call again; a stored policy that cannot be read means no retry (the group goes dead, visibly). */
+    private Optional<Duration> retryAfter(DispatchStore.TakenGroup group, Duration age) {
+        try {
+            return RetrySchedule.next(group.attempts(), age, group.retryPolicyJson(), config);
+        } catch (RuntimeException e) {
+            LOG.warnf("Group %d: its retry policy cannot be applied: %s", group.id(), e.toString());
+            return Optional.empty();
+        }
     }
 
     /** A notification's payload is the pushed group's due time, or empty for "look now". */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiException;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.AllowedTargets;
+import io.pigeon.dispatch.CallHeaders;
 import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.RetrySchedule;
 import io.smallrye.mutiny.Uni;
@@ -27,7 +28,12 @@ public class SubscriptionService {
     public static final int MIN_SUBSCRIPTION_TTL = 60;
 
     private static final Pattern MAILTO = Pattern.compile("(?i)mailto:[^\\s@]+@[^\\s@]+");
-    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}");
+    /**
+     * A template may repeat the notification only this often: each copy is up to a message's size, and the
+     * call's body must stay bounded (pigeon.dispatch.max-call-bytes).
+     */
+    public static final int MAX_TEMPLATE_PLACEHOLDERS = 2;
+    private static final String NOTIFICATION_PLACEHOLDER = "\"$zaqar_message$\"";
 
     private final SubscriptionStore store;
     private final AllowedTargets allowedTargets;
@@ -90,6 +96,14 @@ public class SubscriptionService {
         return store.deleteAll(project, queue);
     }
 
+    private static int occurrences(String text, String part) {
+        int count = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length())) {
+            count++;
+        }
+        return count;
+    }
+
     private static ApiException duplicate() {
         return new ApiException(409, "Conflict", "Such subscription already exists. Subscriptions are unique by "
                 + "project + queue + subscriber URI.");
@@ -148,18 +162,30 @@ public class SubscriptionService {
             if (!headers.isObject()) {
                 throw ApiException.invalidRequest("options.post_headers must be an object of header names to strings.");
             }
+            if (headers.size() > CallHeaders.MAX_HEADERS) {
+                throw ApiException.invalidRequest("options.post_headers may hold at most " + CallHeaders.MAX_HEADERS
+                        + " headers.");
+            }
             headers.properties().forEach(header -> {
-                if (!HEADER_NAME.matcher(header.getKey()).matches() || !header.getValue().isTextual()
-                        || header.getValue().asText().chars().anyMatch(c -> c < 0x20 && c != '\t')) {
-                    throw ApiException.invalidRequest("options.post_headers must map header names to strings without "
-                            + "control characters; \"" + header.getKey() + "\" does not.");
+                String refusal = header.getValue().isTextual()
+                        ? CallHeaders.refusal(header.getKey(), header.getValue().asText())
+                        : "the value of \"" + header.getKey() + "\" is not a string";
+                if (refusal != null) {
+                    throw ApiException.invalidRequest("options.post_headers: " + refusal + ".");
                 }
             });
         }
         JsonNode postData = value.get("post_data");
-        if (postData != null && !postData.isTextual()) {
-            throw ApiException.invalidRequest("options.post_data must be a string (a template in which "
-                    + "\"$zaqar_message$\" stands for the notification).");
+        if (postData != null) {
+            if (!postData.isTextual()) {
+                throw ApiException.invalidRequest("options.post_data must be a string (a template in which "
+                        + "\"$zaqar_message$\" stands for the notification).");
+            }
+            int placeholders = occurrences(postData.asText(), NOTIFICATION_PLACEHOLDER);
+            if (placeholders > MAX_TEMPLATE_PLACEHOLDERS) {
+                throw ApiException.invalidRequest("options.post_data may contain \"$zaqar_message$\" at most "
+                        + MAX_TEMPLATE_PLACEHOLDERS + " times; it contains it " + placeholders + " times.");
+            }
         }
         String json = value.toString();
         int size = json.getBytes(StandardCharsets.UTF_8).length;

@@ -1,6 +1,7 @@
 package io.pigeon.tenancy;
 
 import io.pigeon.api.ApiException;
+import io.pigeon.api.PublicEndpoints;
 import io.pigeon.config.PigeonConfig;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.AuthenticationFailedException;
@@ -13,6 +14,7 @@ import jakarta.json.JsonArray;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -25,7 +27,8 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * project: the {@code X-Project-Id} a caller sends must be one its token lists (else 403), and with no
  * header and exactly one listed project, that project is used. The operator role may act for any project.
  * Resources then read the project header as in auth-off mode, so no resource knows which mode is on.
- * Discovery documents and the health, metrics and OpenAPI endpoints stay open.
+ * Methods marked {@link io.pigeon.api.Public} (discovery documents, /v1/health) and everything outside the
+ * REST layer (/q/ health, metrics, OpenAPI) stay open.
  */
 public class TokenTenancy {
 
@@ -48,9 +51,13 @@ public class TokenTenancy {
         }
     }
 
+    /**
+     * Runs after routing, on the method the router matched: only a method marked public is open. The path is
+     * never consulted, so every spelling the router accepts for a protected method is protected.
+     */
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
-    public Uni<Void> authorize(HttpServerRequest request) {
-        if (auth.mode() != PigeonConfig.Auth.Mode.OIDC || isOpen(request.path())) {
+    public Uni<Void> authorize(HttpServerRequest request, ContainerRequestContext context) {
+        if (auth.mode() != PigeonConfig.Auth.Mode.OIDC || PublicEndpoints.isPublic(context)) {
             return Uni.createFrom().voidItem();
         }
         return identities.getDeferredIdentity()
@@ -106,11 +113,5 @@ public class TokenTenancy {
 
     private static String text(JsonValue value) {
         return value instanceof JsonString string ? string.getString() : value.toString();
-    }
-
-    /** Discovery documents and /v1/health are open; so is everything outside the API (/q/...). */
-    static boolean isOpen(String path) {
-        return !(path.startsWith("/v1/") || path.startsWith("/v2/") || path.startsWith("/v3/"))
-                || path.equals("/v1/") || path.equals("/v2/") || path.equals("/v1/health");
     }
 }

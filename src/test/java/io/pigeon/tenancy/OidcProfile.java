@@ -6,7 +6,7 @@ import java.util.Map;
 /** Pigeon in OIDC mode against the mock OIDC server of quarkus-test-oidc-server. */
 public class OidcProfile implements QuarkusTestProfile {
 
-    static final String ISSUER = "https://server.example.com";
+    public static final String ISSUER = "https://server.example.com";
 
     @Override
     public Map<String, String> getConfigOverrides() {

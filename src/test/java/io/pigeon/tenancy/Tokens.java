@@ -6,22 +6,22 @@ import java.time.Instant;
 import java.util.Set;
 
 /** Signed access tokens from the mock OIDC server's key, with the claims each test needs. */
-final class Tokens {
+public final class Tokens {
 
     private Tokens() {
     }
 
     /** A valid token whose projects claim is {@code projects} (a String or a List), with {@code roles}. */
-    static String valid(Object projects, String... roles) {
+    public static String valid(Object projects, String... roles) {
         return builder(OidcProfile.ISSUER, projects, roles).expiresIn(300).jws().keyId("1").sign();
     }
 
-    static String expired(Object projects) {
+    public static String expired(Object projects) {
         return builder(OidcProfile.ISSUER, projects).issuedAt(Instant.now().minusSeconds(600))
                 .expiresAt(Instant.now().minusSeconds(300)).jws().keyId("1").sign();
     }
 
-    static String fromIssuer(String issuer, Object projects) {
+    public static String fromIssuer(String issuer, Object projects) {
         return builder(issuer, projects).expiresIn(300).jws().keyId("1").sign();
     }
 

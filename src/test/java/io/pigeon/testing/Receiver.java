@@ -32,10 +32,21 @@ public final class Receiver implements AutoCloseable, AfterAllCallback {
         }
     }
 
-    /** An answer: a status, after a pause. */
-    public record Answer(int status, long delayMillis) {
+    /**
+     * An answer: a status, after a pause; with {@code trickleMillis}, the status at once and then a body of one
+     * byte every half second for that long (a target that is slow on purpose).
+     */
+    public record Answer(int status, long delayMillis, long trickleMillis) {
+        public Answer(int status, long delayMillis) {
+            this(status, delayMillis, 0);
+        }
+
         public static Answer status(int status) {
             return new Answer(status, 0);
+        }
+
+        public static Answer trickle(long millis) {
+            return new Answer(200, 0, millis);
         }
     }
 
@@ -43,6 +54,8 @@ public final class Receiver implements AutoCloseable, AfterAllCallback {
     private final List<Call> calls = new ArrayList<>();
     private final Map<String, List<Answer>> scripts = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> served = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> open = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> mostOpen = new ConcurrentHashMap<>();
 
     public Receiver() {
         try {
@@ -50,7 +63,7 @@ public final class Receiver implements AutoCloseable, AfterAllCallback {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        server.setExecutor(Executors.newFixedThreadPool(32));
+        server.setExecutor(Executors.newFixedThreadPool(96));
         server.createContext("/", this::handle);
         server.start();
     }
@@ -66,6 +79,17 @@ public final class Receiver implements AutoCloseable, AfterAllCallback {
 
     public void script(String path, Answer... answers) {
         scripts.put(path, List.of(answers));
+    }
+
+    /** The most calls to {@code path} this receiver was answering at the same time. */
+    public int mostConcurrent(String path) {
+        AtomicInteger most = mostOpen.get(path);
+        return most == null ? 0 : most.get();
+    }
+
+    /** The calls to paths starting with {@code prefix} being answered now. */
+    public int openNow(String prefix) {
+        return open.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToInt(e -> e.getValue().get()).sum();
     }
 
     public List<Call> calls(String path) {
@@ -89,16 +113,29 @@ public final class Receiver implements AutoCloseable, AfterAllCallback {
             headers.putAll(exchange.getRequestHeaders());
             calls.add(new Call(exchange.getRequestMethod(), path, body, headers, at));
         }
+        int now = open.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
+        mostOpen.computeIfAbsent(path, p -> new AtomicInteger()).accumulateAndGet(now, Math::max);
         try {
             if (answer.delayMillis() > 0) {
                 Thread.sleep(answer.delayMillis());
             }
-            exchange.sendResponseHeaders(answer.status(), -1);
+            if (answer.trickleMillis() > 0) {
+                exchange.sendResponseHeaders(answer.status(), 0);
+                long until = System.currentTimeMillis() + answer.trickleMillis();
+                while (System.currentTimeMillis() < until) {
+                    exchange.getResponseBody().write('.');
+                    exchange.getResponseBody().flush();
+                    Thread.sleep(500);
+                }
+            } else {
+                exchange.sendResponseHeaders(answer.status(), -1);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (IOException e) {
             // The caller gave up (a timeout): nothing to answer.
         } finally {
+            open.get(path).decrementAndGet();
             exchange.close();
         }
     }

@@ -1,6 +1,7 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ErrorMappers;
+import io.pigeon.api.Public;
 import io.pigeon.health.DatabaseProbe;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
@@ -9,6 +10,7 @@ import jakarta.ws.rs.core.Response;
 
 /** {@code GET|HEAD /v1/health}: 204 while the database answers, 503 while it does not. */
 @Path("/v1/health")
+@Public
 public class V1HealthResource {
 
     private final DatabaseProbe database;

@@ -1,5 +1,6 @@
 package io.pigeon.api.v1;
 
+import io.pigeon.api.Public;
 import io.pigeon.api.StaticDocuments;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
@@ -12,6 +13,7 @@ import jakarta.ws.rs.core.Response;
 
 /** {@code GET /v1/}: the JSON-home document from which clients discover every v1 resource. */
 @Path("/v1")
+@Public
 public class V1HomeResource {
 
     static final String JSON_HOME = "application/json-home";

@@ -22,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 
 /** The v2 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
 @Path("/v2/queues/{queue}/claims")
+@V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2ClaimResource {
 

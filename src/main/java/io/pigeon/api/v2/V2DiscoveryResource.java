@@ -4,6 +4,7 @@ import io.pigeon.api.ApiException;
 import io.pigeon.health.StorageHealth;
 import io.pigeon.tenancy.Callers;
 import io.smallrye.mutiny.Uni;
+import io.pigeon.api.Public;
 import io.pigeon.api.StaticDocuments;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
@@ -33,12 +34,14 @@ public class V2DiscoveryResource {
 
     /** 300 Multiple Choices: the API versions this server speaks. */
     @GET
+    @Public
     @Produces(MediaType.APPLICATION_JSON)
     public Response versions() {
         return Response.status(300).entity(VERSIONS).type(MediaType.APPLICATION_JSON_TYPE).build();
     }
 
     @GET
+    @Public
     @Path("v2")
     @Produces({JSON_HOME, MediaType.APPLICATION_JSON})
     public Response home(HttpServerRequest request) {
@@ -50,6 +53,7 @@ public class V2DiscoveryResource {
     }
 
     @GET
+    @V2Call
     @Path("v2/ping")
     public Response ping() {
         return Response.noContent().build();
@@ -57,6 +61,7 @@ public class V2DiscoveryResource {
 
     /** The operator's detailed storage health; 403 for anyone else. */
     @GET
+    @V2Call
     @Path("v2/health")
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<StorageHealth.Report> health(@HeaderParam(Callers.ROLES_HEADER) String roles) {

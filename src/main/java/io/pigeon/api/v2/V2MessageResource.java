@@ -29,6 +29,7 @@ import java.util.stream.Collectors;
 
 /** The v2 message resources: post (creating the queue), list, get, delete, bulk delete and pop. */
 @Path("/v2/queues/{queue}/messages")
+@V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2MessageResource {
 

@@ -37,6 +37,7 @@ import java.util.Set;
 
 /** The v2 queue resources: list, create, metadata (read and JSON-patch), delete, stats and purge. */
 @Path("/v2/queues")
+@V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2QueueResource {
 

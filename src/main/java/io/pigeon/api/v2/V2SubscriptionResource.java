@@ -35,6 +35,7 @@ import java.util.List;
  * their documents say so in {@code delivery}.
  */
 @Path("/v2/queues/{name}/subscriptions")
+@V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2SubscriptionResource {
 

@@ -1,0 +1,103 @@
+package io.pigeon.testing;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * HTTP/1.1 over a plain socket, with the request line and header bytes exactly as given: no client library
+ * normalises the path (double slashes, dot segments, percent-encoding) or refuses odd header bytes, so a test
+ * sees what an attacker's {@code curl --path-as-is} gets.
+ */
+public final class RawHttp {
+
+    /** What came back: status, headers (names in lower case), body as text. */
+    public record Answer(int status, Map<String, String> headers, String body) {
+        public String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+
+        public boolean isErrorDocument() {
+            String type = header("content-type");
+            return type != null && type.startsWith("application/json") && body.contains("\"title\"")
+                    && body.contains("\"description\"");
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + (body.length() > 200 ? body.substring(0, 200) + "..." : body);
+        }
+    }
+
+    private RawHttp() {
+    }
+
+    /** Sends {@code method rawPath} with {@code headers} (raw bytes, ISO-8859-1) and an optional body. */
+    public static Answer send(int port, String method, String rawPath, Map<String, String> headers, String body) {
+        byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder(method).append(' ').append(rawPath).append(" HTTP/1.1\r\n")
+                .append("Host: localhost:").append(port).append("\r\n")
+                .append("Connection: close\r\n");
+        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        if (body != null) {
+            head.append("Content-Length: ").append(content.length).append("\r\n");
+        }
+        head.append("\r\n");
+        try (Socket socket = new Socket("localhost", port)) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            out.write(content);
+            out.flush();
+            return read(socket.getInputStream(), method.equals("HEAD"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static Answer read(InputStream in, boolean head) throws IOException {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        in.transferTo(all);
+        String text = all.toString(StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        String[] lines = text.substring(0, end < 0 ? text.length() : end).split("\r\n");
+        int status = Integer.parseInt(lines[0].split(" ")[1]);
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            int colon = lines[i].indexOf(':');
+            if (colon > 0) {
+                headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+            }
+        }
+        String rest = end < 0 || head ? "" : text.substring(end + 4);
+        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+            rest = dechunk(rest);
+        }
+        return new Answer(status, headers, new String(rest.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
+    }
+
+    private static String dechunk(String chunked) {
+        StringBuilder body = new StringBuilder();
+        int at = 0;
+        while (at < chunked.length()) {
+            int lineEnd = chunked.indexOf("\r\n", at);
+            if (lineEnd < 0) {
+                break;
+            }
+            int size = Integer.parseInt(chunked.substring(at, lineEnd).split(";")[0].trim(), 16);
+            if (size == 0) {
+                break;
+            }
+            body.append(chunked, lineEnd + 2, lineEnd + 2 + size);
+            at = lineEnd + 2 + size + 2;
+        }
+        return body.toString();
+    }
+}

@@ -4,17 +4,22 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.io.IOException;
 
 /**
  * Reads request bodies as JSON trees, strictly: trailing garbage and duplicate keys are errors, so a
- * document is either understood whole or refused with 400.
+ * document is either understood whole or refused with 400. Numbers keep their exact value.
  */
 public final class JsonBodies {
 
+    // Numbers are kept exactly as sent (BigDecimal, scale kept): a message body comes back equal in value,
+    // never rounded to a double nor turned into "Infinity" (1e400).
     private static final ObjectMapper STRICT = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
     private JsonBodies() {
     }

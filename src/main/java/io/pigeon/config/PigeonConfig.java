@@ -85,6 +85,13 @@ public interface PigeonConfig {
         @WithDefault("pigeon-operator")
         String operatorRole();
 
+        /**
+         * With {@code mode=none} only: whether {@code X-Roles: admin} makes a caller the operator, as Zaqar does
+         * with auth off. Off by default, so that a caller cannot make itself the operator by sending a header.
+         */
+        @WithDefault("false")
+        boolean trustRolesHeader();
+
         enum Mode {
             NONE, OIDC
         }

@@ -20,8 +20,10 @@ public class DispatchService {
     public static final int MAX_MERGE_KEY_LENGTH = 256;
     /** Latest accepted {@code ontime}: the last second of year 9999. */
     public static final long MAX_ONTIME = 253402300799L;
-    /** Most items a GET on a path shows. */
+    /** Most items a GET on a path shows in one page. */
     public static final int MAX_ITEMS_SHOWN = 1000;
+    /** Most bytes of bodies one page shows (one item always goes): a page never loads a whole backlog. */
+    public static final int MAX_BYTES_SHOWN = 1024 * 1024;
     /** Default and largest page of dead groups. */
     public static final int DEFAULT_DEAD_PAGE = 10;
     public static final int MAX_DEAD_PAGE = 100;
@@ -91,15 +93,25 @@ public class DispatchService {
         return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce();
     }
 
-    /** A path's pending groups, with the address its method and service segments name. */
-    public record PendingPath(DispatchAddress address, List<DispatchStore.PendingGroup> groups) {
+    /** A page of a path's pending groups, with the address its method and service segments name. */
+    public record PendingPath(DispatchAddress address, DispatchStore.PendingPage page) {
     }
 
-    public Uni<PendingPath> pending(String project, String mergeKey, String method, String service) {
+    /**
+     * The pending items of a path after item {@code marker} (0: from the start), at most {@code limit} (default
+     * and largest {@link #MAX_ITEMS_SHOWN}) and {@link #MAX_BYTES_SHOWN} bytes of bodies a page.
+     */
+    public Uni<PendingPath> pending(String project, String mergeKey, String method, String service, String marker,
+            Integer limit) {
         validateMergeKey(mergeKey);
         DispatchAddress address = DispatchAddress.parse(method, service);
-        return store.pending(project, mergeKey, address, MAX_ITEMS_SHOWN)
-                .map(groups -> new PendingPath(address, groups));
+        long after = marker == null || marker.isEmpty() ? 0 : id("marker", marker, "an item id");
+        int items = limit == null ? MAX_ITEMS_SHOWN : limit;
+        if (items < 1 || items > MAX_ITEMS_SHOWN) {
+            throw ApiException.invalidParameter("limit", "The value must be from 1 to " + MAX_ITEMS_SHOWN + ".");
+        }
+        return store.pending(project, mergeKey, address, after, items, MAX_BYTES_SHOWN)
+                .map(page -> new PendingPath(address, page));
     }
 
     public Uni<Integer> deletePending(String project, String mergeKey, String method, String service) {
@@ -133,6 +145,10 @@ public class DispatchService {
     }
 
     private static long groupId(String name, String value) {
+        return id(name, value, "a group id");
+    }
+
+    private static long id(String name, String value, String what) {
         try {
             long id = Long.parseLong(value);
             if (id >= 0) {
@@ -141,7 +157,7 @@ public class DispatchService {
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw ApiException.invalidParameter(name, "The value must be a group id (a non-negative integer).");
+        throw ApiException.invalidParameter(name, "The value must be " + what + " (a non-negative integer).");
     }
 
     private static void validateMergeKey(String mergeKey) {

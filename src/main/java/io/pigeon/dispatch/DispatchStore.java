@@ -51,15 +51,24 @@ public class DispatchStore {
 
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";
 
+    // A page of a path's pending items in arrival order after the marker item: at most $6 items and, but for
+    // the first, $7 bytes of bodies ($6 + 1 rows are read to tell whether more follow).
     private static final String VIEW = """
-            SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
-                   extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
-                                           ELSE g.fire_at END)::float8 AS fire_at,
-                   i.id AS item_id, i.body, extract(epoch FROM i.created_at)::float8 AS item_created
-            FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
-            WHERE %s AND g.state = 'pending'
-            ORDER BY g.id, i.id
-            LIMIT $5""".formatted(PATH);
+            SELECT v.id, v.attempts, v.last_error, v.in_flight, v.fire_at, v.item_id, v.body, v.item_created,
+                   v.n > $6 OR (v.n > 1 AND v.upto > $7) AS beyond
+            FROM (
+                SELECT p.*, row_number() OVER w AS n, sum(octet_length(p.body)) OVER w AS upto
+                FROM (
+                    SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
+                           extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
+                                                   ELSE g.fire_at END)::float8 AS fire_at,
+                           i.id AS item_id, i.body, extract(epoch FROM i.created_at)::float8 AS item_created
+                    FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
+                    WHERE %s AND g.state = 'pending' AND i.id > $5
+                    ORDER BY i.id
+                    LIMIT $6 + 1) p
+                WINDOW w AS (ORDER BY p.item_id)) v
+            ORDER BY v.item_id""".formatted(PATH);
 
     private static final String DELETE_PATH = """
             DELETE FROM dispatch_groups g WHERE %s AND g.state = 'pending'""".formatted(PATH);
@@ -218,18 +227,32 @@ public class DispatchStore {
         });
     }
 
-    /** The pending groups of a path with their items, at most {@code maxItems} items in all. */
-    public Uni<List<PendingGroup>> pending(String project, String mergeKey, DispatchAddress address, int maxItems) {
-        return pool.preparedQuery(VIEW)
-                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString(), maxItems))
-                .map(DispatchStore::groups);
+    /** A page of a path's pending items, grouped, and whether more follow it. */
+    public record PendingPage(List<PendingGroup> groups, boolean more) {
     }
 
-    private static List<PendingGroup> groups(RowSet<Row> rows) {
+    /**
+     * The pending items of a path after item {@code marker}, in arrival order, with their groups: at most
+     * {@code maxItems} items and {@code maxBytes} of bodies (one item always, whatever its size).
+     */
+    public Uni<PendingPage> pending(String project, String mergeKey, DispatchAddress address, long marker, int maxItems,
+            int maxBytes) {
+        return pool.preparedQuery(VIEW)
+                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString(), marker, maxItems)
+                        .addInteger(maxBytes))
+                .map(DispatchStore::page);
+    }
+
+    private static PendingPage page(RowSet<Row> rows) {
         List<PendingGroup> groups = new ArrayList<>();
         List<PendingItem> items = null;
         long current = -1;
+        boolean more = false;
         for (Row row : rows) {
+            if (row.getBoolean("beyond")) {
+                more = true;
+                break;
+            }
             long id = row.getLong("id");
             if (id != current) {
                 current = id;
@@ -239,7 +262,7 @@ public class DispatchStore {
             }
             items.add(new PendingItem(row.getLong("item_id"), row.getString("body"), row.getDouble("item_created")));
         }
-        return groups;
+        return new PendingPage(groups, more);
     }
 
     /** Deletes every pending group of a path with its items; how many groups. */

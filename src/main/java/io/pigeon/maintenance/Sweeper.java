@@ -5,6 +5,7 @@ import io.pigeon.observability.QueueMetrics;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -26,9 +27,13 @@ public class Sweeper {
                 SELECT ctid FROM messages WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
-    // Ends expired claims and frees the messages they still hold, unless a newer claim holds them already.
-    // Each message is reached by a primary-key probe from the ids its claim recorded ("IS NOT DISTINCT
-    // FROM" keeps the planner off the index of all claimed rows, as in ClaimStore).
+    // Ends expired claims and, in the same statement, settles every message they still hold (unless a newer
+    // claim holds it already): a message claimed as often as its queue's dead-letter rule allows moves to the
+    // dead-letter queue (created on first need, in the same project; with _dead_letter_queue_messages_ttl or
+    // its own TTL); every other goes back to the free set. One statement, so that a claim can never end
+    // between the move and the release and leave a message that is neither claimable nor dead-lettered. Each
+    // message is reached by a primary-key probe from the ids its claim recorded. The move's and the release's
+    // conditions are exact complements on one snapshot, so no row is touched by both.
     private static final String END_EXPIRED_CLAIMS = """
             WITH ended AS (
                 DELETE FROM claims
@@ -36,48 +41,50 @@ public class Sweeper {
                     SELECT ctid FROM claims WHERE expires_at <= now()
                     LIMIT $1 FOR UPDATE SKIP LOCKED))
                 RETURNING queue_id, id, message_ids),
+            held AS (
+                SELECT e.queue_id, e.id AS claim_id, h.message_id
+                FROM ended e CROSS JOIN LATERAL unnest(e.message_ids) AS h (message_id)),
+            rules AS (
+                SELECT q.id AS queue_id, q.project, q.metadata->>'_dead_letter_queue' AS dead_letter_queue,
+                       (q.metadata->>'_max_claim_count')::int AS max_claims,
+                       (q.metadata->>'_dead_letter_queue_messages_ttl')::int AS dead_letter_ttl
+                FROM queues q
+                WHERE q.id IN (SELECT queue_id FROM ended)
+                  AND q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL),
+            created AS (
+                INSERT INTO queues (project, name)
+                SELECT DISTINCT project, dead_letter_queue FROM rules
+                ON CONFLICT (project, name) DO NOTHING
+                RETURNING id, project, name),
+            targets AS (
+                SELECT r.queue_id, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id
+                FROM rules r
+                LEFT JOIN created c ON c.project = r.project AND c.name = r.dead_letter_queue
+                LEFT JOIN queues d ON d.project = r.project AND d.name = r.dead_letter_queue),
+            settled AS (
+                SELECT h.queue_id, h.message_id, t.dead_letter_queue_id, t.dead_letter_ttl,
+                       t.queue_id IS NOT NULL AND m.claim_count >= t.max_claims AND m.expires_at > now() AS dead
+                FROM held h
+                JOIN messages m ON m.queue_id = h.queue_id AND m.id = h.message_id
+                     AND m.claim_id IS NOT DISTINCT FROM h.claim_id
+                LEFT JOIN targets t ON t.queue_id = h.queue_id),
+            moved AS (
+                DELETE FROM messages m USING settled s
+                WHERE s.dead AND m.queue_id = s.queue_id AND m.id = s.message_id
+                RETURNING m.id, m.client_id, m.body, m.ttl, s.dead_letter_queue_id, s.dead_letter_ttl),
+            dead_lettered AS (
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
+                SELECT dead_letter_queue_id, client_id, COALESCE(dead_letter_ttl, ttl), body,
+                       now() + COALESCE(dead_letter_ttl, ttl) * interval '1 second'
+                FROM moved
+                ORDER BY id
+                RETURNING id),
             freed AS (
                 UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
-                FROM (SELECT queue_id, id AS claim_id, unnest(message_ids) AS message_id FROM ended) e
-                WHERE m.queue_id = e.queue_id AND m.id = e.message_id AND m.claim_id IS NOT DISTINCT FROM e.claim_id
+                FROM settled s
+                WHERE NOT s.dead AND m.queue_id = s.queue_id AND m.id = s.message_id
                 RETURNING m.id)
-            SELECT count(*) FROM ended""";
-
-    // Dead-letter queues are created on first need, in the project of the queue that names them.
-    private static final String CREATE_DEAD_LETTER_QUEUES = """
-            INSERT INTO queues (project, name)
-            SELECT DISTINCT q.project, q.metadata->>'_dead_letter_queue'
-            FROM claims c JOIN queues q ON q.id = c.queue_id
-            WHERE c.expires_at <= now()
-              AND q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL
-            ON CONFLICT (project, name) DO NOTHING""";
-
-    // Messages of ended claims that have been claimed as often as their queue's dead-letter rule allows
-    // move, atomically (one statement deletes and inserts), to the dead-letter queue, with its TTL when
-    // the queue sets _dead_letter_queue_messages_ttl and their own otherwise.
-    private static final String MOVE_TO_DEAD_LETTER_QUEUES = """
-            WITH candidates AS (
-                SELECT m.queue_id, m.id, d.id AS dead_letter_queue_id,
-                       COALESCE((q.metadata->>'_dead_letter_queue_messages_ttl')::int, m.ttl) AS dead_letter_ttl
-                FROM claims c
-                JOIN queues q ON q.id = c.queue_id
-                JOIN queues d ON d.project = q.project AND d.name = q.metadata->>'_dead_letter_queue'
-                CROSS JOIN LATERAL unnest(c.message_ids) AS held (message_id)
-                JOIN messages m ON m.queue_id = c.queue_id AND m.id = held.message_id
-                WHERE c.expires_at <= now()
-                  AND m.claim_id IS NOT DISTINCT FROM c.id
-                  AND m.claim_count >= (q.metadata->>'_max_claim_count')::int
-                  AND m.expires_at > now()
-                LIMIT $1
-                FOR UPDATE OF m SKIP LOCKED),
-            moved AS (
-                DELETE FROM messages m USING candidates c
-                WHERE m.queue_id = c.queue_id AND m.id = c.id
-                RETURNING m.id, m.client_id, m.body, c.dead_letter_queue_id, c.dead_letter_ttl)
-            INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
-            SELECT dead_letter_queue_id, client_id, dead_letter_ttl, body, now() + dead_letter_ttl * interval '1 second'
-            FROM moved
-            ORDER BY id""";
+            SELECT (SELECT count(*) FROM ended) AS claims, (SELECT count(*) FROM dead_lettered) AS dead_lettered""";
 
     // Expired subscriptions are invisible already; this reclaims their rows.
     private static final String DELETE_EXPIRED_SUBSCRIPTIONS = """
@@ -116,31 +123,44 @@ public class Sweeper {
     }
 
     /**
-     * One sweep: dead-letter what has been claimed too often (while its ended claim still says which
-     * messages it held), then end expired claims, then delete expired messages and subscriptions.
+     * One sweep: end expired claims (dead-lettering what has been claimed too often, freeing the rest), then
+     * delete expired messages and subscriptions.
      */
     public Uni<Sweep> sweep() {
-        return pool.preparedQuery(CREATE_DEAD_LETTER_QUEUES).execute().replaceWithVoid()
-                .flatMap(ignored -> repeat(MOVE_TO_DEAD_LETTER_QUEUES, false, 0, 0))
-                .flatMap(deadLettered -> repeat(END_EXPIRED_CLAIMS, true, 0, 0)
-                        .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, false, 0, 0)
-                                .call(messages -> repeat(DELETE_EXPIRED_SUBSCRIPTIONS, false, 0, 0))
-                                .map(messages -> new Sweep(messages, claims, deadLettered))))
+        return endClaims(0, 0, 0)
+                .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, 0, 0)
+                        .call(messages -> repeat(DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
+                        .map(messages -> new Sweep(messages, claims[0], claims[1])))
                 .invoke(sweep -> {
                     metrics.expired(sweep.messagesDeleted());
                     metrics.deadLettered(sweep.messagesDeadLettered());
                 });
     }
 
+    /** Ends expired claims batch by batch; the claims ended and the messages dead-lettered. */
+    private Uni<long[]> endClaims(long claims, long deadLettered, int batches) {
+        if (batches >= config.maxBatchesPerRun()) {
+            return Uni.createFrom().item(new long[] {claims, deadLettered});
+        }
+        return pool.preparedQuery(END_EXPIRED_CLAIMS).execute(Tuple.of(config.batchSize())).flatMap(rows -> {
+            Row row = rows.iterator().next();
+            long ended = row.getLong("claims");
+            long total = claims + ended;
+            long dead = deadLettered + row.getLong("dead_lettered");
+            return ended < config.batchSize() ? Uni.createFrom().item(new long[] {total, dead})
+                    : endClaims(total, dead, batches + 1);
+        });
+    }
+
     /** Runs a batch statement until a batch comes back short or the per-run bound is reached. */
-    private Uni<Long> repeat(String sql, boolean countedInRow, long done, int batches) {
+    private Uni<Long> repeat(String sql, long done, int batches) {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(done);
         }
         return pool.preparedQuery(sql).execute(Tuple.of(config.batchSize()))
-                .map(rows -> countedInRow ? rows.iterator().next().getLong(0) : (long) rows.rowCount())
+                .map(rows -> (long) rows.rowCount())
                 .flatMap(count -> count < config.batchSize()
                         ? Uni.createFrom().item(done + count)
-                        : repeat(sql, countedInRow, done + count, batches + 1));
+                        : repeat(sql, done + count, batches + 1));
     }
 }

@@ -1,5 +1,6 @@
 package io.pigeon.queue;
 
+import io.pigeon.subscription.SubscriptionFanOut;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -36,14 +37,17 @@ public class QueueStore {
                 .map(rows -> rows.size() == 1);
     }
 
+    private static final String DELETE = """
+            WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
+            %s
+            DELETE FROM queues WHERE project = $1 AND name = $2""".formatted(SubscriptionFanOut.CANCEL_DROPPED);
+
     /**
      * Deletes the queue; its messages go with it through the foreign key's cascade, and its subscriptions
-     * (which name it rather than reference it) in the same statement.
+     * (which name it rather than reference it) in the same statement, with their pending notifications.
      */
     public Uni<Void> delete(String project, String name) {
-        return pool.preparedQuery("""
-                WITH subscriptions_dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2)
-                DELETE FROM queues WHERE project = $1 AND name = $2""")
+        return pool.preparedQuery(DELETE)
                 .execute(Tuple.of(project, name))
                 .replaceWithVoid();
     }

@@ -46,6 +46,17 @@ public final class SubscriptionFanOut {
     /** The number of notifications the statement queued, for its final SELECT. */
     public static final String QUEUED = "(SELECT count(*) FROM fan)";
 
+    /**
+     * A CTE that cancels the pending notifications of the subscriptions a statement deletes (a CTE
+     * {@code dropped} returning their ids; $1 the project): they are not delivered, nor retried, once their
+     * subscription or queue is gone.
+     */
+    public static final String CANCEL_DROPPED = """
+            notifications_cancelled AS (
+                DELETE FROM dispatch_groups g USING dropped d
+                WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
+                  AND g.state = 'pending')""";
+
     private SubscriptionFanOut() {
     }
 }

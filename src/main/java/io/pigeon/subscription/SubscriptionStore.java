@@ -47,6 +47,16 @@ public class SubscriptionStore {
                 options = COALESCE($6::text::jsonb, options)
             WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""";
 
+    private static final String DELETE = """
+            WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 AND id = $3 RETURNING id),
+            %s
+            SELECT count(*) FROM dropped""".formatted(SubscriptionFanOut.CANCEL_DROPPED);
+
+    private static final String DELETE_ALL = """
+            WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
+            %s
+            SELECT count(*) FROM dropped""".formatted(SubscriptionFanOut.CANCEL_DROPPED);
+
     private final Pool pool;
 
     public SubscriptionStore(Pool pool) {
@@ -76,15 +86,14 @@ public class SubscriptionStore {
                 .map(rows -> rows.rowCount() > 0);
     }
 
+    /** Deletes the subscription and cancels its pending notifications. */
     public Uni<Void> delete(String project, String queue, long id) {
-        return pool.preparedQuery("DELETE FROM subscriptions WHERE project = $1 AND source = $2 AND id = $3")
-                .execute(Tuple.of(project, queue, id)).replaceWithVoid();
+        return pool.preparedQuery(DELETE).execute(Tuple.of(project, queue, id)).replaceWithVoid();
     }
 
-    /** Deletes every subscription of the queue (a purge of "subscriptions"). */
+    /** Deletes every subscription of the queue (a purge of "subscriptions") and their pending notifications. */
     public Uni<Void> deleteAll(String project, String queue) {
-        return pool.preparedQuery("DELETE FROM subscriptions WHERE project = $1 AND source = $2")
-                .execute(Tuple.of(project, queue)).replaceWithVoid();
+        return pool.preparedQuery(DELETE_ALL).execute(Tuple.of(project, queue)).replaceWithVoid();
     }
 
     private static List<Subscription> toSubscriptions(RowSet<Row> rows) {

@@ -3,8 +3,9 @@ package io.pigeon.tenancy;
 import java.util.Arrays;
 
 /**
- * What the caller may do beyond its own project. With authentication off, Zaqar trusts the
- * {@code X-Roles} header for the operator ("admin") role; Pigeon does the same in that mode.
+ * What the caller may do beyond its own project. With authentication off, Zaqar trusts the {@code X-Roles}
+ * header for the operator ("admin") role; Pigeon does so only with {@code pigeon.auth.trust-roles-header}
+ * (the header is dropped otherwise, and in OIDC mode the token decides).
  */
 public final class Callers {
 

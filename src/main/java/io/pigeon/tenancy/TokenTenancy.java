@@ -57,7 +57,14 @@ public class TokenTenancy {
      */
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
     public Uni<Void> authorize(HttpServerRequest request, ContainerRequestContext context) {
-        if (auth.mode() != PigeonConfig.Auth.Mode.OIDC || PublicEndpoints.isPublic(context)) {
+        if (auth.mode() != PigeonConfig.Auth.Mode.OIDC) {
+            // Without authentication a role is believed only where the operator said so.
+            if (!auth.trustRolesHeader()) {
+                request.headers().remove(Callers.ROLES_HEADER);
+            }
+            return Uni.createFrom().voidItem();
+        }
+        if (PublicEndpoints.isPublic(context)) {
             return Uni.createFrom().voidItem();
         }
         return identities.getDeferredIdentity()

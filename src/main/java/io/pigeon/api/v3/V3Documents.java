@@ -35,7 +35,8 @@ final class V3Documents {
     }
 
     @RegisterForReflection
-    record Pending(String merge_key, String method, String target, boolean merged, List<Group> groups) {
+    record Pending(String merge_key, String method, String target, boolean merged, List<Group> groups,
+            List<PageLink> links) {
     }
 
     @RegisterForReflection

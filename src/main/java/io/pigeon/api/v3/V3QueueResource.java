@@ -1,8 +1,10 @@
 package io.pigeon.api.v3;
 
+import io.pigeon.api.ContentTypes;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.dispatch.DispatchService;
+import io.pigeon.dispatch.DispatchStore;
 import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
@@ -15,6 +17,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
@@ -35,14 +38,20 @@ public class V3QueueResource {
         this.dispatch = dispatch;
     }
 
-    /** Any JSON body, whatever Content-Type the client names (curl -d sends a form type). */
+    /**
+     * A JSON body, sent as JSON (or with no Content-Type): a form post from a browser page (form, multipart or
+     * text types, the ones a page may send to another origin without asking) is refused, so a page cannot make
+     * its visitors' browsers push calls.
+     */
     @POST
     @Path("queue/{merge_key}/{method}/{service}")
     @Consumes(MediaType.WILDCARD)
     public Uni<Response> enqueue(@HeaderParam(Projects.HEADER) String projectHeader,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service, @Context UriInfo uri, byte[] body) {
         String project = Projects.fromOptionalHeader(projectHeader);
+        ContentTypes.requireJson(contentType);
         // Read from the query itself: a parameter given empty ("?update=") is malformed, not absent.
         String ontime = uri.getQueryParameters().getFirst("ontime");
         String update = uri.getQueryParameters().getFirst("update");
@@ -56,12 +65,21 @@ public class V3QueueResource {
     @Path("queue/{merge_key}/{method}/{service}")
     public Uni<V3Documents.Pending> pending(@HeaderParam(Projects.HEADER) String projectHeader,
             @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
-            @PathParam("service") String service) {
+            @PathParam("service") String service, @QueryParam("marker") String marker,
+            @QueryParam("limit") String limitParam, @Context UriInfo uri) {
         String project = Projects.fromOptionalHeader(projectHeader);
-        return dispatch.pending(project, mergeKey, method, service)
-                .map(path -> new V3Documents.Pending(mergeKey, path.address().method(),
-                        path.address().target().toString(), DispatchService.mergeable(mergeKey),
-                        path.groups().stream().map(V3Documents.Group::of).toList()));
+        Integer limit = QueryParams.integer("limit", limitParam);
+        return dispatch.pending(project, mergeKey, method, service, marker, limit).map(path -> {
+            List<V3Documents.Group> groups = path.page().groups().stream().map(V3Documents.Group::of).toList();
+            List<PageLink> links = List.of();
+            if (path.page().more()) {
+                List<DispatchStore.PendingItem> last = path.page().groups().get(path.page().groups().size() - 1).items();
+                links = List.of(PageLink.next(uri.getRequestUri().getRawPath() + "?marker=" + last.get(last.size() - 1).id()
+                        + (limit == null ? "" : "&limit=" + limit)));
+            }
+            return new V3Documents.Pending(mergeKey, path.address().method(), path.address().target().toString(),
+                    DispatchService.mergeable(mergeKey), groups, links);
+        });
     }
 
     @DELETE

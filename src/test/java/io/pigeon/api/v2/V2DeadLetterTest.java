@@ -88,4 +88,58 @@ class V2DeadLetterTest {
             endClaim(claimed);
         }
     }
+
+    /**
+     * Claims expire while sweeps run back to back (as on several replicas): whenever a claim ends, each of its
+     * messages must end up in the dead-letter queue, never stranded in the queue, claimed out and never moved.
+     */
+    @Test
+    void claimsEndingDuringSweepsLeaveNoMessageStranded() throws Exception {
+        Api.as(project).contentType(ContentType.JSON)
+                .body("{\"_max_claim_count\": 1, \"_dead_letter_queue\": \"race-dead\"}")
+                .put("/v2/queues/race").then().statusCode(201);
+        int messages = 240;
+        for (int posted = 0; posted < messages; posted += 20) {
+            StringBuilder batch = new StringBuilder("{\"messages\": [");
+            for (int i = 0; i < 20; i++) {
+                batch.append(i == 0 ? "" : ",").append("{\"ttl\": 600, \"body\": ").append(posted + i).append('}');
+            }
+            Api.as(project).contentType(ContentType.JSON).body(batch.append("]}").toString())
+                    .post("/v2/queues/race/messages").then().statusCode(201);
+        }
+        for (int claimed = 0; claimed < messages; claimed += 4) {
+            Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+                    .post("/v2/queues/race/claims?limit=4").then().statusCode(201);
+        }
+        // Each claim ends at its own moment over the next 1.5 s, by the database clock.
+        Db.run(pool, """
+                WITH spread AS (
+                    SELECT c.queue_id, c.id, now() + (row_number() OVER (ORDER BY c.id)) * interval '25 milliseconds' AS ends
+                    FROM claims c JOIN queues q ON q.id = c.queue_id WHERE q.project = $1 AND q.name = 'race'),
+                c AS (UPDATE claims SET expires_at = s.ends FROM spread s WHERE claims.queue_id = s.queue_id
+                      AND claims.id = s.id RETURNING claims.id, claims.expires_at)
+                UPDATE messages SET claim_expires_at = c.expires_at FROM c WHERE messages.claim_id = c.id""", project);
+        long until = System.currentTimeMillis() + 2_000;
+        java.util.concurrent.ExecutorService sweepers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        java.util.List<java.util.concurrent.Future<?>> running = new java.util.ArrayList<>();
+        for (int s = 0; s < 2; s++) {
+            running.add(sweepers.submit(() -> {
+                while (System.currentTimeMillis() < until) {
+                    sweeper.sweep().await().indefinitely();
+                }
+                return null;
+            }));
+        }
+        for (java.util.concurrent.Future<?> future : running) {
+            future.get();
+        }
+        sweepers.shutdown();
+        sweeper.sweep().await().indefinitely();
+        long left = Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
+                + "WHERE q.project = $1 AND q.name = 'race'", project);
+        long dead = Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
+                + "WHERE q.project = $1 AND q.name = 'race-dead'", project);
+        assertEquals(0, left, "messages stranded in the queue");
+        assertEquals(messages, dead, "messages in the dead-letter queue");
+    }
 }

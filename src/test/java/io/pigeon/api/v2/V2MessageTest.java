@@ -258,4 +258,30 @@ class V2MessageTest {
         Api.as(project).get("/v2/queues/demo-queue/stats")
                 .then().body("messages.claimed", equalTo(1)).body("messages.oldest.href", containsString("/v2/queues/demo-queue/messages/"));
     }
+
+    /** Numbers in a body come back equal in value: no rounding to a double, no "Infinity" (both APIs, every read). */
+    @Test
+    void numbersInBodiesComeBackExactly() throws Exception {
+        String body = "{\"huge\": 1e400, \"tiny\": -2.5e-400, \"long\": 0.1000000000000000055511151231257827021181583404541015625,"
+                + " \"big\": 123456789012345678901234567890, \"plain\": 1.50}";
+        post("exact", "{\"messages\": [{\"ttl\": 300, \"body\": " + body + "}]}").then().statusCode(201);
+        Api.as(project, OTHER_CLIENT).put("/v1/queues/exact-v1").then().statusCode(201);
+        Api.as(project).contentType(ContentType.JSON).body("[{\"ttl\": 300, \"body\": " + body + "}]")
+                .post("/v1/queues/exact-v1/messages").then().statusCode(201);
+        com.fasterxml.jackson.databind.ObjectMapper exact = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+        com.fasterxml.jackson.databind.JsonNode sent = exact.readTree(body);
+        List<String> answers = List.of(
+                Api.as(project, OTHER_CLIENT).get("/v2/queues/exact/messages").asString(),
+                Api.as(project, OTHER_CLIENT).get("/v1/queues/exact-v1/messages").asString(),
+                Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+                        .post("/v2/queues/exact/claims").asString());
+        for (String answer : answers) {
+            com.fasterxml.jackson.databind.JsonNode got = exact.readTree(answer).get("messages").get(0).get("body");
+            for (String field : List.of("huge", "tiny", "long", "big", "plain")) {
+                assertEquals(0, sent.get(field).decimalValue().compareTo(got.get(field).decimalValue()),
+                        field + ": sent " + sent.get(field) + ", got " + got.get(field) + " in " + answer);
+            }
+        }
+    }
 }

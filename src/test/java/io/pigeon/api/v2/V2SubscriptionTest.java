@@ -250,4 +250,32 @@ class V2SubscriptionTest {
         Api.as(project).get("/v2/queues/purged/subscriptions").then().body("subscriptions", empty());
         Api.as(project).get("/v2/queues/purged/stats").then().body("messages.free", equalTo(1));
     }
+
+    /** Deleting a subscription, purging a queue's subscriptions or deleting the queue cancels what is still owed. */
+    @Test
+    void deletingASubscriptionOrItsQueueCancelsItsPendingNotifications() {
+        for (String how : List.of("subscription", "purge", "queue")) {
+            String queue = "cancel-" + how;
+            String path = "/cancel/" + UUID.randomUUID();
+            // Fails every time: without the delete it would be retried every second.
+            receiver.script(path, Answer.status(500));
+            String id = subscribeWebhook(queue, path, ", \"options\": {\"_retry_policy\": {\"retries_with_no_delay\": 0, "
+                    + "\"minimum_delay_retries\": 20, \"minimum_delay\": 1, \"maximum_delay\": 1}}");
+            post(queue, "[{\"ttl\": 600, \"body\": \"" + how + "\"}]");
+            Eventually.await("the first call (" + how + ")", Duration.ofSeconds(5), () -> receiver.calls(path).size() >= 1);
+            switch (how) {
+                case "subscription" -> Api.as(project).delete("/v2/queues/" + queue + "/subscriptions/" + id)
+                        .then().statusCode(204);
+                case "purge" -> Api.as(project).contentType(ContentType.JSON)
+                        .body("{\"resource_types\": [\"subscriptions\"]}").post("/v2/queues/" + queue + "/purge")
+                        .then().statusCode(204);
+                default -> Api.as(project).delete("/v2/queues/" + queue).then().statusCode(204);
+            }
+            assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending' "
+                    + "AND merge_key = '-subscription:' || $2", project, id), how);
+            int calls = receiver.calls(path).size();
+            Eventually.pause(Duration.ofMillis(2_500));
+            assertEquals(calls, receiver.calls(path).size(), "a cancelled notification was retried (" + how + ")");
+        }
+    }
 }

@@ -11,8 +11,10 @@ import jakarta.enterprise.event.Observes;
 /**
  * Refuses a request whose declared body exceeds {@code pigeon.max-request-body} before anything reads it,
  * with 413 and the error document (the HTTP layer's own limit, further out, answers without one). Every
- * document limit of the API (messages, metadata) is far below this bound; a body sent without a length is
- * bounded by the HTTP layer and then by those limits.
+ * document limit of the API (messages, metadata) is far below this bound. A body sent without a length
+ * (chunked) is bounded by the HTTP layer with the same number ({@code quarkus.http.limits.max-body-size} is set
+ * to it): it is refused with 413 once it passes the bound, without the error document, as that answer is the
+ * HTTP layer's own.
  */
 @ApplicationScoped
 public class RequestBodyLimit {

@@ -71,6 +71,11 @@ public class TokenTenancy {
                 .onFailure(AuthenticationFailedException.class)
                 .transform(e -> new Unauthenticated("The bearer token is not valid: it is expired, malformed, "
                         + "or not issued by the configured OIDC provider."))
+                // Anything else means the token could not be checked (the provider is unreachable): no caller is
+                // admitted, and the client is told to try again rather than shown an internal error.
+                .onFailure(failure -> !(failure instanceof Unauthenticated))
+                .transform(e -> new ApiException(503, "Service temporarily unavailable",
+                        "The identity provider cannot be reached to check the bearer token; try again later."))
                 .invoke(identity -> admit(identity, request))
                 .replaceWithVoid();
     }

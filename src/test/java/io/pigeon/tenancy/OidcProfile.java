@@ -7,6 +7,8 @@ import java.util.Map;
 public class OidcProfile implements QuarkusTestProfile {
 
     public static final String ISSUER = "https://server.example.com";
+    /** The client id, which Pigeon expects as the tokens' audience. */
+    public static final String AUDIENCE = "quarkus-service-app";
 
     @Override
     public Map<String, String> getConfigOverrides() {
@@ -15,7 +17,7 @@ public class OidcProfile implements QuarkusTestProfile {
                 "pigeon.auth.operator-role", "pigeon-operator",
                 "quarkus.oidc.tenant-enabled", "true",
                 "quarkus.oidc.auth-server-url", "${keycloak.url}/realms/quarkus/",
-                "quarkus.oidc.client-id", "quarkus-service-app",
+                "quarkus.oidc.client-id", AUDIENCE,
                 "quarkus.oidc.token.issuer", ISSUER,
                 "smallrye.jwt.sign.key.location", "privateKey.jwk");
     }

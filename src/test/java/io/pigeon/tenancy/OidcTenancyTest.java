@@ -56,6 +56,19 @@ class OidcTenancyTest {
     }
 
     @Test
+    void aTokenMeantForAnotherAudienceIsUnauthorized() {
+        for (String token : List.of(Tokens.forAudience("account", List.of(projectA)),
+                Tokens.forAudience("another-service", List.of(projectA)), Tokens.withoutAudience(List.of(projectA)))) {
+            with(token).header("X-Project-Id", projectA).get("/v2/queues")
+                    .then().statusCode(401)
+                    .contentType("application/json")
+                    .body("title", equalTo("Unauthorized"));
+        }
+        with(Tokens.forAudience(OidcProfile.AUDIENCE, List.of(projectA))).header("X-Project-Id", projectA)
+                .get("/v2/queues").then().statusCode(200);
+    }
+
+    @Test
     void openEndpointsNeedNoToken() {
         given().get("/q/health/ready").then().statusCode(200);
         given().get("/q/health/live").then().statusCode(200);

@@ -16,6 +16,16 @@ public final class Tokens {
         return builder(OidcProfile.ISSUER, projects, roles).expiresIn(300).jws().keyId("1").sign();
     }
 
+    public static String forAudience(String audience, Object projects) {
+        return Jwt.issuer(OidcProfile.ISSUER).subject("worker").upn("worker").audience(audience)
+                .claim("projects", projects).expiresIn(300).jws().keyId("1").sign();
+    }
+
+    public static String withoutAudience(Object projects) {
+        return Jwt.issuer(OidcProfile.ISSUER).subject("worker").upn("worker")
+                .claim("projects", projects).expiresIn(300).jws().keyId("1").sign();
+    }
+
     public static String expired(Object projects) {
         return builder(OidcProfile.ISSUER, projects).issuedAt(Instant.now().minusSeconds(600))
                 .expiresAt(Instant.now().minusSeconds(300)).jws().keyId("1").sign();
@@ -26,7 +36,7 @@ public final class Tokens {
     }
 
     private static JwtClaimsBuilder builder(String issuer, Object projects, String... roles) {
-        JwtClaimsBuilder claims = Jwt.issuer(issuer).subject("worker").upn("worker");
+        JwtClaimsBuilder claims = Jwt.issuer(issuer).subject("worker").upn("worker").audience(OidcProfile.AUDIENCE);
         if (projects != null) {
             claims.claim("projects", projects);
         }

@@ -62,6 +62,35 @@ public final class RawHttp {
         }
     }
 
+    /** Sends {@code body} in chunks of 64 KiB, with no Content-Length: a streamed upload. */
+    public static Answer sendChunked(int port, String method, String rawPath, Map<String, String> headers, byte[] body) {
+        StringBuilder head = new StringBuilder(method).append(' ').append(rawPath).append(" HTTP/1.1\r\n")
+                .append("Host: localhost:").append(port).append("\r\n")
+                .append("Connection: close\r\nTransfer-Encoding: chunked\r\n");
+        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        head.append("\r\n");
+        try (Socket socket = new Socket("localhost", port)) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            try {
+                for (int at = 0; at < body.length; at += 65536) {
+                    int length = Math.min(65536, body.length - at);
+                    out.write((Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    out.write(body, at, length);
+                    out.write("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                }
+                out.write("0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+            } catch (IOException e) {
+                // The server answered and closed before the whole body was sent: read what it said.
+            }
+            return read(socket.getInputStream(), false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static Answer read(InputStream in, boolean head) throws IOException {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         in.transferTo(all);

@@ -1,0 +1,37 @@
+package io.pigeon.tenancy;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.anyOf;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.notNullValue;
+
+import io.pigeon.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With the OIDC provider unreachable, no token can be checked: every protected call is refused with the
+ * error document (401, or 503 for "try again"), never a 500, and the open endpoints still answer.
+ */
+@QuarkusTest
+@TestProfile(ProviderDownProfile.class)
+class ProviderDownTest {
+
+    @Test
+    void aForgedTokenIsRefusedWithTheErrorDocumentNotA500() {
+        for (String token : List.of(Tokens.valid(List.of("p")), "forged.token.value", "x")) {
+            for (String path : List.of("/v2/queues", "/v1/queues", "/v3/dead-groups")) {
+                given().auth().oauth2(token).header("X-Project-Id", "p").header("Client-ID", Api.CLIENT_ID)
+                        .get(path)
+                        .then().statusCode(anyOf(equalTo(401), equalTo(503)))
+                        .contentType("application/json")
+                        .body("title", notNullValue())
+                        .body("description", notNullValue());
+            }
+        }
+        given().header("X-Project-Id", "p").get("/v2/queues").then().statusCode(401);
+        given().get("/v1/health").then().statusCode(204);
+    }
+}

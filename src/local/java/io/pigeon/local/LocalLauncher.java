@@ -27,10 +27,7 @@ public class LocalLauncher {
         }
         Path dataDir = Path.of(dataDirSetting).toAbsolutePath();
         Files.createDirectories(dataDir);
-        try (EmbeddedPostgres postgres = EmbeddedPostgres.builder()
-                .setDataDirectory(dataDir)
-                .setCleanDataDirectory(false)
-                .start()) {
+        try (EmbeddedPostgres postgres = LocalDatabase.start(dataDir)) {
             System.out.printf("Pigeon: embedded PostgreSQL on port %d, data in %s%n", postgres.getPort(), dataDir);
             System.setProperty("quarkus.datasource.reactive.url",
                     "postgresql://localhost:" + postgres.getPort() + "/postgres");

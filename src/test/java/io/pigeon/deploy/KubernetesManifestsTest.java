@@ -31,6 +31,7 @@ import org.yaml.snakeyaml.Yaml;
 class KubernetesManifestsTest {
 
     private static final Path BASE = Path.of("k8s/base");
+    private static final Path EXAMPLES = Path.of("k8s/examples");
 
     @Test
     void probesPointAtEndpointsThatAnswer() throws IOException {
@@ -54,7 +55,9 @@ class KubernetesManifestsTest {
             known.add(envName(property.replaceFirst("^%[^.]+\\.", "")));
         }
         Set<String> set = new TreeSet<>();
-        for (Map<String, Object> document : documents(BASE)) {
+        List<Map<String, Object>> documents = new ArrayList<>(documents(BASE));
+        documents.addAll(documents(EXAMPLES));
+        for (Map<String, Object> document : documents) {
             switch ((String) document.get("kind")) {
                 case "ConfigMap" -> set.addAll(map(document.get("data")).keySet());
                 case "Secret" -> set.addAll(map(document.get("stringData")).keySet());
@@ -78,6 +81,29 @@ class KubernetesManifestsTest {
         for (String overlay : List.of("jvm", "native")) {
             String kustomization = Files.readString(Path.of("k8s/overlays", overlay, "kustomization.yaml"));
             assertTrue(kustomization.contains("../../base") && kustomization.contains("runAsUser"), overlay);
+        }
+    }
+
+    /**
+     * What `kubectl apply -k` installs holds no secret placeholder and mounts no service-account token, does
+     * not open every cluster service to outbound calls, and an egress policy example keeps calls off private
+     * networks.
+     */
+    @Test
+    void theInstallHoldsNoPlaceholderSecretNoTokenAndNoClusterWideTargets() throws IOException {
+        assertTrue(documents(BASE).stream().noneMatch(d -> "Secret".equals(d.get("kind"))), "a Secret in k8s/base");
+        Map<String, Object> podSpec = map(map(map(deployment().get("spec")).get("template")).get("spec"));
+        assertEquals(Boolean.FALSE, podSpec.get("automountServiceAccountToken"));
+        Map<String, Object> config = documents(BASE).stream().filter(d -> "ConfigMap".equals(d.get("kind")))
+                .findFirst().orElseThrow();
+        Object targets = map(config.get("data")).get("PIGEON_DISPATCH_ALLOWED_TARGETS");
+        assertTrue(targets == null || !targets.toString().contains("*.svc"), "cluster-wide targets: " + targets);
+        Map<String, Object> policy = documents(EXAMPLES).stream().filter(d -> "NetworkPolicy".equals(d.get("kind")))
+                .findFirst().orElseThrow();
+        assertEquals(List.of("Egress"), map(policy.get("spec")).get("policyTypes"));
+        String text = Files.readString(EXAMPLES.resolve("networkpolicy-egress.yaml"));
+        for (String cidr : List.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16")) {
+            assertTrue(text.contains("- " + cidr), "egress to " + cidr + " not excluded");
         }
     }
 

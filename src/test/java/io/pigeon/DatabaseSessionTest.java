@@ -84,6 +84,8 @@ class DatabaseSessionTest {
                 .addArrayOfInteger(new Integer[] {3600})
                 .addArrayOfInteger(new Integer[] {null})
                 .addArrayOfString(new String[] {"{\"n\": 1}"})
-                .addInteger(262144).addInteger(3600).addInteger(20);
+                .addInteger(262144).addInteger(3600).addInteger(20)
+                .addInteger(10000).addString("queues quota").addString("messages quota").addInteger(20000)
+                .addString("notifications quota").addString("groups quota");
     }
 }

@@ -1,6 +1,7 @@
 package io.pigeon.api;
 
 import io.pigeon.health.DatabaseFailures;
+import io.pigeon.quota.Quotas;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
@@ -84,6 +85,12 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response unexpected(Throwable e) {
+        Quotas.Refusal quota = Quotas.refusal(e);
+        if (quota != null) {
+            // The statement failed whole: nothing was stored.
+            Response refused = error(quota.status(), "Quota exceeded", quota.description());
+            return quota.status() == 429 ? Response.fromResponse(refused).header("Retry-After", "30").build() : refused;
+        }
         if (DatabaseFailures.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());
             return error(503, "Service temporarily unavailable",

@@ -69,6 +69,35 @@ public interface PigeonConfig {
     @WithDefault("20")
     int maxSubscriptionsPerPage();
 
+    /** Per-project limits: refused with 403 (a count the caller must lower) or 429 (a backlog that drains). */
+    Quotas quotas();
+
+    interface Quotas {
+        /** Queues one project may have. */
+        @WithDefault("10000")
+        int maxQueuesPerProject();
+
+        /** Messages one queue may hold (counted every {@code check-interval}: a post can pass it by that much). */
+        @WithDefault("10000000")
+        int maxMessagesPerQueue();
+
+        /** Live subscriptions one queue may have. */
+        @WithDefault("100")
+        int maxSubscriptionsPerQueue();
+
+        /** Pending delivery groups (/v3 pushes and notifications) one project may have (counted every check-interval). */
+        @WithDefault("1000000")
+        int maxPendingGroupsPerProject();
+
+        /** Notifications one post may queue (its messages times the queue's webhook subscribers). */
+        @WithDefault("20000")
+        int maxNotificationsPerPost();
+
+        /** How often the messages of each queue and the pending groups of each project are counted. */
+        @WithDefault("30s")
+        String checkInterval();
+    }
+
     /** Who may call, and for which projects. */
     Auth auth();
 

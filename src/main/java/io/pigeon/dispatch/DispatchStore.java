@@ -1,5 +1,6 @@
 package io.pigeon.dispatch;
 
+import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -31,7 +32,9 @@ public class DispatchStore {
     private static final String ENQUEUE = """
             WITH g AS (
                 INSERT INTO dispatch_groups AS g (project, merge_key, method, target, mergeable, envelope, fire_at)
-                VALUES ($1, $2, $3, $4, $5, 'array', COALESCE(to_timestamp($6::float8), now()))
+                SELECT $1, $2, $3, $4, $5, 'array', COALESCE(to_timestamp($6::float8), now())
+                WHERE pigeon_quota(NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'groups'
+                                               AND b.queue_id = 0), '429', $11)
                 ON CONFLICT (project, merge_key, method, target) WHERE mergeable AND state = 'pending'
                 DO UPDATE SET
                     fire_at = CASE WHEN g.lease_until > now() OR NOT ($7 OR g.overwrite) THEN g.fire_at
@@ -177,9 +180,11 @@ public class DispatchStore {
     }
 
     private final Pool pool;
+    private final Quotas quotas;
 
-    public DispatchStore(Pool pool) {
+    public DispatchStore(Pool pool, Quotas quotas) {
         this.pool = pool;
+        this.quotas = quotas;
     }
 
     /**
@@ -219,7 +224,8 @@ public class DispatchStore {
             Double ontime, boolean always, String body, Long announceWithinMillis) {
         Tuple params = Tuple.from(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
                 .addDouble(ontime).addBoolean(always).addString(body)
-                .addBoolean(announceWithinMillis != null).addLong(announceWithinMillis == null ? 0 : announceWithinMillis);
+                .addBoolean(announceWithinMillis != null).addLong(announceWithinMillis == null ? 0 : announceWithinMillis)
+                .addString(quotas.groups());
         return pool.preparedQuery(ENQUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
             return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"),

@@ -93,13 +93,23 @@ public class Sweeper {
                 SELECT ctid FROM subscriptions WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
+    // Dead groups are kept for inspection (/v3/dead-groups) for pigeon.dispatch.dead-retention ($2 seconds).
+    private static final String DELETE_OLD_DEAD_GROUPS = """
+            DELETE FROM dispatch_groups
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM dispatch_groups
+                WHERE state = 'dead' AND dead_at < now() - $2 * interval '1 second'
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     private final Pool pool;
     private final PigeonConfig.Sweeper config;
+    private final long deadRetentionSeconds;
     private final QueueMetrics metrics;
 
     public Sweeper(Pool pool, PigeonConfig config, QueueMetrics metrics) {
         this.pool = pool;
         this.config = config.sweeper();
+        this.deadRetentionSeconds = config.dispatch().deadRetention().toSeconds();
         this.metrics = metrics;
     }
 
@@ -130,6 +140,7 @@ public class Sweeper {
         return endClaims(0, 0, 0)
                 .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, 0, 0)
                         .call(messages -> repeat(DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
+                        .call(messages -> deleteOldDeadGroups(0, 0))
                         .map(messages -> new Sweep(messages, claims[0], claims[1])))
                 .invoke(sweep -> {
                     metrics.expired(sweep.messagesDeleted());
@@ -150,6 +161,16 @@ public class Sweeper {
             return ended < config.batchSize() ? Uni.createFrom().item(new long[] {total, dead})
                     : endClaims(total, dead, batches + 1);
         });
+    }
+
+    private Uni<Long> deleteOldDeadGroups(long done, int batches) {
+        if (batches >= config.maxBatchesPerRun()) {
+            return Uni.createFrom().item(done);
+        }
+        return pool.preparedQuery(DELETE_OLD_DEAD_GROUPS).execute(Tuple.of(config.batchSize(), deadRetentionSeconds))
+                .map(rows -> (long) rows.rowCount())
+                .flatMap(count -> count < config.batchSize() ? Uni.createFrom().item(done + count)
+                        : deleteOldDeadGroups(done + count, batches + 1));
     }
 
     /** Runs a batch statement until a batch comes back short or the per-run bound is reached. */

@@ -1,5 +1,7 @@
 package io.pigeon.message;
 
+import io.pigeon.queue.QueueStore;
+import io.pigeon.quota.Quotas;
 import io.pigeon.subscription.SubscriptionFanOut;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -31,13 +33,14 @@ public class MessageStore {
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
                 SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second'
                 FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
-                WHERE q.project = $1 AND q.name = $2
+                WHERE q.project = $1 AND q.name = $2 AND %s
                 ORDER BY t.ord
                 RETURNING id, ttl, body, visible_at),
             %s
-            SELECT id, %s AS notifications FROM inserted""".formatted(
+            SELECT id, %s AS notifications FROM inserted WHERE %s""".formatted(
+            SubscriptionFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
             SubscriptionFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)"),
-            SubscriptionFanOut.QUEUED);
+            SubscriptionFanOut.QUEUED, SubscriptionFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
 
     private static final String LIST = """
             SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body
@@ -61,7 +64,7 @@ public class MessageStore {
     // (-Dbench.scenarios=ratio) runs this exact statement.
     public static final String POST_CREATING_QUEUE = """
             WITH created AS (
-                INSERT INTO queues (project, name) VALUES ($1, $2)
+                INSERT INTO queues (project, name) SELECT $1, $2 WHERE %s
                 ON CONFLICT (project, name) DO NOTHING
                 RETURNING id, metadata),
             q AS (
@@ -74,7 +77,8 @@ public class MessageStore {
                        COALESCE((metadata->>'_max_messages_post_size')::int, $7) AS max_size,
                        COALESCE((metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
                        COALESCE((metadata->>'_default_message_delay')::int, 0) AS default_delay
-                FROM q),
+                FROM q
+                WHERE %s),
             inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at)
                 SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
@@ -87,8 +91,10 @@ public class MessageStore {
                 RETURNING id, ttl, body, visible_at),
             %s
             SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-                   %s AS notifications""".formatted(SubscriptionFanOut.ctes("(SELECT metadata FROM q)"),
-            SubscriptionFanOut.QUEUED);
+                   %s AS notifications
+            WHERE %s""".formatted(QueueStore.WITHIN_QUEUE_QUOTA.formatted("$10", "$11"),
+            SubscriptionFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"), SubscriptionFanOut.ctes("(SELECT metadata FROM q)"),
+            SubscriptionFanOut.QUEUED, SubscriptionFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
 
     private static final String POP = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
@@ -147,8 +153,11 @@ public class MessageStore {
 
     private final Pool pool;
 
-    public MessageStore(Pool pool) {
+    private final Quotas quotas;
+
+    public MessageStore(Pool pool, Quotas quotas) {
         this.pool = pool;
+        this.quotas = quotas;
     }
 
     /**
@@ -169,7 +178,10 @@ public class MessageStore {
         Integer[] delays = messages.stream().map(NewMessage::delay).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
         Tuple params = Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfInteger(delays)
-                .addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(documentSize);
+                .addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(documentSize)
+                .addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
+                .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
+                .addString(quotas.notifications()).addString(quotas.groups());
         return pool.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
             Long[] ids = row.getArrayOfLongs("ids");
@@ -197,7 +209,9 @@ public class MessageStore {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
         return pool.preparedQuery(POST)
-                .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies))
+                .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies)
+                        .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
+                        .addString(quotas.notifications()).addString(quotas.groups()))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();

@@ -1,5 +1,6 @@
 package io.pigeon.queue;
 
+import io.pigeon.quota.Quotas;
 import io.pigeon.subscription.SubscriptionFanOut;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -15,19 +16,36 @@ import java.util.Optional;
 @ApplicationScoped
 public class QueueStore {
 
-    private final Pool pool;
+    /**
+     * The guard of a queue's creation: the queue exists already, or the project is under its queue quota (the
+     * count runs only when the queue is new). Concurrent creations may pass the quota by a few.
+     */
+    public static final String WITHIN_QUEUE_QUOTA = """
+            pigeon_quota(EXISTS (SELECT 1 FROM queues WHERE project = $1 AND name = $2)
+                         OR (SELECT count(*) FROM queues WHERE project = $1) < %s, '403', %s)""";
 
-    public QueueStore(Pool pool) {
+    private static final String CREATE = """
+            INSERT INTO queues (project, name) SELECT $1, $2 WHERE %s
+            ON CONFLICT (project, name) DO NOTHING
+            RETURNING id""".formatted(WITHIN_QUEUE_QUOTA.formatted("$3", "$4"));
+
+    private static final String CREATE_WITH_METADATA = """
+            INSERT INTO queues (project, name, metadata) SELECT $1, $2, $5::text::jsonb WHERE %s
+            ON CONFLICT (project, name) DO NOTHING
+            RETURNING id""".formatted(WITHIN_QUEUE_QUOTA.formatted("$3", "$4"));
+
+    private final Pool pool;
+    private final Quotas quotas;
+
+    public QueueStore(Pool pool, Quotas quotas) {
         this.pool = pool;
+        this.quotas = quotas;
     }
 
     /** Creates the queue; true when it was created, false when it already existed. */
     public Uni<Boolean> create(String project, String name) {
-        return pool.preparedQuery("""
-                INSERT INTO queues (project, name) VALUES ($1, $2)
-                ON CONFLICT (project, name) DO NOTHING
-                RETURNING id""")
-                .execute(Tuple.of(project, name))
+        return pool.preparedQuery(CREATE)
+                .execute(Tuple.of(project, name, quotas.limits().maxQueuesPerProject(), quotas.queues()))
                 .map(rows -> rows.rowCount() == 1);
     }
 
@@ -77,11 +95,9 @@ public class QueueStore {
 
     /** Creates the queue with its metadata; true when it was created, false when it already existed. */
     public Uni<Boolean> create(String project, String name, String metadataJson) {
-        return pool.preparedQuery("""
-                INSERT INTO queues (project, name, metadata) VALUES ($1, $2, $3::text::jsonb)
-                ON CONFLICT (project, name) DO NOTHING
-                RETURNING id""")
-                .execute(Tuple.of(project, name, metadataJson))
+        return pool.preparedQuery(CREATE_WITH_METADATA)
+                .execute(Tuple.of(project, name, quotas.limits().maxQueuesPerProject(), quotas.queues())
+                        .addString(metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
 

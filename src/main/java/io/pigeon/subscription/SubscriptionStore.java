@@ -1,5 +1,6 @@
 package io.pigeon.subscription;
 
+import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
@@ -19,10 +20,15 @@ public class SubscriptionStore {
             id, source, subscriber, ttl, options::text AS options,
             floor(extract(epoch FROM now() - created_at))::bigint AS age""";
 
-    // A live subscription with the same subscriber wins (no row back: 409); an expired one is replaced.
+    // A live subscription with the same subscriber wins (no row back: 409); an expired one is replaced. A new
+    // subscriber needs the queue to be under its subscription quota ($6, refusal $7).
     private static final String CREATE = """
             INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at)
-            VALUES ($1, $2, $3, $4::int, $5::text::jsonb, now() + $4::int * interval '1 second')
+            SELECT $1, $2, $3, $4::int, $5::text::jsonb, now() + $4::int * interval '1 second'
+            WHERE pigeon_quota(EXISTS (SELECT 1 FROM subscriptions WHERE project = $1 AND source = $2 AND subscriber = $3
+                                       AND expires_at > now())
+                               OR (SELECT count(*) FROM subscriptions WHERE project = $1 AND source = $2
+                                   AND expires_at > now()) < $6, '403', $7)
             ON CONFLICT (project, source, subscriber) DO UPDATE
             SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at
             WHERE s.expires_at <= now()
@@ -59,13 +65,17 @@ public class SubscriptionStore {
 
     private final Pool pool;
 
-    public SubscriptionStore(Pool pool) {
+    private final Quotas quotas;
+
+    public SubscriptionStore(Pool pool, Quotas quotas) {
         this.pool = pool;
+        this.quotas = quotas;
     }
 
     /** The new subscription's id, or empty when the queue has a live one with this subscriber already. */
     public Uni<Optional<Long>> create(String project, String queue, String subscriber, int ttl, String optionsJson) {
-        return pool.preparedQuery(CREATE).execute(Tuple.of(project, queue, subscriber, ttl, optionsJson))
+        return pool.preparedQuery(CREATE).execute(Tuple.of(project, queue, subscriber, ttl, optionsJson)
+                        .addInteger(quotas.limits().maxSubscriptionsPerQueue()).addString(quotas.subscriptions()))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong(0)));
     }
 

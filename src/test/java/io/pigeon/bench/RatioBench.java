@@ -154,13 +154,19 @@ final class RatioBench {
      * claimed ids from the claim's own row (its message_ids), inside the delete statement — two primary-key
      * probes more than Pigeon's delete, which gets the ids from the request.
      */
+    /** The quota parameters of the post statements: Pigeon's default limits, and a refusal text. */
+    private static final String QUOTA_COUNT = "10000";
+    private static final String QUOTA_TEXT = "'quota exceeded'";
+
     private String pgbenchScript(String api) {
         String queue = ":queue";
         String claimId = "md5(:seed::text)::uuid";
         String post = api.equals("v2")
                 ? bind(MessageStore.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
-                        ":max_post_size", ":default_ttl", ":document_size")
-                : bind(MessageStore.POST, ":project", queue, ":client", ":ttls", ":bodies");
+                        ":max_post_size", ":default_ttl", ":document_size", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
+                        QUOTA_TEXT, QUOTA_TEXT)
+                : bind(MessageStore.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
+                        QUOTA_TEXT, QUOTA_TEXT);
         String claim = bind(ClaimStore.CREATE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace", ":max_ttl");
         String delete = bind(MessageStore.DELETE_BY_IDS, ":project", queue,
                 "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "

@@ -87,8 +87,8 @@ class ShippedDefaultsTest {
         String service = service("https://hooks.example.com/x");
         for (String type : List.of("application/x-www-form-urlencoded", "multipart/form-data; boundary=b", "text/plain")) {
             io.pigeon.testing.RawHttp.Answer answer = io.pigeon.testing.RawHttp.send(io.restassured.RestAssured.port,
-                    "POST", "/v3/queue/form/POST/" + service, java.util.Map.of("X-Project-Id", project, "Content-Type", type),
-                    "{\"a\": 1}");
+                    "POST", "/v3/queue/form/POST/" + service, java.util.Map.of("X-Project-Id", project, "Content-Type", type,
+                            "Origin", "https://evil.example.com", "Sec-Fetch-Mode", "navigate"), "{\"a\": 1}");
             assertEquals(400, answer.status(), type + ": " + answer);
             assertEquals(true, answer.isErrorDocument() && answer.body().contains("Invalid Content-Type"), answer.toString());
         }

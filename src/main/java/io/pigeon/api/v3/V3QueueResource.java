@@ -39,19 +39,24 @@ public class V3QueueResource {
     }
 
     /**
-     * A JSON body, sent as JSON (or with no Content-Type): a form post from a browser page (form, multipart or
-     * text types, the ones a page may send to another origin without asking) is refused, so a page cannot make
-     * its visitors' browsers push calls.
+     * Any JSON body. As the seed's own example ({@code curl -d}) sends it as a form, a form or text type is
+     * accepted from programs, but not from a browser: a page may make its visitors' browsers send exactly those
+     * types to another origin without asking (no CORS preflight), and browsers mark such requests with
+     * {@code Origin} or {@code Sec-Fetch-*} headers, which programs do not send. A JSON type from a browser needs a
+     * preflight, which Pigeon does not grant.
      */
     @POST
     @Path("queue/{merge_key}/{method}/{service}")
     @Consumes(MediaType.WILDCARD)
     public Uni<Response> enqueue(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @HeaderParam("Origin") String origin,
+            @HeaderParam("Sec-Fetch-Mode") String fetchMode,
             @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service, @Context UriInfo uri, byte[] body) {
         String project = Projects.fromOptionalHeader(projectHeader);
-        ContentTypes.requireJson(contentType);
+        if (origin != null || fetchMode != null) {
+            ContentTypes.requireJson(contentType);
+        }
         // Read from the query itself: a parameter given empty ("?update=") is malformed, not absent.
         String ontime = uri.getQueryParameters().getFirst("ontime");
         String update = uri.getQueryParameters().getFirst("update");

@@ -1,0 +1,76 @@
+package io.pigeon.quota;
+
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+/**
+ * Counts what is too costly to count on every request, every {@code pigeon.quotas.check-interval}: the messages
+ * of each queue and the pending delivery groups of each project, and records in {@code quota_breaches} what is
+ * over its limit (posts and pushes then read one key). One replica counts at a time (an advisory lock); a
+ * breach lasts until the next count finds it gone, so a queue may pass its limit by what is posted within one
+ * interval.
+ */
+@ApplicationScoped
+public class UsageCheck {
+
+    private static final Logger LOG = Logger.getLogger(UsageCheck.class);
+
+    /** The advisory lock that makes one replica count at a time. */
+    private static final long LOCK = 0x70696765_6f6e7175L;
+
+    private static final String COUNT = """
+            WITH lock AS (SELECT pg_try_advisory_xact_lock($3) AS held),
+            over_messages AS (
+                SELECT q.project, 'messages' AS kind, m.queue_id
+                FROM (SELECT queue_id FROM messages GROUP BY queue_id HAVING count(*) > $1) m
+                JOIN queues q ON q.id = m.queue_id
+                WHERE (SELECT held FROM lock)),
+            over_groups AS (
+                SELECT project, 'groups' AS kind, 0::bigint AS queue_id
+                FROM dispatch_groups WHERE state = 'pending'
+                GROUP BY project HAVING count(*) > $2 AND (SELECT held FROM lock)),
+            found AS (SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups),
+            cleared AS (
+                DELETE FROM quota_breaches b
+                WHERE (SELECT held FROM lock)
+                  AND NOT EXISTS (SELECT 1 FROM found f WHERE f.project = b.project AND f.kind = b.kind
+                                  AND f.queue_id = b.queue_id)
+                RETURNING 1),
+            added AS (
+                INSERT INTO quota_breaches (project, kind, queue_id)
+                SELECT project, kind, queue_id FROM found
+                ON CONFLICT DO NOTHING
+                RETURNING 1)
+            SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM found) AS breaches""";
+
+    private final Pool pool;
+    private final Quotas quotas;
+
+    public UsageCheck(Pool pool, Quotas quotas) {
+        this.pool = pool;
+        this.quotas = quotas;
+    }
+
+    @Scheduled(every = "${pigeon.quotas.check-interval:30s}", delayed = "10s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    Uni<Void> scheduled() {
+        return check()
+                .onFailure().invoke(e -> LOG.warnf("The quota usage check failed, will retry: %s", e.toString()))
+                .onFailure().recoverWithNull()
+                .replaceWithVoid();
+    }
+
+    /** Counts now; how many queues and projects are over a limit (-1 when another replica is counting). */
+    public Uni<Long> check() {
+        return pool.preparedQuery(COUNT)
+                .execute(Tuple.of(quotas.limits().maxMessagesPerQueue(), quotas.limits().maxPendingGroupsPerProject(), LOCK))
+                .map(rows -> {
+                    var row = rows.iterator().next();
+                    return row.getBoolean("held") ? row.getLong("breaches") : -1L;
+                });
+    }
+}

@@ -1,0 +1,27 @@
+-- Quotas per project. Cheap counts (queues of a project, subscriptions of a queue, notifications of one
+-- post) are checked by the statement that would exceed them; the costly ones (messages in a queue, pending
+-- delivery groups of a project) are counted by a periodic usage check, which records here what is over its
+-- limit, so that a post or push reads one primary key to know.
+CREATE TABLE quota_breaches (
+    project  text NOT NULL,
+    kind     text NOT NULL CHECK (kind IN ('messages', 'groups')),
+    -- The queue, for 'messages'; 0 for a project-wide kind.
+    queue_id bigint NOT NULL DEFAULT 0,
+    found_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (project, kind, queue_id)
+);
+
+-- True when within is true; otherwise fails the whole statement (so nothing it wrote is kept) with SQLSTATE
+-- PQ403 or PQ429 and the refusal as its message, which Pigeon answers as 403 or 429.
+CREATE FUNCTION pigeon_quota(within boolean, status text, refusal text)
+RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    IF within IS NOT TRUE THEN
+        RAISE EXCEPTION USING ERRCODE = 'PQ' || status, MESSAGE = refusal;
+    END IF;
+    RETURN true;
+END;
+$$;
+
+-- Dead groups are deleted after pigeon.dispatch.dead-retention.
+CREATE INDEX dispatch_groups_dead_at ON dispatch_groups (dead_at) WHERE state = 'dead';

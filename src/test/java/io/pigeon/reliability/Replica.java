@@ -18,6 +18,12 @@ public record Replica(String name, Process process, int port, Path log) {
 
     /** Starts the packaged application on a free port, with {@code config} (Quarkus property names) as its environment. */
     public static Replica start(String name, Map<String, String> database) throws IOException {
+        return start(name, database, java.util.List.of());
+    }
+
+    /** As {@link #start(String, Map)}, with JVM options (e.g. a heap bound) before {@code -jar}. */
+    public static Replica start(String name, Map<String, String> database, java.util.List<String> jvmOptions)
+            throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         assertTrue(Files.exists(jar), "package the application first: " + jar);
         int port;
@@ -25,8 +31,12 @@ public record Replica(String name, Process process, int port, Path log) {
             port = socket.getLocalPort();
         }
         Path log = Files.createTempFile("pigeon-" + name, ".log");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar.toString())
+        java.util.List<String> command = new java.util.ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.add("-jar");
+        command.add(jar.toString());
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> env = builder.environment();
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));

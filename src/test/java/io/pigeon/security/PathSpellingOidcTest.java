@@ -110,6 +110,26 @@ class PathSpellingOidcTest {
         }
     }
 
+    /** The header-byte fuzz in OIDC mode: with the owner's token, another's, and none. */
+    @Test
+    void oddHeaderBytesAreRefusedCleanlyWhateverTheToken() {
+        Map<Integer, Integer> statuses = HeaderBytesFuzz.statuses();
+        List<String> failures = new ArrayList<>();
+        long httpLayer = 0;
+        int round = 0;
+        for (String token : java.util.Arrays.asList(Tokens.valid(List.of(victim)), Tokens.valid(List.of(attacker)), null)) {
+            List<HeaderBytesFuzz.Probe> probes = new HeaderBytesFuzz(20261123L + round++, RestAssured.port)
+                    .run(250, victim, Api.CLIENT_ID, token);
+            failures.addAll(HeaderBytesFuzz.failures(probes, statuses));
+            httpLayer += HeaderBytesFuzz.httpLayerRefusals(probes);
+        }
+        System.out.println("Path and header fuzz (OIDC): 750 requests, answers by status: " + statuses
+                + ", refused by the HTTP layer itself: " + httpLayer);
+        assertTrue(failures.isEmpty(), failures.size() + " bad answers, e.g.:\n"
+                + String.join("\n", failures.subList(0, Math.min(15, failures.size()))));
+        assertNothingStoredFor(victim);
+    }
+
     private void assertNothingStoredFor(String project) {
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM queues WHERE project = $1", project), "queues of " + project);
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project), "subscriptions");

@@ -334,4 +334,31 @@ class V3DispatchTest {
         pending("secret", path).body("groups", hasSize(1));
         Eventually.await("the call", Duration.ofSeconds(5), () -> receiver.calls(path).size() == 1);
     }
+
+    /** A path's pending items are listed in pages of at most `limit` items and 1 MiB of bodies, with a next link. */
+    @Test
+    void pendingItemsAreListedInBoundedPages() {
+        String path = uniquePath();
+        String pad = "p".repeat(250_000);
+        for (int i = 0; i < 6; i++) {
+            push("paged", path, "{\"n\": " + i + ", \"pad\": \"" + pad + "\"}", "?ontime=253402300799").statusCode(201);
+        }
+        ValidatableResponse first = pending("paged", path)
+                .body("groups", hasSize(1))
+                .body("groups[0].items", hasSize(4))
+                .body("links", hasSize(1));
+        String next = first.extract().jsonPath().getString("links[0].href");
+        assertTrue(next.contains("marker="), next);
+        client().get(next).then().statusCode(200)
+                .body("groups[0].items", hasSize(2))
+                .body("groups[0].items[0].body.n", equalTo(4))
+                .body("links", empty());
+        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?limit=2").then().statusCode(200)
+                .body("groups[0].items", hasSize(2))
+                .body("links[0].href", containsString("limit=2"));
+        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?limit=0").then().statusCode(400)
+                .body("description", containsString("limit"));
+        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?marker=x").then().statusCode(400)
+                .body("description", containsString("marker"));
+    }
 }

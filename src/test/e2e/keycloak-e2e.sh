@@ -66,6 +66,10 @@ client_id=$(kcadm get clients -r pigeon -q clientId=pigeon-cli --fields id --for
 kcadm create "clients/$client_id/protocol-mappers/models" -r pigeon -s name=projects -s protocol=openid-connect \
     -s protocolMapper=oidc-group-membership-mapper \
     -s 'config={"claim.name":"projects","full.path":"false","access.token.claim":"true","id.token.claim":"false","userinfo.token.claim":"false","multivalued":"true"}' >/dev/null
+# Pigeon checks that an access token is meant for it: the client id as the token's audience.
+kcadm create "clients/$client_id/protocol-mappers/models" -r pigeon -s name=audience -s protocol=openid-connect \
+    -s protocolMapper=oidc-audience-mapper \
+    -s 'config={"included.client.audience":"pigeon-cli","access.token.claim":"true","id.token.claim":"false"}' >/dev/null
 kcadm create groups -r pigeon -s name=team-a >/dev/null
 kcadm create groups -r pigeon -s name=team-b >/dev/null
 kcadm create roles -r pigeon -s name=pigeon-operator >/dev/null

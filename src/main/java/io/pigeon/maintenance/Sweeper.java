@@ -32,8 +32,11 @@ public class Sweeper {
     // dead-letter queue (created on first need, in the same project; with _dead_letter_queue_messages_ttl or
     // its own TTL); every other goes back to the free set. One statement, so that a claim can never end
     // between the move and the release and leave a message that is neither claimable nor dead-lettered. Each
-    // message is reached by a primary-key probe from the ids its claim recorded. The move's and the release's
-    // conditions are exact complements on one snapshot, so no row is touched by both.
+    // message is reached by a primary-key probe from the ids its claim recorded (the LIMIT keeps the planner
+    // from turning the probes into a join that scans every message: measured, a sweep under load otherwise
+    // read the whole table), then moved or released by its row address (a TID scan). The two sets are
+    // disjoint, decided on one snapshot; a row changed meanwhile (claimed again, deleted) no longer matches its
+    // address and is left alone, as it should be.
     private static final String END_EXPIRED_CLAIMS = """
             WITH ended AS (
                 DELETE FROM claims
@@ -48,9 +51,9 @@ public class Sweeper {
                 SELECT q.id AS queue_id, q.project, q.metadata->>'_dead_letter_queue' AS dead_letter_queue,
                        (q.metadata->>'_max_claim_count')::int AS max_claims,
                        (q.metadata->>'_dead_letter_queue_messages_ttl')::int AS dead_letter_ttl
-                FROM queues q
-                WHERE q.id IN (SELECT queue_id FROM ended)
-                  AND q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL),
+                FROM (SELECT DISTINCT queue_id FROM ended) e
+                CROSS JOIN LATERAL (SELECT * FROM queues q WHERE q.id = e.queue_id LIMIT 1) q
+                WHERE q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL),
             created AS (
                 INSERT INTO queues (project, name)
                 SELECT DISTINCT project, dead_letter_queue FROM rules
@@ -60,29 +63,30 @@ public class Sweeper {
                 SELECT r.queue_id, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id
                 FROM rules r
                 LEFT JOIN created c ON c.project = r.project AND c.name = r.dead_letter_queue
-                LEFT JOIN queues d ON d.project = r.project AND d.name = r.dead_letter_queue),
-            settled AS (
-                SELECT h.queue_id, h.message_id, t.dead_letter_queue_id, t.dead_letter_ttl,
-                       t.queue_id IS NOT NULL AND m.claim_count >= t.max_claims AND m.expires_at > now() AS dead
+                LEFT JOIN LATERAL (SELECT id FROM queues d WHERE d.project = r.project AND d.name = r.dead_letter_queue
+                                   LIMIT 1) d ON true),
+            settled AS MATERIALIZED (
+                SELECT m.row, t.queue_id IS NOT NULL AND m.claim_count >= t.max_claims AND m.expires_at > now() AS dead
                 FROM held h
-                JOIN messages m ON m.queue_id = h.queue_id AND m.id = h.message_id
-                     AND m.claim_id IS NOT DISTINCT FROM h.claim_id
+                CROSS JOIN LATERAL (
+                    SELECT m.ctid AS row, m.claim_count, m.expires_at FROM messages m
+                    WHERE m.queue_id = h.queue_id AND m.id = h.message_id AND m.claim_id IS NOT DISTINCT FROM h.claim_id
+                    LIMIT 1) m
                 LEFT JOIN targets t ON t.queue_id = h.queue_id),
             moved AS (
-                DELETE FROM messages m USING settled s
-                WHERE s.dead AND m.queue_id = s.queue_id AND m.id = s.message_id
-                RETURNING m.id, m.client_id, m.body, m.ttl, s.dead_letter_queue_id, s.dead_letter_ttl),
+                DELETE FROM messages m
+                WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
+                RETURNING m.queue_id, m.id, m.client_id, m.body, m.ttl),
             dead_lettered AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
-                SELECT dead_letter_queue_id, client_id, COALESCE(dead_letter_ttl, ttl), body,
-                       now() + COALESCE(dead_letter_ttl, ttl) * interval '1 second'
-                FROM moved
-                ORDER BY id
+                SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body,
+                       now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second'
+                FROM moved m JOIN targets t ON t.queue_id = m.queue_id
+                ORDER BY m.id
                 RETURNING id),
             freed AS (
                 UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
-                FROM settled s
-                WHERE NOT s.dead AND m.queue_id = s.queue_id AND m.id = s.message_id
+                WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE NOT dead))
                 RETURNING m.id)
             SELECT (SELECT count(*) FROM ended) AS claims, (SELECT count(*) FROM dead_lettered) AS dead_lettered""";
 

@@ -150,7 +150,11 @@ class V2SubscriptionTest {
                 new Case("{\"subscriber\": \"http://localhost/x\", \"options\": {\"_retry_policy\": "
                         + "{\"minimum_delay\": 40, \"maximum_delay\": 30}}}", "must not exceed"),
                 new Case("{\"subscriber\": \"http://localhost/x\", \"options\": {\"post_headers\": "
-                        + "{\"X-A\": 1}}}", "post_headers"))) {
+                        + "{\"X-A\": 1}}}", "post_headers"),
+                // A template repeating the notification would multiply every call's size.
+                new Case("{\"subscriber\": \"http://localhost/x\", \"options\": {\"post_data\": "
+                        + "\"[\\\"$zaqar_message$\\\", \\\"$zaqar_message$\\\", \\\"$zaqar_message$\\\"]\"}}",
+                        "at most 2 times"))) {
             subscribe("strict", bad.document()).statusCode(400).body("description", containsString(bad.mentions()));
         }
         Api.as(project).get("/v2/queues/strict/subscriptions").then().body("subscriptions", empty());

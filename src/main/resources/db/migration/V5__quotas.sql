@@ -11,15 +11,14 @@ CREATE TABLE quota_breaches (
     PRIMARY KEY (project, kind, queue_id)
 );
 
--- True when within is true; otherwise fails the whole statement (so nothing it wrote is kept) with SQLSTATE
--- PQ403 or PQ429 and the refusal as its message, which Pigeon answers as 403 or 429.
-CREATE FUNCTION pigeon_quota(within boolean, status text, refusal text)
+-- Fails the whole statement (so nothing it wrote is kept) with SQLSTATE PQ403 or PQ429 and the refusal as its
+-- message, which Pigeon answers as 403 or 429. Statements call it only in the branch where a limit is reached
+-- ("within OR pigeon_refuse(...)"), so a request within its quotas never calls it. Returns boolean so that it
+-- can stand in such a condition.
+CREATE FUNCTION pigeon_refuse(status text, refusal text)
 RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-    IF within IS NOT TRUE THEN
-        RAISE EXCEPTION USING ERRCODE = 'PQ' || status, MESSAGE = refusal;
-    END IF;
-    RETURN true;
+    RAISE EXCEPTION USING ERRCODE = 'PQ' || status, MESSAGE = refusal;
 END;
 $$;
 

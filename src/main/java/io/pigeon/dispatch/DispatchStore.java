@@ -33,8 +33,8 @@ public class DispatchStore {
             WITH g AS (
                 INSERT INTO dispatch_groups AS g (project, merge_key, method, target, mergeable, envelope, fire_at)
                 SELECT $1, $2, $3, $4, $5, 'array', COALESCE(to_timestamp($6::float8), now())
-                WHERE pigeon_quota(NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'groups'
-                                               AND b.queue_id = 0), '429', $11)
+                WHERE NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'groups' AND b.queue_id = 0)
+                   OR pigeon_refuse('429', $11)
                 ON CONFLICT (project, merge_key, method, target) WHERE mergeable AND state = 'pending'
                 DO UPDATE SET
                     fire_at = CASE WHEN g.lease_until > now() OR NOT ($7 OR g.overwrite) THEN g.fire_at

@@ -1,6 +1,5 @@
 package io.pigeon.message;
 
-import io.pigeon.queue.QueueStore;
 import io.pigeon.quota.Quotas;
 import io.pigeon.subscription.SubscriptionFanOut;
 import io.smallrye.mutiny.Uni;
@@ -64,7 +63,7 @@ public class MessageStore {
     // (-Dbench.scenarios=ratio) runs this exact statement.
     public static final String POST_CREATING_QUEUE = """
             WITH created AS (
-                INSERT INTO queues (project, name) SELECT $1, $2 WHERE %s
+                INSERT INTO queues (project, name) VALUES ($1, $2)
                 ON CONFLICT (project, name) DO NOTHING
                 RETURNING id, metadata),
             q AS (
@@ -92,9 +91,11 @@ public class MessageStore {
             %s
             SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
                    %s AS notifications
-            WHERE %s""".formatted(QueueStore.WITHIN_QUEUE_QUOTA.formatted("$10", "$11"),
-            SubscriptionFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"), SubscriptionFanOut.ctes("(SELECT metadata FROM q)"),
-            SubscriptionFanOut.QUEUED, SubscriptionFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
+            WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
+                   OR pigeon_refuse('403', $11))
+              AND %s""".formatted(SubscriptionFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
+            SubscriptionFanOut.ctes("(SELECT metadata FROM q)"), SubscriptionFanOut.QUEUED,
+            SubscriptionFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
 
     private static final String POP = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)

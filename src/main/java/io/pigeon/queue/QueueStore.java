@@ -18,11 +18,12 @@ public class QueueStore {
 
     /**
      * The guard of a queue's creation: the queue exists already, or the project is under its queue quota (the
-     * count runs only when the queue is new). Concurrent creations may pass the quota by a few.
+     * count runs only when the queue is new; the refusal only when the quota is reached). Concurrent creations
+     * may pass the quota by a few.
      */
-    public static final String WITHIN_QUEUE_QUOTA = """
-            pigeon_quota(EXISTS (SELECT 1 FROM queues WHERE project = $1 AND name = $2)
-                         OR (SELECT count(*) FROM queues WHERE project = $1) < %s, '403', %s)""";
+    static final String WITHIN_QUEUE_QUOTA = """
+            (EXISTS (SELECT 1 FROM queues WHERE project = $1 AND name = $2)
+             OR (SELECT count(*) FROM queues WHERE project = $1) < %s OR pigeon_refuse('403', %s))""";
 
     private static final String CREATE = """
             INSERT INTO queues (project, name) SELECT $1, $2 WHERE %s

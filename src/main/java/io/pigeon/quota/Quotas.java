@@ -6,7 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The per-project limits and the words a refusal uses. The statements that could exceed a limit check it
- * themselves (SQL function {@code pigeon_quota}, migration V5) and fail whole, so that a refused request stores
+ * themselves (SQL function {@code pigeon_refuse}, migration V5) and fail whole, so that a refused request stores
  * nothing; their failure carries SQLSTATE PQ403 or PQ429 and one of these texts, naming the limit and setting.
  */
 @ApplicationScoped
@@ -17,9 +17,26 @@ public class Quotas {
     }
 
     private final PigeonConfig.Quotas limits;
+    private final String queues;
+    private final String subscriptions;
+    private final String messages;
+    private final String groups;
+    private final String notifications;
 
+    // The texts are sent with every post: made once.
     public Quotas(PigeonConfig config) {
         this.limits = config.quotas();
+        this.queues = "The project has " + limits.maxQueuesPerProject() + " queues, its limit "
+                + "(pigeon.quotas.max-queues-per-project): delete one before creating another.";
+        this.subscriptions = "The queue has " + limits.maxSubscriptionsPerQueue() + " live subscriptions, its limit "
+                + "(pigeon.quotas.max-subscriptions-per-queue).";
+        this.messages = "The queue holds more than " + limits.maxMessagesPerQueue() + " messages "
+                + "(pigeon.quotas.max-messages-per-queue): consume some, then post again.";
+        this.groups = "The project has more than " + limits.maxPendingGroupsPerProject() + " pending deliveries "
+                + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, then push again.";
+        this.notifications = "This post would queue more than " + limits.maxNotificationsPerPost() + " notifications "
+                + "(its messages times the queue's webhook subscribers; pigeon.quotas.max-notifications-per-post): "
+                + "post fewer messages at once.";
     }
 
     public PigeonConfig.Quotas limits() {
@@ -27,28 +44,23 @@ public class Quotas {
     }
 
     public String queues() {
-        return "The project has " + limits.maxQueuesPerProject() + " queues, its limit "
-                + "(pigeon.quotas.max-queues-per-project): delete one before creating another.";
+        return queues;
     }
 
     public String subscriptions() {
-        return "The queue has " + limits.maxSubscriptionsPerQueue() + " live subscriptions, its limit "
-                + "(pigeon.quotas.max-subscriptions-per-queue).";
+        return subscriptions;
     }
 
     public String messages() {
-        return "The queue holds more than " + limits.maxMessagesPerQueue() + " messages "
-                + "(pigeon.quotas.max-messages-per-queue): consume some, then post again.";
+        return messages;
     }
 
     public String groups() {
-        return "The project has more than " + limits.maxPendingGroupsPerProject() + " pending deliveries "
-                + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, then push again.";
+        return groups;
     }
 
     public String notifications() {
-        return "This post would queue more than " + limits.maxNotificationsPerPost() + " notifications (its messages "
-                + "times the queue's webhook subscribers; pigeon.quotas.max-notifications-per-post): post fewer messages at once.";
+        return notifications;
     }
 
     /** The refusal a statement failed with, or null when it failed for another reason. */

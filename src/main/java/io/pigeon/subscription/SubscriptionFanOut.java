@@ -49,17 +49,20 @@ public final class SubscriptionFanOut {
     /**
      * The final SELECT's guard of the project's delivery quotas, with {@code %1$s} the most notifications one post
      * may queue and {@code %2$s}, {@code %3$s} the refusals: too many for one post, or the project's pending
-     * deliveries over their limit (found by the usage check). Failing, it fails the whole post.
+     * deliveries over their limit (found by the usage check). Failing, it fails the whole post. The refusing
+     * function runs only when a limit is reached (OR evaluates left to right), so a post within its quotas
+     * costs a count it makes anyway and one key probe.
      */
     public static final String WITHIN_DELIVERY_QUOTAS = """
-            pigeon_quota((SELECT count(*) FROM fan) <= %1$s, '429', %2$s)
-            AND pigeon_quota((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
-                SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'groups' AND b.queue_id = 0), '429', %3$s)""";
+            ((SELECT count(*) FROM fan) <= %1$s OR pigeon_refuse('429', %2$s))
+            AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
+                     SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'groups' AND b.queue_id = 0)
+                 OR pigeon_refuse('429', %3$s))""";
 
     /** A guard that the queue {@code q} is not over its message quota (found by the usage check), refusal {@code %s}. */
     public static final String WITHIN_MESSAGE_QUOTA = """
-            pigeon_quota(NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages'
-                                     AND b.queue_id = q.id), '429', %s)""";
+            (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
+             OR pigeon_refuse('429', %s))""";
 
     /**
      * A CTE that cancels the pending notifications of the subscriptions a statement deletes (a CTE

@@ -25,10 +25,10 @@ public class SubscriptionStore {
     private static final String CREATE = """
             INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at)
             SELECT $1, $2, $3, $4::int, $5::text::jsonb, now() + $4::int * interval '1 second'
-            WHERE pigeon_quota(EXISTS (SELECT 1 FROM subscriptions WHERE project = $1 AND source = $2 AND subscriber = $3
-                                       AND expires_at > now())
-                               OR (SELECT count(*) FROM subscriptions WHERE project = $1 AND source = $2
-                                   AND expires_at > now()) < $6, '403', $7)
+            WHERE EXISTS (SELECT 1 FROM subscriptions WHERE project = $1 AND source = $2 AND subscriber = $3
+                          AND expires_at > now())
+               OR (SELECT count(*) FROM subscriptions WHERE project = $1 AND source = $2 AND expires_at > now()) < $6
+               OR pigeon_refuse('403', $7)
             ON CONFLICT (project, source, subscriber) DO UPDATE
             SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at
             WHERE s.expires_at <= now()

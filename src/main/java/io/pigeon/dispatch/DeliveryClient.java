@@ -115,9 +115,22 @@ public class DeliveryClient {
                 });
     }
 
-    /** The first resolved address that calls may reach (null when none may), resolved off the event loop. */
+    /**
+     * The first resolved address that calls may reach (null when none may): an IP literal as it is, a name
+     * resolved off the event loop.
+     */
     private Uni<InetAddress> resolve(URI target, int port) {
         String host = AllowedTargets.host(target);
+        byte[] literal = AllowedTargets.ipLiteral(host);
+        if (literal != null) {
+            return Uni.createFrom().item(() -> {
+                try {
+                    return allowedTargets.choose(new InetAddress[] {InetAddress.getByAddress(literal)}, port);
+                } catch (UnknownHostException e) {
+                    throw new ConnectionFailed();
+                }
+            });
+        }
         return vertx.executeBlocking(Uni.createFrom().item(() -> {
             InetAddress[] resolved;
             try {

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.pigeon.config.PigeonConfig;
-import io.smallrye.config.SmallRyeConfig;
-import io.smallrye.config.SmallRyeConfigBuilder;
+import io.pigeon.testing.TestConfig;
 import java.net.InetAddress;
 import java.net.URI;
 import java.util.HashMap;
@@ -29,10 +27,7 @@ class AllowedTargetsTest {
         if (allowedPorts != null) {
             values.put("pigeon.dispatch.allowed-ports", allowedPorts);
         }
-        SmallRyeConfig config = new SmallRyeConfigBuilder().withMapping(PigeonConfig.class)
-                .withConverter(java.time.Duration.class, 100, new io.quarkus.runtime.configuration.DurationConverter())
-                .withDefaultValues(values).build();
-        return new AllowedTargets(config.getConfigMapping(PigeonConfig.class), new AllowedTargets.OwnAddress(OWN_PORT));
+        return new AllowedTargets(TestConfig.pigeon(values), new AllowedTargets.OwnAddress(OWN_PORT));
     }
 
     @ParameterizedTest(name = "default list: {0} -> {1}")

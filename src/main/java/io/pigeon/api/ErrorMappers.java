@@ -2,6 +2,7 @@ package io.pigeon.api;
 
 import io.pigeon.health.DatabaseFailures;
 import io.pigeon.quota.Quotas;
+import io.pigeon.rules.Rejection;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
@@ -39,6 +40,12 @@ public class ErrorMappers {
     @ServerExceptionMapper
     public Response api(ApiException e) {
         return e.toResponse();
+    }
+
+    /** The domain refused the request: its reason decides status and title (one table, {@link Rejections}). */
+    @ServerExceptionMapper
+    public Response rejected(Rejection e) {
+        return Rejections.toResponse(e);
     }
 
     /**

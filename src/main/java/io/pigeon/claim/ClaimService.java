@@ -1,7 +1,7 @@
 package io.pigeon.claim;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.api.Uuids;
 import io.pigeon.config.PigeonConfig;
@@ -43,7 +43,7 @@ public class ClaimService {
     public ClaimTerms readTerms(byte[] document, ClaimTerms defaults) {
         JsonNode body = JsonBodies.parse(document);
         if (!body.isObject()) {
-            throw ApiException.invalidBody("Document type not supported. A claim is a JSON object with "
+            throw Rejection.invalidBody("Document type not supported. A claim is a JSON object with "
                     + "\"ttl\" and \"grace\" fields.");
         }
         int ttl = field(body, "ttl", defaults == null ? null : defaults.ttl());
@@ -91,7 +91,7 @@ public class ClaimService {
         QueueNames.validate(queue);
         JsonNode body = JsonBodies.parse(document);
         if (!body.isObject()) {
-            throw ApiException.invalidBody("Document type not supported. A claim update is a JSON object with "
+            throw Rejection.invalidBody("Document type not supported. A claim update is a JSON object with "
                     + "a \"ttl\" field.");
         }
         int ttl = field(body, "ttl", null);
@@ -100,7 +100,7 @@ public class ClaimService {
         // the upper bound and non-negativity are checked here.
         Integer grace = body.has("grace") ? field(body, "grace", null) : null;
         if (grace != null && (grace < 0 || grace > config.maxClaimGrace())) {
-            throw ApiException.invalidRequest("The grace for a claim renewal may not exceed " + config.maxClaimGrace()
+            throw Rejection.invalidRequest("The grace for a claim renewal may not exceed " + config.maxClaimGrace()
                     + " seconds, and may not be negative.");
         }
         Optional<UUID> id = Uuids.parseCanonical(claimId);
@@ -124,14 +124,14 @@ public class ClaimService {
 
     private void requireTtl(int ttl) {
         if (ttl < 60 || ttl > config.maxClaimTtl()) {
-            throw ApiException.invalidRequest("The TTL for a claim may not exceed " + config.maxClaimTtl()
+            throw Rejection.invalidRequest("The TTL for a claim may not exceed " + config.maxClaimTtl()
                     + " seconds, and must be at least 60 seconds long.");
         }
     }
 
     private void requireGrace(int grace) {
         if (grace < 60 || grace > config.maxClaimGrace()) {
-            throw ApiException.invalidRequest("The grace for a claim may not exceed " + config.maxClaimGrace()
+            throw Rejection.invalidRequest("The grace for a claim may not exceed " + config.maxClaimGrace()
                     + " seconds, and must be at least 60 seconds long.");
         }
     }
@@ -140,15 +140,15 @@ public class ClaimService {
         JsonNode value = body.get(name);
         if (value == null) {
             if (fallback == null) {
-                throw ApiException.invalidBody("Missing \"" + name + "\" field.");
+                throw Rejection.invalidBody("Missing \"" + name + "\" field.");
             }
             return fallback;
         }
         return MessageService.integerField(name, value);
     }
 
-    public static ApiException claimNotFound(String project, String queue, String claimId) {
-        return ApiException.notFound(
+    public static Rejection claimNotFound(String project, String queue, String claimId) {
+        return Rejection.notFound(
                 "Claim " + claimId + " does not exist in queue " + queue + " for project " + project);
     }
 }

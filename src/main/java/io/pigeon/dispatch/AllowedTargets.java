@@ -1,6 +1,6 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.InetAddress;
@@ -110,7 +110,7 @@ public class AllowedTargets {
     public void check(String field, URI target) {
         String refusal = refusal(target);
         if (refusal != null) {
-            throw ApiException.invalidRequest("\"" + field + "\" " + refusal);
+            throw Rejection.invalidRequest("\"" + field + "\" " + refusal);
         }
     }
 

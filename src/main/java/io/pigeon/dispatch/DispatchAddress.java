@@ -1,6 +1,6 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +22,7 @@ public record DispatchAddress(String method, URI target) {
     public static DispatchAddress parse(String method, String service) {
         String upper = method == null ? "" : method.toUpperCase(Locale.ROOT);
         if (!METHODS.contains(upper)) {
-            throw ApiException.invalidRequest("\"method\" must be one of GET, POST, PUT, PATCH or DELETE.");
+            throw Rejection.invalidRequest("\"method\" must be one of GET, POST, PUT, PATCH or DELETE.");
         }
         return new DispatchAddress(upper, decodeService(service));
     }
@@ -33,12 +33,12 @@ public record DispatchAddress(String method, URI target) {
         try {
             uri = new URI(url);
         } catch (URISyntaxException e) {
-            throw ApiException.invalidRequest("\"" + field + "\" must be an absolute http or https URL.");
+            throw Rejection.invalidRequest("\"" + field + "\" must be an absolute http or https URL.");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
         if (!uri.isAbsolute() || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
                 || uri.getPort() > 65535 || uri.getRawFragment() != null || url.length() > MAX_TARGET_LENGTH) {
-            throw ApiException.invalidRequest("\"" + field + "\" must be an absolute http or https URL with a host, "
+            throw Rejection.invalidRequest("\"" + field + "\" must be an absolute http or https URL with a host, "
                     + "a port up to 65535 if any, and no fragment, of at most " + MAX_TARGET_LENGTH + " characters.");
         }
         return uri;
@@ -49,7 +49,7 @@ public record DispatchAddress(String method, URI target) {
         try {
             decoded = new String(Base64.getUrlDecoder().decode(service == null ? "" : service), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw ApiException.invalidRequest("\"service\" must be a URL in URL-safe base64 (with or without padding).");
+            throw Rejection.invalidRequest("\"service\" must be a URL in URL-safe base64 (with or without padding).");
         }
         return httpUrl("service", decoded);
     }

@@ -1,6 +1,6 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
@@ -56,7 +56,7 @@ public class DispatchService {
             if (value.equals("always")) {
                 return ALWAYS;
             }
-            throw ApiException.invalidParameter("update", "The value must be \"once\" (the default) or \"always\".");
+            throw Rejection.invalidParameter("update", "The value must be \"once\" (the default) or \"always\".");
         }
     }
 
@@ -73,7 +73,7 @@ public class DispatchService {
         Double ontime = ontime(ontimeParam);
         Update update = Update.parse(updateParam);
         if (body != null && body.length > config.maxBodySize()) {
-            throw ApiException.invalidBody("The body is " + body.length + " bytes; it may not exceed "
+            throw Rejection.invalidBody("The body is " + body.length + " bytes; it may not exceed "
                     + config.maxBodySize() + " bytes (pigeon.dispatch.max-body-size).");
         }
         JsonBodies.parse(body);
@@ -108,7 +108,7 @@ public class DispatchService {
         long after = marker == null || marker.isEmpty() ? 0 : id("marker", marker, "an item id");
         int items = limit == null ? MAX_ITEMS_SHOWN : limit;
         if (items < 1 || items > MAX_ITEMS_SHOWN) {
-            throw ApiException.invalidParameter("limit", "The value must be from 1 to " + MAX_ITEMS_SHOWN + ".");
+            throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_ITEMS_SHOWN + ".");
         }
         return store.pending(project, mergeKey, address, after, items, MAX_BYTES_SHOWN)
                 .map(page -> new PendingPath(address, page));
@@ -123,7 +123,7 @@ public class DispatchService {
         long marker = markerParam == null || markerParam.isEmpty() ? 0 : groupId("marker", markerParam);
         int limit = limitParam == null ? DEFAULT_DEAD_PAGE : limitParam;
         if (limit < 1 || limit > MAX_DEAD_PAGE) {
-            throw ApiException.invalidParameter("limit", "The value must be from 1 to " + MAX_DEAD_PAGE + ".");
+            throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_DEAD_PAGE + ".");
         }
         return store.dead(project, marker, limit);
     }
@@ -157,13 +157,13 @@ public class DispatchService {
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw ApiException.invalidParameter(name, "The value must be " + what + " (a non-negative integer).");
+        throw Rejection.invalidParameter(name, "The value must be " + what + " (a non-negative integer).");
     }
 
     private static void validateMergeKey(String mergeKey) {
         if (mergeKey == null || mergeKey.isEmpty() || mergeKey.length() > MAX_MERGE_KEY_LENGTH
                 || mergeKey.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-            throw ApiException.invalidRequest("\"merge_key\" must be 1 to " + MAX_MERGE_KEY_LENGTH
+            throw Rejection.invalidRequest("\"merge_key\" must be 1 to " + MAX_MERGE_KEY_LENGTH
                     + " characters, none of them a control character.");
         }
     }
@@ -175,7 +175,7 @@ public class DispatchService {
         // Digits with an optional fraction only: Java would also read "1e3", "Infinity" or "1d".
         double seconds = UNIX_SECONDS.matcher(value).matches() ? Double.parseDouble(value) : Double.NaN;
         if (Double.isNaN(seconds) || seconds > MAX_ONTIME) {
-            throw ApiException.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
+            throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
                     + MAX_ONTIME + ".");
         }
         return seconds;

@@ -1,5 +1,6 @@
 package io.pigeon.dispatch;
 
+import io.pigeon.rules.Rejection;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.config.PigeonConfig;
@@ -140,7 +141,7 @@ public final class RetrySchedule {
             return;
         }
         if (!policy.isObject()) {
-            throw io.pigeon.api.ApiException.invalidRequest(field + " must be an object.");
+            throw Rejection.invalidRequest(field + " must be an object.");
         }
         var names = policy.fieldNames();
         while (names.hasNext()) {
@@ -153,17 +154,17 @@ public final class RetrySchedule {
                 case "retry_backoff_function" -> {
                     if (!value.isTextual() || !java.util.Set.of("linear", "arithmetic", "geometric", "exponential")
                             .contains(value.asText())) {
-                        throw io.pigeon.api.ApiException.invalidRequest(field + ".retry_backoff_function must be "
+                        throw Rejection.invalidRequest(field + ".retry_backoff_function must be "
                                 + "one of linear, arithmetic, geometric, exponential.");
                     }
                 }
                 case "ignore_subscription_override" -> {
                     if (!value.isBoolean()) {
-                        throw io.pigeon.api.ApiException.invalidRequest(
+                        throw Rejection.invalidRequest(
                                 field + ".ignore_subscription_override must be a boolean.");
                     }
                 }
-                default -> throw io.pigeon.api.ApiException.invalidRequest(field + " has an unknown key \"" + name
+                default -> throw Rejection.invalidRequest(field + " has an unknown key \"" + name
                         + "\"; known: retries_with_no_delay, minimum_delay_retries, minimum_delay, maximum_delay, "
                         + "maximum_delay_retries, retry_backoff_function, ignore_subscription_override.");
             }
@@ -171,14 +172,14 @@ public final class RetrySchedule {
         int minimum = count(policy, "minimum_delay", MINIMUM_DELAY);
         int maximum = count(policy, "maximum_delay", MAXIMUM_DELAY);
         if (minimum > maximum) {
-            throw io.pigeon.api.ApiException.invalidRequest(field + ".minimum_delay (" + minimum
+            throw Rejection.invalidRequest(field + ".minimum_delay (" + minimum
                     + ") must not exceed " + field + ".maximum_delay (" + maximum + ").");
         }
     }
 
     private static void bounded(String field, String name, JsonNode value, int max) {
         if (!value.isIntegralNumber() || !value.canConvertToInt() || value.intValue() < 0 || value.intValue() > max) {
-            throw io.pigeon.api.ApiException.invalidRequest(field + "." + name + " must be an integer from 0 to " + max + ".");
+            throw Rejection.invalidRequest(field + "." + name + " must be an integer from 0 to " + max + ".");
         }
     }
 }

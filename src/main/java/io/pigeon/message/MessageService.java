@@ -1,7 +1,7 @@
 package io.pigeon.message;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.api.Uuids;
 import io.pigeon.config.PigeonConfig;
@@ -42,7 +42,7 @@ public class MessageService {
      */
     public JsonNode readPostDocument(byte[] document) {
         if (document != null && document.length > config.maxMessagesPostSize()) {
-            throw ApiException.invalidRequest(
+            throw Rejection.invalidRequest(
                     "Message collection size is too large. Max size " + config.maxMessagesPostSize());
         }
         return JsonBodies.parse(document);
@@ -55,33 +55,33 @@ public class MessageService {
      */
     public List<NewMessage> toNewMessages(JsonNode messages, boolean queueDefaults) {
         if (messages == null || !messages.isArray()) {
-            throw ApiException.invalidBody("Request body could not be parsed.");
+            throw Rejection.invalidBody("Request body could not be parsed.");
         }
         if (messages.isEmpty()) {
-            throw ApiException.invalidRequest("No messages to enqueu.");
+            throw Rejection.invalidRequest("No messages to enqueu.");
         }
         List<NewMessage> parsed = new ArrayList<>(messages.size());
         for (JsonNode message : messages) {
             if (!message.isObject()) {
-                throw ApiException.invalidBody("Each message must be a JSON object with \"ttl\" and \"body\" fields.");
+                throw Rejection.invalidBody("Each message must be a JSON object with \"ttl\" and \"body\" fields.");
             }
             JsonNode ttlNode = message.get("ttl");
             if (ttlNode == null && !queueDefaults) {
-                throw ApiException.invalidBody("Missing \"ttl\" field.");
+                throw Rejection.invalidBody("Missing \"ttl\" field.");
             }
             Integer ttl = ttlNode == null ? null : integerField("ttl", ttlNode);
             JsonNode body = message.get("body");
             if (body == null) {
-                throw ApiException.invalidBody("Missing \"body\" field.");
+                throw Rejection.invalidBody("Missing \"body\" field.");
             }
             if (ttl != null && (ttl < 60 || ttl > config.maxMessageTtl())) {
-                throw ApiException.invalidRequest("The TTL for a message may not exceed " + config.maxMessageTtl()
+                throw Rejection.invalidRequest("The TTL for a message may not exceed " + config.maxMessageTtl()
                         + " seconds, and must be at least 60 seconds long.");
             }
             JsonNode delayNode = queueDefaults ? message.get("delay") : null;
             Integer delay = delayNode == null ? null : integerField("delay", delayNode);
             if (delay != null && (delay < 0 || delay > config.maxMessageDelay())) {
-                throw ApiException.invalidRequest("The delay for a message may not exceed " + config.maxMessageDelay()
+                throw Rejection.invalidRequest("The delay for a message may not exceed " + config.maxMessageDelay()
                         + " seconds, and must be at least 0 seconds long.");
             }
             parsed.add(new NewMessage(ttl, delay, body.toString()));
@@ -94,9 +94,9 @@ public class MessageService {
         JsonNode messages = document.isObject() ? document.get("messages") : null;
         if (messages == null || !messages.isArray()) {
             if (!document.isObject() && !document.isArray()) {
-                throw ApiException.invalidBody("Request body could not be parsed.");
+                throw Rejection.invalidBody("Request body could not be parsed.");
             }
-            throw ApiException.invalidRequest("No messages were found in the request body.");
+            throw Rejection.invalidRequest("No messages were found in the request body.");
         }
         return messages;
     }
@@ -117,12 +117,11 @@ public class MessageService {
                         : Uni.createFrom().item(posted))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {
-                        throw ApiException.invalidRequest(
+                        throw Rejection.invalidRequest(
                                 "Message collection size is too large. Max size " + posted.maxSize());
                     }
                     if (posted.maxSize() == null) {
-                        throw new ApiException(503, "Service temporarily unavailable",
-                                "The queue is being created by another request. Please try again.");
+                        throw new Rejection(Rejection.Reason.UNAVAILABLE, "The queue is being created by another request. Please try again.");
                     }
                     metrics.posted(posted.ids().length);
                     return posted;
@@ -135,7 +134,7 @@ public class MessageService {
     public Uni<List<Message>> pop(String project, String queue, Integer count) {
         QueueNames.validate(queue);
         if (count == null || count < 1 || count > config.maxMessagesPerPage()) {
-            throw ApiException.invalidRequest(
+            throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
         return store.pop(project, queue, count).invoke(popped -> metrics.deleted(popped.size()));
@@ -170,7 +169,7 @@ public class MessageService {
         QueueNames.validate(queue);
         int pageSize = pageSize(limit);
         long after = marker == null ? NO_MARKER : MessageIds.parse(marker).orElseThrow(
-                () -> ApiException.invalidParameter("marker", "The value must be a marker from a \"next\" link."));
+                () -> Rejection.invalidParameter("marker", "The value must be a marker from a \"next\" link."));
         return store.list(project, queue, after, clientId, echo, includeClaimed, includeDelayed, pageSize);
     }
 
@@ -214,12 +213,9 @@ public class MessageService {
                 yield null;
             }
             case GONE -> null;
-            case CLAIMED -> throw new ApiException(403, "Unable to delete",
-                    "This message is claimed; it cannot be deleted without a valid claim ID.");
-            case CLAIM_MISMATCH -> throw new ApiException(400, "Unable to delete",
-                    "The specified claim does not exist or has expired.");
-            case NOT_CLAIMED -> throw new ApiException(400, "Unable to delete",
-                    "A claim was specified, but the message is not currently claimed.");
+            case CLAIMED -> throw new Rejection(Rejection.Reason.CLAIM_REQUIRED, "This message is claimed; it cannot be deleted without a valid claim ID.");
+            case CLAIM_MISMATCH -> throw new Rejection(Rejection.Reason.CLAIM_MISMATCH, "The specified claim does not exist or has expired.");
+            case NOT_CLAIMED -> throw new Rejection(Rejection.Reason.CLAIM_MISMATCH, "A claim was specified, but the message is not currently claimed.");
         });
     }
 
@@ -227,7 +223,7 @@ public class MessageService {
     public Uni<Void> deleteByIds(String project, String queue, List<String> ids) {
         QueueNames.validate(queue);
         if (ids == null) {
-            throw new ApiException(400, "Missing parameter", "The \"ids\" parameter is required.");
+            throw new Rejection(Rejection.Reason.MISSING_PARAMETER, "The \"ids\" parameter is required.");
         }
         requireIdCount(ids);
         long[] rowIds = MessageIds.parseAll(ids);
@@ -260,8 +256,8 @@ public class MessageService {
         }
     }
 
-    private ApiException limitOutOfRange() {
-        return ApiException.invalidRequest(
+    private Rejection limitOutOfRange() {
+        return Rejection.invalidRequest(
                 "Limit must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
     }
 
@@ -271,7 +267,7 @@ public class MessageService {
      */
     public static int integerField(String name, JsonNode value) {
         if (!value.isIntegralNumber()) {
-            throw ApiException.invalidBody("The value of the \"" + name + "\" field must be a int.");
+            throw Rejection.invalidBody("The value of the \"" + name + "\" field must be a int.");
         }
         if (!value.canConvertToInt()) {
             return value.bigIntegerValue().signum() > 0 ? Integer.MAX_VALUE : Integer.MIN_VALUE;
@@ -279,8 +275,8 @@ public class MessageService {
         return value.intValue();
     }
 
-    public static ApiException messageNotFound(String project, String queue, String id) {
-        return ApiException.notFound(
+    public static Rejection messageNotFound(String project, String queue, String id) {
+        return Rejection.notFound(
                 "Message " + id + " does not exist in queue " + queue + " for project " + project);
     }
 }

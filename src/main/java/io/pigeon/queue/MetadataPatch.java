@@ -2,7 +2,7 @@ package io.pigeon.queue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 
 /**
  * Queue-metadata patches in the v2 JSON-patch dialect: an array of {@code add}, {@code replace} and
@@ -22,12 +22,12 @@ public final class MetadataPatch {
      */
     public static ObjectNode apply(ObjectNode metadata, JsonNode operations, java.util.Set<String> alwaysPresent) {
         if (!operations.isArray() || operations.isEmpty()) {
-            throw ApiException.invalidBody("A patch is a non-empty JSON array of operations.");
+            throw Rejection.invalidBody("A patch is a non-empty JSON array of operations.");
         }
         ObjectNode patched = metadata.deepCopy();
         for (JsonNode operation : operations) {
             if (!operation.isObject()) {
-                throw ApiException.invalidBody("Each patch operation is a JSON object with \"op\" and \"path\".");
+                throw Rejection.invalidBody("Each patch operation is a JSON object with \"op\" and \"path\".");
             }
             String op = operation.path("op").asText("");
             String key = key(operation.get("path"));
@@ -45,7 +45,7 @@ public final class MetadataPatch {
                     }
                     patched.remove(key);
                 }
-                default -> throw ApiException.invalidBody(
+                default -> throw Rejection.invalidBody(
                         "Invalid operation \"" + op + "\": the supported operations are add, replace and remove.");
             }
         }
@@ -56,7 +56,7 @@ public final class MetadataPatch {
         String text = path == null || !path.isTextual() ? "" : path.asText();
         String key = text.startsWith(PATH_PREFIX) ? text.substring(PATH_PREFIX.length()) : "";
         if (key.isEmpty() || key.contains("/")) {
-            throw ApiException.invalidBody("Invalid path \"" + text + "\": a path is \"/metadata/<key>\".");
+            throw Rejection.invalidBody("Invalid path \"" + text + "\": a path is \"/metadata/<key>\".");
         }
         return key;
     }
@@ -64,12 +64,12 @@ public final class MetadataPatch {
     private static JsonNode value(JsonNode operation, String op) {
         JsonNode value = operation.get("value");
         if (value == null) {
-            throw ApiException.invalidBody("The \"" + op + "\" operation needs a \"value\".");
+            throw Rejection.invalidBody("The \"" + op + "\" operation needs a \"value\".");
         }
         return value;
     }
 
-    private static ApiException conflict(String description) {
-        return new ApiException(409, "Resource conflict", description);
+    private static Rejection conflict(String description) {
+        return new Rejection(Rejection.Reason.CONFLICT, description);
     }
 }

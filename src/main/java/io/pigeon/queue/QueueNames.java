@@ -1,6 +1,6 @@
 package io.pigeon.queue;
 
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import java.util.regex.Pattern;
 
 /** The rule for queue names: 1 to 64 bytes of US-ASCII letters, digits, underscores and hyphens. */
@@ -14,8 +14,7 @@ public final class QueueNames {
 
     public static void validate(String name) {
         if (name == null || !VALID.matcher(name).matches()) {
-            throw new ApiException(400, "Invalid queue identification",
-                    "The format of the submitted queue name or project id is not valid. Queue names are 1 to "
+            throw new Rejection(Rejection.Reason.INVALID_IDENTIFICATION, "The format of the submitted queue name or project id is not valid. Queue names are 1 to "
                             + MAX_LENGTH + " bytes of ASCII letters, digits, underscores and hyphens.");
         }
     }

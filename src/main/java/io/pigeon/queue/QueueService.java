@@ -3,7 +3,7 @@ package io.pigeon.queue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
@@ -51,7 +51,7 @@ public class QueueService {
     public Uni<List<Queue>> list(String project, String marker, Integer limit, boolean detailed, String nameContains) {
         int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
         if (pageSize < 1 || pageSize > config.maxQueuesPerPage()) {
-            throw ApiException.invalidRequest(
+            throw Rejection.invalidRequest(
                     "Limit must be at least 1 and no greater than " + config.maxQueuesPerPage() + ".");
         }
         return store.list(project, marker, pageSize, detailed, nameContains);
@@ -99,7 +99,7 @@ public class QueueService {
                     ReservedAttributes.ALL);
             String patchedJson = patched.toString();
             if (patchedJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
-                throw ApiException.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
+                throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
             }
             reserved.validate(patched);
             return store.replaceMetadataIf(project, name, current, patchedJson).flatMap(replaced -> {
@@ -107,8 +107,7 @@ public class QueueService {
                     return Uni.createFrom().item(reserved.withDefaults(patched));
                 }
                 if (attemptsLeft <= 1) {
-                    throw new ApiException(409, "Resource conflict",
-                            "The queue's metadata kept changing while it was patched. Please try again.");
+                    throw new Rejection(Rejection.Reason.CONFLICT, "The queue's metadata kept changing while it was patched. Please try again.");
                 }
                 return patchAttempt(project, name, operations, attemptsLeft - 1);
             });
@@ -117,11 +116,11 @@ public class QueueService {
 
     private ObjectNode readMetadata(byte[] document) {
         if (document != null && document.length > config.maxQueueMetadata()) {
-            throw ApiException.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
+            throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
         }
         JsonNode metadata = JsonBodies.parse(document);
         if (!metadata.isObject()) {
-            throw ApiException.invalidBody("Document type not supported. Queue metadata must be a JSON object.");
+            throw Rejection.invalidBody("Document type not supported. Queue metadata must be a JSON object.");
         }
         return (ObjectNode) metadata;
     }
@@ -150,7 +149,7 @@ public class QueueService {
                 });
     }
 
-    public static ApiException queueNotFound(String project, String name) {
-        return ApiException.notFound("Queue " + name + " does not exist for project " + project);
+    public static Rejection queueNotFound(String project, String name) {
+        return Rejection.notFound("Queue " + name + " does not exist for project " + project);
     }
 }

@@ -3,7 +3,7 @@ package io.pigeon.queue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -84,7 +84,7 @@ public class ReservedAttributes {
         }
     }
 
-    private static ApiException invalid(String description) {
-        return ApiException.invalidRequest(description);
+    private static Rejection invalid(String description) {
+        return Rejection.invalidRequest(description);
     }
 }

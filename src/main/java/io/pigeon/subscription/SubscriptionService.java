@@ -2,7 +2,7 @@ package io.pigeon.subscription;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.AllowedTargets;
 import io.pigeon.dispatch.CallHeaders;
@@ -49,7 +49,7 @@ public class SubscriptionService {
     public Uni<Long> create(String project, String queue, JsonNode document) {
         ObjectNode fields = object(document);
         if (!fields.has("subscriber")) {
-            throw ApiException.invalidRequest("Missing parameter subscriber in body.");
+            throw Rejection.invalidRequest("Missing parameter subscriber in body.");
         }
         String subscriber = subscriber(fields.get("subscriber"));
         int ttl = fields.has("ttl") ? ttl(fields.get("ttl")) : config.defaultSubscriptionTtl();
@@ -66,7 +66,7 @@ public class SubscriptionService {
         int max = config.maxSubscriptionsPerPage();
         int pageSize = limit == null ? Math.min(10, max) : limit;
         if (pageSize < 1 || pageSize > max) {
-            throw ApiException.invalidRequest("Limit must be at least 1 and may not be greater than " + max + ".");
+            throw Rejection.invalidRequest("Limit must be at least 1 and may not be greater than " + max + ".");
         }
         return store.list(project, queue, marker, pageSize);
     }
@@ -82,7 +82,7 @@ public class SubscriptionService {
                 .transform(failure -> duplicate())
                 .map(updated -> {
                     if (!updated) {
-                        throw ApiException.notFound("Subscription " + id + " does not exist.");
+                        throw Rejection.notFound("Subscription " + id + " does not exist.");
                     }
                     return null;
                 });
@@ -104,24 +104,24 @@ public class SubscriptionService {
         return count;
     }
 
-    private static ApiException duplicate() {
-        return new ApiException(409, "Conflict", "Such subscription already exists. Subscriptions are unique by "
+    private static Rejection duplicate() {
+        return new Rejection(Rejection.Reason.DUPLICATE, "Such subscription already exists. Subscriptions are unique by "
                 + "project + queue + subscriber URI.");
     }
 
     private static ObjectNode object(JsonNode document) {
         if (!document.isObject()) {
-            throw ApiException.invalidRequest("Subscriptions must be a dict.");
+            throw Rejection.invalidRequest("Subscriptions must be a dict.");
         }
         if (document.isEmpty()) {
-            throw ApiException.invalidRequest("No subscription to create.");
+            throw Rejection.invalidRequest("No subscription to create.");
         }
         return (ObjectNode) document;
     }
 
     private String subscriber(JsonNode value) {
         if (!value.isTextual()) {
-            throw ApiException.invalidRequest("subscriber must be a string: an http, https or mailto URI.");
+            throw Rejection.invalidRequest("subscriber must be a string: an http, https or mailto URI.");
         }
         String subscriber = value.asText();
         String scheme = subscriber.contains(":")
@@ -130,11 +130,11 @@ public class SubscriptionService {
             case "http", "https" -> allowedTargets.check("subscriber", DispatchAddress.httpUrl("subscriber", subscriber));
             case "mailto" -> {
                 if (!MAILTO.matcher(subscriber).matches() || subscriber.length() > DispatchAddress.MAX_TARGET_LENGTH) {
-                    throw ApiException.invalidRequest("subscriber must be a mailto URI with one address, of at most "
+                    throw Rejection.invalidRequest("subscriber must be a mailto URI with one address, of at most "
                             + DispatchAddress.MAX_TARGET_LENGTH + " characters.");
                 }
             }
-            default -> throw ApiException.invalidRequest(
+            default -> throw Rejection.invalidRequest(
                     "The subscriber type of subscription must be supported in the list ['http', 'https', 'mailto'].");
         }
         return subscriber;
@@ -142,11 +142,11 @@ public class SubscriptionService {
 
     private static int ttl(JsonNode value) {
         if (!value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw ApiException.invalidRequest("TTL must be an integer from " + MIN_SUBSCRIPTION_TTL + " to "
+            throw Rejection.invalidRequest("TTL must be an integer from " + MIN_SUBSCRIPTION_TTL + " to "
                     + Integer.MAX_VALUE + ".");
         }
         if (value.intValue() < MIN_SUBSCRIPTION_TTL) {
-            throw ApiException.invalidRequest("The TTL for a subscription must be at least " + MIN_SUBSCRIPTION_TTL
+            throw Rejection.invalidRequest("The TTL for a subscription must be at least " + MIN_SUBSCRIPTION_TTL
                     + " seconds long.");
         }
         return value.intValue();
@@ -154,16 +154,16 @@ public class SubscriptionService {
 
     private String options(JsonNode value) {
         if (!value.isObject()) {
-            throw ApiException.invalidRequest("Options must be a dict.");
+            throw Rejection.invalidRequest("Options must be a dict.");
         }
         RetrySchedule.validatePolicy("options._retry_policy", value.get("_retry_policy"));
         JsonNode headers = value.get("post_headers");
         if (headers != null) {
             if (!headers.isObject()) {
-                throw ApiException.invalidRequest("options.post_headers must be an object of header names to strings.");
+                throw Rejection.invalidRequest("options.post_headers must be an object of header names to strings.");
             }
             if (headers.size() > CallHeaders.MAX_HEADERS) {
-                throw ApiException.invalidRequest("options.post_headers may hold at most " + CallHeaders.MAX_HEADERS
+                throw Rejection.invalidRequest("options.post_headers may hold at most " + CallHeaders.MAX_HEADERS
                         + " headers.");
             }
             headers.properties().forEach(header -> {
@@ -171,26 +171,26 @@ public class SubscriptionService {
                         ? CallHeaders.refusal(header.getKey(), header.getValue().asText())
                         : "the value of \"" + header.getKey() + "\" is not a string";
                 if (refusal != null) {
-                    throw ApiException.invalidRequest("options.post_headers: " + refusal + ".");
+                    throw Rejection.invalidRequest("options.post_headers: " + refusal + ".");
                 }
             });
         }
         JsonNode postData = value.get("post_data");
         if (postData != null) {
             if (!postData.isTextual()) {
-                throw ApiException.invalidRequest("options.post_data must be a string (a template in which "
+                throw Rejection.invalidRequest("options.post_data must be a string (a template in which "
                         + "\"$zaqar_message$\" stands for the notification).");
             }
             int placeholders = occurrences(postData.asText(), NOTIFICATION_PLACEHOLDER);
             if (placeholders > MAX_TEMPLATE_PLACEHOLDERS) {
-                throw ApiException.invalidRequest("options.post_data may contain \"$zaqar_message$\" at most "
+                throw Rejection.invalidRequest("options.post_data may contain \"$zaqar_message$\" at most "
                         + MAX_TEMPLATE_PLACEHOLDERS + " times; it contains it " + placeholders + " times.");
             }
         }
         String json = value.toString();
         int size = json.getBytes(StandardCharsets.UTF_8).length;
         if (size > config.maxQueueMetadata()) {
-            throw ApiException.invalidRequest("options is " + size + " bytes; it may not exceed "
+            throw Rejection.invalidRequest("options is " + size + " bytes; it may not exceed "
                     + config.maxQueueMetadata() + " bytes.");
         }
         return json;

@@ -1,6 +1,6 @@
 package io.pigeon.tenancy;
 
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 
 /** Which project a request acts for, from the {@code X-Project-Id} header. */
 public final class Projects {
@@ -30,15 +30,14 @@ public final class Projects {
     /** v2 requires the header. */
     public static String fromRequiredHeader(String header) {
         if (header == null || header.isEmpty()) {
-            throw new ApiException(400, "Project-Id Missing", "The header X-PROJECT-ID was missing");
+            throw new Rejection(Rejection.Reason.PROJECT_MISSING, "The header X-PROJECT-ID was missing");
         }
         return validated(header);
     }
 
     private static String validated(String header) {
         if (header.length() > MAX_PROJECT_ID_LENGTH || !isPrintableAscii(header)) {
-            throw new ApiException(400, "Invalid queue identification",
-                    "The format of the submitted queue name or project id is not valid. \"X-Project-Id\" must be "
+            throw new Rejection(Rejection.Reason.INVALID_IDENTIFICATION, "The format of the submitted queue name or project id is not valid. \"X-Project-Id\" must be "
                             + "1 to " + MAX_PROJECT_ID_LENGTH + " printable ASCII characters.");
         }
         return header;

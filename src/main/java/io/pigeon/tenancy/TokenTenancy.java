@@ -1,6 +1,6 @@
 package io.pigeon.tenancy;
 
-import io.pigeon.api.ApiException;
+import io.pigeon.rules.Rejection;
 import io.pigeon.api.PublicEndpoints;
 import io.pigeon.config.PigeonConfig;
 import io.quarkus.runtime.StartupEvent;
@@ -74,8 +74,7 @@ public class TokenTenancy {
                 // Anything else means the token could not be checked (the provider is unreachable): no caller is
                 // admitted, and the client is told to try again rather than shown an internal error.
                 .onFailure(failure -> !(failure instanceof Unauthenticated))
-                .transform(e -> new ApiException(503, "Service temporarily unavailable",
-                        "The identity provider cannot be reached to check the bearer token; try again later."))
+                .transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE, "The identity provider cannot be reached to check the bearer token; try again later."))
                 .invoke(identity -> admit(identity, request))
                 .replaceWithVoid();
     }
@@ -89,12 +88,12 @@ public class TokenTenancy {
         String requested = request.getHeader(Projects.HEADER);
         if (requested == null || requested.isEmpty()) {
             if (projects.size() != 1) {
-                throw new ApiException(400, "Project-Id Missing", "The header X-PROJECT-ID was missing, and the token "
+                throw new Rejection(Rejection.Reason.PROJECT_MISSING, "The header X-PROJECT-ID was missing, and the token "
                         + "grants " + projects.size() + " projects: name one.");
             }
             request.headers().set(Projects.HEADER, projects.iterator().next());
         } else if (!operator && !projects.contains(requested)) {
-            throw new ApiException(403, "Forbidden", "The token does not grant access to project " + requested + ".");
+            throw new Rejection(Rejection.Reason.FORBIDDEN, "The token does not grant access to project " + requested + ".");
         }
         // Roles come from the token only: a role header sent by the caller is not believed.
         request.headers().remove(Callers.ROLES_HEADER);

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.ApiException;
+import io.pigeon.api.Rejections;
+import io.pigeon.rules.Rejection;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -54,7 +55,7 @@ class MetadataPatchTest {
         ObjectNode original = object(metadata);
         RuntimeException refused = assertThrows(RuntimeException.class,
                 () -> MetadataPatch.apply(original, JSON.readTree(patch), RESERVED));
-        assertEquals(status, ((ApiException) refused).status(), refused.getMessage());
+        assertEquals(status, Rejections.answer(((Rejection) refused).reason()).status(), refused.getMessage());
         assertTrue(refused.getMessage().contains(message), refused.getMessage());
         assertEquals(object(metadata), original, "nothing applied");
     }

@@ -1,6 +1,8 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ApiException;
+import io.pigeon.api.Rejections;
+import io.pigeon.rules.Rejection;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.NextLinks;
@@ -74,7 +76,8 @@ public class V1MessageResource {
         // As in Zaqar, every answer to a listing names what was asked for, errors included.
         return Uni.createFrom().deferred(() -> listOrGet(projectHeader, clientHeader, queue, ids, marker, limitParam,
                         echoParam, includeClaimedParam, request))
-                .onFailure(ApiException.class).recoverWithItem(e -> Response.fromResponse(((ApiException) e).toResponse())
+                .onFailure(e -> e instanceof ApiException || e instanceof Rejection)
+                .recoverWithItem(e -> Response.fromResponse(Rejections.toResponse((RuntimeException) e))
                         .header(CONTENT_LOCATION, request.uri()).build());
     }
 

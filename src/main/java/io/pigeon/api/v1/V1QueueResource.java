@@ -1,5 +1,6 @@
 package io.pigeon.api.v1;
 
+import io.pigeon.api.Rejections;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
@@ -79,7 +80,7 @@ public class V1QueueResource {
         return queues.exists(project, name).map(found -> {
             Response response = found
                     ? Response.noContent().build()
-                    : QueueService.queueNotFound(project, name).toResponse();
+                    : Rejections.toResponse(QueueService.queueNotFound(project, name));
             return Response.fromResponse(response).header(CONTENT_LOCATION, queueHref(name)).build();
         });
     }

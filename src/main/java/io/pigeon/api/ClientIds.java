@@ -1,5 +1,6 @@
 package io.pigeon.api;
 
+import io.pigeon.ids.Uuids;
 import java.util.UUID;
 
 /** The {@code Client-ID} header: required on message operations, a UUID in any form Zaqar accepts. */

@@ -3,7 +3,7 @@ package io.pigeon.claim;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.rules.Rejection;
 import io.pigeon.api.JsonBodies;
-import io.pigeon.api.Uuids;
+import io.pigeon.ids.Uuids;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.message.Message;

@@ -1,6 +1,6 @@
 package io.pigeon.message;
 
-import io.pigeon.api.Hex;
+import io.pigeon.ids.Hex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -3,7 +3,7 @@ package io.pigeon.message;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pigeon.api.Uuids;
+import io.pigeon.ids.Uuids;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;

@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.ids;
 
 import java.util.Optional;
 import java.util.UUID;

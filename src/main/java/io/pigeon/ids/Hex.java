@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.ids;
 
 /** Hexadecimal digits, checked by hand: ids are checked several times per request on the hot path. */
 public final class Hex {

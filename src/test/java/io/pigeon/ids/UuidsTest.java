@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.ids;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

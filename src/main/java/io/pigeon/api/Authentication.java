@@ -1,0 +1,64 @@
+package io.pigeon.api;
+
+import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.Callers;
+import io.pigeon.tenancy.Projects;
+import io.pigeon.tenancy.TokenTenancy;
+import io.pigeon.tenancy.Unauthenticated;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.identity.CurrentIdentityAssociation;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+
+/**
+ * Who is calling, decided once per request after routing, on the method the router matched: only a method
+ * marked {@link Public} is open, so every spelling the router accepts for a protected method is protected. In
+ * OIDC mode the token decides the project and roles ({@link TokenTenancy}); resources then read the project
+ * header as in auth-off mode, so no resource knows which mode is on.
+ */
+public class Authentication {
+
+    private final TokenTenancy tenancy;
+    private final CurrentIdentityAssociation identities;
+
+    public Authentication(TokenTenancy tenancy, CurrentIdentityAssociation identities) {
+        this.tenancy = tenancy;
+        this.identities = identities;
+    }
+
+    @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
+    public Uni<Void> authorize(HttpServerRequest request, ContainerRequestContext context) {
+        if (!tenancy.tokensRequired()) {
+            // Without authentication a role is believed only where the operator said so.
+            if (!tenancy.trustsRolesHeader()) {
+                request.headers().remove(Callers.ROLES_HEADER);
+            }
+            return Uni.createFrom().voidItem();
+        }
+        if (PublicEndpoints.isPublic(context)) {
+            return Uni.createFrom().voidItem();
+        }
+        return identities.getDeferredIdentity()
+                .onFailure(AuthenticationFailedException.class)
+                .transform(e -> new Unauthenticated("The bearer token is not valid: it is expired, malformed, "
+                        + "or not issued by the configured OIDC provider."))
+                // Anything else means the token could not be checked (the provider is unreachable): no caller is
+                // admitted, and the client is told to try again rather than shown an internal error.
+                .onFailure(failure -> !(failure instanceof Unauthenticated))
+                .transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
+                        "The identity provider cannot be reached to check the bearer token; try again later."))
+                .invoke(identity -> {
+                    TokenTenancy.Caller caller = tenancy.admit(identity, request.getHeader(Projects.HEADER));
+                    request.headers().set(Projects.HEADER, caller.project());
+                    // Roles come from the token only: a role header sent by the caller is not believed.
+                    request.headers().remove(Callers.ROLES_HEADER);
+                    if (caller.operator()) {
+                        request.headers().set(Callers.ROLES_HEADER, Callers.OPERATOR_ROLE);
+                    }
+                })
+                .replaceWithVoid();
+    }
+}

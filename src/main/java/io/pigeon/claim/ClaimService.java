@@ -1,8 +1,6 @@
 package io.pigeon.claim;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.rules.Rejection;
-import io.pigeon.api.JsonBodies;
 import io.pigeon.ids.Uuids;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueMetrics;
@@ -36,18 +34,16 @@ public class ClaimService {
     public record NewClaim(UUID id, List<Message> messages) {
     }
 
-    /**
-     * Reads claim terms from a request body. {@code defaults} fills in what is absent; null makes both
-     * {@code ttl} and {@code grace} required (v1).
-     */
-    public ClaimTerms readTerms(byte[] document, ClaimTerms defaults) {
-        JsonNode body = JsonBodies.parse(document);
-        if (!body.isObject()) {
-            throw Rejection.invalidBody("Document type not supported. A claim is a JSON object with "
-                    + "\"ttl\" and \"grace\" fields.");
-        }
-        int ttl = field(body, "ttl", defaults == null ? null : defaults.ttl());
-        int grace = field(body, "grace", defaults == null ? null : defaults.grace());
+    /** Claim terms as a request gave them: either may be absent (null), then the defaults apply. */
+    public record RequestedTerms(Integer ttl, Integer grace) {
+        /** A request that names no terms (a v2 claim without a body). */
+        public static final RequestedTerms NONE = new RequestedTerms(null, null);
+    }
+
+    /** The terms of a new claim: what the request gave, the defaults for the rest, each within its bounds. */
+    public ClaimTerms terms(RequestedTerms requested) {
+        int ttl = requested.ttl() == null ? config.defaultClaimTtl() : requested.ttl();
+        int grace = requested.grace() == null ? config.defaultClaimGrace() : requested.grace();
         requireTtl(ttl);
         requireGrace(grace);
         return new ClaimTerms(ttl, grace);
@@ -71,11 +67,6 @@ public class ClaimService {
                 }));
     }
 
-    /** The terms a claim takes when the request names none (v2). */
-    public ClaimTerms defaultTerms() {
-        return new ClaimTerms(config.defaultClaimTtl(), config.defaultClaimGrace());
-    }
-
     public Uni<Claim> get(String project, String queue, String claimId) {
         QueueNames.validate(queue);
         Optional<UUID> id = Uuids.parseCanonical(claimId);
@@ -87,18 +78,16 @@ public class ClaimService {
     }
 
     /** Renews a live claim: its age restarts and the new TTL (and grace, if given) applies from now. */
-    public Uni<Void> renew(String project, String queue, String claimId, byte[] document) {
+    public Uni<Void> renew(String project, String queue, String claimId, RequestedTerms requested) {
         QueueNames.validate(queue);
-        JsonNode body = JsonBodies.parse(document);
-        if (!body.isObject()) {
-            throw Rejection.invalidBody("Document type not supported. A claim update is a JSON object with "
-                    + "a \"ttl\" field.");
+        if (requested.ttl() == null) {
+            throw Rejection.invalidBody("Missing \"ttl\" field.");
         }
-        int ttl = field(body, "ttl", null);
+        int ttl = requested.ttl();
         requireTtl(ttl);
         // Zaqar applies a renewal's grace without its creation bounds (a grace of 30 is accepted), so only
         // the upper bound and non-negativity are checked here.
-        Integer grace = body.has("grace") ? field(body, "grace", null) : null;
+        Integer grace = requested.grace();
         if (grace != null && (grace < 0 || grace > config.maxClaimGrace())) {
             throw Rejection.invalidRequest("The grace for a claim renewal may not exceed " + config.maxClaimGrace()
                     + " seconds, and may not be negative.");
@@ -134,17 +123,6 @@ public class ClaimService {
             throw Rejection.invalidRequest("The grace for a claim may not exceed " + config.maxClaimGrace()
                     + " seconds, and must be at least 60 seconds long.");
         }
-    }
-
-    private static int field(JsonNode body, String name, Integer fallback) {
-        JsonNode value = body.get(name);
-        if (value == null) {
-            if (fallback == null) {
-                throw Rejection.invalidBody("Missing \"" + name + "\" field.");
-            }
-            return fallback;
-        }
-        return MessageService.integerField(name, value);
     }
 
     public static Rejection claimNotFound(String project, String queue, String claimId) {

@@ -1,5 +1,6 @@
 package io.pigeon.api.v1;
 
+import io.pigeon.api.ClaimDocuments;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.QueryParams;
 import io.pigeon.claim.ClaimService;
@@ -39,7 +40,7 @@ public class V1ClaimResource {
         String project = Projects.fromOptionalHeader(projectHeader);
         ContentTypes.requireJson(contentType);
         Integer limit = QueryParams.integer("limit", limitParam);
-        var terms = claims.readTerms(body, null);
+        var terms = claims.terms(ClaimDocuments.claim(body, true));
         return claims.create(project, queue, limit, terms).map(claim -> claim.messages().isEmpty()
                 ? Response.noContent().build()
                 : Response.status(201)
@@ -72,7 +73,8 @@ public class V1ClaimResource {
             byte[] body) {
         String project = Projects.fromOptionalHeader(projectHeader);
         ContentTypes.requireJson(contentType);
-        return claims.renew(project, queue, claimId, body).map(ignored -> Response.noContent().build());
+        return claims.renew(project, queue, claimId, ClaimDocuments.renewal(body))
+                .map(ignored -> Response.noContent().build());
     }
 
     @DELETE

@@ -1,5 +1,6 @@
 package io.pigeon.api.v2;
 
+import io.pigeon.api.ClaimDocuments;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.QueryParams;
 import io.pigeon.claim.ClaimService;
@@ -18,15 +19,12 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.nio.charset.StandardCharsets;
 
 /** The v2 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
 @Path("/v2/queues/{queue}/claims")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2ClaimResource {
-
-    private static final byte[] NO_TERMS = "{}".getBytes(StandardCharsets.UTF_8);
 
     private final ClaimService claims;
 
@@ -47,7 +45,7 @@ public class V2ClaimResource {
             ContentTypes.requireJson(contentType);
         }
         Integer limit = QueryParams.integer("limit", limitParam);
-        ClaimTerms terms = claims.readTerms(hasBody ? body : NO_TERMS, claims.defaultTerms());
+        ClaimTerms terms = claims.terms(hasBody ? ClaimDocuments.claim(body, false) : ClaimService.RequestedTerms.NONE);
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
@@ -76,7 +74,8 @@ public class V2ClaimResource {
             byte[] body) {
         String project = Projects.fromRequiredHeader(projectHeader);
         ContentTypes.requireJson(contentType);
-        return claims.renew(project, queue, claimId, body).map(ignored -> Response.noContent().build());
+        return claims.renew(project, queue, claimId, ClaimDocuments.renewal(body))
+                .map(ignored -> Response.noContent().build());
     }
 
     @DELETE

@@ -1,0 +1,47 @@
+package io.pigeon.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.claim.ClaimService;
+import io.pigeon.message.MessageService;
+import io.pigeon.rules.Rejection;
+
+/**
+ * Claim request bodies, read at the edge into {@link ClaimService.RequestedTerms}: the document's shape and
+ * field types are checked here, the bounds by the claim service.
+ */
+public final class ClaimDocuments {
+
+    private ClaimDocuments() {
+    }
+
+    /** A claim's terms; with {@code required}, both ttl and grace must be given (v1), else either may be absent. */
+    public static ClaimService.RequestedTerms claim(byte[] document, boolean required) {
+        JsonNode body = object(document, "A claim is a JSON object with \"ttl\" and \"grace\" fields.");
+        return new ClaimService.RequestedTerms(field(body, "ttl", required), field(body, "grace", required));
+    }
+
+    /** A claim renewal: its ttl (required) and, optionally, a grace. */
+    public static ClaimService.RequestedTerms renewal(byte[] document) {
+        JsonNode body = object(document, "A claim update is a JSON object with a \"ttl\" field.");
+        return new ClaimService.RequestedTerms(field(body, "ttl", true), field(body, "grace", false));
+    }
+
+    private static JsonNode object(byte[] document, String shape) {
+        JsonNode body = JsonBodies.parse(document);
+        if (!body.isObject()) {
+            throw Rejection.invalidBody("Document type not supported. " + shape);
+        }
+        return body;
+    }
+
+    private static Integer field(JsonNode body, String name, boolean required) {
+        JsonNode value = body.get(name);
+        if (value == null) {
+            if (required) {
+                throw Rejection.invalidBody("Missing \"" + name + "\" field.");
+            }
+            return null;
+        }
+        return MessageService.integerField(name, value);
+    }
+}

@@ -114,20 +114,15 @@ public class AllowedTargets {
         }
     }
 
-    /** Why a stored target may not be called, or null when its name and port may. */
+    /** Why a target may not be stored: its name, port or literal address; null when it may. */
     String refusal(URI target) {
         String host = host(target);
-        int port = port(target);
-        if (restricted && hostPatterns.stream().noneMatch(pattern -> pattern.matcher(host).matches())) {
-            byte[] literal = ipLiteral(host);
-            if (literal == null || networks.stream().noneMatch(network -> network.contains(literal))) {
-                return "targets host \"" + host + "\", which is not in pigeon.dispatch.allowed-targets (" + described + ").";
-            }
-        }
-        if (ports.stream().noneMatch(range -> range.contains(port))) {
-            return "targets port " + port + ", which is not in pigeon.dispatch.allowed-ports (" + describedPorts + ").";
-        }
         byte[] literal = ipLiteral(host);
+        int port = port(target);
+        String listed = listRefusal(host, literal, port);
+        if (listed != null) {
+            return listed;
+        }
         if (literal != null) {
             try {
                 if (!mayConnect(InetAddress.getByAddress(literal), port)) {
@@ -137,6 +132,26 @@ public class AllowedTargets {
             } catch (UnknownHostException e) {
                 return "targets an invalid address.";
             }
+        }
+        return null;
+    }
+
+    /**
+     * Why a target's host and port are outside the configured lists, or null. Its address is not looked at: at
+     * call time that is {@link #choose}'s to check, for the address actually connected to.
+     */
+    String listRefusal(URI target) {
+        String host = host(target);
+        return listRefusal(host, ipLiteral(host), port(target));
+    }
+
+    private String listRefusal(String host, byte[] literal, int port) {
+        if (restricted && hostPatterns.stream().noneMatch(pattern -> pattern.matcher(host).matches())
+                && (literal == null || networks.stream().noneMatch(network -> network.contains(literal)))) {
+            return "targets host \"" + host + "\", which is not in pigeon.dispatch.allowed-targets (" + described + ").";
+        }
+        if (ports.stream().noneMatch(range -> range.contains(port))) {
+            return "targets port " + port + ", which is not in pigeon.dispatch.allowed-ports (" + describedPorts + ").";
         }
         return null;
     }

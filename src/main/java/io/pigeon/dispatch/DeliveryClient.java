@@ -22,6 +22,7 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
 
@@ -98,9 +99,10 @@ public class DeliveryClient {
     public Uni<Outcome> call(DispatchStore.TakenGroup group) {
         return Uni.createFrom().deferred(() -> {
             URI target = URI.create(group.target());
-            String refusal = allowedTargets.refusal(target);
+            String refusal = allowedTargets.listRefusal(target);
             if (refusal != null) {
-                // The list may have changed since the target was stored: such a group is not called, nor retried.
+                // The lists may have changed since the target was stored: such a group is not called, nor retried.
+                // (Its address, literal or resolved, is checked by resolve().)
                 return Uni.createFrom().item(Outcome.refused("target not allowed"));
             }
             int port = AllowedTargets.port(target);
@@ -144,7 +146,7 @@ public class DeliveryClient {
 
     private Uni<Outcome> send(DispatchStore.TakenGroup group, URI target, InetAddress address, int port) {
         AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
-        AtomicReference<Boolean> ended = new AtomicReference<>(false);
+        AtomicBoolean ended = new AtomicBoolean();
         return Uni.createFrom().<Outcome>emitter(emitter -> {
             RequestOptions options = new RequestOptions()
                     .setMethod(HttpMethod.valueOf(group.method()))

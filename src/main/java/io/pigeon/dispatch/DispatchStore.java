@@ -292,7 +292,7 @@ public class DispatchStore {
             Map<String, Integer> busyProjects, int perProject) {
         String[] busy = busyProjects.keySet().toArray(String[]::new);
         Integer[] calls = Arrays.stream(busy).map(busyProjects::get).toArray(Integer[]::new);
-        String[] saturated = Arrays.stream(busy).filter(p -> busyProjects.get(p) >= perProject).toArray(String[]::new);
+        String[] saturated = saturated(busyProjects, perProject).toArray(String[]::new);
         Tuple params = Tuple.of(count, leaseMillis, maxItems).addArrayOfString(saturated).addArrayOfString(busy)
                 .addArrayOfInteger(calls).addInteger(perProject).addInteger(maxCallBytes);
         return pool.preparedQuery(TAKE_DUE).execute(params).map(rows -> {
@@ -321,6 +321,17 @@ public class DispatchStore {
             }
             return taken;
         });
+    }
+
+    /** The projects whose calls in flight have reached their share: no group of theirs is taken. */
+    public static Set<String> saturated(Map<String, Integer> busyProjects, int perProject) {
+        Set<String> saturated = new java.util.HashSet<>();
+        busyProjects.forEach((project, calls) -> {
+            if (calls >= perProject) {
+                saturated.add(project);
+            }
+        });
+        return saturated;
     }
 
     public Uni<NextDue> nextDue(Set<String> saturatedProjects) {

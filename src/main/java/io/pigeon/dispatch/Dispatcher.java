@@ -13,10 +13,8 @@ import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -191,13 +189,7 @@ public class Dispatcher {
                             plan();
                             return;
                         }
-                        Set<String> saturated = new HashSet<>();
-                        inFlightByProject.forEach((project, calls) -> {
-                            if (calls >= share) {
-                                saturated.add(project);
-                            }
-                        });
-                        store.nextDue(saturated).subscribe().with(next -> {
+                        store.nextDue(DispatchStore.saturated(inFlightByProject, share)).subscribe().with(next -> {
                             double maxSleep = config.maxSleep().toMillis() / 1000.0;
                             double wakeAt = next.nextDue() == null ? next.now() + maxSleep
                                     : Math.min(next.nextDue(), next.now() + maxSleep);

@@ -92,11 +92,10 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response unexpected(Throwable e) {
-        Quotas.Refusal quota = Quotas.refusal(e);
+        Rejection quota = Quotas.refusal(e);
         if (quota != null) {
             // The statement failed whole: nothing was stored.
-            Response refused = error(quota.status(), "Quota exceeded", quota.description());
-            return quota.status() == 429 ? Response.fromResponse(refused).header("Retry-After", "30").build() : refused;
+            return Rejections.toResponse(quota);
         }
         if (DatabaseFailures.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());

@@ -31,13 +31,19 @@ public final class Rejections {
             case CLAIM_MISMATCH -> new Answer(400, "Unable to delete");
             case FORBIDDEN -> new Answer(403, "Forbidden");
             case UNAVAILABLE -> new Answer(503, "Service temporarily unavailable");
+            case QUOTA_REACHED -> new Answer(403, "Quota exceeded");
+            case QUOTA_BACKLOG -> new Answer(429, "Quota exceeded");
         };
     }
 
     /** The error-document response for a rejection. */
     public static Response toResponse(Rejection rejection) {
         Answer answer = answer(rejection.reason());
-        return ErrorMappers.error(answer.status(), answer.title(), rejection.description());
+        Response response = ErrorMappers.error(answer.status(), answer.title(), rejection.description());
+        // A backlog is counted again every pigeon.quotas.check-interval (30 s by default): try after that.
+        return rejection.reason() == Rejection.Reason.QUOTA_BACKLOG
+                ? Response.fromResponse(response).header("Retry-After", "30").build()
+                : response;
     }
 
     /** The error-document response for a failure the API describes itself (a rejection or an HTTP-level one). */

@@ -1,20 +1,18 @@
 package io.pigeon.quota;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.rules.Rejection;
 import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * The per-project limits and the words a refusal uses. The statements that could exceed a limit check it
  * themselves (SQL function {@code pigeon_refuse}, migration V5) and fail whole, so that a refused request stores
- * nothing; their failure carries SQLSTATE PQ403 or PQ429 and one of these texts, naming the limit and setting.
+ * nothing; their failure carries SQLSTATE PQ403 (a count at its quota) or PQ429 (a backlog over it) and one of
+ * these texts, naming the limit and setting, and becomes a {@link Rejection} with the matching reason.
  */
 @ApplicationScoped
 public class Quotas {
-
-    /** A statement refused by a quota: the HTTP status it asks for and the text for the client. */
-    public record Refusal(int status, String description) {
-    }
 
     private final PigeonConfig.Quotas limits;
     private final String queues;
@@ -63,15 +61,15 @@ public class Quotas {
         return notifications;
     }
 
-    /** The refusal a statement failed with, or null when it failed for another reason. */
-    public static Refusal refusal(Throwable failure) {
+    /** The refusal a statement failed with (SQLSTATE PQ403 or PQ429), or null when it failed for another reason. */
+    public static Rejection refusal(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof PgException pg && pg.getSqlState() != null) {
                 switch (pg.getSqlState()) {
                     case "PQ403":
-                        return new Refusal(403, pg.getErrorMessage());
+                        return new Rejection(Rejection.Reason.QUOTA_REACHED, pg.getErrorMessage());
                     case "PQ429":
-                        return new Refusal(429, pg.getErrorMessage());
+                        return new Rejection(Rejection.Reason.QUOTA_BACKLOG, pg.getErrorMessage());
                     default:
                         break;
                 }

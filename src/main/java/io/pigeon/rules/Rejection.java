@@ -34,7 +34,11 @@ public class Rejection extends RuntimeException {
         /** The caller may not act for that project. */
         FORBIDDEN,
         /** A dependency cannot answer now; the same request may succeed later. */
-        UNAVAILABLE
+        UNAVAILABLE,
+        /** A count the caller must lower first (queues of a project, subscriptions of a queue) is at its quota. */
+        QUOTA_REACHED,
+        /** A backlog (messages, pending deliveries) is over its quota; it drains, and the request may succeed later. */
+        QUOTA_BACKLOG
     }
 
     private final Reason reason;

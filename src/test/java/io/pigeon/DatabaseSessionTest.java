@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.claim.ClaimStatements;
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.config.StatementCachePoolCreator;
 import io.pigeon.dispatch.DispatchStore;
 import io.pigeon.maintenance.Sweeper;
+import io.pigeon.message.MessageStatements;
 import io.pigeon.message.MessageStore;
 import io.pigeon.queue.QueueStore;
 import io.pigeon.subscription.SubscriptionStore;
@@ -45,9 +47,9 @@ class DatabaseSessionTest {
         // On one connection: run the longest store statement (over Vert.x's default cache limit of 2,048
         // characters) twice, then ask PostgreSQL which statements that session holds prepared. Without
         // the raised limit the client sends it unnamed and PostgreSQL plans it on every execution.
-        List<String> prepared = pool.withConnection(connection -> connection.preparedQuery(MessageStore.POST_CREATING_QUEUE)
+        List<String> prepared = pool.withConnection(connection -> connection.preparedQuery(MessageStatements.POST_CREATING_QUEUE)
                         .execute(postParameters(project))
-                        .chain(() -> connection.preparedQuery(MessageStore.POST_CREATING_QUEUE).execute(postParameters(project)))
+                        .chain(() -> connection.preparedQuery(MessageStatements.POST_CREATING_QUEUE).execute(postParameters(project)))
                         .chain(() -> connection.query("SELECT statement FROM pg_prepared_statements").execute()))
                 .map(rows -> {
                     List<String> statements = new java.util.ArrayList<>();
@@ -55,8 +57,8 @@ class DatabaseSessionTest {
                     return statements;
                 })
                 .await().indefinitely();
-        assertTrue(MessageStore.POST_CREATING_QUEUE.length() > 2048);
-        assertTrue(prepared.contains(MessageStore.POST_CREATING_QUEUE), "prepared: " + prepared.size() + " statements");
+        assertTrue(MessageStatements.POST_CREATING_QUEUE.length() > 2048);
+        assertTrue(prepared.contains(MessageStatements.POST_CREATING_QUEUE), "prepared: " + prepared.size() + " statements");
         assertEquals(2, Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
                 + "WHERE q.project = $1 AND q.name = 'prepared'", project));
     }

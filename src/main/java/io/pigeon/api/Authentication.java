@@ -16,26 +16,27 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 /**
  * Who is calling, decided once per request after routing, on the method the router matched: only a method
  * marked {@link Public} is open, so every spelling the router accepts for a protected method is protected. In
- * OIDC mode the token decides the project and roles ({@link TokenTenancy}); resources then read the project
- * header as in auth-off mode, so no resource knows which mode is on.
+ * OIDC mode the token decides the project and roles ({@link TokenTenancy}); with authentication off the
+ * request's own headers do. Either way the answer goes to {@link RequestCaller}, so no resource knows which mode
+ * is on and no incoming header is rewritten.
  */
 public class Authentication {
 
     private final TokenTenancy tenancy;
     private final CurrentIdentityAssociation identities;
+    private final RequestCaller caller;
 
-    public Authentication(TokenTenancy tenancy, CurrentIdentityAssociation identities) {
+    public Authentication(TokenTenancy tenancy, CurrentIdentityAssociation identities, RequestCaller caller) {
         this.tenancy = tenancy;
         this.identities = identities;
+        this.caller = caller;
     }
 
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
     public Uni<Void> authorize(HttpServerRequest request, ContainerRequestContext context) {
         if (!tenancy.tokensRequired()) {
-            // Without authentication a role is believed only where the operator said so.
-            if (!tenancy.trustsRolesHeader()) {
-                request.headers().remove(Callers.ROLES_HEADER);
-            }
+            caller.resolved(tenancy.unauthenticated(request.getHeader(Projects.HEADER),
+                    request.getHeader(Callers.ROLES_HEADER)));
             return Uni.createFrom().voidItem();
         }
         if (PublicEndpoints.isPublic(context)) {
@@ -50,15 +51,8 @@ public class Authentication {
                 .onFailure(failure -> !(failure instanceof Unauthenticated))
                 .transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
                         "The identity provider cannot be reached to check the bearer token; try again later."))
-                .invoke(identity -> {
-                    TokenTenancy.Caller caller = tenancy.admit(identity, request.getHeader(Projects.HEADER));
-                    request.headers().set(Projects.HEADER, caller.project());
-                    // Roles come from the token only: a role header sent by the caller is not believed.
-                    request.headers().remove(Callers.ROLES_HEADER);
-                    if (caller.operator()) {
-                        request.headers().set(Callers.ROLES_HEADER, Callers.OPERATOR_ROLE);
-                    }
-                })
+                // Roles come from the token only: a role header sent by the caller is not believed.
+                .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER))))
                 .replaceWithVoid();
     }
 }

@@ -2,7 +2,6 @@ package io.pigeon.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.claim.ClaimService;
-import io.pigeon.message.MessageService;
 import io.pigeon.rules.Rejection;
 
 /**
@@ -42,6 +41,6 @@ public final class ClaimDocuments {
             }
             return null;
         }
-        return MessageService.integerField(name, value);
+        return JsonBodies.integerField(name, value);
     }
 }

@@ -1,6 +1,6 @@
 package io.pigeon.api;
 
-import io.pigeon.health.DatabaseFailures;
+import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.quota.Quotas;
 import io.pigeon.rules.Rejection;
 import io.vertx.core.http.HttpServerRequest;

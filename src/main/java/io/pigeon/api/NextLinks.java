@@ -1,41 +1,52 @@
 package io.pigeon.api;
 
-import io.pigeon.message.MessageIds;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
-/** The {@code next} link of a message page: the caller's own options, with the marker moved past the page. */
+/**
+ * The {@code next} link of every page, built one way: the listing's path, the marker moved past the page, and
+ * the caller's own options in the order given (absent ones left out), each value URL-encoded.
+ */
 public final class NextLinks {
 
-    private NextLinks() {
+    private final StringBuilder href;
+
+    private NextLinks(String path, String marker) {
+        this.href = new StringBuilder(path).append("?marker=").append(encode(marker));
     }
 
-    /**
-     * @param messagesHref the listing's path, e.g. {@code /v2/queues/q/messages}
-     * @param flags        boolean options the caller gave, in order (absent ones are null and left out)
-     */
-    public static String messages(String messagesHref, long lastId, String limitParam, Map<String, Boolean> flags) {
-        StringBuilder href = new StringBuilder(messagesHref).append("?marker=").append(MessageIds.format(lastId));
-        if (limitParam != null) {
-            href.append("&limit=").append(URLEncoder.encode(limitParam.trim(), StandardCharsets.UTF_8));
+    /** A link to the page of {@code path} after {@code marker}. */
+    public static NextLinks after(String path, String marker) {
+        return new NextLinks(path, marker);
+    }
+
+    /** Adds {@code name=value} when the caller gave a value (text as sent, trimmed). */
+    public NextLinks option(String name, String value) {
+        if (value != null) {
+            href.append('&').append(name).append('=').append(encode(value.trim()));
         }
-        flags.forEach((name, value) -> {
-            if (value != null) {
-                href.append('&').append(name).append('=').append(value);
-            }
-        });
+        return this;
+    }
+
+    /** Adds {@code name=value} when the caller gave a value. */
+    public NextLinks option(String name, Object value) {
+        return option(name, value == null ? null : value.toString());
+    }
+
+    /** Adds {@code name=true} when set: options whose absence means false. */
+    public NextLinks flag(String name, boolean set) {
+        return set ? option(name, "true") : this;
+    }
+
+    public String href() {
         return href.toString();
     }
 
-    /** Flags in the order given, keeping nulls (absent options). */
-    public static Map<String, Boolean> flags(String name, Boolean value, Object... more) {
-        Map<String, Boolean> flags = new LinkedHashMap<>();
-        flags.put(name, value);
-        for (int i = 0; i + 1 < more.length; i += 2) {
-            flags.put((String) more[i], (Boolean) more[i + 1]);
-        }
-        return flags;
+    public PageLink link() {
+        return PageLink.next(href());
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 }

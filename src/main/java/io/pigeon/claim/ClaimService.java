@@ -1,14 +1,13 @@
 package io.pigeon.claim;
 
 import io.pigeon.rules.Rejection;
-import io.pigeon.ids.Uuids;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
-import io.pigeon.queue.QueueNames;
-import io.pigeon.queue.QueueService;
+import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
@@ -19,12 +18,15 @@ import java.util.UUID;
 public class ClaimService {
 
     private final ClaimStore store;
+    private final Pool pool;
     private final MessageService messages;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
 
-    public ClaimService(ClaimStore store, MessageService messages, PigeonConfig config, QueueMetrics metrics) {
+    public ClaimService(ClaimStore store, Pool pool, MessageService messages, PigeonConfig config,
+            QueueMetrics metrics) {
         this.store = store;
+        this.pool = pool;
         this.messages = messages;
         this.config = config;
         this.metrics = metrics;
@@ -49,37 +51,38 @@ public class ClaimService {
         return new ClaimTerms(ttl, grace);
     }
 
-    /** Claims up to {@code limit} of the oldest free messages; an empty list when none is free. 404 without queue. */
-    public Uni<NewClaim> create(String project, String queue, Integer limit, ClaimTerms terms) {
-        return take(project, queue, limit, terms)
-                .map(claim -> claim.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
-    }
-
-    /** Claims up to {@code limit} of the oldest free messages; empty when the queue does not exist. */
-    public Uni<Optional<NewClaim>> take(String project, String queue, Integer limit, ClaimTerms terms) {
-        QueueNames.validate(queue);
+    /**
+     * Claims up to {@code limit} of the oldest free messages; an empty list when none is free, empty when the
+     * queue does not exist.
+     */
+    public Uni<Optional<NewClaim>> take(String project, QueueName queue, Integer limit, ClaimTerms terms) {
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
-        return metrics.timeClaim(() -> store.create(project, queue, claimId, pageSize, terms, config.maxMessageTtl()))
+        return metrics.timeClaim(() -> store.create(pool, project, queue.value(), claimId, pageSize, terms,
+                        config.maxMessageTtl()))
                 .map(claimed -> claimed.map(taken -> {
                     metrics.claimed(taken.size());
                     return new NewClaim(claimId, taken);
                 }));
     }
 
-    public Uni<Claim> get(String project, String queue, String claimId) {
-        QueueNames.validate(queue);
-        Optional<UUID> id = Uuids.parseCanonical(claimId);
-        if (id.isEmpty()) {
-            return Uni.createFrom().failure(claimNotFound(project, queue, claimId));
-        }
-        return store.get(project, queue, id.get())
-                .map(found -> found.orElseThrow(() -> claimNotFound(project, queue, claimId)));
+    /** The live claim; empty when there is no such claim, or it has ended. */
+    public Uni<Optional<Claim>> get(String project, QueueName queue, UUID claimId) {
+        return store.get(pool, project, queue.value(), claimId);
     }
 
-    /** Renews a live claim: its age restarts and the new TTL (and grace, if given) applies from now. */
-    public Uni<Void> renew(String project, String queue, String claimId, RequestedTerms requested) {
-        QueueNames.validate(queue);
+    /**
+     * Renews a live claim: its age restarts and the new TTL (and grace, if given) applies from now. False when
+     * there is no such live claim.
+     */
+    public Uni<Boolean> renew(String project, QueueName queue, UUID claimId, RequestedTerms requested) {
+        checkRenewal(requested);
+        return store.renew(pool, project, queue.value(), claimId, requested.ttl(), requested.grace(),
+                config.maxMessageTtl());
+    }
+
+    /** The bounds of a renewal's terms: a ttl is required. */
+    public void checkRenewal(RequestedTerms requested) {
         if (requested.ttl() == null) {
             throw Rejection.invalidBody("Missing \"ttl\" field.");
         }
@@ -92,23 +95,11 @@ public class ClaimService {
             throw Rejection.invalidRequest("The grace for a claim renewal may not exceed " + config.maxClaimGrace()
                     + " seconds, and may not be negative.");
         }
-        Optional<UUID> id = Uuids.parseCanonical(claimId);
-        if (id.isEmpty()) {
-            return Uni.createFrom().failure(claimNotFound(project, queue, claimId));
-        }
-        return store.renew(project, queue, id.get(), ttl, grace, config.maxMessageTtl()).map(renewed -> {
-            if (!renewed) {
-                throw claimNotFound(project, queue, claimId);
-            }
-            return null;
-        });
     }
 
     /** Releases the claim; releasing an unknown or ended claim is not an error. */
-    public Uni<Void> release(String project, String queue, String claimId) {
-        QueueNames.validate(queue);
-        Optional<UUID> id = Uuids.parseCanonical(claimId);
-        return id.isEmpty() ? Uni.createFrom().voidItem() : store.release(project, queue, id.get());
+    public Uni<Void> release(String project, QueueName queue, UUID claimId) {
+        return store.release(pool, project, queue.value(), claimId);
     }
 
     private void requireTtl(int ttl) {
@@ -125,7 +116,7 @@ public class ClaimService {
         }
     }
 
-    public static Rejection claimNotFound(String project, String queue, String claimId) {
+    public static Rejection claimNotFound(String project, QueueName queue, String claimId) {
         return Rejection.notFound(
                 "Claim " + claimId + " does not exist in queue " + queue + " for project " + project);
     }

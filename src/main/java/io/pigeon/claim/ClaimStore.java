@@ -4,7 +4,7 @@ import io.pigeon.message.FreeMessages;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageRows;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -33,8 +33,7 @@ public class ClaimStore {
     // One statement: lock the oldest free messages (see FreeMessages), mark them claimed, count the claim,
     // extend their lives, and record the claim. The queue id is a scalar subquery, not a join with q: only
     // then does the planner scan the index from the queue's oldest row.
-    // Public so that the benchmark's SQL ceiling (-Dbench.scenarios=ratio) runs this exact statement.
-    public static final String CREATE = """
+    static final String CREATE = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2),
             claimed AS (
                 UPDATE messages m
@@ -102,23 +101,21 @@ public class ClaimStore {
             WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
               AND m.claim_id IS NOT DISTINCT FROM $3""";
 
-    private final Pool pool;
 
-    public ClaimStore(Pool pool) {
-        this.pool = pool;
+    public ClaimStore() {
     }
 
     /** The claimed messages, oldest first (none when nothing is free), or empty when the queue is missing. */
-    public Uni<Optional<List<Message>>> create(String project, String queue, UUID claimId, int limit,
+    public Uni<Optional<List<Message>>> create(SqlClient db, String project, String queue, UUID claimId, int limit,
             ClaimTerms terms, int maxMessageTtl) {
-        return pool.preparedQuery(CREATE)
+        return db.preparedQuery(CREATE)
                 .execute(Tuple.from(List.of(project, queue, claimId, limit, terms.ttl(), terms.grace(), maxMessageTtl)))
                 .map(MessageRows::ofQueue);
     }
 
     /** The live claim with its live messages, or empty. */
-    public Uni<Optional<Claim>> get(String project, String queue, UUID claimId) {
-        return pool.preparedQuery(GET)
+    public Uni<Optional<Claim>> get(SqlClient db, String project, String queue, UUID claimId) {
+        return db.preparedQuery(GET)
                 .execute(Tuple.of(project, queue, claimId))
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -131,15 +128,15 @@ public class ClaimStore {
     }
 
     /** Renews a live claim from now with new terms ({@code grace} null keeps the old one); false if none. */
-    public Uni<Boolean> renew(String project, String queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
-        return pool.preparedQuery(RENEW)
+    public Uni<Boolean> renew(SqlClient db, String project, String queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
+        return db.preparedQuery(RENEW)
                 .execute(Tuple.from(java.util.Arrays.asList(project, queue, claimId, ttl, grace, maxMessageTtl)))
                 .map(rows -> rows.iterator().next().getLong("claims") > 0);
     }
 
     /** Ends the claim now; its messages are free at once. */
-    public Uni<Void> release(String project, String queue, UUID claimId) {
-        return pool.preparedQuery(RELEASE)
+    public Uni<Void> release(SqlClient db, String project, String queue, UUID claimId) {
+        return db.preparedQuery(RELEASE)
                 .execute(Tuple.of(project, queue, claimId))
                 .replaceWithVoid();
     }

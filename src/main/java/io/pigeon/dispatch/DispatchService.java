@@ -1,12 +1,10 @@
 package io.pigeon.dispatch;
 
 import io.pigeon.rules.Rejection;
-import io.pigeon.api.JsonBodies;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
-import io.pigeon.health.DatabaseFailures;
+import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -28,8 +26,6 @@ public class DispatchService {
     public static final int DEFAULT_DEAD_PAGE = 10;
     public static final int MAX_DEAD_PAGE = 100;
 
-    private static final java.util.regex.Pattern UNIX_SECONDS = java.util.regex.Pattern.compile("\\d{1,12}(\\.\\d{1,9})?");
-
     private final DispatchStore store;
     private final Dispatcher dispatcher;
     private final AllowedTargets allowedTargets;
@@ -47,17 +43,12 @@ public class DispatchService {
         /** Only a new group takes the push's time (the default). */
         ONCE,
         /** The push's time replaces the group's. */
-        ALWAYS;
+        ALWAYS
+    }
 
-        public static Update parse(String value) {
-            if (value == null || value.equals("once")) {
-                return ONCE;
-            }
-            if (value.equals("always")) {
-                return ALWAYS;
-            }
-            throw Rejection.invalidParameter("update", "The value must be \"once\" (the default) or \"always\".");
-        }
+    /** The most bytes a push's body may have, before it is read. */
+    public int maxBodySize() {
+        return config.maxBodySize();
     }
 
     /** A merge key starting with '-' is never merged. */
@@ -65,22 +56,22 @@ public class DispatchService {
         return !mergeKey.startsWith("-");
     }
 
+    /**
+     * Stores a push of {@code json} (a JSON document, read at the edge) for the group of the key and address, to
+     * fire at unix time {@code ontime} (null: now).
+     */
     public Uni<DispatchStore.Enqueued> enqueue(String project, String mergeKey, String method, String service,
-            String ontimeParam, String updateParam, byte[] body) {
+            Double ontime, Update update, String json) {
         validateMergeKey(mergeKey);
         DispatchAddress address = DispatchAddress.parse(method, service);
         allowedTargets.check("service", address.target());
-        Double ontime = ontime(ontimeParam);
-        Update update = Update.parse(updateParam);
-        if (body != null && body.length > config.maxBodySize()) {
-            throw Rejection.invalidBody("The body is " + body.length + " bytes; it may not exceed "
-                    + config.maxBodySize() + " bytes (pigeon.dispatch.max-body-size).");
+        if (ontime != null && (ontime < 0 || ontime > MAX_ONTIME)) {
+            throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
+                    + MAX_ONTIME + ".");
         }
-        JsonBodies.parse(body);
-        String json = new String(body, StandardCharsets.UTF_8);
         Long announceWithin = dispatcher.servesPushes() ? null : config.maxSleep().toMillis();
-        return store.enqueue(project, mergeKey, mergeable(mergeKey), address, ontime, update == Update.ALWAYS, json,
-                        announceWithin)
+        return store.enqueue(new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
+                        update == Update.ALWAYS, json, announceWithin))
                 .invoke(enqueued -> dispatcher.pushed(enqueued.dueAt()));
     }
 
@@ -101,11 +92,10 @@ public class DispatchService {
      * The pending items of a path after item {@code marker} (0: from the start), at most {@code limit} (default
      * and largest {@link #MAX_ITEMS_SHOWN}) and {@link #MAX_BYTES_SHOWN} bytes of bodies a page.
      */
-    public Uni<PendingPath> pending(String project, String mergeKey, String method, String service, String marker,
+    public Uni<PendingPath> pending(String project, String mergeKey, String method, String service, long after,
             Integer limit) {
         validateMergeKey(mergeKey);
         DispatchAddress address = DispatchAddress.parse(method, service);
-        long after = marker == null || marker.isEmpty() ? 0 : id("marker", marker, "an item id");
         int items = limit == null ? MAX_ITEMS_SHOWN : limit;
         if (items < 1 || items > MAX_ITEMS_SHOWN) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_ITEMS_SHOWN + ".");
@@ -119,8 +109,7 @@ public class DispatchService {
         return store.deletePending(project, mergeKey, DispatchAddress.parse(method, service));
     }
 
-    public Uni<List<DispatchStore.DeadGroup>> dead(String project, String markerParam, Integer limitParam) {
-        long marker = markerParam == null || markerParam.isEmpty() ? 0 : groupId("marker", markerParam);
+    public Uni<List<DispatchStore.DeadGroup>> dead(String project, long marker, Integer limitParam) {
         int limit = limitParam == null ? DEFAULT_DEAD_PAGE : limitParam;
         if (limit < 1 || limit > MAX_DEAD_PAGE) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_DEAD_PAGE + ".");
@@ -128,8 +117,7 @@ public class DispatchService {
         return store.dead(project, marker, limit);
     }
 
-    public Uni<Boolean> requeue(String project, String id) {
-        long groupId = groupId("group id", id);
+    public Uni<Boolean> requeue(String project, long groupId) {
         // A push may create a pending twin between the check and the update: then the items join it.
         return store.requeue(project, groupId)
                 .onFailure(DatabaseFailures::isUniqueViolation).retry().atMost(2)
@@ -140,24 +128,8 @@ public class DispatchService {
                 });
     }
 
-    public Uni<Boolean> dropDead(String project, String id) {
-        return store.dropDead(project, groupId("group id", id));
-    }
-
-    private static long groupId(String name, String value) {
-        return id(name, value, "a group id");
-    }
-
-    private static long id(String name, String value, String what) {
-        try {
-            long id = Long.parseLong(value);
-            if (id >= 0) {
-                return id;
-            }
-        } catch (NumberFormatException e) {
-            // refused below
-        }
-        throw Rejection.invalidParameter(name, "The value must be " + what + " (a non-negative integer).");
+    public Uni<Boolean> dropDead(String project, long groupId) {
+        return store.dropDead(project, groupId);
     }
 
     private static void validateMergeKey(String mergeKey) {
@@ -166,18 +138,5 @@ public class DispatchService {
             throw Rejection.invalidRequest("\"merge_key\" must be 1 to " + MAX_MERGE_KEY_LENGTH
                     + " characters, none of them a control character.");
         }
-    }
-
-    private static Double ontime(String value) {
-        if (value == null) {
-            return null;
-        }
-        // Digits with an optional fraction only: Java would also read "1e3", "Infinity" or "1d".
-        double seconds = UNIX_SECONDS.matcher(value).matches() ? Double.parseDouble(value) : Double.NaN;
-        if (Double.isNaN(seconds) || seconds > MAX_ONTIME) {
-            throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
-                    + MAX_ONTIME + ".");
-        }
-        return seconds;
     }
 }

@@ -217,16 +217,25 @@ public class DispatchStore {
     }
 
     /**
-     * Stores a push. With {@code announceWithinMillis} set, other replicas are notified when the group is due
-     * within that time (a later group is seen by their regular re-planning before it is due).
+     * A push as the enqueue statement takes it; the record owns the order of its parameters ($1 to $10 as
+     * declared, then the quota's refusal text). {@code ontime} null means now; {@code alwaysRetime} lets the
+     * push's time replace an existing group's. With {@code announceWithinMillis} set, other replicas are
+     * notified when the group is due within that time (a later group is seen by their regular re-planning).
      */
-    public Uni<Enqueued> enqueue(String project, String mergeKey, boolean mergeable, DispatchAddress address,
-            Double ontime, boolean always, String body, Long announceWithinMillis) {
-        Tuple params = Tuple.from(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
-                .addDouble(ontime).addBoolean(always).addString(body)
-                .addBoolean(announceWithinMillis != null).addLong(announceWithinMillis == null ? 0 : announceWithinMillis)
-                .addString(quotas.groups());
-        return pool.preparedQuery(ENQUEUE).execute(params).map(rows -> {
+    public record Push(String project, String mergeKey, DispatchAddress address, boolean mergeable, Double ontime,
+            boolean alwaysRetime, String body, Long announceWithinMillis) {
+        Tuple parameters(String groupsQuotaRefusal) {
+            return Tuple.from(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
+                    .addDouble(ontime).addBoolean(alwaysRetime).addString(body)
+                    .addBoolean(announceWithinMillis != null)
+                    .addLong(announceWithinMillis == null ? 0 : announceWithinMillis)
+                    .addString(groupsQuotaRefusal);
+        }
+    }
+
+    /** Stores a push. */
+    public Uni<Enqueued> enqueue(Push push) {
+        return pool.preparedQuery(ENQUEUE).execute(push.parameters(quotas.groups())).map(rows -> {
             Row row = rows.iterator().next();
             return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"),
                     row.getDouble("due_at"));

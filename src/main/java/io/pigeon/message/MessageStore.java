@@ -1,9 +1,9 @@
 package io.pigeon.message;
 
 import io.pigeon.quota.Quotas;
-import io.pigeon.subscription.SubscriptionFanOut;
+import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -26,8 +26,7 @@ public class MessageStore {
     /** Held by a live claim. */
     static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
 
-    /** Public so that the benchmark's SQL ceiling ({@code -Dbench.scenarios=ratio}) runs this exact statement. */
-    public static final String POST = """
+    static final String POST = """
             WITH inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
                 SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second'
@@ -37,9 +36,9 @@ public class MessageStore {
                 RETURNING id, ttl, body, visible_at),
             %s
             SELECT id, %s AS notifications FROM inserted WHERE %s""".formatted(
-            SubscriptionFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
-            SubscriptionFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)"),
-            SubscriptionFanOut.QUEUED, SubscriptionFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
+            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
+            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)"),
+            NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
 
     private static final String LIST = """
             SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body
@@ -50,18 +49,17 @@ public class MessageStore {
                 WHERE m.queue_id = q.id AND m.id > $3 AND m.expires_at > now()
                   AND ($5 OR m.client_id <> $4)
                   AND ($6 OR NOT %s)
-                  AND ($8 OR %s)
+                  AND ($7 OR %s)
                 ORDER BY m.id
-                LIMIT $7) m ON true
+                LIMIT $8) m ON true
             WHERE q.project = $1 AND q.name = $2
             ORDER BY m.id""".formatted(AGE, CLAIMED, FreeMessages.VISIBLE);
 
     // v2: the queue is created on first post, and its reserved attributes bound the document's size and
     // give the defaults for TTL and delay, all in the one statement. A queue created concurrently by
     // another transaction after this statement's snapshot is seen by neither branch of q: then max_size
-    // comes back null and the caller retries. Public so that the benchmark's SQL ceiling
-    // (-Dbench.scenarios=ratio) runs this exact statement.
-    public static final String POST_CREATING_QUEUE = """
+    // comes back null and the caller retries.
+    static final String POST_CREATING_QUEUE = """
             WITH created AS (
                 INSERT INTO queues (project, name) VALUES ($1, $2)
                 ON CONFLICT (project, name) DO NOTHING
@@ -93,9 +91,9 @@ public class MessageStore {
                    %s AS notifications
             WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
                    OR pigeon_refuse('403', $11))
-              AND %s""".formatted(SubscriptionFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
-            SubscriptionFanOut.ctes("(SELECT metadata FROM q)"), SubscriptionFanOut.QUEUED,
-            SubscriptionFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
+              AND %s""".formatted(NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
+            NotificationFanOut.ctes("(SELECT metadata FROM q)"), NotificationFanOut.QUEUED,
+            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
 
     private static final String POP = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
@@ -131,8 +129,7 @@ public class MessageStore {
             SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
             FROM target t""".formatted(CLAIMED);
 
-    /** Public so that the benchmark's SQL ceiling ({@code -Dbench.scenarios=ratio}) runs this exact statement. */
-    public static final String DELETE_BY_IDS = """
+    static final String DELETE_BY_IDS = """
             DELETE FROM messages m USING queues q
             WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
 
@@ -152,12 +149,10 @@ public class MessageStore {
                 WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id DESC LIMIT 1) n ON true
             WHERE q.project = $1 AND q.name = $2""".formatted(AGE, CLAIMED);
 
-    private final Pool pool;
 
     private final Quotas quotas;
 
-    public MessageStore(Pool pool, Quotas quotas) {
-        this.pool = pool;
+    public MessageStore(Quotas quotas) {
         this.quotas = quotas;
     }
 
@@ -173,7 +168,7 @@ public class MessageStore {
      * exceeds the queue's own post-size limit. A null {@code maxSize} in the answer means the queue was being
      * created concurrently and nothing was stored: try again.
      */
-    public Uni<Posted> postCreatingQueue(String project, String queue, UUID clientId, List<NewMessage> messages,
+    public Uni<Posted> postCreatingQueue(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages,
             int documentSize, int defaultMaxSize, int defaultTtl) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         Integer[] delays = messages.stream().map(NewMessage::delay).toArray(Integer[]::new);
@@ -183,7 +178,7 @@ public class MessageStore {
                 .addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
                 .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
                 .addString(quotas.notifications()).addString(quotas.groups());
-        return pool.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
+        return db.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
             Long[] ids = row.getArrayOfLongs("ids");
             return new Posted(row.getInteger("max_size"), Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
@@ -192,8 +187,8 @@ public class MessageStore {
     }
 
     /** Takes and deletes up to {@code count} of the oldest free messages, in one statement. */
-    public Uni<List<Message>> pop(String project, String queue, int count) {
-        return pool.preparedQuery(POP).execute(Tuple.of(project, queue, count)).map(rows -> {
+    public Uni<List<Message>> pop(SqlClient db, String project, String queue, int count) {
+        return db.preparedQuery(POP).execute(Tuple.of(project, queue, count)).map(rows -> {
             List<Message> popped = new java.util.ArrayList<>(MessageRows.toMessages(rows));
             popped.sort(java.util.Comparator.comparingLong(Message::id));
             return popped;
@@ -201,15 +196,15 @@ public class MessageStore {
     }
 
     /** Deletes every message and claim of the queue; how many messages. */
-    public Uni<Integer> purge(String project, String queue) {
-        return pool.preparedQuery(PURGE).execute(Tuple.of(project, queue)).map(rows -> rows.rowCount());
+    public Uni<Integer> purge(SqlClient db, String project, String queue) {
+        return db.preparedQuery(PURGE).execute(Tuple.of(project, queue)).map(rows -> rows.rowCount());
     }
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
-    public Uni<Optional<Posted>> post(String project, String queue, UUID clientId, List<NewMessage> messages) {
+    public Uni<Optional<Posted>> post(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
-        return pool.preparedQuery(POST)
+        return db.preparedQuery(POST)
                 .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies)
                         .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
                         .addString(quotas.notifications()).addString(quotas.groups()))
@@ -230,22 +225,30 @@ public class MessageStore {
                 });
     }
 
-    /** A page after {@code marker}, or empty when the queue does not exist. */
-    public Uni<Optional<List<Message>>> list(String project, String queue, long marker, UUID clientId,
-            boolean echo, boolean includeClaimed, boolean includeDelayed, int limit) {
-        return pool.preparedQuery(LIST)
-                .execute(Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, limit, includeDelayed)))
-                .map(MessageRows::ofQueue);
+    /**
+     * What a listing asks for: the page after row {@code marker}, at most {@code limit} rows. The record owns
+     * the order of the statement's parameters, $1 to $8 as declared.
+     */
+    public record ListQuery(String project, String queue, long marker, UUID clientId, boolean echo,
+            boolean includeClaimed, boolean includeDelayed, int limit) {
+        Tuple parameters() {
+            return Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, includeDelayed, limit));
+        }
     }
 
-    public Uni<List<Message>> getByIds(String project, String queue, long[] ids) {
-        return pool.preparedQuery(GET_BY_IDS)
+    /** A page of the listing, or empty when the queue does not exist. */
+    public Uni<Optional<List<Message>>> list(SqlClient db, ListQuery query) {
+        return db.preparedQuery(LIST).execute(query.parameters()).map(MessageRows::ofQueue);
+    }
+
+    public Uni<List<Message>> getByIds(SqlClient db, String project, String queue, long[] ids) {
+        return db.preparedQuery(GET_BY_IDS)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
                 .map(MessageRows::toMessages);
     }
 
-    public Uni<DeleteOutcome> delete(String project, String queue, long id, UUID claimId) {
-        return pool.preparedQuery(DELETE_ONE)
+    public Uni<DeleteOutcome> delete(SqlClient db, String project, String queue, long id, UUID claimId) {
+        return db.preparedQuery(DELETE_ONE)
                 .execute(Tuple.of(project, queue, id, claimId))
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -264,15 +267,15 @@ public class MessageStore {
     }
 
     /** How many of the listed messages were deleted. */
-    public Uni<Integer> deleteByIds(String project, String queue, long[] ids) {
-        return pool.preparedQuery(DELETE_BY_IDS)
+    public Uni<Integer> deleteByIds(SqlClient db, String project, String queue, long[] ids) {
+        return db.preparedQuery(DELETE_BY_IDS)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
                 .map(rows -> rows.rowCount());
     }
 
     /** The queue's statistics, or empty when it does not exist. */
-    public Uni<Optional<QueueStats>> stats(String project, String queue) {
-        return pool.preparedQuery(STATS)
+    public Uni<Optional<QueueStats>> stats(SqlClient db, String project, String queue) {
+        return db.preparedQuery(STATS)
                 .execute(Tuple.of(project, queue))
                 .map(rows -> {
                     if (rows.size() == 0) {

@@ -3,16 +3,23 @@ package io.pigeon.queue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.rules.Rejection;
+import java.util.List;
+import java.util.Set;
 
 /**
- * Queue-metadata patches in the v2 JSON-patch dialect: an array of {@code add}, {@code replace} and
- * {@code remove} operations on {@code /metadata/<key>}. The whole patch applies or none of it.
+ * A queue-metadata patch: {@code add}, {@code replace} and {@code remove} of top-level keys, applied in order.
+ * The whole patch applies or none of it. (The v2 JSON-patch document is read into one at the edge.)
  */
-public final class MetadataPatch {
+public record MetadataPatch(List<Operation> operations) {
 
-    static final String PATH_PREFIX = "/metadata/";
+    public enum Op { ADD, REPLACE, REMOVE }
 
-    private MetadataPatch() {
+    /** One operation on {@code key}; {@code value} is null for a removal. */
+    public record Operation(Op op, String key, JsonNode value) {
+    }
+
+    public MetadataPatch {
+        operations = List.copyOf(operations);
     }
 
     /**
@@ -20,53 +27,27 @@ public final class MetadataPatch {
      * attributes, which always have a value) may be replaced or removed when unset: removing one returns it
      * to its default, as Zaqar does; python-zaqarclient relies on it.
      */
-    public static ObjectNode apply(ObjectNode metadata, JsonNode operations, java.util.Set<String> alwaysPresent) {
-        if (!operations.isArray() || operations.isEmpty()) {
-            throw Rejection.invalidBody("A patch is a non-empty JSON array of operations.");
-        }
+    public ObjectNode applyTo(ObjectNode metadata, Set<String> alwaysPresent) {
         ObjectNode patched = metadata.deepCopy();
-        for (JsonNode operation : operations) {
-            if (!operation.isObject()) {
-                throw Rejection.invalidBody("Each patch operation is a JSON object with \"op\" and \"path\".");
-            }
-            String op = operation.path("op").asText("");
-            String key = key(operation.get("path"));
-            switch (op) {
-                case "add" -> patched.set(key, value(operation, op));
-                case "replace" -> {
+        for (Operation operation : operations) {
+            String key = operation.key();
+            switch (operation.op()) {
+                case ADD -> patched.set(key, operation.value());
+                case REPLACE -> {
                     if (!patched.has(key) && !alwaysPresent.contains(key)) {
                         throw conflict("Can't replace non-existent object " + key + ".");
                     }
-                    patched.set(key, value(operation, op));
+                    patched.set(key, operation.value());
                 }
-                case "remove" -> {
+                case REMOVE -> {
                     if (!patched.has(key) && !alwaysPresent.contains(key)) {
                         throw conflict("Can't remove non-existent object " + key + ".");
                     }
                     patched.remove(key);
                 }
-                default -> throw Rejection.invalidBody(
-                        "Invalid operation \"" + op + "\": the supported operations are add, replace and remove.");
             }
         }
         return patched;
-    }
-
-    private static String key(JsonNode path) {
-        String text = path == null || !path.isTextual() ? "" : path.asText();
-        String key = text.startsWith(PATH_PREFIX) ? text.substring(PATH_PREFIX.length()) : "";
-        if (key.isEmpty() || key.contains("/")) {
-            throw Rejection.invalidBody("Invalid path \"" + text + "\": a path is \"/metadata/<key>\".");
-        }
-        return key;
-    }
-
-    private static JsonNode value(JsonNode operation, String op) {
-        JsonNode value = operation.get("value");
-        if (value == null) {
-            throw Rejection.invalidBody("The \"" + op + "\" operation needs a \"value\".");
-        }
-        return value;
     }
 
     private static Rejection conflict(String description) {

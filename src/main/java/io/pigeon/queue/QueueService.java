@@ -1,155 +1,135 @@
 package io.pigeon.queue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.rules.Rejection;
-import io.pigeon.api.JsonBodies;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.json.StrictJson;
+import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 
-/** The rules of queues: names, paging bounds, metadata size and shape, existence. */
+/**
+ * The rules of queues: paging bounds, metadata size and shape, existence. What a missing queue means is the
+ * caller's to decide (each API version answers it its own way): reads of one queue answer an {@code Optional}.
+ */
 @ApplicationScoped
 public class QueueService {
 
     static final int DEFAULT_PAGE_SIZE = 10;
+    private static final int PATCH_ATTEMPTS = 3;
 
     private final QueueStore store;
+    private final Pool pool;
     private final PigeonConfig config;
     private final ReservedAttributes reserved;
 
-    public QueueService(QueueStore store, PigeonConfig config, ReservedAttributes reserved) {
+    public QueueService(QueueStore store, Pool pool, PigeonConfig config, ReservedAttributes reserved) {
         this.store = store;
+        this.pool = pool;
         this.config = config;
         this.reserved = reserved;
     }
 
     /** Creates the queue; true when it is new. */
-    public Uni<Boolean> create(String project, String name) {
-        QueueNames.validate(name);
-        return store.create(project, name);
+    public Uni<Boolean> create(String project, QueueName name) {
+        return store.create(pool, project, name.value());
     }
 
-    public Uni<Boolean> exists(String project, String name) {
-        QueueNames.validate(name);
-        return store.exists(project, name);
+    /**
+     * Creates a queue with a metadata document (v2); its reserved attributes are checked. An existing queue is
+     * left as it is. True when the queue is new.
+     */
+    public Uni<Boolean> create(String project, QueueName name, ObjectNode metadata) {
+        reserved.validate(metadata);
+        return store.create(pool, project, name.value(), metadata.toString());
     }
 
-    public Uni<Void> delete(String project, String name) {
-        QueueNames.validate(name);
-        return store.delete(project, name);
+    public Uni<Boolean> exists(String project, QueueName name) {
+        return store.exists(pool, project, name.value());
     }
 
-    /** One page of the project's queues, in name order, after {@code marker}. */
-    public Uni<List<Queue>> list(String project, String marker, Integer limit, boolean detailed) {
-        return list(project, marker, limit, detailed, null);
+    public Uni<Void> delete(String project, QueueName name) {
+        return store.delete(pool, project, name.value());
     }
 
-    /** One page of the project's queues whose names contain {@code nameContains} (v2's {@code name} filter). */
+    /**
+     * One page of the project's queues in name order, after {@code marker}, whose names contain
+     * {@code nameContains} when it is given (v2's {@code name} filter).
+     */
     public Uni<List<Queue>> list(String project, String marker, Integer limit, boolean detailed, String nameContains) {
         int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
         if (pageSize < 1 || pageSize > config.maxQueuesPerPage()) {
             throw Rejection.invalidRequest(
                     "Limit must be at least 1 and no greater than " + config.maxQueuesPerPage() + ".");
         }
-        return store.list(project, marker, pageSize, detailed, nameContains);
+        return store.list(pool, project, marker, pageSize, detailed, nameContains);
     }
 
     public Uni<Long> count(String project, String nameContains) {
-        return store.count(project, nameContains);
+        return store.count(pool, project, nameContains);
     }
 
-    /**
-     * Creates a queue with an optional metadata document (v2); its reserved attributes are checked. An
-     * existing queue is left as it is. True when the queue is new.
-     */
-    public Uni<Boolean> create(String project, String name, byte[] document) {
-        QueueNames.validate(name);
-        ObjectNode metadata = document == null || document.length == 0
-                ? JsonNodeFactory.instance.objectNode()
-                : readMetadata(document);
-        reserved.validate(metadata);
-        return store.create(project, name, metadata.toString());
+    /** A listed queue's metadata with every reserved attribute (defaults where unset). */
+    public ObjectNode withDefaults(Queue queue) {
+        return reserved.withDefaults(StrictJson.readStoredObject(queue.metadataJson()));
     }
 
     /** The queue's metadata with every reserved attribute (defaults where unset); a missing queue has only those. */
-    public Uni<ObjectNode> metadataWithDefaults(String project, String name) {
-        QueueNames.validate(name);
-        return store.metadata(project, name).map(found -> reserved.withDefaults(
-                found.map(JsonBodies::readStoredObject).orElseGet(JsonNodeFactory.instance::objectNode)));
+    public Uni<ObjectNode> metadataWithDefaults(String project, QueueName name) {
+        return store.metadata(pool, project, name.value()).map(found -> reserved.withDefaults(
+                found.map(StrictJson::readStoredObject).orElseGet(JsonNodeFactory.instance::objectNode)));
     }
 
     /**
-     * Applies a JSON patch (add, replace, remove on {@code /metadata/<key>}) to the queue's metadata and
-     * answers the result with defaults. Concurrent patches do not lose each other's changes: the write only
-     * succeeds against the metadata the patch was applied to, and is retried otherwise.
+     * Applies a patch to the queue's metadata and answers the result with defaults; empty when there is no such
+     * queue. Concurrent patches do not lose each other's changes: the write only succeeds against the metadata
+     * the patch was applied to, and is retried otherwise.
      */
-    public Uni<ObjectNode> patchMetadata(String project, String name, byte[] document) {
-        QueueNames.validate(name);
-        JsonNode operations = JsonBodies.parse(document);
-        return patchAttempt(project, name, operations, 3);
+    public Uni<Optional<ObjectNode>> patchMetadata(String project, QueueName name, MetadataPatch patch) {
+        return patchAttempt(project, name.value(), patch, PATCH_ATTEMPTS);
     }
 
-    private Uni<ObjectNode> patchAttempt(String project, String name, JsonNode operations, int attemptsLeft) {
-        return store.metadata(project, name).flatMap(found -> {
-            String current = found.orElseThrow(() -> queueNotFound(project, name));
-            ObjectNode patched = MetadataPatch.apply(JsonBodies.readStoredObject(current), operations,
-                    ReservedAttributes.ALL);
+    private Uni<Optional<ObjectNode>> patchAttempt(String project, String name, MetadataPatch patch, int attemptsLeft) {
+        return store.metadata(pool, project, name).flatMap(found -> {
+            if (found.isEmpty()) {
+                return Uni.createFrom().item(Optional.empty());
+            }
+            String current = found.get();
+            ObjectNode patched = patch.applyTo(StrictJson.readStoredObject(current), ReservedAttributes.ALL);
             String patchedJson = patched.toString();
-            if (patchedJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
+            if (patchedJson.getBytes(StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
                 throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
             }
             reserved.validate(patched);
-            return store.replaceMetadataIf(project, name, current, patchedJson).flatMap(replaced -> {
+            return store.replaceMetadataIf(pool, project, name, current, patchedJson).flatMap(replaced -> {
                 if (replaced) {
-                    return Uni.createFrom().item(reserved.withDefaults(patched));
+                    return Uni.createFrom().item(Optional.of(reserved.withDefaults(patched)));
                 }
                 if (attemptsLeft <= 1) {
-                    throw new Rejection(Rejection.Reason.CONFLICT, "The queue's metadata kept changing while it was patched. Please try again.");
+                    throw new Rejection(Rejection.Reason.CONFLICT,
+                            "The queue's metadata kept changing while it was patched. Please try again.");
                 }
-                return patchAttempt(project, name, operations, attemptsLeft - 1);
+                return patchAttempt(project, name, patch, attemptsLeft - 1);
             });
         });
     }
 
-    private ObjectNode readMetadata(byte[] document) {
-        if (document != null && document.length > config.maxQueueMetadata()) {
-            throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
-        }
-        JsonNode metadata = JsonBodies.parse(document);
-        if (!metadata.isObject()) {
-            throw Rejection.invalidBody("Document type not supported. Queue metadata must be a JSON object.");
-        }
-        return (ObjectNode) metadata;
+    /** The queue's metadata as JSON text; empty when the queue does not exist. */
+    public Uni<Optional<String>> metadata(String project, QueueName name) {
+        return store.metadata(pool, project, name.value());
     }
 
-    /** The queue's metadata as JSON text; 404 when the queue does not exist. */
-    public Uni<String> metadata(String project, String name) {
-        QueueNames.validate(name);
-        return store.metadata(project, name)
-                .map(found -> found.orElseThrow(() -> queueNotFound(project, name)));
-    }
-
-    /**
-     * Replaces the metadata whole. The limit bounds the document as sent, whitespace included (as in
-     * Zaqar), and is checked before the document is parsed.
-     */
-    public Uni<Void> replaceMetadata(String project, String name, byte[] document) {
-        QueueNames.validate(name);
-        ObjectNode metadata = readMetadata(document);
+    /** Replaces the metadata whole; false when the queue does not exist. */
+    public Uni<Boolean> replaceMetadata(String project, QueueName name, ObjectNode metadata) {
         reserved.validate(metadata);
-        return store.replaceMetadata(project, name, metadata.toString())
-                .map(updated -> {
-                    if (!updated) {
-                        throw queueNotFound(project, name);
-                    }
-                    return null;
-                });
+        return store.replaceMetadata(pool, project, name.value(), metadata.toString());
     }
 
-    public static Rejection queueNotFound(String project, String name) {
+    public static Rejection queueNotFound(String project, QueueName name) {
         return Rejection.notFound("Queue " + name + " does not exist for project " + project);
     }
 }

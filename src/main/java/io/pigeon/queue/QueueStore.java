@@ -1,9 +1,9 @@
 package io.pigeon.queue;
 
 import io.pigeon.quota.Quotas;
-import io.pigeon.subscription.SubscriptionFanOut;
+import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -35,23 +35,21 @@ public class QueueStore {
             ON CONFLICT (project, name) DO NOTHING
             RETURNING id""".formatted(WITHIN_QUEUE_QUOTA.formatted("$3", "$4"));
 
-    private final Pool pool;
     private final Quotas quotas;
 
-    public QueueStore(Pool pool, Quotas quotas) {
-        this.pool = pool;
+    public QueueStore(Quotas quotas) {
         this.quotas = quotas;
     }
 
     /** Creates the queue; true when it was created, false when it already existed. */
-    public Uni<Boolean> create(String project, String name) {
-        return pool.preparedQuery(CREATE)
+    public Uni<Boolean> create(SqlClient db, String project, String name) {
+        return db.preparedQuery(CREATE)
                 .execute(Tuple.of(project, name, quotas.limits().maxQueuesPerProject(), quotas.queues()))
                 .map(rows -> rows.rowCount() == 1);
     }
 
-    public Uni<Boolean> exists(String project, String name) {
-        return pool.preparedQuery("SELECT 1 FROM queues WHERE project = $1 AND name = $2")
+    public Uni<Boolean> exists(SqlClient db, String project, String name) {
+        return db.preparedQuery("SELECT 1 FROM queues WHERE project = $1 AND name = $2")
                 .execute(Tuple.of(project, name))
                 .map(rows -> rows.size() == 1);
     }
@@ -59,14 +57,14 @@ public class QueueStore {
     private static final String DELETE = """
             WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
             %s
-            DELETE FROM queues WHERE project = $1 AND name = $2""".formatted(SubscriptionFanOut.CANCEL_DROPPED);
+            DELETE FROM queues WHERE project = $1 AND name = $2""".formatted(NotificationFanOut.CANCEL_DROPPED);
 
     /**
      * Deletes the queue; its messages go with it through the foreign key's cascade, and its subscriptions
      * (which name it rather than reference it) in the same statement, with their pending notifications.
      */
-    public Uni<Void> delete(String project, String name) {
-        return pool.preparedQuery(DELETE)
+    public Uni<Void> delete(SqlClient db, String project, String name) {
+        return db.preparedQuery(DELETE)
                 .execute(Tuple.of(project, name))
                 .replaceWithVoid();
     }
@@ -75,8 +73,8 @@ public class QueueStore {
      * Up to {@code limit} queues whose names sort after {@code marker} (byte order), metadata if asked, and
      * whose names contain {@code nameContains} when it is given.
      */
-    public Uni<List<Queue>> list(String project, String marker, int limit, boolean withMetadata, String nameContains) {
-        return pool.preparedQuery("""
+    public Uni<List<Queue>> list(SqlClient db, String project, String marker, int limit, boolean withMetadata, String nameContains) {
+        return db.preparedQuery("""
                 SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
                 FROM queues
                 WHERE project = $1 AND name > $2 AND ($5::text IS NULL OR strpos(name, $5) > 0)
@@ -88,23 +86,23 @@ public class QueueStore {
     }
 
     /** How many queues the project has (whose names contain {@code nameContains}, when given). */
-    public Uni<Long> count(String project, String nameContains) {
-        return pool.preparedQuery("SELECT count(*) FROM queues WHERE project = $1 AND ($2::text IS NULL OR strpos(name, $2) > 0)")
+    public Uni<Long> count(SqlClient db, String project, String nameContains) {
+        return db.preparedQuery("SELECT count(*) FROM queues WHERE project = $1 AND ($2::text IS NULL OR strpos(name, $2) > 0)")
                 .execute(Tuple.of(project, nameContains))
                 .map(rows -> rows.iterator().next().getLong(0));
     }
 
     /** Creates the queue with its metadata; true when it was created, false when it already existed. */
-    public Uni<Boolean> create(String project, String name, String metadataJson) {
-        return pool.preparedQuery(CREATE_WITH_METADATA)
+    public Uni<Boolean> create(SqlClient db, String project, String name, String metadataJson) {
+        return db.preparedQuery(CREATE_WITH_METADATA)
                 .execute(Tuple.of(project, name, quotas.limits().maxQueuesPerProject(), quotas.queues())
                         .addString(metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
 
     /** Replaces the metadata only if it still is {@code expectedJson}; false when it changed or the queue is gone. */
-    public Uni<Boolean> replaceMetadataIf(String project, String name, String expectedJson, String metadataJson) {
-        return pool.preparedQuery("""
+    public Uni<Boolean> replaceMetadataIf(SqlClient db, String project, String name, String expectedJson, String metadataJson) {
+        return db.preparedQuery("""
                 UPDATE queues SET metadata = $4::text::jsonb
                 WHERE project = $1 AND name = $2 AND metadata = $3::text::jsonb""")
                 .execute(Tuple.of(project, name, expectedJson, metadataJson))
@@ -112,15 +110,15 @@ public class QueueStore {
     }
 
     /** The metadata JSON text, or empty when the queue does not exist. */
-    public Uni<Optional<String>> metadata(String project, String name) {
-        return pool.preparedQuery("SELECT metadata::text FROM queues WHERE project = $1 AND name = $2")
+    public Uni<Optional<String>> metadata(SqlClient db, String project, String name) {
+        return db.preparedQuery("SELECT metadata::text FROM queues WHERE project = $1 AND name = $2")
                 .execute(Tuple.of(project, name))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString(0)));
     }
 
     /** Replaces the metadata whole; false when the queue does not exist. */
-    public Uni<Boolean> replaceMetadata(String project, String name, String metadataJson) {
-        return pool.preparedQuery("UPDATE queues SET metadata = $3::text::jsonb WHERE project = $1 AND name = $2")
+    public Uni<Boolean> replaceMetadata(SqlClient db, String project, String name, String metadataJson) {
+        return db.preparedQuery("UPDATE queues SET metadata = $3::text::jsonb WHERE project = $1 AND name = $2")
                 .execute(Tuple.of(project, name, metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }

@@ -1,5 +1,6 @@
 package io.pigeon.queue;
 
+import io.pigeon.dispatch.RetrySchedule;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -60,9 +61,9 @@ public class ReservedAttributes {
             if (!deadLetterQueue.isTextual()) {
                 throw invalid(DEAD_LETTER_QUEUE + " must be a queue name or null.");
             }
-            QueueNames.validate(deadLetterQueue.asText());
+            QueueName.of(deadLetterQueue.asText());
         }
-        io.pigeon.dispatch.RetrySchedule.validatePolicy(RETRY_POLICY, metadata.get(RETRY_POLICY));
+        RetrySchedule.validatePolicy(RETRY_POLICY, metadata.get(RETRY_POLICY));
         JsonNode encrypt = metadata.get(ENABLE_ENCRYPT_MESSAGES);
         if (encrypt != null && !encrypt.isNull()) {
             if (!encrypt.isBoolean()) {

@@ -8,8 +8,11 @@ import io.pigeon.dispatch.AllowedTargets;
 import io.pigeon.dispatch.CallHeaders;
 import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.RetrySchedule;
+import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
-import io.pigeon.health.DatabaseFailures;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -36,64 +39,67 @@ public class SubscriptionService {
     private static final String NOTIFICATION_PLACEHOLDER = "\"$zaqar_message$\"";
 
     private final SubscriptionStore store;
+    private final Pool pool;
     private final AllowedTargets allowedTargets;
     private final PigeonConfig config;
 
-    public SubscriptionService(SubscriptionStore store, AllowedTargets allowedTargets, PigeonConfig config) {
+    public SubscriptionService(SubscriptionStore store, Pool pool, AllowedTargets allowedTargets,
+            PigeonConfig config) {
         this.store = store;
+        this.pool = pool;
         this.allowedTargets = allowedTargets;
         this.config = config;
     }
 
+    /**
+     * The fields of a subscription document, read at the edge: each null when the document does not name it.
+     * {@code options} is a free-form object, stored as given once its known keys are checked.
+     */
+    public record Fields(String subscriber, Integer ttl, ObjectNode options) {
+    }
+
     /** The new subscription's id; 409 when the queue has a live subscription for this subscriber. */
-    public Uni<Long> create(String project, String queue, JsonNode document) {
-        ObjectNode fields = object(document);
-        if (!fields.has("subscriber")) {
+    public Uni<Long> create(String project, QueueName queue, Fields fields) {
+        if (fields.subscriber() == null) {
             throw Rejection.invalidRequest("Missing parameter subscriber in body.");
         }
-        String subscriber = subscriber(fields.get("subscriber"));
-        int ttl = fields.has("ttl") ? ttl(fields.get("ttl")) : config.defaultSubscriptionTtl();
-        String options = fields.has("options") ? options(fields.get("options")) : "{}";
-        return store.create(project, queue, subscriber, ttl, options)
+        String subscriber = subscriber(fields.subscriber());
+        int ttl = fields.ttl() != null ? ttl(fields.ttl()) : config.defaultSubscriptionTtl();
+        String options = fields.options() != null ? options(fields.options()) : "{}";
+        return store.create(pool, project, queue.value(), subscriber, ttl, options)
                 .map(id -> id.orElseThrow(SubscriptionService::duplicate));
     }
 
-    public Uni<Optional<Subscription>> get(String project, String queue, long id) {
-        return store.get(project, queue, id);
+    public Uni<Optional<Subscription>> get(String project, QueueName queue, long id) {
+        return store.get(pool, project, queue.value(), id);
     }
 
-    public Uni<List<Subscription>> list(String project, String queue, long marker, Integer limit) {
+    public Uni<List<Subscription>> list(String project, QueueName queue, long marker, Integer limit) {
         int max = config.maxSubscriptionsPerPage();
         int pageSize = limit == null ? Math.min(10, max) : limit;
         if (pageSize < 1 || pageSize > max) {
             throw Rejection.invalidRequest("Limit must be at least 1 and may not be greater than " + max + ".");
         }
-        return store.list(project, queue, marker, pageSize);
+        return store.list(pool, project, queue.value(), marker, pageSize);
     }
 
-    /** Changes the fields the document names; 404 when there is no such live subscription, 409 on a duplicate. */
-    public Uni<Void> update(String project, String queue, long id, JsonNode document) {
-        ObjectNode fields = object(document);
-        String subscriber = fields.has("subscriber") ? subscriber(fields.get("subscriber")) : null;
-        Integer ttl = fields.has("ttl") ? ttl(fields.get("ttl")) : null;
-        String options = fields.has("options") ? options(fields.get("options")) : null;
-        return store.update(project, queue, id, subscriber, ttl, options)
+    /** Changes the fields given; false when there is no such live subscription, 409 on a duplicate. */
+    public Uni<Boolean> update(String project, QueueName queue, long id, Fields fields) {
+        String subscriber = fields.subscriber() != null ? subscriber(fields.subscriber()) : null;
+        Integer ttl = fields.ttl() != null ? ttl(fields.ttl()) : null;
+        String options = fields.options() != null ? options(fields.options()) : null;
+        return store.update(pool, project, queue.value(), id, subscriber, ttl, options)
                 .onFailure(DatabaseFailures::isUniqueViolation)
-                .transform(failure -> duplicate())
-                .map(updated -> {
-                    if (!updated) {
-                        throw Rejection.notFound("Subscription " + id + " does not exist.");
-                    }
-                    return null;
-                });
+                .transform(failure -> duplicate());
     }
 
-    public Uni<Void> delete(String project, String queue, long id) {
-        return store.delete(project, queue, id);
+    public Uni<Void> delete(String project, QueueName queue, long id) {
+        return store.delete(pool, project, queue.value(), id);
     }
 
-    public Uni<Void> deleteAll(String project, String queue) {
-        return store.deleteAll(project, queue);
+    /** Deletes every subscription of the queue, on {@code db} (the pool, or a caller's transaction). */
+    public Uni<Void> deleteAll(SqlClient db, String project, QueueName queue) {
+        return store.deleteAll(db, project, queue.value());
     }
 
     private static int occurrences(String text, String part) {
@@ -109,21 +115,7 @@ public class SubscriptionService {
                 + "project + queue + subscriber URI.");
     }
 
-    private static ObjectNode object(JsonNode document) {
-        if (!document.isObject()) {
-            throw Rejection.invalidRequest("Subscriptions must be a dict.");
-        }
-        if (document.isEmpty()) {
-            throw Rejection.invalidRequest("No subscription to create.");
-        }
-        return (ObjectNode) document;
-    }
-
-    private String subscriber(JsonNode value) {
-        if (!value.isTextual()) {
-            throw Rejection.invalidRequest("subscriber must be a string: an http, https or mailto URI.");
-        }
-        String subscriber = value.asText();
+    private String subscriber(String subscriber) {
         String scheme = subscriber.contains(":")
                 ? subscriber.substring(0, subscriber.indexOf(':')).toLowerCase(Locale.ROOT) : "";
         switch (scheme) {
@@ -140,22 +132,15 @@ public class SubscriptionService {
         return subscriber;
     }
 
-    private static int ttl(JsonNode value) {
-        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw Rejection.invalidRequest("TTL must be an integer from " + MIN_SUBSCRIPTION_TTL + " to "
-                    + Integer.MAX_VALUE + ".");
-        }
-        if (value.intValue() < MIN_SUBSCRIPTION_TTL) {
+    private static int ttl(int ttl) {
+        if (ttl < MIN_SUBSCRIPTION_TTL) {
             throw Rejection.invalidRequest("The TTL for a subscription must be at least " + MIN_SUBSCRIPTION_TTL
                     + " seconds long.");
         }
-        return value.intValue();
+        return ttl;
     }
 
-    private String options(JsonNode value) {
-        if (!value.isObject()) {
-            throw Rejection.invalidRequest("Options must be a dict.");
-        }
+    private String options(ObjectNode value) {
         RetrySchedule.validatePolicy("options._retry_policy", value.get("_retry_policy"));
         JsonNode headers = value.get("post_headers");
         if (headers != null) {

@@ -1,8 +1,9 @@
 package io.pigeon.subscription;
 
+import io.pigeon.dispatch.NotificationFanOut;
 import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -56,54 +57,52 @@ public class SubscriptionStore {
     private static final String DELETE = """
             WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 AND id = $3 RETURNING id),
             %s
-            SELECT count(*) FROM dropped""".formatted(SubscriptionFanOut.CANCEL_DROPPED);
+            SELECT count(*) FROM dropped""".formatted(NotificationFanOut.CANCEL_DROPPED);
 
     private static final String DELETE_ALL = """
             WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
             %s
-            SELECT count(*) FROM dropped""".formatted(SubscriptionFanOut.CANCEL_DROPPED);
+            SELECT count(*) FROM dropped""".formatted(NotificationFanOut.CANCEL_DROPPED);
 
-    private final Pool pool;
 
     private final Quotas quotas;
 
-    public SubscriptionStore(Pool pool, Quotas quotas) {
-        this.pool = pool;
+    public SubscriptionStore(Quotas quotas) {
         this.quotas = quotas;
     }
 
     /** The new subscription's id, or empty when the queue has a live one with this subscriber already. */
-    public Uni<Optional<Long>> create(String project, String queue, String subscriber, int ttl, String optionsJson) {
-        return pool.preparedQuery(CREATE).execute(Tuple.of(project, queue, subscriber, ttl, optionsJson)
+    public Uni<Optional<Long>> create(SqlClient db, String project, String queue, String subscriber, int ttl, String optionsJson) {
+        return db.preparedQuery(CREATE).execute(Tuple.of(project, queue, subscriber, ttl, optionsJson)
                         .addInteger(quotas.limits().maxSubscriptionsPerQueue()).addString(quotas.subscriptions()))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong(0)));
     }
 
-    public Uni<Optional<Subscription>> get(String project, String queue, long id) {
-        return pool.preparedQuery(GET).execute(Tuple.of(project, queue, id))
+    public Uni<Optional<Subscription>> get(SqlClient db, String project, String queue, long id) {
+        return db.preparedQuery(GET).execute(Tuple.of(project, queue, id))
                 .map(rows -> toSubscriptions(rows).stream().findFirst());
     }
 
-    public Uni<List<Subscription>> list(String project, String queue, long marker, int limit) {
-        return pool.preparedQuery(LIST).execute(Tuple.of(project, queue, marker, limit))
+    public Uni<List<Subscription>> list(SqlClient db, String project, String queue, long marker, int limit) {
+        return db.preparedQuery(LIST).execute(Tuple.of(project, queue, marker, limit))
                 .map(SubscriptionStore::toSubscriptions);
     }
 
     /** False when there is no such live subscription. */
-    public Uni<Boolean> update(String project, String queue, long id, String subscriber, Integer ttl, String optionsJson) {
-        return pool.preparedQuery(UPDATE)
+    public Uni<Boolean> update(SqlClient db, String project, String queue, long id, String subscriber, Integer ttl, String optionsJson) {
+        return db.preparedQuery(UPDATE)
                 .execute(Tuple.from(Arrays.asList(project, queue, id, subscriber, ttl, optionsJson)))
                 .map(rows -> rows.rowCount() > 0);
     }
 
     /** Deletes the subscription and cancels its pending notifications. */
-    public Uni<Void> delete(String project, String queue, long id) {
-        return pool.preparedQuery(DELETE).execute(Tuple.of(project, queue, id)).replaceWithVoid();
+    public Uni<Void> delete(SqlClient db, String project, String queue, long id) {
+        return db.preparedQuery(DELETE).execute(Tuple.of(project, queue, id)).replaceWithVoid();
     }
 
     /** Deletes every subscription of the queue (a purge of "subscriptions") and their pending notifications. */
-    public Uni<Void> deleteAll(String project, String queue) {
-        return pool.preparedQuery(DELETE_ALL).execute(Tuple.of(project, queue)).replaceWithVoid();
+    public Uni<Void> deleteAll(SqlClient db, String project, String queue) {
+        return db.preparedQuery(DELETE_ALL).execute(Tuple.of(project, queue)).replaceWithVoid();
     }
 
     private static List<Subscription> toSubscriptions(RowSet<Row> rows) {

@@ -2,7 +2,7 @@ package io.pigeon.tenancy;
 
 import io.pigeon.rules.Rejection;
 
-/** Which project a request acts for, from the {@code X-Project-Id} header. */
+/** Which project a request acts for: the rules of project ids, named by {@code X-Project-Id} or a token. */
 public final class Projects {
 
     public static final String HEADER = "X-Project-Id";
@@ -19,16 +19,16 @@ public final class Projects {
     private Projects() {
     }
 
-    /** v1 accepts a missing header and uses the default project. */
-    public static String fromOptionalHeader(String header) {
+    /** v1 and v3 accept a request that names no project and use the default project. */
+    public static String optional(String header) {
         if (header == null || header.isEmpty()) {
             return DEFAULT_PROJECT;
         }
         return validated(header);
     }
 
-    /** v2 requires the header. */
-    public static String fromRequiredHeader(String header) {
+    /** v2 requires a project. */
+    public static String required(String header) {
         if (header == null || header.isEmpty()) {
             throw new Rejection(Rejection.Reason.PROJECT_MISSING, "The header X-PROJECT-ID was missing");
         }

@@ -18,15 +18,12 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 /**
  * With {@code pigeon.auth.mode=oidc}, the token decides who is calling: the {@code X-Project-Id} a caller sends
  * must be one its token lists (else 403), and with no header and exactly one listed project, that project is
- * used. The operator role may act for any project. The web layer (io.pigeon.api.Authentication) asks this class
- * for each protected request, after routing.
+ * used. The operator role may act for any project. With authentication off, the project is the one the request
+ * names and the role header is believed only where the operator said so. The web layer asks this class once per
+ * request, after routing.
  */
 @ApplicationScoped
 public class TokenTenancy {
-
-    /** Who a request acts as: its project and whether it is the operator. */
-    public record Caller(String project, boolean operator) {
-    }
 
     private final PigeonConfig.Auth auth;
     private final boolean oidcTenantEnabled;
@@ -49,9 +46,13 @@ public class TokenTenancy {
         return auth.mode() == PigeonConfig.Auth.Mode.OIDC;
     }
 
-    /** With authentication off: whether a caller's {@code X-Roles} header is believed. */
-    public boolean trustsRolesHeader() {
-        return auth.trustRolesHeader();
+    /**
+     * With authentication off: the caller a request's own {@code X-Project-Id} and {@code X-Roles} describe. As in
+     * Zaqar the role header is believed, but only with {@code pigeon.auth.trust-roles-header}.
+     */
+    public Caller unauthenticated(String requestedProject, String rolesHeader) {
+        boolean operator = auth.trustRolesHeader() && Callers.isOperator(rolesHeader);
+        return new Caller(requestedProject == null || requestedProject.isEmpty() ? null : requestedProject, operator);
     }
 
     /**

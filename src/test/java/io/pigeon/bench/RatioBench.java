@@ -1,6 +1,8 @@
 package io.pigeon.bench;
 
+import io.pigeon.claim.ClaimStatements;
 import io.pigeon.claim.ClaimStore;
+import io.pigeon.message.MessageStatements;
 import io.pigeon.message.MessageStore;
 import java.io.IOException;
 import java.net.URI;
@@ -162,13 +164,13 @@ final class RatioBench {
         String queue = ":queue";
         String claimId = "md5(:seed::text)::uuid";
         String post = api.equals("v2")
-                ? bind(MessageStore.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
+                ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
                         ":max_post_size", ":default_ttl", ":document_size", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
                         QUOTA_TEXT, QUOTA_TEXT)
-                : bind(MessageStore.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
+                : bind(MessageStatements.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
                         QUOTA_TEXT, QUOTA_TEXT);
-        String claim = bind(ClaimStore.CREATE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace", ":max_ttl");
-        String delete = bind(MessageStore.DELETE_BY_IDS, ":project", queue,
+        String claim = bind(ClaimStatements.CREATE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace", ":max_ttl");
+        String delete = bind(MessageStatements.DELETE_BY_IDS, ":project", queue,
                 "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "
                         + queue + ") AND c.id = " + claimId + ")");
         String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";

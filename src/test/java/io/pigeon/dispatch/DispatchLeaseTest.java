@@ -47,8 +47,9 @@ class DispatchLeaseTest {
     private final String project = Api.newProject();
 
     private void pushDue(String mergeKey, String body) {
-        store.enqueue(project, mergeKey, !mergeKey.startsWith("-"),
-                new DispatchAddress("POST", URI.create("http://127.0.0.1:9/" + project)), null, false, body, null)
+        store.enqueue(new DispatchStore.Push(project, mergeKey,
+                        new DispatchAddress("POST", URI.create("http://127.0.0.1:9/" + project)), !mergeKey.startsWith("-"),
+                        null, false, body, null))
                 .await().indefinitely();
     }
 

@@ -1,10 +1,14 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ClaimDocuments;
+import io.pigeon.api.ClaimRequests;
+import io.pigeon.api.Hrefs;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.queue.QueueName;
+import io.pigeon.queue.QueueService;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.QueryParams;
 import io.pigeon.claim.ClaimService;
-import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -25,40 +29,44 @@ import jakarta.ws.rs.core.Response;
 public class V1ClaimResource {
 
     private final ClaimService claims;
+    private final RequestCaller caller;
 
-    public V1ClaimResource(ClaimService claims) {
+    public V1ClaimResource(ClaimService claims, RequestCaller caller) {
         this.claims = claims;
+        this.caller = caller;
     }
 
     /** v1 requires both ttl and grace. 201 with the claimed messages, or 204 when none is free. */
     @POST
-    public Uni<Response> claim(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("queue") String queue,
+    public Uni<Response> claim(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("queue") String queueName,
             @QueryParam("limit") String limitParam,
             byte[] body) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
         Integer limit = QueryParams.integer("limit", limitParam);
         var terms = claims.terms(ClaimDocuments.claim(body, true));
-        return claims.create(project, queue, limit, terms).map(claim -> claim.messages().isEmpty()
-                ? Response.noContent().build()
-                : Response.status(201)
-                        .header(HttpHeaders.LOCATION, V1Messages.claimHref(queue, claim.id()))
-                        .entity(V1Messages.claimedItems(queue, claim.id(), claim.messages()))
-                        .build());
+        QueueName queue = QueueName.of(queueName);
+        return claims.take(project, queue, limit, terms).map(taken -> {
+            ClaimService.NewClaim claim = taken.orElseThrow(() -> QueueService.queueNotFound(project, queue));
+            return claim.messages().isEmpty()
+                    ? Response.noContent().build()
+                    : Response.status(201)
+                            .header(HttpHeaders.LOCATION, Hrefs.claim(Hrefs.V1, queue, claim.id()))
+                            .entity(V1Documents.claimedItems(queue, claim.id(), claim.messages()))
+                            .build();
+        });
     }
 
     @GET
     @Path("{claimId}")
-    public Uni<Response> get(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("queue") String queue,
-            @PathParam("claimId") String claimId) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return claims.get(project, queue, claimId).map(claim -> {
-            String href = V1Messages.claimHref(queue, claim.id());
-            return Response.ok(new V1Messages.ClaimView(claim.age(), claim.ttl(),
-                            V1Messages.claimedItems(queue, claim.id(), claim.messages()), href))
+    public Uni<Response> get(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
+        String project = caller.optionalProject();
+        QueueName queue = QueueName.of(queueName);
+        return ClaimRequests.get(claims, project, queue, claimId).map(claim -> {
+            String href = Hrefs.claim(Hrefs.V1, queue, claim.id());
+            return Response.ok(new V1Documents.ClaimView(claim.age(), claim.ttl(),
+                            V1Documents.claimedItems(queue, claim.id(), claim.messages()), href))
                     .header("Content-Location", href)
                     .build();
         });
@@ -66,24 +74,21 @@ public class V1ClaimResource {
 
     @PATCH
     @Path("{claimId}")
-    public Uni<Response> renew(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("queue") String queue,
+    public Uni<Response> renew(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId,
             byte[] body) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        return claims.renew(project, queue, claimId, ClaimDocuments.renewal(body))
+        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, ClaimDocuments.renewal(body))
                 .map(ignored -> Response.noContent().build());
     }
 
     @DELETE
     @Path("{claimId}")
-    public Uni<Response> release(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("queue") String queue,
-            @PathParam("claimId") String claimId) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return claims.release(project, queue, claimId).map(ignored -> Response.noContent().build());
+    public Uni<Response> release(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
+        String project = caller.optionalProject();
+        return ClaimRequests.release(claims, project, QueueName.of(queueName), claimId)
+                .map(ignored -> Response.noContent().build());
     }
-
 }

@@ -1,17 +1,23 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ApiException;
-import io.pigeon.api.Rejections;
-import io.pigeon.rules.Rejection;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.Hrefs;
+import io.pigeon.api.IdLists;
+import io.pigeon.api.MessageDocuments;
+import io.pigeon.api.MessageRequests;
 import io.pigeon.api.NextLinks;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.api.Rejections;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
-import io.pigeon.tenancy.Projects;
+import io.pigeon.message.RequestedIds;
+import io.pigeon.queue.QueueName;
+import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.DELETE;
@@ -37,35 +43,36 @@ public class V1MessageResource {
     private static final String CONTENT_LOCATION = "Content-Location";
 
     private final MessageService messages;
+    private final RequestCaller caller;
 
-    public V1MessageResource(MessageService messages) {
+    public V1MessageResource(MessageService messages, RequestCaller caller) {
         this.messages = messages;
+        this.caller = caller;
     }
 
     @POST
-    public Uni<Response> post(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<Response> post(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("queue") String queue,
+            @PathParam("queue") String queueName,
             byte[] body) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = messages.toNewMessages(messages.readPostDocument(body), false);
-        return messages.post(project, queue, clientId, newMessages).map(ids -> {
-            List<String> hrefs = Arrays.stream(ids).mapToObj(id -> V1Messages.messageHref(queue, id)).toList();
-            String location = V1Messages.messagesHref(queue) + "?ids=" + MessageIds.join(ids);
+        var newMessages = MessageDocuments.v1Post(body, messages);
+        QueueName queue = QueueName.of(queueName);
+        return messages.post(project, queue, clientId, newMessages).map(stored -> {
+            long[] ids = stored.orElseThrow(() -> MessageService.queueNotFound(project, queue));
+            List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(Hrefs.V1, queue, id)).toList();
             return Response.status(201)
-                    .header(HttpHeaders.LOCATION, location)
-                    .entity(new V1Messages.Posted(hrefs, false))
+                    .header(HttpHeaders.LOCATION, Hrefs.messages(Hrefs.V1, queue) + "?ids=" + MessageIds.join(ids))
+                    .entity(new V1Documents.Posted(hrefs, false))
                     .build();
         });
     }
 
     /** Lists the queue, or with {@code ids} gets those messages. */
     @GET
-    public Uni<Response> list(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<Response> list(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
             @QueryParam("ids") String ids,
             @QueryParam("marker") String marker,
@@ -74,34 +81,42 @@ public class V1MessageResource {
             @QueryParam("include_claimed") String includeClaimedParam,
             HttpServerRequest request) {
         // As in Zaqar, every answer to a listing names what was asked for, errors included.
-        return Uni.createFrom().deferred(() -> listOrGet(projectHeader, clientHeader, queue, ids, marker, limitParam,
+        return Uni.createFrom().deferred(() -> listOrGet(clientHeader, queue, ids, marker, limitParam,
                         echoParam, includeClaimedParam, request))
                 .onFailure(e -> e instanceof ApiException || e instanceof Rejection)
                 .recoverWithItem(e -> Response.fromResponse(Rejections.toResponse((RuntimeException) e))
                         .header(CONTENT_LOCATION, request.uri()).build());
     }
 
-    private Uni<Response> listOrGet(String projectHeader, String clientHeader, String queue, String ids, String marker,
+    private Uni<Response> listOrGet(String clientHeader, String queueName, String ids, String marker,
             String limitParam, String echoParam, String includeClaimedParam, HttpServerRequest request) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         if (ids != null) {
-            return messages.getByIds(project, queue, splitIds(ids)).map(found -> found.isEmpty()
-                    ? noContentAt(request)
-                    : Response.ok(V1Messages.items(queue, found)).header(CONTENT_LOCATION, request.uri()).build());
+            return messages.getByIds(project, QueueName.of(queueName), RequestedIds.of(IdLists.split(ids)))
+                    .map(found -> found.isEmpty()
+                            ? noContentAt(request)
+                            : Response.ok(V1Documents.items(QueueName.of(queueName), found))
+                                    .header(CONTENT_LOCATION, request.uri()).build());
         }
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean echo = QueryParams.bool("echo", echoParam, false);
         boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
-        return messages.list(project, queue, clientId, marker, limit, echo, includeClaimed, false).map(page -> {
+        QueueName queue = QueueName.of(queueName);
+        long after = MessageRequests.after(marker);
+        return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, false).map(found -> {
+            List<Message> page = found.orElseThrow(() -> MessageService.queueNotFound(project, queue));
             if (page.isEmpty()) {
                 return noContentAt(request);
             }
-            Message last = page.get(page.size() - 1);
-            String next = NextLinks.messages(V1Messages.messagesHref(queue), last.id(), limitParam, NextLinks.flags(
-                    "echo", echoParam == null ? null : echo,
-                    "include_claimed", includeClaimedParam == null ? null : includeClaimed));
-            return Response.ok(new V1Messages.Page(V1Messages.items(queue, page), List.of(PageLink.next(next))))
+            String next = NextLinks.after(Hrefs.messages(Hrefs.V1, queue),
+                            MessageIds.format(page.get(page.size() - 1).id()))
+                    .option("limit", limitParam)
+                    .option("echo", echoParam == null ? null : echo)
+                    .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
+                    .href();
+            return Response.ok(new V1Documents.Page(V1Documents.items(queue, page),
+                            List.of(PageLink.next(next))))
                     .header(CONTENT_LOCATION, request.uri())
                     .build();
         });
@@ -109,46 +124,44 @@ public class V1MessageResource {
 
     @GET
     @Path("{id}")
-    public Uni<Response> get(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(ClientIds.HEADER) String clientHeader,
-            @PathParam("queue") String queue,
+    public Uni<Response> get(@HeaderParam(ClientIds.HEADER) String clientHeader,
+            @PathParam("queue") String queueName,
             @PathParam("id") String id) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         ClientIds.require(clientHeader);
-        return messages.get(project, queue, id).map(message -> Response.ok(V1Messages.item(queue, message))
-                .header(CONTENT_LOCATION, V1Messages.messageHref(queue, message.id()))
-                .build());
+        QueueName queue = QueueName.of(queueName);
+        long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
+        return messages.get(project, queue, rowId).map(found -> {
+            Message message = found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
+            return Response.ok(V1Documents.item(queue, message))
+                    .header(CONTENT_LOCATION, Hrefs.message(Hrefs.V1, queue, message.id()))
+                    .build();
+        });
     }
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(ClientIds.HEADER) String clientHeader,
-            @PathParam("queue") String queue,
+    public Uni<Response> delete(@HeaderParam(ClientIds.HEADER) String clientHeader,
+            @PathParam("queue") String queueName,
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         ClientIds.require(clientHeader);
-        return messages.delete(project, queue, id, claimId).map(ignored -> Response.noContent().build());
+        QueueName queue = QueueName.of(queueName);
+        return MessageRequests.deleteOne(messages, project, queue, id, claimId).map(ignored -> Response.noContent().build());
     }
 
     @DELETE
-    public Uni<Response> deleteByIds(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(ClientIds.HEADER) String clientHeader,
-            @PathParam("queue") String queue,
+    public Uni<Response> deleteByIds(@HeaderParam(ClientIds.HEADER) String clientHeader,
+            @PathParam("queue") String queueName,
             @QueryParam("ids") String ids) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         ClientIds.require(clientHeader);
-        return messages.deleteByIds(project, queue, ids == null ? null : splitIds(ids))
-                .map(ignored -> Response.noContent().build());
-    }
-
-    static List<String> splitIds(String ids) {
-        return Arrays.stream(ids.split(",")).map(String::trim).filter(id -> !id.isEmpty()).toList();
+        QueueName queue = QueueName.of(queueName);
+        return messages.deleteByIds(project, queue, MessageRequests.requiredIds(ids)).map(ignored -> Response.noContent().build());
     }
 
     private static Response noContentAt(HttpServerRequest request) {
         return Response.noContent().header(CONTENT_LOCATION, request.uri()).build();
     }
-
 }

@@ -2,12 +2,18 @@ package io.pigeon.api.v1;
 
 import io.pigeon.api.Rejections;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.Hrefs;
+import io.pigeon.api.NextLinks;
+import io.pigeon.api.QueueDocuments;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.queue.QueueName;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.api.StatsView;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueService;
-import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.DELETE;
@@ -34,30 +40,37 @@ public class V1QueueResource {
 
     private final QueueService queues;
     private final MessageService messages;
+    private final RequestCaller caller;
+    private final PigeonConfig config;
 
-    public V1QueueResource(QueueService queues, MessageService messages) {
+    public V1QueueResource(QueueService queues, MessageService messages, RequestCaller caller, PigeonConfig config) {
         this.queues = queues;
         this.messages = messages;
+        this.caller = caller;
+        this.config = config;
     }
 
     @GET
-    public Uni<Response> list(@HeaderParam(Projects.HEADER) String projectHeader,
-            @QueryParam("marker") String marker,
+    public Uni<Response> list(@QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
             HttpServerRequest request) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        return queues.list(project, marker, limit, detailed).map(page -> {
+        return queues.list(project, marker, limit, detailed, null).map(page -> {
             if (page.isEmpty()) {
                 return Response.noContent().build();
             }
             List<V1QueueList.Entry> entries = page.stream()
-                    .map(q -> new V1QueueList.Entry(q.name(), queueHref(q.name()), detailed ? q.metadataJson() : null))
+                    .map(q -> new V1QueueList.Entry(q.name(), Hrefs.queues(Hrefs.V1) + "/" + q.name(),
+                            detailed ? q.metadataJson() : null))
                     .toList();
-            String last = page.get(page.size() - 1).name();
-            return Response.ok(new V1QueueList(entries, List.of(PageLink.next(nextHref(last, limitParam, detailed)))))
+            String next = NextLinks.after(Hrefs.queues(Hrefs.V1), page.get(page.size() - 1).name())
+                    .option("limit", limitParam)
+                    .flag("detailed", detailed)
+                    .href();
+            return Response.ok(new V1QueueList(entries, List.of(PageLink.next(next))))
                     .header(CONTENT_LOCATION, request.uri())
                     .build();
         });
@@ -65,79 +78,74 @@ public class V1QueueResource {
 
     @PUT
     @Path("{name}")
-    public Uni<Response> create(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return queues.create(project, name).map(created -> Response.status(created ? 201 : 204)
-                .header(HttpHeaders.LOCATION, queueHref(name))
+    public Uni<Response> create(@PathParam("name") String name) {
+        String project = caller.optionalProject();
+        QueueName queue = QueueName.of(name);
+        return queues.create(project, queue).map(created -> Response.status(created ? 201 : 204)
+                .header(HttpHeaders.LOCATION, Hrefs.queue(Hrefs.V1, queue))
                 .build());
     }
 
     /** Existence check; HEAD is answered by this method too. */
     @GET
     @Path("{name}")
-    public Uni<Response> exists(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return queues.exists(project, name).map(found -> {
+    public Uni<Response> exists(@PathParam("name") String name) {
+        String project = caller.optionalProject();
+        QueueName queue = QueueName.of(name);
+        return queues.exists(project, queue).map(found -> {
             Response response = found
                     ? Response.noContent().build()
-                    : Rejections.toResponse(QueueService.queueNotFound(project, name));
-            return Response.fromResponse(response).header(CONTENT_LOCATION, queueHref(name)).build();
+                    : Rejections.toResponse(QueueService.queueNotFound(project, queue));
+            return Response.fromResponse(response).header(CONTENT_LOCATION, Hrefs.queue(Hrefs.V1, queue)).build();
         });
     }
 
     @DELETE
     @Path("{name}")
-    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return queues.delete(project, name).map(ignored -> Response.noContent().build());
+    public Uni<Response> delete(@PathParam("name") String name) {
+        String project = caller.optionalProject();
+        return queues.delete(project, QueueName.of(name)).map(ignored -> Response.noContent().build());
     }
 
     @GET
     @Path("{name}/metadata")
-    public Uni<Response> metadata(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return queues.metadata(project, name).map(json -> Response.ok(json, MediaType.APPLICATION_JSON_TYPE)
-                .header(CONTENT_LOCATION, queueHref(name) + "/metadata")
+    public Uni<Response> metadata(@PathParam("name") String name) {
+        String project = caller.optionalProject();
+        QueueName queue = QueueName.of(name);
+        return queues.metadata(project, queue).map(found -> Response
+                .ok(found.orElseThrow(() -> QueueService.queueNotFound(project, queue)), MediaType.APPLICATION_JSON_TYPE)
+                .header(CONTENT_LOCATION, Hrefs.queue(Hrefs.V1, queue) + "/metadata")
                 .build());
     }
 
     @PUT
     @Path("{name}/metadata")
-    public Uni<Response> replaceMetadata(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> replaceMetadata(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        return queues.replaceMetadata(project, name, body).map(ignored -> Response.noContent()
-                .header(HttpHeaders.LOCATION, queueHref(name) + "/metadata")
-                .build());
+        QueueName queue = QueueName.of(name);
+        ObjectNode metadata = QueueDocuments.metadata(body, config.maxQueueMetadata());
+        return queues.replaceMetadata(project, queue, metadata).map(replaced -> {
+            if (!replaced) {
+                throw QueueService.queueNotFound(project, queue);
+            }
+            return Response.noContent().header(HttpHeaders.LOCATION, Hrefs.queue(Hrefs.V1, queue) + "/metadata")
+                    .build();
+        });
     }
 
     /** Message counts by state; oldest and newest only when the queue holds messages. */
     @GET
     @Path("{name}/stats")
-    public Uni<Response> stats(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String name) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return messages.stats(project, name).map(stats -> Response.ok(StatsView.of(stats, id -> V1Messages.messageHref(name, id)))
-                .header(CONTENT_LOCATION, queueHref(name) + "/stats")
+    public Uni<Response> stats(@PathParam("name") String name) {
+        String project = caller.optionalProject();
+        QueueName queue = QueueName.of(name);
+        return messages.stats(project, queue).map(found -> Response
+                .ok(StatsView.of(found.orElseThrow(() -> QueueService.queueNotFound(project, queue)),
+                        id -> Hrefs.message(Hrefs.V1, queue, id)))
+                .header(CONTENT_LOCATION, Hrefs.queue(Hrefs.V1, queue) + "/stats")
                 .build());
-    }
-
-    static String queueHref(String name) {
-        return "/v1/queues/" + name;
-    }
-
-    /** The next page keeps the caller's limit and detail, and moves the marker past this page. */
-    private static String nextHref(String lastName, String limitParam, boolean detailed) {
-        StringBuilder href = new StringBuilder("/v1/queues?marker=")
-                .append(URLEncoder.encode(lastName, StandardCharsets.UTF_8));
-        if (limitParam != null) {
-            href.append("&limit=").append(limitParam.trim());
-        }
-        if (detailed) {
-            href.append("&detailed=true");
-        }
-        return href.toString();
     }
 }

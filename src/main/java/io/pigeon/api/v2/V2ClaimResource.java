@@ -1,11 +1,14 @@
 package io.pigeon.api.v2;
 
 import io.pigeon.api.ClaimDocuments;
+import io.pigeon.api.ClaimRequests;
+import io.pigeon.api.Hrefs;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.queue.QueueName;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.QueryParams;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
-import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -27,63 +30,64 @@ import jakarta.ws.rs.core.Response;
 public class V2ClaimResource {
 
     private final ClaimService claims;
+    private final RequestCaller caller;
 
-    public V2ClaimResource(ClaimService claims) {
+    public V2ClaimResource(ClaimService claims, RequestCaller caller) {
         this.claims = claims;
+        this.caller = caller;
     }
 
     /** 201 {@code {"messages": [...]}} with Location, or 204 when nothing is free (or the queue is absent). */
     @POST
-    public Uni<Response> claim(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("queue") String queue,
+    public Uni<Response> claim(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("queue") String queueName,
             @QueryParam("limit") String limitParam,
             byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
+        String project = caller.requiredProject();
         boolean hasBody = body != null && body.length > 0;
         if (hasBody) {
             ContentTypes.requireJson(contentType);
         }
         Integer limit = QueryParams.integer("limit", limitParam);
         ClaimTerms terms = claims.terms(hasBody ? ClaimDocuments.claim(body, false) : ClaimService.RequestedTerms.NONE);
+        QueueName queue = QueueName.of(queueName);
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, V2Messages.claimHref(queue, claim.id()))
-                        .entity(new V2Messages.Messages(V2Messages.claimedItems(queue, claim.id(), claim.messages()), null))
+                        .header(HttpHeaders.LOCATION, Hrefs.claim(Hrefs.V2, queue, claim.id()))
+                        .entity(new V2Documents.Messages(V2Documents.claimedItems(queue, claim.id(), claim.messages()), null))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
     }
 
     @GET
     @Path("{claimId}")
-    public Uni<V2Messages.ClaimView> get(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("queue") String queue,
-            @PathParam("claimId") String claimId) {
-        return claims.get(Projects.fromRequiredHeader(projectHeader), queue, claimId)
-                .map(claim -> new V2Messages.ClaimView(claim.age(), claim.ttl(),
-                        V2Messages.claimedItems(queue, claim.id(), claim.messages()), V2Messages.claimHref(queue, claim.id())));
+    public Uni<V2Documents.ClaimView> get(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
+        return ClaimRequests.get(claims, project, queue, claimId)
+                .map(claim -> new V2Documents.ClaimView(claim.age(), claim.ttl(),
+                        V2Documents.claimedItems(queue, claim.id(), claim.messages()),
+                        Hrefs.claim(Hrefs.V2, queue, claim.id())));
     }
 
     @PATCH
     @Path("{claimId}")
-    public Uni<Response> renew(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("queue") String queue,
+    public Uni<Response> renew(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId,
             byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
+        String project = caller.requiredProject();
         ContentTypes.requireJson(contentType);
-        return claims.renew(project, queue, claimId, ClaimDocuments.renewal(body))
+        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, ClaimDocuments.renewal(body))
                 .map(ignored -> Response.noContent().build());
     }
 
     @DELETE
     @Path("{claimId}")
-    public Uni<Response> release(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("queue") String queue,
-            @PathParam("claimId") String claimId) {
-        return claims.release(Projects.fromRequiredHeader(projectHeader), queue, claimId)
+    public Uni<Response> release(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
+        String project = caller.requiredProject();
+        return ClaimRequests.release(claims, project, QueueName.of(queueName), claimId)
                 .map(ignored -> Response.noContent().build());
     }
 }

@@ -2,14 +2,13 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ApiException;
 import io.pigeon.health.StorageHealth;
-import io.pigeon.tenancy.Callers;
+import io.pigeon.api.RequestCaller;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.api.Public;
 import io.pigeon.api.StaticDocuments;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HEAD;
-import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
@@ -27,9 +26,11 @@ public class V2DiscoveryResource {
     private static final String VERSIONS = StaticDocuments.load("/api/versions.json");
 
     private final StorageHealth storage;
+    private final RequestCaller caller;
 
-    public V2DiscoveryResource(StorageHealth storage) {
+    public V2DiscoveryResource(StorageHealth storage, RequestCaller caller) {
         this.storage = storage;
+        this.caller = caller;
     }
 
     /** 300 Multiple Choices: the API versions this server speaks. */
@@ -64,8 +65,8 @@ public class V2DiscoveryResource {
     @V2Call
     @Path("v2/health")
     @Produces(MediaType.APPLICATION_JSON)
-    public Uni<StorageHealth.Report> health(@HeaderParam(Callers.ROLES_HEADER) String roles) {
-        if (!Callers.isOperator(roles)) {
+    public Uni<StorageHealth.Report> health() {
+        if (!caller.operator()) {
             throw new ApiException(403, "Not authorized", "You are not authorized to complete this action.");
         }
         return storage.report();

@@ -3,13 +3,18 @@ package io.pigeon.api.v2;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.Hrefs;
+import io.pigeon.api.IdLists;
+import io.pigeon.api.MessageDocuments;
+import io.pigeon.api.MessageRequests;
 import io.pigeon.api.NextLinks;
-import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
+import io.pigeon.api.RequestCaller;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
-import io.pigeon.tenancy.Projects;
+import io.pigeon.message.RequestedIds;
+import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -34,117 +39,123 @@ import java.util.stream.Collectors;
 public class V2MessageResource {
 
     private final MessageService messages;
+    private final RequestCaller caller;
 
-    public V2MessageResource(MessageService messages) {
+    public V2MessageResource(MessageService messages, RequestCaller caller) {
         this.messages = messages;
+        this.caller = caller;
     }
 
     @POST
-    public Uni<Response> post(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<Response> post(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("queue") String queue,
+            @PathParam("queue") String queueName,
             byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
+        String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = messages.toNewMessages(messages.messagesOf(messages.readPostDocument(body)), true);
-        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length).map(ids -> {
-            String location = V2Messages.messagesHref(queue) + "?ids=" + MessageIds.join(ids);
-            return Response.status(201)
-                    .header(HttpHeaders.LOCATION, location)
-                    .entity(new V2Messages.Posted(Arrays.stream(ids).mapToObj(id -> V2Messages.messageHref(queue, id)).toList()))
-                    .build();
-        });
+        var newMessages = MessageDocuments.v2Post(body, messages);
+        QueueName queue = QueueName.of(queueName);
+        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length).map(ids -> Response
+                .status(201)
+                .header(HttpHeaders.LOCATION, Hrefs.messages(Hrefs.V2, queue) + "?ids=" + MessageIds.join(ids))
+                .entity(new V2Documents.Posted(Arrays.stream(ids)
+                        .mapToObj(id -> Hrefs.message(Hrefs.V2, queue, id)).toList()))
+                .build());
     }
 
     /** Lists the queue (200 even when empty or absent), or with {@code ids} gets those messages. */
     @GET
-    public Uni<V2Messages.Messages> list(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(ClientIds.HEADER) String clientHeader,
-            @PathParam("queue") String queue,
+    public Uni<V2Documents.Messages> list(@HeaderParam(ClientIds.HEADER) String clientHeader,
+            @PathParam("queue") String queueName,
             @QueryParam("ids") String ids,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("echo") String echoParam,
             @QueryParam("include_claimed") String includeClaimedParam,
             @QueryParam("include_delayed") String includeDelayedParam) {
-        String project = Projects.fromRequiredHeader(projectHeader);
+        String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
         if (ids != null) {
-            List<String> wanted = splitIds(ids);
-            return messages.getByIds(project, queue, wanted).map(found -> {
+            List<String> wanted = IdLists.split(ids);
+            QueueName queue = QueueName.of(queueName);
+            return messages.getByIds(project, queue, RequestedIds.of(wanted)).map(found -> {
                 if (found.isEmpty()) {
                     throw ApiException.notFound("No messages with IDs: " + pythonList(wanted) + " found in the queue "
                             + queue + " for project " + project + ".");
                 }
-                return new V2Messages.Messages(V2Messages.items(queue, found), null);
+                return new V2Documents.Messages(V2Documents.items(queue, found), null);
             });
         }
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean echo = QueryParams.bool("echo", echoParam, false);
         boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
         boolean includeDelayed = QueryParams.bool("include_delayed", includeDelayedParam, false);
-        return messages.page(project, queue, clientId, marker, limit, echo, includeClaimed, includeDelayed).map(found -> {
+        QueueName queue = QueueName.of(queueName);
+        long after = MessageRequests.after(marker);
+        return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed).map(found -> {
             List<Message> page = found.orElse(List.of());
             if (page.isEmpty()) {
-                return new V2Messages.Messages(List.of(), List.of());
+                return new V2Documents.Messages(List.of(), List.of());
             }
-            String next = NextLinks.messages(V2Messages.messagesHref(queue), page.get(page.size() - 1).id(), limitParam,
-                    NextLinks.flags("echo", echoParam == null ? null : echo,
-                            "include_claimed", includeClaimedParam == null ? null : includeClaimed,
-                            "include_delayed", includeDelayedParam == null ? null : includeDelayed));
-            return new V2Messages.Messages(V2Messages.items(queue, page), List.of(PageLink.next(next)));
+            NextLinks next = NextLinks.after(Hrefs.messages(Hrefs.V2, queue),
+                            MessageIds.format(page.get(page.size() - 1).id()))
+                    .option("limit", limitParam)
+                    .option("echo", echoParam == null ? null : echo)
+                    .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
+                    .option("include_delayed", includeDelayedParam == null ? null : includeDelayed);
+            return new V2Documents.Messages(V2Documents.items(queue, page), List.of(next.link()));
         });
     }
 
     @GET
     @Path("{id}")
-    public Uni<V2Messages.Item> get(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("queue") String queue,
-            @PathParam("id") String id) {
-        return messages.get(Projects.fromRequiredHeader(projectHeader), queue, id).map(m -> V2Messages.item(queue, m));
+    public Uni<V2Documents.Item> get(@PathParam("queue") String queueName, @PathParam("id") String id) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
+        var rowId = MessageIds.parse(id);
+        if (rowId.isEmpty()) {
+            return Uni.createFrom().failure(MessageService.messageNotFound(project, queue, id));
+        }
+        return messages.get(project, queue, rowId.get()).map(found -> V2Documents.item(queue,
+                found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
     }
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("queue") String queue,
+    public Uni<Response> delete(@PathParam("queue") String queueName,
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
-        return messages.delete(Projects.fromRequiredHeader(projectHeader), queue, id, claimId)
+        String project = caller.requiredProject();
+        return MessageRequests.deleteOne(messages, project, QueueName.of(queueName), id, claimId)
                 .map(ignored -> Response.noContent().build());
     }
 
     /** Deletes the messages named by {@code ids}, or pops {@code pop} of the oldest free ones (200 with them). */
     @DELETE
-    public Uni<Response> deleteOrPop(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("queue") String queue,
+    public Uni<Response> deleteOrPop(@PathParam("queue") String queueName,
             @QueryParam("ids") String ids,
             @QueryParam("pop") String popParam) {
-        String project = Projects.fromRequiredHeader(projectHeader);
+        String project = caller.requiredProject();
         if (ids != null && popParam != null) {
             throw ApiException.invalidRequest("pop and id params cannot be present together in the delete request.");
         }
         if (popParam != null) {
             Integer count = QueryParams.integer("pop", popParam);
+            QueueName queue = QueueName.of(queueName);
             return messages.pop(project, queue, count)
-                    .map(popped -> Response.ok(new V2Messages.Messages(V2Messages.items(queue, popped), null)).build());
+                    .map(popped -> Response.ok(new V2Documents.Messages(V2Documents.items(queue, popped), null)).build());
         }
         if (ids == null) {
             throw ApiException.invalidRequest(
                     "The request should have either \"ids\" or \"pop\" parameter in the request, to be able to delete.");
         }
-        return messages.deleteByIds(project, queue, splitIds(ids)).map(ignored -> Response.noContent().build());
-    }
-
-    private static List<String> splitIds(String ids) {
-        return Arrays.stream(ids.split(",")).map(String::trim).filter(id -> !id.isEmpty()).toList();
+        return messages.deleteByIds(project, QueueName.of(queueName), MessageRequests.requiredIds(ids))
+                .map(ignored -> Response.noContent().build());
     }
 
     /** The ids as Zaqar's error text shows them (a Python list). */
     private static String pythonList(List<String> ids) {
         return ids.stream().map(id -> "'" + id + "'").collect(Collectors.joining(", ", "[", "]"));
     }
-
 }

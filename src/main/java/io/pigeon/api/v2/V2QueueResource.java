@@ -3,17 +3,23 @@ package io.pigeon.api.v2;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.Hrefs;
+import io.pigeon.api.NextLinks;
+import io.pigeon.api.QueueDocuments;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.purge.QueuePurge;
+import io.pigeon.queue.MetadataPatch;
+import io.pigeon.queue.QueueName;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.JsonBodies;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.api.StatsView;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.Queue;
-import io.pigeon.queue.QueueNames;
 import io.pigeon.queue.QueueService;
-import io.pigeon.queue.ReservedAttributes;
-import io.pigeon.subscription.SubscriptionService;
-import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -46,62 +52,70 @@ public class V2QueueResource {
 
     private final QueueService queues;
     private final MessageService messages;
-    private final ReservedAttributes reserved;
-    private final SubscriptionService subscriptions;
+    private final QueuePurge purges;
+    private final RequestCaller caller;
+    private final PigeonConfig config;
 
-    public V2QueueResource(QueueService queues, MessageService messages, ReservedAttributes reserved,
-            SubscriptionService subscriptions) {
+    public V2QueueResource(QueueService queues, MessageService messages, QueuePurge purges, RequestCaller caller,
+            PigeonConfig config) {
         this.queues = queues;
         this.messages = messages;
-        this.reserved = reserved;
-        this.subscriptions = subscriptions;
+        this.purges = purges;
+        this.caller = caller;
+        this.config = config;
     }
 
     @GET
-    public Uni<V2Messages.QueueList> list(@HeaderParam(Projects.HEADER) String projectHeader,
-            @QueryParam("marker") String marker,
+    public Uni<V2Documents.QueueList> list(@QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
             @QueryParam("with_count") String withCountParam,
             @QueryParam("name") String name) {
-        String project = Projects.fromRequiredHeader(projectHeader);
+        String project = caller.requiredProject();
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean detailed = QueryParams.bool("detailed", detailedParam, false);
         boolean withCount = QueryParams.bool("with_count", withCountParam, false);
         String nameFilter = name == null || name.isEmpty() ? null : name;
         Uni<Long> count = withCount ? queues.count(project, nameFilter) : Uni.createFrom().nullItem();
         return queues.list(project, marker, limit, detailed, nameFilter).flatMap(page -> count.map(total -> {
-            List<V2Messages.QueueEntry> entries = page.stream().map(q -> new V2Messages.QueueEntry(q.name(),
-                    V2Messages.queueHref(q.name()),
-                    detailed ? reserved.withDefaults(JsonBodies.readStoredObject(q.metadataJson())) : null)).toList();
+            List<V2Documents.QueueEntry> entries = page.stream().map(q -> new V2Documents.QueueEntry(q.name(),
+                    Hrefs.queues(Hrefs.V2) + "/" + q.name(), detailed ? queues.withDefaults(q) : null)).toList();
             List<PageLink> links = page.isEmpty() ? List.of()
-                    : List.of(PageLink.next(nextHref(page.get(page.size() - 1), limitParam, detailed, withCount, nameFilter)));
-            return new V2Messages.QueueList(entries, links, total);
+                    : List.of(NextLinks.after(Hrefs.queues(Hrefs.V2), page.get(page.size() - 1).name())
+                            .option("limit", limitParam)
+                            .flag("detailed", detailed)
+                            .flag("with_count", withCount)
+                            .option("name", nameFilter)
+                            .link());
+            return new V2Documents.QueueList(entries, links, total);
         }));
     }
 
     /** Creates the queue, with the metadata document if one is sent: 201, or 204 when it already exists. */
     @PUT
     @Path("{name}")
-    public Uni<Response> create(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
-        if (body != null && body.length > 0) {
+        String project = caller.requiredProject();
+        boolean hasBody = body != null && body.length > 0;
+        if (hasBody) {
             ContentTypes.requireJson(contentType);
         }
-        return queues.create(project, name, body).map(created -> Response.status(created ? 201 : 204)
-                .header(HttpHeaders.LOCATION, V2Messages.queueHref(name))
+        QueueName queue = QueueName.of(name);
+        ObjectNode metadata = hasBody ? QueueDocuments.metadata(body, config.maxQueueMetadata())
+                : JsonNodeFactory.instance.objectNode();
+        return queues.create(project, queue, metadata).map(created -> Response.status(created ? 201 : 204)
+                .header(HttpHeaders.LOCATION, Hrefs.queue(Hrefs.V2, queue))
                 .build());
     }
 
     /** The queue's metadata with its reserved attributes (defaults where unset), as Zaqar v2 answers it. */
     @GET
     @Path("{name}")
-    public Uni<JsonNode> get(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("name") String name) {
-        return queues.metadataWithDefaults(Projects.fromRequiredHeader(projectHeader), name).map(metadata -> metadata);
+    public Uni<JsonNode> get(@PathParam("name") String name) {
+        String project = caller.requiredProject();
+        return queues.metadataWithDefaults(project, QueueName.of(name)).map(metadata -> metadata);
     }
 
     /** Zaqar v2 answers HEAD on a queue with 405. */
@@ -113,44 +127,46 @@ public class V2QueueResource {
 
     @PATCH
     @Path("{name}")
-    public Uni<JsonNode> patch(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<JsonNode> patch(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
+        String project = caller.requiredProject();
         if (contentType == null || !contentType.split(";", 2)[0].trim().equalsIgnoreCase(JSON_PATCH)) {
             throw new ApiException(415, "Accepted media type for PATCH: {'Accept-Patch': '" + JSON_PATCH + "'}.",
                     "A queue is patched with a JSON patch sent as `" + JSON_PATCH + "`.");
         }
-        return queues.patchMetadata(project, name, body).map(metadata -> metadata);
+        QueueName queue = QueueName.of(name);
+        MetadataPatch patch = MetadataPatchDocuments.read(JsonBodies.parse(body));
+        return queues.patchMetadata(project, queue, patch)
+                .map(patched -> patched.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
     }
 
     @DELETE
     @Path("{name}")
-    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("name") String name) {
-        return queues.delete(Projects.fromRequiredHeader(projectHeader), name).map(ignored -> Response.noContent().build());
+    public Uni<Response> delete(@PathParam("name") String name) {
+        String project = caller.requiredProject();
+        return queues.delete(project, QueueName.of(name)).map(ignored -> Response.noContent().build());
     }
 
     /** Message counts; a queue that does not exist has none (v2 queues exist lazily). */
     @GET
     @Path("{name}/stats")
-    public Uni<StatsView> stats(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("name") String name) {
-        return messages.statsIfQueueExists(Projects.fromRequiredHeader(projectHeader), name)
-                .map(found -> found.map(stats -> StatsView.of(stats, id -> V2Messages.messageHref(name, id)))
+    public Uni<StatsView> stats(@PathParam("name") String name) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(name);
+        return messages.stats(project, queue)
+                .map(found -> found.map(stats -> StatsView.of(stats, id -> Hrefs.message(Hrefs.V2, queue, id)))
                         .orElseGet(StatsView::empty));
     }
 
     /** Deletes the queue's messages and subscriptions, or those that {@code resource_types} names; the queue stays. */
     @POST
     @Path("{name}/purge")
-    public Uni<Response> purge(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> purge(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
-        QueueNames.validate(name);
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(name);
         boolean purgeMessages = true;
         boolean purgeSubscriptions = true;
         if (body != null && body.length > 0) {
@@ -171,31 +187,11 @@ public class V2QueueResource {
                 }
             }
         }
-        Uni<Void> purge = purgeMessages ? messages.purge(project, name) : Uni.createFrom().voidItem();
-        boolean alsoSubscriptions = purgeSubscriptions;
-        return purge.flatMap(ignored -> alsoSubscriptions ? subscriptions.deleteAll(project, name) : Uni.createFrom().voidItem())
+        return purges.purge(project, queue, purgeMessages, purgeSubscriptions)
                 .map(ignored -> Response.noContent().build());
     }
 
     private static ApiException invalidResourceTypes() {
         return ApiException.invalidRequest("Resource types must be a sub set of {'messages', 'subscriptions'}.");
-    }
-
-    private static String nextHref(Queue last, String limitParam, boolean detailed, boolean withCount, String name) {
-        StringBuilder href = new StringBuilder("/v2/queues?marker=")
-                .append(URLEncoder.encode(last.name(), StandardCharsets.UTF_8));
-        if (limitParam != null) {
-            href.append("&limit=").append(URLEncoder.encode(limitParam.trim(), StandardCharsets.UTF_8));
-        }
-        if (detailed) {
-            href.append("&detailed=true");
-        }
-        if (withCount) {
-            href.append("&with_count=true");
-        }
-        if (name != null) {
-            href.append("&name=").append(URLEncoder.encode(name, StandardCharsets.UTF_8));
-        }
-        return href.toString();
     }
 }

@@ -4,13 +4,18 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.JsonBodies;
+import io.pigeon.api.Hrefs;
+import io.pigeon.api.NextLinks;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.queue.QueueName;
+import io.pigeon.rules.Rejection;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.message.MessageIds;
-import io.pigeon.queue.QueueNames;
 import io.pigeon.subscription.Subscription;
 import io.pigeon.subscription.SubscriptionService;
-import io.pigeon.tenancy.Projects;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
@@ -43,9 +48,11 @@ public class V2SubscriptionResource {
     static final String NOT_DELIVERED = "not delivered: Pigeon has no mail server";
 
     private final SubscriptionService subscriptions;
+    private final RequestCaller caller;
 
-    public V2SubscriptionResource(SubscriptionService subscriptions) {
+    public V2SubscriptionResource(SubscriptionService subscriptions, RequestCaller caller) {
         this.subscriptions = subscriptions;
+        this.caller = caller;
     }
 
     @RegisterForReflection
@@ -68,22 +75,22 @@ public class V2SubscriptionResource {
     }
 
     @POST
-    public Uni<Response> create(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String queue, byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
-        QueueNames.validate(queue);
+    public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("name") String queueName, byte[] body) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
         ContentTypes.requireJson(contentType);
-        return subscriptions.create(project, queue, JsonBodies.parse(body))
+        return subscriptions.create(project, queue, fields(JsonBodies.parse(body)))
                 .map(id -> Response.status(Response.Status.CREATED)
-                        .header(HttpHeaders.LOCATION, href(queue, id))
+                        .header(HttpHeaders.LOCATION, Hrefs.subscription(Hrefs.V2, queue, id))
                         .entity(new Created(MessageIds.format(id))).build());
     }
 
     @GET
-    public Uni<Page> list(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String queue,
-            @QueryParam("marker") String marker, @QueryParam("limit") String limitParam) {
-        String project = Projects.fromRequiredHeader(projectHeader);
-        QueueNames.validate(queue);
+    public Uni<Page> list(@PathParam("name") String queueName, @QueryParam("marker") String marker,
+            @QueryParam("limit") String limitParam) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
         Integer limit = QueryParams.integer("limit", limitParam);
         long after = marker == null || marker.isEmpty() ? 0
                 : MessageIds.parse(marker).orElseThrow(() -> ApiException.invalidParameter("marker",
@@ -91,19 +98,17 @@ public class V2SubscriptionResource {
         return subscriptions.list(project, queue, after, limit).map(page -> {
             List<Document> documents = page.stream().map(Document::of).toList();
             List<PageLink> links = documents.isEmpty() ? List.of()
-                    : List.of(PageLink.next("/v2/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8)
-                            + "/subscriptions?marker=" + documents.get(documents.size() - 1).id()
-                            + (limit == null ? "" : "&limit=" + limit)));
+                    : List.of(NextLinks.after(Hrefs.subscriptions(Hrefs.V2, queue),
+                            documents.get(documents.size() - 1).id()).option("limit", limit).link());
             return new Page(documents, links);
         });
     }
 
     @GET
     @Path("{id}")
-    public Uni<Document> get(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String queue,
-            @PathParam("id") String id) {
-        String project = Projects.fromRequiredHeader(projectHeader);
-        QueueNames.validate(queue);
+    public Uni<Document> get(@PathParam("name") String queueName, @PathParam("id") String id) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
         return subscriptions.get(project, queue, subscriptionId)
                 .map(found -> found.map(Document::of).orElseThrow(() -> missing(id)));
@@ -111,30 +116,58 @@ public class V2SubscriptionResource {
 
     @PATCH
     @Path("{id}")
-    public Uni<Response> update(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String queue,
-            @PathParam("id") String id, byte[] body) {
-        String project = Projects.fromRequiredHeader(projectHeader);
-        QueueNames.validate(queue);
+    public Uni<Response> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("name") String queueName, @PathParam("id") String id, byte[] body) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
         ContentTypes.requireJson(contentType);
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
-        return subscriptions.update(project, queue, subscriptionId, JsonBodies.parse(body))
-                .map(updated -> Response.noContent().header(HttpHeaders.LOCATION, href(queue, subscriptionId)).build());
+        return subscriptions.update(project, queue, subscriptionId, fields(JsonBodies.parse(body)))
+                .map(updated -> {
+                    if (!updated) {
+                        throw missing(id);
+                    }
+                    return Response.noContent()
+                            .header(HttpHeaders.LOCATION, Hrefs.subscription(Hrefs.V2, queue, subscriptionId)).build();
+                });
     }
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("name") String queue,
-            @PathParam("id") String id) {
-        String project = Projects.fromRequiredHeader(projectHeader);
-        QueueNames.validate(queue);
+    public Uni<Response> delete(@PathParam("name") String queueName, @PathParam("id") String id) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
         Uni<Void> deleted = MessageIds.parse(id).map(subscriptionId -> subscriptions.delete(project, queue, subscriptionId))
                 .orElseGet(() -> Uni.createFrom().voidItem());
         return deleted.map(ignored -> Response.noContent().build());
     }
 
-    private static String href(String queue, long id) {
-        return "/v2/queues/" + URLEncoder.encode(queue, StandardCharsets.UTF_8) + "/subscriptions/" + MessageIds.format(id);
+    /**
+     * The fields of a subscription document, their JSON types checked (Zaqar's texts); what their values may be
+     * is the subscription service's rule.
+     */
+    private static SubscriptionService.Fields fields(JsonNode document) {
+        if (!document.isObject()) {
+            throw Rejection.invalidRequest("Subscriptions must be a dict.");
+        }
+        if (document.isEmpty()) {
+            throw Rejection.invalidRequest("No subscription to create.");
+        }
+        JsonNode subscriber = document.get("subscriber");
+        if (subscriber != null && !subscriber.isTextual()) {
+            throw Rejection.invalidRequest("subscriber must be a string: an http, https or mailto URI.");
+        }
+        JsonNode ttl = document.get("ttl");
+        if (ttl != null && (!ttl.isIntegralNumber() || !ttl.canConvertToInt())) {
+            throw Rejection.invalidRequest("TTL must be an integer from " + SubscriptionService.MIN_SUBSCRIPTION_TTL
+                    + " to " + Integer.MAX_VALUE + ".");
+        }
+        JsonNode options = document.get("options");
+        if (options != null && !options.isObject()) {
+            throw Rejection.invalidRequest("Options must be a dict.");
+        }
+        return new SubscriptionService.Fields(subscriber == null ? null : subscriber.asText(),
+                ttl == null ? null : ttl.intValue(), (ObjectNode) options);
     }
 
     private static ApiException missing(String id) {

@@ -5,7 +5,10 @@ import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.dispatch.DispatchStore;
-import io.pigeon.tenancy.Projects;
+import io.pigeon.api.JsonBodies;
+import io.pigeon.api.NextLinks;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -21,7 +24,9 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * The delayed-dispatch queue: {@code /v3/queue/{merge_key}/{method}/{service}} enqueues, shows and drops
@@ -32,10 +37,15 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public class V3QueueResource {
 
-    private final DispatchService dispatch;
+    /** A push's {@code ontime}: digits with an optional fraction only (Java would also read "1e3" or "Infinity"). */
+    private static final Pattern UNIX_SECONDS = Pattern.compile("\\d{1,12}(\\.\\d{1,9})?");
 
-    public V3QueueResource(DispatchService dispatch) {
+    private final DispatchService dispatch;
+    private final RequestCaller caller;
+
+    public V3QueueResource(DispatchService dispatch, RequestCaller caller) {
         this.dispatch = dispatch;
+        this.caller = caller;
     }
 
     /**
@@ -48,19 +58,24 @@ public class V3QueueResource {
     @POST
     @Path("queue/{merge_key}/{method}/{service}")
     @Consumes(MediaType.WILDCARD)
-    public Uni<Response> enqueue(@HeaderParam(Projects.HEADER) String projectHeader,
-            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @HeaderParam("Origin") String origin,
+    public Uni<Response> enqueue(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @HeaderParam("Origin") String origin,
             @HeaderParam("Sec-Fetch-Mode") String fetchMode,
             @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service, @Context UriInfo uri, byte[] body) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         if (origin != null || fetchMode != null) {
             ContentTypes.requireJson(contentType);
         }
         // Read from the query itself: a parameter given empty ("?update=") is malformed, not absent.
-        String ontime = uri.getQueryParameters().getFirst("ontime");
-        String update = uri.getQueryParameters().getFirst("update");
-        return dispatch.enqueue(project, mergeKey, method, service, ontime, update, body)
+        Double ontime = ontime(uri.getQueryParameters().getFirst("ontime"));
+        DispatchService.Update update = update(uri.getQueryParameters().getFirst("update"));
+        if (body != null && body.length > dispatch.maxBodySize()) {
+            throw Rejection.invalidBody("The body is " + body.length + " bytes; it may not exceed "
+                    + dispatch.maxBodySize() + " bytes (pigeon.dispatch.max-body-size).");
+        }
+        JsonBodies.parse(body);
+        return dispatch.enqueue(project, mergeKey, method, service, ontime, update,
+                        new String(body, StandardCharsets.UTF_8))
                 .map(enqueued -> Response.status(Response.Status.CREATED)
                         .header("Location", uri.getRequestUri().getRawPath())
                         .entity(V3Documents.Enqueued.of(enqueued)).build());
@@ -68,19 +83,19 @@ public class V3QueueResource {
 
     @GET
     @Path("queue/{merge_key}/{method}/{service}")
-    public Uni<V3Documents.Pending> pending(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
+    public Uni<V3Documents.Pending> pending(@PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service, @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam, @Context UriInfo uri) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         Integer limit = QueryParams.integer("limit", limitParam);
-        return dispatch.pending(project, mergeKey, method, service, marker, limit).map(path -> {
+        long after = marker == null || marker.isEmpty() ? 0 : id("marker", marker, "an item id");
+        return dispatch.pending(project, mergeKey, method, service, after, limit).map(path -> {
             List<V3Documents.Group> groups = path.page().groups().stream().map(V3Documents.Group::of).toList();
             List<PageLink> links = List.of();
             if (path.page().more()) {
                 List<DispatchStore.PendingItem> last = path.page().groups().get(path.page().groups().size() - 1).items();
-                links = List.of(PageLink.next(uri.getRequestUri().getRawPath() + "?marker=" + last.get(last.size() - 1).id()
-                        + (limit == null ? "" : "&limit=" + limit)));
+                links = List.of(NextLinks.after(uri.getRequestUri().getRawPath(),
+                        String.valueOf(last.get(last.size() - 1).id())).option("limit", limit).link());
             }
             return new V3Documents.Pending(mergeKey, path.address().method(), path.address().target().toString(),
                     DispatchService.mergeable(mergeKey), groups, links);
@@ -89,24 +104,24 @@ public class V3QueueResource {
 
     @DELETE
     @Path("queue/{merge_key}/{method}/{service}")
-    public Uni<Response> deletePending(@HeaderParam(Projects.HEADER) String projectHeader,
-            @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
+    public Uni<Response> deletePending(@PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+        String project = caller.optionalProject();
         return dispatch.deletePending(project, mergeKey, method, service).map(deleted -> Response.noContent().build());
     }
 
     @GET
     @Path("dead-groups")
-    public Uni<V3Documents.DeadGroups> dead(@HeaderParam(Projects.HEADER) String projectHeader,
-            @QueryParam("marker") String marker, @QueryParam("limit") String limitParam) {
-        String project = Projects.fromOptionalHeader(projectHeader);
+    public Uni<V3Documents.DeadGroups> dead(@QueryParam("marker") String marker,
+            @QueryParam("limit") String limitParam) {
+        String project = caller.optionalProject();
         Integer limit = QueryParams.integer("limit", limitParam);
-        return dispatch.dead(project, marker, limit).map(groups -> {
+        long after = marker == null || marker.isEmpty() ? 0 : groupId("marker", marker);
+        return dispatch.dead(project, after, limit).map(groups -> {
             List<V3Documents.DeadGroup> shown = groups.stream().map(V3Documents.DeadGroup::of).toList();
             List<PageLink> links = shown.isEmpty() ? List.of()
-                    : List.of(PageLink.next("/v3/dead-groups?marker=" + shown.get(shown.size() - 1).id()
-                            + (limit == null ? "" : "&limit=" + limit)));
+                    : List.of(NextLinks.after("/v3/dead-groups", String.valueOf(shown.get(shown.size() - 1).id()))
+                            .option("limit", limit).link());
             return new V3Documents.DeadGroups(shown, links);
         });
     }
@@ -114,9 +129,9 @@ public class V3QueueResource {
     /** Puts a dead group back, to be called at once with fresh attempts. */
     @POST
     @Path("dead-groups/{id}/requeue")
-    public Uni<Response> requeue(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("id") String id) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return dispatch.requeue(project, id).map(requeued -> {
+    public Uni<Response> requeue(@PathParam("id") String id) {
+        String project = caller.optionalProject();
+        return dispatch.requeue(project, groupId("group id", id)).map(requeued -> {
             if (!requeued) {
                 throw io.pigeon.api.ApiException.notFound("No dead group " + id + " in this project.");
             }
@@ -126,8 +141,45 @@ public class V3QueueResource {
 
     @DELETE
     @Path("dead-groups/{id}")
-    public Uni<Response> drop(@HeaderParam(Projects.HEADER) String projectHeader, @PathParam("id") String id) {
-        String project = Projects.fromOptionalHeader(projectHeader);
-        return dispatch.dropDead(project, id).map(dropped -> Response.noContent().build());
+    public Uni<Response> drop(@PathParam("id") String id) {
+        String project = caller.optionalProject();
+        return dispatch.dropDead(project, groupId("group id", id)).map(dropped -> Response.noContent().build());
+    }
+
+    private static Double ontime(String value) {
+        if (value == null) {
+            return null;
+        }
+        if (!UNIX_SECONDS.matcher(value).matches()) {
+            throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
+                    + DispatchService.MAX_ONTIME + ".");
+        }
+        return Double.parseDouble(value);
+    }
+
+    private static DispatchService.Update update(String value) {
+        if (value == null || value.equals("once")) {
+            return DispatchService.Update.ONCE;
+        }
+        if (value.equals("always")) {
+            return DispatchService.Update.ALWAYS;
+        }
+        throw Rejection.invalidParameter("update", "The value must be \"once\" (the default) or \"always\".");
+    }
+
+    private static long groupId(String name, String value) {
+        return id(name, value, "a group id");
+    }
+
+    private static long id(String name, String value, String what) {
+        try {
+            long id = Long.parseLong(value);
+            if (id >= 0) {
+                return id;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw Rejection.invalidParameter(name, "The value must be " + what + " (a non-negative integer).");
     }
 }

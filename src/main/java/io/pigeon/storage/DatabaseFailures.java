@@ -1,4 +1,4 @@
-package io.pigeon.health;
+package io.pigeon.storage;
 
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;

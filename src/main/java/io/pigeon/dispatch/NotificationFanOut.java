@@ -1,4 +1,4 @@
-package io.pigeon.subscription;
+package io.pigeon.dispatch;
 
 /**
  * The common table expressions that hand every message a post stores to each live webhook subscription of
@@ -11,7 +11,7 @@ package io.pigeon.subscription;
  * <p>Used after a CTE {@code inserted(id, ttl, body, visible_at)}, with $1 the project and $2 the
  * queue's name. The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
  */
-public final class SubscriptionFanOut {
+public final class NotificationFanOut {
 
     private static final String CTES = """
             fan AS MATERIALIZED (
@@ -75,6 +75,6 @@ public final class SubscriptionFanOut {
                 WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
                   AND g.state = 'pending')""";
 
-    private SubscriptionFanOut() {
+    private NotificationFanOut() {
     }
 }

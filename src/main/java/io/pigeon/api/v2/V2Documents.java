@@ -5,15 +5,17 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.PageLink;
 import io.pigeon.message.Message;
+import io.pigeon.api.Hrefs;
 import io.pigeon.message.MessageIds;
+import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 import java.util.UUID;
 
-/** The v2 wire shapes and their hrefs. */
-public final class V2Messages {
+/** The v2 documents of messages, claims and queue lists. */
+public final class V2Documents {
 
-    private V2Messages() {
+    private V2Documents() {
     }
 
     /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}. */
@@ -47,33 +49,17 @@ public final class V2Messages {
     public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) {
     }
 
-    public static String queueHref(String queue) {
-        return "/v2/queues/" + queue;
-    }
-
-    public static String messagesHref(String queue) {
-        return queueHref(queue) + "/messages";
-    }
-
-    public static String messageHref(String queue, long id) {
-        return messagesHref(queue) + "/" + MessageIds.format(id);
-    }
-
-    public static String claimHref(String queue, UUID claimId) {
-        return queueHref(queue) + "/claims/" + claimId;
-    }
-
-    public static Item item(String queue, Message message) {
-        return new Item(MessageIds.format(message.id()), messageHref(queue, message.id()), message.ttl(), message.age(),
+    public static Item item(QueueName queue, Message message) {
+        return new Item(MessageIds.format(message.id()), Hrefs.message(Hrefs.V2, queue, message.id()), message.ttl(), message.age(),
                 message.body(), BodyChecksum.of(message.body()));
     }
 
-    public static List<Item> items(String queue, List<Message> messages) {
+    public static List<Item> items(QueueName queue, List<Message> messages) {
         return messages.stream().map(m -> item(queue, m)).toList();
     }
 
     /** Claimed messages: each href carries the claim id, so that deleting by href proves the claim. */
-    public static List<Item> claimedItems(String queue, UUID claimId, List<Message> messages) {
+    public static List<Item> claimedItems(QueueName queue, UUID claimId, List<Message> messages) {
         return messages.stream().map(m -> {
             Item item = item(queue, m);
             return new Item(item.id(), item.href() + "?claim_id=" + claimId, item.ttl(), item.age(), item.body(),

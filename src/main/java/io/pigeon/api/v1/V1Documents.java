@@ -3,15 +3,16 @@ package io.pigeon.api.v1;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.pigeon.api.PageLink;
 import io.pigeon.message.Message;
-import io.pigeon.message.MessageIds;
+import io.pigeon.api.Hrefs;
+import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 import java.util.UUID;
 
-/** The v1 wire shapes of messages, claims and stats, and their hrefs. */
-public final class V1Messages {
+/** The v1 documents of messages and claims. */
+public final class V1Documents {
 
-    private V1Messages() {
+    private V1Documents() {
     }
 
     /** A message: {@code {"href", "ttl", "age", "body"}}. */
@@ -34,33 +35,21 @@ public final class V1Messages {
     public record ClaimView(long age, int ttl, List<Item> messages, String href) {
     }
 
-    public static String messagesHref(String queue) {
-        return V1QueueResource.queueHref(queue) + "/messages";
-    }
-
-    public static String messageHref(String queue, long id) {
-        return messagesHref(queue) + "/" + MessageIds.format(id);
-    }
-
-    public static String claimHref(String queue, UUID claimId) {
-        return V1QueueResource.queueHref(queue) + "/claims/" + claimId;
-    }
-
-    public static Item item(String queue, Message message) {
-        return new Item(messageHref(queue, message.id()), message.ttl(), message.age(), message.body());
+    public static Item item(QueueName queue, Message message) {
+        return new Item(Hrefs.message(Hrefs.V1, queue, message.id()), message.ttl(), message.age(), message.body());
     }
 
     /** A claimed message: its href carries the claim id, so that deleting it by href proves the claim. */
-    public static Item claimedItem(String queue, UUID claimId, Message message) {
-        return new Item(messageHref(queue, message.id()) + "?claim_id=" + claimId, message.ttl(), message.age(),
+    public static Item claimedItem(QueueName queue, UUID claimId, Message message) {
+        return new Item(Hrefs.message(Hrefs.V1, queue, message.id()) + "?claim_id=" + claimId, message.ttl(), message.age(),
                 message.body());
     }
 
-    public static List<Item> items(String queue, List<Message> messages) {
+    public static List<Item> items(QueueName queue, List<Message> messages) {
         return messages.stream().map(m -> item(queue, m)).toList();
     }
 
-    public static List<Item> claimedItems(String queue, UUID claimId, List<Message> messages) {
+    public static List<Item> claimedItems(QueueName queue, UUID claimId, List<Message> messages) {
         return messages.stream().map(m -> claimedItem(queue, claimId, m)).toList();
     }
 

@@ -1,4 +1,4 @@
-package io.pigeon.queue;
+package io.pigeon.api.v2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,7 +34,7 @@ class MetadataPatchTest {
             "{\"a\": 1}            | [{\"op\": \"remove\", \"path\": \"/metadata/a\"}, {\"op\": \"add\", \"path\": \"/metadata/a\", \"value\": 3}] | {\"a\": 3}"})
     void operationsApplyInOrder(String metadata, String patch, String expected) throws Exception {
         ObjectNode original = object(metadata);
-        assertEquals(object(expected), MetadataPatch.apply(original, JSON.readTree(patch), RESERVED));
+        assertEquals(object(expected), MetadataPatchDocuments.read(JSON.readTree(patch)).applyTo(original, RESERVED));
         assertEquals(object(metadata), original, "the original is not changed");
     }
 
@@ -54,7 +54,7 @@ class MetadataPatchTest {
     void badPatchesAreRefusedWhole(String metadata, String patch, int status, String message) throws Exception {
         ObjectNode original = object(metadata);
         RuntimeException refused = assertThrows(RuntimeException.class,
-                () -> MetadataPatch.apply(original, JSON.readTree(patch), RESERVED));
+                () -> MetadataPatchDocuments.read(JSON.readTree(patch)).applyTo(original, RESERVED));
         assertEquals(status, Rejections.answer(((Rejection) refused).reason()).status(), refused.getMessage());
         assertTrue(refused.getMessage().contains(message), refused.getMessage());
         assertEquals(object(metadata), original, "nothing applied");

@@ -1,0 +1,49 @@
+package io.pigeon.api;
+
+import io.pigeon.claim.Claim;
+import io.pigeon.claim.ClaimService;
+import io.pigeon.ids.Uuids;
+import io.pigeon.queue.QueueName;
+import io.smallrye.mutiny.Uni;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Claim requests by the claim id a path names, the same in every version: an id that is not a canonical UUID
+ * names no claim (404 to read or renew, nothing to release).
+ */
+public final class ClaimRequests {
+
+    private ClaimRequests() {
+    }
+
+    public static Uni<Claim> get(ClaimService claims, String project, QueueName queue, String claimId) {
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        if (id.isEmpty()) {
+            return Uni.createFrom().failure(ClaimService.claimNotFound(project, queue, claimId));
+        }
+        return claims.get(project, queue, id.get())
+                .map(found -> found.orElseThrow(() -> ClaimService.claimNotFound(project, queue, claimId)));
+    }
+
+    /** Renews the claim; the terms are checked before the id, as they were read first. */
+    public static Uni<Void> renew(ClaimService claims, String project, QueueName queue, String claimId,
+            ClaimService.RequestedTerms terms) {
+        claims.checkRenewal(terms);
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        if (id.isEmpty()) {
+            return Uni.createFrom().failure(ClaimService.claimNotFound(project, queue, claimId));
+        }
+        return claims.renew(project, queue, id.get(), terms).map(renewed -> {
+            if (!renewed) {
+                throw ClaimService.claimNotFound(project, queue, claimId);
+            }
+            return null;
+        });
+    }
+
+    public static Uni<Void> release(ClaimService claims, String project, QueueName queue, String claimId) {
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        return id.isEmpty() ? Uni.createFrom().voidItem() : claims.release(project, queue, id.get());
+    }
+}

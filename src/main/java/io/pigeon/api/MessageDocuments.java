@@ -1,0 +1,77 @@
+package io.pigeon.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.message.MessageService;
+import io.pigeon.message.NewMessage;
+import io.pigeon.rules.Rejection;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Message-post documents, read at the edge into {@link NewMessage}s: the document's size is bounded before it
+ * is parsed, its shape and field types are checked here, and each message's bounds are checked by the message
+ * service as it is read, so that the first fault of a document is the one reported.
+ */
+public final class MessageDocuments {
+
+    private MessageDocuments() {
+    }
+
+    /** A v1 post: a bare array of messages, each with a required {@code ttl} and no {@code delay}. */
+    public static List<NewMessage> v1Post(byte[] document, MessageService rules) {
+        return newMessages(read(document, rules), false, rules);
+    }
+
+    /**
+     * A v2 post: {@code {"messages": [...]}}; a message may omit {@code ttl} and give a {@code delay} (the
+     * queue's defaults then apply).
+     */
+    public static List<NewMessage> v2Post(byte[] document, MessageService rules) {
+        JsonNode body = read(document, rules);
+        JsonNode messages = body.isObject() ? body.get("messages") : null;
+        if (messages == null || !messages.isArray()) {
+            if (!body.isObject() && !body.isArray()) {
+                throw Rejection.invalidBody("Request body could not be parsed.");
+            }
+            throw Rejection.invalidRequest("No messages were found in the request body.");
+        }
+        return newMessages(messages, true, rules);
+    }
+
+    private static JsonNode read(byte[] document, MessageService rules) {
+        if (document != null && document.length > rules.maxPostSize()) {
+            throw Rejection.invalidRequest("Message collection size is too large. Max size " + rules.maxPostSize());
+        }
+        return JsonBodies.parse(document);
+    }
+
+    private static List<NewMessage> newMessages(JsonNode messages, boolean queueDefaults, MessageService rules) {
+        if (messages == null || !messages.isArray()) {
+            throw Rejection.invalidBody("Request body could not be parsed.");
+        }
+        if (messages.isEmpty()) {
+            throw Rejection.invalidRequest("No messages to enqueu.");
+        }
+        List<NewMessage> parsed = new ArrayList<>(messages.size());
+        for (JsonNode message : messages) {
+            if (!message.isObject()) {
+                throw Rejection.invalidBody("Each message must be a JSON object with \"ttl\" and \"body\" fields.");
+            }
+            JsonNode ttlNode = message.get("ttl");
+            if (ttlNode == null && !queueDefaults) {
+                throw Rejection.invalidBody("Missing \"ttl\" field.");
+            }
+            Integer ttl = ttlNode == null ? null : JsonBodies.integerField("ttl", ttlNode);
+            JsonNode body = message.get("body");
+            if (body == null) {
+                throw Rejection.invalidBody("Missing \"body\" field.");
+            }
+            rules.checkTtl(ttl);
+            JsonNode delayNode = queueDefaults ? message.get("delay") : null;
+            Integer delay = delayNode == null ? null : JsonBodies.integerField("delay", delayNode);
+            rules.checkDelay(delay);
+            parsed.add(new NewMessage(ttl, delay, body.toString()));
+        }
+        return parsed;
+    }
+}

@@ -1,0 +1,48 @@
+package io.pigeon.api;
+
+import io.pigeon.ids.Uuids;
+import io.pigeon.message.MessageIds;
+import io.pigeon.message.MessageService;
+import io.pigeon.message.RequestedIds;
+import io.pigeon.queue.QueueName;
+import io.pigeon.rules.Rejection;
+import io.smallrye.mutiny.Uni;
+import java.util.UUID;
+
+/** What message requests name in their paths and queries (ids, claim ids, markers), read the same in every version. */
+public final class MessageRequests {
+
+    /** A malformed claim id can hold nothing: the nil UUID, which no claim has, gives the same answers. */
+    private static final UUID NO_SUCH_CLAIM = new UUID(0, 0);
+
+    private MessageRequests() {
+    }
+
+    /** The row a listing's page starts after, from its {@code marker} (none: 0, the start). */
+    public static long after(String marker) {
+        return marker == null ? 0L : MessageIds.parse(marker).orElseThrow(
+                () -> Rejection.invalidParameter("marker", "The value must be a marker from a \"next\" link."));
+    }
+
+    /**
+     * Deletes one message by the id and claim id a request names: an id that cannot be one of ours names no
+     * message (nothing to delete), a malformed claim id holds nothing.
+     */
+    public static Uni<Void> deleteOne(MessageService messages, String project, QueueName queue, String id,
+            String claimId) {
+        var rowId = MessageIds.parse(id);
+        if (rowId.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        UUID claim = claimId == null ? null : Uuids.parseCanonical(claimId).orElse(NO_SUCH_CLAIM);
+        return messages.delete(project, queue, rowId.get(), claim);
+    }
+
+    /** The {@code ids} of a bulk delete, which are required. */
+    public static RequestedIds requiredIds(String ids) {
+        if (ids == null) {
+            throw new Rejection(Rejection.Reason.MISSING_PARAMETER, "The \"ids\" parameter is required.");
+        }
+        return RequestedIds.of(IdLists.split(ids));
+    }
+}

@@ -1,0 +1,34 @@
+package io.pigeon.api;
+
+import io.pigeon.tenancy.Caller;
+import io.pigeon.tenancy.Projects;
+import jakarta.enterprise.context.RequestScoped;
+
+/**
+ * The caller of the current request, resolved once by {@link Authentication} (from the token, or from the
+ * request's own headers with authentication off) and injected where a resource needs it. Each API version
+ * decides what a request that names no project means.
+ */
+@RequestScoped
+public class RequestCaller {
+
+    private Caller caller = new Caller(null, false);
+
+    void resolved(Caller caller) {
+        this.caller = caller;
+    }
+
+    /** v2: the project must be named (by the header, or by a token that grants exactly one). */
+    public String requiredProject() {
+        return Projects.required(caller.project());
+    }
+
+    /** v1 and v3: a request that names no project acts for the default project. */
+    public String optionalProject() {
+        return Projects.optional(caller.project());
+    }
+
+    public boolean operator() {
+        return caller.operator();
+    }
+}

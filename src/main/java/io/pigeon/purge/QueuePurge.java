@@ -1,0 +1,38 @@
+package io.pigeon.purge;
+
+import io.pigeon.message.MessageService;
+import io.pigeon.queue.QueueName;
+import io.pigeon.subscription.SubscriptionService;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.enterprise.context.ApplicationScoped;
+
+/**
+ * Empties a queue of what a purge names (v2's {@code resource_types}): its messages and claims, its
+ * subscriptions, or both. Both go in one transaction, so a purge that fails half-way changes nothing.
+ */
+@ApplicationScoped
+public class QueuePurge {
+
+    private final Pool pool;
+    private final MessageService messages;
+    private final SubscriptionService subscriptions;
+
+    public QueuePurge(Pool pool, MessageService messages, SubscriptionService subscriptions) {
+        this.pool = pool;
+        this.messages = messages;
+        this.subscriptions = subscriptions;
+    }
+
+    public Uni<Void> purge(String project, QueueName queue, boolean ofMessages, boolean ofSubscriptions) {
+        if (!ofMessages && !ofSubscriptions) {
+            return Uni.createFrom().voidItem();
+        }
+        return pool.withTransaction(transaction -> {
+            Uni<Void> first = ofMessages ? messages.purge(transaction, project, queue) : Uni.createFrom().voidItem();
+            return first.chain(() -> ofSubscriptions
+                    ? subscriptions.deleteAll(transaction, project, queue)
+                    : Uni.createFrom().voidItem());
+        });
+    }
+}

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
-import io.pigeon.claim.ClaimStatements;
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.config.StatementCachePoolCreator;
 import io.pigeon.dispatch.DispatchStore;

@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import io.pigeon.config.StatementCachePoolCreator;
+import io.vertx.mutiny.sqlclient.Pool;
 import org.jboss.logging.Logger;
 
 /**
@@ -55,9 +56,8 @@ public class Dispatcher {
     private final DeliveryClient client;
     private final PigeonConfig.Dispatch config;
     private final Vertx vertx;
-    private final String databaseUrl;
-    private final Optional<String> databaseUser;
-    private final Optional<String> databasePassword;
+    private final Pool pool;
+    private final StatementCachePoolCreator poolCreator;
     private final long leaseMillis;
 
     private final AtomicBoolean planning = new AtomicBoolean();
@@ -81,17 +81,13 @@ public class Dispatcher {
     private final Timer lateness;
 
     public Dispatcher(DispatchStore store, DeliveryClient client, PigeonConfig config,
-            Vertx vertx, MeterRegistry registry,
-            @ConfigProperty(name = "quarkus.datasource.reactive.url") String databaseUrl,
-            @ConfigProperty(name = "quarkus.datasource.username") Optional<String> databaseUser,
-            @ConfigProperty(name = "quarkus.datasource.password") Optional<String> databasePassword) {
+            Vertx vertx, MeterRegistry registry, Pool pool, StatementCachePoolCreator poolCreator) {
         this.store = store;
         this.client = client;
         this.config = config.dispatch();
         this.vertx = vertx;
-        this.databaseUrl = databaseUrl;
-        this.databaseUser = databaseUser;
-        this.databasePassword = databasePassword;
+        this.pool = pool;
+        this.poolCreator = poolCreator;
         this.leaseMillis = leaseFor(this.config).toMillis();
         delivered = Counter.builder("pigeon.dispatch.calls").tag("outcome", "delivered")
                 .description("Calls of the delivery engine, by outcome").register(registry);
@@ -302,10 +298,9 @@ public class Dispatcher {
 
     /** LISTEN on the push channel over a connection of its own, reconnecting after a loss. */
     private void listen() {
-        String url = databaseUrl.startsWith("vertx-reactive:") ? databaseUrl.substring("vertx-reactive:".length()) : databaseUrl;
-        PgConnectOptions options = PgConnectOptions.fromUri(url);
-        databaseUser.ifPresent(options::setUser);
-        databasePassword.ifPresent(options::setPassword);
+        // Touching the pool creates it (it is created lazily), and with it the options it connects with.
+        pool.getDelegate();
+        PgConnectOptions options = poolCreator.connectOptions();
         options.addProperty("application_name", "pigeon-dispatcher");
         subscriber = PgSubscriber.subscriber(vertx, options);
         subscriber.reconnectPolicy(retries -> FAILURE_PAUSE_MILLIS);

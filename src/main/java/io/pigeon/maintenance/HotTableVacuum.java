@@ -25,7 +25,7 @@ public class HotTableVacuum {
         this.pool = pool;
     }
 
-    @Scheduled(every = "${pigeon.vacuum.interval:10s}", delayed = "10s",
+    @Scheduled(every = "${pigeon.vacuum.interval}", delayed = "10s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> vacuum() {
         return pool.query("VACUUM (ANALYZE, SKIP_LOCKED) messages, claims, dispatch_groups, dispatch_items").execute()

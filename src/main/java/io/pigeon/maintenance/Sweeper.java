@@ -121,7 +121,7 @@ public class Sweeper {
     public record Sweep(long messagesDeleted, long claimsEnded, long messagesDeadLettered) {
     }
 
-    @Scheduled(every = "${pigeon.sweeper.interval:5s}", delayed = "5s",
+    @Scheduled(every = "${pigeon.sweeper.interval}", delayed = "5s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduledSweep() {
         return sweep()

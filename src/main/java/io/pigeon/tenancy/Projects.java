@@ -37,7 +37,8 @@ public final class Projects {
 
     private static String validated(String header) {
         if (header.length() > MAX_PROJECT_ID_LENGTH || !isPrintableAscii(header)) {
-            throw new Rejection(Rejection.Reason.INVALID_IDENTIFICATION, "The format of the submitted queue name or project id is not valid. \"X-Project-Id\" must be "
+            throw new Rejection(Rejection.Reason.INVALID_IDENTIFICATION,
+                    "The format of the submitted queue name or project id is not valid. \"X-Project-Id\" must be "
                             + "1 to " + MAX_PROJECT_ID_LENGTH + " printable ASCII characters.");
         }
         return header;

@@ -1,9 +1,7 @@
 package io.pigeon.bench;
 
 import io.pigeon.claim.ClaimStatements;
-import io.pigeon.claim.ClaimStore;
 import io.pigeon.message.MessageStatements;
-import io.pigeon.message.MessageStore;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

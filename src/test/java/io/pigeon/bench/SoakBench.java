@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * Churn: the full v1 cycle through wrk on one shared queue for {@code bench.soak.minutes} (10) intervals of
- * {@code bench.soak.seconds} (60) with {@code bench.clients} connections (8 unless one count is given), printing each interval's messages/s, claim p50/p99, and the sizes, live and dead
+ * {@code bench.soak.seconds} (60) with {@code bench.clients} connections (8 unless one count is given), printing
+ * each interval's messages/s, claim p50/p99, and the sizes, live and dead
  * tuples and vacuum counts of the two hot tables ({@code pg_stat_user_tables} through {@code psql}, with the
  * usual {@code PG*} variables). A soak passes when throughput shows no downward trend and the sizes stop
  * growing.

@@ -125,7 +125,8 @@ class MalformedRequestFuzzTest {
         }
         String path = "/v3/queue/" + mergeKey + "/" + method + "/" + service + query;
         String sent = body;
-        return new Probe("POST " + path + " " + preview(sent.getBytes(StandardCharsets.UTF_8)), () -> client().contentType(ContentType.JSON).body(sent)
+        return new Probe("POST " + path + " " + preview(sent.getBytes(StandardCharsets.UTF_8)),
+                () -> client().contentType(ContentType.JSON).body(sent)
                 .post(path));
     }
 
@@ -147,7 +148,8 @@ class MalformedRequestFuzzTest {
             case "PATCH" -> "/v2/queues/sentinel2/subscriptions/" + pick(List.of("00000000000000007fffffff", "zz", "%00"));
             default -> "/v2/queues/sentinel2/subscriptions?" + pick(List.of("limit=0", "limit=21", "limit=x", "marker=zz"));
         };
-        return new Probe(method + " " + path + " " + preview(body.getBytes(StandardCharsets.UTF_8)), () -> client().contentType(ContentType.JSON).body(body)
+        return new Probe(method + " " + path + " " + preview(body.getBytes(StandardCharsets.UTF_8)),
+                () -> client().contentType(ContentType.JSON).body(body)
                 .request(method, path));
     }
 

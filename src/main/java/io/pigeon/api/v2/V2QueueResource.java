@@ -18,7 +18,6 @@ import io.pigeon.api.PageLink;
 import io.pigeon.api.QueryParams;
 import io.pigeon.api.StatsView;
 import io.pigeon.message.MessageService;
-import io.pigeon.queue.Queue;
 import io.pigeon.queue.QueueService;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
@@ -36,8 +35,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 

@@ -18,8 +18,9 @@ public final class V2Documents {
     private V2Documents() {
     }
 
-    /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}. */
+    /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar. */
     @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Item(String id, String href, int ttl, long age, @JsonRawValue String body, String checksum) {
     }
 

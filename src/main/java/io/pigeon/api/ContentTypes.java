@@ -2,8 +2,11 @@ package io.pigeon.api;
 
 import jakarta.ws.rs.core.MediaType;
 
-/** Request media types: every body Pigeon reads is JSON. */
+/** Media types: every body Pigeon reads is JSON; the home documents are JSON-home. */
 public final class ContentTypes {
+
+    /** The type of the v1 and v2 home documents. */
+    public static final String JSON_HOME = "application/json-home";
 
     private ContentTypes() {
     }

@@ -55,7 +55,7 @@ public class UsageCheck {
         this.quotas = quotas;
     }
 
-    @Scheduled(every = "${pigeon.quotas.check-interval:30s}", delayed = "10s",
+    @Scheduled(every = "${pigeon.quotas.check-interval}", delayed = "10s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
         return check()

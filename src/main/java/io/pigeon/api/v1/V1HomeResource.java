@@ -1,5 +1,6 @@
 package io.pigeon.api.v1;
 
+import io.pigeon.api.ContentTypes;
 import io.pigeon.api.Public;
 import io.pigeon.api.StaticDocuments;
 import io.vertx.core.http.HttpServerRequest;
@@ -16,17 +17,16 @@ import jakarta.ws.rs.core.Response;
 @Public
 public class V1HomeResource {
 
-    static final String JSON_HOME = "application/json-home";
     private static final String DOCUMENT = StaticDocuments.load("/api/v1/home.json");
 
     @GET
-    @Produces({JSON_HOME, MediaType.APPLICATION_JSON})
+    @Produces({ContentTypes.JSON_HOME, MediaType.APPLICATION_JSON})
     public Response home(HttpServerRequest request) {
         // Zaqar serves the document only at "/v1/"; "/v1" is a 404 there, and clients rely on the slash.
         if (!request.path().endsWith("/")) {
             throw new NotFoundException();
         }
-        return Response.ok(DOCUMENT, JSON_HOME)
+        return Response.ok(DOCUMENT, ContentTypes.JSON_HOME)
                 .header(HttpHeaders.CACHE_CONTROL, "max-age=86400")
                 .build();
     }

@@ -1,5 +1,6 @@
 package io.pigeon.api.v2;
 
+import io.pigeon.api.ContentTypes;
 import io.pigeon.api.ApiException;
 import io.pigeon.health.StorageHealth;
 import io.pigeon.api.RequestCaller;
@@ -21,7 +22,6 @@ import jakarta.ws.rs.core.Response;
 @Path("/")
 public class V2DiscoveryResource {
 
-    static final String JSON_HOME = "application/json-home";
     private static final String HOME = StaticDocuments.load("/api/v2/home.json");
     private static final String VERSIONS = StaticDocuments.load("/api/versions.json");
 
@@ -44,13 +44,13 @@ public class V2DiscoveryResource {
     @GET
     @Public
     @Path("v2")
-    @Produces({JSON_HOME, MediaType.APPLICATION_JSON})
+    @Produces({ContentTypes.JSON_HOME, MediaType.APPLICATION_JSON})
     public Response home(HttpServerRequest request) {
         // As in Zaqar, the document lives at "/v2/"; "/v2" is a 404.
         if (!request.path().endsWith("/")) {
             throw new NotFoundException();
         }
-        return Response.ok(HOME, JSON_HOME).header(HttpHeaders.CACHE_CONTROL, "max-age=86400").build();
+        return Response.ok(HOME, ContentTypes.JSON_HOME).header(HttpHeaders.CACHE_CONTROL, "max-age=86400").build();
     }
 
     @GET

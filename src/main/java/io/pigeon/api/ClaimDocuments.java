@@ -19,10 +19,10 @@ public final class ClaimDocuments {
         return new ClaimService.RequestedTerms(field(body, "ttl", required), field(body, "grace", required));
     }
 
-    /** A claim renewal: its ttl (required) and, optionally, a grace. */
-    public static ClaimService.RequestedTerms renewal(byte[] document) {
+    /** A claim renewal: its ttl (required with {@code ttlRequired}, v1) and, optionally, a grace. */
+    public static ClaimService.RequestedTerms renewal(byte[] document, boolean ttlRequired) {
         JsonNode body = object(document, "A claim update is a JSON object with a \"ttl\" field.");
-        return new ClaimService.RequestedTerms(field(body, "ttl", true), field(body, "grace", false));
+        return new ClaimService.RequestedTerms(field(body, "ttl", ttlRequired), field(body, "grace", false));
     }
 
     private static JsonNode object(byte[] document, String shape) {

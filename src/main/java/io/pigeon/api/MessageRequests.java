@@ -7,6 +7,7 @@ import io.pigeon.message.RequestedIds;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
+import java.util.List;
 import java.util.UUID;
 
 /** What message requests name in their paths and queries (ids, claim ids, markers), read the same in every version. */
@@ -18,10 +19,15 @@ public final class MessageRequests {
     private MessageRequests() {
     }
 
-    /** The row a listing's page starts after, from its {@code marker} (none: 0, the start). */
+    /** Past every message: where a marker that names none leaves a listing. */
+    private static final long PAST_THE_END = Long.MAX_VALUE;
+
+    /**
+     * The row a listing's page starts after, from its {@code marker} (none: 0, the start). A marker that is no
+     * message id is not an error: as in Zaqar, the listing answers as if it were past the end (an empty page).
+     */
     public static long after(String marker) {
-        return marker == null ? 0L : MessageIds.parse(marker).orElseThrow(
-                () -> Rejection.invalidParameter("marker", "The value must be a marker from a \"next\" link."));
+        return marker == null ? 0L : MessageIds.parse(marker).orElse(PAST_THE_END);
     }
 
     /**
@@ -38,11 +44,11 @@ public final class MessageRequests {
         return messages.delete(project, queue, rowId.get(), claim);
     }
 
-    /** The {@code ids} of a bulk delete, which are required. */
-    public static RequestedIds requiredIds(String ids) {
+    /** The {@code ids} of a bulk delete (read by {@link IdLists}), which are required. */
+    public static RequestedIds requiredIds(List<String> ids) {
         if (ids == null) {
             throw new Rejection(Rejection.Reason.MISSING_PARAMETER, "The \"ids\" parameter is required.");
         }
-        return RequestedIds.of(IdLists.split(ids));
+        return RequestedIds.of(ids);
     }
 }

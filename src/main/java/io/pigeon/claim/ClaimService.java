@@ -42,6 +42,12 @@ public class ClaimService {
         public static final RequestedTerms NONE = new RequestedTerms(null, null);
     }
 
+    /** The requested terms with the defaults in place of what the request left out. */
+    public RequestedTerms withDefaults(RequestedTerms requested) {
+        return new RequestedTerms(requested.ttl() == null ? config.defaultClaimTtl() : requested.ttl(),
+                requested.grace() == null ? config.defaultClaimGrace() : requested.grace());
+    }
+
     /** The terms of a new claim: what the request gave, the defaults for the rest, each within its bounds. */
     public ClaimTerms terms(RequestedTerms requested) {
         int ttl = requested.ttl() == null ? config.defaultClaimTtl() : requested.ttl();

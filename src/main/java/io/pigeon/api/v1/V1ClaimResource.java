@@ -80,7 +80,7 @@ public class V1ClaimResource {
             byte[] body) {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, ClaimDocuments.renewal(body))
+        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, ClaimDocuments.renewal(body, true))
                 .map(ignored -> Response.noContent().build());
     }
 

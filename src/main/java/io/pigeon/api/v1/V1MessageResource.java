@@ -74,26 +74,26 @@ public class V1MessageResource {
     @GET
     public Uni<Response> list(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
-            @QueryParam("ids") String ids,
+            @QueryParam("ids") List<String> ids,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("echo") String echoParam,
             @QueryParam("include_claimed") String includeClaimedParam,
             HttpServerRequest request) {
         // As in Zaqar, every answer to a listing names what was asked for, errors included.
-        return Uni.createFrom().deferred(() -> listOrGet(clientHeader, queue, ids, marker, limitParam,
+        return Uni.createFrom().deferred(() -> listOrGet(clientHeader, queue, IdLists.of(ids), marker, limitParam,
                         echoParam, includeClaimedParam, request))
                 .onFailure(e -> e instanceof ApiException || e instanceof Rejection)
                 .recoverWithItem(e -> Response.fromResponse(Rejections.toResponse((RuntimeException) e))
                         .header(CONTENT_LOCATION, request.uri()).build());
     }
 
-    private Uni<Response> listOrGet(String clientHeader, String queueName, String ids, String marker,
+    private Uni<Response> listOrGet(String clientHeader, String queueName, List<String> ids, String marker,
             String limitParam, String echoParam, String includeClaimedParam, HttpServerRequest request) {
         String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         if (ids != null) {
-            return messages.getByIds(project, QueueName.of(queueName), RequestedIds.of(IdLists.split(ids)))
+            return messages.getByIds(project, QueueName.of(queueName), RequestedIds.of(ids))
                     .map(found -> found.isEmpty()
                             ? noContentAt(request)
                             : Response.ok(V1Documents.items(QueueName.of(queueName), found))
@@ -154,11 +154,11 @@ public class V1MessageResource {
     @DELETE
     public Uni<Response> deleteByIds(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queueName,
-            @QueryParam("ids") String ids) {
+            @QueryParam("ids") List<String> ids) {
         String project = caller.optionalProject();
         ClientIds.require(clientHeader);
         QueueName queue = QueueName.of(queueName);
-        return messages.deleteByIds(project, queue, MessageRequests.requiredIds(ids)).map(ignored -> Response.noContent().build());
+        return messages.deleteByIds(project, queue, MessageRequests.requiredIds(IdLists.of(ids))).map(ignored -> Response.noContent().build());
     }
 
     private static Response noContentAt(HttpServerRequest request) {

@@ -79,7 +79,9 @@ public class V2ClaimResource {
             byte[] body) {
         String project = caller.requiredProject();
         ContentTypes.requireJson(contentType);
-        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, ClaimDocuments.renewal(body))
+        // As in Zaqar v2, a renewal that names no ttl or grace takes the defaults ({} renews for 300 s, grace 60).
+        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimDocuments.renewal(body, false));
+        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, terms)
                 .map(ignored -> Response.noContent().build());
     }
 

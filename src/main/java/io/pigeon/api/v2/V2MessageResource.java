@@ -68,7 +68,7 @@ public class V2MessageResource {
     @GET
     public Uni<V2Documents.Messages> list(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queueName,
-            @QueryParam("ids") String ids,
+            @QueryParam("ids") List<String> idParams,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("echo") String echoParam,
@@ -76,8 +76,8 @@ public class V2MessageResource {
             @QueryParam("include_delayed") String includeDelayedParam) {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
-        if (ids != null) {
-            List<String> wanted = IdLists.split(ids);
+        List<String> wanted = IdLists.of(idParams);
+        if (wanted != null) {
             QueueName queue = QueueName.of(queueName);
             return messages.getByIds(project, queue, RequestedIds.of(wanted)).map(found -> {
                 if (found.isEmpty()) {
@@ -134,9 +134,10 @@ public class V2MessageResource {
     /** Deletes the messages named by {@code ids}, or pops {@code pop} of the oldest free ones (200 with them). */
     @DELETE
     public Uni<Response> deleteOrPop(@PathParam("queue") String queueName,
-            @QueryParam("ids") String ids,
+            @QueryParam("ids") List<String> idParams,
             @QueryParam("pop") String popParam) {
         String project = caller.requiredProject();
+        List<String> ids = IdLists.of(idParams);
         if (ids != null && popParam != null) {
             throw ApiException.invalidRequest("pop and id params cannot be present together in the delete request.");
         }

@@ -65,6 +65,21 @@ class V2ClaimTest {
     }
 
     @Test
+    void aRenewalThatNamesNoTermsTakesTheDefaults() {
+        String location = Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 600, \"grace\": 60}")
+                .post(claims + "?limit=1").header("Location");
+        Api.as(project).contentType(ContentType.JSON).body("{}").patch(location).then().statusCode(204).body(emptyString());
+        // As Zaqar 15 does: the default ttl (300) from now; a renewal never shortens a message's life (600 + 60).
+        Api.as(project).get(location).then().statusCode(200).body("ttl", equalTo(300)).body("age", lessThanOrEqualTo(5))
+                .body("messages.ttl", everyItem(allOf(greaterThanOrEqualTo(650), lessThanOrEqualTo(665))));
+        Api.as(project).contentType(ContentType.JSON).body("{\"grace\": 120}").patch(location).then().statusCode(204);
+        Api.as(project).get(location).then().body("ttl", equalTo(300));
+        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": \"300\"}").patch(location).then().statusCode(400)
+                .body("description", equalTo("The value of the \"ttl\" field must be a int."));
+        Api.as(project).contentType(ContentType.JSON).body("[]").patch(location).then().statusCode(400);
+    }
+
+    @Test
     void claimWithoutBodyUsesDefaults() {
         Api.as(project).post(claims + "?limit=1").then().statusCode(201).body("messages.body", contains(0));
     }

@@ -147,6 +147,27 @@ class V2MessageTest {
         Api.as(project).get(messages + "?ids=" + twentyOne).then().statusCode(400);
     }
 
+    /** python-zaqarclient sends list parameters repeated ({@code ids=a&ids=b}); Zaqar reads both forms. */
+    @Test
+    void idsAreReadInTheCommaAndTheRepeatedForm() {
+        List<String> ids = post("demo-queue", "{\"messages\": [{\"ttl\": 300, \"body\": 0}, {\"ttl\": 300, \"body\": 1},"
+                + " {\"ttl\": 300, \"body\": 2}]}").jsonPath().getList("resources", String.class).stream()
+                .map(Messages::id).toList();
+        Api.as(project).get(messages + "?ids=" + ids.get(0) + "&ids=" + ids.get(1) + "&ids=" + ids.get(2))
+                .then().statusCode(200).body("messages.body", contains(0, 1, 2));
+        Api.as(project).get(messages + "?ids=" + ids.get(0) + "," + ids.get(1) + "&ids=" + ids.get(2))
+                .then().statusCode(200).body("messages.body", contains(0, 1, 2));
+        Api.as(project).delete(messages + "?ids=" + ids.get(0) + "&ids=" + ids.get(2)).then().statusCode(204);
+        Api.as(project).get(messages + "?echo=true").then().body("messages.body", contains(1));
+    }
+
+    @Test
+    void aMarkerThatNamesNoMessageListsAnEmptyPage() {
+        post("demo-queue", "{\"messages\": [{\"ttl\": 300, \"body\": 0}]}");
+        Api.as(project).get(messages + "?echo=true&marker=not-a-marker")
+                .then().statusCode(200).body("messages", equalTo(List.of())).body("links", equalTo(List.of()));
+    }
+
     @Test
     void deleteRulesMatchV1() {
         List<String> hrefs = post("demo-queue", "{\"messages\": [{\"ttl\": 300, \"body\": 0}, {\"ttl\": 300, \"body\": 1}]}")

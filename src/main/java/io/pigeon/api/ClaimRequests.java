@@ -10,7 +10,8 @@ import java.util.UUID;
 
 /**
  * Claim requests by the claim id a path names, the same in every version: an id that is not a canonical UUID
- * names no claim (404 to read or renew, nothing to release).
+ * names no claim (404 to read or renew, nothing to release). As everywhere, a refusal known before the database
+ * is asked is thrown; one the database's answer decides fails the {@code Uni}.
  */
 public final class ClaimRequests {
 
@@ -18,11 +19,8 @@ public final class ClaimRequests {
     }
 
     public static Uni<Claim> get(ClaimService claims, String project, QueueName queue, String claimId) {
-        Optional<UUID> id = Uuids.parseCanonical(claimId);
-        if (id.isEmpty()) {
-            return Uni.createFrom().failure(ClaimService.claimNotFound(project, queue, claimId));
-        }
-        return claims.get(project, queue, id.get())
+        UUID id = Uuids.parseCanonical(claimId).orElseThrow(() -> ClaimService.claimNotFound(project, queue, claimId));
+        return claims.get(project, queue, id)
                 .map(found -> found.orElseThrow(() -> ClaimService.claimNotFound(project, queue, claimId)));
     }
 
@@ -30,11 +28,8 @@ public final class ClaimRequests {
     public static Uni<Void> renew(ClaimService claims, String project, QueueName queue, String claimId,
             ClaimService.RequestedTerms terms) {
         claims.checkRenewal(terms);
-        Optional<UUID> id = Uuids.parseCanonical(claimId);
-        if (id.isEmpty()) {
-            return Uni.createFrom().failure(ClaimService.claimNotFound(project, queue, claimId));
-        }
-        return claims.renew(project, queue, id.get(), terms).map(renewed -> {
+        UUID id = Uuids.parseCanonical(claimId).orElseThrow(() -> ClaimService.claimNotFound(project, queue, claimId));
+        return claims.renew(project, queue, id, terms).map(renewed -> {
             if (!renewed) {
                 throw ClaimService.claimNotFound(project, queue, claimId);
             }

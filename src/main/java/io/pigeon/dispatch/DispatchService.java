@@ -3,6 +3,7 @@ package io.pigeon.dispatch;
 import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -27,12 +28,14 @@ public class DispatchService {
     public static final int MAX_DEAD_PAGE = 100;
 
     private final DispatchStore store;
+    private final Pool pool;
     private final Dispatcher dispatcher;
     private final AllowedTargets allowedTargets;
     private final PigeonConfig.Dispatch config;
 
-    public DispatchService(DispatchStore store, Dispatcher dispatcher, AllowedTargets allowedTargets, PigeonConfig config) {
+    public DispatchService(DispatchStore store, Pool pool, Dispatcher dispatcher, AllowedTargets allowedTargets, PigeonConfig config) {
         this.store = store;
+        this.pool = pool;
         this.dispatcher = dispatcher;
         this.allowedTargets = allowedTargets;
         this.config = config.dispatch();
@@ -70,7 +73,7 @@ public class DispatchService {
                     + MAX_ONTIME + ".");
         }
         Long announceWithin = dispatcher.servesPushes() ? null : config.maxSleep().toMillis();
-        return store.enqueue(new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
+        return store.enqueue(pool, new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
                         update == Update.ALWAYS, json, announceWithin))
                 .invoke(enqueued -> dispatcher.pushed(enqueued.dueAt()));
     }
@@ -81,7 +84,7 @@ public class DispatchService {
             return Uni.createFrom().voidItem();
         }
         dispatcher.wake();
-        return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce();
+        return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce(pool);
     }
 
     /** A page of a path's pending groups, with the address its method and service segments name. */
@@ -100,13 +103,13 @@ public class DispatchService {
         if (items < 1 || items > MAX_ITEMS_SHOWN) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_ITEMS_SHOWN + ".");
         }
-        return store.pending(project, mergeKey, address, after, items, MAX_BYTES_SHOWN)
+        return store.pending(pool, project, mergeKey, address, after, items, MAX_BYTES_SHOWN)
                 .map(page -> new PendingPath(address, page));
     }
 
     public Uni<Integer> deletePending(String project, String mergeKey, String method, String service) {
         validateMergeKey(mergeKey);
-        return store.deletePending(project, mergeKey, DispatchAddress.parse(method, service));
+        return store.deletePending(pool, project, mergeKey, DispatchAddress.parse(method, service));
     }
 
     public Uni<List<DispatchStore.DeadGroup>> dead(String project, long marker, Integer limitParam) {
@@ -114,12 +117,12 @@ public class DispatchService {
         if (limit < 1 || limit > MAX_DEAD_PAGE) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_DEAD_PAGE + ".");
         }
-        return store.dead(project, marker, limit);
+        return store.dead(pool, project, marker, limit);
     }
 
     public Uni<Boolean> requeue(String project, long groupId) {
         // A push may create a pending twin between the check and the update: then the items join it.
-        return store.requeue(project, groupId)
+        return store.requeue(pool, project, groupId)
                 .onFailure(DatabaseFailures::isUniqueViolation).retry().atMost(2)
                 .invoke(requeued -> {
                     if (requeued) {
@@ -129,7 +132,7 @@ public class DispatchService {
     }
 
     public Uni<Boolean> dropDead(String project, long groupId) {
-        return store.dropDead(project, groupId);
+        return store.dropDead(pool, project, groupId);
     }
 
     private static void validateMergeKey(String mergeKey) {

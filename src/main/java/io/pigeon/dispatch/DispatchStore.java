@@ -3,6 +3,7 @@ package io.pigeon.dispatch;
 import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -175,15 +176,13 @@ public class DispatchStore {
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', '')";
 
     /** Tells every replica's dispatcher to look now. */
-    public Uni<Void> announce() {
-        return pool.query(NOTIFY).execute().replaceWithVoid();
+    public Uni<Void> announce(SqlClient db) {
+        return db.query(NOTIFY).execute().replaceWithVoid();
     }
 
-    private final Pool pool;
     private final Quotas quotas;
 
-    public DispatchStore(Pool pool, Quotas quotas) {
-        this.pool = pool;
+    public DispatchStore(Quotas quotas) {
         this.quotas = quotas;
     }
 
@@ -234,8 +233,8 @@ public class DispatchStore {
     }
 
     /** Stores a push. */
-    public Uni<Enqueued> enqueue(Push push) {
-        return pool.preparedQuery(ENQUEUE).execute(push.parameters(quotas.groups())).map(rows -> {
+    public Uni<Enqueued> enqueue(SqlClient db, Push push) {
+        return db.preparedQuery(ENQUEUE).execute(push.parameters(quotas.groups())).map(rows -> {
             Row row = rows.iterator().next();
             return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"),
                     row.getDouble("due_at"));
@@ -250,9 +249,9 @@ public class DispatchStore {
      * The pending items of a path after item {@code marker}, in arrival order, with their groups: at most
      * {@code maxItems} items and {@code maxBytes} of bodies (one item always, whatever its size).
      */
-    public Uni<PendingPage> pending(String project, String mergeKey, DispatchAddress address, long marker, int maxItems,
+    public Uni<PendingPage> pending(SqlClient db, String project, String mergeKey, DispatchAddress address, long marker, int maxItems,
             int maxBytes) {
-        return pool.preparedQuery(VIEW)
+        return db.preparedQuery(VIEW)
                 .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString(), marker, maxItems)
                         .addInteger(maxBytes))
                 .map(DispatchStore::page);
@@ -281,15 +280,15 @@ public class DispatchStore {
     }
 
     /** Deletes every pending group of a path with its items; how many groups. */
-    public Uni<Integer> deletePending(String project, String mergeKey, DispatchAddress address) {
-        return pool.preparedQuery(DELETE_PATH)
+    public Uni<Integer> deletePending(SqlClient db, String project, String mergeKey, DispatchAddress address) {
+        return db.preparedQuery(DELETE_PATH)
                 .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString()))
                 .map(RowSet::rowCount);
     }
 
     /** Leases up to {@code count} due groups, with no share per project and no byte bound (tests, tools). */
-    public Uni<List<TakenGroup>> takeDue(int count, long leaseMillis, int maxItems) {
-        return takeDue(count, leaseMillis, maxItems, Integer.MAX_VALUE, Map.of(), Integer.MAX_VALUE);
+    public Uni<List<TakenGroup>> takeDue(SqlClient db, int count, long leaseMillis, int maxItems) {
+        return takeDue(db, count, leaseMillis, maxItems, Integer.MAX_VALUE, Map.of(), Integer.MAX_VALUE);
     }
 
     /**
@@ -297,14 +296,14 @@ public class DispatchStore {
      * {@code maxItems} and {@code maxCallBytes} of bodies (at least one item). A project with
      * {@code busyProjects.get(p)} calls in flight gets at most {@code perProject} minus those.
      */
-    public Uni<List<TakenGroup>> takeDue(int count, long leaseMillis, int maxItems, int maxCallBytes,
+    public Uni<List<TakenGroup>> takeDue(SqlClient db, int count, long leaseMillis, int maxItems, int maxCallBytes,
             Map<String, Integer> busyProjects, int perProject) {
         String[] busy = busyProjects.keySet().toArray(String[]::new);
         Integer[] calls = Arrays.stream(busy).map(busyProjects::get).toArray(Integer[]::new);
         String[] saturated = saturated(busyProjects, perProject).toArray(String[]::new);
         Tuple params = Tuple.of(count, leaseMillis, maxItems).addArrayOfString(saturated).addArrayOfString(busy)
                 .addArrayOfInteger(calls).addInteger(perProject).addInteger(maxCallBytes);
-        return pool.preparedQuery(TAKE_DUE).execute(params).map(rows -> {
+        return db.preparedQuery(TAKE_DUE).execute(params).map(rows -> {
             List<TakenGroup> taken = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 Long[] ids = row.getArrayOfLongs("item_ids");
@@ -343,8 +342,8 @@ public class DispatchStore {
         return saturated;
     }
 
-    public Uni<NextDue> nextDue(Set<String> saturatedProjects) {
-        return pool.preparedQuery(NEXT_DUE).execute(Tuple.tuple().addArrayOfString(saturatedProjects.toArray(String[]::new))).map(rows -> {
+    public Uni<NextDue> nextDue(SqlClient db, Set<String> saturatedProjects) {
+        return db.preparedQuery(NEXT_DUE).execute(Tuple.tuple().addArrayOfString(saturatedProjects.toArray(String[]::new))).map(rows -> {
             Row row = rows.iterator().next();
             return new NextDue(row.getDouble("now"), row.getDouble("next_due"));
         });
@@ -354,26 +353,26 @@ public class DispatchStore {
      * After a successful call: removes exactly the delivered items; the group goes if nothing else is left,
      * else it keeps the fire time a push asked for meanwhile (now, when it still holds undelivered items).
      */
-    public Uni<Void> complete(TakenGroup group) {
+    public Uni<Void> complete(SqlClient db, TakenGroup group) {
         Long[] ids = Arrays.stream(group.itemIds()).boxed().toArray(Long[]::new);
-        return pool.preparedQuery(COMPLETE)
+        return db.preparedQuery(COMPLETE)
                 .execute(Tuple.of(group.id(), group.leaseToken()).addArrayOfLong(ids).addBoolean(group.moreItems()))
                 .replaceWithVoid();
     }
 
     /** After a failed call: the group is called again in {@code retryMillis}. */
-    public Uni<Void> release(TakenGroup group, String error, long retryMillis) {
-        return pool.preparedQuery(RELEASE).execute(Tuple.of(group.id(), group.leaseToken(), error, retryMillis))
+    public Uni<Void> release(SqlClient db, TakenGroup group, String error, long retryMillis) {
+        return db.preparedQuery(RELEASE).execute(Tuple.of(group.id(), group.leaseToken(), error, retryMillis))
                 .replaceWithVoid();
     }
 
     /** After a failed call that was the last allowed: the group moves to the dead state with its items. */
-    public Uni<Void> bury(TakenGroup group, String error) {
-        return pool.preparedQuery(BURY).execute(Tuple.of(group.id(), group.leaseToken(), error)).replaceWithVoid();
+    public Uni<Void> bury(SqlClient db, TakenGroup group, String error) {
+        return db.preparedQuery(BURY).execute(Tuple.of(group.id(), group.leaseToken(), error)).replaceWithVoid();
     }
 
-    public Uni<List<DeadGroup>> dead(String project, long marker, int limit) {
-        return pool.preparedQuery(LIST_DEAD).execute(Tuple.of(project, marker, limit)).map(rows -> {
+    public Uni<List<DeadGroup>> dead(SqlClient db, String project, long marker, int limit) {
+        return db.preparedQuery(LIST_DEAD).execute(Tuple.of(project, marker, limit)).map(rows -> {
             List<DeadGroup> dead = new ArrayList<>();
             for (Row row : rows) {
                 dead.add(new DeadGroup(row.getLong("id"), row.getString("merge_key"), row.getString("method"),
@@ -389,7 +388,7 @@ public class DispatchStore {
      * meanwhile, its items join that one (ahead of the newer items, as they arrived first). False when there
      * is no such dead group.
      */
-    public Uni<Boolean> requeue(String project, long id) {
+    public Uni<Boolean> requeue(Pool pool, String project, long id) {
         return pool.withTransaction(connection -> connection.preparedQuery(FIND_LIVE_TWIN)
                 .execute(Tuple.of(project, id))
                 .flatMap(twins -> {
@@ -407,7 +406,7 @@ public class DispatchStore {
                 .call(requeued -> requeued ? connection.query(NOTIFY).execute() : Uni.createFrom().nullItem()));
     }
 
-    public Uni<Boolean> dropDead(String project, long id) {
-        return pool.preparedQuery(DROP_DEAD).execute(Tuple.of(project, id)).map(rows -> rows.rowCount() > 0);
+    public Uni<Boolean> dropDead(SqlClient db, String project, long id) {
+        return db.preparedQuery(DROP_DEAD).execute(Tuple.of(project, id)).map(rows -> rows.rowCount() > 0);
     }
 }

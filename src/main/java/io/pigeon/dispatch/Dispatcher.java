@@ -176,7 +176,7 @@ public class Dispatcher {
         }
         Map<String, Integer> busy = Map.copyOf(inFlightByProject);
         int share = config.maxConcurrencyPerProject();
-        store.takeDue(room, leaseMillis, config.maxItemsPerCall(), config.maxCallBytes(), busy, share)
+        store.takeDue(pool, room, leaseMillis, config.maxItemsPerCall(), config.maxCallBytes(), busy, share)
                 .subscribe().with(taken -> {
                     try {
                         taken.forEach(this::deliver);
@@ -185,7 +185,7 @@ public class Dispatcher {
                             plan();
                             return;
                         }
-                        store.nextDue(DispatchStore.saturated(inFlightByProject, share)).subscribe().with(next -> {
+                        store.nextDue(pool, DispatchStore.saturated(inFlightByProject, share)).subscribe().with(next -> {
                             double maxSleep = config.maxSleep().toMillis() / 1000.0;
                             double wakeAt = next.nextDue() == null ? next.now() + maxSleep
                                     : Math.min(next.nextDue(), next.now() + maxSleep);
@@ -263,18 +263,18 @@ public class Dispatcher {
     private Uni<Void> settle(DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
         if (outcome.delivered()) {
             delivered.increment();
-            return store.complete(group);
+            return store.complete(pool, group);
         }
         failed.increment();
         Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
         Optional<Duration> retry = outcome.retryable() ? retryAfter(group, age) : Optional.empty();
         if (retry.isPresent()) {
             LOG.debugf("Group %d: call %d failed (%s); next in %s", group.id(), group.attempts(), outcome.error(), retry.get());
-            return store.release(group, outcome.error(), retry.get().toMillis());
+            return store.release(pool, group, outcome.error(), retry.get().toMillis());
         }
         LOG.infof("Group %d: call %d failed (%s); moved to the dead state", group.id(), group.attempts(), outcome.error());
         buried.increment();
-        return store.bury(group, outcome.error());
+        return store.bury(pool, group, outcome.error());
     }
 
     /** When to call again; a stored policy that cannot be read means no retry (the group goes dead, visibly). */

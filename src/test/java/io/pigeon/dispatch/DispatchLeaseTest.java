@@ -47,7 +47,7 @@ class DispatchLeaseTest {
     private final String project = Api.newProject();
 
     private void pushDue(String mergeKey, String body) {
-        store.enqueue(new DispatchStore.Push(project, mergeKey,
+        store.enqueue(pool, new DispatchStore.Push(project, mergeKey,
                         new DispatchAddress("POST", URI.create("http://127.0.0.1:9/" + project)), !mergeKey.startsWith("-"),
                         null, false, body, null))
                 .await().indefinitely();
@@ -70,14 +70,14 @@ class DispatchLeaseTest {
         for (int d = 0; d < 8; d++) {
             running.add(dispatchers.submit(() -> {
                 while (true) {
-                    List<DispatchStore.TakenGroup> taken = store.takeDue(5, 60_000, 100).await().indefinitely();
+                    List<DispatchStore.TakenGroup> taken = store.takeDue(pool, 5, 60_000, 100).await().indefinitely();
                     if (taken.isEmpty()) {
                         return null;
                     }
                     for (DispatchStore.TakenGroup group : taken) {
                         if (!group.target().endsWith(project)) {
                             // Another test's leftover in the shared database: finish it, do not count it.
-                            store.complete(group).await().indefinitely();
+                            store.complete(pool, group).await().indefinitely();
                             continue;
                         }
                         takes.computeIfAbsent(group.id(), id -> new AtomicInteger()).incrementAndGet();
@@ -86,7 +86,7 @@ class DispatchLeaseTest {
                                 duplicates.incrementAndGet();
                             }
                         }
-                        store.complete(group).await().indefinitely();
+                        store.complete(pool, group).await().indefinitely();
                     }
                 }
             }));
@@ -109,16 +109,16 @@ class DispatchLeaseTest {
         DispatchStore.TakenGroup first = takeOurs(300);
         assertEquals(1, first.attempts());
         // The first dispatcher "crashes": no answer. Nobody may take the group while the lease lasts.
-        assertTrue(store.takeDue(100, 300, 100).await().indefinitely().stream()
+        assertTrue(store.takeDue(pool, 100, 300, 100).await().indefinitely().stream()
                 .noneMatch(group -> group.id() == first.id()));
         Thread.sleep(450);
         DispatchStore.TakenGroup second = takeOurs(60_000);
         assertEquals(first.id(), second.id());
         assertEquals(2, second.attempts());
         // The first dispatcher's late answer is void: the group and its item stay with the second lease.
-        store.complete(first).await().indefinitely();
+        store.complete(pool, first).await().indefinitely();
         assertEquals(1, Db.count(pool, "SELECT count(*) FROM dispatch_items WHERE group_id = $1", second.id()));
-        store.complete(second).await().indefinitely();
+        store.complete(pool, second).await().indefinitely();
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE id = $1", second.id()));
     }
 
@@ -127,7 +127,7 @@ class DispatchLeaseTest {
         pushDue("busy", "{\"n\": 1}");
         DispatchStore.TakenGroup taken = takeOurs(60_000);
         pushDue("busy", "{\"n\": 2}");
-        store.complete(taken).await().indefinitely();
+        store.complete(pool, taken).await().indefinitely();
         List<String> left = new ArrayList<>();
         Db.run(pool, "SELECT i.body FROM dispatch_items i WHERE i.group_id = $1", taken.id())
                 .forEach(row -> left.add(row.getString(0)));
@@ -138,13 +138,13 @@ class DispatchLeaseTest {
     }
 
     private DispatchStore.TakenGroup takeOurs(long leaseMillis) {
-        List<DispatchStore.TakenGroup> taken = store.takeDue(100, leaseMillis, 100).await().indefinitely();
+        List<DispatchStore.TakenGroup> taken = store.takeDue(pool, 100, leaseMillis, 100).await().indefinitely();
         List<DispatchStore.TakenGroup> ours = taken.stream()
                 .filter(group -> group.target().endsWith(project)).toList();
         assertEquals(1, ours.size(), "expected exactly this test's group");
         // Give back any other test's group at once.
         taken.stream().filter(group -> !ours.contains(group))
-                .forEach(group -> store.release(group, "not this test's", 0).await().indefinitely());
+                .forEach(group -> store.release(pool, group, "not this test's", 0).await().indefinitely());
         return ours.get(0);
     }
 }

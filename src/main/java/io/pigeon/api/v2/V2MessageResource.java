@@ -113,11 +113,8 @@ public class V2MessageResource {
     public Uni<V2Documents.Item> get(@PathParam("queue") String queueName, @PathParam("id") String id) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
-        var rowId = MessageIds.parse(id);
-        if (rowId.isEmpty()) {
-            return Uni.createFrom().failure(MessageService.messageNotFound(project, queue, id));
-        }
-        return messages.get(project, queue, rowId.get()).map(found -> V2Documents.item(queue,
+        long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
+        return messages.get(project, queue, rowId).map(found -> V2Documents.item(queue,
                 found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
     }
 

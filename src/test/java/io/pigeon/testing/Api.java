@@ -26,6 +26,11 @@ public final class Api {
         return as(project, CLIENT_ID);
     }
 
+    /** A request of {@code project} that names no client (no Client-ID header). */
+    public static RequestSpecification withoutClientId(String project) {
+        return given().header("X-Project-Id", project).accept(ContentType.JSON);
+    }
+
     /** A request from another client (Client-ID) of {@code project}. */
     public static RequestSpecification as(String project, String clientId) {
         return given()

@@ -5,7 +5,6 @@ import io.pigeon.api.ClaimRequests;
 import io.pigeon.api.Hrefs;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.queue.QueueName;
-import io.pigeon.queue.QueueService;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.QueryParams;
 import io.pigeon.claim.ClaimService;
@@ -24,6 +23,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /** The v1 claim resources: claim, query, renew and release. */
+@V1Call
 @Path("/v1/queues/{queue}/claims")
 @Produces(MediaType.APPLICATION_JSON)
 public class V1ClaimResource {
@@ -47,15 +47,14 @@ public class V1ClaimResource {
         Integer limit = QueryParams.integer("limit", limitParam);
         var terms = claims.terms(ClaimDocuments.claim(body, true));
         QueueName queue = QueueName.of(queueName);
-        return claims.take(project, queue, limit, terms).map(taken -> {
-            ClaimService.NewClaim claim = taken.orElseThrow(() -> QueueService.queueNotFound(project, queue));
-            return claim.messages().isEmpty()
-                    ? Response.noContent().build()
-                    : Response.status(201)
-                            .header(HttpHeaders.LOCATION, Hrefs.claim(Hrefs.V1, queue, claim.id()))
-                            .entity(V1Documents.claimedItems(queue, claim.id(), claim.messages()))
-                            .build();
-        });
+        // As in Zaqar 15, a claim on a queue that does not exist claims nothing: 204.
+        return claims.take(project, queue, limit, terms).map(taken -> taken
+                .filter(claim -> !claim.messages().isEmpty())
+                .map(claim -> Response.status(201)
+                        .header(HttpHeaders.LOCATION, Hrefs.claim(Hrefs.V1, queue, claim.id()))
+                        .entity(V1Documents.claimedItems(queue, claim.id(), claim.messages()))
+                        .build())
+                .orElseGet(() -> Response.noContent().build()));
     }
 
     @GET

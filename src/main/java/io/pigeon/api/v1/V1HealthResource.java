@@ -9,6 +9,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.core.Response;
 
 /** {@code GET|HEAD /v1/health}: 204 while the database answers, 503 while it does not. */
+@V1Call
 @Path("/v1/health")
 @Public
 public class V1HealthResource {

@@ -13,6 +13,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /** {@code GET /v1/}: the JSON-home document from which clients discover every v1 resource. */
+@V1Call
 @Path("/v1")
 @Public
 public class V1HomeResource {

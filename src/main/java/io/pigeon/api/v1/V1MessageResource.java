@@ -35,7 +35,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
-/** The v1 message resources: post, list, get (one or by ids) and delete (one or by ids). */
+/**
+ * The v1 message resources: post, list, get (one or by ids) and delete (one or by ids). As in Zaqar v1, only
+ * posting and listing need a {@code Client-ID}.
+ */
+@V1Call
 @Path("/v1/queues/{queue}/messages")
 @Produces(MediaType.APPLICATION_JSON)
 public class V1MessageResource {
@@ -91,7 +95,6 @@ public class V1MessageResource {
     private Uni<Response> listOrGet(String clientHeader, String queueName, List<String> ids, String marker,
             String limitParam, String echoParam, String includeClaimedParam, HttpServerRequest request) {
         String project = caller.optionalProject();
-        UUID clientId = ClientIds.require(clientHeader);
         if (ids != null) {
             return messages.getByIds(project, QueueName.of(queueName), RequestedIds.of(ids))
                     .map(found -> found.isEmpty()
@@ -99,13 +102,15 @@ public class V1MessageResource {
                             : Response.ok(V1Documents.items(QueueName.of(queueName), found))
                                     .header(CONTENT_LOCATION, request.uri()).build());
         }
+        UUID clientId = ClientIds.require(clientHeader);
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean echo = QueryParams.bool("echo", echoParam, false);
         boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
         QueueName queue = QueueName.of(queueName);
         long after = MessageRequests.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, false).map(found -> {
-            List<Message> page = found.orElseThrow(() -> MessageService.queueNotFound(project, queue));
+            // As in Zaqar 15, a queue that does not exist lists as empty.
+            List<Message> page = found.orElse(List.of());
             if (page.isEmpty()) {
                 return noContentAt(request);
             }
@@ -124,11 +129,9 @@ public class V1MessageResource {
 
     @GET
     @Path("{id}")
-    public Uni<Response> get(@HeaderParam(ClientIds.HEADER) String clientHeader,
-            @PathParam("queue") String queueName,
+    public Uni<Response> get(@PathParam("queue") String queueName,
             @PathParam("id") String id) {
         String project = caller.optionalProject();
-        ClientIds.require(clientHeader);
         QueueName queue = QueueName.of(queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
         return messages.get(project, queue, rowId).map(found -> {
@@ -141,22 +144,18 @@ public class V1MessageResource {
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@HeaderParam(ClientIds.HEADER) String clientHeader,
-            @PathParam("queue") String queueName,
+    public Uni<Response> delete(@PathParam("queue") String queueName,
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
         String project = caller.optionalProject();
-        ClientIds.require(clientHeader);
         QueueName queue = QueueName.of(queueName);
         return MessageRequests.deleteOne(messages, project, queue, id, claimId).map(ignored -> Response.noContent().build());
     }
 
     @DELETE
-    public Uni<Response> deleteByIds(@HeaderParam(ClientIds.HEADER) String clientHeader,
-            @PathParam("queue") String queueName,
+    public Uni<Response> deleteByIds(@PathParam("queue") String queueName,
             @QueryParam("ids") List<String> ids) {
         String project = caller.optionalProject();
-        ClientIds.require(clientHeader);
         QueueName queue = QueueName.of(queueName);
         return messages.deleteByIds(project, queue, MessageRequests.requiredIds(IdLists.of(ids))).map(ignored -> Response.noContent().build());
     }

@@ -30,6 +30,7 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 
 /** The v1 queue resources: list, create, check, delete, and metadata. */
+@V1Call
 @Path("/v1/queues")
 @Produces(MediaType.APPLICATION_JSON)
 public class V1QueueResource {

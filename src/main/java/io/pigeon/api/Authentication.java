@@ -40,7 +40,19 @@ public class Authentication {
             return Uni.createFrom().voidItem();
         }
         if (PublicEndpoints.isPublic(context)) {
-            return Uni.createFrom().voidItem();
+            // An open method may still show the operator more (the v2 home document's admin block): a valid token
+            // counts; no token, or one that cannot be checked, is simply anonymous here.
+            if (request.getHeader("Authorization") == null) {
+                return Uni.createFrom().voidItem();
+            }
+            return identities.getDeferredIdentity()
+                    .invoke(identity -> {
+                        if (!identity.isAnonymous()) {
+                            caller.resolved(tenancy.admit(identity, null, false));
+                        }
+                    })
+                    .onFailure().recoverWithNull()
+                    .replaceWithVoid();
         }
         return identities.getDeferredIdentity()
                 .onFailure(AuthenticationFailedException.class)
@@ -52,7 +64,7 @@ public class Authentication {
                 .transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
                         "The identity provider cannot be reached to check the bearer token; try again later."))
                 // Roles come from the token only: a role header sent by the caller is not believed.
-                .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER))))
+                .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER), true)))
                 .replaceWithVoid();
     }
 }

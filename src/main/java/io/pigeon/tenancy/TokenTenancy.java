@@ -57,15 +57,19 @@ public class TokenTenancy {
 
     /**
      * The caller a verified identity may act as for {@code requestedProject} (null or empty when the request
-     * names none). Anonymous: {@link Unauthenticated}; a project the token does not grant: 403.
+     * names none). Anonymous: {@link Unauthenticated}; a project the token does not grant: 403. Without
+     * {@code projectNeeded} (an open method) a token that grants several projects acts for none.
      */
-    public Caller admit(SecurityIdentity identity, String requestedProject) {
+    public Caller admit(SecurityIdentity identity, String requestedProject, boolean projectNeeded) {
         if (identity.isAnonymous()) {
             throw new Unauthenticated("This API needs a bearer token: send \"Authorization: Bearer <token>\".");
         }
         boolean operator = identity.hasRole(auth.operatorRole());
         Set<String> projects = projectsOf(identity);
         if (requestedProject == null || requestedProject.isEmpty()) {
+            if (!projectNeeded && projects.size() != 1) {
+                return new Caller(null, operator);
+            }
             if (projects.size() != 1) {
                 throw new Rejection(Rejection.Reason.PROJECT_MISSING, "The header X-PROJECT-ID was missing, and the "
                         + "token grants " + projects.size() + " projects: name one.");

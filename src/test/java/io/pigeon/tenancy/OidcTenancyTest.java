@@ -3,6 +3,7 @@ package io.pigeon.tenancy;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -110,6 +111,21 @@ class OidcTenancyTest {
                 .body("description", containsString("2 projects"));
         with(token).header("X-Project-Id", projectA).put("/v2/queues/one").then().statusCode(201);
         with(token).header("X-Project-Id", projectB).put("/v2/queues/two").then().statusCode(201);
+    }
+
+    /** The home document is open; its admin block is shown to a token with the operator role only. */
+    @Test
+    void theHomeDocumentShowsTheAdminBlockToTheOperatorOnly() {
+        given().accept("application/json-home").get("/v2/").then().statusCode(200)
+                .body(not(containsString("rel/health")));
+        with(Tokens.valid(List.of(projectA))).get("/v2/").then().statusCode(200)
+                .body(not(containsString("rel/health")));
+        with(Tokens.valid(List.of(), "pigeon-operator")).get("/v2/").then().statusCode(200)
+                .header("Cache-Control", containsString("private"))
+                .body(containsString("rel/health"));
+        // A bad token on an open method is simply anonymous.
+        given().auth().oauth2("not-a-token").get("/v2/").then().statusCode(200).body(not(containsString("rel/health")));
+        given().header("X-Roles", "admin").get("/v2/").then().statusCode(200).body(not(containsString("rel/health")));
     }
 
     @Test

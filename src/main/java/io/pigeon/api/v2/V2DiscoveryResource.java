@@ -2,6 +2,7 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.ApiException;
+import io.pigeon.health.DatabaseProbe;
 import io.pigeon.health.StorageHealth;
 import io.pigeon.api.RequestCaller;
 import io.smallrye.mutiny.Uni;
@@ -22,14 +23,15 @@ import jakarta.ws.rs.core.Response;
 @Path("/")
 public class V2DiscoveryResource {
 
-    private static final String HOME = StaticDocuments.load("/api/v2/home.json");
     private static final String VERSIONS = StaticDocuments.load("/api/versions.json");
 
     private final StorageHealth storage;
+    private final DatabaseProbe database;
     private final RequestCaller caller;
 
-    public V2DiscoveryResource(StorageHealth storage, RequestCaller caller) {
+    public V2DiscoveryResource(StorageHealth storage, DatabaseProbe database, RequestCaller caller) {
         this.storage = storage;
+        this.database = database;
         this.caller = caller;
     }
 
@@ -50,13 +52,27 @@ public class V2DiscoveryResource {
         if (!request.path().endsWith("/")) {
             throw new NotFoundException();
         }
-        return Response.ok(HOME, ContentTypes.JSON_HOME).header(HttpHeaders.CACHE_CONTROL, "max-age=86400").build();
+        boolean operator = caller.operator();
+        // The operator's form must not be kept by a shared cache and served to others.
+        return Response.ok(operator ? HomeDocuments.OPERATOR : HomeDocuments.PUBLIC, ContentTypes.JSON_HOME)
+                .header(HttpHeaders.CACHE_CONTROL, operator ? "private, max-age=86400" : "max-age=86400")
+                .header(HttpHeaders.VARY, "Authorization, X-Roles")
+                .build();
     }
 
+    /** As in Zaqar: 204 while the database answers, 503 when it does not (no body either way). */
     @GET
     @V2Call
     @Path("v2/ping")
-    public Response ping() {
+    public Uni<Response> ping() {
+        return database.reachable().map(up -> Response.status(up ? 204 : 503).build());
+    }
+
+    /** Zaqar answers HEAD on ping with 204 without asking the store. */
+    @HEAD
+    @V2Call
+    @Path("v2/ping")
+    public Response pingHead() {
         return Response.noContent().build();
     }
 

@@ -1,6 +1,7 @@
 package io.pigeon.api.v1;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.emptyString;
 import static org.hamcrest.Matchers.equalTo;
 
 import io.pigeon.testing.Api;
@@ -53,6 +54,13 @@ class V1HealthWithoutDatabaseTest {
                 .contentType("application/json")
                 .body("title", equalTo("Service temporarily unavailable"));
         Api.as(Api.newProject()).get("/v1/queues").then().statusCode(503);
+    }
+
+    /** As in Zaqar, v2 ping asks the store: 503 when it does not answer; HEAD does not ask (204). */
+    @Test
+    void pingIsServiceUnavailable() {
+        Api.as(Api.newProject()).get("/v2/ping").then().statusCode(503).body(emptyString());
+        Api.as(Api.newProject()).head("/v2/ping").then().statusCode(204);
     }
 
     @Test

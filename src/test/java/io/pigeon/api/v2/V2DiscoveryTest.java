@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItems;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 
 import io.pigeon.testing.Api;
@@ -36,7 +37,18 @@ class V2DiscoveryTest {
                 .contentType(startsWith("application/json-home"))
                 .body("resources.keySet()", hasItems("rel/queues", "rel/queue", "rel/messages", "rel/post_messages",
                         "rel/claim", "rel/ping", "rel/queue_purge"))
-                .body("resources.'rel/queues'.href-template", startsWith("/v2/queues"));
+                .body("resources.'rel/queues'.href-template", startsWith("/v2/queues"))
+                // Exactly what Pigeon serves: no pools or flavors; the admin block (health) for the operator only.
+                .body("resources.keySet()", not(hasItems("rel/pools")))
+                .body("resources.keySet()", not(hasItems("rel/flavors")))
+                .body("resources.keySet()", not(hasItems("rel/health")))
+                .header("Cache-Control", equalTo("max-age=86400"));
+        Api.as(project).header("X-Roles", "admin").get("/v2/")
+                .then().using().defaultParser(Parser.JSON)
+                .statusCode(200)
+                .body("resources.keySet()", hasItems("rel/health", "rel/queues"))
+                .body("resources.keySet()", not(hasItems("rel/pools")))
+                .header("Cache-Control", equalTo("private, max-age=86400"));
         Api.as(project).get("/v2").then().statusCode(404).body("title", equalTo("404 Not Found"));
     }
 

@@ -34,6 +34,7 @@ public final class AllowedMethods {
             route("/v2/queues/" + SEGMENT, "DELETE, GET, PATCH, PUT, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/purge", "POST, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/share", "POST, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),

@@ -3,6 +3,7 @@ package io.pigeon.api;
 import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.Callers;
 import io.pigeon.tenancy.Projects;
+import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.TokenTenancy;
 import io.pigeon.tenancy.Unauthenticated;
 import io.quarkus.security.AuthenticationFailedException;
@@ -17,23 +18,33 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * Who is calling, decided once per request after routing, on the method the router matched: only a method
  * marked {@link Public} is open, so every spelling the router accepts for a protected method is protected. In
  * OIDC mode the token decides the project and roles ({@link TokenTenancy}); with authentication off the
- * request's own headers do. Either way the answer goes to {@link RequestCaller}, so no resource knows which mode
+ * request's own headers do; a pre-signed URL's headers, when sent, decide in either mode
+ * ({@link SignedRequests}). Either way the answer goes to {@link RequestCaller}, so no resource knows which mode
  * is on and no incoming header is rewritten.
  */
 public class Authentication {
 
     private final TokenTenancy tenancy;
+    private final SignedUrls signedUrls;
     private final CurrentIdentityAssociation identities;
     private final RequestCaller caller;
 
-    public Authentication(TokenTenancy tenancy, CurrentIdentityAssociation identities, RequestCaller caller) {
+    public Authentication(TokenTenancy tenancy, SignedUrls signedUrls, CurrentIdentityAssociation identities,
+            RequestCaller caller) {
         this.tenancy = tenancy;
+        this.signedUrls = signedUrls;
         this.identities = identities;
         this.caller = caller;
     }
 
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
     public Uni<Void> authorize(HttpServerRequest request, ContainerRequestContext context) {
+        // A pre-signed URL stands in for a token, for exactly the paths and methods it grants (in both modes, as
+        // Zaqar checks a signature whenever one is sent).
+        if (SignedRequests.isSigned(request) && !PublicEndpoints.isPublic(context)) {
+            caller.resolved(SignedRequests.admit(request, signedUrls));
+            return Uni.createFrom().voidItem();
+        }
         if (!tenancy.tokensRequired()) {
             caller.resolved(tenancy.unauthenticated(request.getHeader(Projects.HEADER),
                     request.getHeader(Callers.ROLES_HEADER)));

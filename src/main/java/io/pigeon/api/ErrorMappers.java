@@ -60,6 +60,12 @@ public class ErrorMappers {
         return error(404, "404 Not Found", "The resource " + request.path() + " does not exist.");
     }
 
+    /** As in Zaqar, a pre-signed URL that does not grant the request is a 404, whatever the reason. */
+    @ServerExceptionMapper
+    public Response signatureRefused(SignedRequests.Refused e, HttpServerRequest request) {
+        return error(404, "404 Not Found", "The resource " + request.path() + " does not exist.");
+    }
+
     @ServerExceptionMapper
     public Response unsupportedMethod(NotAllowedException e, HttpServerRequest request) {
         return methodNotAllowed(request);

@@ -101,6 +101,17 @@ public interface PigeonConfig {
     /** Who may call, and for which projects. */
     Auth auth();
 
+    /** Zaqar's pre-signed URLs ({@code POST /v2/queues/{name}/share}). */
+    SignedUrl signedUrl();
+
+    interface SignedUrl {
+        /**
+         * The HMAC key that signs and checks them ({@code PIGEON_SIGNED_URL_SECRET_KEY}, Zaqar's
+         * {@code [signed_url] secret_key}). Unset: no URL can be signed, and none is accepted.
+         */
+        Optional<String> secretKey();
+    }
+
     interface Auth {
         /** {@code none}: X-Project-Id is trusted (Zaqar's auth-off case); {@code oidc}: a bearer token is required. */
         @WithDefault("none")

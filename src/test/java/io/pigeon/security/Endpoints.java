@@ -60,6 +60,7 @@ final class Endpoints {
                 new Call("DELETE", v2, null),
                 new Call("GET", v2 + "/stats", null),
                 new Call("POST", v2 + "/purge", "{}"),
+                new Call("POST", v2 + "/share", "{}"),
                 new Call("POST", v2 + "/messages", v2Messages),
                 new Call("GET", v2 + "/messages", null),
                 new Call("DELETE", v2 + "/messages?pop=1", null),

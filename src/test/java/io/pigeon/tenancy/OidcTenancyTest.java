@@ -2,6 +2,7 @@ package io.pigeon.tenancy;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -126,6 +127,26 @@ class OidcTenancyTest {
         // A bad token on an open method is simply anonymous.
         given().auth().oauth2("not-a-token").get("/v2/").then().statusCode(200).body(not(containsString("rel/health")));
         given().header("X-Roles", "admin").get("/v2/").then().statusCode(200).body(not(containsString("rel/health")));
+    }
+
+    /** In OIDC mode a pre-signed URL stands in for a token, for exactly the paths and methods it grants. */
+    @Test
+    void aSignedUrlStandsInForATokenForWhatItGrants() {
+        String token = Tokens.valid(List.of(projectA));
+        with(token).header("X-Project-Id", projectA).contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"body\": \"signed\"}]}").post("/v2/queues/shared/messages").then().statusCode(201);
+        var grant = with(token).header("X-Project-Id", projectA).contentType(ContentType.JSON).body("{}")
+                .post("/v2/queues/shared/share").then().statusCode(200).extract().jsonPath();
+        java.util.function.Supplier<RequestSpecification> signed = () -> given().header("Client-ID", Api.CLIENT_ID)
+                .header("X-Project-Id", projectA).header("URL-Signature", grant.getString("signature"))
+                .header("URL-Expires", grant.getString("expires")).header("URL-Methods", "GET")
+                .header("URL-Paths", grant.getList("paths", String.class).get(0)).accept(ContentType.JSON);
+        signed.get().get("/v2/queues/shared/messages?echo=true").then().statusCode(200)
+                .body("messages.body", contains("signed"));
+        signed.get().get("/v2/queues/shared/stats").then().statusCode(404);
+        signed.get().get("/v2/queues").then().statusCode(404);
+        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", projectA)
+                .get("/v2/queues/shared/messages").then().statusCode(401);
     }
 
     @Test

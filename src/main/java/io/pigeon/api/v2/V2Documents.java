@@ -50,6 +50,11 @@ public final class V2Documents {
     public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) {
     }
 
+    /** A signed share: what a client sends back as URL-Paths, URL-Methods, X-Project-Id, URL-Expires, URL-Signature. */
+    @RegisterForReflection
+    public record Shared(List<String> paths, List<String> methods, String project, String expires, String signature) {
+    }
+
     public static Item item(QueueName queue, Message message) {
         return new Item(MessageIds.format(message.id()), Hrefs.message(Hrefs.V2, queue, message.id()), message.ttl(), message.age(),
                 message.body(), BodyChecksum.of(message.body()));

@@ -11,6 +11,8 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.MetadataPatch;
 import io.pigeon.queue.QueueName;
+import io.pigeon.tenancy.SignedUrls;
+import java.time.Instant;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.JsonBodies;
@@ -51,10 +53,12 @@ public class V2QueueResource {
     private final MessageService messages;
     private final QueuePurge purges;
     private final RequestCaller caller;
+    private final SignedUrls signedUrls;
     private final PigeonConfig config;
 
     public V2QueueResource(QueueService queues, MessageService messages, QueuePurge purges, RequestCaller caller,
-            PigeonConfig config) {
+            SignedUrls signedUrls, PigeonConfig config) {
+        this.signedUrls = signedUrls;
         this.queues = queues;
         this.messages = messages;
         this.purges = purges;
@@ -186,6 +190,23 @@ public class V2QueueResource {
         }
         return purges.purge(project, queue, purgeMessages, purgeSubscriptions)
                 .map(ignored -> Response.noContent().build());
+    }
+
+    /**
+     * Signs a grant of some methods on some of the queue's resources for the caller's project (Zaqar's pre-signed
+     * URLs): 200 with the paths, methods, project, expiry and signature a client sends back as headers.
+     */
+    @POST
+    @Path("{name}/share")
+    public V2Documents.Shared share(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("name") String name,
+            byte[] body) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(name);
+        ContentTypes.requireJson(contentType);
+        ShareDocuments.Share share = ShareDocuments.read(JsonBodies.parse(body), queue, Instant.now());
+        SignedUrls.Grant grant = signedUrls.sign(share.paths(), share.methods(), project, share.expires());
+        return new V2Documents.Shared(grant.paths(), grant.methods(), grant.project(), grant.expires(), grant.signature());
     }
 
     private static ApiException invalidResourceTypes() {

@@ -18,7 +18,7 @@ final class HomeDocuments {
     /** Zaqar's admin entries that Pigeon serves (to the operator role only). */
     private static final Set<String> ADMIN = Set.of("rel/health");
     /** Zaqar's entries for what Pigeon does not serve. */
-    private static final List<String> NOT_SERVED = List.of("rel/queue_share", "rel/pools", "rel/pool", "rel/flavors",
+    private static final List<String> NOT_SERVED = List.of("rel/pools", "rel/pool", "rel/flavors",
             "rel/flavor");
 
     static final String PUBLIC;

@@ -36,7 +36,7 @@ class V2DiscoveryTest {
                 .statusCode(200)
                 .contentType(startsWith("application/json-home"))
                 .body("resources.keySet()", hasItems("rel/queues", "rel/queue", "rel/messages", "rel/post_messages",
-                        "rel/claim", "rel/ping", "rel/queue_purge"))
+                        "rel/claim", "rel/ping", "rel/queue_purge", "rel/queue_share"))
                 .body("resources.'rel/queues'.href-template", startsWith("/v2/queues"))
                 // Exactly what Pigeon serves: no pools or flavors; the admin block (health) for the operator only.
                 .body("resources.keySet()", not(hasItems("rel/pools")))

@@ -41,6 +41,7 @@ public final class AllowedMethods {
             route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/subscriptions", "GET, HEAD, POST, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/subscriptions/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+            route("/v2/queues/" + SEGMENT + "/subscriptions/" + SEGMENT + "/confirm", "PUT, OPTIONS"),
             route("/v3/queue/" + SEGMENT + "/" + SEGMENT + "/" + SEGMENT, "DELETE, GET, HEAD, POST, OPTIONS"),
             route("/v3/dead-groups", "GET, HEAD, OPTIONS"),
             route("/v3/dead-groups/" + SEGMENT, "DELETE, OPTIONS"),

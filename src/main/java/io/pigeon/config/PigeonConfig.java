@@ -101,6 +101,18 @@ public interface PigeonConfig {
     /** Who may call, and for which projects. */
     Auth auth();
 
+    /** Subscription notifications. */
+    Notification notification();
+
+    interface Notification {
+        /**
+         * Zaqar's {@code [notification] require_confirmation}: a new webhook subscriber is sent a confirmation
+         * request (signed with the signed-URL key) and notified only once it has confirmed. Off by default.
+         */
+        @WithDefault("false")
+        boolean requireConfirmation();
+    }
+
     /** Zaqar's pre-signed URLs ({@code POST /v2/queues/{name}/share}). */
     SignedUrl signedUrl();
 

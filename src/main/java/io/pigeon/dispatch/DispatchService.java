@@ -72,10 +72,28 @@ public class DispatchService {
             throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
                     + MAX_ONTIME + ".");
         }
-        Long announceWithin = dispatcher.servesPushes() ? null : config.maxSleep().toMillis();
-        return store.enqueue(pool, new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
-                        update == Update.ALWAYS, json, announceWithin))
-                .invoke(enqueued -> dispatcher.pushed(enqueued.dueAt()));
+        return push(new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
+                update == Update.ALWAYS, json, announceWithin()));
+    }
+
+    /**
+     * A call Pigeon itself sends (a subscription's confirmation request): one group of its own, due now, its body
+     * sent as it is with the extra headers given (a JSON object, or null), and delivered and retried like any
+     * other. The target must already have passed the allowed-targets check.
+     */
+    public Uni<Void> call(String project, String mergeKey, DispatchAddress address, String body, String headersJson) {
+        return store.call(pool, project, "-" + mergeKey, address, body, headersJson)
+                .invoke(dispatcher::pushed)
+                .call(due -> dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce(pool))
+                .replaceWithVoid();
+    }
+
+    private Uni<DispatchStore.Enqueued> push(DispatchStore.Push push) {
+        return store.enqueue(pool, push).invoke(enqueued -> dispatcher.pushed(enqueued.dueAt()));
+    }
+
+    private Long announceWithin() {
+        return dispatcher.servesPushes() ? null : config.maxSleep().toMillis();
     }
 
     /** A post queued {@code count} subscription notifications, due now or when their messages' delays end. */

@@ -53,6 +53,12 @@ public class DispatchStore {
                 SELECT pg_notify('%s', extract(epoch FROM g.fire_at)::text)
                 WHERE $9 AND g.fire_at < now() + $10 * interval '1 millisecond') AS signal ON true""".formatted(CHANNEL);
 
+    // A call Pigeon sends itself: one unmergeable group, due now, its body in the row ('single', as notifications).
+    private static final String CALL = """
+            INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at)
+            VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::jsonb, now())
+            RETURNING extract(epoch FROM fire_at)::float8 AS due_at""";
+
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";
 
     // A page of a path's pending items in arrival order after the marker item: at most $6 items and, but for
@@ -230,6 +236,17 @@ public class DispatchStore {
                     .addLong(announceWithinMillis == null ? 0 : announceWithinMillis)
                     .addString(groupsQuotaRefusal);
         }
+    }
+
+    /**
+     * Stores a call Pigeon sends itself (merge key starting with '-', so it never merges), with {@code body} sent
+     * as it is and extra {@code headersJson} (a JSON object, or null); the time it is due, in unix seconds.
+     */
+    public Uni<Double> call(SqlClient db, String project, String mergeKey, DispatchAddress address, String body,
+            String headersJson) {
+        return db.preparedQuery(CALL)
+                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString(), body, headersJson))
+                .map(rows -> rows.iterator().next().getDouble("due_at"));
     }
 
     /** Stores a push. */

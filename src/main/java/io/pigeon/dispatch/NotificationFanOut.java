@@ -15,11 +15,11 @@ public final class NotificationFanOut {
 
     private static final String CTES = """
             fan AS MATERIALIZED (
-                SELECT s.id AS subscription_id, s.subscriber, s.options, %s AS metadata,
+                SELECT s.id AS subscription_id, s.subscriber, s.options, %1$s AS metadata,
                        i.ttl, i.body, i.visible_at
                 FROM inserted i
                 JOIN subscriptions s ON s.project = $1 AND s.source = $2 AND s.expires_at > now()
-                     AND s.subscriber ~* '^https?:'),
+                     AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)),
             fan_groups AS (
                 INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
                                              headers, retry_policy, fire_at)
@@ -37,10 +37,11 @@ public final class NotificationFanOut {
 
     /**
      * The CTEs, reading the queue's metadata (for its {@code _retry_policy}) from {@code queueMetadata}: a
-     * scalar subquery that sees the queue even when the statement itself creates it.
+     * scalar subquery that sees the queue even when the statement itself creates it. {@code confirmationRequired}
+     * is the boolean parameter that says whether only confirmed subscriptions are notified.
      */
-    public static String ctes(String queueMetadata) {
-        return CTES.formatted(queueMetadata);
+    public static String ctes(String queueMetadata, String confirmationRequired) {
+        return CTES.formatted(queueMetadata, confirmationRequired + "::boolean");
     }
 
     /** The number of notifications the statement queued, for its final SELECT. */

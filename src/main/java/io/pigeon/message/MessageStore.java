@@ -1,5 +1,6 @@
 package io.pigeon.message;
 
+import io.pigeon.config.PigeonConfig;
 import io.pigeon.quota.Quotas;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
@@ -37,7 +38,7 @@ public class MessageStore {
             %s
             SELECT id, %s AS notifications FROM inserted WHERE %s""".formatted(
             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
-            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)"),
+            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10"),
             NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
 
     private static final String LIST = """
@@ -92,7 +93,7 @@ public class MessageStore {
             WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
                    OR pigeon_refuse('403', $11))
               AND %s""".formatted(NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
-            NotificationFanOut.ctes("(SELECT metadata FROM q)"), NotificationFanOut.QUEUED,
+            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16"), NotificationFanOut.QUEUED,
             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
 
     private static final String POP = """
@@ -151,9 +152,11 @@ public class MessageStore {
 
 
     private final Quotas quotas;
+    private final boolean confirmationRequired;
 
-    public MessageStore(Quotas quotas) {
+    public MessageStore(Quotas quotas, PigeonConfig config) {
         this.quotas = quotas;
+        this.confirmationRequired = config.notification().requireConfirmation();
     }
 
     /**
@@ -177,7 +180,7 @@ public class MessageStore {
                 .addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(documentSize)
                 .addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
                 .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
-                .addString(quotas.notifications()).addString(quotas.groups());
+                .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired);
         return db.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
             Long[] ids = row.getArrayOfLongs("ids");
@@ -207,7 +210,7 @@ public class MessageStore {
         return db.preparedQuery(POST)
                 .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies)
                         .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
-                        .addString(quotas.notifications()).addString(quotas.groups()))
+                        .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();

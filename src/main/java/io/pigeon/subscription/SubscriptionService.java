@@ -40,13 +40,15 @@ public class SubscriptionService {
 
     private final SubscriptionStore store;
     private final Pool pool;
+    private final SubscriptionConfirmations confirmations;
     private final AllowedTargets allowedTargets;
     private final PigeonConfig config;
 
-    public SubscriptionService(SubscriptionStore store, Pool pool, AllowedTargets allowedTargets,
-            PigeonConfig config) {
+    public SubscriptionService(SubscriptionStore store, Pool pool, SubscriptionConfirmations confirmations,
+            AllowedTargets allowedTargets, PigeonConfig config) {
         this.store = store;
         this.pool = pool;
+        this.confirmations = confirmations;
         this.allowedTargets = allowedTargets;
         this.config = config;
     }
@@ -58,7 +60,12 @@ public class SubscriptionService {
     public record Fields(String subscriber, Integer ttl, ObjectNode options) {
     }
 
-    /** The new subscription's id; 409 when the queue has a live subscription for this subscriber. */
+    /**
+     * Subscribes; the subscription's id. As in Zaqar 15, a queue that already has a live subscription for the
+     * subscriber answers with that subscription's id while it is unconfirmed (the client re-subscribes, and is
+     * asked again to confirm when confirmation is required; the stored ttl and options stay), and 409 once it has
+     * been confirmed.
+     */
     public Uni<Long> create(String project, QueueName queue, Fields fields) {
         if (fields.subscriber() == null) {
             throw Rejection.invalidRequest("Missing parameter subscriber in body.");
@@ -67,7 +74,41 @@ public class SubscriptionService {
         int ttl = fields.ttl() != null ? ttl(fields.ttl()) : config.defaultSubscriptionTtl();
         String options = fields.options() != null ? options(fields.options()) : "{}";
         return store.create(pool, project, queue.value(), subscriber, ttl, options)
-                .map(id -> id.orElseThrow(SubscriptionService::duplicate));
+                .flatMap(created -> created.isPresent() && !confirmations.required()
+                        ? Uni.createFrom().item(created.get())
+                        : subscribed(project, queue, subscriber, created));
+    }
+
+    /** The subscription a create made or found, asked to confirm when that is required; 409 once confirmed. */
+    private Uni<Long> subscribed(String project, QueueName queue, String subscriber, Optional<Long> created) {
+        return (created.isPresent()
+                        ? store.get(pool, project, queue.value(), created.get())
+                        : store.getBySubscriber(pool, project, queue.value(), subscriber).map(existing -> {
+                            if (existing.isEmpty() || existing.get().confirmed()) {
+                                throw duplicate();
+                            }
+                            return existing;
+                        }))
+                .flatMap(found -> {
+                    // Gone between the two statements (deleted or expired at that instant): as if it existed.
+                    Subscription subscription = found.orElseThrow(SubscriptionService::duplicate);
+                    return confirmations.askToConfirm(project, queue, subscription).replaceWith(subscription.id());
+                });
+    }
+
+    /**
+     * Confirms (or unconfirms) a live subscription; false when there is none. An unsubscribed webhook is told so
+     * when confirmation is required.
+     */
+    public Uni<Boolean> confirm(String project, QueueName queue, long id, boolean confirmed) {
+        return store.confirm(pool, project, queue.value(), id, confirmed).flatMap(updated -> {
+            if (!updated || confirmed || !confirmations.required()) {
+                return Uni.createFrom().item(updated);
+            }
+            return store.get(pool, project, queue.value(), id).flatMap(found -> found
+                    .map(subscription -> confirmations.tellUnsubscribed(project, queue, subscription))
+                    .orElseGet(() -> Uni.createFrom().voidItem())).replaceWith(true);
+        });
     }
 
     public Uni<Optional<Subscription>> get(String project, QueueName queue, long id) {

@@ -19,9 +19,9 @@ public class SubscriptionStore {
 
     private static final String COLUMNS = """
             id, source, subscriber, ttl, options::text AS options,
-            floor(extract(epoch FROM now() - created_at))::bigint AS age""";
+            floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed""";
 
-    // A live subscription with the same subscriber wins (no row back: 409); an expired one is replaced. A new
+    // A live subscription with the same subscriber wins (no row back); an expired one is replaced, unconfirmed. A new
     // subscriber needs the queue to be under its subscription quota ($6, refusal $7).
     private static final String CREATE = """
             INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at)
@@ -31,13 +31,22 @@ public class SubscriptionStore {
                OR (SELECT count(*) FROM subscriptions WHERE project = $1 AND source = $2 AND expires_at > now()) < $6
                OR pigeon_refuse('403', $7)
             ON CONFLICT (project, source, subscriber) DO UPDATE
-            SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at
+            SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at,
+                confirmed = false
             WHERE s.expires_at <= now()
             RETURNING id""";
 
     private static final String GET = """
             SELECT %s FROM subscriptions
             WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""".formatted(COLUMNS);
+
+    private static final String GET_BY_SUBSCRIBER = """
+            SELECT %s FROM subscriptions
+            WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now()""".formatted(COLUMNS);
+
+    private static final String CONFIRM = """
+            UPDATE subscriptions SET confirmed = $4
+            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""";
 
     private static final String LIST = """
             SELECT %s FROM subscriptions
@@ -100,6 +109,17 @@ public class SubscriptionStore {
         return db.preparedQuery(DELETE).execute(Tuple.of(project, queue, id)).replaceWithVoid();
     }
 
+    /** The live subscription of the queue for {@code subscriber}, if any. */
+    public Uni<Optional<Subscription>> getBySubscriber(SqlClient db, String project, String queue, String subscriber) {
+        return db.preparedQuery(GET_BY_SUBSCRIBER).execute(Tuple.of(project, queue, subscriber))
+                .map(rows -> toSubscriptions(rows).stream().findFirst());
+    }
+
+    /** Sets whether the live subscription is confirmed; false when there is none. */
+    public Uni<Boolean> confirm(SqlClient db, String project, String queue, long id, boolean confirmed) {
+        return db.preparedQuery(CONFIRM).execute(Tuple.of(project, queue, id, confirmed)).map(rows -> rows.rowCount() > 0);
+    }
+
     /** Deletes every subscription of the queue (a purge of "subscriptions") and their pending notifications. */
     public Uni<Void> deleteAll(SqlClient db, String project, String queue) {
         return db.preparedQuery(DELETE_ALL).execute(Tuple.of(project, queue)).replaceWithVoid();
@@ -109,7 +129,7 @@ public class SubscriptionStore {
         List<Subscription> subscriptions = new ArrayList<>(rows.size());
         for (Row row : rows) {
             subscriptions.add(new Subscription(row.getLong("id"), row.getString("source"), row.getString("subscriber"),
-                    row.getInteger("ttl"), row.getString("options"), row.getLong("age")));
+                    row.getInteger("ttl"), row.getString("options"), row.getLong("age"), row.getBoolean("confirmed")));
         }
         return subscriptions;
     }

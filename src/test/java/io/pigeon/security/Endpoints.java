@@ -71,6 +71,7 @@ final class Endpoints {
                 new Call("GET", v2 + "/subscriptions", null),
                 new Call("GET", v2 + "/subscriptions/1", null),
                 new Call("DELETE", v2 + "/subscriptions/1", null),
+                new Call("PUT", v2 + "/subscriptions/1/confirm", "{\"confirmed\": true}"),
                 new Call("POST", "/v3/queue/k/POST/" + SERVICE, "{\"a\": 1}"),
                 new Call("GET", "/v3/queue/k/POST/" + SERVICE, null),
                 new Call("DELETE", "/v3/queue/k/POST/" + SERVICE, null),

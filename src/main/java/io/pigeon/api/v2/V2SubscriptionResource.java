@@ -22,6 +22,9 @@ import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.PATCH;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -57,13 +60,13 @@ public class V2SubscriptionResource {
     record Created(String subscription_id) {
     }
 
-    /** Zaqar's subscription document; {@code confirmed} is always true (no confirmation step), {@code delivery} is Pigeon's. */
+    /** Zaqar's subscription document ({@code confirmed} as PUT .../confirm set it); {@code delivery} is Pigeon's. */
     @RegisterForReflection
     record Document(String id, String subscriber, String source, int ttl, @JsonRawValue String options, long age,
             boolean confirmed, String delivery) {
         static Document of(Subscription subscription) {
             return new Document(MessageIds.format(subscription.id()), subscription.subscriber(), subscription.source(),
-                    subscription.ttl(), subscription.optionsJson(), subscription.age(), true,
+                    subscription.ttl(), subscription.optionsJson(), subscription.age(), subscription.confirmed(),
                     subscription.delivered() ? WEBHOOK : NOT_DELIVERED);
         }
     }
@@ -128,6 +131,35 @@ public class V2SubscriptionResource {
                     return Response.noContent()
                             .header(HttpHeaders.LOCATION, Hrefs.subscription(Hrefs.V2, queue, subscriptionId)).build();
                 });
+    }
+
+    /**
+     * Zaqar's confirmation: {@code {"confirmed": true}} confirms the subscription, {@code false} unconfirms it (with
+     * {@code pigeon.notification.require-confirmation} on, only confirmed ones are notified). 204, or 404.
+     */
+    @PUT
+    @Path("{id}/confirm")
+    public Uni<Response> confirm(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("name") String queueName, @PathParam("id") String id, byte[] body,
+            @Context UriInfo uri) {
+        String project = caller.requiredProject();
+        QueueName queue = QueueName.of(queueName);
+        JsonNode confirmed = null;
+        if (body != null && body.length > 0) {
+            ContentTypes.requireJson(contentType);
+            JsonNode document = JsonBodies.parse(body);
+            confirmed = document.isObject() ? document.get("confirmed") : null;
+        }
+        if (confirmed == null || !confirmed.isBoolean()) {
+            throw Rejection.invalidRequest("The 'confirmed' should be boolean.");
+        }
+        long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
+        return subscriptions.confirm(project, queue, subscriptionId, confirmed.booleanValue()).map(updated -> {
+            if (!updated) {
+                throw missing(id);
+            }
+            return Response.noContent().header(HttpHeaders.LOCATION, uri.getRequestUri().getRawPath()).build();
+        });
     }
 
     @DELETE

@@ -64,6 +64,26 @@ class V2SubscriptionTest {
         }
     }
 
+    private ValidatableResponse confirm(String queue, String id, String document) {
+        return Api.as(project).contentType(ContentType.JSON).body(document)
+                .put("/v2/queues/" + queue + "/subscriptions/" + id + "/confirm").then();
+    }
+
+    @Test
+    void confirmationsAreCheckedAsZaqarChecksThem() {
+        String id = subscribeWebhook("confirming", "/confirming", "");
+        for (String bad : List.of("{}", "{\"confirmed\": \"yes\"}", "{\"confirmed\": 1}", "[]")) {
+            confirm("confirming", id, bad).statusCode(400).body("title", equalTo("Invalid API request"))
+                    .body("description", equalTo("The 'confirmed' should be boolean."));
+        }
+        Api.as(project).put("/v2/queues/confirming/subscriptions/" + id + "/confirm").then().statusCode(400);
+        confirm("confirming", "000000000000000000000fff", "{\"confirmed\": true}").statusCode(404);
+        confirm("confirming", "not-an-id", "{\"confirmed\": true}").statusCode(404);
+        Api.as(Api.newProject()).contentType(ContentType.JSON).body("{\"confirmed\": true}")
+                .put("/v2/queues/confirming/subscriptions/" + id + "/confirm").then().statusCode(404);
+        Api.as(project).get("/v2/queues/confirming/subscriptions/" + id).then().body("confirmed", equalTo(false));
+    }
+
     @Test
     void createShowUpdateAndDelete() {
         String id = subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 600, "
@@ -79,12 +99,23 @@ class V2SubscriptionTest {
                 .body("ttl", equalTo(600))
                 .body("options.name", equalTo("first"))
                 .body("age", equalTo(0))
-                .body("confirmed", equalTo(true))
+                .body("confirmed", equalTo(false))
                 .body("delivery", equalTo("webhook"));
 
-        // One live subscription per subscriber and queue.
+        // One live subscription per subscriber and queue: as in Zaqar 15, subscribing again while it is unconfirmed
+        // answers its id (ttl and options stay), and 409 once it is confirmed.
+        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 900}").statusCode(201)
+                .body("subscription_id", equalTo(id));
+        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("ttl", equalTo(600));
+        confirm("orders", id, "{\"confirmed\": true}").statusCode(204)
+                .header("Location", equalTo("/v2/queues/orders/subscriptions/" + id + "/confirm"));
+        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("confirmed", equalTo(true));
         subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\"}").statusCode(409)
                 .body("description", containsString("already exists"));
+        confirm("orders", id, "{\"confirmed\": false}").statusCode(204);
+        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("confirmed", equalTo(false));
+        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\"}").statusCode(201)
+                .body("subscription_id", equalTo(id));
 
         Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 7200, \"options\": {\"name\": \"second\"}}")
                 .patch("/v2/queues/orders/subscriptions/" + id).then().statusCode(204);

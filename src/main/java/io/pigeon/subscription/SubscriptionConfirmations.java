@@ -1,0 +1,91 @@
+package io.pigeon.subscription;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.DispatchAddress;
+import io.pigeon.dispatch.DispatchService;
+import io.pigeon.json.StrictJson;
+import io.pigeon.message.MessageIds;
+import io.pigeon.queue.QueueName;
+import io.pigeon.tenancy.SignedUrls;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/**
+ * Zaqar's subscription confirmation requests, sent with {@code pigeon.notification.require-confirmation} on: a
+ * new (or re-subscribing, unconfirmed) webhook subscriber is posted a document that carries a pre-signed URL
+ * granting {@code PUT} on its own {@code .../confirm} path, and the bodies to send there; an unsubscribed one is
+ * told so. Delivered by the delivery engine, with its retries. Without a signing key nothing can be signed:
+ * as in Zaqar, the request is not sent and the operator is told in the log.
+ */
+@ApplicationScoped
+public class SubscriptionConfirmations {
+
+    private static final Logger LOG = Logger.getLogger(SubscriptionConfirmations.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final boolean required;
+    private final int unsubscribedTtl;
+    private final SignedUrls signedUrls;
+    private final DispatchService deliveries;
+
+    public SubscriptionConfirmations(PigeonConfig config, SignedUrls signedUrls, DispatchService deliveries) {
+        this.required = config.notification().requireConfirmation();
+        this.unsubscribedTtl = config.defaultSubscriptionTtl();
+        this.signedUrls = signedUrls;
+        this.deliveries = deliveries;
+    }
+
+    public boolean required() {
+        return required;
+    }
+
+    /** Asks a webhook subscriber to confirm its subscription (valid for the subscription's ttl). */
+    public Uni<Void> askToConfirm(String project, QueueName queue, Subscription subscription) {
+        return send(project, queue, subscription, "SubscriptionConfirmation",
+                "You have chosen to subscribe to the queue: " + queue, subscription.ttl());
+    }
+
+    /** Tells a webhook subscriber it has unsubscribed, and how to subscribe again. */
+    public Uni<Void> tellUnsubscribed(String project, QueueName queue, Subscription subscription) {
+        return send(project, queue, subscription, "UnsubscribeConfirmation", "You have unsubscribed successfully to "
+                + "the queue: " + queue + ", you can resubscribe it by using confirmed=True.", unsubscribedTtl);
+    }
+
+    private Uni<Void> send(String project, QueueName queue, Subscription subscription, String type, String text,
+            int validSeconds) {
+        if (!required || !subscription.delivered()) {
+            return Uni.createFrom().voidItem();
+        }
+        if (!signedUrls.enabled()) {
+            LOG.errorf("Subscription %d of queue %s was not sent its confirmation request: no signing key is set "
+                    + "(PIGEON_SIGNED_URL_SECRET_KEY)", subscription.id(), queue);
+            return Uni.createFrom().voidItem();
+        }
+        String confirmPath = "/v2/queues/" + queue + "/subscriptions/" + MessageIds.format(subscription.id()) + "/confirm";
+        SignedUrls.Grant grant = signedUrls.sign(List.of(confirmPath), List.of("PUT"), project,
+                Instant.now().plusSeconds(validSeconds));
+        ObjectNode document = JSON.createObjectNode()
+                .put("Message_Type", type)
+                .put("Message", text)
+                .put("URL-Signature", grant.signature())
+                .put("URL-Methods", "PUT")
+                .put("URL-Paths", confirmPath)
+                .put("X-Project-ID", project)
+                .put("URL-Expires", grant.expires())
+                .put("queue_name", queue.value());
+        document.putObject("SubscribeBody").put("confirmed", true);
+        document.putObject("UnsubscribeBody").put("confirmed", false);
+        DispatchAddress address = new DispatchAddress("POST", DispatchAddress.httpUrl("subscriber",
+                subscription.subscriber()));
+        // As Zaqar's webhook does, the subscription's own post_headers go with it.
+        JsonNode headers = StrictJson.readStoredObject(subscription.optionsJson()).get("post_headers");
+        return deliveries.call(project, "confirm:" + subscription.id(), address, document.toString(),
+                headers == null || !headers.isObject() ? null : headers.toString());
+    }
+}

@@ -1,0 +1,96 @@
+package io.pigeon.api.v2;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Eventually;
+import io.pigeon.testing.Receiver;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * With {@code pigeon.notification.require-confirmation} on, as Zaqar's {@code require_confirmation}: a new webhook
+ * is sent a confirmation request carrying a pre-signed URL for its own confirm path, is notified only once it has
+ * confirmed with that URL alone, and is told when it unsubscribes.
+ */
+@QuarkusTest
+@TestProfile(RequiredConfirmationTest.RequireConfirmation.class)
+class RequiredConfirmationTest {
+
+    public static class RequireConfirmation implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("pigeon.notification.require-confirmation", "true");
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @RegisterExtension
+    static final Receiver receiver = new Receiver();
+
+    private final String project = Api.newProject();
+
+    private void post(String body) {
+        Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"body\": \"" + body + "\"}]}")
+                .post("/v2/queues/orders/messages").then().statusCode(201);
+    }
+
+    @Test
+    void aWebhookIsNotifiedOnlyOnceItHasConfirmed() throws Exception {
+        String id = Api.as(project).contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"" + receiver.url("/hook") + "\", \"ttl\": 3600}")
+                .post("/v2/queues/orders/subscriptions").then().statusCode(201)
+                .extract().jsonPath().getString("subscription_id");
+        Eventually.await("the confirmation request", Duration.ofSeconds(3), () -> receiver.calls("/hook").size() == 1);
+        JsonNode request = JSON.readTree(receiver.calls("/hook").get(0).body());
+        assertEquals("SubscriptionConfirmation", request.get("Message_Type").asText());
+        assertEquals("You have chosen to subscribe to the queue: orders", request.get("Message").asText());
+        String confirmPath = "/v2/queues/orders/subscriptions/" + id + "/confirm";
+        assertEquals(confirmPath, request.get("URL-Paths").asText());
+        assertEquals("PUT", request.get("URL-Methods").asText());
+        assertEquals(project, request.get("X-Project-ID").asText());
+        assertEquals("orders", request.get("queue_name").asText());
+        assertEquals("{\"confirmed\":true}", request.get("SubscribeBody").toString());
+        assertEquals("{\"confirmed\":false}", request.get("UnsubscribeBody").toString());
+        assertTrue(request.get("URL-Signature").asText().matches("[0-9a-f]{64}"), request.toString());
+
+        post("before");
+        Thread.sleep(1500);
+        assertEquals(1, receiver.calls("/hook").size(), "no notification before the confirmation");
+
+        // The subscriber confirms with what it was sent, and nothing else of the project's.
+        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", request.get("X-Project-ID").asText())
+                .header("URL-Signature", request.get("URL-Signature").asText())
+                .header("URL-Expires", request.get("URL-Expires").asText())
+                .header("URL-Methods", request.get("URL-Methods").asText())
+                .header("URL-Paths", request.get("URL-Paths").asText())
+                .contentType(ContentType.JSON).body(request.get("SubscribeBody").toString())
+                .put(confirmPath).then().statusCode(204);
+        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("confirmed", equalTo(true));
+
+        post("after");
+        Eventually.await("the notification", Duration.ofSeconds(3), () -> receiver.calls("/hook").size() == 2);
+        assertEquals("after", JSON.readTree(receiver.calls("/hook").get(1).body()).get("body").asText());
+
+        Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": false}").put(confirmPath)
+                .then().statusCode(204);
+        Eventually.await("the unsubscribe notice", Duration.ofSeconds(3), () -> receiver.calls("/hook").size() == 3);
+        assertEquals("UnsubscribeConfirmation",
+                JSON.readTree(receiver.calls("/hook").get(2).body()).get("Message_Type").asText());
+        post("unsubscribed");
+        Thread.sleep(1500);
+        assertEquals(3, receiver.calls("/hook").size(), "no notification once unsubscribed");
+    }
+}

@@ -58,6 +58,10 @@ sub.update({'ttl': 7200})
 again = zaqar.subscription('alerts', id=sub.id)
 step('update', again.ttl == 7200)
 
+# Re-subscribing the same subscriber is idempotent, as in Zaqar 15: the same subscription comes back.
+resubscribed = zaqar.subscription('alerts', subscriber=hook, ttl=3600)
+step('re-subscribe', resubscribed.id == sub.id and len(list(zaqar.subscriptions('alerts'))) == 1)
+
 queue.post([{'body': {'alert': 'disk full'}, 'ttl': 300}])
 deadline = time.time() + 5
 while not received and time.time() < deadline:

@@ -72,7 +72,8 @@ public class TokenTenancy {
             }
             if (projects.size() != 1) {
                 throw new Rejection(Rejection.Reason.PROJECT_MISSING, "The header X-PROJECT-ID was missing, and the "
-                        + "token grants " + projects.size() + " projects: name one.");
+                        + "token grants " + projects.size() + " projects" + (projects.isEmpty() ? "" : " ("
+                        + String.join(", ", projects) + ")") + ": name one.");
             }
             return new Caller(projects.iterator().next(), operator);
         }

@@ -149,6 +149,27 @@ class OidcTenancyTest {
                 .get("/v2/queues/shared/messages").then().statusCode(401);
     }
 
+    /**
+     * openstacksdk and gophercloud send the token as X-Auth-Token, and gophercloud sends no X-Project-Id: the
+     * token's only project is used, and a token of several projects is told which to name.
+     */
+    @Test
+    void keystoneStyleClientsSendTheTokenAsXAuthToken() {
+        given().header("X-Auth-Token", Tokens.valid(List.of(projectA))).header("Client-ID", Api.CLIENT_ID)
+                .put("/v2/queues/keystone-style").then().statusCode(201);
+        with(Tokens.valid(List.of(projectA))).header("X-Project-Id", projectA).get("/v2/queues")
+                .then().statusCode(200).body("queues.name", contains("keystone-style"));
+        given().header("X-Auth-Token", Tokens.valid(List.of(projectA, projectB))).header("Client-ID", Api.CLIENT_ID)
+                .get("/v2/queues").then().statusCode(400)
+                .body("description", containsString(projectA)).body("description", containsString(projectB));
+        given().header("X-Auth-Token", Tokens.valid(List.of(projectA, projectB))).header("Client-ID", Api.CLIENT_ID)
+                .header("X-Project-Id", projectB).get("/v2/queues").then().statusCode(200);
+        given().header("X-Auth-Token", "not-a-token").header("Client-ID", Api.CLIENT_ID).get("/v2/queues")
+                .then().statusCode(401);
+        given().header("X-Auth-Token", Tokens.valid(List.of(projectB))).header("X-Project-Id", projectA)
+                .header("Client-ID", Api.CLIENT_ID).get("/v2/queues").then().statusCode(403);
+    }
+
     @Test
     void aTokenWithoutProjectsCanDoNothing() {
         with(Tokens.valid(null)).header("X-Project-Id", projectA).get("/v2/queues").then().statusCode(403);

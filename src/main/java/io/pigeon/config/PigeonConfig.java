@@ -65,6 +65,13 @@ public interface PigeonConfig {
     @WithDefault("3600")
     int defaultSubscriptionTtl();
 
+    /**
+     * Zaqar's {@code message_delete_with_claim_id}: a v2 bulk delete must name the claims ({@code claim_ids}) of
+     * the claimed messages among its {@code ids}, which are deleted only with them. Off by default, as in Zaqar.
+     */
+    @WithDefault("false")
+    boolean messageDeleteWithClaimId();
+
     /** Largest {@code limit} when listing subscriptions. */
     @WithDefault("20")
     int maxSubscriptionsPerPage();

@@ -175,6 +175,29 @@ public class MessageService {
                         .replaceWithVoid();
     }
 
+    /** Whether a v2 bulk delete must name the claims of the claimed messages among its ids. */
+    public boolean deleteNeedsClaimIds() {
+        return config.messageDeleteWithClaimId();
+    }
+
+    /**
+     * Deletes the listed messages, the claimed ones only with their claims' ids ({@code claimIds}; malformed
+     * ones hold nothing): if one is held by another claim, nothing is deleted (403).
+     */
+    public Uni<Void> deleteByIdsWithClaims(String project, QueueName queue, RequestedIds ids, List<UUID> claimIds) {
+        requireIdCount(ids);
+        if (ids.rowIds().length == 0) {
+            return Uni.createFrom().voidItem();
+        }
+        return store.deleteByIdsWithClaims(pool, project, queue.value(), ids.rowIds(), claimIds.toArray(UUID[]::new))
+                .map(deleted -> {
+                    int count = deleted.orElseThrow(() -> new Rejection(Rejection.Reason.CLAIM_REQUIRED,
+                            "A message among ids is claimed; it cannot be deleted without its claim's ID in claim_ids."));
+                    metrics.deleted(count);
+                    return null;
+                });
+    }
+
     /** The queue's message counts; empty when the queue does not exist. */
     public Uni<Optional<QueueStats>> stats(String project, QueueName queue) {
         return store.stats(pool, project, queue.value());

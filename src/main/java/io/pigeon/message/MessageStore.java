@@ -134,6 +134,21 @@ public class MessageStore {
             DELETE FROM messages m USING queues q
             WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
 
+    // A bulk delete that must name the claims of the claimed messages among its ids: the rows are locked first;
+    // if one is held by a live claim not among $4, nothing is deleted.
+    private static final String DELETE_BY_IDS_WITH_CLAIMS = """
+            WITH target AS (
+                SELECT m.queue_id, m.id, %s AND NOT (m.claim_id = ANY($4::uuid[])) AS refused
+                FROM queues q JOIN messages m ON m.queue_id = q.id
+                WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
+                FOR UPDATE OF m),
+            deleted AS (
+                DELETE FROM messages d USING target t
+                WHERE d.queue_id = t.queue_id AND d.id = t.id AND NOT EXISTS (SELECT 1 FROM target WHERE refused)
+                RETURNING d.id)
+            SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted
+            """.formatted(CLAIMED);
+
     private static final String STATS = """
             SELECT s.total, s.claimed,
                    o.id AS oldest_id, o.age AS oldest_age, o.created_at AS oldest_created,
@@ -274,6 +289,20 @@ public class MessageStore {
         return db.preparedQuery(DELETE_BY_IDS)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
                 .map(rows -> rows.rowCount());
+    }
+
+    /**
+     * Deletes the listed messages if every claimed one among them is held by one of {@code claimIds}; how many
+     * were deleted, or empty when one was held by another claim (then none is deleted).
+     */
+    public Uni<Optional<Integer>> deleteByIdsWithClaims(SqlClient db, String project, String queue, long[] ids,
+            UUID[] claimIds) {
+        return db.preparedQuery(DELETE_BY_IDS_WITH_CLAIMS)
+                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)).addArrayOfUUID(claimIds))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return row.getBoolean("refused") ? Optional.empty() : Optional.of(row.getLong("deleted").intValue());
+                });
     }
 
     /** The queue's statistics, or empty when it does not exist. */

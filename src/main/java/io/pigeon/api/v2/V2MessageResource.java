@@ -10,6 +10,7 @@ import io.pigeon.api.MessageRequests;
 import io.pigeon.api.NextLinks;
 import io.pigeon.api.QueryParams;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.ids.Uuids;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
@@ -37,6 +38,9 @@ import java.util.stream.Collectors;
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2MessageResource {
+
+    /** A malformed claim id holds nothing: the nil UUID, which no claim has. */
+    private static final UUID NO_SUCH_CLAIM = new UUID(0, 0);
 
     private final MessageService messages;
     private final RequestCaller caller;
@@ -132,11 +136,18 @@ public class V2MessageResource {
     @DELETE
     public Uni<Response> deleteOrPop(@PathParam("queue") String queueName,
             @QueryParam("ids") List<String> idParams,
+            @QueryParam("claim_ids") List<String> claimIdParams,
             @QueryParam("pop") String popParam) {
         String project = caller.requiredProject();
         List<String> ids = IdLists.of(idParams);
+        // Read only with the option on, as in Zaqar (otherwise the parameter is ignored).
+        List<String> claimIds = messages.deleteNeedsClaimIds() ? IdLists.of(claimIdParams) : null;
         if (ids != null && popParam != null) {
             throw ApiException.invalidRequest("pop and id params cannot be present together in the delete request.");
+        }
+        if (popParam != null && claimIds != null) {
+            throw ApiException.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
+                    + "in the request when message_delete_with_claim_id is True.");
         }
         if (popParam != null) {
             Integer count = QueryParams.integer("pop", popParam);
@@ -147,6 +158,15 @@ public class V2MessageResource {
         if (ids == null) {
             throw ApiException.invalidRequest(
                     "The request should have either \"ids\" or \"pop\" parameter in the request, to be able to delete.");
+        }
+        if (messages.deleteNeedsClaimIds()) {
+            if (claimIds == null) {
+                throw ApiException.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
+                        + "in the request when message_delete_with_claim_id is True.");
+            }
+            return messages.deleteByIdsWithClaims(project, QueueName.of(queueName), MessageRequests.requiredIds(ids),
+                            claimIds.stream().map(id -> Uuids.parseCanonical(id).orElse(NO_SUCH_CLAIM)).toList())
+                    .map(ignored -> Response.noContent().build());
         }
         return messages.deleteByIds(project, QueueName.of(queueName), MessageRequests.requiredIds(ids))
                 .map(ignored -> Response.noContent().build());

@@ -90,8 +90,13 @@ class MalformedRequestFuzzTest {
                 .post("/v2/queues/sentinel2/messages").then().statusCode(201);
         Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 300, \"grace\": 60}")
                 .post("/v1/queues/sentinel/claims?limit=1").then().statusCode(201);
-        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"mailto:fuzz@example.com\", \"ttl\": 3600}")
-                .post("/v2/queues/sentinel2/subscriptions").then().statusCode(201);
+        String subscription = Api.as(project).contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"mailto:fuzz@example.com\", \"ttl\": 3600}")
+                .post("/v2/queues/sentinel2/subscriptions").then().statusCode(201)
+                .extract().jsonPath().getString("subscription_id");
+        // Confirmed, so that subscribing it again is a conflict (an unconfirmed one is answered with its id).
+        Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": true}")
+                .put("/v2/queues/sentinel2/subscriptions/" + subscription + "/confirm").then().statusCode(204);
         given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"pending\": true}")
                 .post("/v3/queue/sentinel/POST/" + SERVICE + "?ontime=253402300799").then().statusCode(201);
     }

@@ -19,7 +19,7 @@ public final class MessageDocuments {
 
     /** A v1 post: a bare array of messages, each with a required {@code ttl} and no {@code delay}. */
     public static List<NewMessage> v1Post(byte[] document, MessageService rules) {
-        return newMessages(read(document, rules), false, rules);
+        return newMessages(read(document, rules), false, false, rules);
     }
 
     /**
@@ -27,7 +27,15 @@ public final class MessageDocuments {
      * queue's defaults then apply).
      */
     public static List<NewMessage> v2Post(byte[] document, MessageService rules) {
-        JsonNode body = read(document, rules);
+        return newMessages(messagesOf(read(document, rules)), true, true, rules);
+    }
+
+    /** A v1.1 post: as v2's, but a message's {@code delay} is not part of it (Zaqar's v1.1 drops it). */
+    public static List<NewMessage> v11Post(byte[] document, MessageService rules) {
+        return newMessages(messagesOf(read(document, rules)), true, false, rules);
+    }
+
+    private static JsonNode messagesOf(JsonNode body) {
         JsonNode messages = body.isObject() ? body.get("messages") : null;
         if (messages == null || !messages.isArray()) {
             if (!body.isObject() && !body.isArray()) {
@@ -35,7 +43,7 @@ public final class MessageDocuments {
             }
             throw Rejection.invalidRequest("No messages were found in the request body.");
         }
-        return newMessages(messages, true, rules);
+        return messages;
     }
 
     private static JsonNode read(byte[] document, MessageService rules) {
@@ -45,7 +53,8 @@ public final class MessageDocuments {
         return JsonBodies.parse(document);
     }
 
-    private static List<NewMessage> newMessages(JsonNode messages, boolean queueDefaults, MessageService rules) {
+    private static List<NewMessage> newMessages(JsonNode messages, boolean ttlOptional, boolean delayAllowed,
+            MessageService rules) {
         if (messages == null || !messages.isArray()) {
             throw Rejection.invalidBody("Request body could not be parsed.");
         }
@@ -58,7 +67,7 @@ public final class MessageDocuments {
                 throw Rejection.invalidBody("Each message must be a JSON object with \"ttl\" and \"body\" fields.");
             }
             JsonNode ttlNode = message.get("ttl");
-            if (ttlNode == null && !queueDefaults) {
+            if (ttlNode == null && !ttlOptional) {
                 throw Rejection.invalidBody("Missing \"ttl\" field.");
             }
             Integer ttl = ttlNode == null ? null : JsonBodies.integerField("ttl", ttlNode);
@@ -67,7 +76,7 @@ public final class MessageDocuments {
                 throw Rejection.invalidBody("Missing \"body\" field.");
             }
             rules.checkTtl(ttl);
-            JsonNode delayNode = queueDefaults ? message.get("delay") : null;
+            JsonNode delayNode = delayAllowed ? message.get("delay") : null;
             Integer delay = delayNode == null ? null : JsonBodies.integerField("delay", delayNode);
             rules.checkDelay(delay);
             parsed.add(new NewMessage(ttl, delay, body.toString()));

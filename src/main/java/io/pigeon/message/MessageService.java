@@ -71,19 +71,24 @@ public class MessageService {
     }
 
     /**
-     * Posts all messages or none, creating the queue if needed (v2); the queue's reserved attributes bound
-     * the document's size and give the defaults. Their ids in request order.
+     * Posts all messages or none, creating the queue if needed (v2, v1.1). With {@code queueAttributes} (v2) the
+     * queue's reserved attributes bound the document's size and give the defaults; without (v1.1, as Zaqar's), a
+     * message without a TTL takes the global default and none is delayed. Their ids in request order.
      */
     public Uni<long[]> postCreatingQueue(String project, QueueName queue, UUID clientId, List<NewMessage> messages,
-            int documentSize) {
+            int documentSize, boolean queueAttributes) {
         checkAll(messages);
-        return store.postCreatingQueue(pool, project, queue.value(), clientId, messages, documentSize,
+        List<NewMessage> toStore = queueAttributes ? messages : messages.stream()
+                .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body())).toList();
+        // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
+        int checkedSize = queueAttributes ? documentSize : 0;
+        return store.postCreatingQueue(pool, project, queue.value(), clientId, toStore, checkedSize,
                         config.maxMessagesPostSize(), config.defaultMessageTtl())
-                .flatMap(posted -> posted.maxSize() == null
+                .flatMap(stored -> stored.maxSize() == null
                         // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(pool, project, queue.value(), clientId, messages, documentSize,
+                        ? store.postCreatingQueue(pool, project, queue.value(), clientId, toStore, checkedSize,
                                 config.maxMessagesPostSize(), config.defaultMessageTtl())
-                        : Uni.createFrom().item(posted))
+                        : Uni.createFrom().item(stored))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {
                         throw Rejection.invalidRequest(

@@ -42,6 +42,12 @@ class ZaqarClientScenarioTest {
     }
 
     @Test
+    void v11Scenario() throws Exception {
+        String output = run("src/test/clients/zaqarclient_v2_scenario.py", pigeonUrl(), "1.1");
+        assertTrue(output.contains("all steps passed"), output);
+    }
+
+    @Test
     void v2Subscriptions() throws Exception {
         String output = run("src/test/clients/zaqarclient_subscriptions.py", pigeonUrl());
         assertTrue(output.contains("all steps passed"), output);

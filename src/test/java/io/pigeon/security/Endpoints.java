@@ -32,6 +32,7 @@ final class Endpoints {
     static List<Call> protectedCalls() {
         String v1 = "/v1/queues/" + QUEUE;
         String v2 = "/v2/queues/" + QUEUE;
+        String v11 = "/v1.1/queues/" + QUEUE;
         String v1Messages = "[{\"ttl\": 60, \"body\": 1}]";
         String v2Messages = "{\"messages\": [{\"ttl\": 60, \"body\": 1}]}";
         String claim = "{\"ttl\": 60, \"grace\": 60}";
@@ -72,6 +73,19 @@ final class Endpoints {
                 new Call("GET", v2 + "/subscriptions/1", null),
                 new Call("DELETE", v2 + "/subscriptions/1", null),
                 new Call("PUT", v2 + "/subscriptions/1/confirm", "{\"confirmed\": true}"),
+                new Call("GET", "/v1.1/ping", null),
+                new Call("GET", "/v1.1/health", null),
+                new Call("GET", "/v1.1/queues", null),
+                new Call("PUT", v11, null),
+                new Call("GET", v11, null),
+                new Call("DELETE", v11, null),
+                new Call("GET", v11 + "/stats", null),
+                new Call("POST", v11 + "/messages", v2Messages),
+                new Call("GET", v11 + "/messages", null),
+                new Call("DELETE", v11 + "/messages?pop=1", null),
+                new Call("GET", v11 + "/messages/" + MESSAGE_ID, null),
+                new Call("POST", v11 + "/claims", claim),
+                new Call("GET", v11 + "/claims/" + CLAIM_ID, null),
                 new Call("POST", "/v3/queue/k/POST/" + SERVICE, "{\"a\": 1}"),
                 new Call("GET", "/v3/queue/k/POST/" + SERVICE, null),
                 new Call("DELETE", "/v3/queue/k/POST/" + SERVICE, null),

@@ -21,8 +21,14 @@ final class HomeDocuments {
     private static final List<String> NOT_SERVED = List.of("rel/pools", "rel/pool", "rel/flavors",
             "rel/flavor");
 
+    /** The v2 resources that v1.1 does not have (Zaqar's v1.1 home document leaves them out). */
+    private static final List<String> V2_ONLY = List.of("rel/queue_share", "rel/queue_purge", "rel/message_get",
+            "rel/subscriptions_get", "rel/subscriptions_post", "rel/subscription", "rel/subscription_patch");
+
     static final String PUBLIC;
     static final String OPERATOR;
+    static final String V11_PUBLIC;
+    static final String V11_OPERATOR;
 
     static {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -33,9 +39,24 @@ final class HomeDocuments {
             ((ObjectNode) everyone.get("resources")).remove(ADMIN);
             PUBLIC = json.writeValueAsString(everyone);
             OPERATOR = json.writeValueAsString(operator);
+            V11_PUBLIC = v11(json, everyone);
+            V11_OPERATOR = v11(json, operator);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("The v2 home document is not JSON", e);
         }
+    }
+
+    /**
+     * The v1.1 form: without the v2-only resources, a queue that is read, created and deleted (v1.1 has no
+     * patch), every path under /v1.1/.
+     */
+    private static String v11(ObjectMapper json, ObjectNode v2) throws JsonProcessingException {
+        ObjectNode v11 = v2.deepCopy();
+        ObjectNode resources = (ObjectNode) v11.get("resources");
+        resources.remove(V2_ONLY);
+        ObjectNode queueHints = (ObjectNode) resources.get("rel/queue").get("hints");
+        queueHints.putArray("allow").add("GET").add("PUT").add("DELETE");
+        return json.writeValueAsString(v11).replace("\"/v2/", "\"/v1.1/");
     }
 
     private HomeDocuments() {

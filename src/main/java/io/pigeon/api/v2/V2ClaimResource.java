@@ -23,8 +23,8 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-/** The v2 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
-@Path("/v2/queues/{queue}/claims")
+/** The v2 and v1.1 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
+@Path("/" + Versions.SEGMENT + "/queues/{queue}/claims")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2ClaimResource {
@@ -39,7 +39,7 @@ public class V2ClaimResource {
 
     /** 201 {@code {"messages": [...]}} with Location, or 204 when nothing is free (or the queue is absent). */
     @POST
-    public Uni<Response> claim(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> claim(@PathParam("version") String version, @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             @QueryParam("limit") String limitParam,
             byte[] body) {
@@ -54,26 +54,27 @@ public class V2ClaimResource {
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, Hrefs.claim(Hrefs.V2, queue, claim.id()))
-                        .entity(new V2Documents.Messages(V2Documents.claimedItems(queue, claim.id(), claim.messages()), null))
+                        .header(HttpHeaders.LOCATION, Hrefs.claim(Versions.root(version), queue, claim.id()))
+                        .entity(new V2Documents.Messages(V2Documents.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()), null))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
     }
 
     @GET
     @Path("{claimId}")
-    public Uni<V2Documents.ClaimView> get(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
+    public Uni<V2Documents.ClaimView> get(@PathParam("version") String version, @PathParam("queue") String queueName,
+            @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
         return ClaimRequests.get(claims, project, queue, claimId)
                 .map(claim -> new V2Documents.ClaimView(claim.age(), claim.ttl(),
-                        V2Documents.claimedItems(queue, claim.id(), claim.messages()),
-                        Hrefs.claim(Hrefs.V2, queue, claim.id())));
+                        V2Documents.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()),
+                        Hrefs.claim(Versions.root(version), queue, claim.id())));
     }
 
     @PATCH
     @Path("{claimId}")
-    public Uni<Response> renew(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> renew(@PathParam("version") String version, @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId,
             byte[] body) {
@@ -87,7 +88,7 @@ public class V2ClaimResource {
 
     @DELETE
     @Path("{claimId}")
-    public Uni<Response> release(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
+    public Uni<Response> release(@PathParam("version") String version, @PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         return ClaimRequests.release(claims, project, QueueName.of(queueName), claimId)
                 .map(ignored -> Response.noContent().build());

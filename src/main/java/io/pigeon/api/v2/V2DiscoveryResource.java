@@ -14,12 +14,13 @@ import jakarta.ws.rs.HEAD;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-/** The versions document, the v2 home document, ping and the operator's storage health. */
+/** The versions document, the v2 and v1.1 home documents, ping and the operator's storage health. */
 @Path("/")
 public class V2DiscoveryResource {
 
@@ -45,16 +46,19 @@ public class V2DiscoveryResource {
 
     @GET
     @Public
-    @Path("v2")
+    @Path(Versions.SEGMENT)
     @Produces({ContentTypes.JSON_HOME, MediaType.APPLICATION_JSON})
-    public Response home(HttpServerRequest request) {
+    public Response home(@PathParam("version") String version, HttpServerRequest request) {
         // As in Zaqar, the document lives at "/v2/"; "/v2" is a 404.
         if (!request.path().endsWith("/")) {
             throw new NotFoundException();
         }
         boolean operator = caller.operator();
+        String document = Versions.isV11(version)
+                ? (operator ? HomeDocuments.V11_OPERATOR : HomeDocuments.V11_PUBLIC)
+                : (operator ? HomeDocuments.OPERATOR : HomeDocuments.PUBLIC);
         // The operator's form must not be kept by a shared cache and served to others.
-        return Response.ok(operator ? HomeDocuments.OPERATOR : HomeDocuments.PUBLIC, ContentTypes.JSON_HOME)
+        return Response.ok(document, ContentTypes.JSON_HOME)
                 .header(HttpHeaders.CACHE_CONTROL, operator ? "private, max-age=86400" : "max-age=86400")
                 .header(HttpHeaders.VARY, "Authorization, X-Roles")
                 .build();
@@ -63,7 +67,7 @@ public class V2DiscoveryResource {
     /** As in Zaqar: 204 while the database answers, 503 when it does not (no body either way). */
     @GET
     @V2Call
-    @Path("v2/ping")
+    @Path(Versions.SEGMENT + "/ping")
     public Uni<Response> ping() {
         return database.reachable().map(up -> Response.status(up ? 204 : 503).build());
     }
@@ -71,15 +75,18 @@ public class V2DiscoveryResource {
     /** Zaqar answers HEAD on ping with 204 without asking the store. */
     @HEAD
     @V2Call
-    @Path("v2/ping")
+    @Path(Versions.SEGMENT + "/ping")
     public Response pingHead() {
         return Response.noContent().build();
     }
 
-    /** The operator's detailed storage health; 403 for anyone else. */
+    /**
+     * The operator's detailed storage health; 403 for anyone else (also in v1.1, where Zaqar 15 checks no role:
+     * the report names the storage's state, which is the operator's business).
+     */
     @GET
     @V2Call
-    @Path("v2/health")
+    @Path(Versions.SEGMENT + "/health")
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<StorageHealth.Report> health() {
         if (!caller.operator()) {
@@ -90,7 +97,7 @@ public class V2DiscoveryResource {
 
     /** Zaqar serves the health report to GET only. */
     @HEAD
-    @Path("v2/health")
+    @Path(Versions.SEGMENT + "/health")
     public Response healthHead() {
         throw new NotAllowedException("GET");
     }

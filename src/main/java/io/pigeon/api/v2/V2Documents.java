@@ -12,7 +12,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 import java.util.UUID;
 
-/** The v2 documents of messages, claims and queue lists. */
+/** The v2 (and v1.1) documents of messages, claims and queue lists. */
 public final class V2Documents {
 
     private V2Documents() {
@@ -55,19 +55,19 @@ public final class V2Documents {
     public record Shared(List<String> paths, List<String> methods, String project, String expires, String signature) {
     }
 
-    public static Item item(QueueName queue, Message message) {
-        return new Item(MessageIds.format(message.id()), Hrefs.message(Hrefs.V2, queue, message.id()), message.ttl(), message.age(),
+    public static Item item(String root, QueueName queue, Message message) {
+        return new Item(MessageIds.format(message.id()), Hrefs.message(root, queue, message.id()), message.ttl(), message.age(),
                 message.body(), BodyChecksum.of(message.body()));
     }
 
-    public static List<Item> items(QueueName queue, List<Message> messages) {
-        return messages.stream().map(m -> item(queue, m)).toList();
+    public static List<Item> items(String root, QueueName queue, List<Message> messages) {
+        return messages.stream().map(m -> item(root, queue, m)).toList();
     }
 
     /** Claimed messages: each href carries the claim id, so that deleting by href proves the claim. */
-    public static List<Item> claimedItems(QueueName queue, UUID claimId, List<Message> messages) {
+    public static List<Item> claimedItems(String root, QueueName queue, UUID claimId, List<Message> messages) {
         return messages.stream().map(m -> {
-            Item item = item(queue, m);
+            Item item = item(root, queue, m);
             return new Item(item.id(), item.href() + "?claim_id=" + claimId, item.ttl(), item.age(), item.body(),
                     item.checksum());
         }).toList();

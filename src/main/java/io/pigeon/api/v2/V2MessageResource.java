@@ -33,8 +33,11 @@ import java.util.List;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
-/** The v2 message resources: post (creating the queue), list, get, delete, bulk delete and pop. */
-@Path("/v2/queues/{queue}/messages")
+/**
+ * The v2 and v1.1 message resources: post (creating the queue), list, get, delete, bulk delete and pop. v1.1 posts
+ * take no delay and none of the queue's own defaults and limits, and lists no delayed messages, as in Zaqar.
+ */
+@Path("/" + Versions.SEGMENT + "/queues/{queue}/messages")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2MessageResource {
@@ -51,26 +54,29 @@ public class V2MessageResource {
     }
 
     @POST
-    public Uni<Response> post(@HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<Response> post(@PathParam("version") String version, @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = MessageDocuments.v2Post(body, messages);
+        boolean v11 = Versions.isV11(version);
+        var newMessages = v11 ? MessageDocuments.v11Post(body, messages) : MessageDocuments.v2Post(body, messages);
         QueueName queue = QueueName.of(queueName);
-        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length).map(ids -> Response
+        String root = Versions.root(version);
+        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11).map(ids -> Response
                 .status(201)
-                .header(HttpHeaders.LOCATION, Hrefs.messages(Hrefs.V2, queue) + "?ids=" + MessageIds.join(ids))
+                .header(HttpHeaders.LOCATION, Hrefs.messages(root, queue) + "?ids=" + MessageIds.join(ids))
                 .entity(new V2Documents.Posted(Arrays.stream(ids)
-                        .mapToObj(id -> Hrefs.message(Hrefs.V2, queue, id)).toList()))
+                        .mapToObj(id -> Hrefs.message(root, queue, id)).toList()))
                 .build());
     }
 
     /** Lists the queue (200 even when empty or absent), or with {@code ids} gets those messages. */
     @GET
-    public Uni<V2Documents.Messages> list(@HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<V2Documents.Messages> list(@PathParam("version") String version,
+            @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queueName,
             @QueryParam("ids") List<String> idParams,
             @QueryParam("marker") String marker,
@@ -80,6 +86,7 @@ public class V2MessageResource {
             @QueryParam("include_delayed") String includeDelayedParam) {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
+        String root = Versions.root(version);
         List<String> wanted = IdLists.of(idParams);
         if (wanted != null) {
             QueueName queue = QueueName.of(queueName);
@@ -88,13 +95,15 @@ public class V2MessageResource {
                     throw ApiException.notFound("No messages with IDs: " + pythonList(wanted) + " found in the queue "
                             + queue + " for project " + project + ".");
                 }
-                return new V2Documents.Messages(V2Documents.items(queue, found), null);
+                return new V2Documents.Messages(V2Documents.items(root, queue, found), null);
             });
         }
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean echo = QueryParams.bool("echo", echoParam, false);
         boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
-        boolean includeDelayed = QueryParams.bool("include_delayed", includeDelayedParam, false);
+        // v1.1 has no delayed messages to show: it ignores the parameter, as Zaqar's v1.1 does.
+        boolean v11 = Versions.isV11(version);
+        boolean includeDelayed = !v11 && QueryParams.bool("include_delayed", includeDelayedParam, false);
         QueueName queue = QueueName.of(queueName);
         long after = MessageRequests.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed).map(found -> {
@@ -102,23 +111,24 @@ public class V2MessageResource {
             if (page.isEmpty()) {
                 return new V2Documents.Messages(List.of(), List.of());
             }
-            NextLinks next = NextLinks.after(Hrefs.messages(Hrefs.V2, queue),
+            NextLinks next = NextLinks.after(Hrefs.messages(root, queue),
                             MessageIds.format(page.get(page.size() - 1).id()))
                     .option("limit", limitParam)
                     .option("echo", echoParam == null ? null : echo)
                     .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
-                    .option("include_delayed", includeDelayedParam == null ? null : includeDelayed);
-            return new V2Documents.Messages(V2Documents.items(queue, page), List.of(next.link()));
+                    .option("include_delayed", includeDelayedParam == null || v11 ? null : includeDelayed);
+            return new V2Documents.Messages(V2Documents.items(root, queue, page), List.of(next.link()));
         });
     }
 
     @GET
     @Path("{id}")
-    public Uni<V2Documents.Item> get(@PathParam("queue") String queueName, @PathParam("id") String id) {
+    public Uni<V2Documents.Item> get(@PathParam("version") String version, @PathParam("queue") String queueName,
+            @PathParam("id") String id) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
-        return messages.get(project, queue, rowId).map(found -> V2Documents.item(queue,
+        return messages.get(project, queue, rowId).map(found -> V2Documents.item(Versions.root(version), queue,
                 found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
     }
 
@@ -134,14 +144,15 @@ public class V2MessageResource {
 
     /** Deletes the messages named by {@code ids}, or pops {@code pop} of the oldest free ones (200 with them). */
     @DELETE
-    public Uni<Response> deleteOrPop(@PathParam("queue") String queueName,
+    public Uni<Response> deleteOrPop(@PathParam("version") String version, @PathParam("queue") String queueName,
             @QueryParam("ids") List<String> idParams,
             @QueryParam("claim_ids") List<String> claimIdParams,
             @QueryParam("pop") String popParam) {
         String project = caller.requiredProject();
         List<String> ids = IdLists.of(idParams);
         // Read only with the option on, as in Zaqar (otherwise the parameter is ignored).
-        List<String> claimIds = messages.deleteNeedsClaimIds() ? IdLists.of(claimIdParams) : null;
+        List<String> claimIds = messages.deleteNeedsClaimIds() && !Versions.isV11(version) ? IdLists.of(claimIdParams)
+                : null;
         if (ids != null && popParam != null) {
             throw ApiException.invalidRequest("pop and id params cannot be present together in the delete request.");
         }
@@ -153,13 +164,14 @@ public class V2MessageResource {
             Integer count = QueryParams.integer("pop", popParam);
             QueueName queue = QueueName.of(queueName);
             return messages.pop(project, queue, count)
-                    .map(popped -> Response.ok(new V2Documents.Messages(V2Documents.items(queue, popped), null)).build());
+                    .map(popped -> Response.ok(new V2Documents.Messages(V2Documents.items(Versions.root(version), queue,
+                            popped), null)).build());
         }
         if (ids == null) {
             throw ApiException.invalidRequest(
                     "The request should have either \"ids\" or \"pop\" parameter in the request, to be able to delete.");
         }
-        if (messages.deleteNeedsClaimIds()) {
+        if (claimIds != null || (messages.deleteNeedsClaimIds() && !Versions.isV11(version))) {
             if (claimIds == null) {
                 throw ApiException.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
                         + "in the request when message_delete_with_claim_id is True.");

@@ -8,6 +8,7 @@ import io.pigeon.api.NextLinks;
 import io.pigeon.api.QueueDocuments;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.json.StrictJson;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.MetadataPatch;
 import io.pigeon.queue.QueueName;
@@ -40,8 +41,12 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Set;
 
-/** The v2 queue resources: list, create, metadata (read and JSON-patch), delete, stats and purge. */
-@Path("/v2/queues")
+/**
+ * The v2 queue resources: list, create, metadata (read and JSON-patch), delete, stats, purge and share; and the
+ * v1.1 ones, which are these without patch, purge and share, and with the metadata as stored (no reserved
+ * defaults), as Zaqar's v1.1 answers.
+ */
+@Path("/" + Versions.SEGMENT + "/queues")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2QueueResource {
@@ -67,7 +72,8 @@ public class V2QueueResource {
     }
 
     @GET
-    public Uni<V2Documents.QueueList> list(@QueryParam("marker") String marker,
+    public Uni<V2Documents.QueueList> list(@PathParam("version") String version,
+            @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
             @QueryParam("with_count") String withCountParam,
@@ -75,14 +81,19 @@ public class V2QueueResource {
         String project = caller.requiredProject();
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        boolean withCount = QueryParams.bool("with_count", withCountParam, false);
-        String nameFilter = name == null || name.isEmpty() ? null : name;
+        // v1.1 has neither the count nor the name filter: it ignores both, as Zaqar's v1.1 does.
+        boolean v11 = Versions.isV11(version);
+        boolean withCount = !v11 && QueryParams.bool("with_count", withCountParam, false);
+        String nameFilter = v11 || name == null || name.isEmpty() ? null : name;
+        String root = Versions.root(version);
         Uni<Long> count = withCount ? queues.count(project, nameFilter) : Uni.createFrom().nullItem();
         return queues.list(project, marker, limit, detailed, nameFilter).flatMap(page -> count.map(total -> {
             List<V2Documents.QueueEntry> entries = page.stream().map(q -> new V2Documents.QueueEntry(q.name(),
-                    Hrefs.queues(Hrefs.V2) + "/" + q.name(), detailed ? queues.withDefaults(q) : null)).toList();
+                    Hrefs.queues(root) + "/" + q.name(),
+                    detailed ? (v11 ? StrictJson.readStoredObject(q.metadataJson()) : queues.withDefaults(q)) : null))
+                    .toList();
             List<PageLink> links = page.isEmpty() ? List.of()
-                    : List.of(NextLinks.after(Hrefs.queues(Hrefs.V2), page.get(page.size() - 1).name())
+                    : List.of(NextLinks.after(Hrefs.queues(root), page.get(page.size() - 1).name())
                             .option("limit", limitParam)
                             .flag("detailed", detailed)
                             .flag("with_count", withCount)
@@ -95,7 +106,8 @@ public class V2QueueResource {
     /** Creates the queue, with the metadata document if one is sent: 201, or 204 when it already exists. */
     @PUT
     @Path("{name}")
-    public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> create(@PathParam("version") String version,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
         String project = caller.requiredProject();
@@ -107,19 +119,27 @@ public class V2QueueResource {
         ObjectNode metadata = hasBody ? QueueDocuments.metadata(body, config.maxQueueMetadata())
                 : JsonNodeFactory.instance.objectNode();
         return queues.create(project, queue, metadata).map(created -> Response.status(created ? 201 : 204)
-                .header(HttpHeaders.LOCATION, Hrefs.queue(Hrefs.V2, queue))
+                .header(HttpHeaders.LOCATION, Hrefs.queue(Versions.root(version), queue))
                 .build());
     }
 
-    /** The queue's metadata with its reserved attributes (defaults where unset), as Zaqar v2 answers it. */
+    /**
+     * The queue's metadata with its reserved attributes (defaults where unset), as Zaqar v2 answers it; in v1.1
+     * the metadata as stored. Either way a queue that does not exist answers as an empty one (200).
+     */
     @GET
     @Path("{name}")
-    public Uni<JsonNode> get(@PathParam("name") String name) {
+    public Uni<JsonNode> get(@PathParam("version") String version, @PathParam("name") String name) {
         String project = caller.requiredProject();
-        return queues.metadataWithDefaults(project, QueueName.of(name)).map(metadata -> metadata);
+        QueueName queue = QueueName.of(name);
+        if (Versions.isV11(version)) {
+            return queues.metadata(project, queue).map(found -> found.<JsonNode>map(StrictJson::readStoredObject)
+                    .orElseGet(JsonNodeFactory.instance::objectNode));
+        }
+        return queues.metadataWithDefaults(project, queue).map(metadata -> metadata);
     }
 
-    /** Zaqar v2 answers HEAD on a queue with 405. */
+    /** Zaqar answers HEAD on a queue with 405 (v2 and v1.1). */
     @HEAD
     @Path("{name}")
     public Response head() {
@@ -128,9 +148,13 @@ public class V2QueueResource {
 
     @PATCH
     @Path("{name}")
-    public Uni<JsonNode> patch(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<JsonNode> patch(@PathParam("version") String version,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
+        if (Versions.isV11(version)) {
+            throw new NotAllowedException("GET");
+        }
         String project = caller.requiredProject();
         if (contentType == null || !contentType.split(";", 2)[0].trim().equalsIgnoreCase(JSON_PATCH)) {
             throw new ApiException(415, "Accepted media type for PATCH: {'Accept-Patch': '" + JSON_PATCH + "'}.",
@@ -152,20 +176,23 @@ public class V2QueueResource {
     /** Message counts; a queue that does not exist has none (v2 queues exist lazily). */
     @GET
     @Path("{name}/stats")
-    public Uni<StatsView> stats(@PathParam("name") String name) {
+    public Uni<StatsView> stats(@PathParam("version") String version, @PathParam("name") String name) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(name);
         return messages.stats(project, queue)
-                .map(found -> found.map(stats -> StatsView.of(stats, id -> Hrefs.message(Hrefs.V2, queue, id)))
+                .map(found -> found.map(stats -> StatsView.of(stats,
+                                id -> Hrefs.message(Versions.root(version), queue, id)))
                         .orElseGet(StatsView::empty));
     }
 
     /** Deletes the queue's messages and subscriptions, or those that {@code resource_types} names; the queue stays. */
     @POST
     @Path("{name}/purge")
-    public Uni<Response> purge(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> purge(@PathParam("version") String version,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
+        Versions.requireV2(version);
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(name);
         boolean purgeMessages = true;
@@ -198,9 +225,11 @@ public class V2QueueResource {
      */
     @POST
     @Path("{name}/share")
-    public V2Documents.Shared share(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public V2Documents.Shared share(@PathParam("version") String version,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
+        Versions.requireV2(version);
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(name);
         ContentTypes.requireJson(contentType);

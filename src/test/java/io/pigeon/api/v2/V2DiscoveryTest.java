@@ -23,10 +23,11 @@ class V2DiscoveryTest {
         given().accept("application/json").get("/")
                 .then().statusCode(300)
                 .contentType("application/json")
-                .body("versions.id", contains("1", "2"))
-                .body("versions.status", contains("DEPRECATED", "CURRENT"))
-                .body("versions[1].links[0].href", equalTo("/v2/"))
-                .body("versions[1].media-types[0].type", equalTo("application/vnd.openstack.messaging-v2+json"));
+                .body("versions.id", contains("1", "1.1", "2"))
+                .body("versions.status", contains("DEPRECATED", "DEPRECATED", "CURRENT"))
+                .body("versions[1].links[0].href", equalTo("/v1.1/"))
+                .body("versions[2].links[0].href", equalTo("/v2/"))
+                .body("versions[2].media-types[0].type", equalTo("application/vnd.openstack.messaging-v2+json"));
     }
 
     @Test

@@ -56,9 +56,11 @@ class OperationsEndpointsTest {
         String document = given().accept("application/json").get("/q/openapi?format=json")
                 .then().statusCode(200).extract().asString();
         for (String path : new String[] {"/v1/queues/{name}", "/v1/queues/{queue}/messages", "/v1/queues/{queue}/claims",
-                "/v2/queues/{name}", "/v2/queues/{queue}/messages", "/v2/queues/{queue}/claims/{claimId}", "/v2/ping"}) {
+                "/v2/queues/{name}", "/v2/queues/{queue}/messages", "/v2/queues/{queue}/claims/{claimId}", "/v2/ping",
+                "/v1.1/queues/{name}", "/v1.1/queues/{queue}/messages", "/v1.1/ping"}) {
             assertTrue(document.contains("\"" + path + "\""), path + " missing from the OpenAPI document");
         }
+        assertTrue(!document.contains("{version}"), "the shared v2/v1.1 resources are listed under each version");
     }
 
     private static double metric(String name) {

@@ -24,12 +24,18 @@ public final class ClaimRequests {
                 .map(found -> found.orElseThrow(() -> ClaimService.claimNotFound(project, queue, claimId)));
     }
 
-    /** Renews the claim; the terms are checked before the id, as they were read first. */
+    /**
+     * Renews the claim. The terms are checked before the id, as they were read first: the service checks them for
+     * a well-formed id, and for an id that names no claim they are checked here before the 404.
+     */
     public static Uni<Void> renew(ClaimService claims, String project, QueueName queue, String claimId,
             ClaimService.RequestedTerms terms) {
-        claims.checkRenewal(terms);
-        UUID id = Uuids.parseCanonical(claimId).orElseThrow(() -> ClaimService.claimNotFound(project, queue, claimId));
-        return claims.renew(project, queue, id, terms).map(renewed -> {
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        if (id.isEmpty()) {
+            claims.checkRenewal(terms);
+            throw ClaimService.claimNotFound(project, queue, claimId);
+        }
+        return claims.renew(project, queue, id.get(), terms).map(renewed -> {
             if (!renewed) {
                 throw ClaimService.claimNotFound(project, queue, claimId);
             }

@@ -40,8 +40,12 @@ public final class MessageRequests {
         if (rowId.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        UUID claim = claimId == null ? null : Uuids.parseCanonical(claimId).orElse(NO_SUCH_CLAIM);
-        return messages.delete(project, queue, rowId.get(), claim);
+        return messages.delete(project, queue, rowId.get(), claimId == null ? null : claim(claimId));
+    }
+
+    /** A claim id as a request names it; a malformed one holds nothing. */
+    public static UUID claim(String claimId) {
+        return Uuids.parseCanonical(claimId).orElse(NO_SUCH_CLAIM);
     }
 
     /** The {@code ids} of a bulk delete (read by {@link IdLists}), which are required. */

@@ -84,7 +84,7 @@ public class DispatchService {
     public Uni<Void> call(String project, String mergeKey, DispatchAddress address, String body, String headersJson) {
         return store.call(pool, project, "-" + mergeKey, address, body, headersJson)
                 .invoke(dispatcher::pushed)
-                .call(due -> dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce(pool))
+                .call(due -> announceUnlessServing())
                 .replaceWithVoid();
     }
 
@@ -102,6 +102,11 @@ public class DispatchService {
             return Uni.createFrom().voidItem();
         }
         dispatcher.wake();
+        return announceUnlessServing();
+    }
+
+    /** A replica that does not deliver itself tells the others (LISTEN/NOTIFY) that something is due. */
+    private Uni<Void> announceUnlessServing() {
         return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce(pool);
     }
 

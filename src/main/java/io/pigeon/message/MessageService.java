@@ -4,7 +4,6 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.queue.QueueName;
-import io.pigeon.queue.QueueService;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -233,8 +232,4 @@ public class MessageService {
                 "Message " + id + " does not exist in queue " + queue + " for project " + project);
     }
 
-    /** The answer to a request on a queue that must exist and does not. */
-    public static Rejection queueNotFound(String project, QueueName queue) {
-        return QueueService.queueNotFound(project, queue);
-    }
 }

@@ -17,6 +17,7 @@ import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.RequestedIds;
 import io.pigeon.queue.QueueName;
+import io.pigeon.queue.QueueService;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
@@ -65,7 +66,7 @@ public class V1MessageResource {
         var newMessages = MessageDocuments.v1Post(body, messages);
         QueueName queue = QueueName.of(queueName);
         return messages.post(project, queue, clientId, newMessages).map(stored -> {
-            long[] ids = stored.orElseThrow(() -> MessageService.queueNotFound(project, queue));
+            long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
             List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(Hrefs.V1, queue, id)).toList();
             return Response.status(201)
                     .header(HttpHeaders.LOCATION, Hrefs.messages(Hrefs.V1, queue) + "?ids=" + MessageIds.join(ids))

@@ -10,7 +10,6 @@ import io.pigeon.api.MessageRequests;
 import io.pigeon.api.NextLinks;
 import io.pigeon.api.QueryParams;
 import io.pigeon.api.RequestCaller;
-import io.pigeon.ids.Uuids;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
@@ -41,9 +40,6 @@ import java.util.stream.Collectors;
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2MessageResource {
-
-    /** A malformed claim id holds nothing: the nil UUID, which no claim has. */
-    private static final UUID NO_SUCH_CLAIM = new UUID(0, 0);
 
     private final MessageService messages;
     private final RequestCaller caller;
@@ -150,9 +146,9 @@ public class V2MessageResource {
             @QueryParam("pop") String popParam) {
         String project = caller.requiredProject();
         List<String> ids = IdLists.of(idParams);
-        // Read only with the option on, as in Zaqar (otherwise the parameter is ignored).
-        List<String> claimIds = messages.deleteNeedsClaimIds() && !Versions.isV11(version) ? IdLists.of(claimIdParams)
-                : null;
+        // Read only with the option on (v2), as in Zaqar (otherwise the parameter is ignored).
+        boolean withClaimIds = messages.deleteNeedsClaimIds() && !Versions.isV11(version);
+        List<String> claimIds = withClaimIds ? IdLists.of(claimIdParams) : null;
         if (ids != null && popParam != null) {
             throw ApiException.invalidRequest("pop and id params cannot be present together in the delete request.");
         }
@@ -171,13 +167,13 @@ public class V2MessageResource {
             throw ApiException.invalidRequest(
                     "The request should have either \"ids\" or \"pop\" parameter in the request, to be able to delete.");
         }
-        if (claimIds != null || (messages.deleteNeedsClaimIds() && !Versions.isV11(version))) {
+        if (withClaimIds) {
             if (claimIds == null) {
                 throw ApiException.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
                         + "in the request when message_delete_with_claim_id is True.");
             }
             return messages.deleteByIdsWithClaims(project, QueueName.of(queueName), MessageRequests.requiredIds(ids),
-                            claimIds.stream().map(id -> Uuids.parseCanonical(id).orElse(NO_SUCH_CLAIM)).toList())
+                            claimIds.stream().map(MessageRequests::claim).toList())
                     .map(ignored -> Response.noContent().build());
         }
         return messages.deleteByIds(project, QueueName.of(queueName), MessageRequests.requiredIds(ids))

@@ -2,6 +2,7 @@ package io.pigeon.api;
 
 import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.quota.Quotas;
+import io.pigeon.encryption.MessageCipher;
 import io.pigeon.rules.Rejection;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.NotAcceptableException;
@@ -94,6 +95,13 @@ public class ErrorMappers {
         Response.StatusType status = e.getResponse().getStatusInfo();
         return error(status.getStatusCode(), status.getReasonPhrase(),
                 e.getMessage() == null ? status.getReasonPhrase() : e.getMessage());
+    }
+
+    /** A sealed message whose key is missing or whose text was changed: the operator's to fix, so it is logged. */
+    @ServerExceptionMapper
+    public Response unreadable(MessageCipher.Unreadable e) {
+        LOG.error(e.getMessage());
+        return error(500, "Internal server error", "A stored message cannot be decrypted; it has been logged.");
     }
 
     @ServerExceptionMapper

@@ -1,5 +1,6 @@
 package io.pigeon.claim;
 
+import io.pigeon.encryption.MessageCipher;
 import io.pigeon.message.FreeMessages;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageRows;
@@ -44,20 +45,20 @@ public class ClaimStore {
                     expires_at = m.created_at + %1$s * interval '1 second'
                 FROM q
                 WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(%4$s))
-                RETURNING m.id, m.ttl, m.created_at, m.body),
+                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                 SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
                 FROM q
                 WHERE EXISTS (SELECT 1 FROM claimed))
-            SELECT q.id AS queue_id, c.id, c.ttl, %2$s AS age, c.body
+            SELECT q.id AS queue_id, c.id, c.ttl, %2$s AS age, c.body, c.key_id
             FROM q LEFT JOIN claimed c ON true
             ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7"), AGE.formatted("c"),
             FreeMessages.MAX_CLAIMS_OF_METADATA,
             FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"));
 
     private static final String GET = """
-            SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body
+            SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body, m.key_id
             FROM queues q
             JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
             LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
@@ -102,7 +103,10 @@ public class ClaimStore {
               AND m.claim_id IS NOT DISTINCT FROM $3""";
 
 
-    public ClaimStore() {
+    private final MessageCipher cipher;
+
+    public ClaimStore(MessageCipher cipher) {
+        this.cipher = cipher;
     }
 
     /** The claimed messages, oldest first (none when nothing is free), or empty when the queue is missing. */
@@ -110,7 +114,7 @@ public class ClaimStore {
             ClaimTerms terms, int maxMessageTtl) {
         return db.preparedQuery(CREATE)
                 .execute(Tuple.from(List.of(project, queue, claimId, limit, terms.ttl(), terms.grace(), maxMessageTtl)))
-                .map(MessageRows::ofQueue);
+                .map(MessageRows.of(cipher, project)::ofQueue);
     }
 
     /** The live claim with its live messages, or empty. */
@@ -123,7 +127,7 @@ public class ClaimStore {
                     }
                     Row first = rows.iterator().next();
                     return Optional.of(new Claim(claimId, first.getInteger("claim_ttl"), first.getLong("claim_age"),
-                            MessageRows.toMessages(rows)));
+                            MessageRows.of(cipher, project).toMessages(rows)));
                 });
     }
 

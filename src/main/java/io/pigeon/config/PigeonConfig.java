@@ -4,6 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -129,6 +130,26 @@ public interface PigeonConfig {
          * {@code [signed_url] secret_key}). Unset: no URL can be signed, and none is accepted.
          */
         Optional<String> secretKey();
+    }
+
+    /** Encryption at rest of the queues whose {@code _enable_encrypt_messages} is true. */
+    Encryption encryption();
+
+    interface Encryption {
+        /**
+         * The keys by id, each 32 bytes in base64 ({@code pigeon.encryption.keys.<id>}). Every key a stored
+         * message names must stay here for as long as such messages live; new messages take {@link #currentKey()}.
+         */
+        Map<String, String> keys();
+
+        /**
+         * A directory of keys, one file per key, named by its id, holding the key in base64: a mounted
+         * Kubernetes secret. Read at start, beside {@link #keys()}.
+         */
+        Optional<String> keyDirectory();
+
+        /** The id of the key new messages are sealed with; may be left out when there is only one key. */
+        Optional<String> currentKey();
     }
 
     interface Auth {

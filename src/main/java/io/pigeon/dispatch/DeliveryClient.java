@@ -3,6 +3,7 @@ package io.pigeon.dispatch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.encryption.MessageCipher;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -20,6 +21,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -53,6 +55,7 @@ public class DeliveryClient {
     private final Vertx vertx;
     private final HttpClient client;
     private final AllowedTargets allowedTargets;
+    private final MessageCipher cipher;
     private final long callTimeoutMillis;
     private final long readTimeoutMillis;
 
@@ -76,8 +79,9 @@ public class DeliveryClient {
         }
     }
 
-    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets) {
+    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher) {
         PigeonConfig.Dispatch dispatch = config.dispatch();
+        this.cipher = cipher;
         this.vertx = vertx;
         this.allowedTargets = allowedTargets;
         this.callTimeoutMillis = dispatch.callTimeout().toMillis();
@@ -106,9 +110,12 @@ public class DeliveryClient {
                 return Uni.createFrom().item(Outcome.refused("target not allowed"));
             }
             int port = AllowedTargets.port(target);
+            // Opened here, so that a body that does not open fails this call alone (retried by its policy: the
+            // operator may yet configure the missing key).
+            byte[] payload = payloadOf(group);
             return resolve(target, port).flatMap(address -> address == null
                     ? Uni.createFrom().item(Outcome.refused("target not allowed"))
-                    : send(group, target, address, port));
+                    : send(group, payload, target, address, port));
         })
                 .ifNoItem().after(java.time.Duration.ofMillis(callTimeoutMillis)).failWith(CallTimedOut::new)
                 .onFailure().recoverWithItem(failure -> {
@@ -144,7 +151,19 @@ public class DeliveryClient {
         }), false);
     }
 
-    private Uni<Outcome> send(DispatchStore.TakenGroup group, URI target, InetAddress address, int port) {
+    /** The body to send: as stored, with a sealed message's text (a JSON string in it) replaced by the opened body. */
+    private byte[] payloadOf(DispatchStore.TakenGroup group) {
+        if (group.sealedKeyId() == null) {
+            return group.payload();
+        }
+        String opened = cipher.open(group.project(), group.sealedKeyId(), group.sealedBody());
+        // The sealed text is base64 of a random nonce and more: it cannot occur in the document by chance, and
+        // base64 needs no escaping inside a JSON string.
+        return new String(group.payload(), StandardCharsets.UTF_8)
+                .replace("\"" + group.sealedBody() + "\"", opened).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Uni<Outcome> send(DispatchStore.TakenGroup group, byte[] payload, URI target, InetAddress address, int port) {
         AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
         AtomicBoolean ended = new AtomicBoolean();
         return Uni.createFrom().<Outcome>emitter(emitter -> {
@@ -169,7 +188,7 @@ public class DeliveryClient {
                 }
                 HttpClientRequest request = requested.result();
                 sent.set(request);
-                request.send(Buffer.buffer(group.payload())).onComplete(answered -> {
+                request.send(Buffer.buffer(payload)).onComplete(answered -> {
                     if (answered.failed()) {
                         emitter.fail(answered.cause());
                         return;
@@ -239,6 +258,10 @@ public class DeliveryClient {
 
     /** What a tenant may know of a failure: its kind, never a message that describes the network inside. */
     static String describe(Throwable failure) {
+        if (failure instanceof MessageCipher.Unreadable) {
+            LOG.error(failure.getMessage());
+            return "sealed message does not open";
+        }
         if (failure instanceof TimeoutException || failure.getClass().getSimpleName().contains("Timeout")) {
             return "timed out";
         }

@@ -119,6 +119,7 @@ public class DispatchStore {
             WHERE g.id = chosen.id
             RETURNING g.id, g.lease_token, g.project, g.method, g.target, g.envelope, g.headers::text AS headers,
                       g.retry_policy::text AS retry_policy, g.attempts, g.body AS single_body,
+                      g.sealed_body, g.sealed_key_id,
                       extract(epoch FROM now() - g.created_at)::float8 AS age,
                       extract(epoch FROM now() - chosen.fire_at)::float8 AS lateness,
                       items.item_ids, items.bodies, items.more""";
@@ -214,7 +215,7 @@ public class DispatchStore {
     /** A group taken for a call: what to call, with which items, and the lease that must be shown to finish. */
     public record TakenGroup(long id, UUID leaseToken, String project, String method, String target,
             String headersJson, String retryPolicyJson, int attempts, double ageSeconds, double latenessSeconds,
-            long[] itemIds, byte[] payload, boolean empty, boolean moreItems) {
+            long[] itemIds, byte[] payload, boolean empty, boolean moreItems, String sealedBody, String sealedKeyId) {
     }
 
     public record DeadGroup(long id, String mergeKey, String method, String target, int attempts, String lastError,
@@ -342,7 +343,8 @@ public class DispatchStore {
                         row.getString("retry_policy"), row.getInteger("attempts"), row.getDouble("age"),
                         row.getDouble("lateness"),
                         ids == null ? new long[0] : Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
-                        payload, empty, Boolean.TRUE.equals(row.getBoolean("more"))));
+                        payload, empty, Boolean.TRUE.equals(row.getBoolean("more")), row.getString("sealed_body"),
+                        row.getString("sealed_key_id")));
             }
             return taken;
         });

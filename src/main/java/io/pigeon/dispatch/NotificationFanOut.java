@@ -8,7 +8,10 @@ package io.pigeon.dispatch;
  * Zaqar's notification document ({@code body}, {@code ttl}, {@code queue_name}, {@code Message_Type}) or
  * the subscription's {@code post_data} template with {@code "$zaqar_message$"} replaced by it.
  *
- * <p>Used after a CTE {@code inserted(id, ttl, body, visible_at)}, with $1 the project and $2 the
+ * <p>A sealed message stays sealed in its notification: the document holds the sealed text as a JSON string where
+ * the body goes, and the row keeps that text and its key id, for the dispatcher to open when it sends the call.
+ *
+ * <p>Used after a CTE {@code inserted(id, ttl, body, key_id, visible_at)}, with $1 the project and $2 the
  * queue's name. The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
  */
 public final class NotificationFanOut {
@@ -16,23 +19,25 @@ public final class NotificationFanOut {
     private static final String CTES = """
             fan AS MATERIALIZED (
                 SELECT s.id AS subscription_id, s.subscriber, s.options, %1$s AS metadata,
-                       i.ttl, i.body, i.visible_at
+                       i.ttl, i.body, i.key_id, i.visible_at
                 FROM inserted i
                 JOIN subscriptions s ON s.project = $1 AND s.source = $2 AND s.expires_at > now()
                      AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)),
             fan_groups AS (
                 INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
-                                             headers, retry_policy, fire_at)
+                                             headers, retry_policy, fire_at, sealed_body, sealed_key_id)
                 SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single',
                        CASE WHEN jsonb_typeof(f.options->'post_data') = 'string'
                             THEN replace(f.options->>'post_data', '"$zaqar_message$"', n.doc)
                             ELSE n.doc END,
                        f.options->'post_headers',
                        jsonb_build_object('queue', f.metadata->'_retry_policy', 'subscription', f.options->'_retry_policy'),
-                       COALESCE(f.visible_at, now())
+                       COALESCE(f.visible_at, now()),
+                       CASE WHEN f.key_id IS NOT NULL THEN f.body END, f.key_id
                 FROM fan f
                 CROSS JOIN LATERAL (
-                    SELECT json_build_object('body', f.body::json, 'ttl', f.ttl, 'queue_name', $2::text,
+                    SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
+                                             'ttl', f.ttl, 'queue_name', $2::text,
                                              'Message_Type', 'Notification')::text AS doc) n)""";
 
     /**

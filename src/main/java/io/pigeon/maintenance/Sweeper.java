@@ -76,10 +76,11 @@ public class Sweeper {
             moved AS (
                 DELETE FROM messages m
                 WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
-                RETURNING m.queue_id, m.id, m.client_id, m.body, m.ttl),
+                RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
+            -- A sealed body moves sealed (a project's key opens it in any of its queues).
             dead_lettered AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
-                SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body,
+                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at)
+                SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
                        now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second'
                 FROM moved m JOIN targets t ON t.queue_id = m.queue_id
                 ORDER BY m.id

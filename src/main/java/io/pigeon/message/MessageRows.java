@@ -1,5 +1,6 @@
 package io.pigeon.message;
 
+import io.pigeon.encryption.MessageCipher;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import java.util.ArrayList;
@@ -7,20 +8,32 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads messages out of result rows with the columns {@code id, ttl, age, body}. Statements that must tell
- * a missing queue from an empty one select from the queue with a LEFT JOIN to its messages: no row means
- * no queue, and a row whose {@code id} is null means no message.
+ * Reads messages out of result rows with the columns {@code id, ttl, age, body, key_id}, opening the bodies
+ * stored sealed, so that every read path answers bodies in clear. Statements that must tell a missing queue from
+ * an empty one select from the queue with a LEFT JOIN to its messages: no row means no queue, and a row whose
+ * {@code id} is null means no message.
  */
 public final class MessageRows {
 
-    private MessageRows() {
+    private final MessageCipher cipher;
+    private final String project;
+
+    private MessageRows(MessageCipher cipher, String project) {
+        this.cipher = cipher;
+        this.project = project;
     }
 
-    public static Message toMessage(Row row) {
-        return new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"), row.getString("body"));
+    /** A reader of {@code project}'s rows. */
+    public static MessageRows of(MessageCipher cipher, String project) {
+        return new MessageRows(cipher, project);
     }
 
-    public static List<Message> toMessages(RowSet<Row> rows) {
+    public Message toMessage(Row row) {
+        return new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"),
+                cipher.open(project, row.getString("key_id"), row.getString("body")));
+    }
+
+    public List<Message> toMessages(RowSet<Row> rows) {
         List<Message> messages = new ArrayList<>(rows.size());
         for (Row row : rows) {
             if (row.getLong("id") != null) {
@@ -31,7 +44,7 @@ public final class MessageRows {
     }
 
     /** The messages of a queue-scoped LEFT JOIN, or empty when the queue does not exist. */
-    public static Optional<List<Message>> ofQueue(RowSet<Row> rows) {
+    public Optional<List<Message>> ofQueue(RowSet<Row> rows) {
         return rows.size() == 0 ? Optional.empty() : Optional.of(toMessages(rows));
     }
 }

@@ -9,7 +9,13 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
+import io.pigeon.encryption.MessageCipher;
+import io.pigeon.queue.ReservedAttributes;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -27,9 +33,14 @@ public class MessageService {
     private final PigeonConfig config;
     private final QueueMetrics metrics;
     private final DispatchService deliveries;
+    private final MessageCipher cipher;
+    /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
+    private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
+    private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
 
     public MessageService(MessageStore store, Pool pool, PigeonConfig config, QueueMetrics metrics,
-            DispatchService deliveries) {
+            DispatchService deliveries, MessageCipher cipher) {
+        this.cipher = cipher;
         this.store = store;
         this.pool = pool;
         this.config = config;
@@ -81,13 +92,13 @@ public class MessageService {
                 .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body())).toList();
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
         int checkedSize = queueAttributes ? documentSize : 0;
-        return store.postCreatingQueue(pool, project, queue.value(), clientId, toStore, checkedSize,
-                        config.maxMessagesPostSize(), config.defaultMessageTtl())
+        return sealedAsTheQueueAsks(project, queue, toStore, (bodies, keyId) -> store.postCreatingQueue(pool, project,
+                        queue.value(), clientId, bodies, keyId, checkedSize, config.maxMessagesPostSize(), config.defaultMessageTtl())
                 .flatMap(stored -> stored.maxSize() == null
                         // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(pool, project, queue.value(), clientId, toStore, checkedSize,
+                        ? store.postCreatingQueue(pool, project, queue.value(), clientId, bodies, keyId, checkedSize,
                                 config.maxMessagesPostSize(), config.defaultMessageTtl())
-                        : Uni.createFrom().item(stored))
+                        : Uni.createFrom().item(stored)))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {
                         throw Rejection.invalidRequest(
@@ -107,11 +118,60 @@ public class MessageService {
     /** Posts all messages or none to an existing queue; their ids in request order, empty without the queue. */
     public Uni<Optional<long[]>> post(String project, QueueName queue, UUID clientId, List<NewMessage> messages) {
         checkAll(messages);
-        return store.post(pool, project, queue.value(), clientId, messages)
+        return sealedAsTheQueueAsks(project, queue, messages,
+                        (bodies, keyId) -> store.post(pool, project, queue.value(), clientId, bodies, keyId))
                 .invoke(stored -> stored.ifPresent(posted -> metrics.posted(posted.ids().length)))
                 .call(stored -> stored.isEmpty() ? Uni.createFrom().voidItem()
                         : deliveries.notificationsQueued(stored.get().notifications()))
                 .map(stored -> stored.map(MessageStore.Posted::ids));
+    }
+
+    /**
+     * Runs {@code post} with the bodies sealed when the queue is known to ask for encryption, else in clear; when
+     * the statement finds that the queue asks otherwise (nothing was stored), once more the other way. The setting
+     * lives in the queue's metadata, which only the posting statement reads, so that a post stays one round trip;
+     * what was learnt is kept in {@link #sealingQueues}.
+     */
+    private <T> Uni<T> sealedAsTheQueueAsks(String project, QueueName queue, List<NewMessage> messages,
+            BiFunction<List<NewMessage>, String, Uni<T>> post) {
+        String key = project + '\u0000' + queue.value();
+        boolean seal = sealingQueues.contains(key);
+        return postSealedOrNot(project, messages, seal, post)
+                .onFailure(MessageStore::isSealingMismatch).recoverWithUni(mismatch -> {
+                    rememberSealing(key, !seal);
+                    return postSealedOrNot(project, messages, !seal, post);
+                });
+    }
+
+    private <T> Uni<T> postSealedOrNot(String project, List<NewMessage> messages, boolean seal,
+            BiFunction<List<NewMessage>, String, Uni<T>> post) {
+        if (!seal) {
+            return post.apply(messages, null);
+        }
+        if (!cipher.enabled()) {
+            return Uni.createFrom().failure(Rejection.invalidRequest("The queue asks for its messages to be encrypted ("
+                    + ReservedAttributes.ENABLE_ENCRYPT_MESSAGES + "), but this server has no encryption key configured."));
+        }
+        List<NewMessage> sealed = new ArrayList<>(messages.size());
+        String keyId = null;
+        for (NewMessage message : messages) {
+            MessageCipher.Sealed body = cipher.seal(project, message.body());
+            keyId = body.keyId();
+            sealed.add(new NewMessage(message.ttl(), message.delay(), body.text()));
+        }
+        return post.apply(sealed, keyId);
+    }
+
+    private void rememberSealing(String queueKey, boolean seals) {
+        if (!seals) {
+            sealingQueues.remove(queueKey);
+            return;
+        }
+        if (sealingQueues.size() >= MAX_REMEMBERED_SEALING_QUEUES) {
+            // Forgetting costs one more round trip on the next post to each: no need for an LRU.
+            sealingQueues.clear();
+        }
+        sealingQueues.add(queueKey);
     }
 
     /** Takes and deletes up to {@code count} (1..max-messages-per-page) of the oldest free messages. */

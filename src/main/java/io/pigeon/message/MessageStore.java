@@ -1,6 +1,7 @@
 package io.pigeon.message;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.encryption.MessageCipher;
 import io.pigeon.quota.Quotas;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
@@ -27,25 +28,38 @@ public class MessageStore {
     /** Held by a live claim. */
     static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
 
+    /**
+     * A post's guard that its bodies are sealed exactly when the queue (metadata {@code %1$s}) asks for encryption:
+     * {@code %2$s} is the key id of sealed bodies, null for bodies in clear. Otherwise the statement fails whole
+     * with SQLSTATE {@value #SEALING_MISMATCH} and the caller posts again, the other way; the application cannot
+     * know the queue's setting before the statement that reads it.
+     */
+    private static final String SEALED_AS_THE_QUEUE_ASKS = """
+            (COALESCE(%1$s->'_enable_encrypt_messages' = 'true'::jsonb, false) = (%2$s::text IS NOT NULL)
+             OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))""";
+
+    /** The SQLSTATE of a post whose sealing did not match the queue's setting (nothing was stored). */
+    static final String SEALING_MISMATCH = "PQENC";
+
     static final String POST = """
             WITH inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
-                SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second'
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, key_id)
+                SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second', $11
                 FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
-                WHERE q.project = $1 AND q.name = $2 AND %s
+                WHERE q.project = $1 AND q.name = $2 AND %s AND %s
                 ORDER BY t.ord
-                RETURNING id, ttl, body, visible_at),
+                RETURNING id, ttl, body, visible_at, key_id),
             %s
             SELECT id, %s AS notifications FROM inserted WHERE %s""".formatted(
-            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
+            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"), SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
             NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10"),
             NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
 
     private static final String LIST = """
-            SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body
+            SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body, m.key_id
             FROM queues q
             LEFT JOIN LATERAL (
-                SELECT m.id, m.ttl, %s AS age, m.body
+                SELECT m.id, m.ttl, %s AS age, m.body, m.key_id
                 FROM messages m
                 WHERE m.queue_id = q.id AND m.id > $3 AND m.expires_at > now()
                   AND ($5 OR m.client_id <> $4)
@@ -76,23 +90,25 @@ public class MessageStore {
                        COALESCE((metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
                        COALESCE((metadata->>'_default_message_delay')::int, 0) AS default_delay
                 FROM q
-                WHERE %s),
+                WHERE %s AND %s),
             inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at)
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
                 SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
                        now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
-                            THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END
+                            THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
+                       $17
                 FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
                 WHERE $9 <= t.max_size
                 ORDER BY n.ord
-                RETURNING id, ttl, body, visible_at),
+                RETURNING id, ttl, body, visible_at, key_id),
             %s
             SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
                    %s AS notifications
             WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
                    OR pigeon_refuse('403', $11))
               AND %s""".formatted(NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
+            SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
             NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16"), NotificationFanOut.QUEUED,
             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
 
@@ -100,7 +116,7 @@ public class MessageStore {
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
             DELETE FROM messages m
             WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(%2$s))
-            RETURNING m.id, m.ttl, %1$s AS age, m.body""".formatted(AGE, FreeMessages.lockOldest(
+            RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id""".formatted(AGE, FreeMessages.lockOldest(
             "(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"), FreeMessages.MAX_CLAIMS_OF_METADATA);
 
     private static final String PURGE = """
@@ -109,7 +125,7 @@ public class MessageStore {
             DELETE FROM messages WHERE queue_id = (SELECT id FROM q)""";
 
     private static final String GET_BY_IDS = """
-            SELECT m.id, m.ttl, %s AS age, m.body
+            SELECT m.id, m.ttl, %s AS age, m.body, m.key_id
             FROM queues q JOIN messages m ON m.queue_id = q.id
             WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
             ORDER BY m.id""".formatted(AGE);
@@ -168,9 +184,11 @@ public class MessageStore {
 
     private final Quotas quotas;
     private final boolean confirmationRequired;
+    private final MessageCipher cipher;
 
-    public MessageStore(Quotas quotas, PigeonConfig config) {
+    public MessageStore(Quotas quotas, PigeonConfig config, MessageCipher cipher) {
         this.quotas = quotas;
+        this.cipher = cipher;
         this.confirmationRequired = config.notification().requireConfirmation();
     }
 
@@ -181,13 +199,24 @@ public class MessageStore {
     public record Posted(Integer maxSize, long[] ids, long notifications) {
     }
 
+    /** Whether a post failed only because its bodies were (not) sealed and the queue asks otherwise. */
+    public static boolean isSealingMismatch(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof io.vertx.pgclient.PgException pg && SEALING_MISMATCH.equals(pg.getSqlState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * v2: creates the queue if needed and inserts all messages in one statement, unless {@code documentSize}
      * exceeds the queue's own post-size limit. A null {@code maxSize} in the answer means the queue was being
-     * created concurrently and nothing was stored: try again.
+     * created concurrently and nothing was stored: try again. The bodies are sealed with key {@code keyId}, or in
+     * clear when it is null; see {@link #isSealingMismatch}.
      */
     public Uni<Posted> postCreatingQueue(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages,
-            int documentSize, int defaultMaxSize, int defaultTtl) {
+            String keyId, int documentSize, int defaultMaxSize, int defaultTtl) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         Integer[] delays = messages.stream().map(NewMessage::delay).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
@@ -195,7 +224,8 @@ public class MessageStore {
                 .addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(documentSize)
                 .addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
                 .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
-                .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired);
+                .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
+                .addString(keyId);
         return db.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
             Long[] ids = row.getArrayOfLongs("ids");
@@ -207,7 +237,7 @@ public class MessageStore {
     /** Takes and deletes up to {@code count} of the oldest free messages, in one statement. */
     public Uni<List<Message>> pop(SqlClient db, String project, String queue, int count) {
         return db.preparedQuery(POP).execute(Tuple.of(project, queue, count)).map(rows -> {
-            List<Message> popped = new java.util.ArrayList<>(MessageRows.toMessages(rows));
+            List<Message> popped = new java.util.ArrayList<>(MessageRows.of(cipher, project).toMessages(rows));
             popped.sort(java.util.Comparator.comparingLong(Message::id));
             return popped;
         });
@@ -219,13 +249,15 @@ public class MessageStore {
     }
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
-    public Uni<Optional<Posted>> post(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages) {
+    public Uni<Optional<Posted>> post(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages,
+            String keyId) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
         return db.preparedQuery(POST)
                 .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies)
                         .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
-                        .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired))
+                        .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
+                        .addString(keyId))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();
@@ -256,13 +288,13 @@ public class MessageStore {
 
     /** A page of the listing, or empty when the queue does not exist. */
     public Uni<Optional<List<Message>>> list(SqlClient db, ListQuery query) {
-        return db.preparedQuery(LIST).execute(query.parameters()).map(MessageRows::ofQueue);
+        return db.preparedQuery(LIST).execute(query.parameters()).map(MessageRows.of(cipher, query.project())::ofQueue);
     }
 
     public Uni<List<Message>> getByIds(SqlClient db, String project, String queue, long[] ids) {
         return db.preparedQuery(GET_BY_IDS)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
-                .map(MessageRows::toMessages);
+                .map(MessageRows.of(cipher, project)::toMessages);
     }
 
     public Uni<DeleteOutcome> delete(SqlClient db, String project, String queue, long id, UUID claimId) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.encryption.MessageCipher;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -31,9 +32,11 @@ public class ReservedAttributes {
             ENABLE_ENCRYPT_MESSAGES);
 
     private final PigeonConfig config;
+    private final MessageCipher cipher;
 
-    public ReservedAttributes(PigeonConfig config) {
+    public ReservedAttributes(PigeonConfig config, MessageCipher cipher) {
         this.config = config;
+        this.cipher = cipher;
     }
 
     /** {@code metadata} with every reserved attribute it does not set, at its default. */
@@ -69,8 +72,9 @@ public class ReservedAttributes {
             if (!encrypt.isBoolean()) {
                 throw invalid(ENABLE_ENCRYPT_MESSAGES + " must be a boolean.");
             }
-            if (encrypt.booleanValue()) {
-                throw invalid(ENABLE_ENCRYPT_MESSAGES + " cannot be true: Pigeon does not encrypt messages.");
+            if (encrypt.booleanValue() && !cipher.enabled()) {
+                throw invalid(ENABLE_ENCRYPT_MESSAGES + " cannot be true: this server has no encryption key configured "
+                        + "(pigeon.encryption.keys).");
             }
         }
     }

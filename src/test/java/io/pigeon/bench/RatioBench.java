@@ -164,9 +164,9 @@ final class RatioBench {
         String post = api.equals("v2")
                 ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
                         ":max_post_size", ":default_ttl", ":document_size", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
-                        QUOTA_TEXT, QUOTA_TEXT, "false")
+                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL")
                 : bind(MessageStatements.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
-                        QUOTA_TEXT, QUOTA_TEXT, "false");
+                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL");
         String claim = bind(ClaimStatements.CREATE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace", ":max_ttl");
         String delete = bind(MessageStatements.DELETE_BY_IDS, ":project", queue,
                 "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "

@@ -321,7 +321,7 @@ class MalformedRequestFuzzTest {
         String document = pick(List.of("[\"x\"]", "42", "\"text\"", "{bad json", "{\"a\": 1} trailing", "{\"a\": 1, \"a\": 2}",
                 "{\"k\": \"" + "a".repeat(65536) + "\"}", "{\"_default_message_ttl\": 59}", "{\"_max_messages_post_size\": 262145}",
                 "{\"_default_message_delay\": 901}", "{\"_max_claim_count\": 0}", "{\"_dead_letter_queue\": \"bad$\"}",
-                "{\"nul\": \"a\\u0000b\"}", "{\"_enable_encrypt_messages\": true}"));
+                "{\"nul\": \"a\\u0000b\"}", "{\"_enable_encrypt_messages\": \"yes\"}"));
         if (version.equals("v2") && (document.equals("{\"nul\": \"a\\u0000b\"}"))) {
             document = "{\"_default_message_ttl\": \"x\"}";
         }

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.encryption.MessageCipher;
 import io.pigeon.testing.TestConfig;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -17,7 +19,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ReservedAttributesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final ReservedAttributes attributes = new ReservedAttributes(TestConfig.pigeon(Map.of()));
+    private static final MessageCipher NO_KEY = new MessageCipher(Map.of(), Optional.empty());
+    private static final MessageCipher ONE_KEY = new MessageCipher(
+            Map.of("k1", "UD+sP5z1K2Isq8RQUN7+rBVLAhwWioy/oA2dw0xOKWI="), Optional.empty());
+    private final ReservedAttributes attributes = new ReservedAttributes(TestConfig.pigeon(Map.of()), ONE_KEY);
 
     private static ObjectNode object(String json) throws Exception {
         return (ObjectNode) JSON.readTree(json);
@@ -51,6 +56,17 @@ class ReservedAttributesTest {
         ObjectNode document = object(metadata);
         RuntimeException refused = assertThrows(RuntimeException.class, () -> attributes.validate(document));
         assertTrue(refused.getMessage().contains(message), refused.getMessage());
+    }
+
+    @Test
+    void encryptionMayBeAskedForOnlyWhenTheServerHasAKey() throws Exception {
+        attributes.validate(object("{\"_enable_encrypt_messages\": true}"));
+        ReservedAttributes keyless = new ReservedAttributes(TestConfig.pigeon(Map.of()), NO_KEY);
+        keyless.validate(object("{\"_enable_encrypt_messages\": false}"));
+        RuntimeException refused = assertThrows(RuntimeException.class,
+                () -> keyless.validate(object("{\"_enable_encrypt_messages\": true}")));
+        assertEquals("_enable_encrypt_messages cannot be true: this server has no encryption key configured "
+                + "(pigeon.encryption.keys).", refused.getMessage());
     }
 
     @Test

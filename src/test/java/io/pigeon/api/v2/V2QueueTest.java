@@ -106,8 +106,8 @@ class V2QueueTest {
                 new Case("[]", 400, "non-empty JSON array"),
                 new Case("[{\"op\": \"add\", \"path\": \"/metadata/_default_message_ttl\", \"value\": 59}]", 400,
                         "_default_message_ttl must be an integer from 60 to 1209600"),
-                new Case("[{\"op\": \"add\", \"path\": \"/metadata/_enable_encrypt_messages\", \"value\": true}]", 400,
-                        "does not encrypt"),
+                new Case("[{\"op\": \"add\", \"path\": \"/metadata/_enable_encrypt_messages\", \"value\": \"yes\"}]", 400,
+                        "_enable_encrypt_messages must be a boolean"),
                 // All or nothing: the valid first operation is not applied either.
                 new Case("[{\"op\": \"add\", \"path\": \"/metadata/color\", \"value\": \"red\"},"
                         + " {\"op\": \"remove\", \"path\": \"/metadata/nope\"}]", 409, "nope"),

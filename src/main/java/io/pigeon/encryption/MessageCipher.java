@@ -1,0 +1,172 @@
+package io.pigeon.encryption;
+
+import io.pigeon.config.PigeonConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import org.jboss.logging.Logger;
+
+/**
+ * Seals and opens the bodies of messages stored encrypted: AES-256-GCM (authenticated: a changed byte is an
+ * error, never a different body), a fresh 96-bit nonce per body, the project as associated data (a sealed body
+ * copied into another project's row does not open). The text stored is base64 of nonce followed by ciphertext
+ * and tag; the id of the key beside it, so that a key can be replaced while messages sealed with the old one
+ * still live.
+ */
+@ApplicationScoped
+public class MessageCipher {
+
+    private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final int NONCE_BYTES = 12;
+    private static final int TAG_BITS = 128;
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Logger LOG = Logger.getLogger(MessageCipher.class);
+
+    /** A body as stored: the key's id and base64 of nonce, ciphertext and tag. */
+    public record Sealed(String keyId, String text) {
+    }
+
+    /** A stored body that cannot be opened: its key is not configured, or the text was changed. */
+    public static final class Unreadable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unreadable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private final Map<String, SecretKeySpec> keys;
+    private final String currentKey;
+
+    @Inject
+    public MessageCipher(PigeonConfig config) {
+        this(keysOf(config.encryption()), config.encryption().currentKey());
+    }
+
+    /** A cipher over {@code base64Keys} (id to key), sealing with {@code currentKey} (or the only key). */
+    public MessageCipher(Map<String, String> base64Keys, Optional<String> currentKey) {
+        Map<String, SecretKeySpec> decoded = new LinkedHashMap<>();
+        base64Keys.forEach((id, text) -> decoded.put(id, decode(id, text)));
+        this.keys = Collections.unmodifiableMap(decoded);
+        if (currentKey.isPresent()) {
+            if (!keys.containsKey(currentKey.get())) {
+                throw new IllegalArgumentException("pigeon.encryption.current-key names " + currentKey.get()
+                        + ", which is not among the configured keys " + keys.keySet());
+            }
+            this.currentKey = currentKey.get();
+        } else if (keys.size() > 1) {
+            throw new IllegalArgumentException("pigeon.encryption.current-key must name one of the keys " + keys.keySet());
+        } else {
+            this.currentKey = keys.isEmpty() ? null : keys.keySet().iterator().next();
+        }
+    }
+
+    /** Whether a key is configured, so that a queue may ask for its messages to be stored encrypted. */
+    public boolean enabled() {
+        return currentKey != null;
+    }
+
+    public Sealed seal(String project, String body) {
+        if (currentKey == null) {
+            throw new IllegalStateException("no encryption key is configured (pigeon.encryption.keys)");
+        }
+        byte[] nonce = new byte[NONCE_BYTES];
+        RANDOM.nextBytes(nonce);
+        try {
+            Cipher cipher = cipher(Cipher.ENCRYPT_MODE, keys.get(currentKey), nonce, project);
+            byte[] sealed = cipher.doFinal(body.getBytes(StandardCharsets.UTF_8));
+            ByteBuffer stored = ByteBuffer.allocate(nonce.length + sealed.length).put(nonce).put(sealed);
+            return new Sealed(currentKey, Base64.getEncoder().encodeToString(stored.array()));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-GCM is not available", e);
+        }
+    }
+
+    /** The body {@link #seal} was given, from its stored text; {@code keyId} null means it is stored in clear. */
+    public String open(String project, String keyId, String stored) {
+        if (keyId == null) {
+            return stored;
+        }
+        SecretKeySpec key = keys.get(keyId);
+        if (key == null) {
+            throw new Unreadable("a stored message is sealed with key " + keyId
+                    + ", which is not configured (pigeon.encryption.keys." + keyId + ")", null);
+        }
+        try {
+            byte[] bytes = Base64.getDecoder().decode(stored);
+            if (bytes.length < NONCE_BYTES + TAG_BITS / 8) {
+                throw new Unreadable("a stored message sealed with key " + keyId + " is too short to be sealed", null);
+            }
+            Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, java.util.Arrays.copyOf(bytes, NONCE_BYTES), project);
+            return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            throw new Unreadable("a stored message sealed with key " + keyId + " does not open: it was changed, "
+                    + "or belongs to another project, or the key was replaced under the same id", e);
+        }
+    }
+
+    private static Cipher cipher(int mode, SecretKeySpec key, byte[] nonce, String project)
+            throws GeneralSecurityException {
+        Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+        cipher.init(mode, key, new GCMParameterSpec(TAG_BITS, nonce));
+        cipher.updateAAD(project.getBytes(StandardCharsets.UTF_8));
+        return cipher;
+    }
+
+    private static SecretKeySpec decode(String id, String text) {
+        if (!KEY_ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("pigeon.encryption key id '" + id
+                    + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
+        }
+        byte[] key;
+        try {
+            key = Base64.getDecoder().decode(text.strip());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("pigeon.encryption key " + id + " is not base64", e);
+        }
+        if (key.length != 32) {
+            throw new IllegalArgumentException("pigeon.encryption key " + id + " must be 32 bytes (AES-256), it has "
+                    + key.length);
+        }
+        return new SecretKeySpec(key, "AES");
+    }
+
+    private static Map<String, String> keysOf(PigeonConfig.Encryption config) {
+        Map<String, String> all = new LinkedHashMap<>(config.keys());
+        config.keyDirectory().ifPresent(directory -> {
+            if (!Files.isDirectory(Path.of(directory))) {
+                // An optional secret that is not there: no keys from it (a sealed message then says which is missing).
+                LOG.warnf("pigeon.encryption.key-directory %s does not exist: no message keys read from it", directory);
+                return;
+            }
+            try (Stream<Path> files = Files.list(Path.of(directory))) {
+                // A mounted secret also holds hidden entries (..data, ..2026_…): keys are the visible regular files.
+                for (Path file : files.filter(f -> !f.getFileName().toString().startsWith(".")).sorted().toList()) {
+                    if (Files.isRegularFile(file)) {
+                        all.put(file.getFileName().toString(), Files.readString(file, StandardCharsets.US_ASCII));
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("pigeon.encryption.key-directory " + directory + " cannot be read", e);
+            }
+        });
+        return all;
+    }
+}

@@ -15,7 +15,7 @@ public final class AllowedMethods {
 
     private static final String SEGMENT = "[^/]+";
 
-    private static final List<Route> ROUTES = List.of(
+    private static final List<Route> ROUTES = java.util.stream.Stream.of(List.of(
             route("/v1/", "GET, HEAD, OPTIONS"),
             route("/v1/health", "GET, HEAD, OPTIONS"),
             route("/v1/queues", "GET, HEAD, OPTIONS"),
@@ -30,18 +30,9 @@ public final class AllowedMethods {
             route("/v2/", "GET, HEAD, OPTIONS"),
             route("/v2/ping", "GET, HEAD, OPTIONS"),
             route("/v2/health", "GET, OPTIONS"),
-            route("/v2/queues", "GET, HEAD, OPTIONS"),
-            route("/v2/queues/" + SEGMENT, "DELETE, GET, PATCH, PUT, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/purge", "POST, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/share", "POST, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
             route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/subscriptions", "GET, HEAD, POST, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/subscriptions/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/subscriptions/" + SEGMENT + "/confirm", "PUT, OPTIONS"),
             route("/v1\\.1/", "GET, HEAD, OPTIONS"),
             route("/v1\\.1/ping", "GET, HEAD, OPTIONS"),
             route("/v1\\.1/health", "GET, OPTIONS"),
@@ -55,7 +46,8 @@ public final class AllowedMethods {
             route("/v3/queue/" + SEGMENT + "/" + SEGMENT + "/" + SEGMENT, "DELETE, GET, HEAD, POST, OPTIONS"),
             route("/v3/dead-groups", "GET, HEAD, OPTIONS"),
             route("/v3/dead-groups/" + SEGMENT, "DELETE, OPTIONS"),
-            route("/v3/dead-groups/" + SEGMENT + "/requeue", "POST, OPTIONS"));
+            route("/v3/dead-groups/" + SEGMENT + "/requeue", "POST, OPTIONS")),
+            queueOrTopic("/v2/queues"), queueOrTopic("/v2/topics")).flatMap(List::stream).toList();
 
     private AllowedMethods() {
     }
@@ -68,6 +60,21 @@ public final class AllowedMethods {
             }
         }
         return null;
+    }
+
+    /** What v2 queues and topics both have below {@code collection} (queues also have share and claims). */
+    private static List<Route> queueOrTopic(String collection) {
+        String one = collection + "/" + SEGMENT;
+        return List.of(
+                route(collection, "GET, HEAD, OPTIONS"),
+                route(one, "DELETE, GET, PATCH, PUT, OPTIONS"),
+                route(one + "/stats", "GET, HEAD, OPTIONS"),
+                route(one + "/purge", "POST, OPTIONS"),
+                route(one + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
+                route(one + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
+                route(one + "/subscriptions", "GET, HEAD, POST, OPTIONS"),
+                route(one + "/subscriptions/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+                route(one + "/subscriptions/" + SEGMENT + "/confirm", "PUT, OPTIONS"));
     }
 
     private static Route route(String regex, String allow) {

@@ -20,8 +20,13 @@ public final class Hrefs {
         return root + "/queues";
     }
 
+    public static String topics(String root) {
+        return root + "/topics";
+    }
+
+    /** A queue's path, or a topic's: everything below it is named alike. */
     public static String queue(String root, QueueName queue) {
-        return queues(root) + "/" + queue.value();
+        return (queue.isTopic() ? topics(root) : queues(root)) + "/" + queue.name();
     }
 
     public static String messages(String root, QueueName queue) {

@@ -3,6 +3,7 @@ package io.pigeon.api;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
@@ -11,13 +12,17 @@ import org.eclipse.microprofile.openapi.models.Paths;
 import org.eclipse.microprofile.openapi.models.parameters.Parameter;
 
 /**
- * The resources that serve both v2 and v1.1 are declared once, under {@code /{version}}; the OpenAPI document
- * lists them under each version's own path, as clients call them, without the {@code version} parameter.
+ * The resources that serve both v2 and v1.1 are declared once, under {@code /{version}}, and those that queues and
+ * topics share under {@code /{collection}}; the OpenAPI document lists them under each path clients call (topics in
+ * v2 only), without those two parameters.
  */
 public class OpenApiVersions implements OASFilter {
 
-    private static final String TEMPLATE = "/{version}";
-    private static final List<String> VERSIONS = List.of("/v2", "/v1.1");
+    private static final String VERSION = "{version}";
+    private static final String COLLECTION = "{collection}";
+    private static final Set<String> TEMPLATE_PARAMETERS = Set.of("version", "collection");
+    private static final List<String> VERSIONS = List.of("v2", "v1.1");
+    private static final List<String> COLLECTIONS = List.of("queues", "topics");
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
@@ -27,7 +32,7 @@ public class OpenApiVersions implements OASFilter {
         }
         Map<String, PathItem> expanded = new LinkedHashMap<>();
         paths.getPathItems().forEach((path, item) -> {
-            if (!path.startsWith(TEMPLATE)) {
+            if (!path.contains(VERSION) && !path.contains(COLLECTION)) {
                 expanded.put(path, item);
                 return;
             }
@@ -35,15 +40,20 @@ public class OpenApiVersions implements OASFilter {
                 List<Parameter> parameters = operation.getParameters();
                 if (parameters != null) {
                     operation.setParameters(parameters.stream()
-                            .filter(parameter -> !"version".equals(parameter.getName())).toList());
+                            .filter(parameter -> !TEMPLATE_PARAMETERS.contains(parameter.getName())).toList());
                 }
             });
             if (item.getParameters() != null) {
                 item.setParameters(item.getParameters().stream()
-                        .filter(parameter -> !"version".equals(parameter.getName())).toList());
+                        .filter(parameter -> !TEMPLATE_PARAMETERS.contains(parameter.getName())).toList());
             }
-            for (String version : VERSIONS) {
-                expanded.put(version + path.substring(TEMPLATE.length()), item);
+            for (String version : path.contains(VERSION) ? VERSIONS : List.of("v2")) {
+                for (String collection : path.contains(COLLECTION) ? COLLECTIONS : List.of("queues")) {
+                    if (version.equals("v1.1") && collection.equals("topics")) {
+                        continue;
+                    }
+                    expanded.put(path.replace(VERSION, version).replace(COLLECTION, collection), item);
+                }
             }
         });
         Paths replaced = OASFactory.createPaths();

@@ -23,6 +23,7 @@ public final class Rejections {
             case INVALID_PARAMETER -> new Answer(400, "Invalid parameter");
             case MISSING_PARAMETER -> new Answer(400, "Missing parameter");
             case INVALID_IDENTIFICATION -> new Answer(400, "Invalid queue identification");
+            case INVALID_TOPIC_IDENTIFICATION -> new Answer(400, "Invalid topic identification");
             case PROJECT_MISSING -> new Answer(400, "Project-Id Missing");
             case NOT_FOUND -> new Answer(404, "Not found");
             case CONFLICT -> new Answer(409, "Resource conflict");

@@ -37,16 +37,17 @@ public final class NotificationFanOut {
                 FROM fan f
                 CROSS JOIN LATERAL (
                     SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
-                                             'ttl', f.ttl, 'queue_name', $2::text,
+                                             'ttl', f.ttl, 'queue_name', %3$s,
                                              'Message_Type', 'Notification')::text AS doc) n)""";
 
     /**
      * The CTEs, reading the queue's metadata (for its {@code _retry_policy}) from {@code queueMetadata}: a
      * scalar subquery that sees the queue even when the statement itself creates it. {@code confirmationRequired}
-     * is the boolean parameter that says whether only confirmed subscriptions are notified.
+     * is the boolean parameter that says whether only confirmed subscriptions are notified; {@code queueName} the
+     * expression of the name the documents give (a topic's without the prefix it is stored under).
      */
-    public static String ctes(String queueMetadata, String confirmationRequired) {
-        return CTES.formatted(queueMetadata, confirmationRequired + "::boolean");
+    public static String ctes(String queueMetadata, String confirmationRequired, String queueName) {
+        return CTES.formatted(queueMetadata, confirmationRequired + "::boolean", queueName);
     }
 
     /** The number of notifications the statement queued, for its final SELECT. */

@@ -289,7 +289,7 @@ public class MessageService {
 
     public static Rejection messageNotFound(String project, QueueName queue, String id) {
         return Rejection.notFound(
-                "Message " + id + " does not exist in queue " + queue + " for project " + project);
+                "Message " + id + " does not exist in " + queue.kind() + " " + queue + " for project " + project);
     }
 
 }

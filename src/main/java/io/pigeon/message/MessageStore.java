@@ -2,6 +2,7 @@ package io.pigeon.message;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
@@ -38,6 +39,9 @@ public class MessageStore {
             (COALESCE(%1$s->'_enable_encrypt_messages' = 'true'::jsonb, false) = (%2$s::text IS NOT NULL)
              OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))""";
 
+    /** The name a notification gives: the queue's ($2), or the topic's, without the prefix it is stored under. */
+    private static final String SHOWN_NAME = "ltrim($2::text, '" + QueueName.TOPIC_PREFIX + "')";
+
     /** The SQLSTATE of a post whose sealing did not match the queue's setting (nothing was stored). */
     static final String SEALING_MISMATCH = "PQENC";
 
@@ -52,7 +56,7 @@ public class MessageStore {
             %s
             SELECT id, %s AS notifications FROM inserted WHERE %s""".formatted(
             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"), SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
-            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10"),
+            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10", SHOWN_NAME),
             NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
 
     private static final String LIST = """
@@ -109,7 +113,7 @@ public class MessageStore {
                    OR pigeon_refuse('403', $11))
               AND %s""".formatted(NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
             SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
-            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16"), NotificationFanOut.QUEUED,
+            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME), NotificationFanOut.QUEUED,
             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
 
     private static final String POP = """

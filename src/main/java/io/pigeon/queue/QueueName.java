@@ -4,28 +4,71 @@ import io.pigeon.rules.Rejection;
 import java.util.regex.Pattern;
 
 /**
- * A queue's name, valid by construction: 1 to 64 bytes of US-ASCII letters, digits, underscores and hyphens.
- * The edge makes one from a path segment; every service takes this type, so no service checks a name again.
+ * The name a queue or a topic is stored under, valid by construction. A queue's is its name: 1 to 64 bytes of
+ * US-ASCII letters, digits, underscores and hyphens. A topic is stored as a queue whose name is {@value #TOPIC_PREFIX}
+ * followed by the topic's name (1 to 64 letters, digits, underscores, hyphens and dots, as Zaqar's): no queue name
+ * contains that character, so a topic and a queue of the same name are apart, every queue statement serves topics
+ * unchanged, and all topics sort after all queues. The edge makes one from a path segment with {@link #of} (a queue)
+ * or {@link #topic} (a topic), so that no queue path can name a topic; every service takes this type, so no service
+ * checks a name again.
  */
 public record QueueName(String value) {
 
     public static final int MAX_LENGTH = 64;
-    private static final Pattern VALID = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_LENGTH + "}");
+    /** The first character of a topic's stored name: above every character a queue or topic name may hold. */
+    public static final String TOPIC_PREFIX = "~";
+    /** Above every stored topic name, in byte order: the end of the topics' range. */
+    public static final String AFTER_TOPICS = "\u007f";
+    private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_LENGTH + "}");
+    private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.-]{1," + MAX_LENGTH + "}");
 
     public QueueName {
-        if (value == null || !VALID.matcher(value).matches()) {
-            throw new Rejection(Rejection.Reason.INVALID_IDENTIFICATION,
-                    "The format of the submitted queue name or project id is not valid. Queue names are 1 to "
-                            + MAX_LENGTH + " bytes of ASCII letters, digits, underscores and hyphens.");
+        if (value == null || !(QUEUE.matcher(value).matches()
+                || value.startsWith(TOPIC_PREFIX) && TOPIC.matcher(value.substring(1)).matches())) {
+            throw invalidQueueName();
         }
     }
 
+    /** A queue's name, as a path names it. */
     public static QueueName of(String value) {
+        if (value == null || !QUEUE.matcher(value).matches()) {
+            throw invalidQueueName();
+        }
         return new QueueName(value);
+    }
+
+    /** A topic's, as a path names it (Zaqar's message, which does not say why). */
+    public static QueueName topic(String name) {
+        if (name == null || !TOPIC.matcher(name).matches()) {
+            throw new Rejection(Rejection.Reason.INVALID_TOPIC_IDENTIFICATION,
+                    "The format of the submitted topic name or project id is not valid. Topic names are 1 to "
+                            + MAX_LENGTH + " bytes of ASCII letters, digits, underscores, hyphens and dots.");
+        }
+        return new QueueName(TOPIC_PREFIX + name);
+    }
+
+    private static Rejection invalidQueueName() {
+        return new Rejection(Rejection.Reason.INVALID_IDENTIFICATION,
+                "The format of the submitted queue name or project id is not valid. Queue names are 1 to "
+                        + MAX_LENGTH + " bytes of ASCII letters, digits, underscores and hyphens.");
+    }
+
+    public boolean isTopic() {
+        return value.startsWith(TOPIC_PREFIX);
+    }
+
+    /** The name a client knows: the queue's, or the topic's without its prefix. */
+    public String name() {
+        return isTopic() ? value.substring(TOPIC_PREFIX.length()) : value;
+    }
+
+    /** "queue" or "topic", for messages that name one. */
+    public String kind() {
+        return isTopic() ? "topic" : "queue";
     }
 
     @Override
     public String toString() {
-        return value;
+        return name();
     }
 }

@@ -57,31 +57,43 @@ public class QueueService {
     }
 
     /**
-     * One page of the project's queues in name order, after {@code marker}, whose names contain
-     * {@code nameContains} when it is given (v2's {@code name} filter).
+     * One page of the project's queues (or topics) in name order, after {@code marker}, whose names contain
+     * {@code nameContains} when it is given (v2's {@code name} filter). Listed topics are named without their prefix.
      */
-    public Uni<List<Queue>> list(String project, String marker, Integer limit, boolean detailed, String nameContains) {
+    public Uni<List<Queue>> list(String project, boolean topics, String marker, Integer limit, boolean detailed,
+            String nameContains) {
         int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
         if (pageSize < 1 || pageSize > config.maxQueuesPerPage()) {
             throw Rejection.invalidRequest(
                     "Limit must be at least 1 and no greater than " + config.maxQueuesPerPage() + ".");
         }
-        return store.list(pool, project, marker, pageSize, detailed, nameContains);
+        String after = marker == null ? "" : marker;
+        if (!topics) {
+            return store.list(pool, project, after, QueueName.TOPIC_PREFIX, 1, pageSize, detailed, nameContains);
+        }
+        int prefix = QueueName.TOPIC_PREFIX.length();
+        return store.list(pool, project, QueueName.TOPIC_PREFIX + after, QueueName.AFTER_TOPICS, prefix + 1, pageSize,
+                        detailed, nameContains)
+                .map(page -> page.stream().map(t -> new Queue(t.name().substring(prefix), t.metadataJson())).toList());
     }
 
+    /** How many queues the project has (whose names contain {@code nameContains}, when given); topics are not counted. */
     public Uni<Long> count(String project, String nameContains) {
-        return store.count(pool, project, nameContains);
+        return store.count(pool, project, QueueName.TOPIC_PREFIX, nameContains);
     }
 
-    /** A listed queue's metadata with every reserved attribute (defaults where unset). */
-    public ObjectNode withDefaults(Queue queue) {
-        return reserved.withDefaults(StrictJson.readStoredObject(queue.metadataJson()));
+    /** A listed queue's (or topic's) metadata with its reserved attributes (defaults where unset). */
+    public ObjectNode withDefaults(Queue queue, boolean topic) {
+        return reserved.withDefaults(StrictJson.readStoredObject(queue.metadataJson()), topic);
     }
 
-    /** The queue's metadata with every reserved attribute (defaults where unset); a missing queue has only those. */
+    /**
+     * The queue's (or topic's) metadata with its reserved attributes (defaults where unset); a missing one has only
+     * those, as in Zaqar.
+     */
     public Uni<ObjectNode> metadataWithDefaults(String project, QueueName name) {
         return store.metadata(pool, project, name.value()).map(found -> reserved.withDefaults(
-                found.map(StrictJson::readStoredObject).orElseGet(JsonNodeFactory.instance::objectNode)));
+                found.map(StrictJson::readStoredObject).orElseGet(JsonNodeFactory.instance::objectNode), name.isTopic()));
     }
 
     /**
@@ -90,11 +102,11 @@ public class QueueService {
      * the patch was applied to, and is retried otherwise.
      */
     public Uni<Optional<ObjectNode>> patchMetadata(String project, QueueName name, MetadataPatch patch) {
-        return patchAttempt(project, name.value(), patch, PATCH_ATTEMPTS);
+        return patchAttempt(project, name, patch, PATCH_ATTEMPTS);
     }
 
-    private Uni<Optional<ObjectNode>> patchAttempt(String project, String name, MetadataPatch patch, int attemptsLeft) {
-        return store.metadata(pool, project, name).flatMap(found -> {
+    private Uni<Optional<ObjectNode>> patchAttempt(String project, QueueName name, MetadataPatch patch, int attemptsLeft) {
+        return store.metadata(pool, project, name.value()).flatMap(found -> {
             if (found.isEmpty()) {
                 return Uni.createFrom().item(Optional.empty());
             }
@@ -105,13 +117,13 @@ public class QueueService {
                 throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
             }
             reserved.validate(patched);
-            return store.replaceMetadataIf(pool, project, name, current, patchedJson).flatMap(replaced -> {
+            return store.replaceMetadataIf(pool, project, name.value(), current, patchedJson).flatMap(replaced -> {
                 if (replaced) {
-                    return Uni.createFrom().item(Optional.of(reserved.withDefaults(patched)));
+                    return Uni.createFrom().item(Optional.of(reserved.withDefaults(patched, name.isTopic())));
                 }
                 if (attemptsLeft <= 1) {
                     throw new Rejection(Rejection.Reason.CONFLICT,
-                            "The queue's metadata kept changing while it was patched. Please try again.");
+                            "The " + name.kind() + "'s metadata kept changing while it was patched. Please try again.");
                 }
                 return patchAttempt(project, name, patch, attemptsLeft - 1);
             });
@@ -130,6 +142,6 @@ public class QueueService {
     }
 
     public static Rejection queueNotFound(String project, QueueName name) {
-        return Rejection.notFound("Queue " + name + " does not exist for project " + project);
+        return Rejection.notFound((name.isTopic() ? "Topic " : "Queue ") + name + " does not exist for project " + project);
     }
 }

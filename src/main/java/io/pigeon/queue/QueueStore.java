@@ -70,25 +70,28 @@ public class QueueStore {
     }
 
     /**
-     * Up to {@code limit} queues whose names sort after {@code marker} (byte order), metadata if asked, and
-     * whose names contain {@code nameContains} when it is given.
+     * Up to {@code limit} queues whose stored names sort after {@code after} and before {@code before} (byte order),
+     * metadata if asked, and whose names from character {@code from} (1-based) on contain {@code nameContains} when
+     * it is given.
      */
-    public Uni<List<Queue>> list(SqlClient db, String project, String marker, int limit, boolean withMetadata, String nameContains) {
+    public Uni<List<Queue>> list(SqlClient db, String project, String after, String before, int from, int limit,
+            boolean withMetadata, String nameContains) {
         return db.preparedQuery("""
                 SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
                 FROM queues
-                WHERE project = $1 AND name > $2 AND ($5::text IS NULL OR strpos(name, $5) > 0)
+                WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
                 ORDER BY name
                 LIMIT $3""")
-                .execute(Tuple.from(java.util.Arrays.asList(project, marker == null ? "" : marker, limit, withMetadata,
-                        nameContains)))
+                .execute(Tuple.from(java.util.Arrays.asList(project, after, limit, withMetadata, nameContains, before, from)))
                 .map(QueueStore::toQueues);
     }
 
-    /** How many queues the project has (whose names contain {@code nameContains}, when given). */
-    public Uni<Long> count(SqlClient db, String project, String nameContains) {
-        return db.preparedQuery("SELECT count(*) FROM queues WHERE project = $1 AND ($2::text IS NULL OR strpos(name, $2) > 0)")
-                .execute(Tuple.of(project, nameContains))
+    /** How many queues the project has whose stored names sort before {@code before} and contain {@code nameContains}. */
+    public Uni<Long> count(SqlClient db, String project, String before, String nameContains) {
+        return db.preparedQuery("""
+                SELECT count(*) FROM queues
+                WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0)""")
+                .execute(Tuple.of(project, nameContains, before))
                 .map(rows -> rows.iterator().next().getLong(0));
     }
 

@@ -41,10 +41,21 @@ public class ReservedAttributes {
 
     /** {@code metadata} with every reserved attribute it does not set, at its default. */
     public ObjectNode withDefaults(ObjectNode metadata) {
+        return withDefaults(metadata, false);
+    }
+
+    /**
+     * {@code metadata} with the reserved attributes it does not set at their defaults: for a topic only those of
+     * posting (Zaqar shows no others for a topic: its messages are not claimed).
+     */
+    public ObjectNode withDefaults(ObjectNode metadata, boolean topic) {
         ObjectNode shown = metadata.deepCopy();
         shown.putIfAbsent(MAX_MESSAGES_POST_SIZE, JsonNodeFactory.instance.numberNode(config.maxMessagesPostSize()));
         shown.putIfAbsent(DEFAULT_MESSAGE_TTL, JsonNodeFactory.instance.numberNode(config.defaultMessageTtl()));
         shown.putIfAbsent(DEFAULT_MESSAGE_DELAY, JsonNodeFactory.instance.numberNode(0));
+        if (topic) {
+            return shown;
+        }
         shown.putIfAbsent(DEAD_LETTER_QUEUE, JsonNodeFactory.instance.nullNode());
         shown.putIfAbsent(DEAD_LETTER_QUEUE_MESSAGES_TTL, JsonNodeFactory.instance.nullNode());
         shown.putIfAbsent(MAX_CLAIM_COUNT, JsonNodeFactory.instance.nullNode());

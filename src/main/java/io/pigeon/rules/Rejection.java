@@ -19,6 +19,8 @@ public class Rejection extends RuntimeException {
         MISSING_PARAMETER,
         /** A queue name or project id is malformed. */
         INVALID_IDENTIFICATION,
+        /** A topic name is malformed. */
+        INVALID_TOPIC_IDENTIFICATION,
         /** A call that must name its project does not. */
         PROJECT_MISSING,
         /** What the request names does not exist. */

@@ -48,13 +48,13 @@ public class SubscriptionConfirmations {
     /** Asks a webhook subscriber to confirm its subscription (valid for the subscription's ttl). */
     public Uni<Void> askToConfirm(String project, QueueName queue, Subscription subscription) {
         return send(project, queue, subscription, "SubscriptionConfirmation",
-                "You have chosen to subscribe to the queue: " + queue, subscription.ttl());
+                "You have chosen to subscribe to the " + queue.kind() + ": " + queue, subscription.ttl());
     }
 
     /** Tells a webhook subscriber it has unsubscribed, and how to subscribe again. */
     public Uni<Void> tellUnsubscribed(String project, QueueName queue, Subscription subscription) {
         return send(project, queue, subscription, "UnsubscribeConfirmation", "You have unsubscribed successfully to "
-                + "the queue: " + queue + ", you can resubscribe it by using confirmed=True.", unsubscribedTtl);
+                + "the " + queue.kind() + ": " + queue + ", you can resubscribe it by using confirmed=True.", unsubscribedTtl);
     }
 
     private Uni<Void> send(String project, QueueName queue, Subscription subscription, String type, String text,
@@ -63,11 +63,12 @@ public class SubscriptionConfirmations {
             return Uni.createFrom().voidItem();
         }
         if (!signedUrls.enabled()) {
-            LOG.errorf("Subscription %d of queue %s was not sent its confirmation request: no signing key is set "
-                    + "(PIGEON_SIGNED_URL_SECRET_KEY)", subscription.id(), queue);
+            LOG.errorf("Subscription %d of %s %s was not sent its confirmation request: no signing key is set "
+                    + "(PIGEON_SIGNED_URL_SECRET_KEY)", subscription.id(), queue.kind(), queue);
             return Uni.createFrom().voidItem();
         }
-        String confirmPath = "/v2/queues/" + queue + "/subscriptions/" + MessageIds.format(subscription.id()) + "/confirm";
+        String confirmPath = "/v2/" + (queue.isTopic() ? "topics/" : "queues/") + queue.name() + "/subscriptions/"
+                + MessageIds.format(subscription.id()) + "/confirm";
         SignedUrls.Grant grant = signedUrls.sign(List.of(confirmPath), List.of("PUT"), project,
                 Instant.now().plusSeconds(validSeconds));
         ObjectNode document = JSON.createObjectNode()
@@ -78,7 +79,7 @@ public class SubscriptionConfirmations {
                 .put("URL-Paths", confirmPath)
                 .put("X-Project-ID", project)
                 .put("URL-Expires", grant.expires())
-                .put("queue_name", queue.value());
+                .put("queue_name", queue.name());
         document.putObject("SubscribeBody").put("confirmed", true);
         document.putObject("UnsubscribeBody").put("confirmed", false);
         DispatchAddress address = new DispatchAddress("POST", DispatchAddress.httpUrl("subscriber",

@@ -26,7 +26,10 @@ class AllowedMethodsTest {
             "/", "/v2/", "/v2/ping", "/v2/health", "/v2/queues", "/v2/queues/allow-probe",
             "/v2/queues/allow-probe/stats", "/v2/queues/allow-probe/purge", "/v2/queues/allow-probe/messages",
             "/v2/queues/allow-probe/messages/000000000000000000000001", "/v2/queues/allow-probe/claims",
-            "/v2/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001");
+            "/v2/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001",
+            "/v2/topics", "/v2/topics/allow-probe", "/v2/topics/allow-probe/stats", "/v2/topics/allow-probe/purge",
+            "/v2/topics/allow-probe/messages", "/v2/topics/allow-probe/messages/000000000000000000000001",
+            "/v2/topics/allow-probe/subscriptions", "/v2/topics/allow-probe/subscriptions/000000000000000000000001");
 
     @Test
     void everyListedMethodIsRoutedAndEveryOtherIsNotAllowed() {

@@ -57,10 +57,13 @@ class OperationsEndpointsTest {
                 .then().statusCode(200).extract().asString();
         for (String path : new String[] {"/v1/queues/{name}", "/v1/queues/{queue}/messages", "/v1/queues/{queue}/claims",
                 "/v2/queues/{name}", "/v2/queues/{queue}/messages", "/v2/queues/{queue}/claims/{claimId}", "/v2/ping",
-                "/v1.1/queues/{name}", "/v1.1/queues/{queue}/messages", "/v1.1/ping"}) {
+                "/v1.1/queues/{name}", "/v1.1/queues/{queue}/messages", "/v1.1/ping", "/v2/topics", "/v2/topics/{name}/stats",
+                "/v2/topics/{queue}/messages", "/v2/topics/{name}/subscriptions/{id}/confirm"}) {
             assertTrue(document.contains("\"" + path + "\""), path + " missing from the OpenAPI document");
         }
         assertTrue(!document.contains("{version}"), "the shared v2/v1.1 resources are listed under each version");
+        assertTrue(!document.contains("{collection}"), "the resources queues and topics share are listed under each");
+        assertTrue(!document.contains("/v1.1/topics"), "topics are v2 only");
     }
 
     private static double metric(String name) {

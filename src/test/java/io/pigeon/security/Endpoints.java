@@ -33,6 +33,7 @@ final class Endpoints {
         String v1 = "/v1/queues/" + QUEUE;
         String v2 = "/v2/queues/" + QUEUE;
         String v11 = "/v1.1/queues/" + QUEUE;
+        String topic = "/v2/topics/" + QUEUE;
         String v1Messages = "[{\"ttl\": 60, \"body\": 1}]";
         String v2Messages = "{\"messages\": [{\"ttl\": 60, \"body\": 1}]}";
         String claim = "{\"ttl\": 60, \"grace\": 60}";
@@ -73,6 +74,21 @@ final class Endpoints {
                 new Call("GET", v2 + "/subscriptions/1", null),
                 new Call("DELETE", v2 + "/subscriptions/1", null),
                 new Call("PUT", v2 + "/subscriptions/1/confirm", "{\"confirmed\": true}"),
+                new Call("GET", "/v2/topics", null),
+                new Call("PUT", topic, "{}"),
+                new Call("GET", topic, null),
+                new Call("PATCH", topic, "[]"),
+                new Call("DELETE", topic, null),
+                new Call("GET", topic + "/stats", null),
+                new Call("POST", topic + "/purge", "{}"),
+                new Call("POST", topic + "/messages", v2Messages),
+                new Call("GET", topic + "/messages", null),
+                new Call("GET", topic + "/messages/" + MESSAGE_ID, null),
+                new Call("DELETE", topic + "/messages?ids=" + MESSAGE_ID, null),
+                new Call("POST", topic + "/subscriptions", "{\"subscriber\": \"mailto:a@example.com\"}"),
+                new Call("GET", topic + "/subscriptions", null),
+                new Call("DELETE", topic + "/subscriptions/1", null),
+                new Call("PUT", topic + "/subscriptions/1/confirm", "{\"confirmed\": true}"),
                 new Call("GET", "/v1.1/ping", null),
                 new Call("GET", "/v1.1/health", null),
                 new Call("GET", "/v1.1/queues", null),

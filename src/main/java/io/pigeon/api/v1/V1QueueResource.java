@@ -57,7 +57,7 @@ public class V1QueueResource {
         String project = caller.optionalProject();
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        return queues.list(project, marker, limit, detailed, null).map(page -> {
+        return queues.list(project, false, marker, limit, detailed, null).map(page -> {
             if (page.isEmpty()) {
                 return Response.noContent().build();
             }

@@ -11,7 +11,8 @@ import java.util.Set;
 /**
  * The v2 home document in two forms: what everyone is shown, and what the operator is shown besides (Zaqar's
  * admin block). Both list exactly the resources Pigeon serves: the entries of Zaqar's document for what it does
- * not serve (pools and flavors) are left out, and the admin entries go to the operator only.
+ * not serve (pools and flavors) are left out, the topics Pigeon serves are added (Zaqar's lists none), and the
+ * admin entries go to the operator only.
  */
 final class HomeDocuments {
 
@@ -23,7 +24,9 @@ final class HomeDocuments {
 
     /** The v2 resources that v1.1 does not have (Zaqar's v1.1 home document leaves them out). */
     private static final List<String> V2_ONLY = List.of("rel/queue_share", "rel/queue_purge", "rel/message_get",
-            "rel/subscriptions_get", "rel/subscriptions_post", "rel/subscription", "rel/subscription_patch");
+            "rel/subscriptions_get", "rel/subscriptions_post", "rel/subscription", "rel/subscription_patch",
+            "rel/topics", "rel/topic", "rel/topic_stats", "rel/topic_purge", "rel/topic_messages",
+            "rel/topic_subscriptions");
 
     static final String PUBLIC;
     static final String OPERATOR;

@@ -44,10 +44,19 @@ public final class V2Documents {
     public record QueueEntry(String name, String href, ObjectNode metadata) {
     }
 
+    /** A page of queues or of topics. */
+    public interface Listing {
+    }
+
     /** The queue list; {@code count} only with {@code with_count=true}. */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) {
+    public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) implements Listing {
+    }
+
+    /** The topic list (Zaqar's has no count). */
+    @RegisterForReflection
+    public record TopicList(List<QueueEntry> topics, List<PageLink> links) implements Listing {
     }
 
     /** A signed share: what a client sends back as URL-Paths, URL-Methods, X-Project-Id, URL-Expires, URL-Signature. */

@@ -34,9 +34,10 @@ import java.util.stream.Collectors;
 
 /**
  * The v2 and v1.1 message resources: post (creating the queue), list, get, delete, bulk delete and pop. v1.1 posts
- * take no delay and none of the queue's own defaults and limits, and lists no delayed messages, as in Zaqar.
+ * take no delay and none of the queue's own defaults and limits, and lists no delayed messages, as in Zaqar. v2's
+ * topics have the same, except pop: a topic's messages go to its subscriptions, they are not consumed.
  */
-@Path("/" + Versions.SEGMENT + "/queues/{queue}/messages")
+@Path("/" + Versions.SEGMENT + "/" + Versions.COLLECTION + "/{queue}/messages")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2MessageResource {
@@ -50,7 +51,8 @@ public class V2MessageResource {
     }
 
     @POST
-    public Uni<Response> post(@PathParam("version") String version, @HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<Response> post(@PathParam("version") String version, @PathParam("collection") String collection,
+            @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             byte[] body) {
@@ -59,7 +61,7 @@ public class V2MessageResource {
         ContentTypes.requireJson(contentType);
         boolean v11 = Versions.isV11(version);
         var newMessages = v11 ? MessageDocuments.v11Post(body, messages) : MessageDocuments.v2Post(body, messages);
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(version, collection, queueName);
         String root = Versions.root(version);
         return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11).map(ids -> Response
                 .status(201)
@@ -72,6 +74,7 @@ public class V2MessageResource {
     /** Lists the queue (200 even when empty or absent), or with {@code ids} gets those messages. */
     @GET
     public Uni<V2Documents.Messages> list(@PathParam("version") String version,
+            @PathParam("collection") String collection,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queueName,
             @QueryParam("ids") List<String> idParams,
@@ -85,11 +88,11 @@ public class V2MessageResource {
         String root = Versions.root(version);
         List<String> wanted = IdLists.of(idParams);
         if (wanted != null) {
-            QueueName queue = QueueName.of(queueName);
+            QueueName queue = Versions.named(version, collection, queueName);
             return messages.getByIds(project, queue, RequestedIds.of(wanted)).map(found -> {
                 if (found.isEmpty()) {
-                    throw ApiException.notFound("No messages with IDs: " + pythonList(wanted) + " found in the queue "
-                            + queue + " for project " + project + ".");
+                    throw ApiException.notFound("No messages with IDs: " + pythonList(wanted) + " found in the "
+                            + queue.kind() + " " + queue + " for project " + project + ".");
                 }
                 return new V2Documents.Messages(V2Documents.items(root, queue, found), null);
             });
@@ -100,7 +103,7 @@ public class V2MessageResource {
         // v1.1 has no delayed messages to show: it ignores the parameter, as Zaqar's v1.1 does.
         boolean v11 = Versions.isV11(version);
         boolean includeDelayed = !v11 && QueryParams.bool("include_delayed", includeDelayedParam, false);
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(version, collection, queueName);
         long after = MessageRequests.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed).map(found -> {
             List<Message> page = found.orElse(List.of());
@@ -119,10 +122,11 @@ public class V2MessageResource {
 
     @GET
     @Path("{id}")
-    public Uni<V2Documents.Item> get(@PathParam("version") String version, @PathParam("queue") String queueName,
+    public Uni<V2Documents.Item> get(@PathParam("version") String version, @PathParam("collection") String collection,
+            @PathParam("queue") String queueName,
             @PathParam("id") String id) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(version, collection, queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
         return messages.get(project, queue, rowId).map(found -> V2Documents.item(Versions.root(version), queue,
                 found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
@@ -130,17 +134,19 @@ public class V2MessageResource {
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@PathParam("queue") String queueName,
+    public Uni<Response> delete(@PathParam("version") String version, @PathParam("collection") String collection,
+            @PathParam("queue") String queueName,
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
         String project = caller.requiredProject();
-        return MessageRequests.deleteOne(messages, project, QueueName.of(queueName), id, claimId)
+        return MessageRequests.deleteOne(messages, project, Versions.named(version, collection, queueName), id, claimId)
                 .map(ignored -> Response.noContent().build());
     }
 
     /** Deletes the messages named by {@code ids}, or pops {@code pop} of the oldest free ones (200 with them). */
     @DELETE
-    public Uni<Response> deleteOrPop(@PathParam("version") String version, @PathParam("queue") String queueName,
+    public Uni<Response> deleteOrPop(@PathParam("version") String version, @PathParam("collection") String collection,
+            @PathParam("queue") String queueName,
             @QueryParam("ids") List<String> idParams,
             @QueryParam("claim_ids") List<String> claimIdParams,
             @QueryParam("pop") String popParam) {
@@ -158,7 +164,10 @@ public class V2MessageResource {
         }
         if (popParam != null) {
             Integer count = QueryParams.integer("pop", popParam);
-            QueueName queue = QueueName.of(queueName);
+            QueueName queue = Versions.named(version, collection, queueName);
+            if (queue.isTopic()) {
+                throw ApiException.invalidRequest("A topic's messages are not popped: they go to its subscriptions.");
+            }
             return messages.pop(project, queue, count)
                     .map(popped -> Response.ok(new V2Documents.Messages(V2Documents.items(Versions.root(version), queue,
                             popped), null)).build());
@@ -172,11 +181,11 @@ public class V2MessageResource {
                 throw ApiException.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
                         + "in the request when message_delete_with_claim_id is True.");
             }
-            return messages.deleteByIdsWithClaims(project, QueueName.of(queueName), MessageRequests.requiredIds(ids),
+            return messages.deleteByIdsWithClaims(project, Versions.named(version, collection, queueName), MessageRequests.requiredIds(ids),
                             claimIds.stream().map(MessageRequests::claim).toList())
                     .map(ignored -> Response.noContent().build());
         }
-        return messages.deleteByIds(project, QueueName.of(queueName), MessageRequests.requiredIds(ids))
+        return messages.deleteByIds(project, Versions.named(version, collection, queueName), MessageRequests.requiredIds(ids))
                 .map(ignored -> Response.noContent().build());
     }
 

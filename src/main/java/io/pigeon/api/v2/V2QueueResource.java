@@ -42,11 +42,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The v2 queue resources: list, create, metadata (read and JSON-patch), delete, stats, purge and share; and the
- * v1.1 ones, which are these without patch, purge and share, and with the metadata as stored (no reserved
- * defaults), as Zaqar's v1.1 answers.
+ * The v2 queue resources: list, create, metadata (read and JSON-patch), delete, stats, purge and share; the same
+ * for v2's topics (without share, and listed without a count); and the v1.1 queue ones, which are these without
+ * patch, purge and share, and with the metadata as stored (no reserved defaults), as Zaqar's v1.1 answers.
  */
-@Path("/" + Versions.SEGMENT + "/queues")
+@Path("/" + Versions.SEGMENT + "/" + Versions.COLLECTION)
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2QueueResource {
@@ -72,34 +72,42 @@ public class V2QueueResource {
     }
 
     @GET
-    public Uni<V2Documents.QueueList> list(@PathParam("version") String version,
+    public Uni<V2Documents.Listing> list(@PathParam("version") String version,
+            @PathParam("collection") String collection,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
             @QueryParam("with_count") String withCountParam,
             @QueryParam("name") String name) {
+        boolean topics = Versions.isTopics(collection);
+        if (topics) {
+            Versions.requireV2(version);
+        }
         String project = caller.requiredProject();
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        // v1.1 has neither the count nor the name filter: it ignores both, as Zaqar's v1.1 does.
+        // v1.1 has neither the count nor the name filter: it ignores both, as Zaqar's v1.1 does. Zaqar lists topics
+        // without a count.
         boolean v11 = Versions.isV11(version);
-        boolean withCount = !v11 && QueryParams.bool("with_count", withCountParam, false);
+        boolean withCount = !v11 && !topics && QueryParams.bool("with_count", withCountParam, false);
         String nameFilter = v11 || name == null || name.isEmpty() ? null : name;
         String root = Versions.root(version);
+        String listed = topics ? Hrefs.topics(root) : Hrefs.queues(root);
         Uni<Long> count = withCount ? queues.count(project, nameFilter) : Uni.createFrom().nullItem();
-        return queues.list(project, marker, limit, detailed, nameFilter).flatMap(page -> count.map(total -> {
+        return queues.list(project, topics, marker, limit, detailed, nameFilter).flatMap(page -> count.map(total -> {
             List<V2Documents.QueueEntry> entries = page.stream().map(q -> new V2Documents.QueueEntry(q.name(),
-                    Hrefs.queues(root) + "/" + q.name(),
-                    detailed ? (v11 ? StrictJson.readStoredObject(q.metadataJson()) : queues.withDefaults(q)) : null))
+                    listed + "/" + q.name(),
+                    detailed ? (v11 ? StrictJson.readStoredObject(q.metadataJson()) : queues.withDefaults(q, topics)) : null))
                     .toList();
             List<PageLink> links = page.isEmpty() ? List.of()
-                    : List.of(NextLinks.after(Hrefs.queues(root), page.get(page.size() - 1).name())
+                    : List.of(NextLinks.after(listed, page.get(page.size() - 1).name())
                             .option("limit", limitParam)
                             .flag("detailed", detailed)
                             .flag("with_count", withCount)
                             .option("name", nameFilter)
                             .link());
-            return new V2Documents.QueueList(entries, links, total);
+            return topics ? (V2Documents.Listing) new V2Documents.TopicList(entries, links)
+                    : new V2Documents.QueueList(entries, links, total);
         }));
     }
 
@@ -107,6 +115,7 @@ public class V2QueueResource {
     @PUT
     @Path("{name}")
     public Uni<Response> create(@PathParam("version") String version,
+            @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
@@ -115,7 +124,7 @@ public class V2QueueResource {
         if (hasBody) {
             ContentTypes.requireJson(contentType);
         }
-        QueueName queue = QueueName.of(name);
+        QueueName queue = Versions.named(version, collection, name);
         ObjectNode metadata = hasBody ? QueueDocuments.metadata(body, config.maxQueueMetadata())
                 : JsonNodeFactory.instance.objectNode();
         return queues.create(project, queue, metadata).map(created -> Response.status(created ? 201 : 204)
@@ -129,9 +138,10 @@ public class V2QueueResource {
      */
     @GET
     @Path("{name}")
-    public Uni<JsonNode> get(@PathParam("version") String version, @PathParam("name") String name) {
+    public Uni<JsonNode> get(@PathParam("version") String version, @PathParam("collection") String collection,
+            @PathParam("name") String name) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(name);
+        QueueName queue = Versions.named(version, collection, name);
         if (Versions.isV11(version)) {
             return queues.metadata(project, queue).map(found -> found.<JsonNode>map(StrictJson::readStoredObject)
                     .orElseGet(JsonNodeFactory.instance::objectNode));
@@ -149,6 +159,7 @@ public class V2QueueResource {
     @PATCH
     @Path("{name}")
     public Uni<JsonNode> patch(@PathParam("version") String version,
+            @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
@@ -160,7 +171,7 @@ public class V2QueueResource {
             throw new ApiException(415, "Accepted media type for PATCH: {'Accept-Patch': '" + JSON_PATCH + "'}.",
                     "A queue is patched with a JSON patch sent as `" + JSON_PATCH + "`.");
         }
-        QueueName queue = QueueName.of(name);
+        QueueName queue = Versions.named(version, collection, name);
         MetadataPatch patch = MetadataPatchDocuments.read(JsonBodies.parse(body));
         return queues.patchMetadata(project, queue, patch)
                 .map(patched -> patched.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
@@ -168,17 +179,20 @@ public class V2QueueResource {
 
     @DELETE
     @Path("{name}")
-    public Uni<Response> delete(@PathParam("name") String name) {
+    public Uni<Response> delete(@PathParam("version") String version, @PathParam("collection") String collection,
+            @PathParam("name") String name) {
         String project = caller.requiredProject();
-        return queues.delete(project, QueueName.of(name)).map(ignored -> Response.noContent().build());
+        QueueName queue = Versions.named(version, collection, name);
+        return queues.delete(project, queue).map(ignored -> Response.noContent().build());
     }
 
     /** Message counts; a queue that does not exist has none (v2 queues exist lazily). */
     @GET
     @Path("{name}/stats")
-    public Uni<StatsView> stats(@PathParam("version") String version, @PathParam("name") String name) {
+    public Uni<StatsView> stats(@PathParam("version") String version, @PathParam("collection") String collection,
+            @PathParam("name") String name) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(name);
+        QueueName queue = Versions.named(version, collection, name);
         return messages.stats(project, queue)
                 .map(found -> found.map(stats -> StatsView.of(stats,
                                 id -> Hrefs.message(Versions.root(version), queue, id)))
@@ -189,12 +203,13 @@ public class V2QueueResource {
     @POST
     @Path("{name}/purge")
     public Uni<Response> purge(@PathParam("version") String version,
+            @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
         Versions.requireV2(version);
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(name);
+        QueueName queue = Versions.named(version, collection, name);
         boolean purgeMessages = true;
         boolean purgeSubscriptions = true;
         if (body != null && body.length > 0) {
@@ -226,10 +241,12 @@ public class V2QueueResource {
     @POST
     @Path("{name}/share")
     public V2Documents.Shared share(@PathParam("version") String version,
+            @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
         Versions.requireV2(version);
+        Versions.requireQueue(collection);
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(name);
         ContentTypes.requireJson(contentType);

@@ -36,11 +36,11 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 
 /**
- * v2 subscriptions: every message posted to the queue is delivered to each live http(s) subscriber by
- * the delivery engine of /v3. mailto subscribers are kept but never sent (Pigeon has no mail server);
+ * v2 subscriptions, of a queue or of a topic: every message posted to it is delivered to each live http(s)
+ * subscriber by the delivery engine of /v3. mailto subscribers are kept but never sent (Pigeon has no mail server);
  * their documents say so in {@code delivery}.
  */
-@Path("/v2/queues/{name}/subscriptions")
+@Path("/v2/" + Versions.COLLECTION + "/{name}/subscriptions")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2SubscriptionResource {
@@ -64,8 +64,9 @@ public class V2SubscriptionResource {
     @RegisterForReflection
     record Document(String id, String subscriber, String source, int ttl, @JsonRawValue String options, long age,
             boolean confirmed, String delivery) {
-        static Document of(Subscription subscription) {
-            return new Document(MessageIds.format(subscription.id()), subscription.subscriber(), subscription.source(),
+        /** The document of {@code queue}'s subscription: its source named as the client names it. */
+        static Document of(Subscription subscription, QueueName queue) {
+            return new Document(MessageIds.format(subscription.id()), subscription.subscriber(), queue.name(),
                     subscription.ttl(), subscription.optionsJson(), subscription.age(), subscription.confirmed(),
                     subscription.delivered() ? WEBHOOK : NOT_DELIVERED);
         }
@@ -77,9 +78,9 @@ public class V2SubscriptionResource {
 
     @POST
     public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("name") String queueName, byte[] body) {
+            @PathParam("collection") String collection, @PathParam("name") String queueName, byte[] body) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(Versions.V2, collection, queueName);
         ContentTypes.requireJson(contentType);
         return subscriptions.create(project, queue, fields(JsonBodies.parse(body)))
                 .map(id -> Response.status(Response.Status.CREATED)
@@ -88,16 +89,16 @@ public class V2SubscriptionResource {
     }
 
     @GET
-    public Uni<Page> list(@PathParam("name") String queueName, @QueryParam("marker") String marker,
-            @QueryParam("limit") String limitParam) {
+    public Uni<Page> list(@PathParam("collection") String collection, @PathParam("name") String queueName,
+            @QueryParam("marker") String marker, @QueryParam("limit") String limitParam) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(Versions.V2, collection, queueName);
         Integer limit = QueryParams.integer("limit", limitParam);
         long after = marker == null || marker.isEmpty() ? 0
                 : MessageIds.parse(marker).orElseThrow(() -> ApiException.invalidParameter("marker",
                         "The value must be a subscription id from a previous page."));
         return subscriptions.list(project, queue, after, limit).map(page -> {
-            List<Document> documents = page.stream().map(Document::of).toList();
+            List<Document> documents = page.stream().map(subscription -> Document.of(subscription, queue)).toList();
             List<PageLink> links = documents.isEmpty() ? List.of()
                     : List.of(NextLinks.after(Hrefs.subscriptions(Hrefs.V2, queue),
                             documents.get(documents.size() - 1).id()).option("limit", limit).link());
@@ -107,20 +108,21 @@ public class V2SubscriptionResource {
 
     @GET
     @Path("{id}")
-    public Uni<Document> get(@PathParam("name") String queueName, @PathParam("id") String id) {
+    public Uni<Document> get(@PathParam("collection") String collection, @PathParam("name") String queueName,
+            @PathParam("id") String id) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(Versions.V2, collection, queueName);
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
         return subscriptions.get(project, queue, subscriptionId)
-                .map(found -> found.map(Document::of).orElseThrow(() -> missing(id)));
+                .map(found -> found.map(subscription -> Document.of(subscription, queue)).orElseThrow(() -> missing(id)));
     }
 
     @PATCH
     @Path("{id}")
     public Uni<Response> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("name") String queueName, @PathParam("id") String id, byte[] body) {
+            @PathParam("collection") String collection, @PathParam("name") String queueName, @PathParam("id") String id, byte[] body) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(Versions.V2, collection, queueName);
         ContentTypes.requireJson(contentType);
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
         return subscriptions.update(project, queue, subscriptionId, fields(JsonBodies.parse(body)))
@@ -140,10 +142,10 @@ public class V2SubscriptionResource {
     @PUT
     @Path("{id}/confirm")
     public Uni<Response> confirm(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("name") String queueName, @PathParam("id") String id, byte[] body,
+            @PathParam("collection") String collection, @PathParam("name") String queueName, @PathParam("id") String id, byte[] body,
             @Context UriInfo uri) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(Versions.V2, collection, queueName);
         JsonNode confirmed = null;
         if (body != null && body.length > 0) {
             ContentTypes.requireJson(contentType);
@@ -164,9 +166,9 @@ public class V2SubscriptionResource {
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@PathParam("name") String queueName, @PathParam("id") String id) {
+    public Uni<Response> delete(@PathParam("collection") String collection, @PathParam("name") String queueName, @PathParam("id") String id) {
         String project = caller.requiredProject();
-        QueueName queue = QueueName.of(queueName);
+        QueueName queue = Versions.named(Versions.V2, collection, queueName);
         Uni<Void> deleted = MessageIds.parse(id).map(subscriptionId -> subscriptions.delete(project, queue, subscriptionId))
                 .orElseGet(() -> Uni.createFrom().voidItem());
         return deleted.map(ignored -> Response.noContent().build());

@@ -93,4 +93,29 @@ class RequiredConfirmationTest {
         Thread.sleep(1500);
         assertEquals(3, receiver.calls("/hook").size(), "no notification once unsubscribed");
     }
+
+    @Test
+    void aTopicsWebhookConfirmsThroughTheTopicsOwnPath() throws Exception {
+        String id = Api.as(project).contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"" + receiver.url("/topic-hook") + "\", \"ttl\": 3600}")
+                .post("/v2/topics/events.eu/subscriptions").then().statusCode(201)
+                .extract().jsonPath().getString("subscription_id");
+        Eventually.await("the confirmation request", Duration.ofSeconds(3), () -> receiver.calls("/topic-hook").size() == 1);
+        JsonNode request = JSON.readTree(receiver.calls("/topic-hook").get(0).body());
+        String confirmPath = "/v2/topics/events.eu/subscriptions/" + id + "/confirm";
+        assertEquals(confirmPath, request.get("URL-Paths").asText());
+        assertEquals("You have chosen to subscribe to the topic: events.eu", request.get("Message").asText());
+        assertEquals("events.eu", request.get("queue_name").asText());
+
+        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", project)
+                .header("URL-Signature", request.get("URL-Signature").asText())
+                .header("URL-Expires", request.get("URL-Expires").asText())
+                .header("URL-Methods", "PUT").header("URL-Paths", confirmPath)
+                .contentType(ContentType.JSON).body("{\"confirmed\": true}")
+                .put(confirmPath).then().statusCode(204);
+        Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"body\": \"published\"}]}")
+                .post("/v2/topics/events.eu/messages").then().statusCode(201);
+        Eventually.await("the notification", Duration.ofSeconds(3), () -> receiver.calls("/topic-hook").size() == 2);
+        assertEquals("published", JSON.readTree(receiver.calls("/topic-hook").get(1).body()).get("body").asText());
+    }
 }

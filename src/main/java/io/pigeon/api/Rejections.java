@@ -24,6 +24,8 @@ public final class Rejections {
             case MISSING_PARAMETER -> new Answer(400, "Missing parameter");
             case INVALID_IDENTIFICATION -> new Answer(400, "Invalid queue identification");
             case INVALID_TOPIC_IDENTIFICATION -> new Answer(400, "Invalid topic identification");
+            case UNABLE_TO_CREATE -> new Answer(400, "Unable to create");
+            case IN_USE -> new Answer(403, "Unable to delete");
             case PROJECT_MISSING -> new Answer(400, "Project-Id Missing");
             case NOT_FOUND -> new Answer(404, "Not found");
             case CONFLICT -> new Answer(409, "Resource conflict");

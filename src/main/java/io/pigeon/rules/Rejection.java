@@ -21,6 +21,10 @@ public class Rejection extends RuntimeException {
         INVALID_IDENTIFICATION,
         /** A topic name is malformed. */
         INVALID_TOPIC_IDENTIFICATION,
+        /** A pool or flavor cannot be created as asked (a flavor naming a pool that does not exist). */
+        UNABLE_TO_CREATE,
+        /** A pool still holds queues, or is the last pool of its flavor. */
+        IN_USE,
         /** A call that must name its project does not. */
         PROJECT_MISSING,
         /** What the request names does not exist. */

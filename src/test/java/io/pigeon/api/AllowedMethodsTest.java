@@ -29,7 +29,8 @@ class AllowedMethodsTest {
             "/v2/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001",
             "/v2/topics", "/v2/topics/allow-probe", "/v2/topics/allow-probe/stats", "/v2/topics/allow-probe/purge",
             "/v2/topics/allow-probe/messages", "/v2/topics/allow-probe/messages/000000000000000000000001",
-            "/v2/topics/allow-probe/subscriptions", "/v2/topics/allow-probe/subscriptions/000000000000000000000001");
+            "/v2/topics/allow-probe/subscriptions", "/v2/topics/allow-probe/subscriptions/000000000000000000000001",
+            "/v2/pools", "/v2/pools/allow-probe", "/v2/flavors", "/v2/flavors/allow-probe", "/v1/pools", "/v1/pools/allow-probe");
 
     @Test
     void everyListedMethodIsRoutedAndEveryOtherIsNotAllowed() {

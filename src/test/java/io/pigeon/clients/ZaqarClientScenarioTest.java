@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pigeon.testing.Api;
+import io.pigeon.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import java.io.IOException;
@@ -19,11 +20,14 @@ import org.junit.jupiter.api.Test;
 /**
  * The official python-zaqarclient against this Pigeon: the v2 scenario (create queue, metadata, post, list
  * with paging, claim, renew, delete with claim id, release, stats, pop, delete queue), subscriptions with a
- * webhook that receives a notification, and the v1 smoke test.
+ * webhook that receives a notification, pools and flavors, and the v1 smoke test.
  * Runs where Debian's python3-zaqarclient is installed (.ci/run installs it); skipped elsewhere.
  */
 @QuarkusTest
 class ZaqarClientScenarioTest {
+
+    @jakarta.inject.Inject
+    io.vertx.mutiny.sqlclient.Pool pool;
 
     private static final String PYTHON = "/usr/bin/python3";
 
@@ -50,6 +54,12 @@ class ZaqarClientScenarioTest {
     @Test
     void v2Subscriptions() throws Exception {
         String output = run("src/test/clients/zaqarclient_subscriptions.py", pigeonUrl());
+        assertTrue(output.contains("all steps passed"), output);
+    }
+
+    @Test
+    void v2PoolsAndFlavors() throws Exception {
+        String output = run("src/test/clients/zaqarclient_pools.py", pigeonUrl(), Db.newDatabase(pool), Db.newDatabase(pool));
         assertTrue(output.contains("all steps passed"), output);
     }
 

@@ -19,4 +19,18 @@ public final class Db {
     public static long count(Pool pool, String sql, Object... params) {
         return run(pool, sql, params).iterator().next().getLong(0);
     }
+
+    /**
+     * A new, empty database on the tests' PostgreSQL server, as a pool URI (postgresql://user:password@host:port/db)
+     * with the server's credentials.
+     */
+    public static String newDatabase(Pool pool) {
+        String database = "pool_" + java.util.UUID.randomUUID().toString().replace("-", "");
+        run(pool, "CREATE DATABASE " + database);
+        org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        java.net.URI server = java.net.URI.create(config.getValue("quarkus.datasource.reactive.url", String.class));
+        return "postgresql://" + config.getValue("quarkus.datasource.username", String.class) + ":"
+                + config.getValue("quarkus.datasource.password", String.class) + "@" + server.getHost() + ":"
+                + server.getPort() + "/" + database;
+    }
 }

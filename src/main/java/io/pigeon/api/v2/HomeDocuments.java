@@ -10,20 +10,16 @@ import java.util.Set;
 
 /**
  * The v2 home document in two forms: what everyone is shown, and what the operator is shown besides (Zaqar's
- * admin block). Both list exactly the resources Pigeon serves: the entries of Zaqar's document for what it does
- * not serve (pools and flavors) are left out, the topics Pigeon serves are added (Zaqar's lists none), and the
- * admin entries go to the operator only.
+ * admin block). Both list exactly the resources Pigeon serves: Zaqar's, with the topics added (Zaqar's lists none),
+ * and the admin entries (health, pools, flavors) for the operator only.
  */
 final class HomeDocuments {
 
-    /** Zaqar's admin entries that Pigeon serves (to the operator role only). */
-    private static final Set<String> ADMIN = Set.of("rel/health");
-    /** Zaqar's entries for what Pigeon does not serve. */
-    private static final List<String> NOT_SERVED = List.of("rel/pools", "rel/pool", "rel/flavors",
-            "rel/flavor");
-
+    /** Zaqar's admin entries (shown to the operator role only). */
+    private static final Set<String> ADMIN = Set.of("rel/health", "rel/pools", "rel/pool", "rel/flavors", "rel/flavor");
     /** The v2 resources that v1.1 does not have (Zaqar's v1.1 home document leaves them out). */
-    private static final List<String> V2_ONLY = List.of("rel/queue_share", "rel/queue_purge", "rel/message_get",
+    private static final List<String> V2_ONLY = List.of("rel/pools", "rel/pool", "rel/flavors", "rel/flavor",
+            "rel/queue_share", "rel/queue_purge", "rel/message_get",
             "rel/subscriptions_get", "rel/subscriptions_post", "rel/subscription", "rel/subscription_patch",
             "rel/topics", "rel/topic", "rel/topic_stats", "rel/topic_purge", "rel/topic_messages",
             "rel/topic_subscriptions");
@@ -37,7 +33,6 @@ final class HomeDocuments {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         try {
             ObjectNode operator = (ObjectNode) json.readTree(StaticDocuments.load("/api/v2/home.json"));
-            ((ObjectNode) operator.get("resources")).remove(NOT_SERVED);
             ObjectNode everyone = operator.deepCopy();
             ((ObjectNode) everyone.get("resources")).remove(ADMIN);
             PUBLIC = json.writeValueAsString(everyone);

@@ -39,7 +39,8 @@ class V2DiscoveryTest {
                 .body("resources.keySet()", hasItems("rel/queues", "rel/queue", "rel/messages", "rel/post_messages",
                         "rel/claim", "rel/ping", "rel/queue_purge", "rel/queue_share"))
                 .body("resources.'rel/queues'.href-template", startsWith("/v2/queues"))
-                // Exactly what Pigeon serves: no pools or flavors; the admin block (health) for the operator only.
+                .body("resources.keySet()", hasItems("rel/topics", "rel/topic", "rel/topic_messages"))
+                // The admin block (health, pools, flavors) for the operator only.
                 .body("resources.keySet()", not(hasItems("rel/pools")))
                 .body("resources.keySet()", not(hasItems("rel/flavors")))
                 .body("resources.keySet()", not(hasItems("rel/health")))
@@ -47,8 +48,8 @@ class V2DiscoveryTest {
         Api.as(project).header("X-Roles", "admin").get("/v2/")
                 .then().using().defaultParser(Parser.JSON)
                 .statusCode(200)
-                .body("resources.keySet()", hasItems("rel/health", "rel/queues"))
-                .body("resources.keySet()", not(hasItems("rel/pools")))
+                .body("resources.keySet()", hasItems("rel/health", "rel/queues", "rel/pools", "rel/pool", "rel/flavors",
+                        "rel/flavor"))
                 .header("Cache-Control", equalTo("private, max-age=86400"));
         Api.as(project).get("/v2").then().statusCode(404).body("title", equalTo("404 Not Found"));
     }

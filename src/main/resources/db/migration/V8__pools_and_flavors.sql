@@ -19,14 +19,15 @@ CREATE TABLE flavors (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 
--- Where a queue lives when it is not on this database: its pool, chosen when the queue was created. A queue without
--- a row here lives on this database, as every queue did before pools existed. A pool that holds queues cannot be
--- deleted (the foreign key is the last guard; the service refuses first, with Zaqar's answer).
+-- Where each queue lives, chosen once, when it is first written to, and kept (also after the queue is deleted, so
+-- that a replica's memory of it never goes stale): a registered pool, or this database (pool NULL). A queue of this
+-- database that has no row (one created before pools existed) is found here, and given its row when next placed.
+-- The rows of a pool go with it (it can only be deleted while it holds no queues).
 CREATE TABLE placements (
     project    text COLLATE "C" NOT NULL,
     queue      text COLLATE "C" NOT NULL,
-    pool       text COLLATE "C" NOT NULL REFERENCES pools (name),
+    pool       text COLLATE "C" REFERENCES pools (name) ON DELETE CASCADE,
     created_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (project, queue)
 );
-CREATE INDEX placements_pool ON placements (pool);
+CREATE INDEX placements_pool ON placements (pool) WHERE pool IS NOT NULL;

@@ -25,8 +25,12 @@ public class PoolService {
     private final PoolStore store;
     private final PoolSchemas schemas;
     private final Pool catalogue;
+    private final PoolClients clients;
+    private final Placements placements;
 
-    public PoolService(PoolStore store, PoolSchemas schemas, Pool catalogue) {
+    public PoolService(PoolStore store, PoolSchemas schemas, Pool catalogue, PoolClients clients, Placements placements) {
+        this.clients = clients;
+        this.placements = placements;
         this.store = store;
         this.schemas = schemas;
         this.catalogue = catalogue;
@@ -95,16 +99,34 @@ public class PoolService {
                 .onFailure(DatabaseFailures::isUniqueViolation).transform(e -> uriInUse());
     }
 
-    /** Deletes the pool (a pool that does not exist is deleted already), unless it is in use. */
+    /**
+     * Deletes the pool (a pool that does not exist is deleted already), unless its server still holds queues or it is
+     * the last pool of its flavor. A server that does not answer cannot tell: 503, nothing deleted.
+     */
     public Uni<Void> delete(String name) {
-        return store.delete(catalogue, checkName("Pool", name)).map(refused -> {
-            refused.ifPresent(refusal -> {
-                throw new Rejection(Rejection.Reason.IN_USE, refusal.reason().equals("queues")
-                        ? "Pool " + name + " holds queues; it cannot be deleted."
-                        : "This pool is used by flavors " + refusal.flavor() + "; It cannot be deleted.");
-            });
-            return null;
-        });
+        checkName("Pool", name);
+        return store.get(catalogue, name).chain(found -> found.isEmpty() ? Uni.createFrom().voidItem()
+                : holdsQueues(name).chain(holds -> {
+                    if (holds) {
+                        throw new Rejection(Rejection.Reason.IN_USE, "Pool " + name + " holds queues; it cannot be deleted.");
+                    }
+                    return store.delete(catalogue, name).map(refused -> {
+                        refused.ifPresent(refusal -> {
+                            throw new Rejection(Rejection.Reason.IN_USE,
+                                    "This pool is used by flavors " + refusal.flavor() + "; It cannot be deleted.");
+                        });
+                        placements.forget(name);
+                        return null;
+                    });
+                }));
+    }
+
+    private Uni<Boolean> holdsQueues(String name) {
+        return clients.of(name)
+                .chain(db -> db.query("SELECT EXISTS (SELECT 1 FROM queues) AS holds").execute())
+                .map(rows -> rows.iterator().next().getBoolean("holds"))
+                .onFailure(DatabaseFailures::isUnavailable).transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
+                        "Pool " + name + " cannot be reached to tell whether it holds queues. Please try again."));
     }
 
     private static long checkWeight(long weight) {

@@ -33,20 +33,19 @@ public class PoolStore {
             WHERE name = $1
             RETURNING %s""".formatted(COLUMNS);
 
-    // The pool is locked first, so that the reasons to refuse are those of the pool the statement deletes. A pool is
-    // kept while it holds queues, or while it is the last pool of an existing flavor.
+    // The pool is locked first, so that the reason to refuse is that of the pool the statement deletes: a pool is kept
+    // while it is the last pool of an existing flavor. (Whether it holds queues is asked of its own server first.)
     private static final String DELETE = """
             WITH target AS (SELECT name, flavor FROM pools WHERE name = $1 FOR UPDATE),
             refusal AS (
-                SELECT CASE WHEN EXISTS (SELECT 1 FROM placements WHERE pool = t.name) THEN 'queues'
-                            WHEN t.flavor IS NOT NULL AND EXISTS (SELECT 1 FROM flavors f WHERE f.name = t.flavor)
+                SELECT CASE WHEN t.flavor IS NOT NULL AND EXISTS (SELECT 1 FROM flavors f WHERE f.name = t.flavor)
                                  AND NOT EXISTS (SELECT 1 FROM pools p WHERE p.flavor = t.flavor AND p.name <> t.name)
                             THEN 'flavor' END AS reason, t.flavor
                 FROM target t),
             deleted AS (DELETE FROM pools p USING refusal r WHERE p.name = $1 AND r.reason IS NULL RETURNING p.name)
             SELECT r.reason, r.flavor FROM refusal r""";
 
-    /** Why a delete was refused: the pool holds queues, or it is the last pool of {@code flavor}. */
+    /** Why a delete was refused: the pool is the last pool of {@code flavor}. */
     public record Refusal(String reason, String flavor) {
     }
 

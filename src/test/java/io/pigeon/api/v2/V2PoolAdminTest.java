@@ -16,7 +16,9 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.vertx.mutiny.pgclient.PgPool;
+import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.pgclient.PgConnectOptions;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -36,6 +38,9 @@ class V2PoolAdminTest {
 
     @Inject
     io.vertx.mutiny.core.Vertx vertx;
+
+    @Inject
+    PoolClients clients;
 
     private final String project = Api.newProject();
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
@@ -237,10 +242,12 @@ class V2PoolAdminTest {
     void aPoolThatHoldsQueuesCannotBeDeleted() {
         String name = "holding-" + suffix;
         register(name, "{\"uri\": \"" + newDatabase() + "\", \"weight\": 10}").then().statusCode(201);
-        Db.run(pool, "INSERT INTO placements (project, queue, pool) VALUES ($1, 'q', $2)", project, name);
+        SqlClient server = clients.of(name).await().indefinitely();
+        server.query("INSERT INTO queues (project, name) VALUES ('someone', 'q')").execute().await().indefinitely();
         operator().delete("/v2/pools/" + name).then().statusCode(403).body("title", equalTo("Unable to delete"))
                 .body("description", equalTo("Pool " + name + " holds queues; it cannot be deleted."));
-        Db.run(pool, "DELETE FROM placements WHERE project = $1", project);
+        operator().get("/v2/pools/" + name).then().statusCode(200);
+        server.query("DELETE FROM queues").execute().await().indefinitely();
         operator().delete("/v2/pools/" + name).then().statusCode(204);
     }
 }

@@ -1,0 +1,119 @@
+package io.pigeon.pool;
+
+import io.pigeon.config.StatementCachePoolCreator;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.sqlclient.PoolOptions;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * One connection pool per registered pool, made on first use from the catalogue, so that a pool registered through
+ * another replica is found without a restart. Every replica re-reads the catalogue every few seconds and closes the
+ * clients of pools deleted or moved to another server (the next use connects to the new one). Each client connects
+ * as the configured database's pool does (statement cache, server settings, timeouts), to its pool's server with its
+ * pool's credentials.
+ */
+@ApplicationScoped
+public class PoolClients {
+
+    private static final Logger LOG = Logger.getLogger(PoolClients.class);
+
+    /** A client and the address it was made for. */
+    private record Client(String uri, Pool pool) {
+    }
+
+    /** A pool that the catalogue does not hold (deleted, or never registered). */
+    public static final class UnknownPool extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnknownPool(String name) {
+            super("Pool " + name + " is not registered", null, false, false);
+        }
+    }
+
+    private final Map<String, Client> clients = new ConcurrentHashMap<>();
+    private final Pool catalogue;
+    private final Vertx vertx;
+    private final StatementCachePoolCreator configured;
+    private final int maxConnections;
+
+    public PoolClients(Pool catalogue, Vertx vertx, StatementCachePoolCreator configured,
+            @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int maxConnections) {
+        this.catalogue = catalogue;
+        this.vertx = vertx;
+        this.configured = configured;
+        this.maxConnections = maxConnections;
+    }
+
+    /** The client of the named pool; fails with {@link UnknownPool} when the catalogue has no such pool. */
+    public Uni<SqlClient> of(String name) {
+        Client known = clients.get(name);
+        if (known != null) {
+            return Uni.createFrom().item(known.pool());
+        }
+        return catalogue.preparedQuery("SELECT uri FROM pools WHERE name = $1").execute(Tuple.of(name)).map(rows -> {
+            if (rows.size() == 0) {
+                throw new UnknownPool(name);
+            }
+            String uri = rows.iterator().next().getString(0);
+            // Two first uses at once make one client: the loser's is never made.
+            return clients.computeIfAbsent(name, ignored -> new Client(uri, connect(PoolUri.parse(uri)))).pool();
+        });
+    }
+
+    /** Closes the clients of pools that are gone or now name another server. */
+    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    Uni<Void> refresh() {
+        if (clients.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return catalogue.query("SELECT name, uri FROM pools").execute().map(rows -> {
+            Map<String, String> registered = new HashMap<>();
+            for (Row row : rows) {
+                registered.put(row.getString("name"), row.getString("uri"));
+            }
+            clients.forEach((name, client) -> {
+                if (!client.uri().equals(registered.get(name)) && clients.remove(name, client)) {
+                    LOG.infof("Pool %s was deleted or moved: its connections are closed", name);
+                    client.pool().close().subscribe().with(ignored -> { }, failure -> { });
+                }
+            });
+            return null;
+        });
+    }
+
+    private Pool connect(PoolUri uri) {
+        PgConnectOptions base = configured.connectOptions();
+        PgConnectOptions options = new PgConnectOptions(base)
+                .setHost(uri.host()).setPort(uri.port()).setDatabase(uri.database())
+                .setUser(uri.user()).setPassword(uri.password());
+        // Parameters of the pool's URL (sslmode, ...) as the driver reads them, over the configured database's.
+        PgConnectOptions fromUrl = PgConnectOptions.fromUri(uri.jdbcUrl().substring("jdbc:".length()));
+        options.setSslMode(fromUrl.getSslMode());
+        Map<String, String> properties = new HashMap<>(base.getProperties());
+        properties.putAll(fromUrl.getProperties());
+        options.setProperties(properties);
+        return Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(maxConnections)).connectingTo(options)
+                .using(vertx.getDelegate()).build());
+    }
+
+    @PreDestroy
+    void close() {
+        clients.values().forEach(client -> client.pool().closeAndAwait());
+        clients.clear();
+    }
+}

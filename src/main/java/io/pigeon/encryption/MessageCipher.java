@@ -1,6 +1,7 @@
 package io.pigeon.encryption;
 
 import io.pigeon.config.PigeonConfig;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -31,6 +32,7 @@ import org.jboss.logging.Logger;
  * still live.
  */
 @ApplicationScoped
+@Startup // a bad key or key directory stops the start, rather than the first request that needs a key
 public class MessageCipher {
 
     private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");

@@ -13,7 +13,9 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.PoolOptions;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -74,6 +76,33 @@ public class PoolClients {
         });
     }
 
+    /** A registered pool's name and client. */
+    public record Named(String name, SqlClient client) {
+    }
+
+    /** Every registered pool's client, in name order, as the catalogue holds them now. */
+    public Uni<List<Named>> all() {
+        return catalogue.query("SELECT name, uri FROM pools ORDER BY name").execute().map(rows -> {
+            List<Named> all = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                String name = row.getString("name");
+                String uri = row.getString("uri");
+                Client client = clients.compute(name, (ignored, known) -> known != null && known.uri().equals(uri) ? known
+                        : replace(name, known, uri));
+                all.add(new Named(name, client.pool()));
+            }
+            return all;
+        });
+    }
+
+    private Client replace(String name, Client stale, String uri) {
+        if (stale != null) {
+            LOG.infof("Pool %s moved: its connections are closed", name);
+            stale.pool().close().subscribe().with(ignored -> { }, failure -> { });
+        }
+        return new Client(uri, connect(PoolUri.parse(uri)));
+    }
+
     /** Closes the clients of pools that are gone or now name another server. */
     @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
@@ -98,14 +127,17 @@ public class PoolClients {
 
     private Pool connect(PoolUri uri) {
         PgConnectOptions base = configured.connectOptions();
-        PgConnectOptions options = new PgConnectOptions(base)
-                .setHost(uri.host()).setPort(uri.port()).setDatabase(uri.database())
-                .setUser(uri.user()).setPassword(uri.password());
-        // Parameters of the pool's URL (sslmode, ...) as the driver reads them, over the configured database's.
-        PgConnectOptions fromUrl = PgConnectOptions.fromUri(uri.jdbcUrl().substring("jdbc:".length()));
-        options.setSslMode(fromUrl.getSslMode());
+        // The pool's own server, credentials and URL parameters, as the driver reads them; the rest as the configured
+        // database's pool connects (statement cache, server settings, timeouts).
+        PgConnectOptions options = PgConnectOptions.fromUri(uri.text().replaceFirst("^postgres://", "postgresql://"))
+                .setCachePreparedStatements(base.getCachePreparedStatements())
+                .setPreparedStatementCacheMaxSize(base.getPreparedStatementCacheMaxSize())
+                .setPreparedStatementCacheSqlLimit(StatementCachePoolCreator.STATEMENT_CACHE_SQL_LIMIT)
+                .setConnectTimeout(base.getConnectTimeout())
+                .setIdleTimeout(base.getIdleTimeout())
+                .setIdleTimeoutUnit(base.getIdleTimeoutUnit());
         Map<String, String> properties = new HashMap<>(base.getProperties());
-        properties.putAll(fromUrl.getProperties());
+        properties.putAll(options.getProperties());
         options.setProperties(properties);
         return Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(maxConnections)).connectingTo(options)
                 .using(vertx.getDelegate()).build());

@@ -9,7 +9,12 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import io.pigeon.pool.PoolClients;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Optional;
 
 /**
@@ -26,8 +31,10 @@ public class QueueService {
     private final Pool pool;
     private final PigeonConfig config;
     private final ReservedAttributes reserved;
+    private final PoolClients poolClients;
 
-    public QueueService(QueueStore store, Pool pool, PigeonConfig config, ReservedAttributes reserved) {
+    public QueueService(QueueStore store, Pool pool, PigeonConfig config, ReservedAttributes reserved, PoolClients poolClients) {
+        this.poolClients = poolClients;
         this.store = store;
         this.pool = pool;
         this.config = config;
@@ -69,17 +76,41 @@ public class QueueService {
         }
         String after = marker == null ? "" : marker;
         if (!topics) {
-            return store.list(pool, project, after, QueueName.TOPIC_PREFIX, 1, pageSize, detailed, nameContains);
+            return acrossDatabases(db -> store.list(db, project, after, QueueName.TOPIC_PREFIX, 1, pageSize, detailed,
+                    nameContains)).map(pages -> firstInNameOrder(pages, pageSize));
         }
         int prefix = QueueName.TOPIC_PREFIX.length();
-        return store.list(pool, project, QueueName.TOPIC_PREFIX + after, QueueName.AFTER_TOPICS, prefix + 1, pageSize,
-                        detailed, nameContains)
-                .map(page -> page.stream().map(t -> new Queue(t.name().substring(prefix), t.metadataJson())).toList());
+        return acrossDatabases(db -> store.list(db, project, QueueName.TOPIC_PREFIX + after, QueueName.AFTER_TOPICS,
+                        prefix + 1, pageSize, detailed, nameContains))
+                .map(pages -> firstInNameOrder(pages, pageSize).stream()
+                        .map(t -> new Queue(t.name().substring(prefix), t.metadataJson())).toList());
     }
 
     /** How many queues the project has (whose names contain {@code nameContains}, when given); topics are not counted. */
     public Uni<Long> count(String project, String nameContains) {
-        return store.count(pool, project, QueueName.TOPIC_PREFIX, nameContains);
+        return acrossDatabases(db -> store.count(db, project, QueueName.TOPIC_PREFIX, nameContains))
+                .map(counts -> counts.stream().mapToLong(Long::longValue).sum());
+    }
+
+    /**
+     * {@code query} on the configured database and on every registered pool, at once (a queue lives on exactly one of
+     * them). A pool that does not answer fails the whole: a listing is complete or not given.
+     */
+    private <T> Uni<List<T>> acrossDatabases(Function<SqlClient, Uni<T>> query) {
+        return poolClients.all().chain(pools -> {
+            List<Uni<T>> asked = new ArrayList<>(pools.size() + 1);
+            asked.add(query.apply(pool));
+            pools.forEach(registered -> asked.add(query.apply(registered.client())));
+            return Uni.join().all(asked).andFailFast();
+        });
+    }
+
+    /** The first {@code size} queues, in name order, of pages that are each in name order. */
+    private static List<Queue> firstInNameOrder(List<List<Queue>> pages, int size) {
+        if (pages.size() == 1) {
+            return pages.get(0);
+        }
+        return pages.stream().flatMap(List::stream).sorted(Comparator.comparing(Queue::name)).limit(size).toList();
     }
 
     /** A listed queue's (or topic's) metadata with its reserved attributes (defaults where unset). */

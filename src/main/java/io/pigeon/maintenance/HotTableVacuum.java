@@ -2,8 +2,12 @@ package io.pigeon.maintenance;
 
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
+import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
@@ -12,24 +16,40 @@ import org.jboss.logging.Logger;
  * and in that minute a busy queue leaves hundreds of thousands of dead rows that every claim and listing
  * must step over, and that grow the table (measured: about 600 MB after two minutes of the full cycle).
  * The delivery engine's groups churn the same way (inserted, leased, deleted).
- * SKIP_LOCKED makes a replica skip a table another replica is vacuuming, so replicas never queue up.
+ * SKIP_LOCKED makes a replica skip a table another replica is vacuuming, so replicas never queue up. Every database
+ * that holds queues is vacuumed: the configured one and each registered pool.
  */
 @ApplicationScoped
 public class HotTableVacuum {
 
     private static final Logger LOG = Logger.getLogger(HotTableVacuum.class);
 
-    private final Pool pool;
+    private static final String VACUUM = "VACUUM (ANALYZE, SKIP_LOCKED) messages, claims, dispatch_groups, dispatch_items";
 
-    public HotTableVacuum(Pool pool) {
+    private final Pool pool;
+    private final PoolClients poolClients;
+
+    public HotTableVacuum(Pool pool, PoolClients poolClients) {
         this.pool = pool;
+        this.poolClients = poolClients;
     }
 
+    /** Vacuums the configured database and every registered pool; one that fails is logged and does not stop the rest. */
     @Scheduled(every = "${pigeon.vacuum.interval}", delayed = "10s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> vacuum() {
-        return pool.query("VACUUM (ANALYZE, SKIP_LOCKED) messages, claims, dispatch_groups, dispatch_items").execute()
-                .onFailure().invoke(e -> LOG.warnf("Vacuum of the message tables failed, will retry: %s", e.toString()))
+        return poolClients.all().onFailure().recoverWithItem(List.of()).chain(pools -> {
+            List<Uni<Void>> vacuums = new ArrayList<>(pools.size() + 1);
+            vacuums.add(vacuum("the configured database", pool));
+            pools.forEach(registered -> vacuums.add(vacuum("pool " + registered.name(), registered.client())));
+            return Uni.join().all(vacuums).andCollectFailures().replaceWithVoid();
+        });
+    }
+
+    private static Uni<Void> vacuum(String database, SqlClient db) {
+        return db.query(VACUUM).execute()
+                .onFailure().invoke(e -> LOG.warnf("Vacuum of the message tables of %s failed, will retry: %s", database,
+                        e.toString()))
                 .onFailure().recoverWithNull()
                 .replaceWithVoid();
     }

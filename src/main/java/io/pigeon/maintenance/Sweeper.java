@@ -5,16 +5,21 @@ import io.pigeon.observability.QueueMetrics;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
  * Deletes expired messages and ends expired claims, in bounded batches. Readers already ignore expired
  * rows; the sweeper only reclaims their space and returns the messages of ended claims to the free set
  * (where the claim's fast index finds them). Every batch locks its rows with {@code SKIP LOCKED}, so any
- * number of replicas may sweep at the same time without waiting on, or undoing, each other.
+ * number of replicas may sweep at the same time without waiting on, or undoing, each other. Every database that
+ * holds queues is swept: the configured one and each registered pool.
  */
 @ApplicationScoped
 public class Sweeper {
@@ -110,9 +115,11 @@ public class Sweeper {
     private final PigeonConfig.Sweeper config;
     private final long deadRetentionSeconds;
     private final QueueMetrics metrics;
+    private final PoolClients poolClients;
 
-    public Sweeper(Pool pool, PigeonConfig config, QueueMetrics metrics) {
+    public Sweeper(Pool pool, PigeonConfig config, QueueMetrics metrics, PoolClients poolClients) {
         this.pool = pool;
+        this.poolClients = poolClients;
         this.config = config.sweeper();
         this.deadRetentionSeconds = config.dispatch().deadRetention().toSeconds();
         this.metrics = metrics;
@@ -142,51 +149,71 @@ public class Sweeper {
      * delete expired messages and subscriptions.
      */
     public Uni<Sweep> sweep() {
-        return endClaims(0, 0, 0)
-                .flatMap(claims -> repeat(DELETE_EXPIRED_MESSAGES, 0, 0)
-                        .call(messages -> repeat(DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
-                        .call(messages -> deleteOldDeadGroups(0, 0))
-                        .map(messages -> new Sweep(messages, claims[0], claims[1])))
+        // The configured database, and every registered pool: each holds queues of its own. A pool that fails its
+        // sweep is logged and swept again next time; it does not keep the others from being swept.
+        return poolClients.all().chain(pools -> {
+            List<Uni<Sweep>> sweeps = new ArrayList<>(pools.size() + 1);
+            sweeps.add(sweep(pool));
+            for (PoolClients.Named registered : pools) {
+                sweeps.add(sweep(registered.client()).onFailure().recoverWithItem(failure -> {
+                    LOG.warnf("Sweep of pool %s failed, will retry: %s", registered.name(), failure.toString());
+                    return new Sweep(0, 0, 0);
+                }));
+            }
+            return Uni.join().all(sweeps).andFailFast();
+        })
+                .map(sweeps -> new Sweep(sweeps.stream().mapToLong(Sweep::messagesDeleted).sum(),
+                        sweeps.stream().mapToLong(Sweep::claimsEnded).sum(),
+                        sweeps.stream().mapToLong(Sweep::messagesDeadLettered).sum()))
                 .invoke(sweep -> {
                     metrics.expired(sweep.messagesDeleted());
                     metrics.deadLettered(sweep.messagesDeadLettered());
                 });
     }
 
+    /** One sweep of one database. */
+    private Uni<Sweep> sweep(SqlClient db) {
+        return endClaims(db, 0, 0, 0)
+                .flatMap(claims -> repeat(db, DELETE_EXPIRED_MESSAGES, 0, 0)
+                        .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
+                        .call(messages -> deleteOldDeadGroups(db, 0, 0))
+                        .map(messages -> new Sweep(messages, claims[0], claims[1])));
+    }
+
     /** Ends expired claims batch by batch; the claims ended and the messages dead-lettered. */
-    private Uni<long[]> endClaims(long claims, long deadLettered, int batches) {
+    private Uni<long[]> endClaims(SqlClient db, long claims, long deadLettered, int batches) {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(new long[] {claims, deadLettered});
         }
-        return pool.preparedQuery(END_EXPIRED_CLAIMS).execute(Tuple.of(config.batchSize())).flatMap(rows -> {
+        return db.preparedQuery(END_EXPIRED_CLAIMS).execute(Tuple.of(config.batchSize())).flatMap(rows -> {
             Row row = rows.iterator().next();
             long ended = row.getLong("claims");
             long total = claims + ended;
             long dead = deadLettered + row.getLong("dead_lettered");
             return ended < config.batchSize() ? Uni.createFrom().item(new long[] {total, dead})
-                    : endClaims(total, dead, batches + 1);
+                    : endClaims(db, total, dead, batches + 1);
         });
     }
 
-    private Uni<Long> deleteOldDeadGroups(long done, int batches) {
+    private Uni<Long> deleteOldDeadGroups(SqlClient db, long done, int batches) {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(done);
         }
-        return pool.preparedQuery(DELETE_OLD_DEAD_GROUPS).execute(Tuple.of(config.batchSize(), deadRetentionSeconds))
+        return db.preparedQuery(DELETE_OLD_DEAD_GROUPS).execute(Tuple.of(config.batchSize(), deadRetentionSeconds))
                 .map(rows -> (long) rows.rowCount())
                 .flatMap(count -> count < config.batchSize() ? Uni.createFrom().item(done + count)
-                        : deleteOldDeadGroups(done + count, batches + 1));
+                        : deleteOldDeadGroups(db, done + count, batches + 1));
     }
 
     /** Runs a batch statement until a batch comes back short or the per-run bound is reached. */
-    private Uni<Long> repeat(String sql, long done, int batches) {
+    private Uni<Long> repeat(SqlClient db, String sql, long done, int batches) {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(done);
         }
-        return pool.preparedQuery(sql).execute(Tuple.of(config.batchSize()))
+        return db.preparedQuery(sql).execute(Tuple.of(config.batchSize()))
                 .map(rows -> (long) rows.rowCount())
                 .flatMap(count -> count < config.batchSize()
                         ? Uni.createFrom().item(done + count)
-                        : repeat(sql, done + count, batches + 1));
+                        : repeat(db, sql, done + count, batches + 1));
     }
 }

@@ -1,6 +1,8 @@
 package io.pigeon.health;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.pigeon.message.FreeMessages;
+import io.pigeon.pool.PoolClients;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
@@ -42,33 +44,63 @@ public class StorageHealth {
                     + " AND m.claim_id = $2"),
             new Operation("delete_queue", "DELETE FROM queues WHERE project = '' AND name = $1 AND $2::uuid IS NOT NULL"));
 
-    /** The report: {@code {"storage_reachable", "operation_status": {name: {"succeeded", "seconds", "ref"}}}}. */
-    public record Report(boolean storage_reachable, Map<String, OperationStatus> operation_status) {
+    /**
+     * The report: {@code {"storage_reachable", "operation_status": {name: {"succeeded", "seconds", "ref"}}}} for the
+     * configured database, which is also the catalogue ({@code catalog_reachable}, Zaqar's name), and the same for
+     * each registered pool under {@code pools} (Zaqar puts each pool's report beside the catalogue's, keyed by the
+     * pool's name; a pool named like a field would be lost there).
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Report(boolean storage_reachable, Map<String, OperationStatus> operation_status,
+            Boolean catalog_reachable, Map<String, Report> pools) {
     }
 
     public record OperationStatus(boolean succeeded, double seconds, String ref) {
     }
 
     private final Pool pool;
+    private final PoolClients poolClients;
 
-    public StorageHealth(Pool pool) {
+    public StorageHealth(Pool pool, PoolClients poolClients) {
         this.pool = pool;
+        this.poolClients = poolClients;
     }
 
+    /** The configured database's report, with every registered pool's, probed at once. */
     public Uni<Report> report() {
+        return probe(pool).chain(home -> {
+            if (!home.storage_reachable()) {
+                return Uni.createFrom().item(new Report(false, Map.of(), false, Map.of()));
+            }
+            return poolClients.all().chain(pools -> {
+                Uni<List<Report>> probed = pools.isEmpty() ? Uni.createFrom().item(List.of())
+                        : Uni.join().all(pools.stream().map(registered -> probe(registered.client())).toList()).andFailFast();
+                return probed.map(reports -> {
+                    Map<String, Report> byPool = new LinkedHashMap<>();
+                    for (int i = 0; i < pools.size(); i++) {
+                        byPool.put(pools.get(i).name(), reports.get(i));
+                    }
+                    return new Report(true, home.operation_status(), true, byPool);
+                });
+            });
+        });
+    }
+
+    /** One database's report: the operations, run in a transaction that is rolled back. */
+    private static Uni<Report> probe(Pool db) {
         // The default project ('') can only be reached by v1 calls without a project header, and the probe
         // queue's random name (which v1 names cannot have: it contains a dot) never collides with one.
         String probeQueue = "health." + UUID.randomUUID();
         UUID probeClaim = UUID.randomUUID();
-        return pool.withConnection(connection -> connection.begin().flatMap(transaction ->
+        return db.withConnection(connection -> connection.begin().flatMap(transaction ->
                         runAll(connection, probeQueue, probeClaim, 0, new LinkedHashMap<>())
                                 .call(statuses -> transaction.rollback())))
                 .ifNoItem().after(TIMEOUT).fail()
-                .map(statuses -> new Report(true, statuses))
-                .onFailure().recoverWithItem(new Report(false, Map.of()));
+                .map(statuses -> new Report(true, statuses, null, null))
+                .onFailure().recoverWithItem(new Report(false, Map.of(), null, null));
     }
 
-    private Uni<Map<String, OperationStatus>> runAll(SqlConnection connection, String queue, UUID claim, int next,
+    private static Uni<Map<String, OperationStatus>> runAll(SqlConnection connection, String queue, UUID claim, int next,
             Map<String, OperationStatus> done) {
         if (next == OPERATIONS.size()) {
             return Uni.createFrom().item(done);

@@ -77,7 +77,7 @@ public class PoolClients {
     }
 
     /** A registered pool's name and client. */
-    public record Named(String name, SqlClient client) {
+    public record Named(String name, Pool client) {
     }
 
     /** Every registered pool's client, in name order, as the catalogue holds them now. */

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Listing a project's queues (and topics) when they live on several servers: one name order across the configured
  * database and every pool, with markers, metadata and count as from one server; a pool that does not answer makes
- * the listing 503 rather than incomplete. (The queues are put on each server directly, as placement leaves them.)
+ * the listing 503 rather than incomplete; the operator's health report says how each pool is. (The queues are put on
+ * each server directly, as placement leaves them.)
  */
 @QuarkusTest
 class ListingAcrossPoolsTest {
@@ -86,5 +87,18 @@ class ListingAcrossPoolsTest {
         Api.as(project).get("/v2/queues").then().statusCode(503).body("title", equalTo("Service temporarily unavailable"));
         Db.run(pool, "DELETE FROM pools WHERE name = $1", "gone-" + suffix);
         Api.as(project).get("/v2/queues").then().statusCode(200).body("queues.name", contains("a"));
+    }
+
+    @Test
+    void theHealthReportSaysHowEachPoolIs() {
+        register("healthy");
+        Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, 'postgresql://nobody@127.0.0.1:1/gone', 1)",
+                "down-" + suffix);
+        Api.as(project).header("X-Roles", "admin").get("/v2/health").then().statusCode(200)
+                .body("storage_reachable", equalTo(true)).body("catalog_reachable", equalTo(true))
+                .body("pools.'healthy-" + suffix + "'.storage_reachable", equalTo(true))
+                .body("pools.'healthy-" + suffix + "'.operation_status.values().succeeded",
+                        org.hamcrest.Matchers.everyItem(equalTo(true)))
+                .body("pools.'down-" + suffix + "'.storage_reachable", equalTo(false));
     }
 }

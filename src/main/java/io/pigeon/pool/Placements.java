@@ -37,7 +37,7 @@ public class Placements {
     // One statement: the queue's placement if it has one; else home if the queue exists there (made before pools);
     // else a pool drawn in proportion to the weights of those that take new queues (of the flavor $3, or of no
     // flavor when $3 is null); else home, when no flavor was asked for. The draw happens once per statement.
-    private static final String PLACE = """
+    static final String PLACE = """
             WITH existing AS (SELECT pool FROM placements WHERE project = $1 AND queue = $2),
             at_home AS (SELECT 1 FROM queues WHERE project = $1 AND name = $2),
             candidates AS (

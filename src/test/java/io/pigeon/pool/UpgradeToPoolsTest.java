@@ -1,0 +1,71 @@
+package io.pigeon.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Db;
+import io.quarkus.test.junit.QuarkusTest;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import jakarta.inject.Inject;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Upgrading a database that holds queues to the version with pools: the migration keeps every queue and message, and
+ * the queues it held stay where they are (at home) when they are next placed.
+ */
+@QuarkusTest
+class UpgradeToPoolsTest {
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    Flyway application;
+
+    @Inject
+    Vertx vertx;
+
+    private void migrate(PoolUri uri, String target) {
+        Flyway.configure(Thread.currentThread().getContextClassLoader()).configuration(application.getConfiguration())
+                .dataSource(uri.jdbcUrl(), uri.user(), uri.password()).target(target).load().migrate();
+    }
+
+    @Test
+    void queuesOfTheVersionBeforePoolsStayAtHome() {
+        Api.newProject();
+        PoolUri uri = PoolUri.parse(Db.newDatabase(pool));
+        migrate(uri, "7");
+        Pool older = Pool.newInstance(PgBuilder.pool().connectingTo(PgConnectOptions.fromUri(uri.text()))
+                .using(vertx.getDelegate()).build());
+        try {
+            Db.run(older, "INSERT INTO queues (project, name, metadata) VALUES ('p', 'orders', '{\"owner\": \"me\"}')");
+            Db.run(older, """
+                    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
+                    SELECT id, gen_random_uuid(), 600, '{"n": ' || n || '}', now() + interval '600 seconds'
+                    FROM queues, generate_series(1, 3) AS n""");
+
+            migrate(uri, "latest");
+            assertEquals(3, Db.count(older, "SELECT count(*) FROM messages"));
+            assertEquals(1, Db.count(older, "SELECT count(*) FROM queues WHERE metadata->>'owner' = 'me'"));
+            assertEquals(0, Db.count(older, "SELECT count(*) FROM placements"));
+
+            // A pool that takes new queues is registered; the queue made before stays home, a new one goes to the pool.
+            Db.run(older, "INSERT INTO pools (name, uri, weight) VALUES ('p1', 'postgresql://h/db', 10)");
+            Row kept = Db.run(older, Placements.PLACE, "p", "orders", null).iterator().next();
+            assertTrue(kept.getBoolean("placed"));
+            assertNull(kept.getString("pool"));
+            Row placed = Db.run(older, Placements.PLACE, "p", "new", null).iterator().next();
+            assertEquals("p1", placed.getString("pool"));
+            assertEquals(2, Db.count(older, "SELECT count(*) FROM placements"));
+        } finally {
+            older.closeAndAwait();
+        }
+    }
+}

@@ -31,4 +31,11 @@ public class RequestCaller {
     public boolean operator() {
         return caller.operator();
     }
+
+    /** Zaqar's refusal of an admin call (health, pools, flavor changes) to anyone but the operator. */
+    public void requireOperator() {
+        if (!caller.operator()) {
+            throw new ApiException(403, "Not authorized", "You are not authorized to complete this action.");
+        }
+    }
 }

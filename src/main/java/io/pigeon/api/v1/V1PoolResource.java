@@ -39,16 +39,10 @@ public class V1PoolResource {
         this.caller = caller;
     }
 
-    private void requireOperator() {
-        if (!caller.operator()) {
-            throw new ApiException(403, "Not authorized", "You are not authorized to complete this action.");
-        }
-    }
-
     @GET
     public Uni<PoolDocuments.PoolPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam) {
-        requireOperator();
+        caller.requireOperator();
         Integer limit = QueryParams.integer("limit", limitParam);
         boolean detailed = QueryParams.bool("detailed", detailedParam, false);
         return pools.list(marker, limit).map(page -> PoolDocuments.page(ROOT, page, limitParam, detailed));
@@ -58,7 +52,7 @@ public class V1PoolResource {
     @Path("{name}")
     public Uni<Response> register(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
             byte[] body) {
-        requireOperator();
+        caller.requireOperator();
         ContentTypes.requireJson(contentType);
         return pools.register(name, PoolDocuments.pool(body))
                 .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
@@ -67,7 +61,7 @@ public class V1PoolResource {
     @GET
     @Path("{name}")
     public Uni<PoolDocuments.PoolView> get(@PathParam("name") String name, @QueryParam("detailed") String detailedParam) {
-        requireOperator();
+        caller.requireOperator();
         boolean detailed = QueryParams.bool("detailed", detailedParam, false);
         return pools.get(name).map(found -> PoolDocuments.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
                 detailed));
@@ -77,7 +71,7 @@ public class V1PoolResource {
     @Path("{name}")
     public Uni<Response> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
             byte[] body) {
-        requireOperator();
+        caller.requireOperator();
         ContentTypes.requireJson(contentType);
         return pools.update(name, PoolDocuments.poolPatch(body)).map(found -> {
             found.orElseThrow(() -> missing(name));
@@ -88,7 +82,7 @@ public class V1PoolResource {
     @DELETE
     @Path("{name}")
     public Uni<Response> delete(@PathParam("name") String name) {
-        requireOperator();
+        caller.requireOperator();
         return pools.delete(name).map(ignored -> Response.noContent().build());
     }
 

@@ -1,7 +1,6 @@
 package io.pigeon.api.v2;
 
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.ApiException;
 import io.pigeon.health.DatabaseProbe;
 import io.pigeon.health.StorageHealth;
 import io.pigeon.api.RequestCaller;
@@ -89,9 +88,7 @@ public class V2DiscoveryResource {
     @Path(Versions.SEGMENT + "/health")
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<StorageHealth.Report> health() {
-        if (!caller.operator()) {
-            throw new ApiException(403, "Not authorized", "You are not authorized to complete this action.");
-        }
+        caller.requireOperator();
         return storage.report();
     }
 

@@ -68,22 +68,21 @@ public class StorageHealth {
 
     /** The configured database's report, with every registered pool's, probed at once. */
     public Uni<Report> report() {
-        return probe(pool).chain(home -> {
-            if (!home.storage_reachable()) {
-                return Uni.createFrom().item(new Report(false, Map.of(), false, Map.of()));
-            }
-            return poolClients.all().chain(pools -> {
-                Uni<List<Report>> probed = pools.isEmpty() ? Uni.createFrom().item(List.of())
-                        : Uni.join().all(pools.stream().map(registered -> probe(registered.client())).toList()).andFailFast();
-                return probed.map(reports -> {
-                    Map<String, Report> byPool = new LinkedHashMap<>();
-                    for (int i = 0; i < pools.size(); i++) {
-                        byPool.put(pools.get(i).name(), reports.get(i));
-                    }
-                    return new Report(true, home.operation_status(), true, byPool);
-                });
-            });
-        });
+        return poolClients.everyDatabase()
+                .chain(databases -> Uni.join().all(databases.stream().map(database -> probe(database.client())).toList())
+                        .andFailFast().map(reports -> {
+                            Report home = reports.get(0);
+                            if (!home.storage_reachable()) {
+                                return new Report(false, Map.of(), false, Map.of());
+                            }
+                            Map<String, Report> byPool = new LinkedHashMap<>();
+                            for (int i = 1; i < databases.size(); i++) {
+                                byPool.put(databases.get(i).name(), reports.get(i));
+                            }
+                            return new Report(true, home.operation_status(), true, byPool);
+                        }))
+                // The catalogue is the configured database: it did not answer.
+                .onFailure().recoverWithItem(new Report(false, Map.of(), false, Map.of()));
     }
 
     /** One database's report: the operations, run in a transaction that is rolled back. */

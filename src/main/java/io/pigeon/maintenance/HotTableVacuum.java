@@ -6,7 +6,6 @@ import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
 import java.util.List;
 import org.jboss.logging.Logger;
 
@@ -38,12 +37,11 @@ public class HotTableVacuum {
     @Scheduled(every = "${pigeon.vacuum.interval}", delayed = "10s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> vacuum() {
-        return poolClients.all().onFailure().recoverWithItem(List.of()).chain(pools -> {
-            List<Uni<Void>> vacuums = new ArrayList<>(pools.size() + 1);
-            vacuums.add(vacuum("the configured database", pool));
-            pools.forEach(registered -> vacuums.add(vacuum("pool " + registered.name(), registered.client())));
-            return Uni.join().all(vacuums).andCollectFailures().replaceWithVoid();
-        });
+        // Without the catalogue (the configured database) the configured database alone is tried, and logs why.
+        return poolClients.everyDatabase().onFailure().recoverWithItem(List.of(new PoolClients.Named(null, pool)))
+                .chain(databases -> Uni.join().all(databases.stream()
+                        .map(database -> vacuum(database.describe(), database.client())).toList())
+                        .andCollectFailures().replaceWithVoid());
     }
 
     private static Uni<Void> vacuum(String database, SqlClient db) {

@@ -4,14 +4,11 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueMetrics;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
 import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
-import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
@@ -111,14 +108,12 @@ public class Sweeper {
                 WHERE state = 'dead' AND dead_at < now() - $2 * interval '1 second'
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
-    private final Pool pool;
     private final PigeonConfig.Sweeper config;
     private final long deadRetentionSeconds;
     private final QueueMetrics metrics;
     private final PoolClients poolClients;
 
-    public Sweeper(Pool pool, PigeonConfig config, QueueMetrics metrics, PoolClients poolClients) {
-        this.pool = pool;
+    public Sweeper(PigeonConfig config, QueueMetrics metrics, PoolClients poolClients) {
         this.poolClients = poolClients;
         this.config = config.sweeper();
         this.deadRetentionSeconds = config.dispatch().deadRetention().toSeconds();
@@ -151,17 +146,8 @@ public class Sweeper {
     public Uni<Sweep> sweep() {
         // The configured database, and every registered pool: each holds queues of its own. A pool that fails its
         // sweep is logged and swept again next time; it does not keep the others from being swept.
-        return poolClients.all().chain(pools -> {
-            List<Uni<Sweep>> sweeps = new ArrayList<>(pools.size() + 1);
-            sweeps.add(sweep(pool));
-            for (PoolClients.Named registered : pools) {
-                sweeps.add(sweep(registered.client()).onFailure().recoverWithItem(failure -> {
-                    LOG.warnf("Sweep of pool %s failed, will retry: %s", registered.name(), failure.toString());
-                    return new Sweep(0, 0, 0);
-                }));
-            }
-            return Uni.join().all(sweeps).andFailFast();
-        })
+        return poolClients.everyDatabase()
+                .chain(databases -> Uni.join().all(databases.stream().map(this::sweepOf).toList()).andFailFast())
                 .map(sweeps -> new Sweep(sweeps.stream().mapToLong(Sweep::messagesDeleted).sum(),
                         sweeps.stream().mapToLong(Sweep::claimsEnded).sum(),
                         sweeps.stream().mapToLong(Sweep::messagesDeadLettered).sum()))
@@ -169,6 +155,17 @@ public class Sweeper {
                     metrics.expired(sweep.messagesDeleted());
                     metrics.deadLettered(sweep.messagesDeadLettered());
                 });
+    }
+
+    /** The sweep of one database; a pool's failure is logged and counts as nothing swept. */
+    private Uni<Sweep> sweepOf(PoolClients.Named database) {
+        if (database.home()) {
+            return sweep(database.client());
+        }
+        return sweep(database.client()).onFailure().recoverWithItem(failure -> {
+            LOG.warnf("Sweep of %s failed, will retry: %s", database.describe(), failure.toString());
+            return new Sweep(0, 0, 0);
+        });
     }
 
     /** One sweep of one database. */

@@ -76,12 +76,32 @@ public class PoolClients {
         });
     }
 
-    /** A registered pool's name and client. */
+    /** A database that holds queues: the configured one ({@code name} null) or a registered pool. */
     public record Named(String name, Pool client) {
+        public boolean home() {
+            return name == null;
+        }
+
+        /** How a log line names it. */
+        public String describe() {
+            return name == null ? "the configured database" : "pool " + name;
+        }
     }
 
-    /** Every registered pool's client, in name order, as the catalogue holds them now. */
-    public Uni<List<Named>> all() {
+    /**
+     * Every database that holds queues, for work done on each: the configured one first, then every registered pool
+     * in name order, as the catalogue holds them now.
+     */
+    public Uni<List<Named>> everyDatabase() {
+        return registered().map(pools -> {
+            List<Named> every = new ArrayList<>(pools.size() + 1);
+            every.add(new Named(null, catalogue));
+            every.addAll(pools);
+            return every;
+        });
+    }
+
+    private Uni<List<Named>> registered() {
         return catalogue.query("SELECT name, uri FROM pools ORDER BY name").execute().map(rows -> {
             List<Named> all = new ArrayList<>(rows.size());
             for (Row row : rows) {

@@ -11,7 +11,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.SqlClient;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.Function;
@@ -97,12 +96,8 @@ public class QueueService {
      * them). A pool that does not answer fails the whole: a listing is complete or not given.
      */
     private <T> Uni<List<T>> acrossDatabases(Function<SqlClient, Uni<T>> query) {
-        return poolClients.all().chain(pools -> {
-            List<Uni<T>> asked = new ArrayList<>(pools.size() + 1);
-            asked.add(query.apply(pool));
-            pools.forEach(registered -> asked.add(query.apply(registered.client())));
-            return Uni.join().all(asked).andFailFast();
-        });
+        return poolClients.everyDatabase().chain(databases -> Uni.join()
+                .all(databases.stream().map(database -> query.apply(database.client())).toList()).andFailFast());
     }
 
     /** The first {@code size} queues, in name order, of pages that are each in name order. */

@@ -50,19 +50,20 @@ public final class PoolDocuments {
 
     /** A page of pools under {@code root}, with its next link when not empty. */
     public static PoolPage page(String root, List<StoragePool> page, String limitParam, boolean detailed) {
-        List<PageLink> links = page.isEmpty() ? List.of()
-                : List.of(NextLinks.after(root, page.get(page.size() - 1).name())
-                        .option("limit", limitParam).flag("detailed", detailed).link());
-        return new PoolPage(page.stream().map(pool -> view(pool, root + "/" + pool.name(), detailed)).toList(), links);
+        return new PoolPage(page.stream().map(pool -> view(pool, root + "/" + pool.name(), detailed)).toList(),
+                next(root, page.isEmpty() ? null : page.get(page.size() - 1).name(), limitParam, detailed));
     }
 
     /** A page of flavors under {@code root}, with its next link when not empty. */
     public static FlavorPage flavorPage(String root, List<FlavorStore.Flavor> page, String limitParam, boolean detailed) {
-        List<PageLink> links = page.isEmpty() ? List.of()
-                : List.of(NextLinks.after(root, page.get(page.size() - 1).name())
-                        .option("limit", limitParam).flag("detailed", detailed).link());
         return new FlavorPage(page.stream().map(flavor -> view(flavor, root + "/" + flavor.name(), detailed)).toList(),
-                links);
+                next(root, page.isEmpty() ? null : page.get(page.size() - 1).name(), limitParam, detailed));
+    }
+
+    /** The next link after the page's last name, none after an empty page (so that clients stop paging). */
+    private static List<PageLink> next(String root, String lastName, String limitParam, boolean detailed) {
+        return lastName == null ? List.of()
+                : List.of(NextLinks.after(root, lastName).option("limit", limitParam).flag("detailed", detailed).link());
     }
 
     public static PoolView view(StoragePool pool, String href, boolean detailed) {

@@ -43,7 +43,7 @@ final class Versions {
         return QueueName.of(name);
     }
 
-    /** A resource that queues have and topics do not (claims, share): 404 for a topic. */
+    /** A resource of the shared paths that queues have and topics do not (share): 404 for a topic. */
     static void requireQueue(String collection) {
         if (isTopics(collection)) {
             throw new NotFoundException();

@@ -147,15 +147,22 @@ public class PoolClients {
 
     private Pool connect(PoolUri uri) {
         PgConnectOptions base = configured.connectOptions();
-        // The pool's own server, credentials and URL parameters, as the driver reads them; the rest as the configured
-        // database's pool connects (statement cache, server settings, timeouts).
-        PgConnectOptions options = PgConnectOptions.fromUri(uri.text().replaceFirst("^postgres://", "postgresql://"))
+        // The pool's own server and URL parameters (from the parsed address, whatever scheme spelling the operator
+        // used) and credentials; the rest as the configured database's pool connects (statement cache, server
+        // settings, timeouts).
+        PgConnectOptions options = PgConnectOptions.fromUri(uri.jdbcUrl().substring("jdbc:".length()))
                 .setCachePreparedStatements(base.getCachePreparedStatements())
                 .setPreparedStatementCacheMaxSize(base.getPreparedStatementCacheMaxSize())
                 .setPreparedStatementCacheSqlLimit(StatementCachePoolCreator.STATEMENT_CACHE_SQL_LIMIT)
                 .setConnectTimeout(base.getConnectTimeout())
                 .setIdleTimeout(base.getIdleTimeout())
                 .setIdleTimeoutUnit(base.getIdleTimeoutUnit());
+        if (uri.user() != null) {
+            options.setUser(uri.user());
+        }
+        if (uri.password() != null) {
+            options.setPassword(uri.password());
+        }
         Map<String, String> properties = new HashMap<>(base.getProperties());
         properties.putAll(options.getProperties());
         options.setProperties(properties);

@@ -83,4 +83,18 @@ class PoolClientsTest {
         }
         assertThrows(PoolClients.UnknownPool.class, () -> clients.of("never-" + suffix).await().indefinitely());
     }
+
+    @Test
+    void anyAcceptedSpellingOfTheSchemeConnects() {
+        Api.newProject();
+        String uri = Db.newDatabase(pool);
+        String name = "spelled-" + suffix;
+        pools.register(name, new PoolSpec(uri.replaceFirst("^postgresql://", "PostgreS://"), 1L, null, null))
+                .await().indefinitely();
+        try {
+            assertEquals(databaseIn(uri), databaseOf(clients.of(name).await().indefinitely()));
+        } finally {
+            pools.delete(name).await().indefinitely();
+        }
+    }
 }

@@ -7,7 +7,7 @@ import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.pigeon.pool.QueueDatabases;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
@@ -18,15 +18,15 @@ import java.util.UUID;
 public class ClaimService {
 
     private final ClaimStore store;
-    private final Pool pool;
+    private final QueueDatabases databases;
     private final MessageService messages;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
 
-    public ClaimService(ClaimStore store, Pool pool, MessageService messages, PigeonConfig config,
+    public ClaimService(ClaimStore store, QueueDatabases databases, MessageService messages, PigeonConfig config,
             QueueMetrics metrics) {
         this.store = store;
-        this.pool = pool;
+        this.databases = databases;
         this.messages = messages;
         this.config = config;
         this.metrics = metrics;
@@ -64,8 +64,8 @@ public class ClaimService {
     public Uni<Optional<NewClaim>> take(String project, QueueName queue, Integer limit, ClaimTerms terms) {
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
-        return metrics.timeClaim(() -> store.create(pool, project, queue.value(), claimId, pageSize, terms,
-                        config.maxMessageTtl()))
+        return databases.of(project, queue.value()).chain(db -> metrics.timeClaim(() -> store.create(db, project,
+                        queue.value(), claimId, pageSize, terms, config.maxMessageTtl())))
                 .map(claimed -> claimed.map(taken -> {
                     metrics.claimed(taken.size());
                     return new NewClaim(claimId, taken);
@@ -74,7 +74,7 @@ public class ClaimService {
 
     /** The live claim; empty when there is no such claim, or it has ended. */
     public Uni<Optional<Claim>> get(String project, QueueName queue, UUID claimId) {
-        return store.get(pool, project, queue.value(), claimId);
+        return databases.of(project, queue.value()).chain(db -> store.get(db, project, queue.value(), claimId));
     }
 
     /**
@@ -83,8 +83,8 @@ public class ClaimService {
      */
     public Uni<Boolean> renew(String project, QueueName queue, UUID claimId, RequestedTerms requested) {
         checkRenewal(requested);
-        return store.renew(pool, project, queue.value(), claimId, requested.ttl(), requested.grace(),
-                config.maxMessageTtl());
+        return databases.of(project, queue.value()).chain(db -> store.renew(db, project, queue.value(), claimId,
+                requested.ttl(), requested.grace(), config.maxMessageTtl()));
     }
 
     /** The bounds of a renewal's terms: a ttl is required. */
@@ -105,7 +105,7 @@ public class ClaimService {
 
     /** Releases the claim; releasing an unknown or ended claim is not an error. */
     public Uni<Void> release(String project, QueueName queue, UUID claimId) {
-        return store.release(pool, project, queue.value(), claimId);
+        return databases.of(project, queue.value()).chain(db -> store.release(db, project, queue.value(), claimId));
     }
 
     private void requireTtl(int ttl) {

@@ -3,7 +3,11 @@ package io.pigeon.dispatch;
 import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
+import io.pigeon.pool.PoolClients;
+import io.pigeon.pool.QueueDatabases;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import java.util.Comparator;
 import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -28,14 +32,17 @@ public class DispatchService {
     public static final int MAX_DEAD_PAGE = 100;
 
     private final DispatchStore store;
-    private final Pool pool;
+    private final QueueDatabases databases;
+    private final PoolClients pools;
     private final Dispatcher dispatcher;
     private final AllowedTargets allowedTargets;
     private final PigeonConfig.Dispatch config;
 
-    public DispatchService(DispatchStore store, Pool pool, Dispatcher dispatcher, AllowedTargets allowedTargets, PigeonConfig config) {
+    public DispatchService(DispatchStore store, QueueDatabases databases, PoolClients pools, Dispatcher dispatcher,
+            AllowedTargets allowedTargets, PigeonConfig config) {
         this.store = store;
-        this.pool = pool;
+        this.databases = databases;
+        this.pools = pools;
         this.dispatcher = dispatcher;
         this.allowedTargets = allowedTargets;
         this.config = config.dispatch();
@@ -82,32 +89,45 @@ public class DispatchService {
      * other. The target must already have passed the allowed-targets check.
      */
     public Uni<Void> call(String project, String mergeKey, DispatchAddress address, String body, String headersJson) {
-        return store.call(pool, project, "-" + mergeKey, address, body, headersJson)
-                .invoke(dispatcher::pushed)
-                .call(due -> announceUnlessServing())
+        String key = "-" + mergeKey;
+        return databaseOf(project, key, address).chain(db -> store.call(db, project, key, address, body, headersJson)
+                .invoke(due -> dispatcher.pushed(db, due))
+                .call(due -> announceUnlessServing(db)))
                 .replaceWithVoid();
     }
 
     private Uni<DispatchStore.Enqueued> push(DispatchStore.Push push) {
-        return store.enqueue(pool, push).invoke(enqueued -> dispatcher.pushed(enqueued.dueAt()));
+        return databaseOf(push.project(), push.mergeKey(), push.address()).chain(db -> store.enqueue(db, push)
+                .invoke(enqueued -> dispatcher.pushed(db, enqueued.dueAt())));
+    }
+
+    /**
+     * The database a group lives on: the same for every push of one project, merge key and address (its items merge
+     * there), spread over the pools by a stable hash.
+     */
+    private Uni<Pool> databaseOf(String project, String mergeKey, DispatchAddress address) {
+        return databases.forKey(project + '\u0000' + mergeKey + '\u0000' + address.method() + ' ' + address.target());
     }
 
     private Long announceWithin() {
         return dispatcher.servesPushes() ? null : config.maxSleep().toMillis();
     }
 
-    /** A post queued {@code count} subscription notifications, due now or when their messages' delays end. */
-    public Uni<Void> notificationsQueued(long count) {
+    /**
+     * A post on {@code db} (its queue's database) queued {@code count} subscription notifications there, due now or
+     * when their messages' delays end.
+     */
+    public Uni<Void> notificationsQueued(SqlClient db, long count) {
         if (count == 0) {
             return Uni.createFrom().voidItem();
         }
-        dispatcher.wake();
-        return announceUnlessServing();
+        dispatcher.wake(db);
+        return announceUnlessServing(db);
     }
 
-    /** A replica that does not deliver itself tells the others (LISTEN/NOTIFY) that something is due. */
-    private Uni<Void> announceUnlessServing() {
-        return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce(pool);
+    /** A replica that does not deliver itself tells the others (LISTEN/NOTIFY on {@code db}) that something is due. */
+    private Uni<Void> announceUnlessServing(SqlClient db) {
+        return dispatcher.servesPushes() ? Uni.createFrom().voidItem() : store.announce(db);
     }
 
     /** A page of a path's pending groups, with the address its method and service segments name. */
@@ -126,13 +146,15 @@ public class DispatchService {
         if (items < 1 || items > MAX_ITEMS_SHOWN) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_ITEMS_SHOWN + ".");
         }
-        return store.pending(pool, project, mergeKey, address, after, items, MAX_BYTES_SHOWN)
+        return databaseOf(project, mergeKey, address)
+                .chain(db -> store.pending(db, project, mergeKey, address, after, items, MAX_BYTES_SHOWN))
                 .map(page -> new PendingPath(address, page));
     }
 
     public Uni<Integer> deletePending(String project, String mergeKey, String method, String service) {
         validateMergeKey(mergeKey);
-        return store.deletePending(pool, project, mergeKey, DispatchAddress.parse(method, service));
+        DispatchAddress address = DispatchAddress.parse(method, service);
+        return databaseOf(project, mergeKey, address).chain(db -> store.deletePending(db, project, mergeKey, address));
     }
 
     public Uni<List<DispatchStore.DeadGroup>> dead(String project, long marker, Integer limitParam) {
@@ -140,22 +162,38 @@ public class DispatchService {
         if (limit < 1 || limit > MAX_DEAD_PAGE) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_DEAD_PAGE + ".");
         }
-        return store.dead(pool, project, marker, limit);
+        // Group ids are unique over every database (each pool's ids start in a block of their own), so the pages of
+        // all merge into one id order.
+        return pools.everyDatabase().chain(every -> Uni.join().all(every.stream()
+                        .map(database -> store.dead(database.client(), project, marker, limit)).toList()).andFailFast())
+                .map(pages -> pages.stream().flatMap(List::stream)
+                        .sorted(Comparator.comparingLong(DispatchStore.DeadGroup::id)).limit(limit).toList());
     }
 
     public Uni<Boolean> requeue(String project, long groupId) {
         // A push may create a pending twin between the check and the update: then the items join it.
-        return store.requeue(pool, project, groupId)
+        return onTheDatabaseThatHasIt(db -> store.requeue(db, project, groupId)
                 .onFailure(DatabaseFailures::isUniqueViolation).retry().atMost(2)
                 .invoke(requeued -> {
                     if (requeued) {
-                        dispatcher.wake();
+                        dispatcher.wake(db);
                     }
-                });
+                }));
     }
 
     public Uni<Boolean> dropDead(String project, long groupId) {
-        return store.dropDead(pool, project, groupId);
+        return onTheDatabaseThatHasIt(db -> store.dropDead(db, project, groupId));
+    }
+
+    /** Runs {@code change} on each database in turn until one finds what it changes (an id lives on one only). */
+    private Uni<Boolean> onTheDatabaseThatHasIt(java.util.function.Function<Pool, Uni<Boolean>> change) {
+        return pools.everyDatabase().chain(every -> {
+            Uni<Boolean> tried = Uni.createFrom().item(false);
+            for (PoolClients.Named database : every) {
+                tried = tried.chain(done -> done ? Uni.createFrom().item(true) : change.apply(database.client()));
+            }
+            return tried;
+        });
     }
 
     private static void validateMergeKey(String mergeKey) {

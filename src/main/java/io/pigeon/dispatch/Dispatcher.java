@@ -13,18 +13,25 @@ import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import io.pigeon.config.StatementCachePoolCreator;
+import io.pigeon.pool.PoolClients;
+import io.quarkus.scheduler.Scheduled;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import org.jboss.logging.Logger;
 
 /**
- * Delivers due groups: the seed's Schedule, Get, Complete and Release. One planning pass at a time takes
+ * Delivers due groups: the seed's Schedule, Get, Complete and Release, on every database that holds them (the
+ * configured one and each registered pool: a lane per database, found again every few seconds so that a pool
+ * registered through another replica is served without a restart). Per lane, one planning pass at a time takes
  * as many due groups as there is room for calls, then sleeps until the next fire time, or {@code max-sleep}
  * at most. A push due sooner than that wakes the dispatcher of the replica that stored it, in-process
  * ({@link #pushed}); when that dispatcher is off or busy, the push is announced to the others through
@@ -36,9 +43,10 @@ import org.jboss.logging.Logger;
  * group fires again elsewhere once the lease is over. The lease lasts the call's hard deadline plus a margin,
  * so a live call always ends inside it and no second replica calls the same group meanwhile.
  *
- * <p>One project holds at most {@code max-concurrency-per-project} of this replica's calls. And no failure of
- * one call, whatever throws while it is built, sent or completed, stops the dispatcher: that call fails
- * (retried with backoff, then dead) and planning goes on.
+ * <p>The call slots ({@code max-concurrency}) and each project's share of them ({@code max-concurrency-per-project})
+ * are this replica's, over all lanes: a lane reserves the slots it may fill before it asks its database. No failure
+ * of one call, whatever throws while it is built, sent or completed, stops the dispatcher: that call fails (retried
+ * with backoff, then dead) and planning goes on; a pool that does not answer pauses its own lane only.
  */
 @ApplicationScoped
 public class Dispatcher {
@@ -51,29 +59,23 @@ public class Dispatcher {
     private static final long FAILURE_PAUSE_MILLIS = 1000;
     /** Shortest sleep, when a due group is locked by another replica's take that has not committed yet. */
     private static final long MIN_SLEEP_MILLIS = 20;
+    /** The lane of the configured database. */
+    private static final String HOME = "";
 
     private final DispatchStore store;
     private final DeliveryClient client;
     private final PigeonConfig.Dispatch config;
     private final Vertx vertx;
-    private final Pool pool;
-    private final StatementCachePoolCreator poolCreator;
+    private final PoolClients pools;
     private final long leaseMillis;
 
-    private final AtomicBoolean planning = new AtomicBoolean();
+    /** Call slots taken: calls in flight, and slots a lane reserved while it asks its database for due groups. */
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Calls in flight per project, for the per-project share. */
     private final Map<String, Integer> inFlightByProject = new ConcurrentHashMap<>();
-    private volatile boolean wakeRequested;
-    /**
-     * The database-clock time (unix seconds) the dispatcher will next look at the groups by itself: a push due
-     * earlier wakes it, a later one needs nothing. +infinity while planning (any push may have been missed);
-     * -infinity while every call slot is busy (a finishing call wakes it).
-     */
-    private volatile double plannedFor = Double.POSITIVE_INFINITY;
+    /** One lane per database that holds groups, by pool name ({@link #HOME} for the configured database). */
+    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
     private volatile boolean running;
-    private long timerId = -1;
-    private PgSubscriber subscriber;
 
     private final Counter delivered;
     private final Counter failed;
@@ -81,13 +83,12 @@ public class Dispatcher {
     private final Timer lateness;
 
     public Dispatcher(DispatchStore store, DeliveryClient client, PigeonConfig config,
-            Vertx vertx, MeterRegistry registry, Pool pool, StatementCachePoolCreator poolCreator) {
+            Vertx vertx, MeterRegistry registry, PoolClients pools) {
         this.store = store;
         this.client = client;
         this.config = config.dispatch();
         this.vertx = vertx;
-        this.pool = pool;
-        this.poolCreator = poolCreator;
+        this.pools = pools;
         this.leaseMillis = leaseFor(this.config).toMillis();
         delivered = Counter.builder("pigeon.dispatch.calls").tag("outcome", "delivered")
                 .description("Calls of the delivery engine, by outcome").register(registry);
@@ -110,20 +111,61 @@ public class Dispatcher {
             return;
         }
         running = true;
-        listen();
-        wake();
+        followPools().subscribe().with(done -> { }, failure -> LOG.warnf(
+                "The dispatcher could not read the registered pools, retrying: %s", failure.toString()));
     }
 
     void stop(@Observes ShutdownEvent stopping) {
         running = false;
-        synchronized (this) {
-            if (timerId >= 0) {
-                vertx.cancelTimer(timerId);
+        lanes.values().forEach(Lane::stop);
+        lanes.clear();
+    }
+
+    /**
+     * Starts a lane for each database that holds groups and has none, stops the lanes of pools deleted or moved. The
+     * configured database's lane never stops.
+     */
+    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    Uni<Void> followPools() {
+        if (!running) {
+            return Uni.createFrom().voidItem();
+        }
+        return pools.everyDatabase()
+                .invoke(this::follow)
+                .onFailure().invoke(failure -> LOG.warnf("The dispatcher could not read the registered pools, will retry: %s",
+                        failure.toString()))
+                .onFailure().recoverWithNull()
+                .replaceWithVoid();
+    }
+
+    /** One lane per database of {@code databases}, each on its current client; synchronized: passes may race. */
+    private synchronized void follow(List<PoolClients.Named> databases) {
+        Set<String> current = new HashSet<>();
+        for (PoolClients.Named database : databases) {
+            String name = database.home() ? HOME : database.name();
+            current.add(name);
+            Lane known = lanes.get(name);
+            if (known != null && known.db == database.client()) {
+                continue;
             }
+            Lane lane = new Lane(name, database.client(), database.options());
+            if (known != null) {
+                known.stop();
+            }
+            lanes.put(name, lane);
+            // Started on its own turn of the event loop: what its first planning meets is its own, not this pass's.
+            vertx.runOnContext(() -> {
+                if (running && lanes.get(name) == lane) {
+                    lane.start();
+                }
+            });
         }
-        if (subscriber != null) {
-            subscriber.closeAndForget();
-        }
+        lanes.forEach((name, lane) -> {
+            if (!current.contains(name) && lanes.remove(name, lane)) {
+                lane.stop();
+            }
+        });
     }
 
     /**
@@ -136,106 +178,253 @@ public class Dispatcher {
     }
 
     /**
-     * A push made a group due at {@code dueAt} (unix seconds, database clock): wakes the dispatcher if that is
-     * sooner than it planned to look.
+     * A push stored on {@code db} made a group due at {@code dueAt} (unix seconds, database clock): wakes that
+     * database's lane if that is sooner than it planned to look.
      */
-    public void pushed(double dueAt) {
-        if (dueAt < plannedFor) {
-            wake();
+    public void pushed(SqlClient db, double dueAt) {
+        Lane lane = laneOf(db);
+        if (lane == null) {
+            // A pool this replica has not followed yet: its lane starts (and looks at once) within seconds.
+            followPools().subscribe().with(done -> { }, failure -> { });
+        } else if (dueAt < lane.plannedFor) {
+            lane.wake();
         }
     }
 
-    /** Re-plans as soon as possible: something may have become due sooner than the dispatcher planned. */
-    public void wake() {
-        if (!running) {
-            return;
-        }
-        wakeRequested = true;
-        if (planning.compareAndSet(false, true)) {
-            plan();
-        }
+    /** Re-plans the lane of {@code db} as soon as possible: something there may be due sooner than planned. */
+    public void wake(SqlClient db) {
+        pushed(db, Double.NEGATIVE_INFINITY);
     }
 
-    private void plan() {
-        try {
-            planUnguarded();
-        } catch (RuntimeException e) {
-            pauseAfter(e);
-        }
-    }
-
-    private void planUnguarded() {
-        plannedFor = Double.POSITIVE_INFINITY;
-        wakeRequested = false;
-        int room = config.maxConcurrency() - inFlight.get();
-        if (!running || room <= 0) {
-            // A call that finishes wakes the dispatcher again.
-            plannedFor = Double.NEGATIVE_INFINITY;
-            endPlanning();
-            return;
-        }
-        Map<String, Integer> busy = Map.copyOf(inFlightByProject);
-        int share = config.maxConcurrencyPerProject();
-        store.takeDue(pool, room, leaseMillis, config.maxItemsPerCall(), config.maxCallBytes(), busy, share)
-                .subscribe().with(taken -> {
-                    try {
-                        taken.forEach(this::deliver);
-                        if (!taken.isEmpty()) {
-                            // More may be due (of this or of projects whose share was full a moment ago).
-                            plan();
-                            return;
-                        }
-                        store.nextDue(pool, DispatchStore.saturated(inFlightByProject, share)).subscribe().with(next -> {
-                            double maxSleep = config.maxSleep().toMillis() / 1000.0;
-                            double wakeAt = next.nextDue() == null ? next.now() + maxSleep
-                                    : Math.min(next.nextDue(), next.now() + maxSleep);
-                            sleep((long) Math.ceil((wakeAt - next.now()) * 1000));
-                            plannedFor = wakeAt;
-                            endPlanning();
-                        }, this::pauseAfter);
-                    } catch (RuntimeException e) {
-                        pauseAfter(e);
-                    }
-                }, this::pauseAfter);
-    }
-
-    private void pauseAfter(Throwable failure) {
-        LOG.warnf("The dispatcher could not reach the database, retrying in %d ms: %s", FAILURE_PAUSE_MILLIS, failure.toString());
-        sleep(FAILURE_PAUSE_MILLIS);
-        endPlanning();
-    }
-
-    private void endPlanning() {
-        planning.set(false);
-        if (wakeRequested && running && planning.compareAndSet(false, true)) {
-            plan();
-        }
-    }
-
-    private synchronized void sleep(long millis) {
-        if (!running) {
-            return;
-        }
-        if (timerId >= 0) {
-            vertx.cancelTimer(timerId);
-        }
-        long bounded = Math.max(MIN_SLEEP_MILLIS, Math.min(millis, config.maxSleep().toMillis()));
-        timerId = vertx.setTimer(bounded, id -> {
-            synchronized (this) {
-                if (timerId == id) {
-                    timerId = -1;
-                }
+    private Lane laneOf(SqlClient db) {
+        for (Lane lane : lanes.values()) {
+            if (lane.db == db) {
+                return lane;
             }
-            wake();
+        }
+        return null;
+    }
+
+    /** The slots a lane may fill now, taken from the free ones (0 when none is free). */
+    private int reserveSlots() {
+        while (true) {
+            int taken = inFlight.get();
+            int room = config.maxConcurrency() - taken;
+            if (room <= 0) {
+                return 0;
+            }
+            if (inFlight.compareAndSet(taken, taken + room)) {
+                return room;
+            }
+        }
+    }
+
+    /** Gives back the slots a lane reserved and did not fill: the lanes that found none free look again. */
+    private void releaseSlots(Lane reserving, int unused) {
+        if (unused > 0) {
+            inFlight.addAndGet(-unused);
+            wakeWaiting(reserving);
+        }
+    }
+
+    /** A slot has come free: the lane of the call that ended, and the lanes that found none free, look again. */
+    private void slotFreed(Lane finished) {
+        finished.wake();
+        wakeWaiting(finished);
+    }
+
+    /**
+     * Wakes the lanes that wait for a slot, and those planning now (which may have found none free a moment ago and
+     * not yet said so: they plan once more).
+     */
+    private void wakeWaiting(Lane except) {
+        lanes.values().forEach(lane -> {
+            if (lane != except && Double.isInfinite(lane.plannedFor)) {
+                lane.wake();
+            }
         });
     }
 
     /**
-     * Starts the call of a taken group. Whatever fails in it (building the request, the call, storing the
-     * outcome) ends in that group's failure or lease expiry, never in the dispatcher.
+     * The planning of one database: its due groups taken, its next fire time slept until, its pushes listened for
+     * (LISTEN on its own connection to that database).
      */
-    private void deliver(DispatchStore.TakenGroup group) {
-        inFlight.incrementAndGet();
+    private final class Lane {
+        private final String name;
+        private final Pool db;
+        private final PgConnectOptions listenOptions;
+        private final AtomicBoolean planning = new AtomicBoolean();
+        private volatile boolean wakeRequested;
+        private volatile boolean stopped = true;
+        /**
+         * The database-clock time (unix seconds) the lane will next look at the groups by itself: a push due earlier
+         * wakes it, a later one needs nothing. +infinity while planning (any push may have been missed); -infinity
+         * while every call slot is busy (a finishing call wakes it).
+         */
+        private volatile double plannedFor = Double.POSITIVE_INFINITY;
+        private long timerId = -1;
+        private PgSubscriber subscriber;
+
+        Lane(String name, Pool db, PgConnectOptions listenOptions) {
+            this.name = name;
+            this.db = db;
+            this.listenOptions = listenOptions;
+        }
+
+        private String describe() {
+            return name.equals(HOME) ? "the configured database" : "pool " + name;
+        }
+
+        void start() {
+            stopped = false;
+            listen();
+            wake();
+        }
+
+        void stop() {
+            stopped = true;
+            synchronized (this) {
+                if (timerId >= 0) {
+                    vertx.cancelTimer(timerId);
+                }
+            }
+            if (subscriber != null) {
+                subscriber.closeAndForget();
+            }
+        }
+
+        void wake() {
+            if (stopped) {
+                return;
+            }
+            wakeRequested = true;
+            if (planning.compareAndSet(false, true)) {
+                plan();
+            }
+        }
+
+        private void plan() {
+            try {
+                planUnguarded();
+            } catch (RuntimeException e) {
+                pauseAfter(e);
+            }
+        }
+
+        private void planUnguarded() {
+            plannedFor = Double.POSITIVE_INFINITY;
+            wakeRequested = false;
+            if (stopped) {
+                endPlanning();
+                return;
+            }
+            int room = reserveSlots();
+            if (room == 0) {
+                // A call that finishes wakes the lane again.
+                plannedFor = Double.NEGATIVE_INFINITY;
+                endPlanning();
+                return;
+            }
+            Map<String, Integer> busy = Map.copyOf(inFlightByProject);
+            int share = config.maxConcurrencyPerProject();
+            store.takeDue(db, room, leaseMillis, config.maxItemsPerCall(), config.maxCallBytes(), busy, share)
+                    .onTermination().invoke((taken, failure, cancelled) -> releaseSlots(this,
+                            room - (taken == null ? 0 : taken.size())))
+                    .subscribe().with(taken -> {
+                        try {
+                            taken.forEach(group -> deliver(this, group));
+                            if (!taken.isEmpty()) {
+                                // More may be due (of this or of projects whose share was full a moment ago).
+                                plan();
+                                return;
+                            }
+                            store.nextDue(db, DispatchStore.saturated(inFlightByProject, share)).subscribe().with(next -> {
+                                double maxSleep = config.maxSleep().toMillis() / 1000.0;
+                                double wakeAt = next.nextDue() == null ? next.now() + maxSleep
+                                        : Math.min(next.nextDue(), next.now() + maxSleep);
+                                sleep((long) Math.ceil((wakeAt - next.now()) * 1000));
+                                plannedFor = wakeAt;
+                                endPlanning();
+                            }, this::pauseAfter);
+                        } catch (RuntimeException e) {
+                            pauseAfter(e);
+                        }
+                    }, this::pauseAfter);
+        }
+
+        private void pauseAfter(Throwable failure) {
+            LOG.warnf("The dispatcher could not reach %s, retrying in %d ms: %s", describe(), FAILURE_PAUSE_MILLIS,
+                    failure.toString());
+            sleep(FAILURE_PAUSE_MILLIS);
+            endPlanning();
+        }
+
+        private void endPlanning() {
+            planning.set(false);
+            if (wakeRequested && !stopped && planning.compareAndSet(false, true)) {
+                plan();
+            }
+        }
+
+        private synchronized void sleep(long millis) {
+            if (stopped) {
+                return;
+            }
+            if (timerId >= 0) {
+                vertx.cancelTimer(timerId);
+            }
+            long bounded = Math.max(MIN_SLEEP_MILLIS, Math.min(millis, config.maxSleep().toMillis()));
+            timerId = vertx.setTimer(bounded, id -> {
+                synchronized (this) {
+                    if (timerId == id) {
+                        timerId = -1;
+                    }
+                }
+                wake();
+            });
+        }
+
+        /** A notification's payload is the pushed group's due time, or empty for "look now". */
+        private void notified(String payload) {
+            try {
+                double dueAt = payload == null || payload.isEmpty() ? Double.NEGATIVE_INFINITY : Double.parseDouble(payload);
+                if (dueAt < plannedFor) {
+                    wake();
+                }
+            } catch (NumberFormatException e) {
+                wake();
+            }
+        }
+
+        /** LISTEN on the push channel over a connection of its own, reconnecting after a loss. */
+        private void listen() {
+            PgConnectOptions options = new PgConnectOptions(listenOptions);
+            options.addProperty("application_name", "pigeon-dispatcher");
+            subscriber = PgSubscriber.subscriber(vertx, options);
+            subscriber.reconnectPolicy(retries -> FAILURE_PAUSE_MILLIS);
+            subscriber.channel(DispatchStore.CHANNEL)
+                    .handler(this::notified)
+                    // (Re)subscribed: anything pushed while the connection was down is picked up now.
+                    .subscribeHandler(this::wake);
+            connect();
+        }
+
+        private void connect() {
+            subscriber.connect().subscribe().with(connected -> {
+            }, failure -> {
+                LOG.warnf("The dispatcher could not LISTEN for pushes on %s, retrying: %s", describe(), failure.toString());
+                if (!stopped) {
+                    vertx.setTimer(FAILURE_PAUSE_MILLIS, id -> connect());
+                }
+            });
+        }
+    }
+
+    /**
+     * Starts the call of a taken group (its slot is already reserved). Whatever fails in it (building the request,
+     * the call, storing the outcome) ends in that group's failure or lease expiry, never in the dispatcher.
+     */
+    private void deliver(Lane lane, DispatchStore.TakenGroup group) {
         inFlightByProject.merge(group.project(), 1, Integer::sum);
         lateness.record((long) (Math.max(0, group.latenessSeconds()) * 1_000_000), TimeUnit.MICROSECONDS);
         Uni.createFrom().deferred(() -> group.empty()
@@ -245,36 +434,32 @@ public class Dispatcher {
                     LOG.warnf("Group %d: its call could not be made: %s", group.id(), failure.toString());
                     return DeliveryClient.Outcome.failed("call failed");
                 })
-                .flatMap(outcome -> finish(group, outcome))
+                .flatMap(outcome -> Uni.createFrom().deferred(() -> settle(lane.db, group, outcome)))
                 .onTermination().invoke(() -> {
                     inFlight.decrementAndGet();
                     inFlightByProject.computeIfPresent(group.project(), (project, calls) -> calls <= 1 ? null : calls - 1);
-                    wake();
+                    slotFreed(lane);
                 })
                 .subscribe().with(done -> {
                 }, failure -> LOG.warnf("Group %d: the outcome of its call could not be stored (it will be called "
                         + "again when its lease ends): %s", group.id(), failure.toString()));
     }
 
-    private Uni<Void> finish(DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
-        return Uni.createFrom().deferred(() -> settle(group, outcome));
-    }
-
-    private Uni<Void> settle(DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
+    private Uni<Void> settle(SqlClient db, DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
         if (outcome.delivered()) {
             delivered.increment();
-            return store.complete(pool, group);
+            return store.complete(db, group);
         }
         failed.increment();
         Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
         Optional<Duration> retry = outcome.retryable() ? retryAfter(group, age) : Optional.empty();
         if (retry.isPresent()) {
             LOG.debugf("Group %d: call %d failed (%s); next in %s", group.id(), group.attempts(), outcome.error(), retry.get());
-            return store.release(pool, group, outcome.error(), retry.get().toMillis());
+            return store.release(db, group, outcome.error(), retry.get().toMillis());
         }
         LOG.infof("Group %d: call %d failed (%s); moved to the dead state", group.id(), group.attempts(), outcome.error());
         buried.increment();
-        return store.bury(pool, group, outcome.error());
+        return store.bury(db, group, outcome.error());
     }
 
     /** When to call again; a stored policy that cannot be read means no retry (the group goes dead, visibly). */
@@ -285,39 +470,5 @@ public class Dispatcher {
             LOG.warnf("Group %d: its retry policy cannot be applied: %s", group.id(), e.toString());
             return Optional.empty();
         }
-    }
-
-    /** A notification's payload is the pushed group's due time, or empty for "look now". */
-    private void notified(String payload) {
-        try {
-            pushed(payload == null || payload.isEmpty() ? Double.NEGATIVE_INFINITY : Double.parseDouble(payload));
-        } catch (NumberFormatException e) {
-            wake();
-        }
-    }
-
-    /** LISTEN on the push channel over a connection of its own, reconnecting after a loss. */
-    private void listen() {
-        // Touching the pool creates it (it is created lazily), and with it the options it connects with.
-        pool.getDelegate();
-        PgConnectOptions options = poolCreator.connectOptions();
-        options.addProperty("application_name", "pigeon-dispatcher");
-        subscriber = PgSubscriber.subscriber(vertx, options);
-        subscriber.reconnectPolicy(retries -> FAILURE_PAUSE_MILLIS);
-        subscriber.channel(DispatchStore.CHANNEL)
-                .handler(this::notified)
-                // (Re)subscribed: anything pushed while the connection was down is picked up now.
-                .subscribeHandler(this::wake);
-        connect();
-    }
-
-    private void connect() {
-        subscriber.connect().subscribe().with(connected -> {
-        }, failure -> {
-            LOG.warnf("The dispatcher could not LISTEN for pushes, retrying: %s", failure.toString());
-            if (running) {
-                vertx.setTimer(FAILURE_PAUSE_MILLIS, id -> connect());
-            }
-        });
     }
 }

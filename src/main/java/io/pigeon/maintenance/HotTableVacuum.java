@@ -38,7 +38,7 @@ public class HotTableVacuum {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> vacuum() {
         // Without the catalogue (the configured database) the configured database alone is tried, and logs why.
-        return poolClients.everyDatabase().onFailure().recoverWithItem(List.of(new PoolClients.Named(null, pool)))
+        return poolClients.everyDatabase().onFailure().recoverWithItem(List.of(poolClients.home()))
                 .chain(databases -> Uni.join().all(databases.stream()
                         .map(database -> vacuum(database.describe(), database.client())).toList())
                         .andCollectFailures().replaceWithVoid());

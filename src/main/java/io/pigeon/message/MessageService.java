@@ -6,7 +6,7 @@ import io.pigeon.observability.QueueMetrics;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.pigeon.pool.QueueDatabases;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import io.pigeon.encryption.MessageCipher;
@@ -29,7 +29,7 @@ public class MessageService {
     static final int DEFAULT_PAGE_SIZE = 10;
 
     private final MessageStore store;
-    private final Pool pool;
+    private final QueueDatabases databases;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
     private final DispatchService deliveries;
@@ -38,11 +38,11 @@ public class MessageService {
     private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
     private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
 
-    public MessageService(MessageStore store, Pool pool, PigeonConfig config, QueueMetrics metrics,
+    public MessageService(MessageStore store, QueueDatabases databases, PigeonConfig config, QueueMetrics metrics,
             DispatchService deliveries, MessageCipher cipher) {
         this.cipher = cipher;
         this.store = store;
-        this.pool = pool;
+        this.databases = databases;
         this.config = config;
         this.metrics = metrics;
         this.deliveries = deliveries;
@@ -92,13 +92,14 @@ public class MessageService {
                 .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body())).toList();
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
         int checkedSize = queueAttributes ? documentSize : 0;
-        return sealedAsTheQueueAsks(project, queue, toStore, (bodies, keyId) -> store.postCreatingQueue(pool, project,
-                        queue.value(), clientId, bodies, keyId, checkedSize, config.maxMessagesPostSize(), config.defaultMessageTtl())
-                .flatMap(stored -> stored.maxSize() == null
-                        // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(pool, project, queue.value(), clientId, bodies, keyId, checkedSize,
-                                config.maxMessagesPostSize(), config.defaultMessageTtl())
-                        : Uni.createFrom().item(stored)))
+        return databases.forCreating(project, queue.value(), null).chain(db -> sealedAsTheQueueAsks(project, queue,
+                toStore, (bodies, keyId) -> store.postCreatingQueue(db, project, queue.value(), clientId, bodies, keyId,
+                                checkedSize, config.maxMessagesPostSize(), config.defaultMessageTtl())
+                        .flatMap(stored -> stored.maxSize() == null
+                                // The queue was being created by a concurrent request: now it exists.
+                                ? store.postCreatingQueue(db, project, queue.value(), clientId, bodies, keyId, checkedSize,
+                                        config.maxMessagesPostSize(), config.defaultMessageTtl())
+                                : Uni.createFrom().item(stored)))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {
                         throw Rejection.invalidRequest(
@@ -111,18 +112,18 @@ public class MessageService {
                     metrics.posted(posted.ids().length);
                     return posted;
                 })
-                .call(posted -> deliveries.notificationsQueued(posted.notifications()))
+                .call(posted -> deliveries.notificationsQueued(db, posted.notifications())))
                 .map(MessageStore.Posted::ids);
     }
 
     /** Posts all messages or none to an existing queue; their ids in request order, empty without the queue. */
     public Uni<Optional<long[]>> post(String project, QueueName queue, UUID clientId, List<NewMessage> messages) {
         checkAll(messages);
-        return sealedAsTheQueueAsks(project, queue, messages,
-                        (bodies, keyId) -> store.post(pool, project, queue.value(), clientId, bodies, keyId))
+        return databases.of(project, queue.value()).chain(db -> sealedAsTheQueueAsks(project, queue, messages,
+                        (bodies, keyId) -> store.post(db, project, queue.value(), clientId, bodies, keyId))
                 .invoke(stored -> stored.ifPresent(posted -> metrics.posted(posted.ids().length)))
                 .call(stored -> stored.isEmpty() ? Uni.createFrom().voidItem()
-                        : deliveries.notificationsQueued(stored.get().notifications()))
+                        : deliveries.notificationsQueued(db, stored.get().notifications())))
                 .map(stored -> stored.map(MessageStore.Posted::ids));
     }
 
@@ -180,7 +181,8 @@ public class MessageService {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
-        return store.pop(pool, project, queue.value(), count).invoke(popped -> metrics.deleted(popped.size()));
+        return databases.of(project, queue.value()).chain(db -> store.pop(db, project, queue.value(), count))
+                .invoke(popped -> metrics.deleted(popped.size()));
     }
 
     /** Deletes every message and claim of the queue, on {@code db} (the pool, or a caller's transaction). */
@@ -195,19 +197,20 @@ public class MessageService {
     public Uni<Optional<List<Message>>> page(String project, QueueName queue, UUID clientId, long after,
             Integer limit, boolean echo, boolean includeClaimed, boolean includeDelayed) {
         int pageSize = pageSize(limit);
-        return store.list(pool, new MessageStore.ListQuery(project, queue.value(), after, clientId, echo,
-                includeClaimed, includeDelayed, pageSize));
+        return databases.of(project, queue.value()).chain(db -> store.list(db, new MessageStore.ListQuery(project,
+                queue.value(), after, clientId, echo, includeClaimed, includeDelayed, pageSize)));
     }
 
     /** The live messages among {@code ids}; malformed and unknown ids are ignored. */
     public Uni<List<Message>> getByIds(String project, QueueName queue, RequestedIds ids) {
         requireIdCount(ids);
         return ids.rowIds().length == 0 ? Uni.createFrom().item(List.of())
-                : store.getByIds(pool, project, queue.value(), ids.rowIds());
+                : databases.of(project, queue.value()).chain(db -> store.getByIds(db, project, queue.value(), ids.rowIds()));
     }
 
     public Uni<Optional<Message>> get(String project, QueueName queue, long id) {
-        return store.getByIds(pool, project, queue.value(), new long[] {id})
+        return databases.of(project, queue.value())
+                .chain(db -> store.getByIds(db, project, queue.value(), new long[] {id}))
                 .map(found -> found.stream().findFirst());
     }
 
@@ -216,7 +219,8 @@ public class MessageService {
      * null when none is given); a message that is already gone is not an error.
      */
     public Uni<Void> delete(String project, QueueName queue, long id, UUID claimId) {
-        return store.delete(pool, project, queue.value(), id, claimId).map(outcome -> switch (outcome) {
+        return databases.of(project, queue.value())
+                .chain(db -> store.delete(db, project, queue.value(), id, claimId)).map(outcome -> switch (outcome) {
             case DELETED -> {
                 metrics.deleted(1);
                 yield null;
@@ -235,8 +239,9 @@ public class MessageService {
     public Uni<Void> deleteByIds(String project, QueueName queue, RequestedIds ids) {
         requireIdCount(ids);
         return ids.rowIds().length == 0 ? Uni.createFrom().voidItem()
-                : store.deleteByIds(pool, project, queue.value(), ids.rowIds()).invoke(metrics::deleted)
-                        .replaceWithVoid();
+                : databases.of(project, queue.value())
+                        .chain(db -> store.deleteByIds(db, project, queue.value(), ids.rowIds()))
+                        .invoke(metrics::deleted).replaceWithVoid();
     }
 
     /** Whether a v2 bulk delete must name the claims of the claimed messages among its ids. */
@@ -253,7 +258,9 @@ public class MessageService {
         if (ids.rowIds().length == 0) {
             return Uni.createFrom().voidItem();
         }
-        return store.deleteByIdsWithClaims(pool, project, queue.value(), ids.rowIds(), claimIds.toArray(UUID[]::new))
+        return databases.of(project, queue.value())
+                .chain(db -> store.deleteByIdsWithClaims(db, project, queue.value(), ids.rowIds(),
+                        claimIds.toArray(UUID[]::new)))
                 .map(deleted -> {
                     int count = deleted.orElseThrow(() -> new Rejection(Rejection.Reason.CLAIM_REQUIRED,
                             "A message among ids is claimed; it cannot be deleted without its claim's ID in claim_ids."));
@@ -264,7 +271,7 @@ public class MessageService {
 
     /** The queue's message counts; empty when the queue does not exist. */
     public Uni<Optional<QueueStats>> stats(String project, QueueName queue) {
-        return store.stats(pool, project, queue.value());
+        return databases.of(project, queue.value()).chain(db -> store.stats(db, project, queue.value()));
     }
 
     /** A {@code limit} for listing or claiming, 1..max-messages-per-page, 10 when absent. */

@@ -133,6 +133,26 @@ public class Placements {
         return pool == null ? Placement.HOME : new Placement(pool);
     }
 
+    /**
+     * Places the queue where {@code placement} says if it never was placed: true when it lives there (now or
+     * already), false when it lives elsewhere.
+     */
+    public Uni<Boolean> placeAt(String project, String queue, Placement placement) {
+        return catalogue.preparedQuery("""
+                        WITH inserted AS (
+                            INSERT INTO placements (project, queue, pool) VALUES ($1, $2, $3)
+                            ON CONFLICT (project, queue) DO NOTHING RETURNING pool)
+                        SELECT pool FROM inserted
+                        UNION ALL
+                        SELECT pool FROM placements WHERE project = $1 AND queue = $2 AND NOT EXISTS (SELECT 1 FROM inserted)""")
+                .execute(Tuple.from(Arrays.asList(project, queue, placement.pool())))
+                .map(rows -> {
+                    String pool = rows.iterator().next().getString("pool");
+                    remember(project, queue, pool);
+                    return java.util.Objects.equals(pool, placement.pool());
+                });
+    }
+
     /** Forgets the placements on {@code pool}: it is gone, and its queue names may be placed again. */
     public void forget(String pool) {
         remembered.values().removeIf(pool::equals);

@@ -6,7 +6,6 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
@@ -34,15 +33,22 @@ public class PoolClients {
     private static final Logger LOG = Logger.getLogger(PoolClients.class);
 
     /** A client and the address it was made for. */
-    private record Client(String uri, Pool pool) {
+    private record Client(String uri, Pool pool, PgConnectOptions options) {
     }
 
     /** A pool that the catalogue does not hold (deleted, or never registered). */
     public static final class UnknownPool extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
+        private final String pool;
+
         UnknownPool(String name) {
             super("Pool " + name + " is not registered", null, false, false);
+            this.pool = name;
+        }
+
+        public String pool() {
+            return pool;
         }
     }
 
@@ -61,7 +67,7 @@ public class PoolClients {
     }
 
     /** The client of the named pool; fails with {@link UnknownPool} when the catalogue has no such pool. */
-    public Uni<SqlClient> of(String name) {
+    public Uni<Pool> of(String name) {
         Client known = clients.get(name);
         if (known != null) {
             return Uni.createFrom().item(known.pool());
@@ -72,12 +78,12 @@ public class PoolClients {
             }
             String uri = rows.iterator().next().getString(0);
             // Two first uses at once make one client: the loser's is never made.
-            return clients.computeIfAbsent(name, ignored -> new Client(uri, connect(PoolUri.parse(uri)))).pool();
+            return clients.computeIfAbsent(name, ignored -> client(uri)).pool();
         });
     }
 
     /** A database that holds queues: the configured one ({@code name} null) or a registered pool. */
-    public record Named(String name, Pool client) {
+    public record Named(String name, Pool client, PgConnectOptions options) {
         public boolean home() {
             return name == null;
         }
@@ -95,10 +101,17 @@ public class PoolClients {
     public Uni<List<Named>> everyDatabase() {
         return registered().map(pools -> {
             List<Named> every = new ArrayList<>(pools.size() + 1);
-            every.add(new Named(null, catalogue));
+            every.add(home());
             every.addAll(pools);
             return every;
         });
+    }
+
+    /** The configured database, which holds the catalogue and the queues placed at home. */
+    public Named home() {
+        // Touching the pool creates it (it is created lazily), and with it the options it connects with.
+        catalogue.getDelegate();
+        return new Named(null, catalogue, configured.connectOptions());
     }
 
     private Uni<List<Named>> registered() {
@@ -109,7 +122,7 @@ public class PoolClients {
                 String uri = row.getString("uri");
                 Client client = clients.compute(name, (ignored, known) -> known != null && known.uri().equals(uri) ? known
                         : replace(name, known, uri));
-                all.add(new Named(name, client.pool()));
+                all.add(new Named(name, client.pool(), new PgConnectOptions(client.options())));
             }
             return all;
         });
@@ -120,7 +133,13 @@ public class PoolClients {
             LOG.infof("Pool %s moved: its connections are closed", name);
             stale.pool().close().subscribe().with(ignored -> { }, failure -> { });
         }
-        return new Client(uri, connect(PoolUri.parse(uri)));
+        return client(uri);
+    }
+
+    private Client client(String uri) {
+        PgConnectOptions options = connectOptions(PoolUri.parse(uri));
+        return new Client(uri, Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(maxConnections))
+                .connectingTo(options).using(vertx.getDelegate()).build()), options);
     }
 
     /** Closes the clients of pools that are gone or now name another server. */
@@ -145,7 +164,7 @@ public class PoolClients {
         });
     }
 
-    private Pool connect(PoolUri uri) {
+    private PgConnectOptions connectOptions(PoolUri uri) {
         PgConnectOptions base = configured.connectOptions();
         // The pool's own server and URL parameters (from the parsed address, whatever scheme spelling the operator
         // used) and credentials; the rest as the configured database's pool connects (statement cache, server
@@ -166,8 +185,7 @@ public class PoolClients {
         Map<String, String> properties = new HashMap<>(base.getProperties());
         properties.putAll(options.getProperties());
         options.setProperties(properties);
-        return Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(maxConnections)).connectingTo(options)
-                .using(vertx.getDelegate()).build());
+        return options;
     }
 
     @PreDestroy

@@ -19,6 +19,13 @@ public class PoolSchemas {
     /** How long a server may take to accept a connection, and the whole migration to finish. */
     static final int CONNECT_TIMEOUT_SECONDS = 5;
     static final Duration MIGRATION_DEADLINE = Duration.ofSeconds(60);
+    /** A pool's delivery group ids start at its block number shifted by this many bits (2^40 ids per block). */
+    static final int ID_BLOCK_BITS = 40;
+    private static final String MOVE_GROUP_IDS = """
+            SELECT setval(s, greatest(coalesce(pg_sequence_last_value(s), 0), ?))
+            FROM (SELECT pg_get_serial_sequence('dispatch_groups', 'id')::regclass AS s) AS sequence""";
+    /** Which database this is, whatever address reached it: its server's identifier and its name. */
+    static final String IDENTITY = "SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || current_database()";
 
     private final Flyway application;
 
@@ -26,18 +33,37 @@ public class PoolSchemas {
         this.application = application;
     }
 
-    /** Migrates the pool's database; fails when it cannot be reached or migrated (the cause is logged, redacted). */
-    public Uni<Void> migrate(PoolUri uri) {
-        return Uni.createFrom().<Void>item(() -> {
+    /**
+     * Migrates the pool's database and makes its next delivery group ids at least {@code firstGroupId}, unless it is
+     * the database {@code refused} names (its {@link #IDENTITY}); fails when it cannot be reached or migrated (the
+     * cause is logged, redacted). True when migrated, false when it is the refused one (nothing done).
+     */
+    public Uni<Boolean> migrate(PoolUri uri, long firstGroupId, String refused) {
+        return Uni.createFrom().item(() -> {
             String jdbc = uri.jdbcUrl() + (uri.jdbcUrl().contains("?") ? "&" : "?") + "connectTimeout=" + CONNECT_TIMEOUT_SECONDS
                     + "&socketTimeout=" + MIGRATION_DEADLINE.toSeconds();
-            Flyway.configure(Thread.currentThread().getContextClassLoader())
+            Flyway pool = Flyway.configure(Thread.currentThread().getContextClassLoader())
                     .configuration(application.getConfiguration())
                     .dataSource(jdbc, uri.user(), uri.password())
                     .connectRetries(0)
-                    .load()
-                    .migrate();
-            return null;
+                    .load();
+            try (java.sql.Connection connection = pool.getConfiguration().getDataSource().getConnection()) {
+                try (java.sql.Statement identity = connection.createStatement();
+                        java.sql.ResultSet row = identity.executeQuery(IDENTITY)) {
+                    row.next();
+                    if (row.getString(1).equals(refused)) {
+                        return false;
+                    }
+                }
+                pool.migrate();
+                try (java.sql.PreparedStatement move = connection.prepareStatement(MOVE_GROUP_IDS)) {
+                    move.setLong(1, firstGroupId);
+                    move.executeQuery().close();
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            return true;
         })
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
                 .ifNoItem().after(MIGRATION_DEADLINE).fail()

@@ -108,7 +108,8 @@ public class PoolService {
         return store.get(catalogue, name).chain(found -> found.isEmpty() ? Uni.createFrom().voidItem()
                 : holdsQueues(name).chain(holds -> {
                     if (holds) {
-                        throw new Rejection(Rejection.Reason.IN_USE, "Pool " + name + " holds queues; it cannot be deleted.");
+                        throw new Rejection(Rejection.Reason.IN_USE,
+                                "Pool " + name + " holds queues or delivery groups; it cannot be deleted.");
                     }
                     return store.delete(catalogue, name).map(refused -> {
                         refused.ifPresent(refusal -> {
@@ -123,7 +124,8 @@ public class PoolService {
 
     private Uni<Boolean> holdsQueues(String name) {
         return clients.of(name)
-                .chain(db -> db.query("SELECT EXISTS (SELECT 1 FROM queues) AS holds").execute())
+                .chain(db -> db.query("SELECT EXISTS (SELECT 1 FROM queues) OR EXISTS (SELECT 1 FROM dispatch_groups) AS holds")
+                        .execute())
                 .map(rows -> rows.iterator().next().getBoolean("holds"))
                 .onFailure(DatabaseFailures::isUnavailable).transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
                         "Pool " + name + " cannot be reached to tell whether it holds queues. Please try again."));
@@ -145,8 +147,24 @@ public class PoolService {
         });
     }
 
+    /**
+     * Migrates the pool's server, its group ids moved to a block of their own (they never meet another's). The
+     * configured database is refused (409): as a pool too, its queues would be listed and swept twice.
+     */
     private Uni<Void> reachable(PoolUri uri) {
-        return schemas.migrate(uri).onFailure().transform(e -> Rejection.invalidBody("cannot connect to " + uri.redacted()));
+        return catalogue.query("SELECT nextval('pool_id_blocks') AS block, (" + PoolSchemas.IDENTITY + ") AS identity")
+                .execute()
+                .map(rows -> rows.iterator().next())
+                .chain(row -> schemas.migrate(uri, row.getLong("block") << PoolSchemas.ID_BLOCK_BITS,
+                        row.getString("identity")))
+                .onFailure().transform(e -> Rejection.invalidBody("cannot connect to " + uri.redacted()))
+                .map(migrated -> {
+                    if (!migrated) {
+                        throw new Rejection(Rejection.Reason.CONFLICT,
+                                "The database URI names the configured database, which holds the catalogue.");
+                    }
+                    return null;
+                });
     }
 
     private static Rejection uriInUse() {

@@ -4,7 +4,7 @@ import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueName;
 import io.pigeon.subscription.SubscriptionService;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.pigeon.pool.QueueDatabases;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -14,12 +14,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class QueuePurge {
 
-    private final Pool pool;
+    private final QueueDatabases databases;
     private final MessageService messages;
     private final SubscriptionService subscriptions;
 
-    public QueuePurge(Pool pool, MessageService messages, SubscriptionService subscriptions) {
-        this.pool = pool;
+    public QueuePurge(QueueDatabases databases, MessageService messages, SubscriptionService subscriptions) {
+        this.databases = databases;
         this.messages = messages;
         this.subscriptions = subscriptions;
     }
@@ -28,11 +28,11 @@ public class QueuePurge {
         if (!ofMessages && !ofSubscriptions) {
             return Uni.createFrom().voidItem();
         }
-        return pool.withTransaction(transaction -> {
+        return databases.of(project, queue.value()).chain(db -> db.withTransaction(transaction -> {
             Uni<Void> first = ofMessages ? messages.purge(transaction, project, queue) : Uni.createFrom().voidItem();
             return first.chain(() -> ofSubscriptions
                     ? subscriptions.deleteAll(transaction, project, queue)
                     : Uni.createFrom().voidItem());
-        });
+        }));
     }
 }

@@ -6,10 +6,10 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import io.pigeon.pool.PoolClients;
+import io.pigeon.pool.QueueDatabases;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import java.util.Comparator;
 import java.util.List;
@@ -27,22 +27,23 @@ public class QueueService {
     private static final int PATCH_ATTEMPTS = 3;
 
     private final QueueStore store;
-    private final Pool pool;
+    private final QueueDatabases databases;
     private final PigeonConfig config;
     private final ReservedAttributes reserved;
     private final PoolClients poolClients;
 
-    public QueueService(QueueStore store, Pool pool, PigeonConfig config, ReservedAttributes reserved, PoolClients poolClients) {
+    public QueueService(QueueStore store, QueueDatabases databases, PigeonConfig config, ReservedAttributes reserved,
+            PoolClients poolClients) {
         this.poolClients = poolClients;
         this.store = store;
-        this.pool = pool;
+        this.databases = databases;
         this.config = config;
         this.reserved = reserved;
     }
 
     /** Creates the queue; true when it is new. */
     public Uni<Boolean> create(String project, QueueName name) {
-        return store.create(pool, project, name.value());
+        return databases.forCreating(project, name.value(), null).chain(db -> store.create(db, project, name.value()));
     }
 
     /**
@@ -51,15 +52,36 @@ public class QueueService {
      */
     public Uni<Boolean> create(String project, QueueName name, ObjectNode metadata) {
         reserved.validate(metadata);
-        return store.create(pool, project, name.value(), metadata.toString());
+        return databases.forCreating(project, name.value(), ReservedAttributes.flavor(metadata))
+                .call(db -> deadLetterQueueBeside(project, name, metadata))
+                .chain(db -> store.create(db, project, name.value(), metadata.toString()));
+    }
+
+    /**
+     * Places the dead-letter queue the metadata names beside the queue: the sweeper moves messages to it in one
+     * statement, so both must live on one database. A dead-letter queue that lives elsewhere is refused (400).
+     */
+    private Uni<Void> deadLetterQueueBeside(String project, QueueName queue, ObjectNode metadata) {
+        QueueName deadLetterQueue = ReservedAttributes.deadLetterQueue(metadata);
+        if (deadLetterQueue == null) {
+            return Uni.createFrom().voidItem();
+        }
+        return databases.placeBeside(project, deadLetterQueue.value(), queue.value()).map(beside -> {
+            if (!beside) {
+                throw Rejection.invalidRequest(ReservedAttributes.DEAD_LETTER_QUEUE + " names queue " + deadLetterQueue
+                        + ", which lives on another pool than queue " + queue + ": a dead-letter queue must live on its "
+                        + "queue's pool (name a queue that does not exist yet, or one on the same pool).");
+            }
+            return null;
+        });
     }
 
     public Uni<Boolean> exists(String project, QueueName name) {
-        return store.exists(pool, project, name.value());
+        return databases.of(project, name.value()).chain(db -> store.exists(db, project, name.value()));
     }
 
     public Uni<Void> delete(String project, QueueName name) {
-        return store.delete(pool, project, name.value());
+        return databases.of(project, name.value()).chain(db -> store.delete(db, project, name.value()));
     }
 
     /**
@@ -118,7 +140,7 @@ public class QueueService {
      * those, as in Zaqar.
      */
     public Uni<ObjectNode> metadataWithDefaults(String project, QueueName name) {
-        return store.metadata(pool, project, name.value()).map(found -> reserved.withDefaults(
+        return metadata(project, name).map(found -> reserved.withDefaults(
                 found.map(StrictJson::readStoredObject).orElseGet(JsonNodeFactory.instance::objectNode), name.isTopic()));
     }
 
@@ -128,11 +150,12 @@ public class QueueService {
      * the patch was applied to, and is retried otherwise.
      */
     public Uni<Optional<ObjectNode>> patchMetadata(String project, QueueName name, MetadataPatch patch) {
-        return patchAttempt(project, name, patch, PATCH_ATTEMPTS);
+        return databases.of(project, name.value()).chain(db -> patchAttempt(db, project, name, patch, PATCH_ATTEMPTS));
     }
 
-    private Uni<Optional<ObjectNode>> patchAttempt(String project, QueueName name, MetadataPatch patch, int attemptsLeft) {
-        return store.metadata(pool, project, name.value()).flatMap(found -> {
+    private Uni<Optional<ObjectNode>> patchAttempt(SqlClient db, String project, QueueName name, MetadataPatch patch,
+            int attemptsLeft) {
+        return store.metadata(db, project, name.value()).flatMap(found -> {
             if (found.isEmpty()) {
                 return Uni.createFrom().item(Optional.empty());
             }
@@ -143,7 +166,8 @@ public class QueueService {
                 throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
             }
             reserved.validate(patched);
-            return store.replaceMetadataIf(pool, project, name.value(), current, patchedJson).flatMap(replaced -> {
+            return deadLetterQueueBeside(project, name, patched)
+                    .chain(() -> store.replaceMetadataIf(db, project, name.value(), current, patchedJson)).flatMap(replaced -> {
                 if (replaced) {
                     return Uni.createFrom().item(Optional.of(reserved.withDefaults(patched, name.isTopic())));
                 }
@@ -151,20 +175,21 @@ public class QueueService {
                     throw new Rejection(Rejection.Reason.CONFLICT,
                             "The " + name.kind() + "'s metadata kept changing while it was patched. Please try again.");
                 }
-                return patchAttempt(project, name, patch, attemptsLeft - 1);
+                return patchAttempt(db, project, name, patch, attemptsLeft - 1);
             });
         });
     }
 
     /** The queue's metadata as JSON text; empty when the queue does not exist. */
     public Uni<Optional<String>> metadata(String project, QueueName name) {
-        return store.metadata(pool, project, name.value());
+        return databases.of(project, name.value()).chain(db -> store.metadata(db, project, name.value()));
     }
 
     /** Replaces the metadata whole; false when the queue does not exist. */
     public Uni<Boolean> replaceMetadata(String project, QueueName name, ObjectNode metadata) {
         reserved.validate(metadata);
-        return store.replaceMetadata(pool, project, name.value(), metadata.toString());
+        return databases.of(project, name.value()).call(db -> deadLetterQueueBeside(project, name, metadata))
+                .chain(db -> store.replaceMetadata(db, project, name.value(), metadata.toString()));
     }
 
     public static Rejection queueNotFound(String project, QueueName name) {

@@ -23,6 +23,8 @@ public class ReservedAttributes {
     public static final String DEAD_LETTER_QUEUE_MESSAGES_TTL = "_dead_letter_queue_messages_ttl";
     public static final String MAX_CLAIM_COUNT = "_max_claim_count";
     public static final String ENABLE_ENCRYPT_MESSAGES = "_enable_encrypt_messages";
+    /** The flavor of pools the queue is placed among when it is created (Zaqar's); not shown unless set. */
+    public static final String FLAVOR = "_flavor";
     /** How notifications to the queue's subscribers are retried; not shown unless set. */
     public static final String RETRY_POLICY = "_retry_policy";
 
@@ -77,6 +79,10 @@ public class ReservedAttributes {
             }
             QueueName.of(deadLetterQueue.asText());
         }
+        JsonNode flavor = metadata.get(FLAVOR);
+        if (flavor != null && !flavor.isNull() && (!flavor.isTextual() || flavor.asText().length() > 64)) {
+            throw invalid(FLAVOR + " must be a flavor's name (at most 64 characters) or null.");
+        }
         RetrySchedule.validatePolicy(RETRY_POLICY, metadata.get(RETRY_POLICY));
         JsonNode encrypt = metadata.get(ENABLE_ENCRYPT_MESSAGES);
         if (encrypt != null && !encrypt.isNull()) {
@@ -88,6 +94,18 @@ public class ReservedAttributes {
                         + "(pigeon.encryption.keys).");
             }
         }
+    }
+
+    /** The flavor the metadata asks for, or null. */
+    public static String flavor(ObjectNode metadata) {
+        JsonNode flavor = metadata.get(FLAVOR);
+        return flavor != null && flavor.isTextual() ? flavor.asText() : null;
+    }
+
+    /** The dead-letter queue the metadata names, or null. */
+    public static QueueName deadLetterQueue(ObjectNode metadata) {
+        JsonNode queue = metadata.get(DEAD_LETTER_QUEUE);
+        return queue != null && queue.isTextual() ? QueueName.of(queue.asText()) : null;
     }
 
     private static void integer(ObjectNode metadata, String name, int min, int max, boolean nullable) {

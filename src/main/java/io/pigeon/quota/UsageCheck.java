@@ -2,17 +2,19 @@ package io.pigeon.quota;
 
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.pigeon.pool.PoolClients;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 /**
- * Counts what is too costly to count on every request, every {@code pigeon.quotas.check-interval}: the messages
- * of each queue and the pending delivery groups of each project, and records in {@code quota_breaches} what is
- * over its limit (posts and pushes then read one key). One replica counts at a time (an advisory lock); a
- * breach lasts until the next count finds it gone, so a queue may pass its limit by what is posted within one
- * interval.
+ * Counts what is too costly to count on every request, every {@code pigeon.quotas.check-interval} and on each
+ * database that holds queues: the messages of each queue and the pending delivery groups of each project, and records
+ * in that database's {@code quota_breaches} what is over its limit (posts and pushes then read one key). One replica
+ * counts a database at a time (an advisory lock); a breach lasts until the next count finds it gone, so a queue may
+ * pass its limit by what is posted within one interval. A project's pending groups are counted per database (its
+ * groups spread over the pools), so with pools its limit applies on each.
  */
 @ApplicationScoped
 public class UsageCheck {
@@ -47,11 +49,11 @@ public class UsageCheck {
                 RETURNING 1)
             SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM found) AS breaches""";
 
-    private final Pool pool;
+    private final PoolClients databases;
     private final Quotas quotas;
 
-    public UsageCheck(Pool pool, Quotas quotas) {
-        this.pool = pool;
+    public UsageCheck(PoolClients databases, Quotas quotas) {
+        this.databases = databases;
         this.quotas = quotas;
     }
 
@@ -64,9 +66,22 @@ public class UsageCheck {
                 .replaceWithVoid();
     }
 
-    /** Counts now; how many queues and projects are over a limit (-1 when another replica is counting). */
+    /**
+     * Counts now, on every database that holds queues (each records its own breaches, which its own posts and pushes
+     * read); how many queues and projects are over a limit (-1 when other replicas are counting them all).
+     */
     public Uni<Long> check() {
-        return pool.preparedQuery(COUNT)
+        // A pool that does not answer is logged and left for the next count; the others are counted.
+        return databases.everyDatabase().chain(every -> Uni.join().all(every.stream().map(database -> check(database.client())
+                        .onFailure().invoke(e -> LOG.warnf("The quota usage check of %s failed, will retry: %s",
+                                database.describe(), e.toString()))
+                        .onFailure().recoverWithItem(-1L)).toList()).andFailFast())
+                .map(counts -> counts.stream().allMatch(count -> count < 0) ? -1L
+                        : counts.stream().mapToLong(count -> Math.max(0, count)).sum());
+    }
+
+    private Uni<Long> check(SqlClient db) {
+        return db.preparedQuery(COUNT)
                 .execute(Tuple.of(quotas.limits().maxMessagesPerQueue(), quotas.limits().maxPendingGroupsPerProject(), LOCK))
                 .map(rows -> {
                     var row = rows.iterator().next();

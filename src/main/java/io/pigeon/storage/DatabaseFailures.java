@@ -14,6 +14,8 @@ public final class DatabaseFailures {
     public static boolean isUnavailable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ConnectException
+                    // A server stopping resets the connections of the statements it was running.
+                    || t instanceof java.net.SocketException
                     || t instanceof ClosedConnectionException
                     || t instanceof TimeoutException
                     || t instanceof io.smallrye.mutiny.TimeoutException) {

@@ -10,7 +10,7 @@ import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.RetrySchedule;
 import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
+import io.pigeon.pool.QueueDatabases;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -39,15 +39,15 @@ public class SubscriptionService {
     private static final String NOTIFICATION_PLACEHOLDER = "\"$zaqar_message$\"";
 
     private final SubscriptionStore store;
-    private final Pool pool;
+    private final QueueDatabases databases;
     private final SubscriptionConfirmations confirmations;
     private final AllowedTargets allowedTargets;
     private final PigeonConfig config;
 
-    public SubscriptionService(SubscriptionStore store, Pool pool, SubscriptionConfirmations confirmations,
+    public SubscriptionService(SubscriptionStore store, QueueDatabases databases, SubscriptionConfirmations confirmations,
             AllowedTargets allowedTargets, PigeonConfig config) {
         this.store = store;
-        this.pool = pool;
+        this.databases = databases;
         this.confirmations = confirmations;
         this.allowedTargets = allowedTargets;
         this.config = config;
@@ -73,17 +73,21 @@ public class SubscriptionService {
         String subscriber = subscriber(fields.subscriber());
         int ttl = fields.ttl() != null ? ttl(fields.ttl()) : config.defaultSubscriptionTtl();
         String options = fields.options() != null ? options(fields.options()) : "{}";
-        return store.create(pool, project, queue.value(), subscriber, ttl, options)
+        // A subscription lives beside its queue (a post fans out to it in its own statement): a queue that does not
+        // exist yet is placed now, where it will be created.
+        return databases.forCreating(project, queue.value(), null).chain(db -> store.create(db, project, queue.value(),
+                        subscriber, ttl, options)
                 .flatMap(created -> created.isPresent() && !confirmations.required()
                         ? Uni.createFrom().item(created.get())
-                        : subscribed(project, queue, subscriber, created));
+                        : subscribed(db, project, queue, subscriber, created)));
     }
 
     /** The subscription a create made or found, asked to confirm when that is required; 409 once confirmed. */
-    private Uni<Long> subscribed(String project, QueueName queue, String subscriber, Optional<Long> created) {
+    private Uni<Long> subscribed(SqlClient db, String project, QueueName queue, String subscriber,
+            Optional<Long> created) {
         return (created.isPresent()
-                        ? store.get(pool, project, queue.value(), created.get())
-                        : store.getBySubscriber(pool, project, queue.value(), subscriber).map(existing -> {
+                        ? store.get(db, project, queue.value(), created.get())
+                        : store.getBySubscriber(db, project, queue.value(), subscriber).map(existing -> {
                             if (existing.isEmpty() || existing.get().confirmed()) {
                                 throw duplicate();
                             }
@@ -101,18 +105,19 @@ public class SubscriptionService {
      * when confirmation is required.
      */
     public Uni<Boolean> confirm(String project, QueueName queue, long id, boolean confirmed) {
-        return store.confirm(pool, project, queue.value(), id, confirmed).flatMap(updated -> {
-            if (!updated || confirmed || !confirmations.required()) {
-                return Uni.createFrom().item(updated);
-            }
-            return store.get(pool, project, queue.value(), id).flatMap(found -> found
-                    .map(subscription -> confirmations.tellUnsubscribed(project, queue, subscription))
-                    .orElseGet(() -> Uni.createFrom().voidItem())).replaceWith(true);
-        });
+        return databases.of(project, queue.value()).chain(db -> store.confirm(db, project, queue.value(), id, confirmed)
+                .flatMap(updated -> {
+                    if (!updated || confirmed || !confirmations.required()) {
+                        return Uni.createFrom().item(updated);
+                    }
+                    return store.get(db, project, queue.value(), id).flatMap(found -> found
+                            .map(subscription -> confirmations.tellUnsubscribed(project, queue, subscription))
+                            .orElseGet(() -> Uni.createFrom().voidItem())).replaceWith(true);
+                }));
     }
 
     public Uni<Optional<Subscription>> get(String project, QueueName queue, long id) {
-        return store.get(pool, project, queue.value(), id);
+        return databases.of(project, queue.value()).chain(db -> store.get(db, project, queue.value(), id));
     }
 
     public Uni<List<Subscription>> list(String project, QueueName queue, long marker, Integer limit) {
@@ -121,7 +126,7 @@ public class SubscriptionService {
         if (pageSize < 1 || pageSize > max) {
             throw Rejection.invalidRequest("Limit must be at least 1 and may not be greater than " + max + ".");
         }
-        return store.list(pool, project, queue.value(), marker, pageSize);
+        return databases.of(project, queue.value()).chain(db -> store.list(db, project, queue.value(), marker, pageSize));
     }
 
     /** Changes the fields given; false when there is no such live subscription, 409 on a duplicate. */
@@ -129,13 +134,14 @@ public class SubscriptionService {
         String subscriber = fields.subscriber() != null ? subscriber(fields.subscriber()) : null;
         Integer ttl = fields.ttl() != null ? ttl(fields.ttl()) : null;
         String options = fields.options() != null ? options(fields.options()) : null;
-        return store.update(pool, project, queue.value(), id, subscriber, ttl, options)
+        return databases.of(project, queue.value())
+                .chain(db -> store.update(db, project, queue.value(), id, subscriber, ttl, options))
                 .onFailure(DatabaseFailures::isUniqueViolation)
                 .transform(failure -> duplicate());
     }
 
     public Uni<Void> delete(String project, QueueName queue, long id) {
-        return store.delete(pool, project, queue.value(), id);
+        return databases.of(project, queue.value()).chain(db -> store.delete(db, project, queue.value(), id));
     }
 
     /** Deletes every subscription of the queue, on {@code db} (the pool, or a caller's transaction). */

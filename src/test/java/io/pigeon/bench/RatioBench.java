@@ -326,6 +326,19 @@ final class RatioBench {
                 .findFirst();
     }
 
+    /** utime + stime of the process, plus its reaped children's when {@code withChildren} (0 once it is gone). */
+    static long ticks(long pid, boolean withChildren) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            // Fields after the command name, which is in parentheses and may contain spaces.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long own = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+            return withChildren ? own + Long.parseLong(fields[13]) + Long.parseLong(fields[14]) : own;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
     /**
      * CPU time in clock ticks: Pigeon's process, every PostgreSQL process (plus the exited backends the
      * postmaster has reaped), and this process's finished children — the load generator of the run.
@@ -377,17 +390,5 @@ final class RatioBench {
             }
         }
 
-        /** utime + stime of the process, plus its reaped children's when {@code withChildren}. */
-        private static long ticks(long pid, boolean withChildren) {
-            try {
-                String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-                // Fields after the command name, which is in parentheses and may contain spaces.
-                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                long own = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-                return withChildren ? own + Long.parseLong(fields[13]) + Long.parseLong(fields[14]) : own;
-            } catch (IOException | RuntimeException e) {
-                return 0;
-            }
-        }
     }
 }

@@ -51,11 +51,11 @@ class PoolClientsTest {
         pools.register(name, new PoolSpec(first, 10L, null, null)).await().indefinitely();
 
         // Sixteen first uses at once share one client.
-        List<Uni<SqlClient>> racing = new ArrayList<>();
+        List<Uni<io.vertx.mutiny.sqlclient.Pool>> racing = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             racing.add(clients.of(name));
         }
-        List<SqlClient> made = Uni.join().all(racing).andFailFast().await().indefinitely();
+        List<io.vertx.mutiny.sqlclient.Pool> made = Uni.join().all(racing).andFailFast().await().indefinitely();
         made.forEach(client -> assertSame(made.get(0), client));
         assertEquals(databaseIn(first), databaseOf(made.get(0)));
 

@@ -38,7 +38,7 @@ class UpgradeToPoolsTest {
     }
 
     @Test
-    void queuesOfTheVersionBeforePoolsStayAtHome() {
+    void queuesOfTheVersionBeforePoolsArePlacedAtHome() {
         Api.newProject();
         PoolUri uri = PoolUri.parse(Db.newDatabase(pool));
         migrate(uri, "7");
@@ -54,7 +54,8 @@ class UpgradeToPoolsTest {
             migrate(uri, "latest");
             assertEquals(3, Db.count(older, "SELECT count(*) FROM messages"));
             assertEquals(1, Db.count(older, "SELECT count(*) FROM queues WHERE metadata->>'owner' = 'me'"));
-            assertEquals(0, Db.count(older, "SELECT count(*) FROM placements"));
+            // Placed where it is, at home, so that replicas route it from memory.
+            assertEquals(1, Db.count(older, "SELECT count(*) FROM placements WHERE project = 'p' AND queue = 'orders' AND pool IS NULL"));
 
             // A pool that takes new queues is registered; the queue made before stays home, a new one goes to the pool.
             Db.run(older, "INSERT INTO pools (name, uri, weight) VALUES ('p1', 'postgresql://h/db', 10)");

@@ -27,6 +27,17 @@ public final class Db {
     public static String newDatabase(Pool pool) {
         String database = "pool_" + java.util.UUID.randomUUID().toString().replace("-", "");
         run(pool, "CREATE DATABASE " + database);
+        return onTheTestServer(database);
+    }
+
+    /** The configured database (the catalogue) as a pool URI, with the server's credentials. */
+    public static String configuredDatabase() {
+        String url = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("quarkus.datasource.reactive.url", String.class);
+        return onTheTestServer(java.net.URI.create(url).getPath().substring(1));
+    }
+
+    private static String onTheTestServer(String database) {
         org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
         java.net.URI server = java.net.URI.create(config.getValue("quarkus.datasource.reactive.url", String.class));
         return "postgresql://" + config.getValue("quarkus.datasource.username", String.class) + ":"

@@ -45,6 +45,12 @@ class V2PoolAdminTest {
     private final String project = Api.newProject();
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
 
+    /** No pool of a test outlives it, whatever it asserted: a pool that takes queues would take every later test's. */
+    @org.junit.jupiter.api.AfterEach
+    void forgetPools() {
+        Db.run(pool, "DELETE FROM pools WHERE name LIKE $1", "%-" + suffix);
+    }
+
     private RequestSpecification operator() {
         return Api.as(project).header("X-Roles", "admin");
     }
@@ -245,9 +251,17 @@ class V2PoolAdminTest {
         SqlClient server = clients.of(name).await().indefinitely();
         server.query("INSERT INTO queues (project, name) VALUES ('someone', 'q')").execute().await().indefinitely();
         operator().delete("/v2/pools/" + name).then().statusCode(403).body("title", equalTo("Unable to delete"))
-                .body("description", equalTo("Pool " + name + " holds queues; it cannot be deleted."));
+                .body("description", equalTo("Pool " + name + " holds queues or delivery groups; it cannot be deleted."));
         operator().get("/v2/pools/" + name).then().statusCode(200);
         server.query("DELETE FROM queues").execute().await().indefinitely();
         operator().delete("/v2/pools/" + name).then().statusCode(204);
+    }
+
+    @Test
+    void theConfiguredDatabaseIsNotAPoolWhateverAddressNamesIt() {
+        String home = Db.configuredDatabase().replace("@localhost:", "@127.0.0.1:");
+        register("home-" + suffix, "{\"uri\": \"" + home + "\", \"weight\": 1}").then().statusCode(409)
+                .body("description", equalTo("The database URI names the configured database, which holds the catalogue."));
+        operator().get("/v2/pools/home-" + suffix).then().statusCode(404);
     }
 }

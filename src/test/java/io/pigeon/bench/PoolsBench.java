@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * each count the pools are registered (weight 1), the cycle runs through {@code wrk} for {@code bench.seconds}, and the
  * queues and pools are removed again. Prints messages/s, where the queues went, and the CPU of each PostgreSQL server
  * (its postmaster and every backend, by data directory) and of Pigeon per 1,000 messages. Pigeon must run with its
- * operator role reachable (the default authentication mode takes {@code X-Roles: admin}).
+ * operator role reachable by {@code X-Roles: admin} ({@code PIGEON_AUTH_TRUST_ROLES_HEADER=true}, no OIDC), and
+ * {@code PG*} must name the catalogue (the placements are read from it with {@code psql}).
  */
 final class PoolsBench {
 
@@ -54,7 +55,8 @@ final class PoolsBench {
                 + "median of %d round(s)%n", clients, seconds, rounds);
         System.out.printf("%5s %10s  %-22s %s%n", "pools", "msg/s", "queues per pool",
                 "CPU ms per 1,000 messages: pigeon | each PostgreSQL server (by data directory)");
-        int warmup = Integer.parseInt(System.getProperty("bench.warmup", "15"));
+        // Measured: a fresh JVM's first 10 s after a 15 s warm-up still cost Pigeon 3x the CPU per message (its JIT).
+        int warmup = Integer.parseInt(System.getProperty("bench.warmup", "30"));
         if (warmup > 0) {
             new PoolsBench(url, warmup).measure(uris.subList(0, 1), clients);
         }

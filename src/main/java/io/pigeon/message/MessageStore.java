@@ -169,14 +169,29 @@ public class MessageStore {
             SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted
             """.formatted(CLAIMED);
 
+    /**
+     * Stats count at most this many live messages of a queue (and of its claimed ones): up to it the counts are exact,
+     * beyond it the total is extrapolated from the density of live messages among the ids of that many oldest ones,
+     * so that stats cost the same at 10,000 messages and at 10,000,000.
+     */
+    static final int EXACT_STATS_LIMIT = 10_000;
+
+    // The head: the oldest live messages, at most $3 of them, counted (and their claimed ones), with the last id seen;
+    // the live claimed messages, at most $3, through the claim-deadline index; the oldest and newest messages.
     private static final String STATS = """
-            SELECT s.total, s.claimed,
+            SELECT h.total AS head_total, h.claimed AS head_claimed, h.last_id AS head_last_id, c.claimed AS claimed,
                    o.id AS oldest_id, o.age AS oldest_age, o.created_at AS oldest_created,
                    n.id AS newest_id, n.age AS newest_age, n.created_at AS newest_created
             FROM queues q
             CROSS JOIN LATERAL (
-                SELECT count(*) AS total, count(*) FILTER (WHERE %2$s) AS claimed
-                FROM messages m WHERE m.queue_id = q.id AND m.expires_at > now()) s
+                SELECT count(*) AS total, count(*) FILTER (WHERE head.claimed) AS claimed, max(head.id) AS last_id
+                FROM (SELECT m.id, %2$s AS claimed FROM messages m
+                      WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT $3) head) h
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS claimed
+                FROM (SELECT 1 FROM messages m
+                      WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
+                        AND m.expires_at > now() LIMIT $3) held) c
             LEFT JOIN LATERAL (
                 SELECT m.id, %1$s AS age, m.created_at FROM messages m
                 WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT 1) o ON true
@@ -341,19 +356,38 @@ public class MessageStore {
                 });
     }
 
-    /** The queue's statistics, or empty when it does not exist. */
+    /**
+     * The queue's statistics, or empty when it does not exist: exact up to {@link #EXACT_STATS_LIMIT} live messages;
+     * beyond, the total is an estimate and the claimed count is at least that limit when it reaches it.
+     */
     public Uni<Optional<QueueStats>> stats(SqlClient db, String project, String queue) {
         return db.preparedQuery(STATS)
-                .execute(Tuple.of(project, queue))
+                .execute(Tuple.of(project, queue, EXACT_STATS_LIMIT + 1))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();
                     }
                     Row row = rows.iterator().next();
-                    long total = row.getLong("total");
-                    long claimed = row.getLong("claimed");
+                    long headTotal = row.getLong("head_total");
+                    if (headTotal <= EXACT_STATS_LIMIT) {
+                        long claimed = row.getLong("head_claimed");
+                        return Optional.of(new QueueStats(headTotal - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
+                    }
+                    long total = estimatedTotal(headTotal, row.getLong("oldest_id"), row.getLong("head_last_id"),
+                            row.getLong("newest_id"));
+                    long claimed = Math.min(row.getLong("claimed"), total);
                     return Optional.of(new QueueStats(total - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
                 });
+    }
+
+    /**
+     * A queue's live messages estimated from its head: {@code headCount} of them among the ids {@code oldest} to
+     * {@code headLast}, at the same density up to {@code newest} (ids are shared by all queues of the database, and
+     * the messages deleted among them leave gaps; both are assumed even over the queue). Never below the head's count.
+     */
+    static long estimatedTotal(long headCount, long oldest, long headLast, long newest) {
+        double density = headCount / (double) (headLast - oldest + 1);
+        return Math.max(headCount, Math.round(density * (newest - oldest + 1)));
     }
 
     private static QueueStats.Edge edge(Row row, String which) {

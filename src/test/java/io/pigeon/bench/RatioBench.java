@@ -60,51 +60,89 @@ final class RatioBench {
     }
 
     static void run(String url, int seconds, int[] clientCounts) throws Exception {
-        String layout = System.getProperty("bench.layout", "shared");
-        if (!layout.equals("shared") && !layout.equals("per-client")) {
-            throw new IllegalArgumentException("bench.layout is shared or per-client");
+        List<String> layouts = Arrays.stream(System.getProperty("bench.layout", "shared").split(",")).map(String::trim).toList();
+        if (layouts.stream().anyMatch(layout -> !layout.equals("shared") && !layout.equals("per-client"))) {
+            throw new IllegalArgumentException("bench.layout is shared, per-client or both (shared,per-client)");
         }
         List<String> apis = Arrays.stream(System.getProperty("bench.apis", "v1,v2").split(",")).map(String::trim).toList();
         int rounds = Integer.parseInt(System.getProperty("bench.rounds", "1"));
-        RatioBench bench = new RatioBench(url, seconds, layout);
-        System.out.printf(Locale.ROOT, "Full cycle (post 10, claim 10, delete 10), SQL through pgbench vs HTTP through wrk; "
-                + "layout %s, %d s per run, %d round(s)%s%n", layout, seconds, rounds,
-                bench.pigeon.map(p -> ", Pigeon pid " + p.pid()).orElse(", Pigeon's process not found here (no CPU split)"));
-        System.out.printf("%7s %4s %10s %10s %6s   %s%n", "clients", "api", "SQL msg/s", "HTTP msg/s", "ratio",
-                "CPU ms per 1,000 messages: SQL run (postgres + pgbench) | HTTP run (pigeon + postgres + wrk)");
-        // A fresh JVM runs the cycle 35-45 % slower until its JIT has compiled the hot path.
-        int warmup = Integer.parseInt(System.getProperty("bench.warmup", "15"));
-        for (String api : apis) {
-            if (warmup > 0) {
-                new RatioBench(url, warmup, layout).http(api, 4, 0);
-            }
-        }
-        Map<String, Double> bestRequestRate = new LinkedHashMap<>();
-        for (int clients : clientCounts) {
+        Optional<PeerCycles> peers = Boolean.parseBoolean(System.getProperty("bench.peers", "true"))
+                ? Optional.of(PeerCycles.prepare(Arrays.stream(clientCounts).max().orElse(16))) : Optional.empty();
+        List<String> peerRows = new ArrayList<>();
+        for (String layout : layouts) {
+            RatioBench bench = new RatioBench(url, seconds, layout);
+            System.out.printf(Locale.ROOT, "Full cycle (post 10, claim 10, delete 10), SQL through pgbench vs HTTP through wrk; "
+                    + "layout %s, %d s per run, %d round(s)%s%n", layout, seconds, rounds,
+                    bench.pigeon.map(p -> ", Pigeon pid " + p.pid()).orElse(", Pigeon's process not found here (no CPU split)"));
+            System.out.printf("%7s %4s %10s %10s %6s   %s%n", "clients", "api", "SQL msg/s", "HTTP msg/s", "ratio",
+                    "CPU ms per 1,000 messages: SQL run (postgres + pgbench) | HTTP run (pigeon + postgres + wrk)");
+            // A fresh JVM runs the cycle 35-45 % slower until its JIT has compiled the hot path.
+            int warmup = Integer.parseInt(System.getProperty("bench.warmup", "15"));
             for (String api : apis) {
-                List<Run> sqlRuns = new ArrayList<>();
-                List<Run> httpRuns = new ArrayList<>();
-                for (int round = 0; round < rounds; round++) {
-                    sqlRuns.add(bench.sql(api, clients));
-                    httpRuns.add(bench.http(api, clients, 0));
+                if (warmup > 0) {
+                    new RatioBench(url, warmup, layout).http(api, 4, 0);
                 }
-                Run sql = median(sqlRuns);
-                Run http = median(httpRuns);
-                bestRequestRate.merge(api, http.requestsPerSecond, Math::max);
-                System.out.printf(Locale.ROOT, "%7d %4s %10.0f %10.0f %6.2f   %s | %s%n", clients, api,
-                        sql.messagesPerSecond, http.messagesPerSecond, http.messagesPerSecond / sql.messagesPerSecond,
-                        sql.cpu.perThousand(sql.messages, false), http.cpu.perThousand(http.messages, true));
+            }
+            Map<String, Double> bestRequestRate = new LinkedHashMap<>();
+            for (int clients : clientCounts) {
+                double lastHttp = 0;
+                for (String api : apis) {
+                    List<Run> sqlRuns = new ArrayList<>();
+                    List<Run> httpRuns = new ArrayList<>();
+                    for (int round = 0; round < rounds; round++) {
+                        sqlRuns.add(bench.sql(api, clients));
+                        httpRuns.add(bench.http(api, clients, 0));
+                    }
+                    Run sql = median(sqlRuns);
+                    Run http = median(httpRuns);
+                    lastHttp = http.messagesPerSecond;
+                    bestRequestRate.merge(api, http.requestsPerSecond, Math::max);
+                    System.out.printf(Locale.ROOT, "%7d %4s %10.0f %10.0f %6.2f   %s | %s%n", clients, api,
+                            sql.messagesPerSecond, http.messagesPerSecond, http.messagesPerSecond / sql.messagesPerSecond,
+                            sql.cpu.perThousand(sql.messages, false), http.cpu.perThousand(http.messages, true));
+                }
+                if (peers.isPresent()) {
+                    double minimal = peers.get().median("minimal", bench, clients, rounds);
+                    double pgmq = peers.get().median("pgmq", bench, clients, rounds);
+                    peerRows.add(String.format(Locale.ROOT, "%-10s %7d %12.0f %10.0f %14.0f %8.2f %8.2f", layout, clients,
+                            minimal, pgmq, lastHttp, lastHttp / minimal, lastHttp / pgmq));
+                }
+            }
+            if (Boolean.parseBoolean(System.getProperty("bench.half-load", "true"))) {
+                for (Map.Entry<String, Double> best : bestRequestRate.entrySet()) {
+                    double offered = best.getValue() / 2;
+                    Run paced = bench.http(best.getKey(), HALF_LOAD_CONNECTIONS, offered / HALF_LOAD_CONNECTIONS);
+                    System.out.printf(Locale.ROOT, "%s at half of its best rate: %.0f requests/s offered by %d paced connections, "
+                            + "%.0f answered (%.0f msg/s); latency ms p50/p90/p99/max:%n", best.getKey(), offered,
+                            HALF_LOAD_CONNECTIONS, paced.requestsPerSecond, paced.messagesPerSecond);
+                    paced.latencies.forEach(line -> System.out.println("    " + line));
+                }
             }
         }
-        if (Boolean.parseBoolean(System.getProperty("bench.half-load", "true"))) {
-            for (Map.Entry<String, Double> best : bestRequestRate.entrySet()) {
-                double offered = best.getValue() / 2;
-                Run paced = bench.http(best.getKey(), HALF_LOAD_CONNECTIONS, offered / HALF_LOAD_CONNECTIONS);
-                System.out.printf(Locale.ROOT, "%s at half of its best rate: %.0f requests/s offered by %d paced connections, "
-                        + "%.0f answered (%.0f msg/s); latency ms p50/p90/p99/max:%n", best.getKey(), offered,
-                        HALF_LOAD_CONNECTIONS, paced.requestsPerSecond, paced.messagesPerSecond);
-                paced.latencies.forEach(line -> System.out.println("    " + line));
+        if (!peerRows.isEmpty()) {
+            System.out.printf("Peers (msg/s; each the median of the rounds, run back to back with Pigeon's):%n%-10s %7s %12s %10s %14s %8s %8s%n",
+                    "layout", "clients", "minimal SQL", "PGMQ", "Pigeon " + apis.get(apis.size() - 1) + " HTTP", "/minimal", "/PGMQ");
+            peerRows.forEach(System.out::println);
+        }
+    }
+
+    /** A pgbench run of {@code script} (its queue set by the layout) with the benchmark's ten bodies; messages/s. */
+    double pgbench(Path script, int clients, Map<String, String> environment) throws Exception {
+        Path bound = Files.createTempFile("pigeon-peer", ".sql");
+        try {
+            String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";
+            Files.writeString(bound, "\\set queue " + queueOfClient + "\n" + Files.readString(script));
+            String output = execute(List.of("pgbench", "-n", "-M", "prepared", "-c", String.valueOf(clients), "-j",
+                    String.valueOf(clients), "-T", String.valueOf(seconds), "-f", bound.toString(), "-D",
+                    "bodies=" + variables("v2", "").get("bodies")), environment);
+            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(output);
+            if (!tps.find() || output.contains("ERROR")) {
+                throw new IllegalStateException("pgbench failed:\n" + output);
             }
+            // As for Pigeon's own statements: 10 messages through the queue per transaction.
+            return Double.parseDouble(tps.group(1)) * 10;
+        } finally {
+            Files.deleteIfExists(bound);
         }
     }
 

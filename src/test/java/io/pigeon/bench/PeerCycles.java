@@ -1,0 +1,74 @@
+package io.pigeon.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The peers the ratio benchmark puts beside Pigeon, each run through {@code pgbench} on the same PostgreSQL server, in
+ * a database of their own ({@code bench.peers-database}, default {@code pigeon_peers}, created when missing): the
+ * minimal hand-written cycle ({@code src/test/bench/minimal-*.sql}) and PGMQ 1.5.1's ({@code bench.pgmq-sql}, default
+ * {@code ../shared/peers/pgmq/pgmq.sql}, loaded once; {@code src/test/bench/pgmq-cycle.sql}). Each run starts from
+ * empty queues.
+ */
+final class PeerCycles {
+
+    private static final Path MINIMAL_SCHEMA = Path.of("src/test/bench/minimal-schema.sql");
+    private static final Map<String, Path> CYCLES = Map.of(
+            "minimal", Path.of("src/test/bench/minimal-cycle.sql"),
+            "pgmq", Path.of("src/test/bench/pgmq-cycle.sql"));
+
+    private final String database;
+    private final int queues;
+
+    private PeerCycles(String database, int queues) {
+        this.database = database;
+        this.queues = queues;
+    }
+
+    /** The peers' database made ready for up to {@code queues} queues. */
+    static PeerCycles prepare(int queues) throws Exception {
+        String database = System.getProperty("bench.peers-database", "pigeon_peers");
+        Path pgmq = Path.of(System.getProperty("bench.pgmq-sql", "../shared/peers/pgmq/pgmq.sql"));
+        if (!Files.exists(pgmq)) {
+            throw new IllegalStateException("PGMQ's SQL is not at " + pgmq + " (set bench.pgmq-sql, or bench.peers=false)");
+        }
+        PeerCycles peers = new PeerCycles(database, queues);
+        if (!psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '" + database + "'").equals("1")) {
+            RatioBench.execute(List.of("createdb", database), Map.of());
+        }
+        if (psql(database, "SELECT count(*) FROM pg_namespace WHERE nspname = 'pgmq'").equals("0")) {
+            RatioBench.execute(List.of("psql", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", pgmq.toString()), Map.of());
+        }
+        RatioBench.execute(List.of("psql", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", MINIMAL_SCHEMA.toString()),
+                Map.of());
+        for (int queue = 1; queue <= queues; queue++) {
+            psql(database, "SELECT pgmq.create('q" + queue + "')");
+        }
+        return peers;
+    }
+
+    /** The median messages/s of {@code rounds} runs of the peer's cycle with {@code clients} clients. */
+    double median(String peer, RatioBench bench, int clients, int rounds) throws Exception {
+        List<Double> runs = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            empty();
+            runs.add(bench.pgbench(CYCLES.get(peer), clients, Map.of("PGDATABASE", database)));
+        }
+        return runs.stream().sorted().toList().get(runs.size() / 2);
+    }
+
+    private void empty() throws Exception {
+        StringBuilder sql = new StringBuilder("TRUNCATE minimal.messages;");
+        for (int queue = 1; queue <= queues; queue++) {
+            sql.append(" SELECT pgmq.purge_queue('q").append(queue).append("');");
+        }
+        psql(database, sql.toString());
+    }
+
+    private static String psql(String database, String sql) throws Exception {
+        return RatioBench.execute(List.of("psql", "-Atq", "-v", "ON_ERROR_STOP=1", "-d", database, "-c", sql), Map.of()).trim();
+    }
+}

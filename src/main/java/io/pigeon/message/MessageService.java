@@ -191,10 +191,10 @@ public class MessageService {
     }
 
     /**
-     * One page of the queue, oldest first, after row {@code after} (0: from the start); empty when the queue
-     * does not exist.
+     * One page of the queue, oldest first, after row {@code after} (0: from the start), found within a bounded window
+     * of rows; empty when the queue does not exist.
      */
-    public Uni<Optional<List<Message>>> page(String project, QueueName queue, UUID clientId, long after,
+    public Uni<Optional<MessagePage>> page(String project, QueueName queue, UUID clientId, long after,
             Integer limit, boolean echo, boolean includeClaimed, boolean includeDelayed) {
         int pageSize = pageSize(limit);
         return databases.of(project, queue.value()).chain(db -> store.list(db, new MessageStore.ListQuery(project,

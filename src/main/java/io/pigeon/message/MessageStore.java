@@ -59,13 +59,25 @@ public class MessageStore {
             NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10", SHOWN_NAME),
             NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
 
+    /**
+     * A listing steps over at most this many rows of the queue per request, whatever its filters skip (the caller's
+     * own messages without echo, claimed or delayed ones): a page that ran out of them is short, or empty, and its
+     * next link starts after the last row it stepped over.
+     */
+    static final int LIST_WINDOW = 1000;
+
+    // The window: the next $9 rows after the marker (live or not), its last id and size; then the page, within it.
     private static final String LIST = """
-            SELECT q.id AS queue_id, m.id, m.ttl, m.age, m.body, m.key_id
+            SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
+                   m.id, m.ttl, m.age, m.body, m.key_id
             FROM queues q
+            CROSS JOIN LATERAL (
+                SELECT max(r.id) AS last_id, count(*) AS size
+                FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
             LEFT JOIN LATERAL (
                 SELECT m.id, m.ttl, %s AS age, m.body, m.key_id
                 FROM messages m
-                WHERE m.queue_id = q.id AND m.id > $3 AND m.expires_at > now()
+                WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
                   AND ($5 OR m.client_id <> $4)
                   AND ($6 OR NOT %s)
                   AND ($7 OR %s)
@@ -301,13 +313,22 @@ public class MessageStore {
     public record ListQuery(String project, String queue, long marker, UUID clientId, boolean echo,
             boolean includeClaimed, boolean includeDelayed, int limit) {
         Tuple parameters() {
-            return Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, includeDelayed, limit));
+            return Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, includeDelayed, limit,
+                    LIST_WINDOW));
         }
     }
 
     /** A page of the listing, or empty when the queue does not exist. */
-    public Uni<Optional<List<Message>>> list(SqlClient db, ListQuery query) {
-        return db.preparedQuery(LIST).execute(query.parameters()).map(MessageRows.of(cipher, query.project())::ofQueue);
+    public Uni<Optional<MessagePage>> list(SqlClient db, ListQuery query) {
+        return db.preparedQuery(LIST).execute(query.parameters()).map(rows -> {
+            Optional<List<Message>> messages = MessageRows.of(cipher, query.project()).ofQueue(rows);
+            if (messages.isEmpty()) {
+                return Optional.empty();
+            }
+            Row first = rows.iterator().next();
+            boolean windowFull = first.getLong("window_size") == LIST_WINDOW;
+            return Optional.of(MessagePage.of(messages.get(), query.limit(), windowFull ? first.getLong("window_last_id") : null));
+        });
     }
 
     public Uni<List<Message>> getByIds(SqlClient db, String project, String queue, long[] ids) {

@@ -110,13 +110,13 @@ public class V1MessageResource {
         QueueName queue = QueueName.of(queueName);
         long after = MessageRequests.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, false).map(found -> {
-            // As in Zaqar 15, a queue that does not exist lists as empty.
-            List<Message> page = found.orElse(List.of());
-            if (page.isEmpty()) {
+            // As in Zaqar 15, a queue that does not exist lists as empty. A page that is empty only because its window
+            // of rows held nothing to show is 200 with its next link, so that clients go on.
+            if (found.isEmpty() || found.get().last()) {
                 return noContentAt(request);
             }
-            String next = NextLinks.after(Hrefs.messages(Hrefs.V1, queue),
-                            MessageIds.format(page.get(page.size() - 1).id()))
+            List<Message> page = found.get().messages();
+            String next = NextLinks.after(Hrefs.messages(Hrefs.V1, queue), MessageIds.format(found.get().nextAfter()))
                     .option("limit", limitParam)
                     .option("echo", echoParam == null ? null : echo)
                     .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)

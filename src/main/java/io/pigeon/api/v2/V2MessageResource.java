@@ -106,12 +106,11 @@ public class V2MessageResource {
         QueueName queue = Versions.named(version, collection, queueName);
         long after = MessageRequests.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed).map(found -> {
-            List<Message> page = found.orElse(List.of());
-            if (page.isEmpty()) {
+            if (found.isEmpty() || found.get().last()) {
                 return new V2Documents.Messages(List.of(), List.of());
             }
-            NextLinks next = NextLinks.after(Hrefs.messages(root, queue),
-                            MessageIds.format(page.get(page.size() - 1).id()))
+            List<Message> page = found.get().messages();
+            NextLinks next = NextLinks.after(Hrefs.messages(root, queue), MessageIds.format(found.get().nextAfter()))
                     .option("limit", limitParam)
                     .option("echo", echoParam == null ? null : echo)
                     .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)

@@ -3,7 +3,6 @@ package io.pigeon.maintenance;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.PoolClients;
-import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -25,11 +24,9 @@ public class HotTableVacuum {
 
     private static final String VACUUM = "VACUUM (ANALYZE, SKIP_LOCKED) messages, claims, dispatch_groups, dispatch_items";
 
-    private final Pool pool;
     private final PoolClients poolClients;
 
-    public HotTableVacuum(Pool pool, PoolClients poolClients) {
-        this.pool = pool;
+    public HotTableVacuum(PoolClients poolClients) {
         this.poolClients = poolClients;
     }
 

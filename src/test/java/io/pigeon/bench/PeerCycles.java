@@ -2,7 +2,6 @@ package io.pigeon.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -50,14 +49,19 @@ final class PeerCycles {
         return peers;
     }
 
-    /** The median messages/s of {@code rounds} runs of the peer's cycle with {@code clients} clients. */
-    double median(String peer, RatioBench bench, int clients, int rounds) throws Exception {
-        List<Double> runs = new ArrayList<>();
-        for (int round = 0; round < rounds; round++) {
-            empty();
-            runs.add(bench.pgbench(CYCLES.get(peer), clients, Map.of("PGDATABASE", database)));
+    /** Messages/s of one run of the peer's cycle with {@code clients} clients, from empty queues. */
+    double run(String peer, RatioBench bench, int clients) throws Exception {
+        empty();
+        return bench.pgbench(CYCLES.get(peer), clients, Map.of("PGDATABASE", database));
+    }
+
+    /** VACUUM of the peers' tables (PGMQ's queue tables and the minimal one). */
+    void vacuum() throws Exception {
+        StringBuilder tables = new StringBuilder("minimal.messages");
+        for (int queue = 1; queue <= queues; queue++) {
+            tables.append(", pgmq.q_q").append(queue);
         }
-        return runs.stream().sorted().toList().get(runs.size() / 2);
+        RatioBench.execute(List.of("psql", "-q", "-d", database, "-c", "VACUUM " + tables), Map.of());
     }
 
     private void empty() throws Exception {

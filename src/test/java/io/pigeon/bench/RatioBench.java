@@ -85,16 +85,30 @@ final class RatioBench {
             }
             Map<String, Double> bestRequestRate = new LinkedHashMap<>();
             for (int clients : clientCounts) {
+                // Rounds interleave every contestant, each run after a VACUUM of every contestant's tables, so that
+                // none starts behind the dead rows (and the autovacuum) of the run before it.
+                Map<String, List<Run>> sqlRuns = new LinkedHashMap<>();
+                Map<String, List<Run>> httpRuns = new LinkedHashMap<>();
+                List<Double> minimalRuns = new ArrayList<>();
+                List<Double> pgmqRuns = new ArrayList<>();
+                for (int round = 0; round < rounds; round++) {
+                    for (String api : apis) {
+                        settle(peers);
+                        sqlRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.sql(api, clients));
+                        settle(peers);
+                        httpRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.http(api, clients, 0));
+                    }
+                    if (peers.isPresent()) {
+                        settle(peers);
+                        minimalRuns.add(peers.get().run("minimal", bench, clients));
+                        settle(peers);
+                        pgmqRuns.add(peers.get().run("pgmq", bench, clients));
+                    }
+                }
                 double lastHttp = 0;
                 for (String api : apis) {
-                    List<Run> sqlRuns = new ArrayList<>();
-                    List<Run> httpRuns = new ArrayList<>();
-                    for (int round = 0; round < rounds; round++) {
-                        sqlRuns.add(bench.sql(api, clients));
-                        httpRuns.add(bench.http(api, clients, 0));
-                    }
-                    Run sql = median(sqlRuns);
-                    Run http = median(httpRuns);
+                    Run sql = median(sqlRuns.get(api));
+                    Run http = median(httpRuns.get(api));
                     lastHttp = http.messagesPerSecond;
                     bestRequestRate.merge(api, http.requestsPerSecond, Math::max);
                     System.out.printf(Locale.ROOT, "%7d %4s %10.0f %10.0f %6.2f   %s | %s%n", clients, api,
@@ -102,8 +116,8 @@ final class RatioBench {
                             sql.cpu.perThousand(sql.messages, false), http.cpu.perThousand(http.messages, true));
                 }
                 if (peers.isPresent()) {
-                    double minimal = peers.get().median("minimal", bench, clients, rounds);
-                    double pgmq = peers.get().median("pgmq", bench, clients, rounds);
+                    double minimal = minimalRuns.stream().sorted().toList().get(rounds / 2);
+                    double pgmq = pgmqRuns.stream().sorted().toList().get(rounds / 2);
                     peerRows.add(String.format(Locale.ROOT, "%-10s %7d %12.0f %10.0f %14.0f %8.2f %8.2f", layout, clients,
                             minimal, pgmq, lastHttp, lastHttp / minimal, lastHttp / pgmq));
                 }
@@ -124,6 +138,15 @@ final class RatioBench {
                     "layout", "clients", "minimal SQL", "PGMQ", "Pigeon " + apis.get(apis.size() - 1) + " HTTP", "/minimal", "/PGMQ");
             peerRows.forEach(System.out::println);
         }
+    }
+
+    /** VACUUM of Pigeon's hot tables (and the peers'), then a second's rest. */
+    private static void settle(Optional<PeerCycles> peers) throws Exception {
+        execute(List.of("psql", "-q", "-c", "VACUUM messages, claims, queues"), Map.of());
+        if (peers.isPresent()) {
+            peers.get().vacuum();
+        }
+        Thread.sleep(1000);
     }
 
     /** A pgbench run of {@code script} (its queue set by the layout) with the benchmark's ten bodies; messages/s. */

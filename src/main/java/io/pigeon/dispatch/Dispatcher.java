@@ -71,6 +71,8 @@ public class Dispatcher {
 
     /** Call slots taken: calls in flight, and slots a lane reserved while it asks its database for due groups. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Of {@link #inFlight}, the slots reserved by lanes asking their databases (not calls). */
+    private final AtomicInteger reserved = new AtomicInteger();
     /** Calls in flight per project, for the per-project share. */
     private final Map<String, Integer> inFlightByProject = new ConcurrentHashMap<>();
     /** One lane per database that holds groups, by pool name ({@link #HOME} for the configured database). */
@@ -174,7 +176,8 @@ public class Dispatcher {
      * transaction a global lock, so it is sent only when needed).
      */
     public boolean servesPushes() {
-        return running && inFlight.get() < config.maxConcurrency();
+        // A lane's reservation is not a call: its pass will see the push (or the next one will).
+        return running && inFlight.get() - reserved.get() < config.maxConcurrency();
     }
 
     /**
@@ -214,13 +217,18 @@ public class Dispatcher {
                 return 0;
             }
             if (inFlight.compareAndSet(taken, taken + room)) {
+                reserved.addAndGet(room);
                 return room;
             }
         }
     }
 
-    /** Gives back the slots a lane reserved and did not fill: the lanes that found none free look again. */
-    private void releaseSlots(Lane reserving, int unused) {
+    /**
+     * Ends a lane's reservation of {@code room} slots, of which {@code unused} were not filled with calls: those are given
+     * back, and the lanes that found none free look again.
+     */
+    private void releaseSlots(Lane reserving, int room, int unused) {
+        reserved.addAndGet(-room);
         if (unused > 0) {
             inFlight.addAndGet(-unused);
             wakeWaiting(reserving);
@@ -328,7 +336,7 @@ public class Dispatcher {
             Map<String, Integer> busy = Map.copyOf(inFlightByProject);
             int share = config.maxConcurrencyPerProject();
             store.takeDue(db, room, leaseMillis, config.maxItemsPerCall(), config.maxCallBytes(), busy, share)
-                    .onTermination().invoke((taken, failure, cancelled) -> releaseSlots(this,
+                    .onTermination().invoke((taken, failure, cancelled) -> releaseSlots(this, room,
                             room - (taken == null ? 0 : taken.size())))
                     .subscribe().with(taken -> {
                         try {

@@ -164,8 +164,7 @@ public class DispatchService {
         }
         // Group ids are unique over every database (each pool's ids start in a block of their own), so the pages of
         // all merge into one id order.
-        return pools.everyDatabase().chain(every -> Uni.join().all(every.stream()
-                        .map(database -> store.dead(database.client(), project, marker, limit)).toList()).andFailFast())
+        return pools.onEvery(database -> store.dead(database.client(), project, marker, limit))
                 .map(pages -> pages.stream().flatMap(List::stream)
                         .sorted(Comparator.comparingLong(DispatchStore.DeadGroup::id)).limit(limit).toList());
     }

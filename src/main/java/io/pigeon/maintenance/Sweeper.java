@@ -146,8 +146,7 @@ public class Sweeper {
     public Uni<Sweep> sweep() {
         // The configured database, and every registered pool: each holds queues of its own. A pool that fails its
         // sweep is logged and swept again next time; it does not keep the others from being swept.
-        return poolClients.everyDatabase()
-                .chain(databases -> Uni.join().all(databases.stream().map(this::sweepOf).toList()).andFailFast())
+        return poolClients.onEvery(this::sweepOf)
                 .map(sweeps -> new Sweep(sweeps.stream().mapToLong(Sweep::messagesDeleted).sum(),
                         sweeps.stream().mapToLong(Sweep::claimsEnded).sum(),
                         sweeps.stream().mapToLong(Sweep::messagesDeadLettered).sum()))

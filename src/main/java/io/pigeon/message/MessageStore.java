@@ -390,13 +390,10 @@ public class MessageStore {
                     }
                     Row row = rows.iterator().next();
                     long headTotal = row.getLong("head_total");
-                    if (headTotal <= EXACT_STATS_LIMIT) {
-                        long claimed = row.getLong("head_claimed");
-                        return Optional.of(new QueueStats(headTotal - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
-                    }
-                    long total = estimatedTotal(headTotal, row.getLong("oldest_id"), row.getLong("head_last_id"),
-                            row.getLong("newest_id"));
-                    long claimed = Math.min(row.getLong("claimed"), total);
+                    boolean exact = headTotal <= EXACT_STATS_LIMIT;
+                    long total = exact ? headTotal : estimatedTotal(headTotal, row.getLong("oldest_id"),
+                            row.getLong("head_last_id"), row.getLong("newest_id"));
+                    long claimed = exact ? row.getLong("head_claimed") : Math.min(row.getLong("claimed"), total);
                     return Optional.of(new QueueStats(total - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
                 });
     }

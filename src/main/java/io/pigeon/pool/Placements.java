@@ -76,9 +76,9 @@ public class Placements {
      * is not remembered, so that a later placement elsewhere is seen).
      */
     public Uni<Placement> find(String project, String queue) {
-        String known = remembered.get(key(project, queue));
+        Placement known = remembered(project, queue);
         if (known != null) {
-            return Uni.createFrom().item(known.equals(HOME_KEY) ? Placement.HOME : new Placement(known));
+            return Uni.createFrom().item(known);
         }
         return catalogue.preparedQuery("SELECT pool FROM placements WHERE project = $1 AND queue = $2")
                 .execute(Tuple.of(project, queue))
@@ -97,9 +97,9 @@ public class Placements {
      * queues the operator's (503).
      */
     public Uni<Placement> place(String project, String queue, String flavor) {
-        String known = remembered.get(key(project, queue));
+        Placement known = remembered(project, queue);
         if (known != null) {
-            return Uni.createFrom().item(known.equals(HOME_KEY) ? Placement.HOME : new Placement(known));
+            return Uni.createFrom().item(known);
         }
         Uni<Void> flavorExists = flavor == null ? Uni.createFrom().voidItem()
                 : catalogue.preparedQuery("SELECT 1 FROM flavors WHERE name = $1").execute(Tuple.of(flavor)).map(rows -> {
@@ -125,12 +125,22 @@ public class Placements {
         return row.getBoolean("placed") ? Optional.of(remember(project, queue, row.getString("pool"))) : Optional.empty();
     }
 
+    /** What this replica remembers of the queue's placement, or null. */
+    private Placement remembered(String project, String queue) {
+        String known = remembered.get(key(project, queue));
+        return known == null ? null : placement(known.equals(HOME_KEY) ? null : known);
+    }
+
+    private static Placement placement(String pool) {
+        return pool == null ? Placement.HOME : new Placement(pool);
+    }
+
     private Placement remember(String project, String queue, String pool) {
         if (remembered.size() >= MAX_REMEMBERED) {
             remembered.clear();
         }
         remembered.put(key(project, queue), pool == null ? HOME_KEY : pool);
-        return pool == null ? Placement.HOME : new Placement(pool);
+        return placement(pool);
     }
 
     /**

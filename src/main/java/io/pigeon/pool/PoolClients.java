@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -82,7 +83,10 @@ public class PoolClients {
         });
     }
 
-    /** A database that holds queues: the configured one ({@code name} null) or a registered pool. */
+    /**
+     * A database that holds queues: the configured one ({@code name} null) or a registered pool, with the options its
+     * client connects with (shared: copy them before changing them).
+     */
     public record Named(String name, Pool client, PgConnectOptions options) {
         public boolean home() {
             return name == null;
@@ -107,6 +111,14 @@ public class PoolClients {
         });
     }
 
+    /**
+     * {@code work} on every database that holds queues, all at once; the results in {@link #everyDatabase()}'s order.
+     * Fails as soon as one fails: work that must go on past a failing pool recovers inside {@code work}.
+     */
+    public <T> Uni<List<T>> onEvery(Function<Named, Uni<T>> work) {
+        return everyDatabase().chain(databases -> Uni.join().all(databases.stream().map(work).toList()).andFailFast());
+    }
+
     /** The configured database, which holds the catalogue and the queues placed at home. */
     public Named home() {
         // Touching the pool creates it (it is created lazily), and with it the options it connects with.
@@ -122,7 +134,7 @@ public class PoolClients {
                 String uri = row.getString("uri");
                 Client client = clients.compute(name, (ignored, known) -> known != null && known.uri().equals(uri) ? known
                         : replace(name, known, uri));
-                all.add(new Named(name, client.pool(), new PgConnectOptions(client.options())));
+                all.add(new Named(name, client.pool(), client.options()));
             }
             return all;
         });

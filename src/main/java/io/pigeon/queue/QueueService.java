@@ -118,8 +118,7 @@ public class QueueService {
      * them). A pool that does not answer fails the whole: a listing is complete or not given.
      */
     private <T> Uni<List<T>> acrossDatabases(Function<SqlClient, Uni<T>> query) {
-        return poolClients.everyDatabase().chain(databases -> Uni.join()
-                .all(databases.stream().map(database -> query.apply(database.client())).toList()).andFailFast());
+        return poolClients.onEvery(database -> query.apply(database.client()));
     }
 
     /** The first {@code size} queues, in name order, of pages that are each in name order. */

@@ -72,10 +72,10 @@ public class UsageCheck {
      */
     public Uni<Long> check() {
         // A pool that does not answer is logged and left for the next count; the others are counted.
-        return databases.everyDatabase().chain(every -> Uni.join().all(every.stream().map(database -> check(database.client())
+        return databases.onEvery(database -> check(database.client())
                         .onFailure().invoke(e -> LOG.warnf("The quota usage check of %s failed, will retry: %s",
                                 database.describe(), e.toString()))
-                        .onFailure().recoverWithItem(-1L)).toList()).andFailFast())
+                        .onFailure().recoverWithItem(-1L))
                 .map(counts -> counts.stream().allMatch(count -> count < 0) ? -1L
                         : counts.stream().mapToLong(count -> Math.max(0, count)).sum());
     }

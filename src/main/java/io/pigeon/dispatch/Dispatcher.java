@@ -77,6 +77,8 @@ public class Dispatcher {
     private final Map<String, Integer> inFlightByProject = new ConcurrentHashMap<>();
     /** One lane per database that holds groups, by pool name ({@link #HOME} for the configured database). */
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+    /** A pass over the pools asked for by a push to a database without a lane is under way. */
+    private final AtomicBoolean followingOnDemand = new AtomicBoolean();
     private volatile boolean running;
 
     private final Counter delivered;
@@ -187,8 +189,11 @@ public class Dispatcher {
     public void pushed(SqlClient db, double dueAt) {
         Lane lane = laneOf(db);
         if (lane == null) {
-            // A pool this replica has not followed yet: its lane starts (and looks at once) within seconds.
-            followPools().subscribe().with(done -> { }, failure -> { });
+            // A pool this replica does not follow yet: its lane starts now and looks at once. One catalogue read at a
+            // time, however many posts to that pool arrive meanwhile (the 5 s pass covers one that read too early).
+            if (followingOnDemand.compareAndSet(false, true)) {
+                followPools().onTermination().invoke(() -> followingOnDemand.set(false)).subscribe().with(done -> { });
+            }
         } else if (dueAt < lane.plannedFor) {
             lane.wake();
         }

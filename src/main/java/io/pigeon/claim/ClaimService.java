@@ -8,6 +8,8 @@ import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
+import io.pigeon.storage.Coalescer;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
@@ -22,6 +24,12 @@ public class ClaimService {
     private final MessageService messages;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
+    /** Claims on one queue arriving while one is being taken share the next statement, oldest messages to the first. */
+    private final Coalescer<QueueKey, ClaimStore.Request, Optional<List<Message>>> claims;
+
+    /** A queue on its database. */
+    private record QueueKey(SqlClient db, String project, String queue) {
+    }
 
     public ClaimService(ClaimStore store, QueueDatabases databases, MessageService messages, PigeonConfig config,
             QueueMetrics metrics) {
@@ -30,6 +38,10 @@ public class ClaimService {
         this.messages = messages;
         this.config = config;
         this.metrics = metrics;
+        PigeonConfig.Coalescing coalescing = config.coalescing();
+        this.claims = new Coalescer<>((queue, requests) -> store.create(queue.db(), queue.project(), queue.queue(),
+                requests, config.maxMessageTtl()), ClaimStore.Request::limit, request -> 0, coalescing.maxRows(),
+                Integer.MAX_VALUE, coalescing.enabled(), metrics.statementRequests("claim"));
     }
 
     /** A newly taken claim: its id and the messages it holds. */
@@ -64,8 +76,8 @@ public class ClaimService {
     public Uni<Optional<NewClaim>> take(String project, QueueName queue, Integer limit, ClaimTerms terms) {
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
-        return databases.of(project, queue.value()).chain(db -> metrics.timeClaim(() -> store.create(db, project,
-                        queue.value(), claimId, pageSize, terms, config.maxMessageTtl())))
+        return databases.of(project, queue.value()).chain(db -> metrics.timeClaim(() -> claims.submit(
+                        new QueueKey(db, project, queue.value()), new ClaimStore.Request(claimId, pageSize, terms))))
                 .map(claimed -> claimed.map(taken -> {
                     metrics.claimed(taken.size());
                     return new NewClaim(claimId, taken);

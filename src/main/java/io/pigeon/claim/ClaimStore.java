@@ -31,31 +31,43 @@ public class ClaimStore {
     private static final String EXTENDED_LIFETIME =
             "GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + %1$s, %2$s))";
 
-    // One statement: lock the oldest free messages (see FreeMessages), mark them claimed, count the claim,
-    // extend their lives, and record the claim. The queue id is a scalar subquery, not a join with q: only
-    // then does the planner scan the index from the queue's oldest row.
+    // One statement for one claim or several (see Coalescer): lock the oldest free messages, as many as all the
+    // claims ask for together (see FreeMessages), hand them out oldest first in the claims' order (the first claim
+    // gets the oldest n1, the next the following n2, ...), mark each with its claim and its terms, count the claim,
+    // extend their lives, and record every claim that got a message. The queue id is a scalar subquery, not a join
+    // with q: only then does the planner scan the index from the queue's oldest row.
     static final String CREATE = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2),
+            asked AS (
+                SELECT a.claim_id, a.ttl, a.grace, a.claim_index,
+                       sum(a.wanted) OVER (ORDER BY a.claim_index) - a.wanted AS after,
+                       sum(a.wanted) OVER (ORDER BY a.claim_index) AS up_to
+                FROM unnest($3::uuid[], $4::int[], $5::int[], $6::int[])
+                     WITH ORDINALITY AS a (claim_id, wanted, ttl, grace, claim_index)),
+            taken AS (
+                SELECT f.id, a.claim_index, a.claim_id, a.ttl, a.grace
+                FROM unnest(ARRAY(%4$s)) WITH ORDINALITY AS f (id, rank)
+                JOIN asked a ON f.rank > a.after AND f.rank <= a.up_to),
             claimed AS (
                 UPDATE messages m
-                SET claim_id = $3,
-                    claim_expires_at = now() + $5 * interval '1 second',
+                SET claim_id = t.claim_id,
+                    claim_expires_at = now() + t.ttl * interval '1 second',
                     claim_count = m.claim_count + 1,
                     ttl = %1$s,
                     expires_at = m.created_at + %1$s * interval '1 second'
-                FROM q
-                WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(%4$s))
-                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id),
+                FROM taken t
+                WHERE m.queue_id = (SELECT id FROM q) AND m.id = t.id
+                RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
-                SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
-                FROM q
-                WHERE EXISTS (SELECT 1 FROM claimed))
-            SELECT q.id AS queue_id, c.id, c.ttl, %2$s AS age, c.body, c.key_id
+                SELECT a.claim_id, (SELECT id FROM q), a.ttl, a.grace, now() + a.ttl * interval '1 second', h.ids
+                FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
+                JOIN asked a ON a.claim_index = h.claim_index)
+            SELECT q.id AS queue_id, c.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id
             FROM q LEFT JOIN claimed c ON true
-            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7"), AGE.formatted("c"),
+            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("t.ttl + t.grace", "$7"), AGE.formatted("c"),
             FreeMessages.MAX_CLAIMS_OF_METADATA,
-            FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"));
+            FreeMessages.lockOldest("(SELECT id FROM q)", "$8", "(SELECT max_claims FROM q)"));
 
     private static final String GET = """
             SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body, m.key_id
@@ -109,12 +121,48 @@ public class ClaimStore {
         this.cipher = cipher;
     }
 
-    /** The claimed messages, oldest first (none when nothing is free), or empty when the queue is missing. */
-    public Uni<Optional<List<Message>>> create(SqlClient db, String project, String queue, UUID claimId, int limit,
-            ClaimTerms terms, int maxMessageTtl) {
-        return db.preparedQuery(CREATE)
-                .execute(Tuple.from(List.of(project, queue, claimId, limit, terms.ttl(), terms.grace(), maxMessageTtl)))
-                .map(MessageRows.of(cipher, project)::ofQueue);
+    /** A claim to take: its id, how many messages it asks for, and its terms. */
+    public record Request(UUID id, int limit, ClaimTerms terms) {
+    }
+
+    /**
+     * Takes every claim in one statement, the oldest free messages to the first: for each, its messages oldest first
+     * (none when nothing was left free for it), in the claims' order; every answer is empty when the queue is missing.
+     */
+    public Uni<List<Optional<List<Message>>>> create(SqlClient db, String project, String queue, List<Request> claims,
+            int maxMessageTtl) {
+        UUID[] ids = new UUID[claims.size()];
+        Integer[] limits = new Integer[claims.size()];
+        Integer[] ttls = new Integer[claims.size()];
+        Integer[] graces = new Integer[claims.size()];
+        int total = 0;
+        for (int i = 0; i < claims.size(); i++) {
+            Request claim = claims.get(i);
+            ids[i] = claim.id();
+            limits[i] = claim.limit();
+            ttls[i] = claim.terms().ttl();
+            graces[i] = claim.terms().grace();
+            total += claim.limit();
+        }
+        Tuple params = Tuple.of(project, queue).addArrayOfUUID(ids).addArrayOfInteger(limits).addArrayOfInteger(ttls)
+                .addArrayOfInteger(graces).addInteger(maxMessageTtl).addInteger(total);
+        return db.preparedQuery(CREATE).execute(params).map(rows -> {
+            if (rows.size() == 0) {
+                return java.util.Collections.nCopies(claims.size(), Optional.<List<Message>>empty());
+            }
+            List<List<Message>> taken = new java.util.ArrayList<>(claims.size());
+            for (int i = 0; i < claims.size(); i++) {
+                taken.add(new java.util.ArrayList<>());
+            }
+            MessageRows reader = MessageRows.of(cipher, project);
+            for (Row row : rows) {
+                if (row.getLong("id") != null) {
+                    // Rows come oldest first, so each claim's list is oldest first.
+                    taken.get(row.getLong("claim_index").intValue() - 1).add(reader.toMessage(row));
+                }
+            }
+            return taken.stream().map(Optional::of).toList();
+        });
     }
 
     /** The live claim with its live messages, or empty. */

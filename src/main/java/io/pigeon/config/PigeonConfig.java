@@ -177,6 +177,26 @@ public interface PigeonConfig {
         }
     }
 
+    /** How requests on one queue share statements. */
+    Coalescing coalescing();
+
+    interface Coalescing {
+        /**
+         * Whether posts, claims and deletes arriving for a queue while its statement of that kind is in flight wait and
+         * go together in the next statement. Off: every request is its own statement.
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Most messages (posted, asked for by claims, named by deletes) one shared statement carries. */
+        @WithDefault("1000")
+        int maxRows();
+
+        /** Most bytes of message bodies one shared post statement carries. */
+        @WithDefault("4194304")
+        int maxBytes();
+    }
+
     /** Pigeon's own vacuum of the message tables. */
     Vacuum vacuum();
 

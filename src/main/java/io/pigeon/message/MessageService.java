@@ -11,6 +11,7 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.queue.ReservedAttributes;
+import io.pigeon.storage.Coalescer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -37,6 +38,18 @@ public class MessageService {
     /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
     private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
     private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
+    /** Posts to one queue, sealed with one key (or none), arriving while one is being stored, share the next statement. */
+    private final Coalescer<PostKey, MessageStore.NewPost, MessageStore.Posted> posts;
+    /** Deletes by ids of one queue arriving while one is running share the next statement. */
+    private final Coalescer<QueueKey, long[], Integer> deletesByIds;
+
+    /** What posts sharing a statement must have in common. */
+    private record PostKey(SqlClient db, String project, String queue, String keyId) {
+    }
+
+    /** A queue on its database. */
+    private record QueueKey(SqlClient db, String project, String queue) {
+    }
 
     public MessageService(MessageStore store, QueueDatabases databases, PigeonConfig config, QueueMetrics metrics,
             DispatchService deliveries, MessageCipher cipher) {
@@ -46,6 +59,23 @@ public class MessageService {
         this.config = config;
         this.metrics = metrics;
         this.deliveries = deliveries;
+        PigeonConfig.Coalescing coalescing = config.coalescing();
+        this.posts = new Coalescer<>(this::postTogether, post -> post.messages().size(), MessageStore.NewPost::bodyBytes,
+                coalescing.maxRows(), coalescing.maxBytes(), coalescing.enabled(), metrics.statementRequests("post"));
+        this.deletesByIds = new Coalescer<>((queue, lists) -> store.deleteByIds(queue.db(), queue.project(),
+                queue.queue(), lists), ids -> ids.length, ids -> 0, coalescing.maxRows(), Integer.MAX_VALUE,
+                coalescing.enabled(), metrics.statementRequests("delete"));
+    }
+
+    /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */
+    private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
+        return store.postCreatingQueue(key.db(), key.project(), key.queue(), key.keyId(), together,
+                        config.maxMessagesPostSize(), config.defaultMessageTtl())
+                .flatMap(stored -> stored.get(0).maxSize() == null
+                        // The queue was being created by a concurrent request: now it exists.
+                        ? store.postCreatingQueue(key.db(), key.project(), key.queue(), key.keyId(), together,
+                                config.maxMessagesPostSize(), config.defaultMessageTtl())
+                        : Uni.createFrom().item(stored));
     }
 
     /** The most bytes a post document may have, before it is read. */
@@ -93,13 +123,8 @@ public class MessageService {
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
         int checkedSize = queueAttributes ? documentSize : 0;
         return databases.forCreating(project, queue.value(), null).chain(db -> sealedAsTheQueueAsks(project, queue,
-                toStore, (bodies, keyId) -> store.postCreatingQueue(db, project, queue.value(), clientId, bodies, keyId,
-                                checkedSize, config.maxMessagesPostSize(), config.defaultMessageTtl())
-                        .flatMap(stored -> stored.maxSize() == null
-                                // The queue was being created by a concurrent request: now it exists.
-                                ? store.postCreatingQueue(db, project, queue.value(), clientId, bodies, keyId, checkedSize,
-                                        config.maxMessagesPostSize(), config.defaultMessageTtl())
-                                : Uni.createFrom().item(stored)))
+                toStore, (bodies, keyId) -> posts.submit(new PostKey(db, project, queue.value(), keyId),
+                        new MessageStore.NewPost(clientId, bodies, checkedSize)))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {
                         throw Rejection.invalidRequest(
@@ -240,7 +265,7 @@ public class MessageService {
         requireIdCount(ids);
         return ids.rowIds().length == 0 ? Uni.createFrom().voidItem()
                 : databases.of(project, queue.value())
-                        .chain(db -> store.deleteByIds(db, project, queue.value(), ids.rowIds()))
+                        .chain(db -> deletesByIds.submit(new QueueKey(db, project, queue.value()), ids.rowIds()))
                         .invoke(metrics::deleted).replaceWithVoid();
     }
 

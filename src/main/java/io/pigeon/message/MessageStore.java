@@ -89,7 +89,9 @@ public class MessageStore {
     // v2: the queue is created on first post, and its reserved attributes bound the document's size and
     // give the defaults for TTL and delay, all in the one statement. A queue created concurrently by
     // another transaction after this statement's snapshot is seen by neither branch of q: then max_size
-    // comes back null and the caller retries.
+    // comes back null and the caller retries. One statement may carry several posts (see Coalescer): every
+    // message comes with its post's client id ($3) and document size ($9), and a post whose document exceeds
+    // the queue's limit stores none of its messages, whatever the others do.
     static final String POST_CREATING_QUEUE = """
             WITH created AS (
                 INSERT INTO queues (project, name) VALUES ($1, $2)
@@ -109,13 +111,14 @@ public class MessageStore {
                 WHERE %s AND %s),
             inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
-                SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
+                SELECT t.id, n.client_id, COALESCE(n.ttl, t.default_ttl), n.body,
                        now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                             THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
                        $17
-                FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
-                WHERE $9 <= t.max_size
+                FROM target t, unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])
+                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)
+                WHERE n.document_size <= t.max_size
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at, key_id),
             %s
@@ -164,7 +167,8 @@ public class MessageStore {
 
     static final String DELETE_BY_IDS = """
             DELETE FROM messages m USING queues q
-            WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
+            WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])
+            RETURNING m.id""";
 
     // A bulk delete that must name the claims of the claimed messages among its ids: the rows are locked first;
     // if one is held by a live claim not among $4, nothing is deleted.
@@ -240,28 +244,65 @@ public class MessageStore {
         return false;
     }
 
+    /** One post of a shared post statement: who posts, its messages, and the size of its document (0: unbounded). */
+    public record NewPost(UUID clientId, List<NewMessage> messages, int documentSize) {
+        int bodyBytes() {
+            int bytes = 0;
+            for (NewMessage message : messages) {
+                bytes += message.body().length();
+            }
+            return bytes;
+        }
+    }
+
     /**
-     * v2: creates the queue if needed and inserts all messages in one statement, unless {@code documentSize}
-     * exceeds the queue's own post-size limit. A null {@code maxSize} in the answer means the queue was being
-     * created concurrently and nothing was stored: try again. The bodies are sealed with key {@code keyId}, or in
-     * clear when it is null; see {@link #isSealingMismatch}.
+     * v2: creates the queue if needed and inserts the messages of all {@code posts} in one statement, but none of a
+     * post whose {@code documentSize} exceeds the queue's own post-size limit; what each post stored, in their order.
+     * A null {@code maxSize} in the answers means the queue was being created concurrently and nothing was stored:
+     * try again. The bodies are sealed with key {@code keyId}, or in clear when it is null; see
+     * {@link #isSealingMismatch}. The notifications queued are all counted in the first post's answer.
      */
-    public Uni<Posted> postCreatingQueue(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages,
-            String keyId, int documentSize, int defaultMaxSize, int defaultTtl) {
-        Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
-        Integer[] delays = messages.stream().map(NewMessage::delay).toArray(Integer[]::new);
-        String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
-        Tuple params = Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfInteger(delays)
-                .addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(documentSize)
-                .addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
-                .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
-                .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
-                .addString(keyId);
+    public Uni<List<Posted>> postCreatingQueue(SqlClient db, String project, String queue, String keyId,
+            List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
+        int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
+        UUID[] clientIds = new UUID[count];
+        Integer[] ttls = new Integer[count];
+        Integer[] delays = new Integer[count];
+        String[] bodies = new String[count];
+        Integer[] documentSizes = new Integer[count];
+        int i = 0;
+        for (NewPost post : posts) {
+            for (NewMessage message : post.messages()) {
+                clientIds[i] = post.clientId();
+                ttls[i] = message.ttl();
+                delays[i] = message.delay();
+                bodies[i] = message.body();
+                documentSizes[i++] = post.documentSize();
+            }
+        }
+        Tuple params = Tuple.of(project, queue).addArrayOfUUID(clientIds).addArrayOfInteger(ttls)
+                .addArrayOfInteger(delays).addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl)
+                .addArrayOfInteger(documentSizes).addInteger(quotas.limits().maxQueuesPerProject())
+                .addString(quotas.queues()).addString(quotas.messages())
+                .addInteger(quotas.limits().maxNotificationsPerPost()).addString(quotas.notifications())
+                .addString(quotas.groups()).addBoolean(confirmationRequired).addString(keyId);
         return db.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
             Row row = rows.iterator().next();
+            Integer maxSize = row.getInteger("max_size");
+            long notifications = row.getLong("notifications");
+            // Ids are drawn in insertion order, which is the posts' order and each post's own.
             Long[] ids = row.getArrayOfLongs("ids");
-            return new Posted(row.getInteger("max_size"), Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
-                    row.getLong("notifications"));
+            List<Posted> answers = new java.util.ArrayList<>(posts.size());
+            int next = 0;
+            for (NewPost post : posts) {
+                boolean stored = maxSize != null && post.documentSize() <= maxSize;
+                long[] own = new long[stored ? post.messages().size() : 0];
+                for (int j = 0; j < own.length; j++) {
+                    own[j] = ids[next++];
+                }
+                answers.add(new Posted(maxSize, own, answers.isEmpty() ? notifications : 0));
+            }
+            return answers;
         });
     }
 
@@ -356,11 +397,27 @@ public class MessageStore {
                 });
     }
 
-    /** How many of the listed messages were deleted. */
-    public Uni<Integer> deleteByIds(SqlClient db, String project, String queue, long[] ids) {
+    /**
+     * Deletes the messages of every list in one statement; how many each list deleted, in their order (a message
+     * named by several lists counts for the first).
+     */
+    public Uni<List<Integer>> deleteByIds(SqlClient db, String project, String queue, List<long[]> lists) {
+        long[] all = lists.stream().flatMapToLong(Arrays::stream).toArray();
         return db.preparedQuery(DELETE_BY_IDS)
-                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
-                .map(rows -> rows.rowCount());
+                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(all)))
+                .map(rows -> {
+                    java.util.Set<Long> deleted = new java.util.HashSet<>();
+                    rows.forEach(row -> deleted.add(row.getLong(0)));
+                    List<Integer> counts = new java.util.ArrayList<>(lists.size());
+                    for (long[] ids : lists) {
+                        int count = 0;
+                        for (long id : ids) {
+                            count += deleted.remove(id) ? 1 : 0;
+                        }
+                        counts.add(count);
+                    }
+                    return counts;
+                });
     }
 
     /**

@@ -1,11 +1,13 @@
 package io.pigeon.observability;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.runtime.Startup;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -22,8 +24,10 @@ public class QueueMetrics {
     private final Counter expired;
     private final Counter deadLettered;
     private final Timer claimLatency;
+    private final MeterRegistry registry;
 
     public QueueMetrics(MeterRegistry registry) {
+        this.registry = registry;
         posted = Counter.builder("pigeon.messages.posted").description("Messages stored by posts").register(registry);
         claimed = Counter.builder("pigeon.messages.claimed").description("Messages taken by claims").register(registry);
         deleted = Counter.builder("pigeon.messages.deleted")
@@ -34,6 +38,9 @@ public class QueueMetrics {
                 .description("Messages moved to a dead-letter queue").register(registry);
         claimLatency = Timer.builder("pigeon.claim.latency").description("Time to take a claim, database included")
                 .publishPercentileHistogram().register(registry);
+        for (String kind : new String[] {"post", "claim", "delete"}) {
+            statementRequests(kind);
+        }
     }
 
     public void posted(long count) {
@@ -54,6 +61,17 @@ public class QueueMetrics {
 
     public void deadLettered(long count) {
         deadLettered.increment(count);
+    }
+
+    /**
+     * Records the requests each statement of {@code kind} (post, claim, delete) carried: 1 when a request ran alone,
+     * more when requests arriving together shared it (pigeon_statement_requests, a histogram per kind).
+     */
+    public IntConsumer statementRequests(String kind) {
+        DistributionSummary requests = DistributionSummary.builder("pigeon.statement.requests")
+                .description("Requests carried by one statement: more than 1 when concurrent requests shared it")
+                .tag("kind", kind).serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64).register(registry);
+        return requests::record;
     }
 
     /** Times a claim from subscription to its answer. */

@@ -223,12 +223,13 @@ final class RatioBench {
         String queue = ":queue";
         String claimId = "md5(:seed::text)::uuid";
         String post = api.equals("v2")
-                ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
-                        ":max_post_size", ":default_ttl", ":document_size", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
+                ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":clients", ":ttls", ":delays", ":bodies",
+                        ":max_post_size", ":default_ttl", ":document_sizes", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
                         QUOTA_TEXT, QUOTA_TEXT, "false", "NULL")
                 : bind(MessageStatements.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
                         QUOTA_TEXT, QUOTA_TEXT, "false", "NULL");
-        String claim = bind(ClaimStatements.CREATE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace", ":max_ttl");
+        String claim = bind(ClaimStatements.CREATE, ":project", queue, "ARRAY[" + claimId + "]", "ARRAY[:limit]",
+                "ARRAY[:claim_ttl]", "ARRAY[:claim_grace]", ":max_ttl", ":limit");
         String delete = bind(MessageStatements.DELETE_BY_IDS, ":project", queue,
                 "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "
                         + queue + ") AND c.id = " + claimId + ")");
@@ -268,7 +269,10 @@ final class RatioBench {
                 .mapToObj(i -> "{\"event\":\"bench\",\"n\":" + i + ",\"pad\":\"0123456789abcdef\"}").toList(), true));
         values.put("max_post_size", "262144");
         values.put("default_ttl", "3600");
-        values.put("document_size", String.valueOf(v2Document().getBytes(StandardCharsets.UTF_8).length));
+        // A post's client and document size come with each of its messages (the statement may carry several posts).
+        values.put("clients", arrayLiteral(IntStream.range(0, 10).mapToObj(i -> values.get("client")).toList(), false));
+        values.put("document_sizes", arrayLiteral(IntStream.range(0, 10)
+                .mapToObj(i -> String.valueOf(v2Document().getBytes(StandardCharsets.UTF_8).length)).toList(), false));
         values.put("limit", "10");
         values.put("claim_ttl", "60");
         values.put("claim_grace", "60");
@@ -295,10 +299,12 @@ final class RatioBench {
         try {
             Map<String, String> environment = Map.of("BENCH_API", api, "BENCH_LAYOUT", layout, "BENCH_PROJECT", project,
                     "BENCH_RATE", String.format(Locale.ROOT, "%.3f", ratePerConnection));
+            Map<String, Double> statementsBefore = statementRequests();
             Cpu before = Cpu.sample(pigeon);
             String output = execute(List.of("wrk", "-t" + connections, "-c" + connections, "-d" + seconds + "s",
                     "--timeout", "10s", "-s", WRK_SCRIPT.toString(), url), environment);
             Cpu used = Cpu.sample(pigeon).minus(before);
+            String shared = sharedStatements(statementsBefore, statementRequests());
             if (output.contains("Non-2xx") || output.contains("Socket errors")) {
                 throw new IllegalStateException("wrk saw failed requests:\n" + output);
             }
@@ -313,6 +319,9 @@ final class RatioBench {
                         return String.format(Locale.ROOT, "%-6s %s/%s/%s/%s (%s requests)", f[1], f[3], f[4], f[5], f[6], f[2]);
                     }).toList();
             long messages = Long.parseLong(moved.group(1));
+            if (!shared.isEmpty()) {
+                System.out.printf(Locale.ROOT, "    %s %d clients, requests per statement: %s%n", api, connections, shared);
+            }
             return new Run(messages / (double) seconds, Double.parseDouble(rate.group(1)), messages, used, latencies);
         } finally {
             deleteQueues(project, connections);
@@ -320,6 +329,65 @@ final class RatioBench {
     }
 
     // ---- helpers ----
+
+    private static final Pattern STATEMENT_REQUESTS = Pattern.compile(
+            "(?m)^pigeon_statement_requests_(bucket|count|sum)\\{([^}]*)}\\s+([0-9.eE+-]+)$");
+    private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
+
+    /**
+     * Pigeon's histogram of requests per statement (pigeon_statement_requests at /q/metrics) as "kind le" (or
+     * "kind count", "kind sum") to its value; empty when Pigeon has none (coalescing predates it, or no metrics).
+     */
+    private Map<String, Double> statementRequests() {
+        Map<String, Double> values = new LinkedHashMap<>();
+        try {
+            String metrics = http.send(HttpRequest.newBuilder(URI.create(url + "/q/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Matcher line = STATEMENT_REQUESTS.matcher(metrics);
+            while (line.find()) {
+                Map<String, String> labels = new LinkedHashMap<>();
+                Matcher label = LABEL.matcher(line.group(2));
+                while (label.find()) {
+                    labels.put(label.group(1), label.group(2));
+                }
+                String which = line.group(1).equals("bucket") ? labels.get("le") : line.group(1);
+                values.put(labels.get("kind") + " " + which, Double.parseDouble(line.group(3)));
+            }
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            return Map.of();
+        }
+        return values;
+    }
+
+    /**
+     * Per kind, over one run: statements, requests per statement, and the share of statements by how many requests
+     * they carried (1, 2, 3-4, 5-8, 9-16, 17-32, more).
+     */
+    private static String sharedStatements(Map<String, Double> before, Map<String, Double> after) {
+        List<String> kinds = new ArrayList<>();
+        for (String kind : List.of("post", "claim", "delete")) {
+            double count = after.getOrDefault(kind + " count", 0.0) - before.getOrDefault(kind + " count", 0.0);
+            if (count <= 0) {
+                continue;
+            }
+            double sum = after.getOrDefault(kind + " sum", 0.0) - before.getOrDefault(kind + " sum", 0.0);
+            StringBuilder shares = new StringBuilder();
+            double below = 0;
+            String[] edges = {"1.0", "2.0", "4.0", "8.0", "16.0", "32.0", "+Inf"};
+            String[] names = {"1", "2", "3-4", "5-8", "9-16", "17-32", ">32"};
+            for (int i = 0; i < edges.length; i++) {
+                double upTo = after.getOrDefault(kind + " " + edges[i], 0.0) - before.getOrDefault(kind + " " + edges[i], 0.0);
+                double share = (upTo - below) / count;
+                below = upTo;
+                if (share >= 0.005) {
+                    shares.append(String.format(Locale.ROOT, " %s:%.0f%%", names[i], share * 100));
+                }
+            }
+            kinds.add(String.format(Locale.ROOT, "%s %.0f statements, %.2f each (%s)", kind, count, sum / count,
+                    shares.toString().trim()));
+        }
+        return String.join("; ", kinds);
+    }
 
     /**
      * The session settings of Pigeon's own connections, read from its application.properties, as

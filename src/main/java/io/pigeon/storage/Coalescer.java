@@ -1,0 +1,178 @@
+package io.pigeon.storage;
+
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+import java.util.function.IntConsumer;
+import java.util.function.ToIntFunction;
+
+/**
+ * Lets concurrent requests of one kind on one key (a queue on its database) share statements, without waiting for
+ * company: a request finding its key idle runs at once, alone; requests arriving while that statement is in flight
+ * wait and then run together in the next one, as many as the bounds allow (the rest in the one after). So a lone
+ * client pays nothing, and under load the number of statements (and commits) per request falls as requests pile up.
+ *
+ * <p>{@code together} runs a list of requests as one statement and answers one answer per request, in their order;
+ * an answer may itself say that its request was refused (the caller's answer, not the batch's). When the shared
+ * statement fails as a whole (a guard that raises, a conflict), nothing of it was stored, and each request is run
+ * again alone, so that each caller gets exactly the answer or error it would have got by itself.
+ *
+ * <p>Answers are handed to each caller on the Vert.x context it asked from, whichever thread ran the statement.
+ *
+ * @param <K> the key requests share statements by; equal keys must be runnable in one statement
+ * @param <R> a request
+ * @param <A> one request's answer
+ */
+public final class Coalescer<K, R, A> {
+
+    private final BiFunction<K, List<R>, Uni<List<A>>> together;
+    private final ToIntFunction<R> rows;
+    private final ToIntFunction<R> bytes;
+    private final int maxRows;
+    private final int maxBytes;
+    private final boolean enabled;
+    private final IntConsumer batchSizes;
+    private final ConcurrentHashMap<K, Lane> lanes = new ConcurrentHashMap<>();
+
+    /**
+     * @param together   runs requests of one key in one statement, one answer each in their order
+     * @param rows       a request's rows (messages posted, asked for, or named), bounded per statement by {@code maxRows}
+     * @param bytes      a request's bytes, bounded per statement by {@code maxBytes}
+     * @param enabled    false: every request runs alone at once, whatever is in flight
+     * @param batchSizes told the number of requests of every statement run
+     */
+    public Coalescer(BiFunction<K, List<R>, Uni<List<A>>> together, ToIntFunction<R> rows, ToIntFunction<R> bytes,
+            int maxRows, int maxBytes, boolean enabled, IntConsumer batchSizes) {
+        this.together = together;
+        this.rows = rows;
+        this.bytes = bytes;
+        this.maxRows = maxRows;
+        this.maxBytes = maxBytes;
+        this.enabled = enabled;
+        this.batchSizes = batchSizes;
+    }
+
+    /** The answer to {@code request}, run alone at once if nothing of its key is in flight, else with those waiting. */
+    public Uni<A> submit(K key, R request) {
+        if (!enabled) {
+            return alone(key, request);
+        }
+        return Uni.createFrom().emitter(emitter -> {
+            Waiting<R, A> waiting = new Waiting<>(request, emitter, Vertx.currentContext());
+            while (true) {
+                Lane lane = lanes.computeIfAbsent(key, Lane::new);
+                synchronized (lane) {
+                    if (lane.retired) {
+                        continue; // it just went idle and left the map: take (or make) the current one
+                    }
+                    if (lane.busy) {
+                        lane.waiting.add(waiting);
+                        return;
+                    }
+                    lane.busy = true;
+                }
+                run(lane, List.of(waiting));
+                return;
+            }
+        });
+    }
+
+    /** How many keys have a statement in flight (for tests: zero once every answer is in). */
+    public int busyKeys() {
+        return lanes.size();
+    }
+
+    private Uni<A> alone(K key, R request) {
+        batchSizes.accept(1);
+        return Uni.createFrom().deferred(() -> together.apply(key, List.of(request))).map(answers -> answers.get(0));
+    }
+
+    private void run(Lane lane, List<Waiting<R, A>> batch) {
+        batchSizes.accept(batch.size());
+        List<R> requests = new ArrayList<>(batch.size());
+        batch.forEach(waiting -> requests.add(waiting.request()));
+        Uni.createFrom().deferred(() -> together.apply(lane.key, requests)).subscribe().with(answers -> {
+            next(lane);
+            for (int i = 0; i < batch.size(); i++) {
+                batch.get(i).answer(answers.get(i));
+            }
+        }, failure -> {
+            next(lane);
+            if (batch.size() == 1) {
+                batch.get(0).fail(failure);
+                return;
+            }
+            // Nothing of the shared statement was stored: each request again by itself, for its own answer or error.
+            for (Waiting<R, A> waiting : batch) {
+                alone(lane.key, waiting.request()).subscribe().with(waiting::answer, waiting::fail);
+            }
+        });
+    }
+
+    /** Starts the next statement of the lane with what waits, within the bounds, or leaves the lane idle. */
+    private void next(Lane lane) {
+        List<Waiting<R, A>> batch = new ArrayList<>();
+        synchronized (lane) {
+            if (lane.waiting.isEmpty()) {
+                lane.busy = false;
+                lane.retired = true;
+                lanes.remove(lane.key, lane);
+                return;
+            }
+            int rowCount = 0;
+            int byteCount = 0;
+            // At least one, whatever its size: a request within the per-request bounds always runs.
+            while (!lane.waiting.isEmpty()) {
+                R request = lane.waiting.peek().request();
+                int requestRows = rows.applyAsInt(request);
+                int requestBytes = bytes.applyAsInt(request);
+                if (!batch.isEmpty() && (rowCount + requestRows > maxRows || byteCount + requestBytes > maxBytes)) {
+                    break;
+                }
+                batch.add(lane.waiting.poll());
+                rowCount += requestRows;
+                byteCount += requestBytes;
+            }
+        }
+        run(lane, Collections.unmodifiableList(batch));
+    }
+
+    /** One key's state: whether a statement is in flight and who waits for the next. Guarded by itself. */
+    private final class Lane {
+        final K key;
+        final ArrayDeque<Waiting<R, A>> waiting = new ArrayDeque<>();
+        boolean busy;
+        /** Idle and out of the map: a request that still found it takes the map's current lane instead. */
+        boolean retired;
+
+        Lane(K key) {
+            this.key = key;
+        }
+    }
+
+    private record Waiting<R, A>(R request, UniEmitter<? super A> emitter, Context context) {
+
+        void answer(A answer) {
+            onOwnContext(() -> emitter.complete(answer));
+        }
+
+        void fail(Throwable failure) {
+            onOwnContext(() -> emitter.fail(failure));
+        }
+
+        private void onOwnContext(Runnable action) {
+            if (context == null || context == Vertx.currentContext()) {
+                action.run();
+            } else {
+                context.runOnContext(ignored -> action.run());
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.pigeon.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.smallrye.mutiny.Uni;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The coalescer's own rules, with statements that finish when the test says: who runs alone, who waits, what goes
+ * together, within which bounds, and what each caller gets when a shared statement fails. The statements' SQL is
+ * tested against PostgreSQL in {@code SharedStatementsTest} and under real parallel clients in
+ * {@code CoalescedQueueTest}.
+ */
+class CoalescerTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    /** Statements started, each a list of requests; a statement answers each request doubled once released. */
+    private final List<List<Integer>> statements = new CopyOnWriteArrayList<>();
+    private final List<CompletableFuture<Void>> releases = new CopyOnWriteArrayList<>();
+    private final List<Integer> sizes = Collections.synchronizedList(new ArrayList<>());
+
+    private Coalescer<String, Integer, Integer> coalescer(int maxRows, int maxBytes) {
+        return new Coalescer<>((key, requests) -> {
+            statements.add(List.copyOf(requests));
+            CompletableFuture<Void> release = new CompletableFuture<>();
+            releases.add(release);
+            return Uni.createFrom().completionStage(release).map(ignored -> {
+                if (requests.stream().anyMatch(request -> request < 0)) {
+                    throw new IllegalArgumentException("negative: " + requests);
+                }
+                return requests.stream().map(request -> request * 2).toList();
+            });
+        }, request -> Math.abs(request), request -> 1, maxRows, maxBytes, true, sizes::add);
+    }
+
+    @Test
+    void aLoneRequestRunsAtOnceAndThoseArrivingMeanwhileGoTogetherInTheNextStatement() {
+        Coalescer<String, Integer, Integer> coalescer = coalescer(100, 100);
+        CompletableFuture<Integer> first = coalescer.submit("q", 1).subscribeAsCompletionStage();
+        assertEquals(List.of(List.of(1)), statements, "the first request did not wait for company");
+        CompletableFuture<Integer> second = coalescer.submit("q", 2).subscribeAsCompletionStage();
+        CompletableFuture<Integer> third = coalescer.submit("q", 3).subscribeAsCompletionStage();
+        CompletableFuture<Integer> otherKey = coalescer.submit("other", 4).subscribeAsCompletionStage();
+        assertEquals(List.of(List.of(1), List.of(4)), statements, "another key runs at once; the same key waits");
+
+        releases.get(0).complete(null);
+        assertEquals(2, first.join());
+        assertEquals(List.of(List.of(1), List.of(4), List.of(2, 3)), statements, "the waiting went together");
+        releases.get(2).complete(null);
+        releases.get(1).complete(null);
+        assertEquals(4, second.join());
+        assertEquals(6, third.join());
+        assertEquals(8, otherKey.join());
+        assertEquals(List.of(1, 1, 2), sizes);
+        assertEquals(0, coalescer.busyKeys(), "idle keys are forgotten");
+    }
+
+    @Test
+    void aStatementCarriesAtMostItsBoundsAndAtLeastOneRequest() {
+        Coalescer<String, Integer, Integer> coalescer = coalescer(10, 2);
+        coalescer.submit("q", 1).subscribeAsCompletionStage();
+        List<CompletableFuture<Integer>> waiting = new ArrayList<>();
+        for (int rows : new int[] {4, 5, 3, 20, 1, 1, 1}) {
+            waiting.add(coalescer.submit("q", rows).subscribeAsCompletionStage());
+        }
+        for (int i = 0; i < 5; i++) {
+            releases.get(i).complete(null);
+        }
+        // 10 rows at most: 4+5, then 3 (3+20 is over), then 20 alone (over the bound, but a statement takes at least
+        // one), then 1+1 (two requests of one byte each: the byte bound), then 1.
+        assertEquals(List.of(List.of(1), List.of(4, 5), List.of(3), List.of(20), List.of(1, 1), List.of(1)), statements);
+        releases.get(5).complete(null);
+        assertEquals(List.of(8, 10, 6, 40, 2, 2, 2), waiting.stream().map(CompletableFuture::join).toList());
+    }
+
+    @Test
+    void aSharedStatementThatFailsIsRunAgainRequestByRequestSoOnlyTheFailingCallerFails() {
+        Coalescer<String, Integer, Integer> coalescer = coalescer(100, 100);
+        coalescer.submit("q", 1).subscribeAsCompletionStage();
+        CompletableFuture<Integer> good = coalescer.submit("q", 2).subscribeAsCompletionStage();
+        CompletableFuture<Integer> bad = coalescer.submit("q", -3).subscribeAsCompletionStage();
+        CompletableFuture<Integer> alsoGood = coalescer.submit("q", 4).subscribeAsCompletionStage();
+        releases.get(0).complete(null);
+        releases.get(1).complete(null); // the shared one, [2, -3, 4]: fails whole
+        assertEquals(List.of(List.of(1), List.of(2, -3, 4), List.of(2), List.of(-3), List.of(4)), statements);
+        releases.forEach(release -> release.complete(null));
+        assertEquals(4, good.join());
+        assertEquals(8, alsoGood.join());
+        Throwable failure = bad.handle((answer, error) -> error).join();
+        assertInstanceOf(IllegalArgumentException.class, failure.getCause() == null ? failure : failure.getCause());
+        assertEquals(0, coalescer.busyKeys());
+    }
+
+    @Test
+    void offEveryRequestRunsAloneAtOnce() {
+        Coalescer<String, Integer, Integer> coalescer = new Coalescer<>((key, requests) -> {
+            statements.add(List.copyOf(requests));
+            return Uni.createFrom().item(requests.stream().map(request -> request * 2).toList())
+                    .onItem().delayIt().by(Duration.ofMillis(50));
+        }, request -> 1, request -> 1, 100, 100, false, sizes::add);
+        List<CompletableFuture<Integer>> answers = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            answers.add(coalescer.submit("q", i).subscribeAsCompletionStage());
+        }
+        assertEquals(List.of(2, 4, 6), answers.stream().map(answer -> answer.orTimeout(WAIT.toSeconds(),
+                java.util.concurrent.TimeUnit.SECONDS).join()).toList());
+        assertEquals(List.of(List.of(1), List.of(2), List.of(3)), statements);
+        assertTrue(sizes.stream().allMatch(size -> size == 1));
+    }
+}

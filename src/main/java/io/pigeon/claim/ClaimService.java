@@ -41,7 +41,7 @@ public class ClaimService {
         PigeonConfig.Coalescing coalescing = config.coalescing();
         this.claims = new Coalescer<>((queue, requests) -> store.create(queue.db(), queue.project(), queue.queue(),
                 requests, config.maxMessageTtl()), ClaimStore.Request::limit, request -> 0, coalescing.maxRows(),
-                Integer.MAX_VALUE, coalescing.enabled(), metrics.statementRequests("claim"));
+                Integer.MAX_VALUE, coalescing.maxInFlight(), coalescing.enabled(), metrics.statementRequests("claim"));
     }
 
     /** A newly taken claim: its id and the messages it holds. */

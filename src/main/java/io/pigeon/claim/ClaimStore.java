@@ -7,6 +7,7 @@ import io.pigeon.message.MessageRows;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -31,7 +32,33 @@ public class ClaimStore {
     private static final String EXTENDED_LIFETIME =
             "GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + %1$s, %2$s))";
 
-    // One statement for one claim or several (see Coalescer): lock the oldest free messages, as many as all the
+    // One claim alone (the common case below a few concurrent claimers per queue): lock the oldest free messages (see
+    // FreeMessages), mark them claimed, count the claim, extend their lives, and record the claim. Cheaper than the
+    // statement for several (no hand-out by rank): measured 0.2 ms less per claim at one client.
+    static final String CREATE_ONE = """
+            WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2),
+            claimed AS (
+                UPDATE messages m
+                SET claim_id = $3,
+                    claim_expires_at = now() + $5 * interval '1 second',
+                    claim_count = m.claim_count + 1,
+                    ttl = %1$s,
+                    expires_at = m.created_at + %1$s * interval '1 second'
+                FROM q
+                WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(%4$s))
+                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id),
+            recorded AS (
+                INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+                SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
+                FROM q
+                WHERE EXISTS (SELECT 1 FROM claimed))
+            SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id
+            FROM q LEFT JOIN claimed c ON true
+            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7"), AGE.formatted("c"),
+            FreeMessages.MAX_CLAIMS_OF_METADATA,
+            FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"));
+
+    // One statement for several claims (see Coalescer): lock the oldest free messages, as many as all the
     // claims ask for together (see FreeMessages), hand them out oldest first in the claims' order (the first claim
     // gets the oldest n1, the next the following n2, ...), mark each with its claim and its terms, count the claim,
     // extend their lives, and record every claim that got a message. The queue id is a scalar subquery, not a join
@@ -131,6 +158,12 @@ public class ClaimStore {
      */
     public Uni<List<Optional<List<Message>>>> create(SqlClient db, String project, String queue, List<Request> claims,
             int maxMessageTtl) {
+        if (claims.size() == 1) {
+            Request claim = claims.get(0);
+            Tuple params = Tuple.from(List.of(project, queue, claim.id(), claim.limit(), claim.terms().ttl(),
+                    claim.terms().grace(), maxMessageTtl));
+            return db.preparedQuery(CREATE_ONE).execute(params).map(rows -> taken(rows, project, 1));
+        }
         UUID[] ids = new UUID[claims.size()];
         Integer[] limits = new Integer[claims.size()];
         Integer[] ttls = new Integer[claims.size()];
@@ -146,23 +179,26 @@ public class ClaimStore {
         }
         Tuple params = Tuple.of(project, queue).addArrayOfUUID(ids).addArrayOfInteger(limits).addArrayOfInteger(ttls)
                 .addArrayOfInteger(graces).addInteger(maxMessageTtl).addInteger(total);
-        return db.preparedQuery(CREATE).execute(params).map(rows -> {
-            if (rows.size() == 0) {
-                return java.util.Collections.nCopies(claims.size(), Optional.<List<Message>>empty());
+        return db.preparedQuery(CREATE).execute(params).map(rows -> taken(rows, project, claims.size()));
+    }
+
+    /** Each of {@code claims} claims' messages from the rows of a claim statement (none at all: no queue). */
+    private List<Optional<List<Message>>> taken(RowSet<Row> rows, String project, int claims) {
+        if (rows.size() == 0) {
+            return java.util.Collections.nCopies(claims, Optional.<List<Message>>empty());
+        }
+        List<List<Message>> taken = new java.util.ArrayList<>(claims);
+        for (int i = 0; i < claims; i++) {
+            taken.add(new java.util.ArrayList<>());
+        }
+        MessageRows reader = MessageRows.of(cipher, project);
+        for (Row row : rows) {
+            if (row.getLong("id") != null) {
+                // Rows come oldest first, so each claim's list is oldest first.
+                taken.get(((Number) row.getValue("claim_index")).intValue() - 1).add(reader.toMessage(row));
             }
-            List<List<Message>> taken = new java.util.ArrayList<>(claims.size());
-            for (int i = 0; i < claims.size(); i++) {
-                taken.add(new java.util.ArrayList<>());
-            }
-            MessageRows reader = MessageRows.of(cipher, project);
-            for (Row row : rows) {
-                if (row.getLong("id") != null) {
-                    // Rows come oldest first, so each claim's list is oldest first.
-                    taken.get(row.getLong("claim_index").intValue() - 1).add(reader.toMessage(row));
-                }
-            }
-            return taken.stream().map(Optional::of).toList();
-        });
+        }
+        return taken.stream().map(Optional::of).toList();
     }
 
     /** The live claim with its live messages, or empty. */

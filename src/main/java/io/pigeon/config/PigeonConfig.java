@@ -195,6 +195,13 @@ public interface PigeonConfig {
         /** Most bytes of message bodies one shared post statement carries. */
         @WithDefault("4194304")
         int maxBytes();
+
+        /**
+         * Statements of one kind on one queue in flight at once, per replica: 1 lets the most requests share each
+         * statement; more overlap their round trips, with fewer requests in each.
+         */
+        @WithDefault("1")
+        int maxInFlight();
     }
 
     /** Pigeon's own vacuum of the message tables. */

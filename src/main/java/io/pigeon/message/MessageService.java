@@ -61,10 +61,10 @@ public class MessageService {
         this.deliveries = deliveries;
         PigeonConfig.Coalescing coalescing = config.coalescing();
         this.posts = new Coalescer<>(this::postTogether, post -> post.messages().size(), MessageStore.NewPost::bodyBytes,
-                coalescing.maxRows(), coalescing.maxBytes(), coalescing.enabled(), metrics.statementRequests("post"));
+                coalescing.maxRows(), coalescing.maxBytes(), coalescing.maxInFlight(), coalescing.enabled(), metrics.statementRequests("post"));
         this.deletesByIds = new Coalescer<>((queue, lists) -> store.deleteByIds(queue.db(), queue.project(),
                 queue.queue(), lists), ids -> ids.length, ids -> 0, coalescing.maxRows(), Integer.MAX_VALUE,
-                coalescing.enabled(), metrics.statementRequests("delete"));
+                coalescing.maxInFlight(), coalescing.enabled(), metrics.statementRequests("delete"));
     }
 
     /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */

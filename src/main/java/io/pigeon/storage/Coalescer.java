@@ -37,6 +37,7 @@ public final class Coalescer<K, R, A> {
     private final ToIntFunction<R> bytes;
     private final int maxRows;
     private final int maxBytes;
+    private final int maxInFlight;
     private final boolean enabled;
     private final IntConsumer batchSizes;
     private final ConcurrentHashMap<K, Lane> lanes = new ConcurrentHashMap<>();
@@ -45,16 +46,18 @@ public final class Coalescer<K, R, A> {
      * @param together   runs requests of one key in one statement, one answer each in their order
      * @param rows       a request's rows (messages posted, asked for, or named), bounded per statement by {@code maxRows}
      * @param bytes      a request's bytes, bounded per statement by {@code maxBytes}
+     * @param maxInFlight statements of one key in flight at once: 1 shares the most, more overlap their round trips
      * @param enabled    false: every request runs alone at once, whatever is in flight
      * @param batchSizes told the number of requests of every statement run
      */
     public Coalescer(BiFunction<K, List<R>, Uni<List<A>>> together, ToIntFunction<R> rows, ToIntFunction<R> bytes,
-            int maxRows, int maxBytes, boolean enabled, IntConsumer batchSizes) {
+            int maxRows, int maxBytes, int maxInFlight, boolean enabled, IntConsumer batchSizes) {
         this.together = together;
         this.rows = rows;
         this.bytes = bytes;
         this.maxRows = maxRows;
         this.maxBytes = maxBytes;
+        this.maxInFlight = maxInFlight;
         this.enabled = enabled;
         this.batchSizes = batchSizes;
     }
@@ -72,11 +75,11 @@ public final class Coalescer<K, R, A> {
                     if (lane.retired) {
                         continue; // it just went idle and left the map: take (or make) the current one
                     }
-                    if (lane.busy) {
+                    if (lane.inFlight >= maxInFlight) {
                         lane.waiting.add(waiting);
                         return;
                     }
-                    lane.busy = true;
+                    lane.inFlight++;
                 }
                 run(lane, List.of(waiting));
                 return;
@@ -116,14 +119,15 @@ public final class Coalescer<K, R, A> {
         });
     }
 
-    /** Starts the next statement of the lane with what waits, within the bounds, or leaves the lane idle. */
+    /** After a statement of the lane: starts the next with what waits, within the bounds, or has one fewer in flight. */
     private void next(Lane lane) {
         List<Waiting<R, A>> batch = new ArrayList<>();
         synchronized (lane) {
             if (lane.waiting.isEmpty()) {
-                lane.busy = false;
-                lane.retired = true;
-                lanes.remove(lane.key, lane);
+                if (--lane.inFlight == 0) {
+                    lane.retired = true;
+                    lanes.remove(lane.key, lane);
+                }
                 return;
             }
             int rowCount = 0;
@@ -148,7 +152,8 @@ public final class Coalescer<K, R, A> {
     private final class Lane {
         final K key;
         final ArrayDeque<Waiting<R, A>> waiting = new ArrayDeque<>();
-        boolean busy;
+        /** Statements of the key in flight. */
+        int inFlight;
         /** Idle and out of the map: a request that still found it takes the map's current lane instead. */
         boolean retired;
 

@@ -51,12 +51,31 @@ final class RatioBench {
     private final int seconds;
     private final String layout;
     private final HttpClient http = HttpClient.newHttpClient();
-    private final Optional<ProcessHandle> pigeon = findPigeon();
+    private final Optional<ProcessHandle> pigeon;
 
     RatioBench(String url, int seconds, String layout) {
+        this(url, seconds, layout, findPigeon());
+    }
+
+    private RatioBench(String url, int seconds, String layout, Optional<ProcessHandle> pigeon) {
         this.url = url;
         this.seconds = seconds;
         this.layout = layout;
+        this.pigeon = pigeon;
+    }
+
+    /**
+     * Another Pigeon to run the same HTTP cycle against in every round, right after this one's (a build from before a
+     * change, on another port: {@code bench.before-url}, with its process id as {@code bench.before-pid} for its CPU).
+     */
+    private Optional<RatioBench> before(int runSeconds) {
+        String beforeUrl = System.getProperty("bench.before-url", "");
+        if (beforeUrl.isBlank()) {
+            return Optional.empty();
+        }
+        String pid = System.getProperty("bench.before-pid", "");
+        return Optional.of(new RatioBench(beforeUrl, runSeconds, layout,
+                pid.isBlank() ? Optional.empty() : ProcessHandle.of(Long.parseLong(pid.trim()))));
     }
 
     static void run(String url, int seconds, int[] clientCounts) throws Exception {
@@ -78,9 +97,13 @@ final class RatioBench {
                     "CPU ms per 1,000 messages: SQL run (postgres + pgbench) | HTTP run (pigeon + postgres + wrk)");
             // A fresh JVM runs the cycle 35-45 % slower until its JIT has compiled the hot path.
             int warmup = Integer.parseInt(System.getProperty("bench.warmup", "15"));
+            Optional<RatioBench> before = bench.before(seconds);
             for (String api : apis) {
                 if (warmup > 0) {
                     new RatioBench(url, warmup, layout).http(api, 4, 0);
+                    if (before.isPresent()) {
+                        before.get().before(warmup).orElseThrow().http(api, 4, 0);
+                    }
                 }
             }
             Map<String, Double> bestRequestRate = new LinkedHashMap<>();
@@ -91,12 +114,17 @@ final class RatioBench {
                 Map<String, List<Run>> httpRuns = new LinkedHashMap<>();
                 List<Double> minimalRuns = new ArrayList<>();
                 List<Double> pgmqRuns = new ArrayList<>();
+                Map<String, List<Run>> beforeRuns = new LinkedHashMap<>();
                 for (int round = 0; round < rounds; round++) {
                     for (String api : apis) {
                         settle(peers);
                         sqlRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.sql(api, clients));
                         settle(peers);
                         httpRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.http(api, clients, 0));
+                        if (before.isPresent()) {
+                            settle(peers);
+                            beforeRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(before.get().http(api, clients, 0));
+                        }
                     }
                     if (peers.isPresent()) {
                         settle(peers);
@@ -106,10 +134,19 @@ final class RatioBench {
                     }
                 }
                 double lastHttp = 0;
+                double lastBefore = 0;
                 for (String api : apis) {
                     Run sql = median(sqlRuns.get(api));
                     Run http = median(httpRuns.get(api));
                     lastHttp = http.messagesPerSecond;
+                    if (before.isPresent()) {
+                        Run earlier = median(beforeRuns.get(api));
+                        lastBefore = earlier.messagesPerSecond;
+                        System.out.printf(Locale.ROOT, "%7d %4s %10s %10.0f %6s   before (bench.before-url): | %s%n", clients, api,
+                                "", earlier.messagesPerSecond, "", earlier.cpu.perThousand(earlier.messages, true));
+                        earlier.latencies.forEach(line -> System.out.println("      before " + line));
+                    }
+                    http.latencies.forEach(line -> System.out.println("      " + line));
                     bestRequestRate.merge(api, http.requestsPerSecond, Math::max);
                     System.out.printf(Locale.ROOT, "%7d %4s %10.0f %10.0f %6.2f   %s | %s%n", clients, api,
                             sql.messagesPerSecond, http.messagesPerSecond, http.messagesPerSecond / sql.messagesPerSecond,
@@ -118,8 +155,10 @@ final class RatioBench {
                 if (peers.isPresent()) {
                     double minimal = minimalRuns.stream().sorted().toList().get(rounds / 2);
                     double pgmq = pgmqRuns.stream().sorted().toList().get(rounds / 2);
-                    peerRows.add(String.format(Locale.ROOT, "%-10s %7d %12.0f %10.0f %14.0f %8.2f %8.2f", layout, clients,
-                            minimal, pgmq, lastHttp, lastHttp / minimal, lastHttp / pgmq));
+                    peerRows.add(String.format(Locale.ROOT, "%-10s %7d %12.0f %10.0f %14.0f %8.2f %8.2f%s", layout, clients,
+                            minimal, pgmq, lastHttp, lastHttp / minimal, lastHttp / pgmq, before.isEmpty() ? ""
+                                    : String.format(Locale.ROOT, " %14.0f %8.2f %8.2f", lastBefore, lastBefore / minimal,
+                                            lastBefore / pgmq)));
                 }
             }
             if (Boolean.parseBoolean(System.getProperty("bench.half-load", "true"))) {
@@ -134,8 +173,10 @@ final class RatioBench {
             }
         }
         if (!peerRows.isEmpty()) {
-            System.out.printf("Peers (msg/s; each the median of the rounds, run back to back with Pigeon's):%n%-10s %7s %12s %10s %14s %8s %8s%n",
-                    "layout", "clients", "minimal SQL", "PGMQ", "Pigeon " + apis.get(apis.size() - 1) + " HTTP", "/minimal", "/PGMQ");
+            System.out.printf("Peers (msg/s; each the median of the rounds, run back to back with Pigeon's):%n%-10s %7s %12s %10s %14s %8s %8s%s%n",
+                    "layout", "clients", "minimal SQL", "PGMQ", "Pigeon " + apis.get(apis.size() - 1) + " HTTP", "/minimal", "/PGMQ",
+                    System.getProperty("bench.before-url", "").isBlank() ? ""
+                            : String.format(" %14s %8s %8s", "before HTTP", "/minimal", "/PGMQ"));
             peerRows.forEach(System.out::println);
         }
     }
@@ -228,8 +269,8 @@ final class RatioBench {
                         QUOTA_TEXT, QUOTA_TEXT, "false", "NULL")
                 : bind(MessageStatements.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
                         QUOTA_TEXT, QUOTA_TEXT, "false", "NULL");
-        String claim = bind(ClaimStatements.CREATE, ":project", queue, "ARRAY[" + claimId + "]", "ARRAY[:limit]",
-                "ARRAY[:claim_ttl]", "ARRAY[:claim_grace]", ":max_ttl", ":limit");
+        String claim = bind(ClaimStatements.CREATE_ONE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace",
+                ":max_ttl");
         String delete = bind(MessageStatements.DELETE_BY_IDS, ":project", queue,
                 "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "
                         + queue + ") AND c.id = " + claimId + ")");

@@ -29,6 +29,10 @@ class CoalescerTest {
     private final List<Integer> sizes = Collections.synchronizedList(new ArrayList<>());
 
     private Coalescer<String, Integer, Integer> coalescer(int maxRows, int maxBytes) {
+        return coalescer(maxRows, maxBytes, 1);
+    }
+
+    private Coalescer<String, Integer, Integer> coalescer(int maxRows, int maxBytes, int maxInFlight) {
         return new Coalescer<>((key, requests) -> {
             statements.add(List.copyOf(requests));
             CompletableFuture<Void> release = new CompletableFuture<>();
@@ -39,7 +43,7 @@ class CoalescerTest {
                 }
                 return requests.stream().map(request -> request * 2).toList();
             });
-        }, request -> Math.abs(request), request -> 1, maxRows, maxBytes, true, sizes::add);
+        }, request -> Math.abs(request), request -> 1, maxRows, maxBytes, maxInFlight, true, sizes::add);
     }
 
     @Test
@@ -62,6 +66,31 @@ class CoalescerTest {
         assertEquals(8, otherKey.join());
         assertEquals(List.of(1, 1, 2), sizes);
         assertEquals(0, coalescer.busyKeys(), "idle keys are forgotten");
+    }
+
+    @Test
+    void withTwoInFlightTheSecondRequestRunsAtOnceAndTheRestWaitForEitherToFinish() {
+        Coalescer<String, Integer, Integer> coalescer = coalescer(100, 100, 2);
+        CompletableFuture<Integer> first = coalescer.submit("q", 1).subscribeAsCompletionStage();
+        CompletableFuture<Integer> second = coalescer.submit("q", 2).subscribeAsCompletionStage();
+        CompletableFuture<Integer> third = coalescer.submit("q", 3).subscribeAsCompletionStage();
+        CompletableFuture<Integer> fourth = coalescer.submit("q", 4).subscribeAsCompletionStage();
+        assertEquals(List.of(List.of(1), List.of(2)), statements, "two alone at once, the others wait");
+
+        releases.get(1).complete(null);
+        assertEquals(4, second.join());
+        assertEquals(List.of(List.of(1), List.of(2), List.of(3, 4)), statements, "the waiting went together");
+        releases.get(0).complete(null);
+        assertEquals(2, first.join());
+        assertEquals(1, coalescer.busyKeys(), "one statement still in flight");
+        releases.get(2).complete(null);
+        assertEquals(6, third.join());
+        assertEquals(8, fourth.join());
+        assertEquals(0, coalescer.busyKeys());
+        CompletableFuture<Integer> later = coalescer.submit("q", 5).subscribeAsCompletionStage();
+        assertEquals(List.of(5), statements.get(3), "an idle key runs at once again");
+        releases.get(3).complete(null);
+        assertEquals(10, later.join());
     }
 
     @Test
@@ -106,7 +135,7 @@ class CoalescerTest {
             statements.add(List.copyOf(requests));
             return Uni.createFrom().item(requests.stream().map(request -> request * 2).toList())
                     .onItem().delayIt().by(Duration.ofMillis(50));
-        }, request -> 1, request -> 1, 100, 100, false, sizes::add);
+        }, request -> 1, request -> 1, 100, 100, 1, false, sizes::add);
         List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             answers.add(coalescer.submit("q", i).subscribeAsCompletionStage());

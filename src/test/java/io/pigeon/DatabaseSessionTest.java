@@ -81,11 +81,11 @@ class DatabaseSessionTest {
     }
 
     private static Tuple postParameters(String project) {
-        return Tuple.of(project, "prepared").addArrayOfUUID(new UUID[] {UUID.fromString(Api.CLIENT_ID)})
+        return Tuple.of(project, "prepared", UUID.fromString(Api.CLIENT_ID))
                 .addArrayOfInteger(new Integer[] {3600})
                 .addArrayOfInteger(new Integer[] {null})
                 .addArrayOfString(new String[] {"{\"n\": 1}"})
-                .addInteger(262144).addInteger(3600).addArrayOfInteger(new Integer[] {20})
+                .addInteger(262144).addInteger(3600).addInteger(20)
                 .addInteger(10000).addString("queues quota").addString("messages quota").addInteger(20000)
                 .addString("notifications quota").addString("groups quota").addBoolean(false).addString(null);
     }

@@ -89,10 +89,11 @@ public class MessageStore {
     // v2: the queue is created on first post, and its reserved attributes bound the document's size and
     // give the defaults for TTL and delay, all in the one statement. A queue created concurrently by
     // another transaction after this statement's snapshot is seen by neither branch of q: then max_size
-    // comes back null and the caller retries. One statement may carry several posts (see Coalescer): every
+    // comes back null and the caller retries. One statement may carry several posts (see Coalescer): then every
     // message comes with its post's client id ($3) and document size ($9), and a post whose document exceeds
-    // the queue's limit stores none of its messages, whatever the others do.
-    static final String POST_CREATING_QUEUE = """
+    // the queue's limit stores none of its messages, whatever the others do. A post alone binds them as scalars,
+    // which costs PostgreSQL less (no per-message arrays).
+    private static final String POST_CREATING_QUEUE_TEMPLATE = """
             WITH created AS (
                 INSERT INTO queues (project, name) VALUES ($1, $2)
                 ON CONFLICT (project, name) DO NOTHING
@@ -111,14 +112,13 @@ public class MessageStore {
                 WHERE %s AND %s),
             inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
-                SELECT t.id, n.client_id, COALESCE(n.ttl, t.default_ttl), n.body,
+                SELECT t.id, {client}, COALESCE(n.ttl, t.default_ttl), n.body,
                        now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                             THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
                        $17
-                FROM target t, unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])
-                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)
-                WHERE n.document_size <= t.max_size
+                FROM target t, {messages}
+                WHERE {fits}
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at, key_id),
             %s
@@ -130,6 +130,17 @@ public class MessageStore {
             SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
             NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME), NotificationFanOut.QUEUED,
             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
+
+    /** One post alone: its client id ($3) and document size ($9) are scalars. */
+    static final String POST_CREATING_QUEUE = POST_CREATING_QUEUE_TEMPLATE.replace("{client}", "$3")
+            .replace("{messages}", "unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)")
+            .replace("{fits}", "$9 <= t.max_size");
+
+    /** Several posts: each message comes with its post's client id ($3) and document size ($9). */
+    static final String POST_CREATING_QUEUE_SHARED = POST_CREATING_QUEUE_TEMPLATE.replace("{client}", "n.client_id")
+            .replace("{messages}", "unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])\n"
+                    + "                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)")
+            .replace("{fits}", "n.document_size <= t.max_size");
 
     private static final String POP = """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
@@ -167,8 +178,10 @@ public class MessageStore {
 
     static final String DELETE_BY_IDS = """
             DELETE FROM messages m USING queues q
-            WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])
-            RETURNING m.id""";
+            WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
+
+    /** Deletes of several callers: which rows went, so that each is told its own count. */
+    private static final String DELETE_BY_IDS_SHARED = DELETE_BY_IDS + "\nRETURNING m.id";
 
     // A bulk delete that must name the claims of the claimed messages among its ids: the rows are locked first;
     // if one is held by a live claim not among $4, nothing is deleted.
@@ -264,6 +277,9 @@ public class MessageStore {
      */
     public Uni<List<Posted>> postCreatingQueue(SqlClient db, String project, String queue, String keyId,
             List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
+        if (posts.size() == 1) {
+            return postAlone(db, project, queue, keyId, posts.get(0), defaultMaxSize, defaultTtl).map(List::of);
+        }
         int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
         UUID[] clientIds = new UUID[count];
         Integer[] ttls = new Integer[count];
@@ -282,11 +298,8 @@ public class MessageStore {
         }
         Tuple params = Tuple.of(project, queue).addArrayOfUUID(clientIds).addArrayOfInteger(ttls)
                 .addArrayOfInteger(delays).addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl)
-                .addArrayOfInteger(documentSizes).addInteger(quotas.limits().maxQueuesPerProject())
-                .addString(quotas.queues()).addString(quotas.messages())
-                .addInteger(quotas.limits().maxNotificationsPerPost()).addString(quotas.notifications())
-                .addString(quotas.groups()).addBoolean(confirmationRequired).addString(keyId);
-        return db.preparedQuery(POST_CREATING_QUEUE).execute(params).map(rows -> {
+                .addArrayOfInteger(documentSizes);
+        return db.preparedQuery(POST_CREATING_QUEUE_SHARED).execute(withGuards(params, keyId)).map(rows -> {
             Row row = rows.iterator().next();
             Integer maxSize = row.getInteger("max_size");
             long notifications = row.getLong("notifications");
@@ -303,6 +316,30 @@ public class MessageStore {
                 answers.add(new Posted(maxSize, own, answers.isEmpty() ? notifications : 0));
             }
             return answers;
+        });
+    }
+
+    /** The creating post's parameters $10 to $17, after its first nine: its quotas and its sealing key. */
+    private Tuple withGuards(Tuple params, String keyId) {
+        return params.addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
+                .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
+                .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
+                .addString(keyId);
+    }
+
+    private Uni<Posted> postAlone(SqlClient db, String project, String queue, String keyId, NewPost post,
+            int defaultMaxSize, int defaultTtl) {
+        List<NewMessage> messages = post.messages();
+        Tuple params = Tuple.of(project, queue, post.clientId())
+                .addArrayOfInteger(messages.stream().map(NewMessage::ttl).toArray(Integer[]::new))
+                .addArrayOfInteger(messages.stream().map(NewMessage::delay).toArray(Integer[]::new))
+                .addArrayOfString(messages.stream().map(NewMessage::body).toArray(String[]::new))
+                .addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(post.documentSize());
+        return db.preparedQuery(POST_CREATING_QUEUE).execute(withGuards(params, keyId)).map(rows -> {
+            Row row = rows.iterator().next();
+            Long[] ids = row.getArrayOfLongs("ids");
+            return new Posted(row.getInteger("max_size"), Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
+                    row.getLong("notifications"));
         });
     }
 
@@ -402,8 +439,12 @@ public class MessageStore {
      * named by several lists counts for the first).
      */
     public Uni<List<Integer>> deleteByIds(SqlClient db, String project, String queue, List<long[]> lists) {
+        if (lists.size() == 1) {
+            return db.preparedQuery(DELETE_BY_IDS).execute(Tuple.of(project, queue).addArrayOfLong(boxed(lists.get(0))))
+                    .map(rows -> List.of(rows.rowCount()));
+        }
         long[] all = lists.stream().flatMapToLong(Arrays::stream).toArray();
-        return db.preparedQuery(DELETE_BY_IDS)
+        return db.preparedQuery(DELETE_BY_IDS_SHARED)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(all)))
                 .map(rows -> {
                     java.util.Set<Long> deleted = new java.util.HashSet<>();

@@ -264,8 +264,8 @@ final class RatioBench {
         String queue = ":queue";
         String claimId = "md5(:seed::text)::uuid";
         String post = api.equals("v2")
-                ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":clients", ":ttls", ":delays", ":bodies",
-                        ":max_post_size", ":default_ttl", ":document_sizes", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
+                ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
+                        ":max_post_size", ":default_ttl", ":document_size", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
                         QUOTA_TEXT, QUOTA_TEXT, "false", "NULL")
                 : bind(MessageStatements.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
                         QUOTA_TEXT, QUOTA_TEXT, "false", "NULL");
@@ -310,10 +310,7 @@ final class RatioBench {
                 .mapToObj(i -> "{\"event\":\"bench\",\"n\":" + i + ",\"pad\":\"0123456789abcdef\"}").toList(), true));
         values.put("max_post_size", "262144");
         values.put("default_ttl", "3600");
-        // A post's client and document size come with each of its messages (the statement may carry several posts).
-        values.put("clients", arrayLiteral(IntStream.range(0, 10).mapToObj(i -> values.get("client")).toList(), false));
-        values.put("document_sizes", arrayLiteral(IntStream.range(0, 10)
-                .mapToObj(i -> String.valueOf(v2Document().getBytes(StandardCharsets.UTF_8).length)).toList(), false));
+        values.put("document_size", String.valueOf(v2Document().getBytes(StandardCharsets.UTF_8).length));
         values.put("limit", "10");
         values.put("claim_ttl", "60");
         values.put("claim_grace", "60");

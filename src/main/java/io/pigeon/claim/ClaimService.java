@@ -9,7 +9,7 @@ import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.storage.Coalescer;
-import io.vertx.mutiny.sqlclient.SqlClient;
+import io.pigeon.storage.QueueKey;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
@@ -27,10 +27,6 @@ public class ClaimService {
     /** Claims on one queue arriving while one is being taken share the next statement, oldest messages to the first. */
     private final Coalescer<QueueKey, ClaimStore.Request, Optional<List<Message>>> claims;
 
-    /** A queue on its database. */
-    private record QueueKey(SqlClient db, String project, String queue) {
-    }
-
     public ClaimService(ClaimStore store, QueueDatabases databases, MessageService messages, PigeonConfig config,
             QueueMetrics metrics) {
         this.store = store;
@@ -38,10 +34,9 @@ public class ClaimService {
         this.messages = messages;
         this.config = config;
         this.metrics = metrics;
-        PigeonConfig.Coalescing coalescing = config.coalescing();
         this.claims = new Coalescer<>((queue, requests) -> store.create(queue.db(), queue.project(), queue.queue(),
-                requests, config.maxMessageTtl()), ClaimStore.Request::limit, request -> 0, coalescing.maxRows(),
-                Integer.MAX_VALUE, coalescing.maxInFlight(), coalescing.enabled(), metrics.statementRequests("claim"));
+                requests, config.maxMessageTtl()), ClaimStore.Request::limit, request -> 0, config.coalescing(),
+                metrics.statementRequests("claim"));
     }
 
     /** A newly taken claim: its id and the messages it holds. */

@@ -192,7 +192,7 @@ public interface PigeonConfig {
         @WithDefault("1000")
         int maxRows();
 
-        /** Most bytes of message bodies one shared post statement carries. */
+        /** Most message-body characters (bytes, for ASCII bodies) one shared post statement carries. */
         @WithDefault("4194304")
         int maxBytes();
 

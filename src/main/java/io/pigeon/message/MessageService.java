@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.storage.QueueKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -43,12 +44,8 @@ public class MessageService {
     /** Deletes by ids of one queue arriving while one is running share the next statement. */
     private final Coalescer<QueueKey, long[], Integer> deletesByIds;
 
-    /** What posts sharing a statement must have in common. */
-    private record PostKey(SqlClient db, String project, String queue, String keyId) {
-    }
-
-    /** A queue on its database. */
-    private record QueueKey(SqlClient db, String project, String queue) {
+    /** What posts sharing a statement must have in common: their queue, and the key their bodies are sealed with. */
+    private record PostKey(QueueKey queue, String keyId) {
     }
 
     public MessageService(MessageStore store, QueueDatabases databases, PigeonConfig config, QueueMetrics metrics,
@@ -59,21 +56,20 @@ public class MessageService {
         this.config = config;
         this.metrics = metrics;
         this.deliveries = deliveries;
-        PigeonConfig.Coalescing coalescing = config.coalescing();
-        this.posts = new Coalescer<>(this::postTogether, post -> post.messages().size(), MessageStore.NewPost::bodyBytes,
-                coalescing.maxRows(), coalescing.maxBytes(), coalescing.maxInFlight(), coalescing.enabled(), metrics.statementRequests("post"));
+        this.posts = new Coalescer<>(this::postTogether, post -> post.messages().size(), MessageStore.NewPost::bodyLength,
+                config.coalescing(), metrics.statementRequests("post"));
         this.deletesByIds = new Coalescer<>((queue, lists) -> store.deleteByIds(queue.db(), queue.project(),
-                queue.queue(), lists), ids -> ids.length, ids -> 0, coalescing.maxRows(), Integer.MAX_VALUE,
-                coalescing.maxInFlight(), coalescing.enabled(), metrics.statementRequests("delete"));
+                queue.queue(), lists), ids -> ids.length, ids -> 0, config.coalescing(), metrics.statementRequests("delete"));
     }
 
     /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */
     private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
-        return store.postCreatingQueue(key.db(), key.project(), key.queue(), key.keyId(), together,
+        QueueKey queue = key.queue();
+        return store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(), together,
                         config.maxMessagesPostSize(), config.defaultMessageTtl())
                 .flatMap(stored -> stored.get(0).maxSize() == null
                         // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(key.db(), key.project(), key.queue(), key.keyId(), together,
+                        ? store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(), together,
                                 config.maxMessagesPostSize(), config.defaultMessageTtl())
                         : Uni.createFrom().item(stored));
     }
@@ -123,7 +119,7 @@ public class MessageService {
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
         int checkedSize = queueAttributes ? documentSize : 0;
         return databases.forCreating(project, queue.value(), null).chain(db -> sealedAsTheQueueAsks(project, queue,
-                toStore, (bodies, keyId) -> posts.submit(new PostKey(db, project, queue.value(), keyId),
+                toStore, (bodies, keyId) -> posts.submit(new PostKey(new QueueKey(db, project, queue.value()), keyId),
                         new MessageStore.NewPost(clientId, bodies, checkedSize)))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {

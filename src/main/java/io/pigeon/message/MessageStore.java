@@ -259,12 +259,13 @@ public class MessageStore {
 
     /** One post of a shared post statement: who posts, its messages, and the size of its document (0: unbounded). */
     public record NewPost(UUID clientId, List<NewMessage> messages, int documentSize) {
-        int bodyBytes() {
-            int bytes = 0;
+        /** Its bodies' length in characters (their bytes when ASCII), without encoding them again to count. */
+        int bodyLength() {
+            int length = 0;
             for (NewMessage message : messages) {
-                bytes += message.body().length();
+                length += message.body().length();
             }
-            return bytes;
+            return length;
         }
     }
 
@@ -278,7 +279,7 @@ public class MessageStore {
     public Uni<List<Posted>> postCreatingQueue(SqlClient db, String project, String queue, String keyId,
             List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
         if (posts.size() == 1) {
-            return postAlone(db, project, queue, keyId, posts.get(0), defaultMaxSize, defaultTtl).map(List::of);
+            return postAlone(db, project, queue, keyId, posts.get(0), defaultMaxSize, defaultTtl);
         }
         int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
         UUID[] clientIds = new UUID[count];
@@ -299,24 +300,29 @@ public class MessageStore {
         Tuple params = Tuple.of(project, queue).addArrayOfUUID(clientIds).addArrayOfInteger(ttls)
                 .addArrayOfInteger(delays).addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl)
                 .addArrayOfInteger(documentSizes);
-        return db.preparedQuery(POST_CREATING_QUEUE_SHARED).execute(withGuards(params, keyId)).map(rows -> {
-            Row row = rows.iterator().next();
-            Integer maxSize = row.getInteger("max_size");
-            long notifications = row.getLong("notifications");
-            // Ids are drawn in insertion order, which is the posts' order and each post's own.
-            Long[] ids = row.getArrayOfLongs("ids");
-            List<Posted> answers = new java.util.ArrayList<>(posts.size());
-            int next = 0;
-            for (NewPost post : posts) {
-                boolean stored = maxSize != null && post.documentSize() <= maxSize;
-                long[] own = new long[stored ? post.messages().size() : 0];
-                for (int j = 0; j < own.length; j++) {
-                    own[j] = ids[next++];
-                }
-                answers.add(new Posted(maxSize, own, answers.isEmpty() ? notifications : 0));
+        return db.preparedQuery(POST_CREATING_QUEUE_SHARED).execute(withGuards(params, keyId))
+                .map(rows -> postedOf(rows.iterator().next(), posts));
+    }
+
+    /**
+     * What each post stored, from the creating post's answer row: ids are drawn in insertion order, which is the
+     * posts' order and each post's own; a post over {@code max_size} (or every post, when it is null) stored none.
+     */
+    private static List<Posted> postedOf(Row row, List<NewPost> posts) {
+        Integer maxSize = row.getInteger("max_size");
+        long notifications = row.getLong("notifications");
+        Long[] ids = row.getArrayOfLongs("ids");
+        List<Posted> answers = new java.util.ArrayList<>(posts.size());
+        int next = 0;
+        for (NewPost post : posts) {
+            boolean stored = maxSize != null && post.documentSize() <= maxSize;
+            long[] own = new long[stored ? post.messages().size() : 0];
+            for (int j = 0; j < own.length; j++) {
+                own[j] = ids[next++];
             }
-            return answers;
-        });
+            answers.add(new Posted(maxSize, own, answers.isEmpty() ? notifications : 0));
+        }
+        return answers;
     }
 
     /** The creating post's parameters $10 to $17, after its first nine: its quotas and its sealing key. */
@@ -327,7 +333,7 @@ public class MessageStore {
                 .addString(keyId);
     }
 
-    private Uni<Posted> postAlone(SqlClient db, String project, String queue, String keyId, NewPost post,
+    private Uni<List<Posted>> postAlone(SqlClient db, String project, String queue, String keyId, NewPost post,
             int defaultMaxSize, int defaultTtl) {
         List<NewMessage> messages = post.messages();
         Tuple params = Tuple.of(project, queue, post.clientId())
@@ -335,12 +341,8 @@ public class MessageStore {
                 .addArrayOfInteger(messages.stream().map(NewMessage::delay).toArray(Integer[]::new))
                 .addArrayOfString(messages.stream().map(NewMessage::body).toArray(String[]::new))
                 .addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(post.documentSize());
-        return db.preparedQuery(POST_CREATING_QUEUE).execute(withGuards(params, keyId)).map(rows -> {
-            Row row = rows.iterator().next();
-            Long[] ids = row.getArrayOfLongs("ids");
-            return new Posted(row.getInteger("max_size"), Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
-                    row.getLong("notifications"));
-        });
+        return db.preparedQuery(POST_CREATING_QUEUE).execute(withGuards(params, keyId))
+                .map(rows -> postedOf(rows.iterator().next(), List.of(post)));
     }
 
     /** Takes and deletes up to {@code count} of the oldest free messages, in one statement. */

@@ -1,5 +1,6 @@
 package io.pigeon.storage;
 
+import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
@@ -35,36 +36,29 @@ public final class Coalescer<K, R, A> {
     private final BiFunction<K, List<R>, Uni<List<A>>> together;
     private final ToIntFunction<R> rows;
     private final ToIntFunction<R> bytes;
-    private final int maxRows;
-    private final int maxBytes;
-    private final int maxInFlight;
-    private final boolean enabled;
+    private final PigeonConfig.Coalescing bounds;
     private final IntConsumer batchSizes;
     private final ConcurrentHashMap<K, Lane> lanes = new ConcurrentHashMap<>();
 
     /**
      * @param together   runs requests of one key in one statement, one answer each in their order
-     * @param rows       a request's rows (messages posted, asked for, or named), bounded per statement by {@code maxRows}
-     * @param bytes      a request's bytes, bounded per statement by {@code maxBytes}
-     * @param maxInFlight statements of one key in flight at once: 1 shares the most, more overlap their round trips
-     * @param enabled    false: every request runs alone at once, whatever is in flight
+     * @param rows       a request's rows (messages posted, asked for, or named), bounded per statement
+     * @param bytes      a request's bytes, bounded per statement (0 for requests without bodies)
+     * @param bounds     whether requests share statements at all, the bounds of one, and how many of a key run at once
      * @param batchSizes told the number of requests of every statement run
      */
     public Coalescer(BiFunction<K, List<R>, Uni<List<A>>> together, ToIntFunction<R> rows, ToIntFunction<R> bytes,
-            int maxRows, int maxBytes, int maxInFlight, boolean enabled, IntConsumer batchSizes) {
+            PigeonConfig.Coalescing bounds, IntConsumer batchSizes) {
         this.together = together;
         this.rows = rows;
         this.bytes = bytes;
-        this.maxRows = maxRows;
-        this.maxBytes = maxBytes;
-        this.maxInFlight = maxInFlight;
-        this.enabled = enabled;
+        this.bounds = bounds;
         this.batchSizes = batchSizes;
     }
 
     /** The answer to {@code request}, run alone at once if nothing of its key is in flight, else with those waiting. */
     public Uni<A> submit(K key, R request) {
-        if (!enabled) {
+        if (!bounds.enabled()) {
             return alone(key, request);
         }
         return Uni.createFrom().emitter(emitter -> {
@@ -75,7 +69,7 @@ public final class Coalescer<K, R, A> {
                     if (lane.retired) {
                         continue; // it just went idle and left the map: take (or make) the current one
                     }
-                    if (lane.inFlight >= maxInFlight) {
+                    if (lane.inFlight >= bounds.maxInFlight()) {
                         lane.waiting.add(waiting);
                         return;
                     }
@@ -122,6 +116,8 @@ public final class Coalescer<K, R, A> {
     /** After a statement of the lane: starts the next with what waits, within the bounds, or has one fewer in flight. */
     private void next(Lane lane) {
         List<Waiting<R, A>> batch = new ArrayList<>();
+        int maxRows = bounds.maxRows();
+        int maxBytes = bounds.maxBytes();
         synchronized (lane) {
             if (lane.waiting.isEmpty()) {
                 if (--lane.inFlight == 0) {

@@ -98,11 +98,12 @@ final class RatioBench {
             // A fresh JVM runs the cycle 35-45 % slower until its JIT has compiled the hot path.
             int warmup = Integer.parseInt(System.getProperty("bench.warmup", "15"));
             Optional<RatioBench> before = bench.before(seconds);
+            Optional<RatioBench> beforeWarmup = bench.before(warmup);
             for (String api : apis) {
                 if (warmup > 0) {
                     new RatioBench(url, warmup, layout).http(api, 4, 0);
-                    if (before.isPresent()) {
-                        before.get().before(warmup).orElseThrow().http(api, 4, 0);
+                    if (beforeWarmup.isPresent()) {
+                        beforeWarmup.get().http(api, 4, 0);
                     }
                 }
             }

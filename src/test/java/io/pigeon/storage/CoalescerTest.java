@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,7 +44,31 @@ class CoalescerTest {
                 }
                 return requests.stream().map(request -> request * 2).toList();
             });
-        }, request -> Math.abs(request), request -> 1, maxRows, maxBytes, maxInFlight, true, sizes::add);
+        }, request -> Math.abs(request), request -> 1, bounds(maxRows, maxBytes, maxInFlight, true), sizes::add);
+    }
+
+    private static PigeonConfig.Coalescing bounds(int maxRows, int maxBytes, int maxInFlight, boolean enabled) {
+        return new PigeonConfig.Coalescing() {
+            @Override
+            public boolean enabled() {
+                return enabled;
+            }
+
+            @Override
+            public int maxRows() {
+                return maxRows;
+            }
+
+            @Override
+            public int maxBytes() {
+                return maxBytes;
+            }
+
+            @Override
+            public int maxInFlight() {
+                return maxInFlight;
+            }
+        };
     }
 
     @Test
@@ -135,7 +160,7 @@ class CoalescerTest {
             statements.add(List.copyOf(requests));
             return Uni.createFrom().item(requests.stream().map(request -> request * 2).toList())
                     .onItem().delayIt().by(Duration.ofMillis(50));
-        }, request -> 1, request -> 1, 100, 100, 1, false, sizes::add);
+        }, request -> 1, request -> 1, bounds(100, 100, 1, false), sizes::add);
         List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             answers.add(coalescer.submit("q", i).subscribeAsCompletionStage());

@@ -93,6 +93,17 @@ public class Sweeper {
                 RETURNING m.id)
             SELECT (SELECT count(*) FROM ended) AS claims, (SELECT count(*) FROM dead_lettered) AS dead_lettered""";
 
+    // Rows written for a queue after its delete (by a post or claim whose statement had read the queue before the
+    // delete committed: migration V10) are reclaimed here, once the queue has been gone for longer than any such
+    // statement runs; the queue's id is then forgotten.
+    private static final String DELETE_ROWS_OF_DROPPED_QUEUES = """
+            WITH chosen AS MATERIALIZED (
+                SELECT queue_id FROM dropped_queues WHERE dropped_at <= now() - interval '5 minutes'
+                LIMIT $1 FOR UPDATE SKIP LOCKED),
+            messages_gone AS (DELETE FROM messages WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))),
+            claims_gone AS (DELETE FROM claims WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen)))
+            DELETE FROM dropped_queues WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))""";
+
     // Expired subscriptions are invisible already; this reclaims their rows.
     private static final String DELETE_EXPIRED_SUBSCRIPTIONS = """
             DELETE FROM subscriptions
@@ -141,7 +152,7 @@ public class Sweeper {
 
     /**
      * One sweep: end expired claims (dead-lettering what has been claimed too often, freeing the rest), then
-     * delete expired messages and subscriptions.
+     * delete expired messages and subscriptions, and rows left behind by deleted queues.
      */
     public Uni<Sweep> sweep() {
         // The configured database, and every registered pool: each holds queues of its own. A pool that fails its
@@ -172,6 +183,7 @@ public class Sweeper {
         return endClaims(db, 0, 0, 0)
                 .flatMap(claims -> repeat(db, DELETE_EXPIRED_MESSAGES, 0, 0)
                         .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
+                        .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
                         .call(messages -> deleteOldDeadGroups(db, 0, 0))
                         .map(messages -> new Sweep(messages, claims[0], claims[1])));
     }

@@ -66,7 +66,8 @@ final class RatioBench {
 
     /**
      * Another Pigeon to run the same HTTP cycle against in every round, right after this one's (a build from before a
-     * change, on another port: {@code bench.before-url}, with its process id as {@code bench.before-pid} for its CPU).
+     * change, on another port: {@code bench.before-url}, with its process id as {@code bench.before-pid} for its CPU, and
+     * its database as {@code bench.before-database} when it is not the one PG* names, so that it is vacuumed alike).
      */
     private Optional<RatioBench> before(int runSeconds) {
         String beforeUrl = System.getProperty("bench.before-url", "");
@@ -185,6 +186,11 @@ final class RatioBench {
     /** VACUUM of Pigeon's hot tables (and the peers'), then a second's rest. */
     private static void settle(Optional<PeerCycles> peers) throws Exception {
         execute(List.of("psql", "-q", "-c", "VACUUM messages, claims, queues"), Map.of());
+        // The Pigeon of bench.before-url may run on a database of its own (its schema as it was): vacuumed alike.
+        String beforeDatabase = System.getProperty("bench.before-database", "");
+        if (!beforeDatabase.isBlank()) {
+            execute(List.of("psql", "-q", "-c", "VACUUM messages, claims, queues"), Map.of("PGDATABASE", beforeDatabase));
+        }
         if (peers.isPresent()) {
             peers.get().vacuum();
         }

@@ -1,8 +1,8 @@
 -- Messages and claims no longer reference their queue through a foreign key. The key's check ran for every message
 -- posted (a trigger per row, each locking the queue's row FOR KEY SHARE), and concurrent posts and claims of one
 -- queue shared that lock, so every overlap created a multixact on the queue's row: measured at 16 clients on one
--- queue, PostgreSQL spent 113-125 ms of CPU per 1,000 messages of the full cycle with the keys and 75-91 without,
--- and the throughput rose from 6,800-7,800 to 8,800-10,600 messages/s.
+-- queue (the full cycle, three pairs of runs on one database with the keys added and dropped in turn), PostgreSQL
+-- spent 132-155 ms of CPU per 1,000 messages with the keys and 107-127 without, and moved 8-14 % more without.
 --
 -- What the keys guaranteed, that no row outlives its queue, is kept otherwise: deleting a queue deletes its messages
 -- and claims in the same statement and records the queue's id here. A post or claim whose statement read the queue

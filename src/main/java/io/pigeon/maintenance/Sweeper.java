@@ -5,6 +5,7 @@ import io.pigeon.observability.QueueMetrics;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.PoolClients;
+import io.pigeon.storage.QueueRows;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -100,9 +101,9 @@ public class Sweeper {
             WITH chosen AS MATERIALIZED (
                 SELECT queue_id FROM dropped_queues WHERE dropped_at <= now() - interval '5 minutes'
                 LIMIT $1 FOR UPDATE SKIP LOCKED),
-            messages_gone AS (DELETE FROM messages WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))),
-            claims_gone AS (DELETE FROM claims WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen)))
-            DELETE FROM dropped_queues WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))""";
+            %s
+            DELETE FROM dropped_queues WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))"""
+            .formatted(QueueRows.deleteAll("ARRAY(SELECT queue_id FROM chosen)"));
 
     // Expired subscriptions are invisible already; this reclaims their rows.
     private static final String DELETE_EXPIRED_SUBSCRIPTIONS = """

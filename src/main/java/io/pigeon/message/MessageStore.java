@@ -4,6 +4,7 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
+import io.pigeon.storage.QueueRows;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -151,8 +152,8 @@ public class MessageStore {
 
     private static final String PURGE = """
             WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
-            ended AS (DELETE FROM claims WHERE queue_id = (SELECT id FROM q))
-            DELETE FROM messages WHERE queue_id = (SELECT id FROM q)""";
+            %s
+            SELECT count(*) AS purged FROM messages_gone""".formatted(QueueRows.deleteAllCountingMessages("ARRAY(SELECT id FROM q)"));
 
     private static final String GET_BY_IDS = """
             SELECT m.id, m.ttl, %s AS age, m.body, m.key_id
@@ -356,7 +357,8 @@ public class MessageStore {
 
     /** Deletes every message and claim of the queue; how many messages. */
     public Uni<Integer> purge(SqlClient db, String project, String queue) {
-        return db.preparedQuery(PURGE).execute(Tuple.of(project, queue)).map(rows -> rows.rowCount());
+        return db.preparedQuery(PURGE).execute(Tuple.of(project, queue))
+                .map(rows -> (int) rows.iterator().next().getLong("purged").longValue());
     }
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */

@@ -1,6 +1,7 @@
 package io.pigeon.queue;
 
 import io.pigeon.quota.Quotas;
+import io.pigeon.storage.QueueRows;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -58,9 +59,9 @@ public class QueueStore {
             WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
             %s,
             gone AS (DELETE FROM queues WHERE project = $1 AND name = $2 RETURNING id),
-            messages_gone AS (DELETE FROM messages WHERE queue_id = (SELECT id FROM gone)),
-            claims_gone AS (DELETE FROM claims WHERE queue_id = (SELECT id FROM gone))
-            INSERT INTO dropped_queues (queue_id) SELECT id FROM gone""".formatted(NotificationFanOut.CANCEL_DROPPED);
+            %s
+            INSERT INTO dropped_queues (queue_id) SELECT id FROM gone""".formatted(NotificationFanOut.CANCEL_DROPPED,
+            QueueRows.deleteAll("ARRAY(SELECT id FROM gone)"));
 
     /**
      * Deletes the queue with its messages and claims, and its subscriptions (which name it rather than reference it)

@@ -90,19 +90,23 @@ public class MessageStore {
     // v2: the queue is created on first post, and its reserved attributes bound the document's size and
     // give the defaults for TTL and delay, all in the one statement. A queue created concurrently by
     // another transaction after this statement's snapshot is seen by neither branch of q: then max_size
-    // comes back null and the caller retries. One statement may carry several posts (see Coalescer): then every
+    // comes back null and the caller retries. The insert runs only when the queue is not there: an
+    // INSERT … ON CONFLICT that finds the queue still draws a value from the identity sequence and makes a
+    // speculative insertion, on every post. One statement may carry several posts (see Coalescer): then every
     // message comes with its post's client id ($3) and document size ($9), and a post whose document exceeds
     // the queue's limit stores none of its messages, whatever the others do. A post alone binds them as scalars,
     // which costs PostgreSQL less (no per-message arrays).
     private static final String POST_CREATING_QUEUE_TEMPLATE = """
-            WITH created AS (
-                INSERT INTO queues (project, name) VALUES ($1, $2)
+            WITH known AS (
+                SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
+            created AS (
+                INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
                 ON CONFLICT (project, name) DO NOTHING
                 RETURNING id, metadata),
             q AS (
-                SELECT id, metadata FROM created
+                SELECT id, metadata FROM known
                 UNION ALL
-                SELECT id, metadata FROM queues WHERE project = $1 AND name = $2
+                SELECT id, metadata FROM created
                 LIMIT 1),
             target AS (
                 SELECT id,

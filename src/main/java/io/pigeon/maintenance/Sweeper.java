@@ -10,6 +10,8 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
 
 /**
@@ -124,6 +126,8 @@ public class Sweeper {
     private final long deadRetentionSeconds;
     private final QueueMetrics metrics;
     private final PoolClients poolClients;
+    private final AtomicReference<CompletableFuture<Void>> lastSweepEnded =
+            new AtomicReference<>(CompletableFuture.completedFuture(null));
 
     public Sweeper(PigeonConfig config, QueueMetrics metrics, PoolClients poolClients) {
         this.poolClients = poolClients;
@@ -156,6 +160,19 @@ public class Sweeper {
      * delete expired messages and subscriptions, and rows left behind by deleted queues.
      */
     public Uni<Sweep> sweep() {
+        // One sweep at a time in this process: a sweep started while another runs waits for it, so that when a
+        // sweep ends, everything that had expired when it was asked for is swept. Side by side, the later one would
+        // skip the rows the other holds (SKIP LOCKED) and could end before they are. Replicas still sweep at once.
+        return Uni.createFrom().deferred(() -> {
+            CompletableFuture<Void> ended = new CompletableFuture<>();
+            CompletableFuture<Void> previous = lastSweepEnded.getAndSet(ended);
+            return Uni.createFrom().completionStage(previous)
+                    .flatMap(ignored -> sweepEveryDatabase())
+                    .onTermination().invoke(() -> ended.complete(null));
+        });
+    }
+
+    private Uni<Sweep> sweepEveryDatabase() {
         // The configured database, and every registered pool: each holds queues of its own. A pool that fails its
         // sweep is logged and swept again next time; it does not keep the others from being swept.
         return poolClients.onEvery(this::sweepOf)

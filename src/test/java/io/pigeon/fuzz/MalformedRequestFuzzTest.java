@@ -88,7 +88,7 @@ class MalformedRequestFuzzTest {
                 .post("/v1/queues/sentinel/messages").then().statusCode(201);
         Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"ttl\": 3600, \"body\": \"v2\"}]}")
                 .post("/v2/queues/sentinel2/messages").then().statusCode(201);
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 300, \"grace\": 60}")
+        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 3600, \"grace\": 60}")
                 .post("/v1/queues/sentinel/claims?limit=1").then().statusCode(201);
         String subscription = Api.as(project).contentType(ContentType.JSON)
                 .body("{\"subscriber\": \"mailto:fuzz@example.com\", \"ttl\": 3600}")

@@ -83,7 +83,9 @@ class PlacementsTest {
         assertEquals(400, counts.getOrDefault(light, 0) + counts.getOrDefault(heavy, 0), counts.toString());
         assertEquals(0, counts.getOrDefault(closed, 0));
         double ratio = counts.get(heavy) / (double) counts.get(light);
-        assertTrue(ratio > 2 && ratio < 4.5, "heavy/light = " + ratio + " " + counts);
+        // 3 expected; the heavy pool's count is binomial (400, 0.75): these bounds are over 5 standard deviations
+        // away (a correct draw fails about once in 4 million runs; 2 to 4.5 failed once in 1,640), and still far from 1 (weights ignored).
+        assertTrue(ratio > 1.75 && ratio < 6.5, "heavy/light = " + ratio + " " + counts);
         // Kept: asked again (here and as the catalogue holds it), the same pool.
         String first = place("q0", null).pool();
         assertEquals(first, place("q0", null).pool());

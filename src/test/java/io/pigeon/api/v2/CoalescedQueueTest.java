@@ -189,7 +189,7 @@ class CoalescedQueueTest {
 
     private void claimAndEnd(ThreadLocalRandom random) throws Exception {
         HttpResponse<String> response = send("POST", "/claims?limit=" + (1 + random.nextInt(10)),
-                "{\"ttl\": 60, \"grace\": 60}");
+                "{\"ttl\": 3600, \"grace\": 60}");
         if (response.statusCode() == 204) {
             return;
         }

@@ -163,12 +163,15 @@ public class Sweeper {
         // One sweep at a time in this process: a sweep started while another runs waits for it, so that when a
         // sweep ends, everything that had expired when it was asked for is swept. Side by side, the later one would
         // skip the rows the other holds (SKIP LOCKED) and could end before they are. Replicas still sweep at once.
+        // The sweep runs to its end even if its caller cancels (the next one waits for the work, not the caller),
+        // and the caller is handed a stage of its own, whose cancellation reaches neither this sweep nor the one before.
         return Uni.createFrom().deferred(() -> {
             CompletableFuture<Void> ended = new CompletableFuture<>();
             CompletableFuture<Void> previous = lastSweepEnded.getAndSet(ended);
-            return Uni.createFrom().completionStage(previous)
-                    .flatMap(ignored -> sweepEveryDatabase())
-                    .onTermination().invoke(() -> ended.complete(null));
+            CompletableFuture<Sweep> work = previous.thenCompose(ignored -> sweepEveryDatabase()
+                    .subscribeAsCompletionStage());
+            work.whenComplete((sweep, failure) -> ended.complete(null));
+            return Uni.createFrom().completionStage(work.thenApply(sweep -> sweep));
         });
     }
 

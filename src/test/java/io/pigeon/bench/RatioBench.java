@@ -185,11 +185,11 @@ final class RatioBench {
 
     /** VACUUM of Pigeon's hot tables (and the peers'), then a second's rest. */
     private static void settle(Optional<PeerCycles> peers) throws Exception {
-        execute(List.of("psql", "-q", "-c", "VACUUM messages, claims, queues"), Map.of());
         // The Pigeon of bench.before-url may run on a database of its own (its schema as it was): vacuumed alike.
         String beforeDatabase = System.getProperty("bench.before-database", "");
-        if (!beforeDatabase.isBlank()) {
-            execute(List.of("psql", "-q", "-c", "VACUUM messages, claims, queues"), Map.of("PGDATABASE", beforeDatabase));
+        for (Map<String, String> database : beforeDatabase.isBlank() ? List.of(Map.<String, String>of())
+                : List.of(Map.<String, String>of(), Map.of("PGDATABASE", beforeDatabase))) {
+            execute(List.of("psql", "-q", "-c", "VACUUM messages, claims, queues"), database);
         }
         if (peers.isPresent()) {
             peers.get().vacuum();

@@ -108,6 +108,9 @@ class DispatchLeaseTest {
         pushDue("crashed", "{\"n\": 1}");
         DispatchStore.TakenGroup first = takeOurs(60_000);
         assertEquals(1, first.attempts());
+        // The lease lasts what was asked (milliseconds): 60 s from now, give or take the round trips.
+        assertEquals(1, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE id = $1 "
+                + "AND lease_until BETWEEN now() + interval '55 seconds' AND now() + interval '60 seconds'", first.id()));
         // The first dispatcher "crashes": no answer. Nobody may take the group while the lease lasts.
         assertTrue(store.takeDue(pool, 100, 300, 100).await().indefinitely().stream()
                 .noneMatch(group -> group.id() == first.id()));

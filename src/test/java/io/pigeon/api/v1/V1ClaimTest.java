@@ -105,7 +105,7 @@ class V1ClaimTest {
         Api.as(project).get(location)
                 .then().statusCode(200)
                 .body("ttl", equalTo(600))
-                .body("age", lessThanOrEqualTo(5))
+                .body("age", allOf(greaterThanOrEqualTo(0), lessThanOrEqualTo(5)))
                 // The messages now live until the claim ends plus grace (630 s from about now).
                 .body("messages.ttl", everyItem(allOf(greaterThanOrEqualTo(630), lessThanOrEqualTo(640))));
 

@@ -1,8 +1,10 @@
 package io.pigeon.api.v2;
 
+import static org.hamcrest.Matchers.allOf;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.lessThanOrEqualTo;
 import static org.hamcrest.Matchers.matchesPattern;
@@ -99,7 +101,7 @@ class V2SubscriptionTest {
                 .body("source", equalTo("orders"))
                 .body("ttl", equalTo(600))
                 .body("options.name", equalTo("first"))
-                .body("age", lessThanOrEqualTo(5))
+                .body("age", allOf(greaterThanOrEqualTo(0), lessThanOrEqualTo(5)))
                 .body("confirmed", equalTo(false))
                 .body("delivery", equalTo("webhook"));
 

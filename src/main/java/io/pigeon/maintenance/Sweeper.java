@@ -171,7 +171,7 @@ public class Sweeper {
             CompletableFuture<Sweep> work = previous.thenCompose(ignored -> sweepEveryDatabase()
                     .subscribeAsCompletionStage());
             work.whenComplete((sweep, failure) -> ended.complete(null));
-            return Uni.createFrom().completionStage(work.thenApply(sweep -> sweep));
+            return Uni.createFrom().completionStage(work.copy());
         });
     }
 

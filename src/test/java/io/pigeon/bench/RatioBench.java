@@ -46,6 +46,8 @@ final class RatioBench {
     private static final Pattern PARAMETER = Pattern.compile("\\$(\\d+)");
     private static final Path WRK_SCRIPT = Path.of("src/test/bench/wrk-cycle.lua");
     private static final int HALF_LOAD_CONNECTIONS = 4;
+    /** Pigeon's hot tables vacuumed between runs, on the database psql's environment names. */
+    private static final List<String> VACUUM_PIGEON = List.of("psql", "-q", "-c", "VACUUM messages, claims, queues");
 
     private final String url;
     private final int seconds;
@@ -187,9 +189,9 @@ final class RatioBench {
     private static void settle(Optional<PeerCycles> peers) throws Exception {
         // The Pigeon of bench.before-url may run on a database of its own (its schema as it was): vacuumed alike.
         String beforeDatabase = System.getProperty("bench.before-database", "");
-        for (Map<String, String> database : beforeDatabase.isBlank() ? List.of(Map.<String, String>of())
-                : List.of(Map.<String, String>of(), Map.of("PGDATABASE", beforeDatabase))) {
-            execute(List.of("psql", "-q", "-c", "VACUUM messages, claims, queues"), database);
+        execute(VACUUM_PIGEON, Map.of());
+        if (!beforeDatabase.isBlank()) {
+            execute(VACUUM_PIGEON, Map.of("PGDATABASE", beforeDatabase));
         }
         if (peers.isPresent()) {
             peers.get().vacuum();

@@ -104,7 +104,7 @@ class DispatchLeaseTest {
     }
 
     @Test
-    void aGroupWhoseLeaseRunsOutIsTakenAgainAndTheOldLeaseCanNoLongerFinishIt() throws Exception {
+    void aGroupWhoseLeaseRunsOutIsTakenAgainAndTheOldLeaseCanNoLongerFinishIt() {
         pushDue("crashed", "{\"n\": 1}");
         DispatchStore.TakenGroup first = takeOurs(60_000);
         assertEquals(1, first.attempts());

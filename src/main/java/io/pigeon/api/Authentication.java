@@ -39,10 +39,10 @@ public class Authentication {
 
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
     public Uni<Void> authorize(HttpServerRequest request, ContainerRequestContext context) {
-        // A pre-signed URL stands in for a token, for exactly the paths and methods it grants (in both modes, as
-        // Zaqar checks a signature whenever one is sent).
+        // A pre-signed URL stands in for a token, for exactly the resources and methods it grants (in both modes,
+        // as Zaqar checks a signature whenever one is sent).
         if (SignedRequests.isSigned(request) && !PublicEndpoints.isPublic(context)) {
-            caller.resolved(SignedRequests.admit(request, signedUrls));
+            caller.resolved(SignedRequests.admit(request, context, signedUrls));
             return Uni.createFrom().voidItem();
         }
         if (!tenancy.tokensRequired()) {

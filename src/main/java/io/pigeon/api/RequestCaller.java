@@ -28,6 +28,11 @@ public class RequestCaller {
         return Projects.optional(caller.project());
     }
 
+    /** Whether a pre-signed URL admitted the request (its receiver acts, not the project's own credentials). */
+    public boolean signedUrl() {
+        return caller.signedUrl();
+    }
+
     public boolean operator() {
         return caller.operator();
     }

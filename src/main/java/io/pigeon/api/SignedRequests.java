@@ -2,21 +2,26 @@ package io.pigeon.api;
 
 import io.pigeon.tenancy.Caller;
 import io.pigeon.tenancy.Projects;
+import io.pigeon.tenancy.SignedTarget;
 import io.pigeon.tenancy.SignedUrls;
 import io.vertx.core.http.HttpServerRequest;
-import java.util.Arrays;
-import java.util.List;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import java.util.regex.Pattern;
 
 /**
  * Requests authorised by a pre-signed URL's headers ({@code URL-Signature}, {@code URL-Expires},
- * {@code URL-Methods}, {@code URL-Paths} and {@code X-Project-Id}), as Zaqar checks them: the method must be one
- * the grant names, the path one of its paths (or below one), and the signature this server's; every failure is a
- * 404. A signed path matches from the start of the request's path, at a segment boundary (Zaqar searches it
- * anywhere in the path as a pattern; a prefix gives the same grants to every client and no more).
+ * {@code URL-Methods}, {@code URL-Paths} and {@code X-Project-Id}). Decided after routing: the resource method the
+ * router matched says which queue resource is asked for ({@link #target}, set by the resources that a grant can
+ * open), and {@link SignedUrls} decides whether the grant opens it. A request routed anywhere else, or whose path
+ * is not already in its normal form (no dot segments, no empty segments, no percent-encoding: the spelling a
+ * router would rewrite), is refused; every refusal is a 404, as Zaqar answers every signature failure.
  */
-final class SignedRequests {
+public final class SignedRequests {
 
-    static final String SIGNATURE = "URL-Signature";
+    public static final String SIGNATURE = "URL-Signature";
+    private static final String TARGET = "io.pigeon.api.signed-target";
+    /** Segments of unreserved characters only, none of them {@code .} or {@code ..}, no trailing slash. */
+    private static final Pattern NORMAL_PATH = Pattern.compile("(/(?!\\.{1,2}(/|$))[A-Za-z0-9._~-]+)+");
 
     /** A signature that does not grant the request: answered 404, as an unknown resource is. */
     static final class Refused extends RuntimeException {
@@ -32,23 +37,23 @@ final class SignedRequests {
         return request.getHeader(SIGNATURE) != null;
     }
 
-    /** The caller a signed request acts as (its project, never the operator); 404 when the grant does not hold. */
-    static Caller admit(HttpServerRequest request, SignedUrls urls) {
-        List<String> methods = split(request.getHeader("URL-Methods"));
-        List<String> paths = split(request.getHeader("URL-Paths"));
-        String path = request.path();
-        boolean pathGranted = paths.stream().anyMatch(granted -> !granted.isEmpty()
-                && (path.equals(granted) || path.startsWith(granted.endsWith("/") ? granted : granted + "/")));
-        String project = request.getHeader(Projects.HEADER);
-        if (!methods.contains(request.method().name()) || !pathGranted
-                || !urls.verifies(paths, methods, project, request.getHeader("URL-Expires"), request.getHeader(SIGNATURE))) {
-            throw new Refused();
-        }
-        return new Caller(project, false);
+    /** Records, for the matched resource method, which queue resource a pre-signed request is asking for. */
+    public static void target(ContainerRequestContext context, SignedTarget target) {
+        context.setProperty(TARGET, target);
     }
 
-    /** A header's values split on commas, as Zaqar splits them (no trimming); none is an empty list. */
-    private static List<String> split(String header) {
-        return header == null ? List.of() : Arrays.asList(header.split(",", -1));
+    /** The caller a signed request acts as (its project, never the operator); 404 when the grant does not hold. */
+    static Caller admit(HttpServerRequest request, ContainerRequestContext context, SignedUrls urls) {
+        if (!(context.getProperty(TARGET) instanceof SignedTarget target)
+                || !NORMAL_PATH.matcher(request.path()).matches()) {
+            throw new Refused();
+        }
+        SignedUrls.Presented presented = new SignedUrls.Presented(request.getHeader(SIGNATURE),
+                request.getHeader("URL-Expires"), request.getHeader("URL-Methods"), request.getHeader("URL-Paths"),
+                request.getHeader(Projects.HEADER));
+        if (!urls.admits(presented, request.method().name(), target)) {
+            throw new Refused();
+        }
+        return Caller.signed(presented.project());
     }
 }

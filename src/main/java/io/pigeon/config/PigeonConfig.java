@@ -130,6 +130,25 @@ public interface PigeonConfig {
          * {@code [signed_url] secret_key}). Unset: no URL can be signed, and none is accepted.
          */
         Optional<String> secretKey();
+
+        /**
+         * More keys by id ({@code pigeon.signed-url.keys.<id>}, ids of 1 to 32 letters, digits, {@code _} and
+         * {@code -}), so that keys can rotate: a grant signed with one of them carries its id in front of its
+         * signature ({@code <id>:<hex>}); the unnamed {@link #secretKey()} signs as Zaqar does (hex alone). Every
+         * key is at least 32 bytes, or Pigeon refuses to start.
+         */
+        Map<String, String> keys();
+
+        /** The id of the key new grants are signed with; left out, the unnamed {@link #secretKey()}. */
+        Optional<String> signingKey();
+
+        /**
+         * The longest a grant may be valid: a share asking for a later {@code expires} is refused (400), and a
+         * grant whose expiry lies further ahead is not accepted. Confirmation requests are valid for the
+         * subscription's ttl, at most this long.
+         */
+        @WithDefault("P7D")
+        Duration maxLifetime();
     }
 
     /** Encryption at rest of the queues whose {@code _enable_encrypt_messages} is true. */

@@ -12,6 +12,7 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.tenancy.SignedUrls;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.jboss.logging.Logger;
@@ -69,8 +70,10 @@ public class SubscriptionConfirmations {
         }
         String confirmPath = "/v2/" + (queue.isTopic() ? "topics/" : "queues/") + queue.name() + "/subscriptions/"
                 + MessageIds.format(subscription.id()) + "/confirm";
+        // Valid for as long as asked, but never beyond the longest lifetime a grant may have.
+        Duration valid = Duration.ofSeconds(validSeconds);
         SignedUrls.Grant grant = signedUrls.sign(List.of(confirmPath), List.of("PUT"), project,
-                Instant.now().plusSeconds(validSeconds));
+                Instant.now().plus(valid.compareTo(signedUrls.maxLifetime()) < 0 ? valid : signedUrls.maxLifetime()));
         ObjectNode document = JSON.createObjectNode()
                 .put("Message_Type", type)
                 .put("Message", text)

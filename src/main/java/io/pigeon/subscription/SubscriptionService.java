@@ -104,7 +104,17 @@ public class SubscriptionService {
      * Confirms (or unconfirms) a live subscription; false when there is none. An unsubscribed webhook is told so
      * when confirmation is required.
      */
-    public Uni<Boolean> confirm(String project, QueueName queue, long id, boolean confirmed) {
+    /**
+     * Confirms or unconfirms a subscription; false when there is none. Where confirmation is required, it proves
+     * the receiver's consent, so {@code confirmed: true} is accepted only from the receiver of the confirmation
+     * request ({@code byReceiver}: through the pre-signed URL it was sent); the project may still unconfirm.
+     */
+    public Uni<Boolean> confirm(String project, QueueName queue, long id, boolean confirmed, boolean byReceiver) {
+        if (confirmed && confirmations.required() && !byReceiver) {
+            throw new Rejection(Rejection.Reason.FORBIDDEN, "A subscription is confirmed only by its subscriber, "
+                    + "through the pre-signed URL of the confirmation request it was sent "
+                    + "(pigeon.notification.require-confirmation is on).");
+        }
         return databases.of(project, queue.value()).chain(db -> store.confirm(db, project, queue.value(), id, confirmed)
                 .flatMap(updated -> {
                     if (!updated || confirmed || !confirmations.required()) {

@@ -10,6 +10,7 @@ import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -18,18 +19,28 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Zaqar's pre-signed URLs: a grant of some methods on some paths of one project until a time, signed with
- * HMAC-SHA256 under the configured key. What is signed is Zaqar's text exactly: the sorted paths joined by ",",
- * the sorted methods joined by ",", the project ("None" when there is none) and the expiry as
- * {@code yyyy-MM-ddTHH:mm:ss} in UTC, separated by the two characters backslash and n (Zaqar writes them in a raw
- * string), so that URLs signed by either server are accepted by the other.
+ * Zaqar's pre-signed URLs: a grant of some methods on some resources of one queue of one project until a time,
+ * signed with HMAC-SHA256. What is signed is Zaqar's text exactly: the sorted paths joined by ",", the sorted
+ * methods joined by ",", the project and the expiry as {@code yyyy-MM-ddTHH:mm:ss} in UTC, separated by the two
+ * characters backslash and n (Zaqar writes them in a raw string), so that URLs signed under the unnamed key by
+ * either server are accepted by the other. A grant under a named key carries the key's id in front of its
+ * signature, so that keys can rotate.
+ *
+ * <p>What a grant opens is decided on the resource the request was routed to ({@link SignedTarget}), never on the
+ * request's path: each granted path is read as the resource it names ({@code /v2/queues/q/messages}: the messages
+ * of queue q, and below them; {@code /v2/queues/q/subscriptions/{id}/confirm}: that confirmation alone), and a path
+ * of any other shape grants nothing.
  */
 @ApplicationScoped
 public class SignedUrls {
@@ -38,71 +49,177 @@ public class SignedUrls {
     public record Grant(List<String> paths, List<String> methods, String project, String expires, String signature) {
     }
 
+    /** The headers a pre-signed request carries, as sent (any of them may be missing: null). */
+    public record Presented(String signature, String expires, String methods, String paths, String project) {
+    }
+
+    /** The shortest key accepted: HMAC-SHA256's own output size. */
+    public static final int MIN_KEY_BYTES = 32;
     private static final DateTimeFormatter EXPIRES = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss");
     private static final String SEPARATOR = "\\n";
+    private static final String UNNAMED = "";
+    private static final char KEY_ID_END = ':';
+    private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
-    private final Optional<byte[]> key;
+    private final Map<String, byte[]> keys;
+    private final String signingKey;
+    private final Duration maxLifetime;
     private final Clock clock;
 
     @Inject
     public SignedUrls(PigeonConfig config) {
-        this(config.signedUrl().secretKey().filter(secret -> !secret.isEmpty())
-                .map(secret -> secret.getBytes(StandardCharsets.UTF_8)), Clock.systemUTC());
+        this(configuredKeys(config.signedUrl()), config.signedUrl().signingKey().orElse(UNNAMED),
+                config.signedUrl().maxLifetime(), Clock.systemUTC());
     }
 
-    SignedUrls(Optional<byte[]> key, Clock clock) {
-        this.key = key;
+    /**
+     * Signs with {@code keys.get(signingKey)} ({@code ""} is the unnamed key) and accepts every key; none at all
+     * signs and accepts nothing.
+     */
+    SignedUrls(Map<String, byte[]> keys, String signingKey, Duration maxLifetime, Clock clock) {
+        this.keys = Map.copyOf(keys);
+        this.signingKey = signingKey;
+        this.maxLifetime = maxLifetime;
         this.clock = clock;
+        if (!keys.isEmpty() && !keys.containsKey(signingKey)) {
+            throw new IllegalStateException("pigeon.signed-url.signing-key names no configured key: " + signingKey);
+        }
+    }
+
+    /** The configured keys by id, each checked: a short key or a malformed id stops the start. */
+    static Map<String, byte[]> configuredKeys(PigeonConfig.SignedUrl config) {
+        Map<String, byte[]> keys = new HashMap<>();
+        config.secretKey().filter(secret -> !secret.isEmpty())
+                .ifPresent(secret -> keys.put(UNNAMED, checkedKey("pigeon.signed-url.secret-key", secret)));
+        config.keys().forEach((id, secret) -> {
+            if (!KEY_ID.matcher(id).matches()) {
+                throw new IllegalStateException("pigeon.signed-url.keys: a key id is 1 to 32 letters, digits, _ or -: "
+                        + id);
+            }
+            keys.put(id, checkedKey("pigeon.signed-url.keys." + id, secret));
+        });
+        return keys;
+    }
+
+    private static byte[] checkedKey(String setting, String secret) {
+        byte[] key = secret.getBytes(StandardCharsets.UTF_8);
+        if (key.length < MIN_KEY_BYTES) {
+            throw new IllegalStateException(setting + " is " + key.length + " bytes; a signing key needs at least "
+                    + MIN_KEY_BYTES + " (e.g. openssl rand -base64 48)");
+        }
+        return key;
     }
 
     public boolean enabled() {
-        return key.isPresent();
+        return !keys.isEmpty();
+    }
+
+    /** The longest a grant may be valid ({@code pigeon.signed-url.max-lifetime}). */
+    public Duration maxLifetime() {
+        return maxLifetime;
     }
 
     /**
      * Signs a grant of {@code methods} on {@code paths} for {@code project} until {@code expires} (Zaqar's
-     * texts for what it refuses: a missing key, an expiry not in the future).
+     * texts for what it refuses: a missing key, an expiry not in the future; Pigeon's for an expiry beyond the
+     * longest lifetime).
      */
     public Grant sign(List<String> paths, List<String> methods, String project, Instant expires) {
-        byte[] secret = key.orElseThrow(() -> Rejection.invalidRequest("The `key` can't be None"));
+        if (keys.isEmpty()) {
+            throw Rejection.invalidRequest("The `key` can't be None");
+        }
+        Objects.requireNonNull(project, "a grant is always for one project");
+        Instant now = clock.instant();
         Instant expiry = expires.truncatedTo(ChronoUnit.SECONDS);
-        if (!expires.isAfter(clock.instant())) {
+        if (!expires.isAfter(now)) {
             throw Rejection.invalidRequest("`expires` is lower than the current time");
+        }
+        if (expiry.isAfter(now.plus(maxLifetime))) {
+            throw Rejection.invalidRequest("`expires` must be at most " + maxLifetime.toSeconds() + " seconds from now "
+                    + "(pigeon.signed-url.max-lifetime)");
         }
         List<String> sortedPaths = paths.stream().sorted().toList();
         List<String> sortedMethods = methods.stream().sorted().toList();
         String expiresText = EXPIRES.format(expiry.atOffset(ZoneOffset.UTC));
+        String signature = hmac(keys.get(signingKey), sortedPaths, sortedMethods, project, expiresText);
         return new Grant(sortedPaths, sortedMethods, project, expiresText,
-                signature(secret, sortedPaths, sortedMethods, project, expiresText));
+                signingKey.isEmpty() ? signature : signingKey + KEY_ID_END + signature);
     }
 
     /**
-     * Whether {@code signature} is this server's signature of the grant the headers describe, and the grant has
-     * not expired. An unparseable expiry, or none, verifies nothing.
+     * Whether the presented grant admits {@code method} on {@code target}: it names a project and the method, one
+     * of its paths names the target's resource, its expiry is written exactly as signed, is ahead and no further
+     * than the longest lifetime, and the signature is this server's under the key it names.
+     */
+    public boolean admits(Presented presented, String method, SignedTarget target) {
+        if (presented.project() == null || presented.project().isEmpty() || presented.methods() == null
+                || presented.paths() == null) {
+            return false;
+        }
+        List<String> methods = split(presented.methods());
+        List<String> paths = split(presented.paths());
+        return methods.contains(method)
+                && paths.stream().anyMatch(path -> grants(path, target))
+                && verifies(paths, methods, presented.project(), presented.expires(), presented.signature());
+    }
+
+    /**
+     * Whether {@code signature} is this server's signature of the grant, and the grant is live: its expiry is
+     * the signed text itself, ahead of now and within the longest lifetime.
      */
     public boolean verifies(List<String> paths, List<String> methods, String project, String expires,
             String signature) {
-        if (key.isEmpty() || expires == null || signature == null) {
+        if (keys.isEmpty() || project == null || expires == null || signature == null) {
             return false;
         }
         Instant expiry;
         try {
-            expiry = parseExpires(expires);
-        } catch (IllegalArgumentException e) {
+            expiry = LocalDateTime.parse(expires, EXPIRES).toInstant(ZoneOffset.UTC);
+        } catch (DateTimeParseException e) {
             return false;
         }
-        if (!expiry.isAfter(clock.instant())) {
+        Instant now = clock.instant();
+        if (!expiry.isAfter(now) || expiry.isAfter(now.plus(maxLifetime))
+                || !expires.equals(EXPIRES.format(expiry.atOffset(ZoneOffset.UTC)))) {
             return false;
         }
-        String expected = signature(key.get(), paths.stream().sorted().toList(), methods.stream().sorted().toList(),
-                project, EXPIRES.format(expiry.truncatedTo(ChronoUnit.SECONDS).atOffset(ZoneOffset.UTC)));
+        int idEnd = signature.indexOf(KEY_ID_END);
+        byte[] key = keys.get(idEnd < 0 ? UNNAMED : signature.substring(0, idEnd));
+        if (key == null || idEnd == 0) {
+            return false;
+        }
+        String expected = hmac(key, paths.stream().sorted().toList(), methods.stream().sorted().toList(), project,
+                expires);
         return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
-                signature.getBytes(StandardCharsets.UTF_8));
+                signature.substring(idEnd + 1).getBytes(StandardCharsets.UTF_8));
     }
 
     /**
-     * An expiry as Zaqar reads it: an ISO 8601 date and time (a space may stand for the T; no offset means UTC),
-     * or a date alone (its midnight). A bare integer is refused, as Zaqar refuses it.
+     * Whether one granted path names the target's resource: {@code /v2/{collection}/{name}/{kind}} grants the
+     * queue's resources of that kind but no confirmation, and
+     * {@code /v2/{collection}/{name}/subscriptions/{id}/confirm} grants that subscription's confirmation alone.
+     */
+    static boolean grants(String grantedPath, SignedTarget target) {
+        String[] segments = grantedPath.split("/", -1);
+        boolean resource = segments.length == 5;
+        boolean confirmation = segments.length == 7 && "confirm".equals(segments[6]);
+        if (!(resource || confirmation) || !segments[0].isEmpty()
+                || !segments[1].equals(target.version()) || !segments[2].equals(target.collection())
+                || !segments[3].equals(target.queue())
+                || SignedTarget.Kind.ofSegment(segments[4]).filter(target.kind()::equals).isEmpty()) {
+            return false;
+        }
+        return resource ? target.confirmed().isEmpty() : target.confirmed().filter(segments[5]::equals).isPresent();
+    }
+
+    /** A header's values split on commas, as Zaqar splits them (no trimming). */
+    private static List<String> split(String header) {
+        return Arrays.asList(header.split(",", -1));
+    }
+
+    /**
+     * An expiry as Zaqar reads it in a share request: an ISO 8601 date and time (a space may stand for the T; no
+     * offset means UTC), or a date alone (its midnight). A bare integer is refused, as Zaqar refuses it.
      */
     public static Instant parseExpires(String text) {
         String value = text.trim();
@@ -126,10 +243,10 @@ public class SignedUrls {
         }
     }
 
-    private static String signature(byte[] secret, List<String> paths, List<String> methods, String project,
+    private static String hmac(byte[] secret, List<String> paths, List<String> methods, String project,
             String expires) {
-        String signed = String.join(",", paths) + SEPARATOR + String.join(",", methods) + SEPARATOR
-                + (project == null ? "None" : project) + SEPARATOR + expires;
+        String signed = String.join(",", paths) + SEPARATOR + String.join(",", methods) + SEPARATOR + project
+                + SEPARATOR + expires;
         try {
             Mac hmac = Mac.getInstance("HmacSHA256");
             hmac.init(new SecretKeySpec(secret, "HmacSHA256"));

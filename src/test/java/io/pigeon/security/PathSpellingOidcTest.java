@@ -7,6 +7,7 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.RawHttp;
 import io.pigeon.tenancy.OidcProfile;
+import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.Tokens;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -35,6 +36,9 @@ class PathSpellingOidcTest {
 
     @Inject
     Pool pool;
+
+    @Inject
+    SignedUrls urls;
 
     private final String victim = Api.newProject();
     private final String attacker = Api.newProject();
@@ -88,6 +92,15 @@ class PathSpellingOidcTest {
         assertTrue(failures.isEmpty(), failures.size() + " answers let another project's token in:\n"
                 + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
         assertNothingStoredFor(victim);
+    }
+
+    /** A pre-signed URL needs no token, and opens exactly its grant, in every spelling. */
+    @Test
+    void aSignedUrlOpensOnlyItsGrantInEverySpelling() {
+        String owner = Api.newProject();
+        SignedGrantAttack attack = new SignedGrantAttack(RestAssured.port, pool, owner);
+        String subscription = attack.prepare(headers(Tokens.valid(List.of(owner)), owner));
+        attack.assertHolds(attack.grants(urls, subscription));
     }
 
     @Test

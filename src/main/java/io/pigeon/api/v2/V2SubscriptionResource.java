@@ -46,6 +46,8 @@ import java.util.List;
 public class V2SubscriptionResource {
 
     static final String WEBHOOK = "webhook";
+    /** The name of the confirmation method, which a pre-signed URL opens only by a confirmation grant. */
+    static final String CONFIRM = "confirm";
     static final String NOT_DELIVERED = "not delivered: Pigeon has no mail server";
 
     private final SubscriptionService subscriptions;
@@ -156,7 +158,8 @@ public class V2SubscriptionResource {
             throw Rejection.invalidRequest("The 'confirmed' should be boolean.");
         }
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
-        return subscriptions.confirm(project, queue, subscriptionId, confirmed.booleanValue()).map(updated -> {
+        return subscriptions.confirm(project, queue, subscriptionId, confirmed.booleanValue(), caller.signedUrl())
+                .map(updated -> {
             if (!updated) {
                 throw missing(id);
             }

@@ -66,6 +66,21 @@ class RequiredConfirmationTest {
         assertEquals("{\"confirmed\":false}", request.get("UnsubscribeBody").toString());
         assertTrue(request.get("URL-Signature").asText().matches("[0-9a-f]{64}"), request.toString());
 
+        // The project cannot consent for the receiver: its own credentials, and a share of its subscriptions with
+        // every method, are refused, and nothing is confirmed.
+        Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": true}").put(confirmPath)
+                .then().statusCode(403).body("description", org.hamcrest.Matchers.containsString("subscriber"));
+        JsonNode share = JSON.readTree(Api.as(project).contentType(ContentType.JSON)
+                .body("{\"paths\": [\"subscriptions\"], \"methods\": [\"PUT\", \"GET\"]}")
+                .post("/v2/queues/orders/share").then().statusCode(200).extract().asString());
+        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", project)
+                .header("URL-Signature", share.get("signature").asText())
+                .header("URL-Expires", share.get("expires").asText())
+                .header("URL-Methods", "GET,PUT").header("URL-Paths", share.get("paths").get(0).asText())
+                .contentType(ContentType.JSON).body("{\"confirmed\": true}")
+                .put(confirmPath).then().statusCode(404);
+        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("confirmed", equalTo(false));
+
         post("before");
         Thread.sleep(1500);
         assertEquals(1, receiver.calls("/hook").size(), "no notification before the confirmation");

@@ -14,6 +14,7 @@ import io.restassured.path.json.JsonPath;
 import io.restassured.specification.RequestSpecification;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
@@ -77,15 +78,26 @@ class V2ShareTest {
         signed(grant, Map.of("URL-Paths", "/v2/queues")).get("/v2/queues").then().statusCode(404);
         // Spellings that are not the signed path do not match it.
         signed(grant).get("/v2/queues/shared/./messages").then().statusCode(404);
+        // A grant always names its project: without X-Project-Id it grants nothing (not the default project).
+        given().header("Client-ID", Api.CLIENT_ID).header("URL-Signature", grant.getString("signature"))
+                .header("URL-Expires", grant.getString("expires")).header("URL-Methods", "GET")
+                .header("URL-Paths", queue + "/messages").get(queue + "/messages").then().statusCode(404);
+        // The expiry is the signed text itself, not another spelling of the same time.
+        String signedExpiry = grant.getString("expires");
+        for (String spelled : List.of(signedExpiry + "Z", signedExpiry + ".000", signedExpiry.replace('T', ' '),
+                signedExpiry + "+00:00")) {
+            signed(grant, Map.of("URL-Expires", spelled)).get(queue + "/messages").then().statusCode(404);
+        }
     }
 
     @Test
     void aShareNamesItsPathsMethodsAndExpiry() {
+        LocalDate inSixDays = LocalDate.now(ZoneOffset.UTC).plusDays(6);
         JsonPath grant = share("{\"paths\": [\"messages\", \"claims\"], \"methods\": [\"POST\", \"GET\"],"
-                + " \"expires\": \"2099-01-01T02:00:00+02:00\"}");
+                + " \"expires\": \"" + inSixDays + "T02:00:00+02:00\"}");
         assertTrue(grant.getList("paths").equals(List.of(queue + "/claims", queue + "/messages")), grant.prettify());
         assertTrue(grant.getList("methods").equals(List.of("GET", "POST")), grant.prettify());
-        assertTrue(grant.getString("expires").equals("2099-01-01T00:00:00"), grant.prettify());
+        assertTrue(grant.getString("expires").equals(inSixDays + "T00:00:00"), grant.prettify());
         signed(grant).contentType(ContentType.JSON).body("{\"messages\": [{\"body\": 1}, {\"body\": 2}]}")
                 .post(queue + "/messages").then().statusCode(201);
         String claim = signed(grant).contentType(ContentType.JSON).body("{}").post(queue + "/claims?limit=1")
@@ -103,7 +115,9 @@ class V2ShareTest {
                 new String[] {"{\"methods\": \"GET\"}", "`methods` should be a list"},
                 new String[] {"{\"expires\": 1893456000}", "`expires` should be date format, for example "
                         + "2016-01-01T00:00:00, not integer value: 1893456000"},
-                new String[] {"{\"expires\": \"2001-01-01T00:00:00\"}", "`expires` is lower than the current time"})) {
+                new String[] {"{\"expires\": \"2001-01-01T00:00:00\"}", "`expires` is lower than the current time"},
+                new String[] {"{\"expires\": \"2099-01-01T00:00:00\"}",
+                        "`expires` must be at most 604800 seconds from now (pigeon.signed-url.max-lifetime)"})) {
             Api.as(project).contentType(ContentType.JSON).body(refused[0]).post(path)
                     .then().statusCode(400).body("title", equalTo("Invalid API request"))
                     .body("description", equalTo(refused[1]));

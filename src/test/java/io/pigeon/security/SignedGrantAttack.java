@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.function.Predicate;
 
 /**
@@ -19,7 +20,8 @@ import java.util.function.Predicate;
  * GET, a share of all three resources for every method, a webhook's confirmation grant), sent to every protected
  * endpoint in every spelling of {@link Endpoints#spellings} and walked out of with dot segments after the granted
  * path ({@code ..}, {@code %2e%2e}, {@code .%2e}). Only the granted resources, in their one normal spelling, may be
- * served; the project's other queues, their messages, metadata and subscriptions must not change.
+ * served; the project's other queues, their messages, metadata and subscriptions must not change. A fuzz of the
+ * grants' headers follows ({@link #fuzz}).
  */
 final class SignedGrantAttack {
 
@@ -117,6 +119,62 @@ final class SignedGrantAttack {
         return failures;
     }
 
+    /**
+     * A fuzz of the grants' headers: every protected call in a random spelling, with the headers of a random grant
+     * of which one is changed (odd bytes inserted, another path or method added, the expiry or project swapped).
+     * A changed grant is no grant: nothing may be served, nothing may answer 5xx, every refusal is the error
+     * document.
+     */
+    List<String> fuzz(List<Kind> kinds, long seed, int requests) {
+        Random random = new Random(seed);
+        List<Endpoints.Call> calls = Endpoints.protectedCalls();
+        List<String> failures = new ArrayList<>();
+        for (int n = 0; n < requests; n++) {
+            Endpoints.Call call = calls.get(random.nextInt(calls.size()));
+            if (random.nextBoolean()) {
+                call = new Endpoints.Call(call.method(), call.path().replace("/" + Endpoints.QUEUE, "/" + GRANTED),
+                        call.body());
+            }
+            List<String> spellings = Endpoints.spellings(call.path());
+            String path = spellings.get(random.nextInt(spellings.size()));
+            Map<String, String> headers = headers(kinds.get(random.nextInt(kinds.size())).grant());
+            List<String> signed = List.of("URL-Signature", "URL-Expires", "URL-Methods", "URL-Paths", "X-Project-Id");
+            String changed = signed.get(random.nextInt(signed.size()));
+            String value = headers.get(changed);
+            headers.put(changed, switch (random.nextInt(4)) {
+                case 0 -> {
+                    // Inside the value: at its ends, a tab would be trimmed as white space and change nothing.
+                    int at = 1 + random.nextInt(value.length() - 1);
+                    yield value.substring(0, at) + oddBytes(random) + value.substring(at);
+                }
+                case 1 -> value + "," + List.of("/v2/queues/" + Endpoints.QUEUE + "/messages", "/", "", "..", ".*",
+                        "/v1/queues", "GET", "*", "DELETE").get(random.nextInt(9));
+                case 2 -> List.of("", "None", "*", "2099-01-01T00:00:00", "0".repeat(64), value.substring(1),
+                        "k:" + value).get(random.nextInt(7));
+                default -> value.repeat(2 + random.nextInt(3));
+            });
+            RawHttp.Answer answer = RawHttp.send(port, call.method(), path, headers, call.body());
+            if (answer.status() < 400 || answer.status() >= 500
+                    || !answer.isErrorDocument() && !HeaderBytesFuzz.isHttpLayerRefusal(answer)) {
+                failures.add(changed + " changed: " + call.method() + " " + path + " -> " + answer);
+            }
+        }
+        return failures;
+    }
+
+    /** One to four bytes no valid header value holds (CR and LF excluded: they would end the line). */
+    private static String oddBytes(Random random) {
+        StringBuilder odd = new StringBuilder();
+        for (int i = 1 + random.nextInt(4); i > 0; i--) {
+            int b;
+            do {
+                b = random.nextBoolean() ? random.nextInt(0x20) : 0x7f + random.nextInt(0x81);
+            } while (b == '\r' || b == '\n');
+            odd.append((char) b);
+        }
+        return odd.toString();
+    }
+
     /** {@code target} reached from below {@code granted} through dot segments, in three spellings of them. */
     private static List<String> walksOutOf(String granted, String target) {
         int depth = granted.split("/").length - 1;
@@ -178,6 +236,7 @@ final class SignedGrantAttack {
     void assertHolds(List<Kind> kinds) {
         String before = victimState();
         List<String> failures = run(kinds);
+        failures.addAll(fuzz(kinds, 20261125L, 400));
         org.junit.jupiter.api.Assertions.assertTrue(failures.isEmpty(), failures.size()
                 + " answers served something outside their grant:\n"
                 + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));

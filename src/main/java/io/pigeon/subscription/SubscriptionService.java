@@ -145,9 +145,18 @@ public class SubscriptionService {
         Integer ttl = fields.ttl() != null ? ttl(fields.ttl()) : null;
         String options = fields.options() != null ? options(fields.options()) : null;
         return databases.of(project, queue.value())
-                .chain(db -> store.update(db, project, queue.value(), id, subscriber, ttl, options))
+                .chain(db -> store.update(db, project, queue.value(), id, subscriber, ttl, options)
+                        .call(updated -> updated && subscriber != null && confirmations.required()
+                                ? askAgainUnlessConfirmed(db, project, queue, id) : Uni.createFrom().voidItem()))
                 .onFailure(DatabaseFailures::isUniqueViolation)
                 .transform(failure -> duplicate());
+    }
+
+    /** A subscription given a new subscriber is unconfirmed: the new subscriber is asked, as a new one would be. */
+    private Uni<Void> askAgainUnlessConfirmed(SqlClient db, String project, QueueName queue, long id) {
+        return store.get(db, project, queue.value(), id).flatMap(found -> found.filter(s -> !s.confirmed())
+                .map(subscription -> confirmations.askToConfirm(project, queue, subscription))
+                .orElseGet(() -> Uni.createFrom().voidItem()));
     }
 
     public Uni<Void> delete(String project, QueueName queue, long id) {

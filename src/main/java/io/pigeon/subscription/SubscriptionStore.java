@@ -54,10 +54,12 @@ public class SubscriptionStore {
             ORDER BY id
             LIMIT $4""".formatted(COLUMNS);
 
-    // Fields left null keep their value; a new TTL counts from now, as Zaqar's does.
+    // Fields left null keep their value; a new TTL counts from now, as Zaqar's does. A new subscriber has not
+    // consented to anything: the subscription is unconfirmed again.
     private static final String UPDATE = """
             UPDATE subscriptions
-            SET subscriber = COALESCE($4, subscriber),
+            SET confirmed = confirmed AND ($4::text IS NULL OR $4::text = subscriber),
+                subscriber = COALESCE($4, subscriber),
                 ttl = COALESCE($5::int, ttl),
                 expires_at = CASE WHEN $5::int IS NULL THEN expires_at ELSE now() + $5::int * interval '1 second' END,
                 options = COALESCE($6::text::jsonb, options)

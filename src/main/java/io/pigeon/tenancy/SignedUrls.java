@@ -25,6 +25,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -52,6 +53,14 @@ public class SignedUrls {
     /** The headers a pre-signed request carries, as sent (any of them may be missing: null). */
     public record Presented(String signature, String expires, String methods, String paths, String project) {
     }
+
+    /** The methods a grant may name. */
+    public static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE");
+    /**
+     * What a granted path may hold. The signed text separates its fields with backslash-n, so a field that could
+     * hold a backslash could carry text signed as another field (a method signed as a path): none can.
+     */
+    private static final Pattern GRANTED_PATH = Pattern.compile("[A-Za-z0-9._~/-]+");
 
     /** The shortest key accepted: HMAC-SHA256's own output size. */
     public static final int MIN_KEY_BYTES = 32;
@@ -138,6 +147,10 @@ public class SignedUrls {
             throw Rejection.invalidRequest("`expires` must be at most " + maxLifetime.toSeconds() + " seconds from now "
                     + "(pigeon.signed-url.max-lifetime)");
         }
+        if (!METHODS.containsAll(methods) || !paths.stream().allMatch(path -> GRANTED_PATH.matcher(path).matches())) {
+            throw new IllegalArgumentException("a grant names methods of " + METHODS + " and paths of "
+                    + GRANTED_PATH + " only: " + methods + " " + paths);
+        }
         List<String> sortedPaths = paths.stream().sorted().toList();
         List<String> sortedMethods = methods.stream().sorted().toList();
         String expiresText = EXPIRES.format(expiry.atOffset(ZoneOffset.UTC));
@@ -158,7 +171,8 @@ public class SignedUrls {
         }
         List<String> methods = split(presented.methods());
         List<String> paths = split(presented.paths());
-        return methods.contains(method)
+        return METHODS.containsAll(methods) && paths.stream().allMatch(path -> GRANTED_PATH.matcher(path).matches())
+                && methods.contains(method)
                 && paths.stream().anyMatch(path -> grants(path, target))
                 && verifies(paths, methods, presented.project(), presented.expires(), presented.signature());
     }

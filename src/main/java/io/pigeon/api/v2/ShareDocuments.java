@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
 
 /**
  * A share request ({@code POST /v2/queues/{name}/share}) as Zaqar reads it: {@code paths} among messages,
- * subscriptions and claims of the queue (default messages), {@code methods} (default GET) and {@code expires}
+ * subscriptions and claims of the queue (default messages), {@code methods} among GET, HEAD, POST, PUT, PATCH and
+ * DELETE (default GET; Zaqar signs any text, which lets a method carry text that verifies as a path) and {@code expires}
  * (default a day from now); any other key is refused. Zaqar's texts, with Python's set notation.
  */
 final class ShareDocuments {
@@ -57,6 +58,12 @@ final class ShareDocuments {
             named.stream().distinct().forEach(path -> paths.add(Hrefs.queue(Hrefs.V2, queue) + "/" + path));
         }
         List<String> methods = strings(document.get("methods"), "`methods` should be a list");
+        Set<String> unknownMethods = new TreeSet<>(methods);
+        unknownMethods.removeAll(SignedUrls.METHODS);
+        if (!unknownMethods.isEmpty()) {
+            throw Rejection.invalidRequest("Invalid methods: " + pythonSet(unknownMethods) + "; `methods` are among "
+                    + pythonSet(new TreeSet<>(SignedUrls.METHODS)));
+        }
         return new Share(paths, methods.isEmpty() ? List.of("GET") : methods, expires(document.get("expires"), now));
     }
 

@@ -133,4 +133,35 @@ class RequiredConfirmationTest {
         Eventually.await("the notification", Duration.ofSeconds(3), () -> receiver.calls("/topic-hook").size() == 2);
         assertEquals("published", JSON.readTree(receiver.calls("/topic-hook").get(1).body()).get("body").asText());
     }
+
+    /** A confirmed subscription given another subscriber is unconfirmed: the new one has consented to nothing. */
+    @Test
+    void aNewSubscriberMustConfirmAgain() throws Exception {
+        String id = Api.as(project).contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"" + receiver.url("/first") + "\", \"ttl\": 3600}")
+                .post("/v2/queues/repointed/subscriptions").then().statusCode(201)
+                .extract().jsonPath().getString("subscription_id");
+        String confirmPath = "/v2/queues/repointed/subscriptions/" + id + "/confirm";
+        Eventually.await("the confirmation request", Duration.ofSeconds(3), () -> receiver.calls("/first").size() == 1);
+        JsonNode first = JSON.readTree(receiver.calls("/first").get(0).body());
+        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", project)
+                .header("URL-Signature", first.get("URL-Signature").asText())
+                .header("URL-Expires", first.get("URL-Expires").asText())
+                .header("URL-Methods", "PUT").header("URL-Paths", confirmPath)
+                .contentType(ContentType.JSON).body("{\"confirmed\": true}").put(confirmPath).then().statusCode(204);
+
+        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"" + receiver.url("/second") + "\"}")
+                .patch("/v2/queues/repointed/subscriptions/" + id).then().statusCode(204);
+        Api.as(project).get("/v2/queues/repointed/subscriptions/" + id).then().body("confirmed", equalTo(false));
+        Eventually.await("the new subscriber's confirmation request", Duration.ofSeconds(3),
+                () -> receiver.calls("/second").size() == 1);
+        assertEquals("SubscriptionConfirmation",
+                JSON.readTree(receiver.calls("/second").get(0).body()).get("Message_Type").asText());
+
+        Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"body\": \"unasked\"}]}")
+                .post("/v2/queues/repointed/messages").then().statusCode(201);
+        Thread.sleep(1500);
+        assertEquals(1, receiver.calls("/second").size(), "no notification before the new subscriber confirms");
+        assertEquals(1, receiver.calls("/first").size(), "none to the old subscriber either");
+    }
 }

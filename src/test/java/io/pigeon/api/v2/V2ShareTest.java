@@ -116,6 +116,12 @@ class V2ShareTest {
                 new String[] {"{\"expires\": 1893456000}", "`expires` should be date format, for example "
                         + "2016-01-01T00:00:00, not integer value: 1893456000"},
                 new String[] {"{\"expires\": \"2001-01-01T00:00:00\"}", "`expires` is lower than the current time"},
+                // Methods are HTTP methods: a text signed as a method cannot be presented as a path.
+                new String[] {"{\"methods\": [\"-\", \"/v2/queues/shared/subscriptions/1/confirm\\\\nPUT\"]}",
+                        "Invalid methods: {'-', '/v2/queues/shared/subscriptions/1/confirm\\nPUT'}; `methods` are "
+                                + "among {'DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'}"},
+                new String[] {"{\"methods\": [\"get\"]}", "Invalid methods: {'get'}; `methods` are among "
+                        + "{'DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT'}"},
                 new String[] {"{\"expires\": \"2099-01-01T00:00:00\"}",
                         "`expires` must be at most 604800 seconds from now (pigeon.signed-url.max-lifetime)"})) {
             Api.as(project).contentType(ContentType.JSON).body(refused[0]).post(path)

@@ -5,6 +5,7 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
+import io.pigeon.message.UnreadableMessages;
 import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
@@ -24,19 +25,38 @@ public class ClaimService {
     private final MessageService messages;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
+    private final UnreadableMessages unreadable;
     /** Claims on one queue arriving while one is being taken share the next statement, oldest messages to the first. */
     private final Coalescer<QueueKey, ClaimStore.Request, Optional<List<Message>>> claims;
 
     public ClaimService(ClaimStore store, QueueDatabases databases, MessageService messages, PigeonConfig config,
-            QueueMetrics metrics) {
+            QueueMetrics metrics, UnreadableMessages unreadable) {
         this.store = store;
+        this.unreadable = unreadable;
         this.databases = databases;
         this.messages = messages;
         this.config = config;
         this.metrics = metrics;
-        this.claims = new Coalescer<>((queue, requests) -> store.create(queue.db(), queue.project(), queue.queue(),
-                requests, config.maxMessageTtl()), ClaimStore.Request::limit, request -> 0, config.coalescing(),
+        this.claims = new Coalescer<>(this::takeTogether, ClaimStore.Request::limit, request -> 0, config.coalescing(),
                 metrics.statementRequests("claim"));
+    }
+
+    /**
+     * Takes claims in one statement; the messages it took that do not open are set aside before any claim is
+     * answered, so that each claim holds exactly the messages its answer lists. This never fails once the statement
+     * has committed (a failed set-aside is logged), so the coalescer's rerun of a failed shared statement, request by
+     * request, only ever follows a statement that stored nothing.
+     */
+    private Uni<List<Optional<List<Message>>>> takeTogether(QueueKey queue, List<ClaimStore.Request> requests) {
+        return store.create(queue.db(), queue.project(), queue.queue(), requests, config.maxMessageTtl())
+                .call(taken -> unreadable.setAsideClaimed(queue.db(), queue.project(), queue.queue(), taken.queueId(),
+                        taken.unreadable(), taken.holders()))
+                .map(ClaimStore.Taken::answers);
+    }
+
+    /** How many claims wait for the next statement of their queue, behind one in flight (for tests). */
+    public int claimsWaiting() {
+        return claims.waiting();
     }
 
     /** A newly taken claim: its id and the messages it holds. */
@@ -81,7 +101,11 @@ public class ClaimService {
 
     /** The live claim; empty when there is no such claim, or it has ended. */
     public Uni<Optional<Claim>> get(String project, QueueName queue, UUID claimId) {
-        return databases.of(project, queue.value()).chain(db -> store.get(db, project, queue.value(), claimId));
+        return databases.of(project, queue.value()).chain(db -> store.get(db, project, queue.value(), claimId))
+                .map(found -> found.map(read -> {
+                    unreadable.leftOut(project, queue.value(), read.unreadable());
+                    return read.claim();
+                }));
     }
 
     /**

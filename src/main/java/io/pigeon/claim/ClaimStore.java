@@ -153,16 +153,25 @@ public class ClaimStore {
     }
 
     /**
+     * What a claim statement took: for each claim, its messages that open, oldest first (empty: the queue is
+     * missing); and the rows it took that do not open, in queue {@code queueId}, held by claims {@code holders}
+     * (they are still claimed: set them aside before answering).
+     */
+    public record Taken(List<Optional<List<Message>>> answers, long queueId, List<MessageRows.Unopened> unreadable,
+            UUID[] holders) {
+    }
+
+    /**
      * Takes every claim in one statement, the oldest free messages to the first: for each, its messages oldest first
      * (none when nothing was left free for it), in the claims' order; every answer is empty when the queue is missing.
      */
-    public Uni<List<Optional<List<Message>>>> create(SqlClient db, String project, String queue, List<Request> claims,
+    public Uni<Taken> create(SqlClient db, String project, String queue, List<Request> claims,
             int maxMessageTtl) {
         if (claims.size() == 1) {
             Request claim = claims.get(0);
             Tuple params = Tuple.from(List.of(project, queue, claim.id(), claim.limit(), claim.terms().ttl(),
                     claim.terms().grace(), maxMessageTtl));
-            return db.preparedQuery(CREATE_ONE).execute(params).map(rows -> taken(rows, project, 1));
+            return db.preparedQuery(CREATE_ONE).execute(params).map(rows -> taken(rows, project, queue, claims));
         }
         UUID[] ids = new UUID[claims.size()];
         Integer[] limits = new Integer[claims.size()];
@@ -179,30 +188,44 @@ public class ClaimStore {
         }
         Tuple params = Tuple.of(project, queue).addArrayOfUUID(ids).addArrayOfInteger(limits).addArrayOfInteger(ttls)
                 .addArrayOfInteger(graces).addInteger(maxMessageTtl).addInteger(total);
-        return db.preparedQuery(CREATE).execute(params).map(rows -> taken(rows, project, claims.size()));
+        return db.preparedQuery(CREATE).execute(params).map(rows -> taken(rows, project, queue, claims));
     }
 
     /** Each of {@code claims} claims' messages from the rows of a claim statement (none at all: no queue). */
-    private List<Optional<List<Message>>> taken(RowSet<Row> rows, String project, int claims) {
+    private Taken taken(RowSet<Row> rows, String project, String queue, List<Request> claims) {
         if (rows.size() == 0) {
-            return java.util.Collections.nCopies(claims, Optional.<List<Message>>empty());
+            return new Taken(java.util.Collections.nCopies(claims.size(), Optional.<List<Message>>empty()), 0,
+                    List.of(), new UUID[0]);
         }
-        List<List<Message>> taken = new java.util.ArrayList<>(claims);
-        for (int i = 0; i < claims; i++) {
+        List<List<Message>> taken = new java.util.ArrayList<>(claims.size());
+        for (int i = 0; i < claims.size(); i++) {
             taken.add(new java.util.ArrayList<>());
         }
-        MessageRows reader = MessageRows.of(cipher, project);
+        MessageRows reader = MessageRows.of(cipher, project, queue);
+        List<MessageRows.Unopened> unreadable = new java.util.ArrayList<>(0);
+        java.util.Set<UUID> holders = new java.util.LinkedHashSet<>();
         for (Row row : rows) {
             if (row.getLong("id") != null) {
                 // Rows come oldest first, so each claim's list is oldest first.
-                taken.get(((Number) row.getValue("claim_index")).intValue() - 1).add(reader.toMessage(row));
+                int claim = ((Number) row.getValue("claim_index")).intValue() - 1;
+                Message message = reader.open(row, unreadable);
+                if (message != null) {
+                    taken.get(claim).add(message);
+                } else {
+                    holders.add(claims.get(claim).id());
+                }
             }
         }
-        return taken.stream().map(Optional::of).toList();
+        return new Taken(taken.stream().map(Optional::of).toList(), rows.iterator().next().getLong("queue_id"),
+                unreadable, holders.toArray(UUID[]::new));
+    }
+
+    /** A live claim with its live messages that open, and the rows of it that do not. */
+    public record Found(Claim claim, List<MessageRows.Unopened> unreadable) {
     }
 
     /** The live claim with its live messages, or empty. */
-    public Uni<Optional<Claim>> get(SqlClient db, String project, String queue, UUID claimId) {
+    public Uni<Optional<Found>> get(SqlClient db, String project, String queue, UUID claimId) {
         return db.preparedQuery(GET)
                 .execute(Tuple.of(project, queue, claimId))
                 .map(rows -> {
@@ -210,8 +233,9 @@ public class ClaimStore {
                         return Optional.empty();
                     }
                     Row first = rows.iterator().next();
-                    return Optional.of(new Claim(claimId, first.getInteger("claim_ttl"), first.getLong("claim_age"),
-                            MessageRows.of(cipher, project).toMessages(rows)));
+                    MessageRows.Read read = MessageRows.of(cipher, project, queue).read(rows);
+                    return Optional.of(new Found(new Claim(claimId, first.getInteger("claim_ttl"),
+                            first.getLong("claim_age"), read.messages()), read.unreadable()));
                 });
     }
 

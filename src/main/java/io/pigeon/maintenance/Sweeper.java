@@ -10,6 +10,13 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import io.pigeon.encryption.MessageCipher;
+import io.pigeon.message.MessageRows;
+import io.pigeon.message.UnreadableMessages;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
@@ -82,11 +89,13 @@ public class Sweeper {
                 DELETE FROM messages m
                 WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
                 RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
-            -- A sealed body moves sealed (a project's key opens it in any of its queues).
+            -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
+            -- queue (RESEALING).
             dead_lettered AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at)
+                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at)
                 SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
-                       now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second'
+                       now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
+                       CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END
                 FROM moved m JOIN targets t ON t.queue_id = m.queue_id
                 ORDER BY m.id
                 RETURNING id),
@@ -95,6 +104,29 @@ public class Sweeper {
                 WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE NOT dead))
                 RETURNING m.id)
             SELECT (SELECT count(*) FROM ended) AS claims, (SELECT count(*) FROM dead_lettered) AS dead_lettered""";
+
+    // Sealed messages moved to a dead-letter queue, still sealed for the queue they left (the queue is part of what
+    // the seal authenticates): the application opens each and seals it again for the queue it is in, then it is
+    // visible. No delay gives 'infinity', and an index holds just these rows (migration V14).
+    private static final String RESEALING = """
+            SELECT m.queue_id, m.id, m.body, m.key_id, q.project, q.name
+            FROM messages m JOIN queues q ON q.id = m.queue_id
+            WHERE m.visible_at = 'infinity'
+            ORDER BY m.queue_id, m.id
+            LIMIT $1""";
+
+    // Another replica may reseal the same row meanwhile: the second update then finds it visible and changes nothing.
+    private static final String RESEALED = """
+            UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
+            FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
+            WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity'""";
+
+    // Messages set aside (unreadable) are kept until they would have expired.
+    private static final String DELETE_EXPIRED_SET_ASIDE = """
+            DELETE FROM messages_set_aside
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM messages_set_aside WHERE expires_at <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
     // Rows written for a queue after its delete (by a post or claim whose statement had read the queue before the
     // delete committed: migration V10) are reclaimed here, once the queue has been gone for longer than any such
@@ -129,8 +161,14 @@ public class Sweeper {
     private final AtomicReference<CompletableFuture<Void>> lastSweepEnded =
             new AtomicReference<>(CompletableFuture.completedFuture(null));
 
-    public Sweeper(PigeonConfig config, QueueMetrics metrics, PoolClients poolClients) {
+    private final MessageCipher cipher;
+    private final UnreadableMessages unreadable;
+
+    public Sweeper(PigeonConfig config, QueueMetrics metrics, PoolClients poolClients, MessageCipher cipher,
+            UnreadableMessages unreadable) {
         this.poolClients = poolClients;
+        this.cipher = cipher;
+        this.unreadable = unreadable;
         this.config = config.sweeper();
         this.deadRetentionSeconds = config.dispatch().deadRetention().toSeconds();
         this.metrics = metrics;
@@ -202,7 +240,9 @@ public class Sweeper {
     /** One sweep of one database. */
     private Uni<Sweep> sweep(SqlClient db) {
         return endClaims(db, 0, 0, 0)
+                .call(claims -> reseal(db, 0))
                 .flatMap(claims -> repeat(db, DELETE_EXPIRED_MESSAGES, 0, 0)
+                        .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
                         .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
                         .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
                         .call(messages -> deleteOldDeadGroups(db, 0, 0))
@@ -221,6 +261,56 @@ public class Sweeper {
             long dead = deadLettered + row.getLong("dead_lettered");
             return ended < config.batchSize() ? Uni.createFrom().item(new long[] {total, dead})
                     : endClaims(db, total, dead, batches + 1);
+        });
+    }
+
+    /**
+     * Seals again, for the dead-letter queue they are in, the sealed messages moved there, batch by batch; one that
+     * does not open is set aside (see {@link UnreadableMessages}).
+     */
+    private Uni<Void> reseal(SqlClient db, int batches) {
+        if (batches >= config.maxBatchesPerRun()) {
+            return Uni.createFrom().voidItem();
+        }
+        return db.preparedQuery(RESEALING).execute(Tuple.of(config.batchSize())).flatMap(rows -> {
+            if (rows.size() == 0) {
+                return Uni.createFrom().voidItem();
+            }
+            List<Long> queueIds = new ArrayList<>();
+            List<Long> ids = new ArrayList<>();
+            List<String> bodies = new ArrayList<>();
+            List<String> keyIds = new ArrayList<>();
+            Map<Long, List<MessageRows.Unopened>> unopened = new LinkedHashMap<>();
+            Map<Long, String[]> queues = new LinkedHashMap<>();
+            for (Row row : rows) {
+                long queueId = row.getLong("queue_id");
+                String project = row.getString("project");
+                String queue = row.getString("name");
+                queues.put(queueId, new String[] {project, queue});
+                try {
+                    // Opened as sealed for the queue it names (or, sealed before queues were named, for the project).
+                    String body = cipher.open(project, row.getString("key_id"), row.getString("body"));
+                    MessageCipher.Sealed sealed = cipher.seal(project, queue, body);
+                    queueIds.add(queueId);
+                    ids.add(row.getLong("id"));
+                    bodies.add(sealed.text());
+                    keyIds.add(sealed.keyId());
+                } catch (MessageCipher.Unreadable e) {
+                    unopened.computeIfAbsent(queueId, id -> new ArrayList<>())
+                            .add(new MessageRows.Unopened(row.getLong("id"), row.getString("key_id"), e.getMessage(), row));
+                }
+            }
+            Uni<Void> resealed = ids.isEmpty() ? Uni.createFrom().voidItem()
+                    : db.preparedQuery(RESEALED).execute(Tuple.tuple().addArrayOfLong(queueIds.toArray(Long[]::new))
+                            .addArrayOfLong(ids.toArray(Long[]::new)).addArrayOfString(bodies.toArray(String[]::new))
+                            .addArrayOfString(keyIds.toArray(String[]::new))).replaceWithVoid();
+            for (Map.Entry<Long, List<MessageRows.Unopened>> failed : unopened.entrySet()) {
+                String[] queue = queues.get(failed.getKey());
+                resealed = resealed.call(() -> unreadable.setAsideResealing(db, queue[0], queue[1], failed.getKey(),
+                        failed.getValue()));
+            }
+            return resealed.flatMap(done -> rows.size() < config.batchSize() ? Uni.createFrom().voidItem()
+                    : reseal(db, batches + 1));
         });
     }
 

@@ -10,14 +10,16 @@ import java.util.List;
 public record MessagePage(List<Message> messages, Long nextAfter) {
 
     /**
-     * The page of {@code messages} (at most {@code limit}) found in a window that ended at {@code windowEnd} with rows
-     * left beyond it (null when the window reached the queue's end).
+     * The page of {@code messages} read from {@code rows} rows (at most {@code limit}; more than the messages when
+     * some did not open, which are left out), the last of them {@code lastRow}, found in a window that ended at
+     * {@code windowEnd} with rows left beyond it (null when the window reached the queue's end).
      */
-    static MessagePage of(List<Message> messages, int limit, Long windowEnd) {
-        if (messages.size() == limit || windowEnd == null) {
-            // A full page continues after its last message; so does a short one at the end (as Zaqar's, whose next
-            // page is then empty), and an empty one at the end has no next page.
-            return new MessagePage(messages, messages.isEmpty() ? null : messages.get(messages.size() - 1).id());
+    static MessagePage of(List<Message> messages, int rows, Long lastRow, int limit, Long windowEnd) {
+        if (rows == limit || windowEnd == null) {
+            // A full page continues after its last row; so does a short one at the end (as Zaqar's, whose next
+            // page is then empty), and an empty one at the end has no next page. A row left out (unreadable) counts
+            // as read: the next page starts after it, never before the rows that followed it on this one.
+            return new MessagePage(messages, rows == 0 ? null : lastRow);
         }
         return new MessagePage(messages, windowEnd);
     }

@@ -36,6 +36,7 @@ public class MessageService {
     private final QueueMetrics metrics;
     private final DispatchService deliveries;
     private final MessageCipher cipher;
+    private final UnreadableMessages unreadable;
     /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
     private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
     private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
@@ -49,8 +50,9 @@ public class MessageService {
     }
 
     public MessageService(MessageStore store, QueueDatabases databases, PigeonConfig config, QueueMetrics metrics,
-            DispatchService deliveries, MessageCipher cipher) {
+            DispatchService deliveries, MessageCipher cipher, UnreadableMessages unreadable) {
         this.cipher = cipher;
+        this.unreadable = unreadable;
         this.store = store;
         this.databases = databases;
         this.config = config;
@@ -158,14 +160,14 @@ public class MessageService {
             BiFunction<List<NewMessage>, String, Uni<T>> post) {
         String key = project + '\u0000' + queue.value();
         boolean seal = sealingQueues.contains(key);
-        return postSealedOrNot(project, messages, seal, post)
+        return postSealedOrNot(project, queue, messages, seal, post)
                 .onFailure(MessageStore::isSealingMismatch).recoverWithUni(mismatch -> {
                     rememberSealing(key, !seal);
-                    return postSealedOrNot(project, messages, !seal, post);
+                    return postSealedOrNot(project, queue, messages, !seal, post);
                 });
     }
 
-    private <T> Uni<T> postSealedOrNot(String project, List<NewMessage> messages, boolean seal,
+    private <T> Uni<T> postSealedOrNot(String project, QueueName queue, List<NewMessage> messages, boolean seal,
             BiFunction<List<NewMessage>, String, Uni<T>> post) {
         if (!seal) {
             return post.apply(messages, null);
@@ -177,7 +179,7 @@ public class MessageService {
         List<NewMessage> sealed = new ArrayList<>(messages.size());
         String keyId = null;
         for (NewMessage message : messages) {
-            MessageCipher.Sealed body = cipher.seal(project, message.body());
+            MessageCipher.Sealed body = cipher.seal(project, queue.value(), message.body());
             keyId = body.keyId();
             sealed.add(new NewMessage(message.ttl(), message.delay(), body.text()));
         }
@@ -202,7 +204,11 @@ public class MessageService {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
-        return databases.of(project, queue.value()).chain(db -> store.pop(db, project, queue.value(), count))
+        // The pop has deleted the rows that do not open too: they are kept aside before the answer, which holds
+        // every message the pop took that can be read.
+        return databases.of(project, queue.value()).chain(db -> store.pop(db, project, queue.value(), count)
+                        .call(popped -> unreadable.keepPopped(db, project, queue.value(), popped.unreadable())))
+                .map(MessageRows.Read::messages)
                 .invoke(popped -> metrics.deleted(popped.size()));
     }
 
@@ -219,20 +225,31 @@ public class MessageService {
             Integer limit, boolean echo, boolean includeClaimed, boolean includeDelayed) {
         int pageSize = pageSize(limit);
         return databases.of(project, queue.value()).chain(db -> store.list(db, new MessageStore.ListQuery(project,
-                queue.value(), after, clientId, echo, includeClaimed, includeDelayed, pageSize)));
+                queue.value(), after, clientId, echo, includeClaimed, includeDelayed, pageSize)))
+                .map(listed -> listed.map(found -> {
+                    unreadable.leftOut(project, queue.value(), found.unreadable());
+                    return found.page();
+                }));
     }
 
     /** The live messages among {@code ids}; malformed and unknown ids are ignored. */
     public Uni<List<Message>> getByIds(String project, QueueName queue, RequestedIds ids) {
         requireIdCount(ids);
         return ids.rowIds().length == 0 ? Uni.createFrom().item(List.of())
-                : databases.of(project, queue.value()).chain(db -> store.getByIds(db, project, queue.value(), ids.rowIds()));
+                : databases.of(project, queue.value()).chain(db -> store.getByIds(db, project, queue.value(), ids.rowIds()))
+                        .map(found -> opened(project, queue, found));
     }
 
     public Uni<Optional<Message>> get(String project, QueueName queue, long id) {
         return databases.of(project, queue.value())
                 .chain(db -> store.getByIds(db, project, queue.value(), new long[] {id}))
-                .map(found -> found.stream().findFirst());
+                .map(found -> opened(project, queue, found).stream().findFirst());
+    }
+
+    /** The messages of a read, its rows that do not open reported and left out (as though they were gone). */
+    private List<Message> opened(String project, QueueName queue, MessageRows.Read read) {
+        unreadable.leftOut(project, queue.value(), read.unreadable());
+        return read.messages();
     }
 
     /**

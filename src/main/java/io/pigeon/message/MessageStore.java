@@ -151,7 +151,8 @@ public class MessageStore {
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
             DELETE FROM messages m
             WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(%2$s))
-            RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id""".formatted(AGE, FreeMessages.lockOldest(
+            RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at"""
+            .formatted(AGE, FreeMessages.lockOldest(
             "(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"), FreeMessages.MAX_CLAIMS_OF_METADATA);
 
     private static final String PURGE = """
@@ -350,12 +351,16 @@ public class MessageStore {
                 .map(rows -> postedOf(rows.iterator().next(), List.of(post)));
     }
 
-    /** Takes and deletes up to {@code count} of the oldest free messages, in one statement. */
-    public Uni<List<Message>> pop(SqlClient db, String project, String queue, int count) {
+    /**
+     * Takes and deletes up to {@code count} of the oldest free messages, in one statement: those that open, oldest
+     * first, and the rows that do not (deleted too: set them aside, see {@link SetAsideStore#keepPopped}).
+     */
+    public Uni<MessageRows.Read> pop(SqlClient db, String project, String queue, int count) {
         return db.preparedQuery(POP).execute(Tuple.of(project, queue, count)).map(rows -> {
-            List<Message> popped = new java.util.ArrayList<>(MessageRows.of(cipher, project).toMessages(rows));
+            MessageRows.Read read = MessageRows.of(cipher, project, queue).read(rows);
+            List<Message> popped = new java.util.ArrayList<>(read.messages());
             popped.sort(java.util.Comparator.comparingLong(Message::id));
-            return popped;
+            return new MessageRows.Read(popped, read.unreadable());
         });
     }
 
@@ -404,23 +409,36 @@ public class MessageStore {
         }
     }
 
+    /** A page of the listing and the rows it left out because they do not open. */
+    public record Listed(MessagePage page, List<MessageRows.Unopened> unreadable) {
+    }
+
     /** A page of the listing, or empty when the queue does not exist. */
-    public Uni<Optional<MessagePage>> list(SqlClient db, ListQuery query) {
+    public Uni<Optional<Listed>> list(SqlClient db, ListQuery query) {
         return db.preparedQuery(LIST).execute(query.parameters()).map(rows -> {
-            Optional<List<Message>> messages = MessageRows.of(cipher, query.project()).ofQueue(rows);
-            if (messages.isEmpty()) {
+            Optional<MessageRows.Read> read = MessageRows.of(cipher, query.project(), query.queue()).ofQueue(rows);
+            if (read.isEmpty()) {
                 return Optional.empty();
             }
             Row first = rows.iterator().next();
             boolean windowFull = first.getLong("window_size") == LIST_WINDOW;
-            return Optional.of(MessagePage.of(messages.get(), query.limit(), windowFull ? first.getLong("window_last_id") : null));
+            int pageRows = 0;
+            Long lastRow = null;
+            for (Row row : rows) {
+                if (row.getLong("id") != null) {
+                    pageRows++;
+                    lastRow = row.getLong("id");
+                }
+            }
+            return Optional.of(new Listed(MessagePage.of(read.get().messages(), pageRows, lastRow, query.limit(),
+                    windowFull ? first.getLong("window_last_id") : null), read.get().unreadable()));
         });
     }
 
-    public Uni<List<Message>> getByIds(SqlClient db, String project, String queue, long[] ids) {
+    public Uni<MessageRows.Read> getByIds(SqlClient db, String project, String queue, long[] ids) {
         return db.preparedQuery(GET_BY_IDS)
                 .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
-                .map(MessageRows.of(cipher, project)::toMessages);
+                .map(MessageRows.of(cipher, project, queue)::read);
     }
 
     public Uni<DeleteOutcome> delete(SqlClient db, String project, String queue, long id, UUID claimId) {

@@ -64,6 +64,17 @@ public class QueueMetrics {
     }
 
     /**
+     * Counts stored messages whose sealed body did not open, by what became of them ({@code left_out} of a read,
+     * {@code set_aside} by a claim or pop, {@code not_set_aside} when that failed). Not by queue: the log line names
+     * the queue and the message, and a tag per queue would make a series per queue.
+     */
+    public void unreadable(String outcome, long count) {
+        Counter.builder("pigeon.messages.unreadable")
+                .description("Stored messages whose sealed body does not open, never answered (see the log)")
+                .tag("outcome", outcome).register(registry).increment(count);
+    }
+
+    /**
      * Records the requests each statement of {@code kind} (post, claim, delete) carried: 1 when a request ran alone,
      * more when requests arriving together shared it (pigeon_statement_requests, a histogram per kind).
      */

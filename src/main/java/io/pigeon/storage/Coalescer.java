@@ -86,6 +86,17 @@ public final class Coalescer<K, R, A> {
         return lanes.size();
     }
 
+    /** How many requests wait for the next statement of their key (for tests: to know they will share it). */
+    public int waiting() {
+        int waiting = 0;
+        for (Lane lane : lanes.values()) {
+            synchronized (lane) {
+                waiting += lane.waiting.size();
+            }
+        }
+        return waiting;
+    }
+
     private Uni<A> alone(K key, R request) {
         batchSizes.accept(1);
         return Uni.createFrom().deferred(() -> together.apply(key, List.of(request))).map(answers -> answers.get(0));

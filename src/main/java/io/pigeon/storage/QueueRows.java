@@ -1,7 +1,7 @@
 package io.pigeon.storage;
 
 /**
- * The rows that belong to a queue by its id alone: its messages and claims. They hold no foreign key to the queue
+ * The rows that belong to a queue by its id alone: its messages, claims and messages set aside (unreadable). They hold no foreign key to the queue
  * (migration V10), so whatever deletes a queue's rows deletes them itself; it does so through this one fragment, so
  * that a table added to a queue's rows cannot be forgotten by one of the statements that do it.
  */
@@ -11,8 +11,8 @@ public final class QueueRows {
     }
 
     /**
-     * Two common table expressions, {@code messages_gone} and {@code claims_gone}, deleting every message and claim
-     * of the queues whose ids {@code queueIds} yields (an SQL expression of type {@code bigint[]}).
+     * Common table expressions, {@code messages_gone}, {@code claims_gone} and {@code set_aside_gone}, deleting every
+     * message, claim and message set aside of the queues whose ids {@code queueIds} yields (an SQL expression of type {@code bigint[]}).
      */
     public static String deleteAll(String queueIds) {
         return deleteAll(queueIds, "");
@@ -28,6 +28,7 @@ public final class QueueRows {
 
     private static String deleteAll(String queueIds, String returning) {
         return "messages_gone AS (DELETE FROM messages WHERE queue_id = ANY(" + queueIds + ")" + returning + "),\n"
-                + "claims_gone AS (DELETE FROM claims WHERE queue_id = ANY(" + queueIds + "))";
+                + "claims_gone AS (DELETE FROM claims WHERE queue_id = ANY(" + queueIds + ")),\n"
+                + "set_aside_gone AS (DELETE FROM messages_set_aside WHERE queue_id = ANY(" + queueIds + "))";
     }
 }

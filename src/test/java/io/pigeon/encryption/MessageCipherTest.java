@@ -17,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Sealing and opening message bodies: authenticated, bound to the project, and readable across a key rotation. */
+/**
+ * Sealing and opening message bodies: authenticated, bound to the project and the queue, readable across a key
+ * rotation, and rows sealed before the queue was bound (version 1) still open.
+ */
 class MessageCipherTest {
 
     private static final String OLD = "UD+sP5z1K2Isq8RQUN7+rBVLAhwWioy/oA2dw0xOKWI=";
@@ -28,47 +31,77 @@ class MessageCipherTest {
     @ParameterizedTest
     @ValueSource(strings = {"{\"event\": \"BackupStarted\"}", "\"caf\u00e9 \u2603 \\u0000\"", "42", "null", "[]"})
     void whatIsSealedOpensToTheSameText(String body) {
-        MessageCipher.Sealed sealed = beforeRotation.seal("p1", body);
+        MessageCipher.Sealed sealed = beforeRotation.seal("p1", "q1", body);
         assertEquals("k1", sealed.keyId());
         assertFalse(sealed.text().contains(body), "the stored text must not hold the body");
-        assertEquals(body, beforeRotation.open("p1", sealed.keyId(), sealed.text()));
+        assertEquals(body, beforeRotation.open("p1", "q1", sealed.keyId(), sealed.text()));
     }
 
     @Test
     void theSameBodyIsNeverStoredTwiceAlike() {
-        assertNotEquals(beforeRotation.seal("p1", "{}").text(), beforeRotation.seal("p1", "{}").text());
+        assertNotEquals(beforeRotation.seal("p1", "q1", "{}").text(), beforeRotation.seal("p1", "q1", "{}").text());
     }
 
     @Test
     void aBodyInClearIsReadAsItIs() {
-        assertEquals("{\"a\": 1}", beforeRotation.open("p1", null, "{\"a\": 1}"));
+        assertEquals("{\"a\": 1}", beforeRotation.open("p1", "q1", null, "{\"a\": 1}"));
     }
 
     @Test
     void aChangedByteDoesNotOpen() {
-        MessageCipher.Sealed sealed = beforeRotation.seal("p1", "{\"amount\": 100}");
-        byte[] bytes = Base64.getDecoder().decode(sealed.text());
+        MessageCipher.Sealed sealed = beforeRotation.seal("p1", "q1", "{\"amount\": 100}");
+        String prefix = sealed.text().substring(0, sealed.text().lastIndexOf(':') + 1);
+        byte[] bytes = Base64.getDecoder().decode(sealed.text().substring(prefix.length()));
         bytes[bytes.length - 20] ^= 1;
-        String changed = Base64.getEncoder().encodeToString(bytes);
-        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "k1", changed));
-        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "k1", "bm90IHNlYWxlZA=="));
-        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "k1", "not base64 at all!"));
+        String changed = prefix + Base64.getEncoder().encodeToString(bytes);
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q1", "k1", changed));
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q1", "k1", "bm90IHNlYWxlZA=="));
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q1", "k1", "not base64 at all!"));
     }
 
     @Test
     void aBodyMovedToAnotherProjectDoesNotOpen() {
-        MessageCipher.Sealed sealed = beforeRotation.seal("p1", "{\"secret\": true}");
-        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p2", sealed.keyId(), sealed.text()));
+        MessageCipher.Sealed sealed = beforeRotation.seal("p1", "q1", "{\"secret\": true}");
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p2", "q1", sealed.keyId(), sealed.text()));
+    }
+
+    @Test
+    void aBodyMovedToAnotherQueueDoesNotOpenWhateverItsTextSays() {
+        MessageCipher.Sealed sealed = beforeRotation.seal("p1", "q1", "{\"secret\": true}");
+        assertTrue(sealed.text().startsWith("2:q1:"), sealed.text());
+        String base64 = sealed.text().substring("2:q1:".length());
+        // Copied as it is into a row of q2; with the name in it changed; without the version's prefix (as version 1).
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q2", "k1", sealed.text()));
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q2", "k1", "2:q2:" + base64));
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q2", "k1", base64));
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q1", "k1", base64));
+        // A project and queue whose names run into each other are not the same pair.
+        MessageCipher.Sealed ab = beforeRotation.seal("p", "1q1", "{}");
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "k1", "2:q1:"
+                + ab.text().substring(ab.text().lastIndexOf(':') + 1)));
+        // A notification, read apart from its queue, opens for the queue its text names, in its project only.
+        assertEquals("{\"secret\": true}", beforeRotation.open("p1", "k1", sealed.text()));
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p2", "k1", sealed.text()));
+    }
+
+    @Test
+    void aBodySealedBeforeQueuesWereBoundStillOpensInItsProject() {
+        String version1 = io.pigeon.testing.Version1Seal.seal(OLD, "p1", "{\"n\": 0}");
+        assertFalse(MessageCipher.isVersion2(version1));
+        assertEquals("{\"n\": 0}", beforeRotation.open("p1", "q1", "k1", version1));
+        assertEquals("{\"n\": 0}", afterRotation.open("p1", "q1", "k1", version1));
+        assertEquals("{\"n\": 0}", afterRotation.open("p1", "k1", version1));
+        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p2", "q1", "k1", version1));
     }
 
     @Test
     void afterARotationOldBodiesOpenAndNewOnesTakeTheNewKey() {
-        MessageCipher.Sealed old = beforeRotation.seal("p1", "{\"n\": 1}");
-        assertEquals("{\"n\": 1}", afterRotation.open("p1", old.keyId(), old.text()));
-        MessageCipher.Sealed fresh = afterRotation.seal("p1", "{\"n\": 2}");
+        MessageCipher.Sealed old = beforeRotation.seal("p1", "q1", "{\"n\": 1}");
+        assertEquals("{\"n\": 1}", afterRotation.open("p1", "q1", old.keyId(), old.text()));
+        MessageCipher.Sealed fresh = afterRotation.seal("p1", "q1", "{\"n\": 2}");
         assertEquals("k2", fresh.keyId());
         MessageCipher.Unreadable missing = assertThrows(MessageCipher.Unreadable.class,
-                () -> beforeRotation.open("p1", fresh.keyId(), fresh.text()));
+                () -> beforeRotation.open("p1", "q1", fresh.keyId(), fresh.text()));
         assertTrue(missing.getMessage().contains("pigeon.encryption.keys.k2"), missing.getMessage());
     }
 
@@ -76,7 +109,7 @@ class MessageCipherTest {
     void withoutKeysNothingCanBeSealed() {
         MessageCipher none = new MessageCipher(Map.of(), Optional.empty());
         assertFalse(none.enabled());
-        assertThrows(IllegalStateException.class, () -> none.seal("p1", "{}"));
+        assertThrows(IllegalStateException.class, () -> none.seal("p1", "q1", "{}"));
     }
 
     @Test
@@ -98,9 +131,9 @@ class MessageCipherTest {
         Files.writeString(directory.resolve("..data"), "not a key");
         MessageCipher mounted = new MessageCipher(TestConfig.pigeon(Map.of("pigeon.encryption.key-directory",
                 directory.toString(), "pigeon.encryption.keys.k1", OLD, "pigeon.encryption.current-key", "k2")));
-        assertEquals("k2", mounted.seal("p1", "{}").keyId());
-        MessageCipher.Sealed old = beforeRotation.seal("p1", "[1]");
-        assertEquals("[1]", mounted.open("p1", old.keyId(), old.text()));
+        assertEquals("k2", mounted.seal("p1", "q1", "{}").keyId());
+        MessageCipher.Sealed old = beforeRotation.seal("p1", "q1", "[1]");
+        assertEquals("[1]", mounted.open("p1", "q1", old.keyId(), old.text()));
     }
 
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable construction) {

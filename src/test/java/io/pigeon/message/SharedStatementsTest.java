@@ -88,7 +88,7 @@ class SharedStatementsTest {
         List<Optional<List<Message>>> taken = claims.create(pool, project, "claimed", List.of(
                 new ClaimStore.Request(first, 2, new ClaimTerms(60, 60)),
                 new ClaimStore.Request(second, 3, new ClaimTerms(120, 70)),
-                new ClaimStore.Request(third, 10, new ClaimTerms(90, 80))), 1209600).await().indefinitely();
+                new ClaimStore.Request(third, 10, new ClaimTerms(90, 80))), 1209600).await().indefinitely().answers();
 
         assertEquals(List.of("0", "1"), bodies(taken.get(0)));
         assertEquals(List.of("2", "3", "4"), bodies(taken.get(1)));
@@ -103,13 +103,13 @@ class SharedStatementsTest {
         UUID late = UUID.randomUUID();
         List<Optional<List<Message>>> nothingLeft = claims.create(pool, project, "claimed", List.of(
                 new ClaimStore.Request(late, 5, new ClaimTerms(60, 60)),
-                new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))), 1209600).await().indefinitely();
+                new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))), 1209600).await().indefinitely().answers();
         assertEquals(List.of(Optional.of(List.of()), Optional.of(List.of())), nothingLeft);
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM claims WHERE id = $1", late), "a claim of nothing is not kept");
 
         List<Optional<List<Message>>> noQueue = claims.create(pool, project, "missing", List.of(
                 new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60)),
-                new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))), 1209600).await().indefinitely();
+                new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))), 1209600).await().indefinitely().answers();
         assertEquals(List.of(Optional.empty(), Optional.empty()), noQueue);
     }
 

@@ -10,13 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pigeon.encryption.MessageCipher;
 import io.pigeon.maintenance.Sweeper;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Messages;
 import io.pigeon.testing.Receiver;
+import io.pigeon.testing.Version1Seal;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
@@ -26,8 +26,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,6 +39,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class EncryptedQueueTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The test profile's key "retired" (see application.properties). */
+    private static final String RETIRED_KEY = "UD+sP5z1K2Isq8RQUN7+rBVLAhwWioy/oA2dw0xOKWI=";
     private static final String SECRET = "4111-1111-1111-1111";
     private static final String POSTED = """
             {"messages": [{"ttl": 300, "body": {"card": "%1$s"}}, {"ttl": 300, "body": "caf\u00e9 \u2603 %1$s"},
@@ -54,6 +54,9 @@ class EncryptedQueueTest {
 
     @Inject
     Sweeper sweeper;
+
+    @Inject
+    io.pigeon.claim.ClaimService claimService;
 
     private final String project = Api.newProject();
 
@@ -161,13 +164,12 @@ class EncryptedQueueTest {
     void keysRotateAndTheSettingChangesWhileOlderMessagesLive() {
         createQueue("rotating", false);
         // A message sealed before the rotation, under the key now retired.
-        MessageCipher beforeRotation = new MessageCipher(
-                Map.of("retired", "UD+sP5z1K2Isq8RQUN7+rBVLAhwWioy/oA2dw0xOKWI="), Optional.empty());
-        MessageCipher.Sealed old = beforeRotation.seal(project, "\"sealed long ago\"");
+        // Stored by an earlier release: version 1, the project alone as associated data.
+        String old = Version1Seal.seal(RETIRED_KEY, project, "\"sealed long ago\"");
         Db.run(pool, """
                 INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at)
                 SELECT id, $3::uuid, 300, $4, $5, now() + interval '300 seconds' FROM queues WHERE project = $1 AND name = $2
-                """, project, "rotating", Api.CLIENT_ID, old.text(), old.keyId());
+                """, project, "rotating", Api.CLIENT_ID, old, "retired");
         post("rotating", "{\"messages\": [{\"body\": \"clear, before\"}]}");
         encrypt("rotating", true);
         post("rotating", "{\"messages\": [{\"body\": \"sealed now\"}]}");
@@ -180,22 +182,189 @@ class EncryptedQueueTest {
                 .body("messages.body", contains("sealed long ago", "clear, before", "sealed now", "clear, after"));
     }
 
-    @Test
-    void aChangedRowIsA500ThatShowsNothingAndTheOthersStillRead() {
-        createQueue("tampered", true);
-        List<String> hrefs = post("tampered", "{\"messages\": [{\"body\": \"one\"}, {\"body\": \"two\"}]}");
-        String sealed = stored("tampered").get(0).getString("body");
-        // The first character is the nonce's, random: one in 64 is already 'A', so the change picks another letter.
-        String changed = (sealed.charAt(0) == 'A' ? "B" : "A") + sealed.substring(1);
+    /** Changes one character of the stored text of message {@code href} (a sealed one); the text now stored. */
+    private String tamper(String queue, String href) {
+        String sealed = Db.run(pool, """
+                SELECT m.body FROM messages m JOIN queues q ON q.id = m.queue_id
+                WHERE q.project = $1 AND q.name = $2 AND m.id = $3""", project, queue, Messages.rowId(href))
+                .iterator().next().getString("body");
+        // Ten characters from the end: in the tag, never base64's padding.
+        int at = sealed.length() - 10;
+        String changed = sealed.substring(0, at) + (sealed.charAt(at) == 'A' ? 'B' : 'A') + sealed.substring(at + 1);
         Db.run(pool, """
-                UPDATE messages m SET body = $3 FROM queues q
-                WHERE q.id = m.queue_id AND q.project = $1 AND q.name = 'tampered' AND m.id = $2""",
-                project, Messages.rowId(hrefs.get(0)), changed);
-        assertEquals(changed, stored("tampered").get(0).getString("body"));
-        Api.as(project).get(hrefs.get(0)).then().statusCode(500)
-                .body("title", equalTo("Internal server error"))
-                .body("description", equalTo("A stored message cannot be decrypted; it has been logged."));
-        Api.as(project).get(hrefs.get(1)).then().statusCode(200).body("body", equalTo("two"));
+                UPDATE messages m SET body = $4 FROM queues q
+                WHERE q.id = m.queue_id AND q.project = $1 AND q.name = $2 AND m.id = $3""",
+                project, queue, Messages.rowId(href), changed);
+        return changed;
+    }
+
+    private List<Long> claimedBy(String claimHref) {
+        List<Long> ids = new ArrayList<>();
+        Db.run(pool, "SELECT id FROM messages WHERE claim_id = $1 ORDER BY id", UUID.fromString(Messages.id(claimHref)))
+                .forEach(row -> ids.add(row.getLong("id")));
+        return ids;
+    }
+
+    private static List<Long> rowIds(List<String> hrefs) {
+        return hrefs.stream().map(Messages::rowId).toList();
+    }
+
+    private long setAside(String href) {
+        return Db.count(pool, "SELECT count(*) FROM messages_set_aside WHERE id = $1", Messages.rowId(href));
+    }
+
+    @Test
+    void aChangedRowIsLeftOutOfEveryReadWhileTheOthersReadAndNothingChanges() {
+        createQueue("tampered", true);
+        List<String> hrefs = post("tampered",
+                "{\"messages\": [{\"body\": \"one\"}, {\"body\": \"two\"}, {\"body\": \"three\"}]}");
+        String changed = tamper("tampered", hrefs.get(1));
+
+        Api.as(project).get(hrefs.get(1)).then().statusCode(404);
+        Api.as(project).get(hrefs.get(0)).then().statusCode(200).body("body", equalTo("one"));
+        String ids = String.join(",", hrefs.stream().map(Messages::id).toList());
+        Api.as(project).get("/v2/queues/tampered/messages?ids=" + ids).then().statusCode(200)
+                .body("messages.body", contains("one", "three"));
+        Api.as(project).get("/v2/queues/tampered/messages?echo=true").then().statusCode(200)
+                .body("messages.body", contains("one", "three"));
+        Api.as(project).get("/v1.1/queues/tampered/messages?echo=true").then().statusCode(200)
+                .body("messages.body", contains("one", "three"));
+        Api.as(project).get("/v1/queues/tampered/messages?echo=true").then().statusCode(200)
+                .body("messages.body", contains("one", "three"));
+        // Paged by two: the first page read two rows and answers one; the next starts after both, not after "one".
+        Response first = Api.as(project).get("/v2/queues/tampered/messages?echo=true&limit=2");
+        first.then().statusCode(200).body("messages.body", contains("one"));
+        Api.as(project).get(first.jsonPath().getString("links[0].href")).then().statusCode(200)
+                .body("messages.body", contains("three"));
+
+        // Reads change nothing: every row is there as it was.
+        assertEquals(changed, stored("tampered").get(1).getString("body"));
+        assertEquals(3, stored("tampered").size());
+        assertEquals(0, setAside(hrefs.get(1)));
+    }
+
+    @Test
+    void aPopAnswersWhatOpensAndSetsTheChangedRowAsideUnchanged() {
+        createQueue("pop-tampered", true);
+        List<String> hrefs = post("pop-tampered",
+                "{\"messages\": [{\"body\": \"one\"}, {\"body\": \"two\"}, {\"body\": \"three\"}]}");
+        String changed = tamper("pop-tampered", hrefs.get(1));
+
+        Api.as(project).delete("/v2/queues/pop-tampered/messages?pop=3").then().statusCode(200)
+                .body("messages.body", contains("one", "three"));
+        assertEquals(0, stored("pop-tampered").size(), "the two answered and the one set aside are gone");
+        Row aside = Db.run(pool, "SELECT body, key_id FROM messages_set_aside WHERE id = $1",
+                Messages.rowId(hrefs.get(1))).iterator().next();
+        assertEquals(changed, aside.getString("body"), "kept as it was stored");
+        assertEquals("current", aside.getString("key_id"));
+    }
+
+    @Test
+    void aClaimHoldsExactlyTheMessagesItAnswers() {
+        createQueue("claim-tampered", true);
+        List<String> hrefs = post("claim-tampered", "{\"messages\": [{\"body\": \"one\"}, {\"body\": \"two\"}, "
+                + "{\"body\": \"three\"}, {\"body\": \"four\"}]}");
+        tamper("claim-tampered", hrefs.get(1));
+
+        // The claim took three rows; the one that does not open is set aside, and the claim holds the other two.
+        Response claim = Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/claim-tampered/claims?limit=3");
+        claim.then().statusCode(201).body("messages.body", contains("one", "three"));
+        List<Long> answered = rowIds(List.of(hrefs.get(0), hrefs.get(2)));
+        assertEquals(answered, claimedBy(claim.header("Location")));
+        assertEquals(answered, List.of(Db.run(pool, "SELECT message_ids FROM claims WHERE id = $1",
+                UUID.fromString(Messages.id(claim.header("Location")))).iterator().next().getArrayOfLongs(0)));
+        assertEquals(1, setAside(hrefs.get(1)));
+        assertEquals(3, stored("claim-tampered").size());
+        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/claim-tampered/claims").then().statusCode(201).body("messages.body", contains("four"));
+
+        // Read through its claim, a claimed row changed since is left out, and stays claimed as it was.
+        tamper("claim-tampered", hrefs.get(2));
+        Api.as(project).get(claim.header("Location")).then().statusCode(200).body("messages.body", contains("one"));
+        assertEquals(answered, claimedBy(claim.header("Location")));
+
+        // A claim that took only a row that does not open took nothing: no claim is left that nobody was told of.
+        List<String> more = post("claim-tampered", "{\"messages\": [{\"body\": \"five\"}]}");
+        tamper("claim-tampered", more.get(0));
+        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/claim-tampered/claims").then().statusCode(204);
+        assertEquals(2, Db.count(pool, "SELECT count(*) FROM claims c JOIN queues q ON q.id = c.queue_id "
+                + "WHERE q.project = $1 AND q.name = 'claim-tampered'", project));
+        assertEquals(1, setAside(more.get(0)));
+    }
+
+    @Test
+    void claimsSharingAStatementEachHoldExactlyWhatTheyAnswer() throws Exception {
+        createQueue("shared-tampered", true);
+        List<String> hrefs = post("shared-tampered", "{\"messages\": [{\"body\": \"one\"}, {\"body\": \"two\"}, "
+                + "{\"body\": \"three\"}, {\"body\": \"four\"}, {\"body\": \"five\"}, {\"body\": \"six\"}]}");
+        tamper("shared-tampered", hrefs.get(1));
+        java.util.function.Function<Integer, Response> claim = limit -> Api.as(project).contentType(ContentType.JSON)
+                .body("{\"ttl\": 60, \"grace\": 60}").post("/v2/queues/shared-tampered/claims?limit=" + limit);
+
+        // The first claim is held at its insert of the claim by a lock on the table; two more wait behind it and then
+        // share the next statement.
+        io.vertx.mutiny.sqlclient.SqlConnection holder = pool.getConnection().await().indefinitely();
+        io.vertx.mutiny.sqlclient.Transaction held = holder.begin().await().indefinitely();
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(3);
+        java.util.concurrent.Future<Response> first;
+        java.util.concurrent.Future<Response> second;
+        java.util.concurrent.Future<Response> third;
+        try {
+            holder.query("LOCK TABLE claims IN SHARE MODE").execute().await().indefinitely();
+            first = clients.submit(() -> claim.apply(1));
+            // pg_stat_activity keeps the statement's first 1,024 bytes: the claim statement is known by its start.
+            Eventually.await("a claim held by the lock", Duration.ofSeconds(10), () -> Db.count(pool, """
+                    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+                    AND wait_event_type = 'Lock' AND query LIKE 'WITH q AS (SELECT id, CASE WHEN metadata%'""") > 0);
+            second = clients.submit(() -> claim.apply(2));
+            third = clients.submit(() -> claim.apply(2));
+            Eventually.await("two claims waiting", Duration.ofSeconds(10), () -> claimService.claimsWaiting() == 2);
+        } finally {
+            held.rollback().await().indefinitely();
+            holder.close().await().indefinitely();
+        }
+        Response alone = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        Response a = second.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        Response b = third.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        clients.shutdown();
+
+        alone.then().statusCode(201).body("messages.body", contains("one"));
+        a.then().statusCode(201);
+        b.then().statusCode(201);
+        // Whichever came first got "two" (set aside) and "three"; the other "four" and "five"; "six" is still free.
+        List<List<String>> answers = List.of(a.jsonPath().getList("messages.body"), b.jsonPath().getList("messages.body"));
+        assertTrue(answers.containsAll(List.of(List.of("three"), List.of("four", "five"))), answers.toString());
+        for (Response each : List.of(alone, a, b)) {
+            List<Long> answered = each.jsonPath().<String>getList("messages.href").stream().map(Messages::rowId).toList();
+            assertEquals(answered, claimedBy(each.header("Location")), "claimed, exactly as answered");
+        }
+        assertEquals(1, setAside(hrefs.get(1)));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM messages WHERE id = $1 AND claim_id IS NOT NULL",
+                Messages.rowId(hrefs.get(5))), "nothing more was claimed");
+        assertEquals(1, Db.count(pool, "SELECT count(DISTINCT created_at) FROM claims WHERE id = ANY($1::uuid[])",
+                (Object) new UUID[] {UUID.fromString(Messages.id(a.header("Location"))),
+                        UUID.fromString(Messages.id(b.header("Location")))}), "the two shared one statement");
+    }
+
+    @Test
+    void aSealedBodyCopiedIntoAnotherQueuesRowDoesNotOpenThere() {
+        createQueue("source", true);
+        createQueue("elsewhere", true);
+        List<String> source = post("source", "{\"messages\": [{\"body\": {\"card\": \"" + SECRET + "\"}}]}");
+        List<String> elsewhere = post("elsewhere", "{\"messages\": [{\"body\": \"mine\"}]}");
+        Row sealed = stored("source").get(0);
+        assertTrue(sealed.getString("body").startsWith("2:source:"), sealed.getString("body"));
+        Db.run(pool, """
+                UPDATE messages m SET body = $3, key_id = $4 FROM queues q
+                WHERE q.id = m.queue_id AND q.project = $1 AND q.name = 'elsewhere' AND m.id = $2""",
+                project, Messages.rowId(elsewhere.get(0)), sealed.getString("body"), sealed.getString("key_id"));
+
+        Api.as(project).get(elsewhere.get(0)).then().statusCode(404);
+        Api.as(project).get("/v2/queues/elsewhere/messages?echo=true").then().statusCode(200)
+                .body("messages", org.hamcrest.Matchers.empty());
+        Api.as(project).get(source.get(0)).then().statusCode(200).body("body.card", equalTo(SECRET));
     }
 
     @Test
@@ -214,6 +383,7 @@ class EncryptedQueueTest {
 
         Row row = stored("vault-dead").get(0);
         assertEquals("current", row.getString("key_id"));
+        assertTrue(row.getString("body").startsWith("2:vault-dead:"), "sealed again for the queue it is in");
         assertFalse(row.getString("body").contains(SECRET));
         Api.as(project).get("/v2/queues/vault-dead/messages?echo=true").then().statusCode(200)
                 .body("messages.body.card", containsInAnyOrder(SECRET));

@@ -37,6 +37,12 @@ class V2DeadLetterTest {
     @Inject
     PoolClients poolClients;
 
+    @Inject
+    io.pigeon.encryption.MessageCipher cipher;
+
+    @Inject
+    io.pigeon.message.UnreadableMessages unreadable;
+
     private final String project = Api.newProject();
 
     private Response claim(String queue) {
@@ -135,7 +141,7 @@ class V2DeadLetterTest {
         long until = System.currentTimeMillis() + 2_000;
         java.util.concurrent.ExecutorService sweepers = java.util.concurrent.Executors.newFixedThreadPool(2);
         java.util.List<java.util.concurrent.Future<?>> running = new java.util.ArrayList<>();
-        for (Sweeper replica : java.util.List.of(sweeper, new Sweeper(config, metrics, poolClients))) {
+        for (Sweeper replica : java.util.List.of(sweeper, new Sweeper(config, metrics, poolClients, cipher, unreadable))) {
             running.add(sweepers.submit(() -> {
                 while (System.currentTimeMillis() < until) {
                     replica.sweep().await().indefinitely();

@@ -116,6 +116,12 @@ public class ErrorMappers {
             return error(503, "Service temporarily unavailable",
                     "The database cannot be reached right now. Please try again in a few seconds.");
         }
+        if (DatabaseFailures.isNumberOutOfRange(e)) {
+            // The statement failed as a whole, so nothing was stored.
+            return error(400, "Invalid request body", "The document holds a number beyond what can be stored: at most "
+                    + DatabaseFailures.MAX_WHOLE_DIGITS + " digits before the decimal point and "
+                    + DatabaseFailures.MAX_FRACTION_DIGITS + " after it.");
+        }
         if (DatabaseFailures.isRejectedValue(e)) {
             // The statement failed as a whole, so nothing was stored; the value was the client's.
             return error(400, "Invalid request body",

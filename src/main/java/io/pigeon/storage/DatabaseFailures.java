@@ -37,6 +37,23 @@ public final class DatabaseFailures {
         return failure instanceof PgException pg && "23505".equals(pg.getSqlState());
     }
 
+    /**
+     * SQLSTATE 22003: a number beyond what the database holds (a stored document must convert to jsonb, whose numbers
+     * have at most {@value #MAX_WHOLE_DIGITS} digits before the decimal point and {@value #MAX_FRACTION_DIGITS} after).
+     */
+    public static boolean isNumberOutOfRange(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PgException pg && "22003".equals(pg.getSqlState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** PostgreSQL's numeric: digits before the decimal point, and after it. */
+    public static final int MAX_WHOLE_DIGITS = 131072;
+    public static final int MAX_FRACTION_DIGITS = 16383;
+
     /** SQLSTATE class 22 (data exception): the database refused a value, e.g. a NUL character in jsonb. */
     public static boolean isRejectedValue(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -91,7 +91,7 @@ public class PoolStore {
     private static List<StoragePool> toPools(RowSet<Row> rows) {
         List<StoragePool> pools = new ArrayList<>(rows.size());
         for (Row row : rows) {
-            pools.add(new StoragePool(row.getString("name"), PoolUri.parse(row.getString("uri")), row.getLong("weight"),
+            pools.add(new StoragePool(row.getString("name"), PoolUri.stored(row.getString("uri")), row.getLong("weight"),
                     row.getString("flavor"), row.getString("options")));
         }
         return pools;

@@ -1,6 +1,8 @@
 package io.pigeon.storage;
 
+import com.fasterxml.jackson.core.JacksonException;
 import io.vertx.pgclient.PgException;
+import java.io.IOException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import java.net.ConnectException;
 import java.util.concurrent.TimeoutException;
@@ -11,11 +13,18 @@ public final class DatabaseFailures {
     private DatabaseFailures() {
     }
 
+    /**
+     * A lost or refused database connection, a server going away or out of resources, a timeout: by the failure's
+     * type and its causes (SQLSTATE for the server's own), never by its message. A connection's I/O failures come as
+     * any {@link IOException}: with Netty's NIO transport a reset connection is a plain
+     * {@code IOException("Connection reset by peer")}, a closed one a {@link java.nio.channels.ClosedChannelException}.
+     * Jackson's exceptions are IOExceptions too, but a document Pigeon could not read or write is a bug, not an outage.
+     */
     public static boolean isUnavailable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ConnectException
                     // A server stopping resets the connections of the statements it was running.
-                    || t instanceof java.net.SocketException
+                    || (t instanceof IOException && !(t instanceof JacksonException))
                     || t instanceof ClosedConnectionException
                     || t instanceof TimeoutException
                     || t instanceof io.smallrye.mutiny.TimeoutException) {

@@ -111,19 +111,25 @@ public class ErrorMappers {
             // The statement failed whole: nothing was stored.
             return Rejections.toResponse(quota);
         }
+        if (e instanceof java.io.IOException && "Request too large".equals(e.getMessage())) {
+            // A streamed body past the bound: the HTTP layer has answered 413 already; the client's fault, not ours.
+            return error(413, "Request entity too large", "The request body is too large.");
+        }
         if (DatabaseFailures.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());
             return error(503, "Service temporarily unavailable",
                     "The database cannot be reached right now. Please try again in a few seconds.");
         }
+        if (DatabaseFailures.isNumberOutOfRange(e)) {
+            // The statement failed as a whole, so nothing was stored.
+            return error(400, "Invalid request body", "The document holds a number beyond what can be stored: at most "
+                    + DatabaseFailures.MAX_WHOLE_DIGITS + " digits before the decimal point and "
+                    + DatabaseFailures.MAX_FRACTION_DIGITS + " after it.");
+        }
         if (DatabaseFailures.isRejectedValue(e)) {
             // The statement failed as a whole, so nothing was stored; the value was the client's.
             return error(400, "Invalid request body",
                     "The document holds a value that cannot be stored (for example a \\u0000 character in a string).");
-        }
-        if (e instanceof java.io.IOException && "Request too large".equals(e.getMessage())) {
-            // A streamed body past the bound: the HTTP layer has answered 413 already; the client's fault, not ours.
-            return error(413, "Request entity too large", "The request body is too large.");
         }
         LOG.error("Unexpected failure", e);
         return error(500, "Internal server error", "An unexpected error occurred; it has been logged.");

@@ -1,5 +1,7 @@
 package io.pigeon.api;
 
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.json.StrictJson;
 import io.pigeon.rules.Rejection;
@@ -23,8 +25,31 @@ public final class JsonBodies {
             }
             return node;
         } catch (IOException e) {
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof StreamConstraintsException bound) {
+                    throw ApiException.invalidBody(beyond(bound));
+                }
+            }
             throw ApiException.invalidBody("Request body could not be parsed.");
         }
+    }
+
+    /**
+     * Jackson's own bounds: a number's written length (a longer number is one no client means), nesting depth, a
+     * string's length. The reader's bound is named.
+     */
+    private static String beyond(StreamConstraintsException bound) {
+        String what = bound.getOriginalMessage();
+        if (what != null && what.startsWith("Number value length")) {
+            return "Request body could not be parsed: a number is written with more than "
+                    + StreamReadConstraints.defaults().getMaxNumberLength() + " characters.";
+        }
+        if (what != null && what.startsWith("Document nesting depth")) {
+            return "Request body could not be parsed: it nests deeper than "
+                    + StreamReadConstraints.defaults().getMaxNestingDepth() + " levels.";
+        }
+        return "Request body could not be parsed: a string is longer than "
+                + StreamReadConstraints.defaults().getMaxStringLength() + " characters.";
     }
 
     /**

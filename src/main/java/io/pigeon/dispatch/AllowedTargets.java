@@ -35,7 +35,16 @@ import java.util.regex.Pattern;
 @ApplicationScoped
 public class AllowedTargets {
 
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    /** An IPv4 address in its one plain form: four decimal parts of 0 to 255, without leading zeros. */
+    private static final Pattern IPV4 = Pattern.compile(
+            "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+
+    /**
+     * A last label that makes a host an IPv4 address to URL parsers, curl and proxies (a number, decimal or 0x hex):
+     * they read {@code 0177.0.0.1} as 127.0.0.1 (octal), {@code 127.1} and {@code 2130706433} too, where Java reads
+     * 177.0.0.1 or a host name.
+     */
+    private static final Pattern NUMERIC_LABEL = Pattern.compile("0x[0-9a-f]*|\\d+");
 
     /** Networks a call never reaches unless a CIDR of the list names them. */
     private static final List<Network> SPECIAL = List.of(
@@ -44,7 +53,10 @@ public class AllowedTargets {
             network("192.168.0.0/16"), network("198.18.0.0/15"), network("198.51.100.0/24"), network("203.0.113.0/24"),
             network("224.0.0.0/4"), network("240.0.0.0/4"),
             network("::/96"), network("::1/128"), network("64:ff9b::/96"), network("100::/64"), network("2001:db8::/32"),
-            network("fc00::/7"), network("fe80::/10"), network("fec0::/10"), network("ff00::/8"));
+            network("fc00::/7"), network("fe80::/10"), network("fec0::/10"), network("ff00::/8"),
+            // Addresses that carry an IPv4 address inside and reach it through a translator or relay, which may be
+            // on the inside: local-use NAT64, IPv4-translated (SIIT), 6to4 and Teredo. Whole, whatever IPv4 they carry.
+            network("64:ff9b:1::/48"), network("::ffff:0:0:0/96"), network("2002::/16"), network("2001::/32"));
 
     record Network(byte[] address, int prefix) {
         boolean contains(byte[] candidate) {
@@ -146,6 +158,11 @@ public class AllowedTargets {
     }
 
     private String listRefusal(String host, byte[] literal, int port) {
+        if (literal == null && readsAsIpv4(host)) {
+            return "targets host \"" + host + "\", which other programs read as an IPv4 address written in another "
+                    + "form than four decimal parts of 0 to 255 without leading zeros (0177.0.0.1 is 127.0.0.1 to curl "
+                    + "and proxies): write the address plainly.";
+        }
         if (restricted && hostPatterns.stream().noneMatch(pattern -> pattern.matcher(host).matches())
                 && (literal == null || networks.stream().noneMatch(network -> network.contains(literal)))) {
             return "targets host \"" + host + "\", which is not in pigeon.dispatch.allowed-targets (" + described + ").";
@@ -179,6 +196,15 @@ public class AllowedTargets {
         return null;
     }
 
+    /** A host that URL parsers, curl and proxies take for an IPv4 address: its last label is a number. */
+    static boolean readsAsIpv4(String host) {
+        if (host.contains(":")) {
+            return false;
+        }
+        String name = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
+        return NUMERIC_LABEL.matcher(name.substring(name.lastIndexOf('.') + 1)).matches();
+    }
+
     static String host(URI target) {
         String host = target.getHost().toLowerCase(Locale.ROOT);
         if (host.startsWith("[") && host.endsWith("]")) {
@@ -200,11 +226,7 @@ public class AllowedTargets {
             String[] octets = host.split("\\.");
             byte[] address = new byte[4];
             for (int i = 0; i < 4; i++) {
-                int octet = Integer.parseInt(octets[i]);
-                if (octet > 255) {
-                    return null;
-                }
-                address[i] = (byte) octet;
+                address[i] = (byte) Integer.parseInt(octets[i]);
             }
             return address;
         }

@@ -56,7 +56,7 @@ public class DispatchStore {
     // A call Pigeon sends itself: one unmergeable group, due now, its body in the row ('single', as notifications).
     private static final String CALL = """
             INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at)
-            VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::jsonb, now())
+            VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::json, now())
             RETURNING extract(epoch FROM fire_at)::float8 AS due_at""";
 
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";

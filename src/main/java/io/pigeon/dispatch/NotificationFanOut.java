@@ -16,22 +16,29 @@ package io.pigeon.dispatch;
  */
 public final class NotificationFanOut {
 
+    // A subscription's options are JSON text (json): each is read once per post, in subscribed, not once per message.
     private static final String CTES = """
+            subscribed AS MATERIALIZED (
+                SELECT s.id AS subscription_id, s.subscriber,
+                       CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
+                       s.options->'post_headers' AS headers,
+                       json_build_object('queue', %1$s->'_retry_policy', 'subscription', s.options->'_retry_policy')
+                           AS retry_policy
+                FROM subscriptions s
+                WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
+                  AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
+                  AND EXISTS (SELECT 1 FROM inserted)),
             fan AS MATERIALIZED (
-                SELECT s.id AS subscription_id, s.subscriber, s.options, %1$s AS metadata,
+                SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy,
                        i.ttl, i.body, i.key_id, i.visible_at
-                FROM inserted i
-                JOIN subscriptions s ON s.project = $1 AND s.source = $2 AND s.expires_at > now()
-                     AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)),
+                FROM inserted i CROSS JOIN subscribed s),
             fan_groups AS (
                 INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
                                              headers, retry_policy, fire_at, sealed_body, sealed_key_id)
                 SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single',
-                       CASE WHEN jsonb_typeof(f.options->'post_data') = 'string'
-                            THEN replace(f.options->>'post_data', '"$zaqar_message$"', n.doc)
+                       CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
                             ELSE n.doc END,
-                       f.options->'post_headers',
-                       jsonb_build_object('queue', f.metadata->'_retry_policy', 'subscription', f.options->'_retry_policy'),
+                       f.headers, f.retry_policy,
                        COALESCE(f.visible_at, now()),
                        CASE WHEN f.key_id IS NOT NULL THEN f.body END, f.key_id
                 FROM fan f

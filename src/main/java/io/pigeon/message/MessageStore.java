@@ -37,7 +37,7 @@ public class MessageStore {
      * know the queue's setting before the statement that reads it.
      */
     private static final String SEALED_AS_THE_QUEUE_ASKS = """
-            (COALESCE(%1$s->'_enable_encrypt_messages' = 'true'::jsonb, false) = (%2$s::text IS NOT NULL)
+            (COALESCE((%1$s->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = (%2$s::text IS NOT NULL)
              OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))""";
 
     /** The name a notification gives: the queue's ($2), or the topic's, without the prefix it is stored under. */

@@ -149,7 +149,7 @@ public class PoolClients {
     }
 
     private Client client(String uri) {
-        PgConnectOptions options = connectOptions(PoolUri.parse(uri));
+        PgConnectOptions options = connectOptions(PoolUri.stored(uri));
         return new Client(uri, Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(maxConnections))
                 .connectingTo(options).using(vertx.getDelegate()).build()), options);
     }

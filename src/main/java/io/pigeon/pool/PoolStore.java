@@ -19,7 +19,7 @@ public class PoolStore {
 
     // A pool registered again under its name is replaced whole, as in Zaqar.
     private static final String UPSERT = """
-            INSERT INTO pools (name, uri, weight, flavor, options) VALUES ($1, $2, $3, $4, $5::text::jsonb)
+            INSERT INTO pools (name, uri, weight, flavor, options) VALUES ($1, $2, $3, $4, $5::text::json)
             ON CONFLICT (name) DO UPDATE
             SET uri = EXCLUDED.uri, weight = EXCLUDED.weight, flavor = EXCLUDED.flavor, options = EXCLUDED.options,
                 updated_at = now()""";
@@ -29,7 +29,7 @@ public class PoolStore {
             UPDATE pools
             SET uri = COALESCE($2, uri), weight = COALESCE($3, weight),
                 flavor = CASE WHEN $4::text IS NULL THEN flavor WHEN $4::text = '' THEN NULL ELSE $4::text END,
-                options = COALESCE($5::text::jsonb, options), updated_at = now()
+                options = COALESCE($5::text::json, options), updated_at = now()
             WHERE name = $1
             RETURNING %s""".formatted(COLUMNS);
 
@@ -91,7 +91,7 @@ public class PoolStore {
     private static List<StoragePool> toPools(RowSet<Row> rows) {
         List<StoragePool> pools = new ArrayList<>(rows.size());
         for (Row row : rows) {
-            pools.add(new StoragePool(row.getString("name"), PoolUri.parse(row.getString("uri")), row.getLong("weight"),
+            pools.add(new StoragePool(row.getString("name"), PoolUri.stored(row.getString("uri")), row.getLong("weight"),
                     row.getString("flavor"), row.getString("options")));
         }
         return pools;

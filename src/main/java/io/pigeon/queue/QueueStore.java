@@ -32,7 +32,7 @@ public class QueueStore {
             RETURNING id""".formatted(WITHIN_QUEUE_QUOTA.formatted("$3", "$4"));
 
     private static final String CREATE_WITH_METADATA = """
-            INSERT INTO queues (project, name, metadata) SELECT $1, $2, $5::text::jsonb WHERE %s
+            INSERT INTO queues (project, name, metadata) SELECT $1, $2, $5::text::json WHERE %s
             ON CONFLICT (project, name) DO NOTHING
             RETURNING id""".formatted(WITHIN_QUEUE_QUOTA.formatted("$3", "$4"));
 
@@ -111,8 +111,8 @@ public class QueueStore {
     /** Replaces the metadata only if it still is {@code expectedJson}; false when it changed or the queue is gone. */
     public Uni<Boolean> replaceMetadataIf(SqlClient db, String project, String name, String expectedJson, String metadataJson) {
         return db.preparedQuery("""
-                UPDATE queues SET metadata = $4::text::jsonb
-                WHERE project = $1 AND name = $2 AND metadata = $3::text::jsonb""")
+                UPDATE queues SET metadata = $4::text::json
+                WHERE project = $1 AND name = $2 AND metadata::text = $3""")
                 .execute(Tuple.of(project, name, expectedJson, metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
@@ -126,7 +126,7 @@ public class QueueStore {
 
     /** Replaces the metadata whole; false when the queue does not exist. */
     public Uni<Boolean> replaceMetadata(SqlClient db, String project, String name, String metadataJson) {
-        return db.preparedQuery("UPDATE queues SET metadata = $3::text::jsonb WHERE project = $1 AND name = $2")
+        return db.preparedQuery("UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2")
                 .execute(Tuple.of(project, name, metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }

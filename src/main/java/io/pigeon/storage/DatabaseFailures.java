@@ -1,6 +1,8 @@
 package io.pigeon.storage;
 
+import com.fasterxml.jackson.core.JacksonException;
 import io.vertx.pgclient.PgException;
+import java.io.IOException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import java.net.ConnectException;
 import java.util.concurrent.TimeoutException;
@@ -11,11 +13,18 @@ public final class DatabaseFailures {
     private DatabaseFailures() {
     }
 
+    /**
+     * A lost or refused database connection, a server going away or out of resources, a timeout: by the failure's
+     * type and its causes (SQLSTATE for the server's own), never by its message. A connection's I/O failures come as
+     * any {@link IOException}: with Netty's NIO transport a reset connection is a plain
+     * {@code IOException("Connection reset by peer")}, a closed one a {@link java.nio.channels.ClosedChannelException}.
+     * Jackson's exceptions are IOExceptions too, but a document Pigeon could not read or write is a bug, not an outage.
+     */
     public static boolean isUnavailable(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ConnectException
                     // A server stopping resets the connections of the statements it was running.
-                    || t instanceof java.net.SocketException
+                    || (t instanceof IOException && !(t instanceof JacksonException))
                     || t instanceof ClosedConnectionException
                     || t instanceof TimeoutException
                     || t instanceof io.smallrye.mutiny.TimeoutException) {
@@ -36,6 +45,23 @@ public final class DatabaseFailures {
     public static boolean isUniqueViolation(Throwable failure) {
         return failure instanceof PgException pg && "23505".equals(pg.getSqlState());
     }
+
+    /**
+     * SQLSTATE 22003: a number beyond what the database holds (a stored document must convert to jsonb, whose numbers
+     * have at most {@value #MAX_WHOLE_DIGITS} digits before the decimal point and {@value #MAX_FRACTION_DIGITS} after).
+     */
+    public static boolean isNumberOutOfRange(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PgException pg && "22003".equals(pg.getSqlState())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** PostgreSQL's numeric: digits before the decimal point, and after it. */
+    public static final int MAX_WHOLE_DIGITS = 131072;
+    public static final int MAX_FRACTION_DIGITS = 16383;
 
     /** SQLSTATE class 22 (data exception): the database refused a value, e.g. a NUL character in jsonb. */
     public static boolean isRejectedValue(Throwable failure) {

@@ -25,7 +25,7 @@ public class SubscriptionStore {
     // subscriber needs the queue to be under its subscription quota ($6, refusal $7).
     private static final String CREATE = """
             INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at)
-            SELECT $1, $2, $3, $4::int, $5::text::jsonb, now() + $4::int * interval '1 second'
+            SELECT $1, $2, $3, $4::int, $5::text::json, now() + $4::int * interval '1 second'
             WHERE EXISTS (SELECT 1 FROM subscriptions WHERE project = $1 AND source = $2 AND subscriber = $3
                           AND expires_at > now())
                OR (SELECT count(*) FROM subscriptions WHERE project = $1 AND source = $2 AND expires_at > now()) < $6
@@ -62,7 +62,7 @@ public class SubscriptionStore {
                 subscriber = COALESCE($4, subscriber),
                 ttl = COALESCE($5::int, ttl),
                 expires_at = CASE WHEN $5::int IS NULL THEN expires_at ELSE now() + $5::int * interval '1 second' END,
-                options = COALESCE($6::text::jsonb, options)
+                options = COALESCE($6::text::json, options)
             WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""";
 
     private static final String DELETE = """

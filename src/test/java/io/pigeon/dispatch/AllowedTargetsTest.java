@@ -57,6 +57,23 @@ class AllowedTargetsTest {
             "http://[::ffff:169.254.169.254]/x     | address",
             "http://[64:ff9b::a9fe:a9fe]/x         | address",
             "http://[2001:4860:4860::8888]/x       | allowed",
+            // Addresses that carry an IPv4 address to a translator or relay: local-use NAT64, SIIT, 6to4, Teredo.
+            "http://[64:ff9b:1::7f00:1]/x          | address",
+            "http://[::ffff:0:7f00:1]/x            | address",
+            "http://[2002:7f00:1::]/x              | address",
+            "http://[2002:cb00:7207::1]/x          | address",
+            "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x | address",
+            "http://[2001:1::1]/x                  | allowed",
+            // IPv4 written other than plainly: curl and proxies read 0177 as octal, 2130706433 as one number.
+            "http://0177.0.0.1/x                   | address",
+            "http://1.2.3.04/x                     | address",
+            "http://09.1.1.1/x                     | address",
+            "http://203.0.114.007/x                | address",
+            "http://2130706433/x                   | address",
+            "http://0x7f000001/x                   | address",
+            "http://017700000001/x                 | address",
+            "http://1.2.3.4.example.com/x          | allowed",
+            "http://0x.example.com/x               | allowed",
             // A name is not resolved when stored: its address is checked when it is called.
             "http://localhost:8080/x               | allowed",
     })
@@ -76,6 +93,8 @@ class AllowedTargetsTest {
             "localhost,127.0.0.0/8             | http://127.0.0.1:8080/x                  | address",
             "localhost,127.0.0.0/8             | http://[::1]/x                           | host",
             "localhost,::1/128                 | http://[::1]/x                           | allowed",
+            "localhost,127.0.0.0/8             | http://0177.0.0.1:9000/x                 | address",
+            "localhost,127.0.0.0/8             | http://127.000.000.001:9000/x            | address",
     })
     void aListNarrowsHostsAndItsCidrsOpenInternalAddresses(String list, String target, String expected) {
         String refusal = targets(list, "*").refusal(URI.create(target));

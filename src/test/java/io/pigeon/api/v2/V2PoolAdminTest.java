@@ -109,6 +109,39 @@ class V2PoolAdminTest {
         operator().delete("/v2/pools/" + name).then().statusCode(204);
     }
 
+    /**
+     * A new pool's uri passes only sslmode and application_name to the drivers (pgjdbc's socketFactory and the like load
+     * classes); a pool stored before that list shows every parameter whose name holds password or key hidden.
+     */
+    @Test
+    void poolUrisPassOnlyTheDriverListAndHideSecretParameters() {
+        String name = "params-" + suffix;
+        String uri = newDatabase();
+        for (String parameter : List.of("socketFactory=org.example.Evil", "sslpassword=s3cret", "loggerFile=/tmp/x")) {
+            register(name, "{\"uri\": \"" + uri + "?" + parameter + "\", \"weight\": 0}").then().statusCode(400)
+                    .body("description", org.hamcrest.Matchers.containsString("may set only sslmode, application_name"));
+        }
+        operator().get("/v2/pools/" + name).then().statusCode(404);
+        register(name, "{\"uri\": \"" + uri + "?sslmode=disable&application_name=pigeon-pool\", \"weight\": 0}")
+                .then().statusCode(201);
+        operator().get("/v2/pools/" + name).then().statusCode(200)
+                .body("uri", org.hamcrest.Matchers.endsWith("?sslmode=disable&application_name=pigeon-pool"));
+
+        // As registered before the list: only the catalogue's row holds the secrets.
+        String legacy = "legacy-" + suffix;
+        Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, $2, 0)", legacy,
+                "postgresql://pigeon:pw1@127.0.0.1:1/x?sslpassword=s3cret&SSLKEY=k3y&Api_Key=k4&sslmode=require");
+        for (String path : List.of("/v2/pools/" + legacy, "/v2/pools?detailed=true", "/v1/pools/" + legacy)) {
+            Response shown = operator().get(path);
+            shown.then().statusCode(200);
+            for (String secret : List.of("pw1", "s3cret", "k3y", "k4")) {
+                assertFalse(shown.asString().contains(secret), path + ": " + shown.asString());
+            }
+        }
+        operator().get("/v2/pools/" + legacy).then().body("uri", equalTo(
+                "postgresql://pigeon:*****@127.0.0.1:1/x?sslpassword=*****&SSLKEY=*****&Api_Key=*****&sslmode=require"));
+    }
+
     @Test
     void onlyTheOperatorManagesPools() {
         Api.as(project).get("/v2/pools").then().statusCode(403).body("title", equalTo("Not authorized"));

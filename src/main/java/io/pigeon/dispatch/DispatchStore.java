@@ -62,23 +62,32 @@ public class DispatchStore {
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";
 
     // A page of a path's pending items in arrival order after the marker item: at most $6 items and, but for
-    // the first, $7 bytes of bodies ($6 + 1 rows are read to tell whether more follow).
+    // the first, $7 bytes of bodies. The cut is made here, on the bodies' sizes (octet_length reads a stored
+    // body's length from its header, without reading or decompressing the body): only the page's bodies leave
+    // the database. The first row past the page comes without its body and says that more follow; $6 + 1 rows
+    // of ids and sizes are read at most.
     private static final String VIEW = """
-            SELECT v.id, v.attempts, v.last_error, v.in_flight, v.fire_at, v.item_id, v.body, v.item_created,
-                   v.n > $6 OR (v.n > 1 AND v.upto > $7) AS beyond
-            FROM (
-                SELECT p.*, row_number() OVER w AS n, sum(octet_length(p.body)) OVER w AS upto
+            WITH page AS (
+                SELECT s.*, s.n > $6 OR (s.n > 1 AND s.upto > $7) AS beyond
                 FROM (
-                    SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
-                           extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
-                                                   ELSE g.fire_at END)::float8 AS fire_at,
-                           i.id AS item_id, i.body, extract(epoch FROM i.created_at)::float8 AS item_created
-                    FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
-                    WHERE %s AND g.state = 'pending' AND i.id > $5
-                    ORDER BY i.id
-                    LIMIT $6 + 1) p
-                WINDOW w AS (ORDER BY p.item_id)) v
-            ORDER BY v.item_id""".formatted(PATH);
+                    SELECT p.*, row_number() OVER w AS n, sum(p.size) OVER w AS upto
+                    FROM (
+                        SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
+                               extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
+                                                       ELSE g.fire_at END)::float8 AS fire_at,
+                               i.id AS item_id, octet_length(i.body) AS size,
+                               extract(epoch FROM i.created_at)::float8 AS item_created
+                        FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
+                        WHERE %s AND g.state = 'pending' AND i.id > $5
+                        ORDER BY i.id
+                        LIMIT $6 + 1) p
+                    WINDOW w AS (ORDER BY p.item_id)) s)
+            SELECT page.id, page.attempts, page.last_error, page.in_flight, page.fire_at, page.item_id,
+                   page.item_created, i.body, page.beyond
+            FROM page
+            LEFT JOIN dispatch_items i ON NOT page.beyond AND i.group_id = page.id AND i.id = page.item_id
+            WHERE NOT page.beyond OR page.n = (SELECT min(n) FROM page WHERE beyond)
+            ORDER BY page.item_id""".formatted(PATH);
 
     private static final String DELETE_PATH = """
             DELETE FROM dispatch_groups g WHERE %s AND g.state = 'pending'""".formatted(PATH);

@@ -83,7 +83,7 @@ class BoundedMemoryIT {
                     random.nextBytes(noise);
                     String body = "{\"g\": " + g + ", \"i\": " + i + ", \"pad\": \""
                             + Base64.getEncoder().encodeToString(noise) + "\"}";
-                    push(pigeon, project, g, service, "?ontime=253402300799", body);
+                    push(pigeon, project, g, service, "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400), body);
                 }
             }
             // A listing of a loaded path is one bounded page with a link to the next.

@@ -416,4 +416,27 @@ class V3DispatchTest {
             }
         }
     }
+
+    /** Issue 25, item 4: an ontime in year 9999 was kept until then. The horizon is the database clock's now + 30 days. */
+    @Test
+    void anOntimeBeyondTheHorizonIsRefusedWithTheBound() {
+        String path = uniquePath();
+        double inAMonth = now() + 29 * 86_400;
+        double fireAt = exact(push("far", path, "{\"n\": 1}", "?ontime=" + unix(inAMonth)).statusCode(201), "fire_at");
+        for (String ontime : List.of(unix(now() + 31 * 86_400), "253402300799")) {
+            for (String update : List.of("", "&update=always")) {
+                push("far", path, "{\"n\": 2}", "?ontime=" + ontime + update)
+                        .statusCode(400)
+                        .body("title", equalTo("Invalid parameter"))
+                        .body("description", containsString("\"ontime\""))
+                        .body("description", containsString("2592000 seconds"))
+                        .body("description", containsString("pigeon.dispatch.ontime-horizon"));
+                push("-far", path, "{\"n\": 2}", "?ontime=" + ontime + update).statusCode(400);
+            }
+        }
+        // Nothing of the refused pushes was stored, and the group kept its time.
+        ValidatableResponse shown = pending("far", path).body("groups", hasSize(1)).body("groups[0].items", hasSize(1));
+        assertEquals(fireAt, exact(shown, "groups[0].fire_at"), 0.001);
+        pending("-far", path).body("groups", empty());
+    }
 }

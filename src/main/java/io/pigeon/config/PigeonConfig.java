@@ -97,6 +97,18 @@ public interface PigeonConfig {
         @WithDefault("1000000")
         int maxPendingGroupsPerProject();
 
+        /** Pending /v3 items one project may hold (counted every check-interval). */
+        @WithDefault("1000000")
+        int maxPendingItemsPerProject();
+
+        /** Bytes of pending /v3 item bodies one project may hold (counted every check-interval). */
+        @WithDefault("1073741824")
+        long maxPendingBytesPerProject();
+
+        /** Items one /v3 group may hold; checked by the push itself, exactly, concurrent pushes included. */
+        @WithDefault("10000")
+        int maxItemsPerGroup();
+
         /** Notifications one post may queue (its messages times the queue's webhook subscribers). */
         @WithDefault("20000")
         int maxNotificationsPerPost();
@@ -318,6 +330,17 @@ public interface PigeonConfig {
         /** Most items one call delivers; a larger group is delivered in several calls, in order. */
         @WithDefault("100")
         int maxItemsPerCall();
+
+        /** How far ahead of now a push's {@code ontime} may be (by the database clock). */
+        @WithDefault("30d")
+        Duration ontimeHorizon();
+
+        /**
+         * Age (since its first push) after which a pending group is moved to the dead state by the sweeper, whatever
+         * its fire time: nothing stays pending for ever. Keep it above {@code ontime-horizon}.
+         */
+        @WithDefault("60d")
+        Duration maxPendingAge();
 
         /** Largest enqueued body, in bytes. */
         @WithDefault("262144")

@@ -1,5 +1,6 @@
 package io.pigeon.dispatch;
 
+import io.pigeon.config.PigeonConfig;
 import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -11,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,18 +32,32 @@ public class DispatchStore {
 
     // While a group is leased its fire time is the lease's end, and a push records the time it asks for in
     // next_fire_at instead (the overwrite flag is always set during a call, as in the seed's Get).
+    // Bounds, each failing the whole statement with its refusal: the project's pending groups, items and bytes
+    // (over their quotas when the usage check last counted: $11 to $13), the ontime horizon ($14 seconds ahead of
+    // the database's now, $15), and the group's items ($16, $17). The last is checked on the group's row as the
+    // upsert has locked it, after any concurrent push to the group has committed: it holds exactly.
     private static final String ENQUEUE = """
             WITH g AS (
-                INSERT INTO dispatch_groups AS g (project, merge_key, method, target, mergeable, envelope, fire_at)
-                SELECT $1, $2, $3, $4, $5, 'array', COALESCE(to_timestamp($6::float8), now())
-                WHERE NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'groups' AND b.queue_id = 0)
-                   OR pigeon_refuse('429', $11)
+                INSERT INTO dispatch_groups AS g (project, merge_key, method, target, mergeable, envelope, fire_at,
+                                                  items, item_bytes)
+                SELECT $1, $2, $3, $4, $5, 'array', COALESCE(to_timestamp($6::float8), now()), 1, octet_length($8::text)
+                WHERE (NOT EXISTS (SELECT 1 FROM quota_breaches b
+                                   WHERE b.project = $1 AND b.kind IN ('groups', 'items', 'bytes') AND b.queue_id = 0)
+                       OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $11 WHEN 'items' THEN $12 ELSE $13 END
+                                                FROM quota_breaches b
+                                                WHERE b.project = $1 AND b.kind IN ('groups', 'items', 'bytes')
+                                                  AND b.queue_id = 0
+                                                ORDER BY b.kind LIMIT 1)))
+                  AND ($6::float8 IS NULL OR to_timestamp($6::float8) <= now() + $14 * interval '1 second'
+                       OR pigeon_refuse('400', $15))
                 ON CONFLICT (project, merge_key, method, target) WHERE mergeable AND state = 'pending'
                 DO UPDATE SET
                     fire_at = CASE WHEN g.lease_until > now() OR NOT ($7 OR g.overwrite) THEN g.fire_at
                                    ELSE EXCLUDED.fire_at END,
                     next_fire_at = CASE WHEN g.lease_until > now() AND ($7 OR g.overwrite) THEN EXCLUDED.fire_at
-                                        ELSE g.next_fire_at END
+                                        ELSE g.next_fire_at END,
+                    items = g.items + 1, item_bytes = g.item_bytes + EXCLUDED.item_bytes
+                WHERE g.items < $16 OR pigeon_refuse('429', $17)
                 RETURNING id, fire_at, next_fire_at, lease_until > now() AS in_flight),
             item AS (
                 INSERT INTO dispatch_items (group_id, body) SELECT id, $8 FROM g RETURNING id, group_id)
@@ -62,23 +78,32 @@ public class DispatchStore {
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";
 
     // A page of a path's pending items in arrival order after the marker item: at most $6 items and, but for
-    // the first, $7 bytes of bodies ($6 + 1 rows are read to tell whether more follow).
+    // the first, $7 bytes of bodies. The cut is made here, on the bodies' sizes (octet_length reads a stored
+    // body's length from its header, without reading or decompressing the body): only the page's bodies leave
+    // the database. The first row past the page comes without its body and says that more follow; $6 + 1 rows
+    // of ids and sizes are read at most.
     private static final String VIEW = """
-            SELECT v.id, v.attempts, v.last_error, v.in_flight, v.fire_at, v.item_id, v.body, v.item_created,
-                   v.n > $6 OR (v.n > 1 AND v.upto > $7) AS beyond
-            FROM (
-                SELECT p.*, row_number() OVER w AS n, sum(octet_length(p.body)) OVER w AS upto
+            WITH page AS (
+                SELECT s.*, s.n > $6 OR (s.n > 1 AND s.upto > $7) AS beyond
                 FROM (
-                    SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
-                           extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
-                                                   ELSE g.fire_at END)::float8 AS fire_at,
-                           i.id AS item_id, i.body, extract(epoch FROM i.created_at)::float8 AS item_created
-                    FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
-                    WHERE %s AND g.state = 'pending' AND i.id > $5
-                    ORDER BY i.id
-                    LIMIT $6 + 1) p
-                WINDOW w AS (ORDER BY p.item_id)) v
-            ORDER BY v.item_id""".formatted(PATH);
+                    SELECT p.*, row_number() OVER w AS n, sum(p.size) OVER w AS upto
+                    FROM (
+                        SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
+                               extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
+                                                       ELSE g.fire_at END)::float8 AS fire_at,
+                               i.id AS item_id, octet_length(i.body) AS size,
+                               extract(epoch FROM i.created_at)::float8 AS item_created
+                        FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
+                        WHERE %s AND g.state = 'pending' AND i.id > $5
+                        ORDER BY i.id
+                        LIMIT $6 + 1) p
+                    WINDOW w AS (ORDER BY p.item_id)) s)
+            SELECT page.id, page.attempts, page.last_error, page.in_flight, page.fire_at, page.item_id,
+                   page.item_created, i.body, page.beyond
+            FROM page
+            LEFT JOIN dispatch_items i ON NOT page.beyond AND i.group_id = page.id AND i.id = page.item_id
+            WHERE NOT page.beyond OR page.n = (SELECT min(n) FROM page WHERE beyond)
+            ORDER BY page.item_id""".formatted(PATH);
 
     private static final String DELETE_PATH = """
             DELETE FROM dispatch_groups g WHERE %s AND g.state = 'pending'""".formatted(PATH);
@@ -169,7 +194,14 @@ public class DispatchStore {
             WHERE dead.project = $1 AND dead.id = $2 AND dead.state = 'dead'
             FOR UPDATE""";
 
-    private static final String MOVE_ITEMS = "UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1";
+    // The dead group's items join the live one, and its counts with them.
+    private static final String MOVE_ITEMS = """
+            WITH moved AS (
+                UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1 RETURNING octet_length(body) AS size)
+            UPDATE dispatch_groups
+            SET items = items + (SELECT count(*) FROM moved),
+                item_bytes = item_bytes + (SELECT COALESCE(sum(size), 0) FROM moved)
+            WHERE id = $2""";
 
     private static final String FIRE_NOW = """
             UPDATE dispatch_groups
@@ -188,9 +220,19 @@ public class DispatchStore {
     }
 
     private final Quotas quotas;
+    private final Horizon horizon;
 
-    public DispatchStore(Quotas quotas) {
+    public DispatchStore(Quotas quotas, PigeonConfig config) {
         this.quotas = quotas;
+        this.horizon = Horizon.of(config.dispatch().ontimeHorizon());
+    }
+
+    /** How far ahead a push's ontime may be, and the words of its refusal (made once: sent with every push). */
+    record Horizon(long seconds, String refusal) {
+        static Horizon of(Duration horizon) {
+            return new Horizon(horizon.toSeconds(), "The \"ontime\" parameter is invalid. The value may be at most "
+                    + horizon.toSeconds() + " seconds after now (pigeon.dispatch.ontime-horizon).");
+        }
     }
 
     /**
@@ -224,18 +266,20 @@ public class DispatchStore {
 
     /**
      * A push as the enqueue statement takes it; the record owns the order of its parameters ($1 to $10 as
-     * declared, then the quota's refusal text). {@code ontime} null means now; {@code alwaysRetime} lets the
+     * declared, then the bounds and their refusal texts). {@code ontime} null means now; {@code alwaysRetime} lets the
      * push's time replace an existing group's. With {@code announceWithinMillis} set, other replicas are
      * notified when the group is due within that time (a later group is seen by their regular re-planning).
      */
     public record Push(String project, String mergeKey, DispatchAddress address, boolean mergeable, Double ontime,
             boolean alwaysRetime, String body, Long announceWithinMillis) {
-        Tuple parameters(String groupsQuotaRefusal) {
+        Tuple parameters(Quotas quotas, Horizon horizon) {
             return Tuple.from(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
                     .addDouble(ontime).addBoolean(alwaysRetime).addString(body)
                     .addBoolean(announceWithinMillis != null)
                     .addLong(announceWithinMillis == null ? 0 : announceWithinMillis)
-                    .addString(groupsQuotaRefusal);
+                    .addString(quotas.groups()).addString(quotas.pendingItems()).addString(quotas.pendingBytes())
+                    .addLong(horizon.seconds()).addString(horizon.refusal())
+                    .addInteger(quotas.limits().maxItemsPerGroup()).addString(quotas.itemsPerGroup());
         }
     }
 
@@ -252,7 +296,7 @@ public class DispatchStore {
 
     /** Stores a push. */
     public Uni<Enqueued> enqueue(SqlClient db, Push push) {
-        return db.preparedQuery(ENQUEUE).execute(push.parameters(quotas.groups())).map(rows -> {
+        return db.preparedQuery(ENQUEUE).execute(push.parameters(quotas, horizon)).map(rows -> {
             Row row = rows.iterator().next();
             return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"),
                     row.getDouble("due_at"));

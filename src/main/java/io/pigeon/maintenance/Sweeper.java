@@ -154,8 +154,23 @@ public class Sweeper {
                 WHERE state = 'dead' AND dead_at < now() - $2 * interval '1 second'
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
+    // Nothing stays pending for ever: a pending group older than pigeon.dispatch.max-pending-age ($2 seconds since
+    // its first push or its requeue) moves to the dead state, with the reason as its last error ($3), unless a
+    // call of it is running (its dispatcher settles it). Its items go with it, and go when dead groups do.
+    private static final String BURY_OLD_PENDING_GROUPS = """
+            UPDATE dispatch_groups
+            SET state = 'dead', dead_at = now(), last_error = $3, lease_token = NULL, lease_until = NULL,
+                next_fire_at = NULL
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM dispatch_groups
+                WHERE state = 'pending' AND created_at < now() - $2 * interval '1 second'
+                  AND (lease_until IS NULL OR lease_until <= now())
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     private final PigeonConfig.Sweeper config;
     private final long deadRetentionSeconds;
+    private final long maxPendingAgeSeconds;
+    private final String pendingTooLong;
     private final QueueMetrics metrics;
     private final PoolClients poolClients;
     private final AtomicReference<CompletableFuture<Void>> lastSweepEnded =
@@ -171,6 +186,8 @@ public class Sweeper {
         this.unreadable = unreadable;
         this.config = config.sweeper();
         this.deadRetentionSeconds = config.dispatch().deadRetention().toSeconds();
+        this.maxPendingAgeSeconds = config.dispatch().maxPendingAge().toSeconds();
+        this.pendingTooLong = "pending longer than " + maxPendingAgeSeconds + " s (pigeon.dispatch.max-pending-age)";
         this.metrics = metrics;
     }
 
@@ -195,7 +212,8 @@ public class Sweeper {
 
     /**
      * One sweep: end expired claims (dead-lettering what has been claimed too often, freeing the rest), then
-     * delete expired messages and subscriptions, and rows left behind by deleted queues.
+     * delete expired messages and subscriptions, and rows left behind by deleted queues; bury delivery groups pending
+     * for too long and delete dead ones kept long enough.
      */
     public Uni<Sweep> sweep() {
         // One sweep at a time in this process: a sweep started while another runs waits for it, so that when a
@@ -245,6 +263,7 @@ public class Sweeper {
                         .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
                         .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
                         .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
+                        .call(messages -> buryOldPendingGroups(db, 0, 0))
                         .call(messages -> deleteOldDeadGroups(db, 0, 0))
                         .map(messages -> new Sweep(messages, claims[0], claims[1])));
     }
@@ -312,6 +331,17 @@ public class Sweeper {
             return resealed.flatMap(done -> rows.size() < config.batchSize() ? Uni.createFrom().voidItem()
                     : reseal(db, batches + 1));
         });
+    }
+
+    private Uni<Long> buryOldPendingGroups(SqlClient db, long done, int batches) {
+        if (batches >= config.maxBatchesPerRun()) {
+            return Uni.createFrom().item(done);
+        }
+        return db.preparedQuery(BURY_OLD_PENDING_GROUPS)
+                .execute(Tuple.of(config.batchSize(), maxPendingAgeSeconds, pendingTooLong))
+                .map(rows -> (long) rows.rowCount())
+                .flatMap(count -> count < config.batchSize() ? Uni.createFrom().item(done + count)
+                        : buryOldPendingGroups(db, done + count, batches + 1));
     }
 
     private Uni<Long> deleteOldDeadGroups(SqlClient db, long done, int batches) {

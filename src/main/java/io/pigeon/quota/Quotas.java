@@ -9,7 +9,8 @@ import jakarta.enterprise.context.ApplicationScoped;
  * The per-project limits and the words a refusal uses. The statements that could exceed a limit check it
  * themselves (SQL function {@code pigeon_refuse}, migration V5) and fail whole, so that a refused request stores
  * nothing; their failure carries SQLSTATE PQ403 (a count at its quota) or PQ429 (a backlog over it) and one of
- * these texts, naming the limit and setting, and becomes a {@link Rejection} with the matching reason.
+ * these texts, naming the limit and setting, and becomes a {@link Rejection} with the matching reason (PQ400: a
+ * parameter out of a bound that only the database clock can check).
  */
 @ApplicationScoped
 public class Quotas {
@@ -20,6 +21,9 @@ public class Quotas {
     private final String messages;
     private final String groups;
     private final String notifications;
+    private final String pendingItems;
+    private final String pendingBytes;
+    private final String itemsPerGroup;
 
     // The texts are sent with every post: made once.
     public Quotas(PigeonConfig config) {
@@ -32,6 +36,12 @@ public class Quotas {
                 + "(pigeon.quotas.max-messages-per-queue): consume some, then post again.";
         this.groups = "The project has more than " + limits.maxPendingGroupsPerProject() + " pending deliveries "
                 + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, then push again.";
+        this.pendingItems = "The project holds more than " + limits.maxPendingItemsPerProject() + " pending /v3 items "
+                + "(pigeon.quotas.max-pending-items-per-project): wait for them to be delivered, then push again.";
+        this.pendingBytes = "The project holds more than " + limits.maxPendingBytesPerProject() + " bytes of pending "
+                + "/v3 items (pigeon.quotas.max-pending-bytes-per-project): wait for them to be delivered, then push again.";
+        this.itemsPerGroup = "The group holds " + limits.maxItemsPerGroup() + " pending items, its limit "
+                + "(pigeon.quotas.max-items-per-group): wait for them to be delivered, then push again.";
         this.notifications = "This post would queue more than " + limits.maxNotificationsPerPost() + " notifications "
                 + "(its messages times the queue's webhook subscribers; pigeon.quotas.max-notifications-per-post): "
                 + "post fewer messages at once.";
@@ -61,7 +71,19 @@ public class Quotas {
         return notifications;
     }
 
-    /** The refusal a statement failed with (SQLSTATE PQ403 or PQ429), or null when it failed for another reason. */
+    public String pendingItems() {
+        return pendingItems;
+    }
+
+    public String pendingBytes() {
+        return pendingBytes;
+    }
+
+    public String itemsPerGroup() {
+        return itemsPerGroup;
+    }
+
+    /** The refusal a statement failed with (SQLSTATE PQ403, PQ429 or PQ400), or null when it failed for another reason. */
     public static Rejection refusal(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof PgException pg && pg.getSqlState() != null) {
@@ -70,6 +92,9 @@ public class Quotas {
                         return new Rejection(Rejection.Reason.QUOTA_REACHED, pg.getErrorMessage());
                     case "PQ429":
                         return new Rejection(Rejection.Reason.QUOTA_BACKLOG, pg.getErrorMessage());
+                    case "PQ400":
+                        // A bound the statement checks by the database clock (a /v3 push's ontime horizon).
+                        return new Rejection(Rejection.Reason.INVALID_PARAMETER, pg.getErrorMessage());
                     default:
                         break;
                 }

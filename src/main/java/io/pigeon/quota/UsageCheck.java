@@ -13,8 +13,9 @@ import org.jboss.logging.Logger;
  * database that holds queues: the messages of each queue and the pending delivery groups of each project, and records
  * in that database's {@code quota_breaches} what is over its limit (posts and pushes then read one key). One replica
  * counts a database at a time (an advisory lock); a breach lasts until the next count finds it gone, so a queue may
- * pass its limit by what is posted within one interval. A project's pending groups are counted per database (its
- * groups spread over the pools), so with pools its limit applies on each.
+ * pass its limit by what is posted within one interval. A project's pending groups, /v3 items and their bytes (the
+ * sums of its groups' counts) are counted per database (its groups spread over the pools), so with pools its limits
+ * apply on each; a project may pass them by what it pushes within one interval.
  */
 @ApplicationScoped
 public class UsageCheck {
@@ -31,10 +32,16 @@ public class UsageCheck {
                 FROM (SELECT queue_id FROM messages GROUP BY queue_id HAVING count(*) > $1) m
                 JOIN queues q ON q.id = m.queue_id
                 WHERE (SELECT held FROM lock)),
+            pending AS (
+                SELECT project, count(*) AS groups, sum(items) AS items, sum(item_bytes) AS bytes
+                FROM dispatch_groups WHERE state = 'pending' AND (SELECT held FROM lock)
+                GROUP BY project),
             over_groups AS (
-                SELECT project, 'groups' AS kind, 0::bigint AS queue_id
-                FROM dispatch_groups WHERE state = 'pending'
-                GROUP BY project HAVING count(*) > $2 AND (SELECT held FROM lock)),
+                SELECT p.project, k.kind, 0::bigint AS queue_id
+                FROM pending p
+                CROSS JOIN LATERAL (VALUES ('groups', p.groups > $2), ('items', p.items > $4),
+                                           ('bytes', p.bytes > $5)) AS k (kind, over)
+                WHERE k.over),
             found AS (SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups),
             cleared AS (
                 DELETE FROM quota_breaches b
@@ -82,7 +89,8 @@ public class UsageCheck {
 
     private Uni<Long> check(SqlClient db) {
         return db.preparedQuery(COUNT)
-                .execute(Tuple.of(quotas.limits().maxMessagesPerQueue(), quotas.limits().maxPendingGroupsPerProject(), LOCK))
+                .execute(Tuple.of(quotas.limits().maxMessagesPerQueue(), quotas.limits().maxPendingGroupsPerProject(), LOCK,
+                        quotas.limits().maxPendingItemsPerProject(), quotas.limits().maxPendingBytesPerProject()))
                 .map(rows -> {
                     var row = rows.iterator().next();
                     return row.getBoolean("held") ? row.getLong("breaches") : -1L;

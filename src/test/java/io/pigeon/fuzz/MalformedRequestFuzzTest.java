@@ -98,7 +98,7 @@ class MalformedRequestFuzzTest {
         Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": true}")
                 .put("/v2/queues/sentinel2/subscriptions/" + subscription + "/confirm").then().statusCode(204);
         given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"pending\": true}")
-                .post("/v3/queue/sentinel/POST/" + SERVICE + "?ontime=253402300799").then().statusCode(201);
+                .post("/v3/queue/sentinel/POST/" + SERVICE + "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400)).then().statusCode(201);
     }
 
     /** A target the test profile allows: http://127.0.0.1:9/fuzz. */

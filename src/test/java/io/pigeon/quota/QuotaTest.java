@@ -17,7 +17,14 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +45,22 @@ class QuotaTest {
     Sweeper sweeper;
 
     private final String project = Api.newProject();
+
+    /** A /v3 push's query: due in a day, so never during a test, and within the ontime horizon. */
+    private static final String LATER = "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400);
+
+    private static final String SERVICE = Base64.getUrlEncoder().withoutPadding()
+            .encodeToString("http://127.0.0.1:9/later".getBytes(StandardCharsets.UTF_8));
+
+    private ValidatableResponse push(String mergeKey, String body) {
+        return given().header("X-Project-Id", project).contentType(ContentType.JSON).body(body)
+                .post("/v3/queue/" + mergeKey + "/POST/" + SERVICE + LATER).then();
+    }
+
+    private long items(String mergeKey) {
+        return Db.count(pool, "SELECT count(*) FROM dispatch_items i JOIN dispatch_groups g ON g.id = i.group_id "
+                + "WHERE g.project = $1 AND g.merge_key = '" + mergeKey + "'", project);
+    }
 
     private static void refused(ValidatableResponse response, int status, String setting) {
         response.statusCode(status)
@@ -135,11 +158,11 @@ class QuotaTest {
                 .encodeToString("http://127.0.0.1:9/later".getBytes(StandardCharsets.UTF_8));
         for (int i = 0; i < 4; i++) {
             given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"n\": 1}")
-                    .post("/v3/queue/-k" + i + "/POST/" + service + "?ontime=253402300799").then().statusCode(201);
+                    .post("/v3/queue/-k" + i + "/POST/" + service + LATER).then().statusCode(201);
         }
         checkUsage();
         refused(given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"n\": 1}")
-                .post("/v3/queue/-k9/POST/" + service + "?ontime=253402300799").then(), 429,
+                .post("/v3/queue/-k9/POST/" + service + LATER).then(), 429,
                 "pigeon.quotas.max-pending-groups-per-project");
         assertEquals(4, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
         // A post that would queue notifications is refused too; one that would not is not.
@@ -161,5 +184,108 @@ class QuotaTest {
         sweeper.sweep().await().indefinitely();
         assertEquals(1, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND merge_key = '-recent'"));
         assertEquals(0, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND merge_key = '-old'"));
+    }
+
+    /**
+     * Issue 25, item 4: one group took unlimited items. The push checks the group's count on its row, locked by its
+     * upsert, so parallel pushes cannot pass the limit either.
+     */
+    @Test
+    void itemsPerGroupHoldExactlyUnderParallelPushes() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            push("full", "{\"n\": " + i + "}").statusCode(201);
+        }
+        refused(push("full", "{\"n\": 3}"), 429, "pigeon.quotas.max-items-per-group");
+        assertEquals(3, items("full"));
+        push("other", "{\"n\": 0}").statusCode(201);
+
+        int clients = 8;
+        ExecutorService parallel = Executors.newFixedThreadPool(clients);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<Integer>>> answers = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                answers.add(parallel.submit(() -> {
+                    start.await();
+                    List<Integer> statuses = new ArrayList<>();
+                    for (int i = 0; i < 3; i++) {
+                        statuses.add(push("raced", "{\"n\": " + i + "}").extract().statusCode());
+                    }
+                    return statuses;
+                }));
+            }
+            start.countDown();
+            List<Integer> statuses = new ArrayList<>();
+            for (Future<List<Integer>> answer : answers) {
+                statuses.addAll(answer.get(60, TimeUnit.SECONDS));
+            }
+            assertEquals(3, statuses.stream().filter(status -> status == 201).count(), statuses.toString());
+            assertEquals(clients * 3 - 3, statuses.stream().filter(status -> status == 429).count(), statuses.toString());
+        } finally {
+            parallel.shutdownNow();
+        }
+        assertEquals(3, items("raced"));
+        // What the group shows and what the quota counts agree.
+        assertEquals(3, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'raced'"));
+    }
+
+    @Test
+    void pendingItemsPerProjectOnceCounted() {
+        for (String key : List.of("a", "b", "c")) {
+            for (int i = 0; i < 3; i++) {
+                push(key, "{\"n\": " + i + "}").statusCode(201);
+            }
+        }
+        checkUsage();
+        // 9 items, over the 8 the project may hold (its 3 groups are within theirs).
+        refused(push("d", "{\"n\": 0}"), 429, "pigeon.quotas.max-pending-items-per-project");
+        assertEquals(0, items("d"));
+        // Dropping a path makes room once counted again.
+        given().header("X-Project-Id", project).delete("/v3/queue/a/POST/" + SERVICE).then().statusCode(204);
+        checkUsage();
+        push("d", "{\"n\": 0}").statusCode(201);
+    }
+
+    @Test
+    void pendingBytesPerProjectOnceCounted() {
+        String pad = "b".repeat(2000);
+        push("big", "{\"pad\": \"" + pad + "\"}").statusCode(201);
+        push("big", "{\"pad\": \"" + pad + "\"}").statusCode(201);
+        checkUsage();
+        // About 4,000 bytes, over the 3,000 the project may hold.
+        refused(push("small", "{}"), 429, "pigeon.quotas.max-pending-bytes-per-project");
+        refused(push("big", "{}"), 429, "pigeon.quotas.max-pending-bytes-per-project");
+        assertEquals(2, items("big"));
+        assertEquals(0, items("small"));
+    }
+
+    /** Issue 25, item 4: a group pushed for year 9999 was kept until then. */
+    @Test
+    void pendingGroupsOlderThanTheMaximumAgeAreBuriedAsDead() {
+        Db.run(pool, """
+                WITH g AS (
+                    INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, fire_at,
+                                                 created_at, lease_token, lease_until)
+                    VALUES ($1, 'ancient', 'POST', 'http://127.0.0.1:9/later', true, 'array', now() + interval '1 day',
+                            now() - interval '61 days', NULL, NULL),
+                           ($1, 'calling', 'POST', 'http://127.0.0.1:9/later', true, 'array', now() + interval '1 minute',
+                            now() - interval '61 days', gen_random_uuid(), now() + interval '1 minute'),
+                           ($1, 'young', 'POST', 'http://127.0.0.1:9/later', true, 'array', now() + interval '1 day',
+                            now() - interval '59 days', NULL, NULL)
+                    RETURNING id)
+                INSERT INTO dispatch_items (group_id, body) SELECT id, '{}' FROM g""", project);
+        sweeper.sweep().await().indefinitely();
+        var dead = given().header("X-Project-Id", project).get("/v3/dead-groups").then().statusCode(200)
+                .body("groups.merge_key", org.hamcrest.Matchers.contains("ancient"))
+                .body("groups[0].items", equalTo(1))
+                .body("groups[0].last_error", containsString("pigeon.dispatch.max-pending-age"));
+        assertEquals(2, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending'"));
+        // The path is free for new pushes, and the buried group can be requeued like any dead one.
+        push("ancient", "{}").statusCode(201);
+        String id = dead.extract().jsonPath().getString("groups[0].id");
+        given().header("X-Project-Id", project).post("/v3/dead-groups/" + id + "/requeue").then().statusCode(204);
+        assertEquals(2, items("ancient"));
+        // The moved items are counted in the live group's items.
+        assertEquals(2, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'ancient'"));
     }
 }

@@ -14,6 +14,9 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 "pigeon.quotas.max-subscriptions-per-queue", "2",
                 "pigeon.quotas.max-pending-groups-per-project", "3",
                 "pigeon.quotas.max-notifications-per-post", "4",
+                "pigeon.quotas.max-pending-items-per-project", "8",
+                "pigeon.quotas.max-pending-bytes-per-project", "3000",
+                "pigeon.quotas.max-items-per-group", "3",
                 "pigeon.quotas.check-interval", "1h");
     }
 }

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * Delivery never loads more than it sends: Pigeon runs with a 128 MB heap while 8 groups of 100 items of
  * 240 KB each (about 190 MB) become due at once. Every call carries at most pigeon.dispatch.max-call-bytes
  * (1 MiB) of bodies, the rest goes in the group's next calls, a listing of a loaded path is a page of at most
- * 1 MiB, and the process neither dies nor runs out of memory.
+ * 1 MiB, and the process neither dies nor runs out of memory. A listing never loads more than it shows: four
+ * clients list one group of 1,000 items of 250 KB (250 MB, twice the heap) at once.
  */
 class BoundedMemoryIT {
 
@@ -82,7 +83,7 @@ class BoundedMemoryIT {
                     random.nextBytes(noise);
                     String body = "{\"g\": " + g + ", \"i\": " + i + ", \"pad\": \""
                             + Base64.getEncoder().encodeToString(noise) + "\"}";
-                    push(pigeon, project, g, service, "?ontime=253402300799", body);
+                    push(pigeon, project, g, service, "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400), body);
                 }
             }
             // A listing of a loaded path is one bounded page with a link to the next.
@@ -110,6 +111,65 @@ class BoundedMemoryIT {
         } finally {
             pigeon.kill();
             receiver.stop(0);
+        }
+    }
+
+    /**
+     * Issue 25, item 3: a listing once read up to 1,001 items with their bodies and trimmed the page afterwards;
+     * on 1,000 items of 250 KB that was 250 MB for one request. The page's byte bound now holds in SQL.
+     */
+    @Test
+    void listingsOfAGroupLargerThanTheHeapLoadOnlyTheirPage() throws Exception {
+        int items = 1000;
+        int pad = 250_000;
+        Map<String, String> config = new HashMap<>(new PostgresResource().start());
+        config.put("PIGEON_DISPATCH_ALLOWED_TARGETS", "127.0.0.0/8");
+        config.put("PIGEON_DISPATCH_ALLOWED_PORTS", "*");
+        Replica pigeon = Replica.start("small-heap-listing", config, List.of("-Xmx128m", "-XX:+ExitOnOutOfMemoryError"));
+        String project = "listing-" + System.nanoTime();
+        // A target that is never called: the group is due in a day.
+        String service = Base64.getUrlEncoder().withoutPadding()
+                .encodeToString("http://127.0.0.1:9/never".getBytes(StandardCharsets.UTF_8));
+        String path = "/v3/queue/big/POST/" + service;
+        try {
+            pigeon.awaitReady();
+            // Bodies the database compresses well, so that storing 250 MB is quick; Pigeon reads them out whole.
+            String filler = "x".repeat(pad);
+            HttpResponse<String> created = pigeon.send(http, Duration.ofSeconds(30), project, "POST",
+                    path + "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400), "{\"i\": 0, \"pad\": \"" + filler + "\"}");
+            assertEquals(201, created.statusCode(), created.body());
+            var pushers = Executors.newFixedThreadPool(4);
+            try {
+                List<java.util.concurrent.Future<Integer>> pushes = new java.util.ArrayList<>();
+                for (int i = 1; i < items; i++) {
+                    String body = "{\"i\": " + i + ", \"pad\": \"" + filler + "\"}";
+                    pushes.add(pushers.submit(() -> pigeon.send(http, Duration.ofSeconds(30), project, "POST", path, body)
+                            .statusCode()));
+                }
+                for (var pushed : pushes) {
+                    assertEquals(201, pushed.get());
+                }
+                // Four listings at once, as in the report (there, the process was unresponsive for 3 minutes).
+                List<java.util.concurrent.Future<HttpResponse<String>>> listings = new java.util.ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    listings.add(pushers.submit(() -> pigeon.send(http, Duration.ofSeconds(60), project, "GET", path, null)));
+                }
+                for (var listing : listings) {
+                    HttpResponse<String> page = listing.get();
+                    assertEquals(200, page.statusCode(), page.body());
+                    assertTrue(page.body().length() < MAX_CALL_BYTES + 2 * pad, "page of " + page.body().length() + " characters");
+                    JsonNode listed = JSON.readTree(page.body());
+                    assertEquals(1, listed.get("links").size(), "a next link");
+                    assertEquals(0, listed.get("groups").get(0).get("items").get(0).get("body").get("i").asInt());
+                }
+            } finally {
+                pushers.shutdownNow();
+            }
+            assertTrue(pigeon.alive(), "Pigeon died:\n" + tail(pigeon));
+            assertEquals(200, pigeon.send(http, Duration.ofSeconds(10), project, "GET", "/q/health/ready", null).statusCode());
+            assertFalse(Files.readString(pigeon.log()).contains("OutOfMemoryError"), tail(pigeon));
+        } finally {
+            pigeon.kill();
         }
     }
 

@@ -342,7 +342,8 @@ class V3DispatchTest {
         String path = uniquePath();
         String pad = "p".repeat(250_000);
         for (int i = 0; i < 6; i++) {
-            push("paged", path, "{\"n\": " + i + ", \"pad\": \"" + pad + "\"}", "?ontime=253402300799").statusCode(201);
+            push("paged", path, "{\"n\": " + i + ", \"pad\": \"" + pad + "\"}", "?ontime=" + unix(now() + 86_400))
+                    .statusCode(201);
         }
         ValidatableResponse first = pending("paged", path)
                 .body("groups", hasSize(1))
@@ -361,5 +362,81 @@ class V3DispatchTest {
                 .body("description", containsString("limit"));
         client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?marker=x").then().statusCode(400)
                 .body("description", containsString("marker"));
+    }
+
+    /**
+     * Walking every page of a path, merged or not, with and without a limit: each page holds as many items as fit in
+     * 1 MiB of bodies (one item always) and the limit, no fewer; its next link starts after its last item; every item
+     * comes exactly once, in arrival order.
+     */
+    @Test
+    void pagesAreFullBoundedAndTogetherHoldEveryItemOnce() {
+        int maxBytes = 1024 * 1024;
+        int[] pads = {200_000, 100, 260_000, 0, 150_000, 260_000, 260_000, 5, 259_000, 1_000, 240_000, 230_000, 20};
+        String path = uniquePath();
+        java.util.Map<Integer, Integer> sizes = new java.util.HashMap<>();
+        for (String key : List.of("walk", "-walk")) {
+            for (int n = 0; n < pads.length; n++) {
+                String body = "{\"n\": " + n + ", \"pad\": \"" + "w".repeat(pads[n]) + "\"}";
+                sizes.put(n, body.length());
+                push(key, path, body, "?ontime=" + unix(now() + 86_400)).statusCode(201);
+            }
+            for (Integer limit : java.util.Arrays.asList(null, 3)) {
+                List<Integer> seen = new java.util.ArrayList<>();
+                String next = "/v3/queue/" + key + "/POST/" + receiver.service(path) + (limit == null ? "" : "?limit=" + limit);
+                int pages = 0;
+                while (next != null) {
+                    assertTrue(++pages <= pads.length, "more pages than items");
+                    io.restassured.path.json.JsonPath page = client().get(next).then().statusCode(200).extract().jsonPath();
+                    List<Integer> shown = page.<List<Integer>>getList("groups.items.body.n").stream()
+                            .flatMap(List::stream).toList();
+                    List<String> ids = page.<List<String>>getList("groups.items.id").stream().flatMap(List::stream).toList();
+                    int bytes = shown.stream().mapToInt(sizes::get).sum();
+                    assertTrue(!shown.isEmpty(), "an empty page at " + next);
+                    assertTrue(shown.size() == 1 || bytes <= maxBytes, "a page of " + bytes + " bytes: " + shown);
+                    assertTrue(limit == null || shown.size() <= limit, "a page of " + shown.size() + " items");
+                    seen.addAll(shown);
+                    List<String> links = page.getList("links.href");
+                    if (seen.size() < pads.length) {
+                        assertEquals(1, links.size(), "a next link after " + seen);
+                        next = links.get(0);
+                        assertTrue(next.contains("marker=" + ids.get(ids.size() - 1)), next);
+                        assertEquals(limit != null, next.contains("limit=" + limit), next);
+                        // Full: the next item would not have fitted.
+                        int following = seen.size();
+                        assertTrue((limit != null && shown.size() == limit) || bytes + sizes.get(following) > maxBytes,
+                                "page " + shown + " stopped before item " + following);
+                    } else {
+                        assertEquals(List.of(), links, "a next link after the last item");
+                        next = null;
+                    }
+                }
+                assertEquals(java.util.stream.IntStream.range(0, pads.length).boxed().toList(), seen,
+                        key + " with limit " + limit);
+            }
+        }
+    }
+
+    /** Issue 25, item 4: an ontime in year 9999 was kept until then. The horizon is the database clock's now + 30 days. */
+    @Test
+    void anOntimeBeyondTheHorizonIsRefusedWithTheBound() {
+        String path = uniquePath();
+        double inAMonth = now() + 29 * 86_400;
+        double fireAt = exact(push("far", path, "{\"n\": 1}", "?ontime=" + unix(inAMonth)).statusCode(201), "fire_at");
+        for (String ontime : List.of(unix(now() + 31 * 86_400), "253402300799")) {
+            for (String update : List.of("", "&update=always")) {
+                push("far", path, "{\"n\": 2}", "?ontime=" + ontime + update)
+                        .statusCode(400)
+                        .body("title", equalTo("Invalid parameter"))
+                        .body("description", containsString("\"ontime\""))
+                        .body("description", containsString("2592000 seconds"))
+                        .body("description", containsString("pigeon.dispatch.ontime-horizon"));
+                push("-far", path, "{\"n\": 2}", "?ontime=" + ontime + update).statusCode(400);
+            }
+        }
+        // Nothing of the refused pushes was stored, and the group kept its time.
+        ValidatableResponse shown = pending("far", path).body("groups", hasSize(1)).body("groups[0].items", hasSize(1));
+        assertEquals(fireAt, exact(shown, "groups[0].fire_at"), 0.001);
+        pending("-far", path).body("groups", empty());
     }
 }

@@ -276,6 +276,14 @@ public interface PigeonConfig {
         @WithDefault("16")
         int maxConcurrencyPerProject();
 
+        /**
+         * The secret that keys the marker header every outbound call carries ({@code X-Pigeon-Marker}), by which
+         * Pigeon recognises its own calls when something forwards them back to it: a post carrying it is stored
+         * and notifies nobody. Unset: a random value the first migration stored in the database, shared by every
+         * replica of the deployment. Set it to share the marker between deployments on different databases.
+         */
+        Optional<String> callMarkerSecret();
+
         /** How long a dead group is kept (for /v3/dead-groups) before the sweeper deletes it. */
         @WithDefault("7d")
         Duration deadRetention();

@@ -35,8 +35,9 @@ import org.jboss.logging.Logger;
  * <p>Every call is bounded: the target's name is resolved here and the address is checked by
  * {@link AllowedTargets} and then connected to as it is (no second lookup); the whole call, resolution
  * included, ends at {@code pigeon.dispatch.call-timeout} whatever the target does; the answer's body is read
- * and dropped, at most {@link #MAX_ANSWER_BYTES}. The error a tenant sees says only what kind of failure it
- * was (a status class, a refused or failed connection, a timeout), never an internal exception's text.
+ * and dropped, at most {@link #MAX_ANSWER_BYTES}. Every call carries the deployment's {@link CallMarker}. The
+ * error a tenant sees says only what kind of failure it was (a status class, a refused or failed connection, a
+ * timeout), never an internal exception's text.
  */
 @ApplicationScoped
 public class DeliveryClient {
@@ -56,6 +57,7 @@ public class DeliveryClient {
     private final HttpClient client;
     private final AllowedTargets allowedTargets;
     private final MessageCipher cipher;
+    private final CallMarker marker;
     private final long callTimeoutMillis;
     private final long readTimeoutMillis;
 
@@ -79,9 +81,11 @@ public class DeliveryClient {
         }
     }
 
-    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher) {
+    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher,
+            CallMarker marker) {
         PigeonConfig.Dispatch dispatch = config.dispatch();
         this.cipher = cipher;
+        this.marker = marker;
         this.vertx = vertx;
         this.allowedTargets = allowedTargets;
         this.callTimeoutMillis = dispatch.callTimeout().toMillis();
@@ -113,9 +117,12 @@ public class DeliveryClient {
             // Opened here, so that a body that does not open fails this call alone (retried by its policy: the
             // operator may yet configure the missing key).
             byte[] payload = payloadOf(group);
-            return resolve(target, port).flatMap(address -> address == null
-                    ? Uni.createFrom().item(Outcome.refused("target not allowed"))
-                    : send(group, payload, target, address, port));
+            return resolve(target, port).flatMap(address -> {
+                if (address == null) {
+                    return Uni.createFrom().item(Outcome.refused("target not allowed"));
+                }
+                return marker.value().flatMap(marked -> send(group, payload, target, address, port, marked));
+            });
         })
                 .ifNoItem().after(java.time.Duration.ofMillis(callTimeoutMillis)).failWith(CallTimedOut::new)
                 .onFailure().recoverWithItem(failure -> {
@@ -163,7 +170,8 @@ public class DeliveryClient {
                 .replace("\"" + group.sealedBody() + "\"", opened).getBytes(StandardCharsets.UTF_8);
     }
 
-    private Uni<Outcome> send(DispatchStore.TakenGroup group, byte[] payload, URI target, InetAddress address, int port) {
+    private Uni<Outcome> send(DispatchStore.TakenGroup group, byte[] payload, URI target, InetAddress address, int port,
+            String marked) {
         AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
         AtomicBoolean ended = new AtomicBoolean();
         return Uni.createFrom().<Outcome>emitter(emitter -> {
@@ -181,6 +189,7 @@ public class DeliveryClient {
             extraHeaders(group.headersJson(), options);
             options.putHeader(GROUP_HEADER, Long.toString(group.id()));
             options.putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()));
+            options.putHeader(CallMarker.HEADER, marked);
             client.request(options).onComplete(requested -> {
                 if (requested.failed()) {
                     emitter.fail(requested.cause());

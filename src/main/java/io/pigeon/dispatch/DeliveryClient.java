@@ -35,9 +35,10 @@ import org.jboss.logging.Logger;
  * <p>Every call is bounded: the target's name is resolved here and the address is checked by
  * {@link AllowedTargets} and then connected to as it is (no second lookup); the whole call, resolution
  * included, ends at {@code pigeon.dispatch.call-timeout} whatever the target does; the answer's body is read
- * and dropped, at most {@link #MAX_ANSWER_BYTES}. Every call carries the deployment's {@link CallMarker}. The
- * error a tenant sees says only what kind of failure it was (a status class, a refused or failed connection, a
- * timeout), never an internal exception's text.
+ * and dropped, at most {@link #MAX_ANSWER_BYTES}. A call to an address past its call rate ({@link HostRates}) is
+ * not made but deferred. Every call carries the deployment's {@link CallMarker}. The error a tenant sees says
+ * only what kind of failure it was (a status class, a refused or failed connection, a timeout), never an internal
+ * exception's text.
  */
 @ApplicationScoped
 public class DeliveryClient {
@@ -58,19 +59,32 @@ public class DeliveryClient {
     private final AllowedTargets allowedTargets;
     private final MessageCipher cipher;
     private final CallMarker marker;
+    private final HostRates hostRates;
     private final long callTimeoutMillis;
     private final long readTimeoutMillis;
 
-    /** How a call ended; a failure that is not {@code retryable} moves the group to the dead state at once. */
-    public record Outcome(boolean delivered, boolean retryable, String error) {
-        static final Outcome DELIVERED = new Outcome(true, false, null);
+    /**
+     * How a call ended; a failure that is not {@code retryable} moves the group to the dead state at once. A call
+     * {@code deferredMillis} above 0 was not made (its target address had no room in its call rate): it is tried
+     * again after that long, and that costs it no attempt.
+     */
+    public record Outcome(boolean delivered, boolean retryable, String error, long deferredMillis) {
+        static final Outcome DELIVERED = new Outcome(true, false, null, 0);
 
         static Outcome failed(String error) {
-            return new Outcome(false, true, error);
+            return new Outcome(false, true, error, 0);
         }
 
         static Outcome refused(String error) {
-            return new Outcome(false, false, error);
+            return new Outcome(false, false, error, 0);
+        }
+
+        static Outcome deferred(long millis) {
+            return new Outcome(false, true, null, millis);
+        }
+
+        public boolean deferred() {
+            return deferredMillis > 0;
         }
     }
 
@@ -86,6 +100,7 @@ public class DeliveryClient {
         PigeonConfig.Dispatch dispatch = config.dispatch();
         this.cipher = cipher;
         this.marker = marker;
+        this.hostRates = new HostRates(dispatch.maxCallsPerHostPerSecond(), System::nanoTime);
         this.vertx = vertx;
         this.allowedTargets = allowedTargets;
         this.callTimeoutMillis = dispatch.callTimeout().toMillis();
@@ -120,6 +135,10 @@ public class DeliveryClient {
             return resolve(target, port).flatMap(address -> {
                 if (address == null) {
                     return Uni.createFrom().item(Outcome.refused("target not allowed"));
+                }
+                long wait = hostRates.admit(address);
+                if (wait > 0) {
+                    return Uni.createFrom().item(Outcome.deferred(wait));
                 }
                 return marker.value().flatMap(marked -> send(group, payload, target, address, port, marked));
             });

@@ -3,7 +3,10 @@ package io.pigeon.quota;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
-/** Quotas small enough to reach in a test; the usage check runs when the test asks. */
+/**
+ * Quotas and rates small enough to reach in a test; the usage check runs when the test asks. Its tests call receivers
+ * on 127.0.0.1 only a few times a second, so the call rate per target address is low too.
+ */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
     @Override
@@ -14,6 +17,7 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 "pigeon.quotas.max-subscriptions-per-queue", "2",
                 "pigeon.quotas.max-pending-groups-per-project", "3",
                 "pigeon.quotas.max-notifications-per-post", "4",
-                "pigeon.quotas.check-interval", "1h");
+                "pigeon.quotas.check-interval", "1h",
+                "pigeon.dispatch.max-calls-per-host-per-second", "5");
     }
 }

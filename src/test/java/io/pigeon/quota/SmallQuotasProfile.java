@@ -4,8 +4,10 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
 /**
- * Quotas and rates small enough to reach in a test; the usage check runs when the test asks. Its tests call receivers
- * on 127.0.0.1 only a few times a second, so the call rate per target address is low too.
+ * Quotas, rates and connection limits small enough to reach in a test; the usage check runs when the test asks. Its
+ * tests call receivers on 127.0.0.1 only a few times a second, so the call rate per target address is low too; idle
+ * connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each of its
+ * connections open until the server closes it: the tests here make far fewer requests within 5 s).
  */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
@@ -18,6 +20,8 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 "pigeon.quotas.max-pending-groups-per-project", "3",
                 "pigeon.quotas.max-notifications-per-post", "4",
                 "pigeon.quotas.check-interval", "1h",
-                "pigeon.dispatch.max-calls-per-host-per-second", "5");
+                "pigeon.dispatch.max-calls-per-host-per-second", "5",
+                "quarkus.http.idle-timeout", "5s",
+                "quarkus.http.limits.max-connections", "200");
     }
 }

@@ -119,4 +119,12 @@ class ShippedDefaultsTest {
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
                 + "WHERE q.project = $1", project));
     }
+
+    @Test
+    void idleConnectionsAreClosedAndTheirNumberIsBounded() {
+        // The mechanism is tested with small values (ConnectionLimitsTest); these are the values that ship.
+        var config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        assertEquals(Duration.ofSeconds(120), config.getValue("quarkus.http.idle-timeout", Duration.class));
+        assertEquals(4096, config.getValue("quarkus.http.limits.max-connections", Integer.class));
+    }
 }

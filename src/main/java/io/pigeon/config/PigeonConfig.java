@@ -109,8 +109,11 @@ public interface PigeonConfig {
         @WithDefault("10000")
         int maxItemsPerGroup();
 
-        /** Notifications one post may queue (its messages times the queue's webhook subscribers). */
-        @WithDefault("20000")
+        /**
+         * Notifications one post may queue (its messages times the queue's webhook subscribers): a post of 20
+         * messages (a page) to 50 subscribers, or of 200 to 5.
+         */
+        @WithDefault("1000")
         int maxNotificationsPerPost();
 
         /** How often the messages of each queue and the pending groups of each project are counted. */
@@ -306,6 +309,22 @@ public interface PigeonConfig {
         /** Calls in flight at once for one project, per replica, so that one project's slow targets cannot take every slot. */
         @WithDefault("16")
         int maxConcurrencyPerProject();
+
+        /**
+         * Calls started per second to one target address (the IP address connected to), per replica, whatever the
+         * projects that ask for them: calls past it wait (their groups are put back, due when the address has room),
+         * none is dropped and none costs an attempt. The cluster's bound is this times the replicas that deliver.
+         */
+        @WithDefault("50")
+        int maxCallsPerHostPerSecond();
+
+        /**
+         * The secret that keys the marker header every outbound call carries ({@code X-Pigeon-Marker}), by which
+         * Pigeon recognises its own calls when something forwards them back to it: a post carrying it is stored
+         * and notifies nobody. Unset: a random value the first migration stored in the database, shared by every
+         * replica of the deployment. Set it to share the marker between deployments on different databases.
+         */
+        Optional<String> callMarkerSecret();
 
         /** How long a dead group is kept (for /v3/dead-groups) before the sweeper deletes it. */
         @WithDefault("7d")

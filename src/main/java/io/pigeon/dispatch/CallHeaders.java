@@ -18,7 +18,7 @@ public final class CallHeaders {
     private static final Set<String> RESERVED = Set.of("host", "connection", "keep-alive", "proxy-connection",
             "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade",
             "content-length", "expect", DeliveryClient.GROUP_HEADER.toLowerCase(Locale.ROOT),
-            DeliveryClient.ATTEMPT_HEADER.toLowerCase(Locale.ROOT));
+            DeliveryClient.ATTEMPT_HEADER.toLowerCase(Locale.ROOT), CallMarker.HEADER.toLowerCase(Locale.ROOT));
 
     private CallHeaders() {
     }

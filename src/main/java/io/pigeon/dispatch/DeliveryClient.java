@@ -35,8 +35,10 @@ import org.jboss.logging.Logger;
  * <p>Every call is bounded: the target's name is resolved here and the address is checked by
  * {@link AllowedTargets} and then connected to as it is (no second lookup); the whole call, resolution
  * included, ends at {@code pigeon.dispatch.call-timeout} whatever the target does; the answer's body is read
- * and dropped, at most {@link #MAX_ANSWER_BYTES}. The error a tenant sees says only what kind of failure it
- * was (a status class, a refused or failed connection, a timeout), never an internal exception's text.
+ * and dropped, at most {@link #MAX_ANSWER_BYTES}. A call to an address past its call rate ({@link HostRates}) is
+ * not made but deferred. Every call carries the deployment's {@link CallMarker}. The error a tenant sees says
+ * only what kind of failure it was (a status class, a refused or failed connection, a timeout), never an internal
+ * exception's text.
  */
 @ApplicationScoped
 public class DeliveryClient {
@@ -56,19 +58,33 @@ public class DeliveryClient {
     private final HttpClient client;
     private final AllowedTargets allowedTargets;
     private final MessageCipher cipher;
+    private final CallMarker marker;
+    private final HostRates hostRates;
     private final long callTimeoutMillis;
     private final long readTimeoutMillis;
 
-    /** How a call ended; a failure that is not {@code retryable} moves the group to the dead state at once. */
-    public record Outcome(boolean delivered, boolean retryable, String error) {
-        static final Outcome DELIVERED = new Outcome(true, false, null);
+    /**
+     * How a call ended; a failure that is not {@code retryable} moves the group to the dead state at once. A call
+     * {@code deferredMillis} above 0 was not made (its target address had no room in its call rate): it is tried
+     * again after that long, and that costs it no attempt.
+     */
+    public record Outcome(boolean delivered, boolean retryable, String error, long deferredMillis) {
+        static final Outcome DELIVERED = new Outcome(true, false, null, 0);
 
         static Outcome failed(String error) {
-            return new Outcome(false, true, error);
+            return new Outcome(false, true, error, 0);
         }
 
         static Outcome refused(String error) {
-            return new Outcome(false, false, error);
+            return new Outcome(false, false, error, 0);
+        }
+
+        static Outcome deferred(long millis) {
+            return new Outcome(false, true, null, millis);
+        }
+
+        public boolean deferred() {
+            return deferredMillis > 0;
         }
     }
 
@@ -79,9 +95,12 @@ public class DeliveryClient {
         }
     }
 
-    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher) {
+    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher,
+            CallMarker marker) {
         PigeonConfig.Dispatch dispatch = config.dispatch();
         this.cipher = cipher;
+        this.marker = marker;
+        this.hostRates = new HostRates(dispatch.maxCallsPerHostPerSecond(), System::nanoTime);
         this.vertx = vertx;
         this.allowedTargets = allowedTargets;
         this.callTimeoutMillis = dispatch.callTimeout().toMillis();
@@ -113,9 +132,16 @@ public class DeliveryClient {
             // Opened here, so that a body that does not open fails this call alone (retried by its policy: the
             // operator may yet configure the missing key).
             byte[] payload = payloadOf(group);
-            return resolve(target, port).flatMap(address -> address == null
-                    ? Uni.createFrom().item(Outcome.refused("target not allowed"))
-                    : send(group, payload, target, address, port));
+            return resolve(target, port).flatMap(address -> {
+                if (address == null) {
+                    return Uni.createFrom().item(Outcome.refused("target not allowed"));
+                }
+                long wait = hostRates.admit(address);
+                if (wait > 0) {
+                    return Uni.createFrom().item(Outcome.deferred(wait));
+                }
+                return marker.value().flatMap(marked -> send(group, payload, target, address, port, marked));
+            });
         })
                 .ifNoItem().after(java.time.Duration.ofMillis(callTimeoutMillis)).failWith(CallTimedOut::new)
                 .onFailure().recoverWithItem(failure -> {
@@ -163,7 +189,8 @@ public class DeliveryClient {
                 .replace("\"" + group.sealedBody() + "\"", opened).getBytes(StandardCharsets.UTF_8);
     }
 
-    private Uni<Outcome> send(DispatchStore.TakenGroup group, byte[] payload, URI target, InetAddress address, int port) {
+    private Uni<Outcome> send(DispatchStore.TakenGroup group, byte[] payload, URI target, InetAddress address, int port,
+            String marked) {
         AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
         AtomicBoolean ended = new AtomicBoolean();
         return Uni.createFrom().<Outcome>emitter(emitter -> {
@@ -181,6 +208,7 @@ public class DeliveryClient {
             extraHeaders(group.headersJson(), options);
             options.putHeader(GROUP_HEADER, Long.toString(group.id()));
             options.putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()));
+            options.putHeader(CallMarker.HEADER, marked);
             client.request(options).onComplete(requested -> {
                 if (requested.failed()) {
                     emitter.fail(requested.cause());

@@ -163,6 +163,14 @@ public class DispatchStore {
                 fire_at = now() + $4 * interval '1 millisecond'
             WHERE id = $1 AND lease_token = $2""";
 
+    // A call not made (its target address was past its call rate): the group is due again later, and the attempt its
+    // take counted is given back; a fire time a push asked for meanwhile cannot come sooner than the rate allows.
+    private static final String DEFER = """
+            UPDATE dispatch_groups
+            SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, attempts = greatest(attempts - 1, 0),
+                fire_at = now() + $3 * interval '1 millisecond'
+            WHERE id = $1 AND lease_token = $2""";
+
     private static final String BURY = """
             UPDATE dispatch_groups
             SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, last_error = $3,
@@ -427,6 +435,11 @@ public class DispatchStore {
     public Uni<Void> release(SqlClient db, TakenGroup group, String error, long retryMillis) {
         return db.preparedQuery(RELEASE).execute(Tuple.of(group.id(), group.leaseToken(), error, retryMillis))
                 .replaceWithVoid();
+    }
+
+    /** A call that was not made, for the call rate of its target: the group is due again in {@code millis}. */
+    public Uni<Void> defer(SqlClient db, TakenGroup group, long millis) {
+        return db.preparedQuery(DEFER).execute(Tuple.of(group.id(), group.leaseToken(), millis)).replaceWithVoid();
     }
 
     /** After a failed call that was the last allowed: the group moves to the dead state with its items. */

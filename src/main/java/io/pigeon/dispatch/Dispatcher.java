@@ -84,6 +84,7 @@ public class Dispatcher {
     private final Counter delivered;
     private final Counter failed;
     private final Counter buried;
+    private final Counter deferred;
     private final Timer lateness;
 
     public Dispatcher(DispatchStore store, DeliveryClient client, PigeonConfig config,
@@ -97,6 +98,8 @@ public class Dispatcher {
         delivered = Counter.builder("pigeon.dispatch.calls").tag("outcome", "delivered")
                 .description("Calls of the delivery engine, by outcome").register(registry);
         failed = Counter.builder("pigeon.dispatch.calls").tag("outcome", "failed")
+                .description("Calls of the delivery engine, by outcome").register(registry);
+        deferred = Counter.builder("pigeon.dispatch.calls").tag("outcome", "deferred")
                 .description("Calls of the delivery engine, by outcome").register(registry);
         buried = Counter.builder("pigeon.dispatch.dead").description("Groups moved to the dead state")
                 .register(registry);
@@ -459,6 +462,10 @@ public class Dispatcher {
     }
 
     private Uni<Void> settle(SqlClient db, DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
+        if (outcome.deferred()) {
+            deferred.increment();
+            return store.defer(db, group, outcome.deferredMillis());
+        }
         if (outcome.delivered()) {
             delivered.increment();
             return store.complete(db, group);

@@ -27,7 +27,7 @@ public final class NotificationFanOut {
                 FROM subscriptions s
                 WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
                   AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
-                  AND EXISTS (SELECT 1 FROM inserted)),
+                  AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)),
             fan AS MATERIALIZED (
                 SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy,
                        i.ttl, i.body, i.key_id, i.visible_at
@@ -51,10 +51,12 @@ public final class NotificationFanOut {
      * The CTEs, reading the queue's metadata (for its {@code _retry_policy}) from {@code queueMetadata}: a
      * scalar subquery that sees the queue even when the statement itself creates it. {@code confirmationRequired}
      * is the boolean parameter that says whether only confirmed subscriptions are notified; {@code queueName} the
-     * expression of the name the documents give (a topic's without the prefix it is stored under).
+     * expression of the name the documents give (a topic's without the prefix it is stored under); {@code fromPigeon}
+     * the boolean parameter that says the post is a call Pigeon made ({@link CallMarker}): it notifies nobody, so
+     * that a subscription whose webhook leads back to Pigeon, however indirectly, cannot loop.
      */
-    public static String ctes(String queueMetadata, String confirmationRequired, String queueName) {
-        return CTES.formatted(queueMetadata, confirmationRequired + "::boolean", queueName);
+    public static String ctes(String queueMetadata, String confirmationRequired, String queueName, String fromPigeon) {
+        return CTES.formatted(queueMetadata, confirmationRequired + "::boolean", queueName, fromPigeon + "::boolean");
     }
 
     /** The number of notifications the statement queued, for its final SELECT. */

@@ -1,6 +1,7 @@
 package io.pigeon.message;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.CallMarker;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.queue.QueueName;
@@ -37,6 +38,7 @@ public class MessageService {
     private final DispatchService deliveries;
     private final MessageCipher cipher;
     private final UnreadableMessages unreadable;
+    private final CallMarker marker;
     /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
     private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
     private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
@@ -45,14 +47,18 @@ public class MessageService {
     /** Deletes by ids of one queue arriving while one is running share the next statement. */
     private final Coalescer<QueueKey, long[], Integer> deletesByIds;
 
-    /** What posts sharing a statement must have in common: their queue, and the key their bodies are sealed with. */
-    private record PostKey(QueueKey queue, String keyId) {
+    /**
+     * What posts sharing a statement must have in common: their queue, the key their bodies are sealed with, and
+     * whether they are calls Pigeon made (which notify nobody).
+     */
+    private record PostKey(QueueKey queue, String keyId, boolean fromPigeon) {
     }
 
     public MessageService(MessageStore store, QueueDatabases databases, PigeonConfig config, QueueMetrics metrics,
-            DispatchService deliveries, MessageCipher cipher, UnreadableMessages unreadable) {
+            DispatchService deliveries, MessageCipher cipher, UnreadableMessages unreadable, CallMarker marker) {
         this.cipher = cipher;
         this.unreadable = unreadable;
+        this.marker = marker;
         this.store = store;
         this.databases = databases;
         this.config = config;
@@ -67,12 +73,12 @@ public class MessageService {
     /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */
     private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
         QueueKey queue = key.queue();
-        return store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(), together,
-                        config.maxMessagesPostSize(), config.defaultMessageTtl())
+        return store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(), key.fromPigeon(),
+                        together, config.maxMessagesPostSize(), config.defaultMessageTtl())
                 .flatMap(stored -> stored.get(0).maxSize() == null
                         // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(), together,
-                                config.maxMessagesPostSize(), config.defaultMessageTtl())
+                        ? store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(),
+                                key.fromPigeon(), together, config.maxMessagesPostSize(), config.defaultMessageTtl())
                         : Uni.createFrom().item(stored));
     }
 
@@ -111,17 +117,20 @@ public class MessageService {
     /**
      * Posts all messages or none, creating the queue if needed (v2, v1.1). With {@code queueAttributes} (v2) the
      * queue's reserved attributes bound the document's size and give the defaults; without (v1.1, as Zaqar's), a
-     * message without a TTL takes the global default and none is delayed. Their ids in request order.
+     * message without a TTL takes the global default and none is delayed. {@code callMarker} is the request's
+     * {@link CallMarker#HEADER} (or null): a post that carries this deployment's marker is a call Pigeon made, which
+     * came back; it is stored and notifies nobody. Their ids in request order.
      */
     public Uni<long[]> postCreatingQueue(String project, QueueName queue, UUID clientId, List<NewMessage> messages,
-            int documentSize, boolean queueAttributes) {
+            int documentSize, boolean queueAttributes, String callMarker) {
         checkAll(messages);
         List<NewMessage> toStore = queueAttributes ? messages : messages.stream()
                 .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body())).toList();
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
         int checkedSize = queueAttributes ? documentSize : 0;
-        return databases.forCreating(project, queue.value(), null).chain(db -> sealedAsTheQueueAsks(project, queue,
-                toStore, (bodies, keyId) -> posts.submit(new PostKey(new QueueKey(db, project, queue.value()), keyId),
+        return marker.recognises(callMarker).chain(fromPigeon -> databases.forCreating(project, queue.value(), null)
+                .chain(db -> sealedAsTheQueueAsks(project, queue, toStore, (bodies, keyId) -> posts.submit(
+                        new PostKey(new QueueKey(db, project, queue.value()), keyId, fromPigeon),
                         new MessageStore.NewPost(clientId, bodies, checkedSize)))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {
@@ -135,18 +144,23 @@ public class MessageService {
                     metrics.posted(posted.ids().length);
                     return posted;
                 })
-                .call(posted -> deliveries.notificationsQueued(db, posted.notifications())))
+                .call(posted -> deliveries.notificationsQueued(db, posted.notifications()))))
                 .map(MessageStore.Posted::ids);
     }
 
-    /** Posts all messages or none to an existing queue; their ids in request order, empty without the queue. */
-    public Uni<Optional<long[]>> post(String project, QueueName queue, UUID clientId, List<NewMessage> messages) {
+    /**
+     * Posts all messages or none to an existing queue; their ids in request order, empty without the queue. A post
+     * carrying this deployment's {@code callMarker} notifies nobody (see {@link #postCreatingQueue}).
+     */
+    public Uni<Optional<long[]>> post(String project, QueueName queue, UUID clientId, List<NewMessage> messages,
+            String callMarker) {
         checkAll(messages);
-        return databases.of(project, queue.value()).chain(db -> sealedAsTheQueueAsks(project, queue, messages,
-                        (bodies, keyId) -> store.post(db, project, queue.value(), clientId, bodies, keyId))
+        return marker.recognises(callMarker).chain(fromPigeon -> databases.of(project, queue.value())
+                .chain(db -> sealedAsTheQueueAsks(project, queue, messages,
+                        (bodies, keyId) -> store.post(db, project, queue.value(), clientId, bodies, keyId, fromPigeon))
                 .invoke(stored -> stored.ifPresent(posted -> metrics.posted(posted.ids().length)))
                 .call(stored -> stored.isEmpty() ? Uni.createFrom().voidItem()
-                        : deliveries.notificationsQueued(db, stored.get().notifications())))
+                        : deliveries.notificationsQueued(db, stored.get().notifications()))))
                 .map(stored -> stored.map(MessageStore.Posted::ids));
     }
 

@@ -57,7 +57,8 @@ public class MessageStore {
             %s
             SELECT id, %s AS notifications FROM inserted WHERE %s""".formatted(
             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"), SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
-            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10", SHOWN_NAME),
+            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10", SHOWN_NAME,
+                    "$12"),
             NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
 
     /**
@@ -133,7 +134,7 @@ public class MessageStore {
                    OR pigeon_refuse('403', $11))
               AND %s""".formatted(NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
             SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
-            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME), NotificationFanOut.QUEUED,
+            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18"), NotificationFanOut.QUEUED,
             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
 
     /** One post alone: its client id ($3) and document size ($9) are scalars. */
@@ -283,9 +284,9 @@ public class MessageStore {
      * {@link #isSealingMismatch}. The notifications queued are all counted in the first post's answer.
      */
     public Uni<List<Posted>> postCreatingQueue(SqlClient db, String project, String queue, String keyId,
-            List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
+            boolean fromPigeon, List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
         if (posts.size() == 1) {
-            return postAlone(db, project, queue, keyId, posts.get(0), defaultMaxSize, defaultTtl);
+            return postAlone(db, project, queue, keyId, fromPigeon, posts.get(0), defaultMaxSize, defaultTtl);
         }
         int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
         UUID[] clientIds = new UUID[count];
@@ -306,7 +307,7 @@ public class MessageStore {
         Tuple params = Tuple.of(project, queue).addArrayOfUUID(clientIds).addArrayOfInteger(ttls)
                 .addArrayOfInteger(delays).addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl)
                 .addArrayOfInteger(documentSizes);
-        return db.preparedQuery(POST_CREATING_QUEUE_SHARED).execute(withGuards(params, keyId))
+        return db.preparedQuery(POST_CREATING_QUEUE_SHARED).execute(withGuards(params, keyId, fromPigeon))
                 .map(rows -> postedOf(rows.iterator().next(), posts));
     }
 
@@ -331,23 +332,26 @@ public class MessageStore {
         return answers;
     }
 
-    /** The creating post's parameters $10 to $17, after its first nine: its quotas and its sealing key. */
-    private Tuple withGuards(Tuple params, String keyId) {
+    /**
+     * The creating post's parameters $10 to $18, after its first nine: its quotas, its sealing key, and whether it is
+     * a call Pigeon made (then it notifies nobody).
+     */
+    private Tuple withGuards(Tuple params, String keyId, boolean fromPigeon) {
         return params.addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
                 .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
                 .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
-                .addString(keyId);
+                .addString(keyId).addBoolean(fromPigeon);
     }
 
-    private Uni<List<Posted>> postAlone(SqlClient db, String project, String queue, String keyId, NewPost post,
-            int defaultMaxSize, int defaultTtl) {
+    private Uni<List<Posted>> postAlone(SqlClient db, String project, String queue, String keyId, boolean fromPigeon,
+            NewPost post, int defaultMaxSize, int defaultTtl) {
         List<NewMessage> messages = post.messages();
         Tuple params = Tuple.of(project, queue, post.clientId())
                 .addArrayOfInteger(messages.stream().map(NewMessage::ttl).toArray(Integer[]::new))
                 .addArrayOfInteger(messages.stream().map(NewMessage::delay).toArray(Integer[]::new))
                 .addArrayOfString(messages.stream().map(NewMessage::body).toArray(String[]::new))
                 .addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(post.documentSize());
-        return db.preparedQuery(POST_CREATING_QUEUE).execute(withGuards(params, keyId))
+        return db.preparedQuery(POST_CREATING_QUEUE).execute(withGuards(params, keyId, fromPigeon))
                 .map(rows -> postedOf(rows.iterator().next(), List.of(post)));
     }
 
@@ -372,14 +376,14 @@ public class MessageStore {
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
     public Uni<Optional<Posted>> post(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages,
-            String keyId) {
+            String keyId, boolean fromPigeon) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
         return db.preparedQuery(POST)
                 .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies)
                         .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
                         .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
-                        .addString(keyId))
+                        .addString(keyId).addBoolean(fromPigeon))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();

@@ -48,7 +48,7 @@ class SharedStatementsTest {
         List<MessageStore.NewPost> posts = List.of(post(FIRST_CLIENT, "a", 3, 500), post(SECOND_CLIENT, "b", 2, 1001),
                 post(SECOND_CLIENT, "c", 4, 1000));
 
-        List<MessageStore.Posted> answers = messages.postCreatingQueue(pool, project, "shared", null, posts, 262144, 3600)
+        List<MessageStore.Posted> answers = messages.postCreatingQueue(pool, project, "shared", null, false, posts, 262144, 3600)
                 .await().indefinitely();
 
         assertEquals(3, answers.size());
@@ -66,7 +66,7 @@ class SharedStatementsTest {
     @Test
     void postsSharingAStatementCreateTheQueueOnce() {
         String project = Api.newProject();
-        List<MessageStore.Posted> answers = messages.postCreatingQueue(pool, project, "new", null,
+        List<MessageStore.Posted> answers = messages.postCreatingQueue(pool, project, "new", null, false,
                 List.of(post(FIRST_CLIENT, "a", 1, 100), post(SECOND_CLIENT, "b", 2, 100)), 262144, 3600)
                 .await().indefinitely();
         assertEquals(List.of(1, 2), answers.stream().map(answer -> answer.ids().length).toList());

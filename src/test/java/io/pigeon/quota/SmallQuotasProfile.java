@@ -3,20 +3,28 @@ package io.pigeon.quota;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
-/** Quotas small enough to reach in a test; the usage check runs when the test asks. */
+/**
+ * Quotas, rates and connection limits small enough to reach in a test; the usage check runs when the test asks. Its
+ * tests call receivers on 127.0.0.1 only a few times a second, so the call rate per target address is low too; idle
+ * connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each of its
+ * connections open until the server closes it: the tests here make far fewer requests within 5 s).
+ */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of(
-                "pigeon.quotas.max-queues-per-project", "3",
-                "pigeon.quotas.max-messages-per-queue", "5",
-                "pigeon.quotas.max-subscriptions-per-queue", "2",
-                "pigeon.quotas.max-pending-groups-per-project", "3",
-                "pigeon.quotas.max-notifications-per-post", "4",
-                "pigeon.quotas.max-pending-items-per-project", "8",
-                "pigeon.quotas.max-pending-bytes-per-project", "3000",
-                "pigeon.quotas.max-items-per-group", "3",
-                "pigeon.quotas.check-interval", "1h");
+        return Map.ofEntries(
+                Map.entry("pigeon.quotas.max-queues-per-project", "3"),
+                Map.entry("pigeon.quotas.max-messages-per-queue", "5"),
+                Map.entry("pigeon.quotas.max-subscriptions-per-queue", "2"),
+                Map.entry("pigeon.quotas.max-pending-groups-per-project", "3"),
+                Map.entry("pigeon.quotas.max-notifications-per-post", "4"),
+                Map.entry("pigeon.quotas.max-pending-items-per-project", "8"),
+                Map.entry("pigeon.quotas.max-pending-bytes-per-project", "3000"),
+                Map.entry("pigeon.quotas.max-items-per-group", "3"),
+                Map.entry("pigeon.quotas.check-interval", "1h"),
+                Map.entry("pigeon.dispatch.max-calls-per-host-per-second", "5"),
+                Map.entry("quarkus.http.idle-timeout", "5s"),
+                Map.entry("quarkus.http.limits.max-connections", "200"));
     }
 }

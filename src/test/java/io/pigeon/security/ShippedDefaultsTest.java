@@ -96,4 +96,35 @@ class ShippedDefaultsTest {
         given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"a\": 1}")
                 .post("/v3/queue/form/POST/" + service).then().statusCode(201);
     }
+
+    @Test
+    void onePostQueuesAtMostAThousandNotifications() {
+        // 51 webhook subscribers and a post of 20 messages: 1,020 notifications, past the shipped 1,000.
+        for (int i = 0; i < 51; i++) {
+            Api.as(project).contentType(ContentType.JSON)
+                    .body("{\"subscriber\": \"http://hooks-" + i + ".example.com/x\", \"ttl\": 3600}")
+                    .post("/v2/queues/fan/subscriptions").then().statusCode(201);
+        }
+        StringBuilder document = new StringBuilder("{\"messages\": [");
+        for (int i = 0; i < 20; i++) {
+            document.append(i == 0 ? "" : ",").append("{\"ttl\": 300, \"body\": ").append(i).append('}');
+        }
+        Api.as(project).contentType(ContentType.JSON).body(document.append("]}").toString())
+                .post("/v2/queues/fan/messages")
+                .then().statusCode(429)
+                .body("title", equalTo("Quota exceeded"))
+                .body("description", containsString("1000"))
+                .body("description", containsString("pigeon.quotas.max-notifications-per-post"));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
+                + "WHERE q.project = $1", project));
+    }
+
+    @Test
+    void idleConnectionsAreClosedAndTheirNumberIsBounded() {
+        // The mechanism is tested with small values (ConnectionLimitsTest); these are the values that ship.
+        var config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        assertEquals(Duration.ofSeconds(120), config.getValue("quarkus.http.idle-timeout", Duration.class));
+        assertEquals(4096, config.getValue("quarkus.http.limits.max-connections", Integer.class));
+    }
 }

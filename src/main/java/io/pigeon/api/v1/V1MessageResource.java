@@ -5,6 +5,7 @@ import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.Hrefs;
 import io.pigeon.api.IdLists;
+import io.pigeon.dispatch.CallMarker;
 import io.pigeon.api.MessageDocuments;
 import io.pigeon.api.MessageRequests;
 import io.pigeon.api.NextLinks;
@@ -58,6 +59,7 @@ public class V1MessageResource {
     @POST
     public Uni<Response> post(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @HeaderParam(CallMarker.HEADER) String callMarker,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.optionalProject();
@@ -65,7 +67,7 @@ public class V1MessageResource {
         ContentTypes.requireJson(contentType);
         var newMessages = MessageDocuments.v1Post(body, messages);
         QueueName queue = QueueName.of(queueName);
-        return messages.post(project, queue, clientId, newMessages).map(stored -> {
+        return messages.post(project, queue, clientId, newMessages, callMarker).map(stored -> {
             long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
             List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(Hrefs.V1, queue, id)).toList();
             return Response.status(201)

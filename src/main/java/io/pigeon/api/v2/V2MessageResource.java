@@ -10,6 +10,7 @@ import io.pigeon.api.MessageRequests;
 import io.pigeon.api.NextLinks;
 import io.pigeon.api.QueryParams;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
@@ -54,6 +55,7 @@ public class V2MessageResource {
     public Uni<Response> post(@PathParam("version") String version, @PathParam("collection") String collection,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @HeaderParam(CallMarker.HEADER) String callMarker,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.requiredProject();
@@ -63,7 +65,7 @@ public class V2MessageResource {
         var newMessages = v11 ? MessageDocuments.v11Post(body, messages) : MessageDocuments.v2Post(body, messages);
         QueueName queue = Versions.named(version, collection, queueName);
         String root = Versions.root(version);
-        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11).map(ids -> Response
+        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11, callMarker).map(ids -> Response
                 .status(201)
                 .header(HttpHeaders.LOCATION, Hrefs.messages(root, queue) + "?ids=" + MessageIds.join(ids))
                 .entity(new V2Documents.Posted(Arrays.stream(ids)

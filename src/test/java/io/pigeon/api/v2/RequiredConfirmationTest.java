@@ -47,6 +47,19 @@ class RequiredConfirmationTest {
                 .post("/v2/queues/orders/messages").then().statusCode(201);
     }
 
+    /**
+     * What the subscriber does with a confirmation request: sends {@code body} to {@code path} with the request's
+     * signed headers and nothing else of the project's.
+     */
+    private static io.restassured.response.Response confirmThrough(JsonNode request, String body, String path) {
+        return given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", request.get("X-Project-ID").asText())
+                .header("URL-Signature", request.get("URL-Signature").asText())
+                .header("URL-Expires", request.get("URL-Expires").asText())
+                .header("URL-Methods", request.get("URL-Methods").asText())
+                .header("URL-Paths", request.get("URL-Paths").asText())
+                .contentType(ContentType.JSON).body(body).put(path);
+    }
+
     @Test
     void aWebhookIsNotifiedOnlyOnceItHasConfirmed() throws Exception {
         String id = Api.as(project).contentType(ContentType.JSON)
@@ -86,13 +99,7 @@ class RequiredConfirmationTest {
         assertEquals(1, receiver.calls("/hook").size(), "no notification before the confirmation");
 
         // The subscriber confirms with what it was sent, and nothing else of the project's.
-        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", request.get("X-Project-ID").asText())
-                .header("URL-Signature", request.get("URL-Signature").asText())
-                .header("URL-Expires", request.get("URL-Expires").asText())
-                .header("URL-Methods", request.get("URL-Methods").asText())
-                .header("URL-Paths", request.get("URL-Paths").asText())
-                .contentType(ContentType.JSON).body(request.get("SubscribeBody").toString())
-                .put(confirmPath).then().statusCode(204);
+        confirmThrough(request, request.get("SubscribeBody").toString(), confirmPath).then().statusCode(204);
         Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("confirmed", equalTo(true));
 
         post("after");
@@ -122,12 +129,7 @@ class RequiredConfirmationTest {
         assertEquals("You have chosen to subscribe to the topic: events.eu", request.get("Message").asText());
         assertEquals("events.eu", request.get("queue_name").asText());
 
-        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", project)
-                .header("URL-Signature", request.get("URL-Signature").asText())
-                .header("URL-Expires", request.get("URL-Expires").asText())
-                .header("URL-Methods", "PUT").header("URL-Paths", confirmPath)
-                .contentType(ContentType.JSON).body("{\"confirmed\": true}")
-                .put(confirmPath).then().statusCode(204);
+        confirmThrough(request, "{\"confirmed\": true}", confirmPath).then().statusCode(204);
         Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"body\": \"published\"}]}")
                 .post("/v2/topics/events.eu/messages").then().statusCode(201);
         Eventually.await("the notification", Duration.ofSeconds(3), () -> receiver.calls("/topic-hook").size() == 2);
@@ -144,11 +146,7 @@ class RequiredConfirmationTest {
         String confirmPath = "/v2/queues/repointed/subscriptions/" + id + "/confirm";
         Eventually.await("the confirmation request", Duration.ofSeconds(3), () -> receiver.calls("/first").size() == 1);
         JsonNode first = JSON.readTree(receiver.calls("/first").get(0).body());
-        given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", project)
-                .header("URL-Signature", first.get("URL-Signature").asText())
-                .header("URL-Expires", first.get("URL-Expires").asText())
-                .header("URL-Methods", "PUT").header("URL-Paths", confirmPath)
-                .contentType(ContentType.JSON).body("{\"confirmed\": true}").put(confirmPath).then().statusCode(204);
+        confirmThrough(first, "{\"confirmed\": true}", confirmPath).then().statusCode(204);
 
         Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"" + receiver.url("/second") + "\"}")
                 .patch("/v2/queues/repointed/subscriptions/" + id).then().statusCode(204);

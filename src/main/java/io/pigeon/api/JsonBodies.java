@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.json.StrictJson;
 import io.pigeon.rules.Rejection;
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.Map;
 
 /** Reads request bodies as JSON trees: a document is either understood whole or refused with 400. */
 public final class JsonBodies {
@@ -23,7 +27,12 @@ public final class JsonBodies {
             if (node == null || node.isMissingNode()) {
                 throw ApiException.invalidBody("Request body can not be empty");
             }
+            requireWholeCharacters(node);
             return node;
+        } catch (NumberFormatException | ArithmeticException e) {
+            // BigDecimal's exponent is an int: 1e2147483648 cannot be read as any number at all.
+            throw ApiException.invalidBody("Request body could not be parsed: a number's exponent is beyond "
+                    + Integer.MAX_VALUE + " (either sign).");
         } catch (IOException e) {
             for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
                 if (t instanceof StreamConstraintsException bound) {
@@ -31,6 +40,41 @@ public final class JsonBodies {
                 }
             }
             throw ApiException.invalidBody("Request body could not be parsed.");
+        }
+    }
+
+    /**
+     * Refuses a string or key holding half of a surrogate pair (JSON lets {@code "\\udfff"} be written; no UTF-8
+     * text can hold it, so it would be stored as "?" and read back as something else than was accepted).
+     */
+    private static void requireWholeCharacters(JsonNode document) {
+        Deque<JsonNode> pending = new ArrayDeque<>();
+        pending.push(document);
+        while (!pending.isEmpty()) {
+            JsonNode node = pending.pop();
+            if (node.isTextual()) {
+                requireWholeCharacters(node.textValue());
+            } else if (node.isObject()) {
+                for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext();) {
+                    Map.Entry<String, JsonNode> field = fields.next();
+                    requireWholeCharacters(field.getKey());
+                    pending.push(field.getValue());
+                }
+            } else if (node.isArray()) {
+                node.forEach(pending::push);
+            }
+        }
+    }
+
+    private static void requireWholeCharacters(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw ApiException.invalidBody("Request body could not be parsed: a string holds an unpaired "
+                        + "surrogate (\\u" + Integer.toHexString(c) + "), which is no character.");
+            }
         }
     }
 

@@ -158,6 +158,10 @@ public class AllowedTargets {
     }
 
     private String listRefusal(String host, byte[] literal, int port) {
+        if (literal == null && (host.contains(":") || host.contains("%"))) {
+            return "targets host \"" + host + "\", which is not an address Pigeon can check (an IPv6 literal with a "
+                    + "zone id, or a malformed one): write the address without a zone, or use a host name.";
+        }
         if (literal == null && readsAsIpv4(host)) {
             return "targets host \"" + host + "\", which other programs read as an IPv4 address written in another "
                     + "form than four decimal parts of 0 to 255 without leading zeros (0177.0.0.1 is 127.0.0.1 to curl "

@@ -20,6 +20,9 @@ public final class CallHeaders {
             "content-length", "expect", DeliveryClient.GROUP_HEADER.toLowerCase(Locale.ROOT),
             DeliveryClient.ATTEMPT_HEADER.toLowerCase(Locale.ROOT), CallMarker.HEADER.toLowerCase(Locale.ROOT));
 
+    /** Every header of this prefix is Pigeon's to send, those it sends today and any it may send later. */
+    private static final String PIGEON_PREFIX = "x-pigeon-";
+
     private CallHeaders() {
     }
 
@@ -29,7 +32,7 @@ public final class CallHeaders {
             return "\"" + printable(name) + "\" is not a header name (1 to " + MAX_NAME_LENGTH
                     + " letters, digits and !#$%&'*+.^_`|~-)";
         }
-        if (RESERVED.contains(name.toLowerCase(Locale.ROOT))) {
+        if (RESERVED.contains(name.toLowerCase(Locale.ROOT)) || name.toLowerCase(Locale.ROOT).startsWith(PIGEON_PREFIX)) {
             return "\"" + name + "\" may not be set: Host, hop-by-hop, framing and X-Pigeon-* headers are Pigeon's";
         }
         if (value.length() > MAX_VALUE_LENGTH || !isFieldValue(value)) {

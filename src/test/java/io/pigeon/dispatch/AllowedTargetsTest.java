@@ -72,6 +72,9 @@ class AllowedTargetsTest {
             "http://2130706433/x                   | address",
             "http://0x7f000001/x                   | address",
             "http://017700000001/x                 | address",
+            // A zone id makes a literal that no check can read: refused, never taken for a host name.
+            "http://[fe80::1%25eth0]/x             | address",
+            "http://[::ffff:127.0.0.1%25lo]/x      | address",
             "http://1.2.3.4.example.com/x          | allowed",
             "http://0x.example.com/x               | allowed",
             // A name is not resolved when stored: its address is checked when it is called.

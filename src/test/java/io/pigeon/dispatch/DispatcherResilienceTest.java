@@ -90,6 +90,7 @@ class DispatcherResilienceTest {
         for (String headers : List.of("{\"X-Bad\": \"a\\u007fb\"}", "{\"X-Bad\": \"line\\nbreak\"}",
                 "{\"X-Bad\": \"caf\\u00e9\"}", "{\"Host\": \"kubernetes.default\"}", "{\"connection\": \"close\"}",
                 "{\"Transfer-Encoding\": \"chunked\"}", "{\"Content-Length\": \"1\"}", "{\"X-Pigeon-Group\": \"1\"}",
+                "{\"x-pigeon-anything\": \"1\"}",
                 "{\"bad name\": \"v\"}", "{\"X-Number\": 5}")) {
             Api.as(project).contentType(ContentType.JSON)
                     .body("{\"subscriber\": \"" + receiver.url("/s") + "\", \"options\": {\"post_headers\": " + headers + "}}")

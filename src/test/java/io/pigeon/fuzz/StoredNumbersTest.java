@@ -275,6 +275,58 @@ class StoredNumbersTest {
     }
 
     /**
+     * What no JSON reader can hold as written: a number whose exponent is beyond BigDecimal's (an int), and half of a
+     * surrogate pair (no UTF-8 text holds it, so it would be stored as "?"). Every endpoint that reads a JSON body
+     * answers 400 with the error document, and stores nothing.
+     */
+    @Test
+    void anUnreadableNumberOrHalfACharacterIsRefusedByEveryJsonEndpoint() {
+        String project = Api.newProject();
+        as(project).put("/v2/queues/held").then().statusCode(201);
+        String service = "/v3/queue/k/POST/" + SERVICE + "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400);
+        List<String> refused = new ArrayList<>();
+        for (String value : List.of("1e2147483648", "1e-2147483649", "0e-2147483648", "1.0e-2147483647",
+                "1e99999999999", "\"\\udfff\"", "\"a\\ud800\"", "{\"\\udc00\": 1}")) {
+            String object = "{\"x\": " + value + "}";
+            List<Object[]> writes = List.of(
+                    new Object[] {"PUT", "/v2/queues/q-" + suffix, object},
+                    new Object[] {"PUT", "/v2/topics/t-" + suffix, object},
+                    new Object[] {"PUT", "/v1/queues/held/metadata", object},
+                    new Object[] {"PATCH", "/v2/queues/held", "[{\"op\": \"add\", \"path\": \"/x\", \"value\": " + value + "}]"},
+                    new Object[] {"POST", "/v2/queues/held/messages", "{\"messages\": [{\"body\": " + value + "}]}"},
+                    new Object[] {"POST", "/v1.1/queues/held/messages", "{\"messages\": [{\"body\": " + value + "}]}"},
+                    new Object[] {"POST", "/v1/queues/held/messages", "[{\"ttl\": 60, \"body\": " + value + "}]"},
+                    new Object[] {"POST", "/v2/queues/held/claims", "{\"ttl\": " + value + "}"},
+                    new Object[] {"POST", "/v2/queues/held/subscriptions",
+                            "{\"subscriber\": \"mailto:a@example.com\", \"options\": " + object + "}"},
+                    new Object[] {"POST", "/v2/queues/held/share", "{\"expires\": " + value + "}"},
+                    new Object[] {"POST", "/v2/queues/held/purge", "{\"resource_types\": [" + value + "]}"},
+                    new Object[] {"POST", service, object},
+                    new Object[] {"PUT", "/v2/pools/p-" + suffix, "{\"weight\": 1, \"uri\": \"postgresql://h/db\", "
+                            + "\"options\": " + object + "}"},
+                    new Object[] {"PUT", "/v2/flavors/f-" + suffix, "{\"pool_list\": [], \"capabilities\": " + object + "}"});
+            for (Object[] write : writes) {
+                String type = write[0].equals("PATCH") ? "application/openstack-messaging-v2.0-json-patch"
+                        : "application/json";
+                Response answer = as(project).contentType(type).body(((String) write[2]).getBytes(StandardCharsets.UTF_8))
+                        .request((String) write[0], (String) write[1]);
+                if (answer.statusCode() != 400 || !answer.asString().contains("\"description\"")) {
+                    refused.add(write[0] + " " + write[1] + " " + write[2] + " -> " + answer.statusCode() + " "
+                            + preview(answer.asString()));
+                }
+            }
+        }
+        assertTrue(refused.isEmpty(), refused.size() + " not refused with 400:\n" + String.join("\n", refused));
+        as(project).get("/v2/queues/held").then().statusCode(200).body("x", org.hamcrest.Matchers.nullValue());
+        assertEquals(1, Db.count(pool, "SELECT count(*) FROM queues WHERE project = $1", project));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
+                + "WHERE q.project = $1", project));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM pools WHERE name LIKE $1", "%-" + suffix));
+    }
+
+    /**
      * Rows written before the documents were kept as text (as jsonb, which holds the value, not the spelling) are
      * converted by the migration without writing their numbers out in full, keeping every value.
      */

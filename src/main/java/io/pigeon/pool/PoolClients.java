@@ -178,22 +178,16 @@ public class PoolClients {
 
     private PgConnectOptions connectOptions(PoolUri uri) {
         PgConnectOptions base = configured.connectOptions();
-        // The pool's own server and URL parameters (from the parsed address, whatever scheme spelling the operator
-        // used) and credentials; the rest as the configured database's pool connects (statement cache, server
-        // settings, timeouts).
-        PgConnectOptions options = PgConnectOptions.fromUri(uri.jdbcUrl().substring("jdbc:".length()))
+        // The pool's own server, database, credentials, sslmode and application name, each set as a field from the
+        // checked parts (never a URL the client would parse again); the rest as the configured database's pool
+        // connects (statement cache, server settings, timeouts).
+        PgConnectOptions options = uri.connectOptions()
                 .setCachePreparedStatements(base.getCachePreparedStatements())
                 .setPreparedStatementCacheMaxSize(base.getPreparedStatementCacheMaxSize())
                 .setPreparedStatementCacheSqlLimit(StatementCachePoolCreator.STATEMENT_CACHE_SQL_LIMIT)
                 .setConnectTimeout(base.getConnectTimeout())
                 .setIdleTimeout(base.getIdleTimeout())
                 .setIdleTimeoutUnit(base.getIdleTimeoutUnit());
-        if (uri.user() != null) {
-            options.setUser(uri.user());
-        }
-        if (uri.password() != null) {
-            options.setPassword(uri.password());
-        }
         Map<String, String> properties = new HashMap<>(base.getProperties());
         properties.putAll(options.getProperties());
         options.setProperties(properties);

@@ -40,11 +40,9 @@ public class PoolSchemas {
      */
     public Uni<Boolean> migrate(PoolUri uri, long firstGroupId, String refused) {
         return Uni.createFrom().item(() -> {
-            String jdbc = uri.jdbcUrl() + (uri.jdbcUrl().contains("?") ? "&" : "?") + "connectTimeout=" + CONNECT_TIMEOUT_SECONDS
-                    + "&socketTimeout=" + MIGRATION_DEADLINE.toSeconds();
             Flyway pool = Flyway.configure(Thread.currentThread().getContextClassLoader())
                     .configuration(application.getConfiguration())
-                    .dataSource(jdbc, uri.user(), uri.password())
+                    .dataSource(new PoolDataSource(uri, CONNECT_TIMEOUT_SECONDS, MIGRATION_DEADLINE.toSeconds()))
                     .connectRetries(0)
                     .load();
             try (java.sql.Connection connection = pool.getConfiguration().getDataSource().getConnection()) {
@@ -71,7 +69,10 @@ public class PoolSchemas {
                         describe(failure)));
     }
 
-    /** The failure without anything that could carry the password (the driver's messages do not; the URL is not used). */
+    /**
+     * The failure without anything that could carry the password (the driver's messages do not; they name only the
+     * checked host, port, database and user).
+     */
     private static String describe(Throwable failure) {
         Throwable root = failure;
         while (root.getCause() != null && root.getCause() != root) {

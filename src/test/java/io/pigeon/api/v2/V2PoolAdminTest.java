@@ -142,6 +142,40 @@ class V2PoolAdminTest {
                 "postgresql://pigeon:*****@127.0.0.1:1/x?sslpassword=*****&SSLKEY=*****&Api_Key=*****&sslmode=require"));
     }
 
+    /**
+     * The outside attack on issue 25 item 11: %-encoded separators in the database name or application_name passed
+     * driver parameters (a class to load, server settings) and showed passwords. Each PUT is refused (400, naming the
+     * part) before any driver is used, nothing is stored, and no secret is answered; a legacy row holding one is shown
+     * without it.
+     */
+    @Test
+    void encodedSeparatorsInAPoolUriAreRefusedAndNeverShowSecrets() {
+        String name = "inj-" + suffix;
+        String server = "postgresql://u:pw@127.0.0.1:15432/";
+        record Case(String uri, String field) {
+        }
+        for (Case c : List.of(new Case(server + "db%3FsocketFactory%3Djava.lang.Object", "uri database name"),
+                new Case(server + "db%3Foptions%3D-csearch_path%253Devil", "uri database name"),
+                new Case(server + "db?application_name=x%26options%3D-cwork_mem%253D1", "uri parameter application_name"),
+                new Case("postgresql://u@127.0.0.1:15432/db%3Fpassword%3DHunter2", "uri database name"),
+                new Case(server + "db?application_name=a%26sslpassword%3DHunter3", "uri parameter application_name"))) {
+            Response refused = register(name, "{\"uri\": \"" + c.uri() + "\", \"weight\": 1}");
+            refused.then().statusCode(400).body("description", org.hamcrest.Matchers.startsWith(c.field()));
+            assertFalse(refused.asString().contains("Hunter"), refused.asString());
+            assertFalse(refused.asString().contains(":pw@"), refused.asString());
+        }
+        operator().get("/v2/pools/" + name).then().statusCode(404);
+
+        String legacy = "inj-legacy-" + suffix;
+        Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, $2, 0)", legacy,
+                "postgresql://u@127.0.0.1:1/db%3Fpassword%3DHunter2?application_name=a%26sslpassword%3DHunter3");
+        for (String path : List.of("/v2/pools/" + legacy, "/v2/pools?detailed=true", "/v1/pools/" + legacy)) {
+            Response shown = operator().get(path);
+            shown.then().statusCode(200);
+            assertFalse(shown.asString().contains("Hunter"), path + ": " + shown.asString());
+        }
+    }
+
     @Test
     void onlyTheOperatorManagesPools() {
         Api.as(project).get("/v2/pools").then().statusCode(403).body("title", equalTo("Not authorized"));

@@ -321,8 +321,9 @@ public interface PigeonConfig {
         /**
          * The secret that keys the marker header every outbound call carries ({@code X-Pigeon-Marker}), by which
          * Pigeon recognises its own calls when something forwards them back to it: a post carrying it is stored
-         * and notifies nobody. Unset: a random value the first migration stored in the database, shared by every
-         * replica of the deployment. Set it to share the marker between deployments on different databases.
+         * and notifies nobody, a /v3 push or requeue carrying it is refused. Unset: a random value the first
+         * migration stored in the database, shared by every replica of the deployment. Set it to share the marker
+         * between deployments on different databases.
          */
         Optional<String> callMarkerSecret();
 

@@ -105,7 +105,10 @@ public interface PigeonConfig {
         @WithDefault("1073741824")
         long maxPendingBytesPerProject();
 
-        /** Items one /v3 group may hold; checked by the push itself, exactly, concurrent pushes included. */
+        /**
+         * Items one /v3 group may hold; checked by the push itself, exactly, concurrent pushes included, and by a
+         * requeue whose dead group's items would join a pending one.
+         */
         @WithDefault("10000")
         int maxItemsPerGroup();
 

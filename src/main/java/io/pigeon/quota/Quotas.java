@@ -24,6 +24,7 @@ public class Quotas {
     private final String pendingItems;
     private final String pendingBytes;
     private final String itemsPerGroup;
+    private final String requeuedItemsPerGroup;
 
     // The texts are sent with every post: made once.
     public Quotas(PigeonConfig config) {
@@ -42,6 +43,9 @@ public class Quotas {
                 + "/v3 items (pigeon.quotas.max-pending-bytes-per-project): wait for them to be delivered, then push again.";
         this.itemsPerGroup = "The group holds " + limits.maxItemsPerGroup() + " pending items, its limit "
                 + "(pigeon.quotas.max-items-per-group): wait for them to be delivered, then push again.";
+        this.requeuedItemsPerGroup = "Requeued, the dead group's items would join its path's pending group and "
+                + "pass the " + limits.maxItemsPerGroup() + " items a group may hold "
+                + "(pigeon.quotas.max-items-per-group): wait for the pending group to be delivered, then requeue again.";
         this.notifications = "This post would queue more than " + limits.maxNotificationsPerPost() + " notifications "
                 + "(its messages times the queue's webhook subscribers; pigeon.quotas.max-notifications-per-post): "
                 + "post fewer messages at once.";
@@ -81,6 +85,10 @@ public class Quotas {
 
     public String itemsPerGroup() {
         return itemsPerGroup;
+    }
+
+    public String requeuedItemsPerGroup() {
+        return requeuedItemsPerGroup;
     }
 
     /** The refusal a statement failed with (SQLSTATE PQ403, PQ429 or PQ400), or null when it failed for another reason. */

@@ -288,4 +288,47 @@ class QuotaTest {
         // The moved items are counted in the live group's items.
         assertEquals(2, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'ancient'"));
     }
+
+    private ValidatableResponse requeue(String groupId) {
+        return given().header("X-Project-Id", project).post("/v3/dead-groups/" + groupId + "/requeue").then();
+    }
+
+    private List<String> deadGroupIds() {
+        return given().header("X-Project-Id", project).get("/v3/dead-groups?limit=100").then().statusCode(200)
+                .extract().jsonPath().getList("groups.id", Object.class).stream().map(String::valueOf).toList();
+    }
+
+    /**
+     * Issue 25, second round: a dead group requeued into its path's pending group joined it whatever their items
+     * together, so requeueing again and again grew one group without bound. The move is checked on the live group's
+     * locked row, as a push is.
+     */
+    @Test
+    void aRequeueThatWouldPassTheItemsPerGroupIsRefused() {
+        push("rq", "{\"n\": 1}").statusCode(201);
+        push("rq", "{\"n\": 2}").statusCode(201);
+        // Buried by the sweeper, as a group pending longer than pigeon.dispatch.max-pending-age is.
+        Db.run(pool, "UPDATE dispatch_groups SET created_at = now() - interval '61 days' "
+                + "WHERE project = $1 AND merge_key = 'rq'", project);
+        sweeper.sweep().await().indefinitely();
+        String dead = deadGroupIds().get(0);
+        push("rq", "{\"n\": 3}").statusCode(201);
+        push("rq", "{\"n\": 4}").statusCode(201);
+
+        // 2 dead + 2 pending items: over the 3 a group may hold.
+        refused(requeue(dead), 429, "pigeon.quotas.max-items-per-group");
+        assertEquals(List.of(dead), deadGroupIds(), "the dead group is still there");
+        assertEquals(4, items("rq"));
+        assertEquals(2, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
+                + "AND state = 'pending'"));
+
+        // Exactly at the limit it joins.
+        given().header("X-Project-Id", project).delete("/v3/queue/rq/POST/" + SERVICE).then().statusCode(204);
+        push("rq", "{\"n\": 5}").statusCode(201);
+        requeue(dead).statusCode(204);
+        assertEquals(List.of(), deadGroupIds());
+        assertEquals(3, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
+                + "AND state = 'pending'"));
+        assertEquals(3, items("rq"));
+    }
 }

@@ -93,15 +93,21 @@ public interface PigeonConfig {
         @WithDefault("100")
         int maxSubscriptionsPerQueue();
 
-        /** Pending delivery groups (/v3 pushes and notifications) one project may have (counted every check-interval). */
+        /**
+         * Delivery groups (/v3 pushes and notifications), pending or dead, one project may have (counted every
+         * check-interval; "pending" in the name: a dead group counts until it is dropped or its retention ends).
+         */
         @WithDefault("1000000")
         int maxPendingGroupsPerProject();
 
-        /** Pending /v3 items one project may hold (counted every check-interval). */
+        /** /v3 items one project may hold in its pending and dead groups (counted every check-interval). */
         @WithDefault("1000000")
         int maxPendingItemsPerProject();
 
-        /** Bytes of pending /v3 item bodies one project may hold (counted every check-interval). */
+        /**
+         * Bytes one project may hold in its pending and dead groups: /v3 item bodies, and each notification's row
+         * (body, sealed body, headers, retry policy) (counted every check-interval).
+         */
         @WithDefault("1073741824")
         long maxPendingBytesPerProject();
 

@@ -69,10 +69,13 @@ public class DispatchStore {
                 SELECT pg_notify('%s', extract(epoch FROM g.fire_at)::text)
                 WHERE $9 AND g.fire_at < now() + $10 * interval '1 millisecond') AS signal ON true""".formatted(CHANNEL);
 
-    // A call Pigeon sends itself: one unmergeable group, due now, its body in the row ('single', as notifications).
+    // A call Pigeon sends itself: one unmergeable group, due now, its body in the row ('single', as notifications),
+    // which counts what it holds toward the project's bytes as a notification does.
     private static final String CALL = """
-            INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at)
-            VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::json, now())
+            INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at,
+                                         item_bytes)
+            VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::json, now(),
+                    octet_length($5::text) + COALESCE(octet_length($6::text), 0))
             RETURNING extract(epoch FROM fire_at)::float8 AS due_at""";
 
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";

@@ -35,12 +35,16 @@ public class Quotas {
                 + "(pigeon.quotas.max-subscriptions-per-queue).";
         this.messages = "The queue holds more than " + limits.maxMessagesPerQueue() + " messages "
                 + "(pigeon.quotas.max-messages-per-queue): consume some, then post again.";
-        this.groups = "The project has more than " + limits.maxPendingGroupsPerProject() + " pending deliveries "
-                + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, then push again.";
-        this.pendingItems = "The project holds more than " + limits.maxPendingItemsPerProject() + " pending /v3 items "
-                + "(pigeon.quotas.max-pending-items-per-project): wait for them to be delivered, then push again.";
-        this.pendingBytes = "The project holds more than " + limits.maxPendingBytesPerProject() + " bytes of pending "
-                + "/v3 items (pigeon.quotas.max-pending-bytes-per-project): wait for them to be delivered, then push again.";
+        // Dead groups count as pending ones do (see UsageCheck): the texts say how to free them too.
+        this.groups = "The project has more than " + limits.maxPendingGroupsPerProject() + " deliveries, pending or dead "
+                + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, or drop dead groups "
+                + "(DELETE /v3/dead-groups/{id}), then try again.";
+        this.pendingItems = "The project holds more than " + limits.maxPendingItemsPerProject() + " /v3 items, pending "
+                + "or dead (pigeon.quotas.max-pending-items-per-project): wait for them to be delivered, or drop dead "
+                + "groups (DELETE /v3/dead-groups/{id}), then push again.";
+        this.pendingBytes = "The project holds more than " + limits.maxPendingBytesPerProject() + " bytes of /v3 items "
+                + "and notifications, pending or dead (pigeon.quotas.max-pending-bytes-per-project): wait for them to "
+                + "be delivered, or drop dead groups (DELETE /v3/dead-groups/{id}), then try again.";
         this.itemsPerGroup = "The group holds " + limits.maxItemsPerGroup() + " pending items, its limit "
                 + "(pigeon.quotas.max-items-per-group): wait for them to be delivered, then push again.";
         this.requeuedItemsPerGroup = "Requeued, the dead group's items would join its path's pending group and "

@@ -88,6 +88,6 @@ class DatabaseSessionTest {
                 .addInteger(262144).addInteger(3600).addInteger(20)
                 .addInteger(10000).addString("queues quota").addString("messages quota").addInteger(20000)
                 .addString("notifications quota").addString("groups quota").addBoolean(false).addString(null)
-                .addBoolean(false);
+                .addBoolean(false).addString("bytes quota");
     }
 }

@@ -93,19 +93,28 @@ public interface PigeonConfig {
         @WithDefault("100")
         int maxSubscriptionsPerQueue();
 
-        /** Pending delivery groups (/v3 pushes and notifications) one project may have (counted every check-interval). */
+        /**
+         * Delivery groups (/v3 pushes and notifications), pending or dead, one project may have (counted every
+         * check-interval; "pending" in the name: a dead group counts until it is dropped or its retention ends).
+         */
         @WithDefault("1000000")
         int maxPendingGroupsPerProject();
 
-        /** Pending /v3 items one project may hold (counted every check-interval). */
+        /** /v3 items one project may hold in its pending and dead groups (counted every check-interval). */
         @WithDefault("1000000")
         int maxPendingItemsPerProject();
 
-        /** Bytes of pending /v3 item bodies one project may hold (counted every check-interval). */
+        /**
+         * Bytes one project may hold in its pending and dead groups: /v3 item bodies, and each notification's row
+         * (body, sealed body, headers, retry policy) (counted every check-interval).
+         */
         @WithDefault("1073741824")
         long maxPendingBytesPerProject();
 
-        /** Items one /v3 group may hold; checked by the push itself, exactly, concurrent pushes included. */
+        /**
+         * Items one /v3 group may hold; checked by the push itself, exactly, concurrent pushes included, and by a
+         * requeue whose dead group's items would join a pending one.
+         */
         @WithDefault("10000")
         int maxItemsPerGroup();
 
@@ -321,8 +330,9 @@ public interface PigeonConfig {
         /**
          * The secret that keys the marker header every outbound call carries ({@code X-Pigeon-Marker}), by which
          * Pigeon recognises its own calls when something forwards them back to it: a post carrying it is stored
-         * and notifies nobody. Unset: a random value the first migration stored in the database, shared by every
-         * replica of the deployment. Set it to share the marker between deployments on different databases.
+         * and notifies nobody, a /v3 push or requeue carrying it is refused. Unset: a random value the first
+         * migration stored in the database, shared by every replica of the deployment. Set it to share the marker
+         * between deployments on different databases.
          */
         Optional<String> callMarkerSecret();
 

@@ -30,6 +30,9 @@ public class DispatchService {
     /** Default and largest page of dead groups. */
     public static final int DEFAULT_DEAD_PAGE = 10;
     public static final int MAX_DEAD_PAGE = 100;
+    /** Why a request carrying this deployment's {@link CallMarker} may not push or requeue. */
+    static final String FROM_PIGEON = "The request carries " + CallMarker.HEADER + ", the mark of the calls this "
+            + "deployment makes: a call Pigeon made cannot schedule another call (a relay would loop it through Pigeon).";
 
     private final DispatchStore store;
     private final QueueDatabases databases;
@@ -37,15 +40,17 @@ public class DispatchService {
     private final Dispatcher dispatcher;
     private final AllowedTargets allowedTargets;
     private final PigeonConfig.Dispatch config;
+    private final CallMarker marker;
 
     public DispatchService(DispatchStore store, QueueDatabases databases, PoolClients pools, Dispatcher dispatcher,
-            AllowedTargets allowedTargets, PigeonConfig config) {
+            AllowedTargets allowedTargets, PigeonConfig config, CallMarker marker) {
         this.store = store;
         this.databases = databases;
         this.pools = pools;
         this.dispatcher = dispatcher;
         this.allowedTargets = allowedTargets;
         this.config = config.dispatch();
+        this.marker = marker;
     }
 
     /** How a push treats the fire time of a group that exists already. */
@@ -68,10 +73,11 @@ public class DispatchService {
 
     /**
      * Stores a push of {@code json} (a JSON document, read at the edge) for the group of the key and address, to
-     * fire at unix time {@code ontime} (null: now).
+     * fire at unix time {@code ontime} (null: now). {@code callMarker} is the request's {@link CallMarker#HEADER}
+     * (or null): a push carrying this deployment's marker is refused (a forged one means nothing).
      */
     public Uni<DispatchStore.Enqueued> enqueue(String project, String mergeKey, String method, String service,
-            Double ontime, Update update, String json) {
+            Double ontime, Update update, String json, String callMarker) {
         validateMergeKey(mergeKey);
         DispatchAddress address = DispatchAddress.parse(method, service);
         allowedTargets.check("service", address.target());
@@ -79,8 +85,23 @@ public class DispatchService {
             throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
                     + MAX_ONTIME + ".");
         }
-        return push(new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
-                update == Update.ALWAYS, json, announceWithin()));
+        DispatchStore.Push push = new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
+                update == Update.ALWAYS, json, announceWithin());
+        return notFromPigeon(callMarker).chain(() -> push(push));
+    }
+
+    /**
+     * Fails with a refusal when the request is a call this deployment made (it carries its marker). A message post
+     * that comes back is stored and notifies nobody, which ends a loop after one hop; a push or a requeue exists only
+     * to schedule a call, so one that came back is refused: otherwise a relay that pushes each call it gets would
+     * keep calls going round at the per-host rate for ever.
+     */
+    private Uni<Void> notFromPigeon(String callMarker) {
+        return marker.recognises(callMarker).invoke(fromPigeon -> {
+            if (fromPigeon) {
+                throw new Rejection(Rejection.Reason.FORBIDDEN, FROM_PIGEON);
+            }
+        }).replaceWithVoid();
     }
 
     /**
@@ -169,15 +190,16 @@ public class DispatchService {
                         .sorted(Comparator.comparingLong(DispatchStore.DeadGroup::id)).limit(limit).toList());
     }
 
-    public Uni<Boolean> requeue(String project, long groupId) {
+    /** Puts a dead group back; refused for a call Pigeon made, as a push is ({@code callMarker} as there). */
+    public Uni<Boolean> requeue(String project, long groupId, String callMarker) {
         // A push may create a pending twin between the check and the update: then the items join it.
-        return onTheDatabaseThatHasIt(db -> store.requeue(db, project, groupId)
+        return notFromPigeon(callMarker).chain(() -> onTheDatabaseThatHasIt(db -> store.requeue(db, project, groupId)
                 .onFailure(DatabaseFailures::isUniqueViolation).retry().atMost(2)
                 .invoke(requeued -> {
                     if (requeued) {
                         dispatcher.wake(db);
                     }
-                }));
+                })));
     }
 
     public Uni<Boolean> dropDead(String project, long groupId) {

@@ -69,10 +69,13 @@ public class DispatchStore {
                 SELECT pg_notify('%s', extract(epoch FROM g.fire_at)::text)
                 WHERE $9 AND g.fire_at < now() + $10 * interval '1 millisecond') AS signal ON true""".formatted(CHANNEL);
 
-    // A call Pigeon sends itself: one unmergeable group, due now, its body in the row ('single', as notifications).
+    // A call Pigeon sends itself: one unmergeable group, due now, its body in the row ('single', as notifications),
+    // which counts what it holds toward the project's bytes as a notification does.
     private static final String CALL = """
-            INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at)
-            VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::json, now())
+            INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at,
+                                         item_bytes)
+            VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::json, now(),
+                    octet_length($5::text) + COALESCE(octet_length($6::text), 0))
             RETURNING extract(epoch FROM fire_at)::float8 AS due_at""";
 
     private static final String PATH = "g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4";
@@ -187,11 +190,13 @@ public class DispatchStore {
             ORDER BY g.id
             LIMIT $3""";
 
+    // A dead group goes back alone when it is within the per-group limit ($3, refusal $4): it always is, unless
+    // the limit was lowered since its items were pushed.
     private static final String REQUEUE = """
             UPDATE dispatch_groups
             SET state = 'pending', dead_at = NULL, attempts = 0, overwrite = false, last_error = NULL,
                 created_at = now(), fire_at = now()
-            WHERE project = $1 AND id = $2 AND state = 'dead'
+            WHERE project = $1 AND id = $2 AND state = 'dead' AND (items <= $3 OR pigeon_refuse('429', $4))
             RETURNING id""";
 
     private static final String FIND_LIVE_TWIN = """
@@ -202,14 +207,17 @@ public class DispatchStore {
             WHERE dead.project = $1 AND dead.id = $2 AND dead.state = 'dead'
             FOR UPDATE""";
 
-    // The dead group's items join the live one, and its counts with them.
+    // The dead group's items join the live one, and its counts with them, when together they are within the
+    // per-group limit ($3), else the statement fails whole with its refusal ($4) and nothing moves. The live row is
+    // locked (FIND_LIVE_TWIN) and the moved rows counted as they move, so the limit holds exactly, as a push's does.
     private static final String MOVE_ITEMS = """
             WITH moved AS (
-                UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1 RETURNING octet_length(body) AS size)
-            UPDATE dispatch_groups
-            SET items = items + (SELECT count(*) FROM moved),
-                item_bytes = item_bytes + (SELECT COALESCE(sum(size), 0) FROM moved)
-            WHERE id = $2""";
+                UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1 RETURNING octet_length(body) AS size),
+            counted AS (SELECT count(*) AS items, COALESCE(sum(size), 0) AS bytes FROM moved)
+            UPDATE dispatch_groups g
+            SET items = g.items + c.items, item_bytes = g.item_bytes + c.bytes
+            FROM counted c
+            WHERE g.id = $2 AND (g.items + c.items <= $3 OR pigeon_refuse('429', $4))""";
 
     private static final String FIRE_NOW = """
             UPDATE dispatch_groups
@@ -461,19 +469,22 @@ public class DispatchStore {
 
     /**
      * Puts a dead group back to be called at once, with fresh attempts. If its key has a pending group
-     * meanwhile, its items join that one (ahead of the newer items, as they arrived first). False when there
-     * is no such dead group.
+     * meanwhile, its items join that one (ahead of the newer items, as they arrived first), unless together they
+     * would pass {@code pigeon.quotas.max-items-per-group} (then the statement fails with that refusal and
+     * nothing changes). False when there is no such dead group.
      */
     public Uni<Boolean> requeue(Pool pool, String project, long id) {
+        int perGroup = quotas.limits().maxItemsPerGroup();
+        String perGroupRefusal = quotas.requeuedItemsPerGroup();
         return pool.withTransaction(connection -> connection.preparedQuery(FIND_LIVE_TWIN)
                 .execute(Tuple.of(project, id))
                 .flatMap(twins -> {
                     if (twins.size() == 0) {
-                        return connection.preparedQuery(REQUEUE).execute(Tuple.of(project, id))
+                        return connection.preparedQuery(REQUEUE).execute(Tuple.of(project, id, perGroup, perGroupRefusal))
                                 .map(rows -> rows.size() > 0);
                     }
                     long live = twins.iterator().next().getLong(0);
-                    return connection.preparedQuery(MOVE_ITEMS).execute(Tuple.of(id, live))
+                    return connection.preparedQuery(MOVE_ITEMS).execute(Tuple.of(id, live, perGroup, perGroupRefusal))
                             .flatMap(moved -> connection.preparedQuery("DELETE FROM dispatch_groups WHERE id = $1")
                                     .execute(Tuple.of(id)))
                             .flatMap(deleted -> connection.preparedQuery(FIRE_NOW).execute(Tuple.of(live)))

@@ -13,39 +13,46 @@ package io.pigeon.dispatch;
  *
  * <p>Used after a CTE {@code inserted(id, ttl, body, key_id, visible_at)}, with $1 the project and $2 the
  * queue's name. The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
+ *
+ * <p>Each row records what it holds in {@code item_bytes} (its body, sealed body, headers and retry policy), so that
+ * notifications count toward the project's bytes quota as /v3 items do (see {@code UsageCheck}).
  */
 public final class NotificationFanOut {
 
     // A subscription's options are JSON text (json): each is read once per post, in subscribed, not once per message.
     private static final String CTES = """
             subscribed AS MATERIALIZED (
-                SELECT s.id AS subscription_id, s.subscriber,
-                       CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
-                       s.options->'post_headers' AS headers,
-                       json_build_object('queue', %1$s->'_retry_policy', 'subscription', s.options->'_retry_policy')
-                           AS retry_policy
-                FROM subscriptions s
-                WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
-                  AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
-                  AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)),
+                SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
+                FROM (SELECT s.id AS subscription_id, s.subscriber,
+                           CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
+                           s.options->'post_headers' AS headers,
+                           json_build_object('queue', %1$s->'_retry_policy', 'subscription', s.options->'_retry_policy')
+                               AS retry_policy
+                    FROM subscriptions s
+                    WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
+                      AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
+                      AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)) p),
             fan AS MATERIALIZED (
-                SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy,
+                SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
                        i.ttl, i.body, i.key_id, i.visible_at
                 FROM inserted i CROSS JOIN subscribed s),
             fan_groups AS (
                 INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
-                                             headers, retry_policy, fire_at, sealed_body, sealed_key_id)
-                SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single',
-                       CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
-                            ELSE n.doc END,
+                                             headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+                SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
                        f.headers, f.retry_policy,
                        COALESCE(f.visible_at, now()),
-                       CASE WHEN f.key_id IS NOT NULL THEN f.body END, f.key_id
+                       c.sealed, f.key_id,
+                       octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
                 FROM fan f
                 CROSS JOIN LATERAL (
                     SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
                                              'ttl', f.ttl, 'queue_name', %3$s,
-                                             'Message_Type', 'Notification')::text AS doc) n)""";
+                                             'Message_Type', 'Notification')::text AS doc) n
+                CROSS JOIN LATERAL (
+                    SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
+                                ELSE n.doc END AS body,
+                           CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)""";
 
     /**
      * The CTEs, reading the queue's metadata (for its {@code _retry_policy}) from {@code queueMetadata}: a
@@ -64,16 +71,20 @@ public final class NotificationFanOut {
 
     /**
      * The final SELECT's guard of the project's delivery quotas, with {@code %1$s} the most notifications one post
-     * may queue and {@code %2$s}, {@code %3$s} the refusals: too many for one post, or the project's pending
-     * deliveries over their limit (found by the usage check). Failing, it fails the whole post. The refusing
-     * function runs only when a limit is reached (OR evaluates left to right), so a post within its quotas
-     * costs a count it makes anyway and one key probe.
+     * may queue and {@code %2$s}, {@code %3$s}, {@code %4$s} the refusals: too many for one post, or the project's
+     * deliveries (pending and dead) over their count or bytes limit (found by the usage check). Failing, it fails the
+     * whole post. The refusing function runs only when a limit is reached (OR evaluates left to right), so a post
+     * within its quotas costs a count it makes anyway and one index probe.
      */
     public static final String WITHIN_DELIVERY_QUOTAS = """
             ((SELECT count(*) FROM fan) <= %1$s OR pigeon_refuse('429', %2$s))
             AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
-                     SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'groups' AND b.queue_id = 0)
-                 OR pigeon_refuse('429', %3$s))""";
+                     SELECT 1 FROM quota_breaches b
+                     WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
+                 OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN %3$s ELSE %4$s END
+                                          FROM quota_breaches b
+                                          WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
+                                          ORDER BY b.kind DESC LIMIT 1)))""";
 
     /** A guard that the queue {@code q} is not over its message quota (found by the usage check), refusal {@code %s}. */
     public static final String WITHIN_MESSAGE_QUOTA = """

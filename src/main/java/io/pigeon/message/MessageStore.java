@@ -59,7 +59,7 @@ public class MessageStore {
             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"), SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
             NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10", SHOWN_NAME,
                     "$12"),
-            NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9"));
+            NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9", "$13"));
 
     /**
      * A listing steps over at most this many rows of the queue per request, whatever its filters skip (the caller's
@@ -135,7 +135,7 @@ public class MessageStore {
               AND %s""".formatted(NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
             SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
             NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18"), NotificationFanOut.QUEUED,
-            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15"));
+            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15", "$19"));
 
     /** One post alone: its client id ($3) and document size ($9) are scalars. */
     static final String POST_CREATING_QUEUE = POST_CREATING_QUEUE_TEMPLATE.replace("{client}", "$3")
@@ -333,14 +333,14 @@ public class MessageStore {
     }
 
     /**
-     * The creating post's parameters $10 to $18, after its first nine: its quotas, its sealing key, and whether it is
-     * a call Pigeon made (then it notifies nobody).
+     * The creating post's parameters $10 to $19, after its first nine: its quotas, its sealing key, whether it is
+     * a call Pigeon made (then it notifies nobody), and the refusal of a project over its delivery bytes.
      */
     private Tuple withGuards(Tuple params, String keyId, boolean fromPigeon) {
         return params.addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
                 .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
                 .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
-                .addString(keyId).addBoolean(fromPigeon);
+                .addString(keyId).addBoolean(fromPigeon).addString(quotas.pendingBytes());
     }
 
     private Uni<List<Posted>> postAlone(SqlClient db, String project, String queue, String keyId, boolean fromPigeon,
@@ -383,7 +383,7 @@ public class MessageStore {
                 .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies)
                         .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
                         .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
-                        .addString(keyId).addBoolean(fromPigeon))
+                        .addString(keyId).addBoolean(fromPigeon).addString(quotas.pendingBytes()))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();

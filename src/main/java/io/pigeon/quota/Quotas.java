@@ -24,6 +24,7 @@ public class Quotas {
     private final String pendingItems;
     private final String pendingBytes;
     private final String itemsPerGroup;
+    private final String requeuedItemsPerGroup;
 
     // The texts are sent with every post: made once.
     public Quotas(PigeonConfig config) {
@@ -34,14 +35,21 @@ public class Quotas {
                 + "(pigeon.quotas.max-subscriptions-per-queue).";
         this.messages = "The queue holds more than " + limits.maxMessagesPerQueue() + " messages "
                 + "(pigeon.quotas.max-messages-per-queue): consume some, then post again.";
-        this.groups = "The project has more than " + limits.maxPendingGroupsPerProject() + " pending deliveries "
-                + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, then push again.";
-        this.pendingItems = "The project holds more than " + limits.maxPendingItemsPerProject() + " pending /v3 items "
-                + "(pigeon.quotas.max-pending-items-per-project): wait for them to be delivered, then push again.";
-        this.pendingBytes = "The project holds more than " + limits.maxPendingBytesPerProject() + " bytes of pending "
-                + "/v3 items (pigeon.quotas.max-pending-bytes-per-project): wait for them to be delivered, then push again.";
+        // Dead groups count as pending ones do (see UsageCheck): the texts say how to free them too.
+        this.groups = "The project has more than " + limits.maxPendingGroupsPerProject() + " deliveries, pending or dead "
+                + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, or drop dead groups "
+                + "(DELETE /v3/dead-groups/{id}), then try again.";
+        this.pendingItems = "The project holds more than " + limits.maxPendingItemsPerProject() + " /v3 items, pending "
+                + "or dead (pigeon.quotas.max-pending-items-per-project): wait for them to be delivered, or drop dead "
+                + "groups (DELETE /v3/dead-groups/{id}), then push again.";
+        this.pendingBytes = "The project holds more than " + limits.maxPendingBytesPerProject() + " bytes of /v3 items "
+                + "and notifications, pending or dead (pigeon.quotas.max-pending-bytes-per-project): wait for them to "
+                + "be delivered, or drop dead groups (DELETE /v3/dead-groups/{id}), then try again.";
         this.itemsPerGroup = "The group holds " + limits.maxItemsPerGroup() + " pending items, its limit "
                 + "(pigeon.quotas.max-items-per-group): wait for them to be delivered, then push again.";
+        this.requeuedItemsPerGroup = "Requeued, the dead group's items would join its path's pending group and "
+                + "pass the " + limits.maxItemsPerGroup() + " items a group may hold "
+                + "(pigeon.quotas.max-items-per-group): wait for the pending group to be delivered, then requeue again.";
         this.notifications = "This post would queue more than " + limits.maxNotificationsPerPost() + " notifications "
                 + "(its messages times the queue's webhook subscribers; pigeon.quotas.max-notifications-per-post): "
                 + "post fewer messages at once.";
@@ -81,6 +89,10 @@ public class Quotas {
 
     public String itemsPerGroup() {
         return itemsPerGroup;
+    }
+
+    public String requeuedItemsPerGroup() {
+        return requeuedItemsPerGroup;
     }
 
     /** The refusal a statement failed with (SQLSTATE PQ403, PQ429 or PQ400), or null when it failed for another reason. */

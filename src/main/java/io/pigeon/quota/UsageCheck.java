@@ -10,12 +10,14 @@ import org.jboss.logging.Logger;
 
 /**
  * Counts what is too costly to count on every request, every {@code pigeon.quotas.check-interval} and on each
- * database that holds queues: the messages of each queue and the pending delivery groups of each project, and records
+ * database that holds queues: the messages of each queue and the delivery groups of each project, and records
  * in that database's {@code quota_breaches} what is over its limit (posts and pushes then read one key). One replica
  * counts a database at a time (an advisory lock); a breach lasts until the next count finds it gone, so a queue may
- * pass its limit by what is posted within one interval. A project's pending groups, /v3 items and their bytes (the
- * sums of its groups' counts) are counted per database (its groups spread over the pools), so with pools its limits
- * apply on each; a project may pass them by what it pushes within one interval.
+ * pass its limit by what is posted within one interval. A project's groups, /v3 items and bytes (the sums of its
+ * groups' counts; a notification's bytes are its row's, see migration V15) are those it makes Pigeon hold, pending
+ * and dead alike: a group that dies moves nothing out of the count, so failing receivers cannot pile up dead groups
+ * beyond the limits. They are counted per database (its groups spread over the pools), so with pools its limits
+ * apply on each; a project may pass them by what it pushes and posts within one interval.
  */
 @ApplicationScoped
 public class UsageCheck {
@@ -32,13 +34,13 @@ public class UsageCheck {
                 FROM (SELECT queue_id FROM messages GROUP BY queue_id HAVING count(*) > $1) m
                 JOIN queues q ON q.id = m.queue_id
                 WHERE (SELECT held FROM lock)),
-            pending AS (
+            kept AS (
                 SELECT project, count(*) AS groups, sum(items) AS items, sum(item_bytes) AS bytes
-                FROM dispatch_groups WHERE state = 'pending' AND (SELECT held FROM lock)
+                FROM dispatch_groups WHERE (SELECT held FROM lock)
                 GROUP BY project),
             over_groups AS (
                 SELECT p.project, k.kind, 0::bigint AS queue_id
-                FROM pending p
+                FROM kept p
                 CROSS JOIN LATERAL (VALUES ('groups', p.groups > $2), ('items', p.items > $4),
                                            ('bytes', p.bytes > $5)) AS k (kind, over)
                 WHERE k.over),

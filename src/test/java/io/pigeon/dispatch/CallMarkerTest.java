@@ -1,6 +1,7 @@
 package io.pigeon.dispatch;
 
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
@@ -11,6 +12,7 @@ import io.pigeon.testing.Receiver;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
+import io.restassured.response.ValidatableResponse;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -19,7 +21,9 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -107,6 +111,75 @@ class CallMarkerTest {
                         + CallMarker.HEADER + "\": \"x\"}}}")
                 .post("/v2/queues/marked/subscriptions").then().statusCode(400)
                 .body("description", containsString(CallMarker.HEADER));
+    }
+
+    private ValidatableResponse push(String mergeKey, String target, String marker) {
+        var request = Api.as(project).contentType(ContentType.JSON);
+        if (marker != null) {
+            request = request.header(CallMarker.HEADER, marker);
+        }
+        String service = Base64.getUrlEncoder().withoutPadding().encodeToString(target.getBytes(StandardCharsets.UTF_8));
+        return request.body("{\"n\": 1}").post("/v3/queue/" + mergeKey + "/POST/" + service).then();
+    }
+
+    private long groups(String mergeKey) {
+        return Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE merge_key = $1", mergeKey);
+    }
+
+    /**
+     * Issue 25, second round: a /v3 push ignored the marker, so a relay that pushed each call back to a /v3 path
+     * looped at the per-host rate for ever. A call Pigeon made cannot schedule another: refused, so the loop ends at
+     * its first turn (the relayed call fails, is retried and ends dead, as any refused call).
+     */
+    @Test
+    void aPushThatComesBackThroughARelayIsRefusedSoTheLoopEnds() throws IOException {
+        try (Relay relay = new Relay(RestAssured.port)) {
+            String hook = "/hook/" + UUID.randomUUID();
+            String relayed = "-relayed-" + UUID.randomUUID();
+            // Pigeon calls the relay, which is Pigeon: the call is a push of a further call, to the receiver.
+            String looping = "-looping-" + UUID.randomUUID();
+            push(looping, "http://127.0.0.1:" + relay.port() + "/v3/queue/" + relayed + "/POST/"
+                    + receiver.service(hook), null).statusCode(201);
+
+            Eventually.await("the relayed push refused", Duration.ofSeconds(20), () -> Db.count(pool,
+                    "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND merge_key = $2 "
+                            + "AND last_error = 'HTTP 4xx'", project, looping) == 1);
+            assertEquals(0, groups(relayed), "the relayed push stored nothing");
+            assertEquals(0, receiver.calls(hook).size(), "and scheduled no call");
+        }
+    }
+
+    @Test
+    void aPushCarryingTheDeploymentsMarkerIsRefusedAndAForgedOneIsIgnored() {
+        String hook = "/hook/" + UUID.randomUUID();
+        push("-first", receiver.url(hook), null).statusCode(201);
+        Eventually.await("the first call", Duration.ofSeconds(10), () -> receiver.calls(hook).size() == 1);
+        String marker = receiver.calls(hook).get(0).header(CallMarker.HEADER);
+        assertNotNull(marker, "every call carries the marker");
+
+        String marked = "-marked-" + UUID.randomUUID();
+        push(marked, receiver.url(hook), marker).statusCode(403).contentType("application/json")
+                .body("title", equalTo("Forbidden"))
+                .body("description", containsString(CallMarker.HEADER))
+                .body("description", containsString("a call Pigeon made cannot schedule another call"));
+        assertEquals(0, groups(marked));
+
+        // Not this deployment's marker: an ordinary push.
+        String forged = "-forged-" + UUID.randomUUID();
+        push(forged, receiver.url(hook), "forged-marker").statusCode(201);
+        Eventually.await("the forged push's call", Duration.ofSeconds(10), () -> receiver.calls(hook).size() == 2);
+
+        // Nor may a call Pigeon made requeue a dead group.
+        long dead = Db.run(pool, """
+                INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, state, fire_at,
+                                             dead_at)
+                VALUES ($1, '-dead', 'POST', $2, false, 'single', '{}', 'dead', now(), now())
+                RETURNING id""", project, receiver.url(hook)).iterator().next().getLong(0);
+        Api.as(project).header(CallMarker.HEADER, marker).post("/v3/dead-groups/" + dead + "/requeue").then()
+                .statusCode(403).body("description", containsString("a call Pigeon made cannot schedule another call"));
+        assertEquals(1, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE id = $1 AND state = 'dead'", dead));
+        Api.as(project).header(CallMarker.HEADER, "forged-marker").post("/v3/dead-groups/" + dead + "/requeue").then()
+                .statusCode(204);
     }
 
     /** A plain TCP relay from a port of its own to Pigeon's: what a Kubernetes Service or an ingress does. */

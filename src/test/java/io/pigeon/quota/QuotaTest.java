@@ -9,6 +9,7 @@ import io.pigeon.maintenance.Sweeper;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
+import io.pigeon.testing.Receiver;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
@@ -20,12 +21,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Per-project quotas: past a limit the answer is 403 (a count the caller must lower) or 429 (a backlog that
@@ -34,6 +37,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(SmallQuotasProfile.class)
 class QuotaTest {
+
+    @RegisterExtension
+    static final Receiver receiver = new Receiver();
 
     @Inject
     Pool pool;
@@ -287,5 +293,109 @@ class QuotaTest {
         assertEquals(2, items("ancient"));
         // The moved items are counted in the live group's items.
         assertEquals(2, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'ancient'"));
+    }
+
+    private ValidatableResponse requeue(String groupId) {
+        return given().header("X-Project-Id", project).post("/v3/dead-groups/" + groupId + "/requeue").then();
+    }
+
+    private List<String> deadGroupIds() {
+        return given().header("X-Project-Id", project).get("/v3/dead-groups?limit=100").then().statusCode(200)
+                .extract().jsonPath().getList("groups.id", Object.class).stream().map(String::valueOf).toList();
+    }
+
+    /**
+     * Issue 25, second round: a dead group requeued into its path's pending group joined it whatever their items
+     * together, so requeueing again and again grew one group without bound. The move is checked on the live group's
+     * locked row, as a push is.
+     */
+    @Test
+    void aRequeueThatWouldPassTheItemsPerGroupIsRefused() {
+        push("rq", "{\"n\": 1}").statusCode(201);
+        push("rq", "{\"n\": 2}").statusCode(201);
+        // Buried by the sweeper, as a group pending longer than pigeon.dispatch.max-pending-age is.
+        Db.run(pool, "UPDATE dispatch_groups SET created_at = now() - interval '61 days' "
+                + "WHERE project = $1 AND merge_key = 'rq'", project);
+        sweeper.sweep().await().indefinitely();
+        String dead = deadGroupIds().get(0);
+        push("rq", "{\"n\": 3}").statusCode(201);
+        push("rq", "{\"n\": 4}").statusCode(201);
+
+        // 2 dead + 2 pending items: over the 3 a group may hold.
+        refused(requeue(dead), 429, "pigeon.quotas.max-items-per-group");
+        assertEquals(List.of(dead), deadGroupIds(), "the dead group is still there");
+        assertEquals(4, items("rq"));
+        assertEquals(2, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
+                + "AND state = 'pending'"));
+
+        // Exactly at the limit it joins.
+        given().header("X-Project-Id", project).delete("/v3/queue/rq/POST/" + SERVICE).then().statusCode(204);
+        push("rq", "{\"n\": 5}").statusCode(201);
+        requeue(dead).statusCode(204);
+        assertEquals(List.of(), deadGroupIds());
+        assertEquals(3, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
+                + "AND state = 'pending'"));
+        assertEquals(3, items("rq"));
+    }
+
+    /** A queue whose webhook subscriber is the given URL, with a retry policy that buries a notification at its first failure. */
+    private void subscribe(String queue, String subscriber, boolean noRetries) {
+        String options = noRetries ? ", \"options\": {\"_retry_policy\": {\"retries_with_no_delay\": 0, "
+                + "\"minimum_delay_retries\": 0, \"minimum_delay\": 0, \"maximum_delay\": 0, "
+                + "\"maximum_delay_retries\": 0}}" : "";
+        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"" + subscriber + "\"" + options + "}")
+                .post("/v2/queues/" + queue + "/subscriptions").then().statusCode(201);
+    }
+
+    /**
+     * Issue 25, second round: dead groups were outside every quota, so a receiver that always failed let a project
+     * keep any number of them (and their bodies) for the dead retention. They count toward the same limits.
+     */
+    @Test
+    void deadDeliveriesCountTowardTheProjectsQuotas() {
+        String hook = "/failing/" + UUID.randomUUID();
+        receiver.script(hook, Receiver.Answer.status(500));
+        subscribe("dying", receiver.url(hook), true);
+        // 4 notifications, each dead at its first failure: over the 3 groups the project may hold.
+        postV2("dying", 4).statusCode(201);
+        Eventually.await("four dead notifications", Duration.ofSeconds(30), () -> deadGroupIds().size() == 4);
+        assertEquals(0, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending'"));
+        checkUsage();
+
+        refused(push("after", "{}"), 429, "pigeon.quotas.max-pending-groups-per-project");
+        refused(postV2("dying", 1), 429, "pigeon.quotas.max-pending-groups-per-project");
+        assertEquals(0, items("after"));
+        assertEquals(4, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+
+        // Dropping dead groups makes room once counted again.
+        for (String id : deadGroupIds()) {
+            given().header("X-Project-Id", project).delete("/v3/dead-groups/" + id).then().statusCode(204);
+        }
+        checkUsage();
+        push("after", "{}").statusCode(201);
+    }
+
+    /**
+     * Issue 25, second round: a notification keeps its body in its group's row, and those bytes were counted nowhere:
+     * large messages to a few subscribers held any amount. They count toward the project's bytes.
+     */
+    @Test
+    void notificationBodiesCountTowardThePendingBytes() {
+        // Nothing listens there: the notifications stay pending (retried) or end dead, held either way.
+        subscribe("heavy", "http://127.0.0.1:9/hook", false);
+        String pad = "n".repeat(2000);
+        Api.as(project).contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"ttl\": 300, \"body\": \"" + pad + "\"}, {\"ttl\": 300, \"body\": \""
+                        + pad + "\"}]}")
+                .post("/v2/queues/heavy/messages").then().statusCode(201);
+        assertEquals(2, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
+        checkUsage();
+
+        // About 4,000 bytes of notifications, over the 3,000 the project may hold (its 2 groups are within theirs).
+        refused(postV2("heavy", 1), 429, "pigeon.quotas.max-pending-bytes-per-project");
+        refused(push("small", "{}"), 429, "pigeon.quotas.max-pending-bytes-per-project");
+        assertEquals(2, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
+        // A post that notifies nobody is not a delivery.
+        postV2("quiet", 1).statusCode(201);
     }
 }

@@ -189,4 +189,22 @@ class ConnectionLimitsTest {
             }
         });
     }
+
+    @Test
+    @Order(4)
+    void plainHttpIsHttp1OnlyAndAnH2cUpgradeIsAnsweredInHttp1() throws IOException {
+        // Cleartext HTTP/2 stays off: with it on, connections are counted only once a whole head is read.
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(("GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream head = new ByteArrayOutputStream();
+            int b;
+            while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+                head.write(b);
+            }
+            assertTrue(head.toString(StandardCharsets.US_ASCII).startsWith("HTTP/1.1 204"), "answered: " + head);
+        }
+    }
 }

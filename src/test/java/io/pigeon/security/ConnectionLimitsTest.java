@@ -12,24 +12,42 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Connections nobody uses are closed, and no more than the limit are open at once (this profile: idle 5 s, 200
- * connections; shipped: 120 s and 4,096), so idle sockets cannot exhaust the process's file descriptors.
+ * connections; shipped: 120 s and 4,096), counted from the moment they are accepted, so sockets that never send a
+ * request cannot exhaust the process's file descriptors either.
+ *
+ * <p>The idle test runs first: it waits until the server closes its own idle connection, by which time every
+ * connection left open by earlier test classes (RestAssured's) has been idle as long and is closed too, so the
+ * tests counting slots start with none taken.
  */
 @QuarkusTest
 @TestProfile(SmallQuotasProfile.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConnectionLimitsTest {
 
     private static final int LIMIT = 200;
+    /** Connections opened past the limit, to see each of them closed. */
+    private static final int PAST_LIMIT = 20;
     private static final String HEALTH = "GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    /** A request head that is never finished. */
+    private static final String HALF_HEAD = "GET /v1/health HTTP/1.1\r\n";
 
     private static Socket connect() throws IOException {
         Socket socket = new Socket(InetAddress.getLoopbackAddress(), RestAssured.port);
@@ -62,6 +80,7 @@ class ConnectionLimitsTest {
     }
 
     @Test
+    @Order(1)
     void anIdleKeptAliveConnectionIsClosed() throws IOException {
         try (Socket socket = connect()) {
             String head = exchange(socket);
@@ -82,6 +101,62 @@ class ConnectionLimitsTest {
     }
 
     @Test
+    @Order(2)
+    void silentAndHalfSentConnectionsHoldSlotsAndThoseBeyondTheLimitAreClosedAtOnce() throws IOException {
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), RestAssured.port);
+        List<SocketChannel> opened = new ArrayList<>();
+        Set<SocketChannel> closedByServer = new HashSet<>();
+        try {
+            // Every other one sends nothing at all; the rest send a request line and never finish the head.
+            for (int i = 0; i < LIMIT + PAST_LIMIT; i++) {
+                SocketChannel channel = SocketChannel.open(server);
+                opened.add(channel);
+                if (i % 2 == 1) {
+                    channel.write(ByteBuffer.wrap(HALF_HEAD.getBytes(StandardCharsets.US_ASCII)));
+                }
+                channel.configureBlocking(false);
+            }
+            // Well within the 5 s idle timeout: what is closed by then was closed for the limit, not for silence.
+            Eventually.await(PAST_LIMIT + " of " + (LIMIT + PAST_LIMIT) + " silent or half-sent connections closed",
+                    Duration.ofSeconds(3), () -> {
+                        for (SocketChannel channel : opened) {
+                            if (!closedByServer.contains(channel) && isClosedByServer(channel)) {
+                                closedByServer.add(channel);
+                            }
+                        }
+                        return closedByServer.size() >= PAST_LIMIT;
+                    });
+            // The other 200 hold every slot: a client with a whole request is refused too.
+            try (Socket probe = connect()) {
+                assertEquals(null, exchange(probe), "a new connection was served while the limit was held");
+            }
+        } finally {
+            for (SocketChannel channel : opened) {
+                channel.close();
+            }
+        }
+        // Closing them gives the slots back (well before the idle timeout would).
+        Eventually.await("a connection served once the silent ones are closed", Duration.ofSeconds(3), () -> {
+            try (Socket socket = connect()) {
+                String head = exchange(socket);
+                return head != null && head.startsWith("HTTP/1.1 204");
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
+    /** Whether the server has closed (or reset) this connection; never waits. */
+    private static boolean isClosedByServer(SocketChannel channel) {
+        try {
+            return channel.read(ByteBuffer.allocate(256)) < 0;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    @Test
+    @Order(3)
     void connectionsPastTheLimitAreClosedAndTheOthersKeepWorking() throws IOException {
         List<Socket> open = new ArrayList<>();
         try {
@@ -113,5 +188,23 @@ class ConnectionLimitsTest {
                 return false;
             }
         });
+    }
+
+    @Test
+    @Order(4)
+    void plainHttpIsHttp1OnlyAndAnH2cUpgradeIsAnsweredInHttp1() throws IOException {
+        // Cleartext HTTP/2 stays off: with it on, connections are counted only once a whole head is read.
+        try (Socket socket = connect()) {
+            socket.getOutputStream().write(("GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream head = new ByteArrayOutputStream();
+            int b;
+            while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+                head.write(b);
+            }
+            assertTrue(head.toString(StandardCharsets.US_ASCII).startsWith("HTTP/1.1 204"), "answered: " + head);
+        }
     }
 }

@@ -3,6 +3,8 @@ package io.pigeon.api;
 import io.pigeon.tenancy.Caller;
 import io.pigeon.tenancy.Projects;
 import jakarta.enterprise.context.RequestScoped;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The caller of the current request, resolved once by {@link Authentication} (from the token, or from the
@@ -28,9 +30,12 @@ public class RequestCaller {
         return Projects.optional(caller.project());
     }
 
-    /** Whether a pre-signed URL admitted the request (its receiver acts, not the project's own credentials). */
-    public boolean signedUrl() {
-        return caller.signedUrl();
+    /**
+     * The expiry of the pre-signed URL that admitted the request (its receiver acts, not the project's own
+     * credentials); empty otherwise.
+     */
+    public Optional<Instant> grantExpiry() {
+        return caller.grantExpiry();
     }
 
     public boolean operator() {

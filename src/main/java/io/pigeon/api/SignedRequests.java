@@ -54,6 +54,6 @@ public final class SignedRequests {
         if (!urls.admits(presented, request.method().name(), target)) {
             throw new Refused();
         }
-        return Caller.signed(presented.project());
+        return Caller.signed(presented.project(), SignedUrls.expiryOf(presented));
     }
 }

@@ -12,9 +12,7 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.tenancy.SignedUrls;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
@@ -46,20 +44,30 @@ public class SubscriptionConfirmations {
         return required;
     }
 
-    /** Asks a webhook subscriber to confirm its subscription (valid for the subscription's ttl). */
-    public Uni<Void> askToConfirm(String project, QueueName queue, Subscription subscription) {
-        return send(project, queue, subscription, "SubscriptionConfirmation",
-                "You have chosen to subscribe to the " + queue.kind() + ": " + queue, subscription.ttl());
+    /** How long a confirmation request for {@code subscription} is valid: its ttl, at most a grant's lifetime. */
+    public int validSeconds(Subscription subscription) {
+        return (int) Math.min(subscription.ttl(), signedUrls.maxLifetime().toSeconds());
     }
 
-    /** Tells a webhook subscriber it has unsubscribed, and how to subscribe again. */
-    public Uni<Void> tellUnsubscribed(String project, QueueName queue, Subscription subscription) {
+    /** How long an unsubscribe notice (which may be used to subscribe again) is valid. */
+    public int unsubscribedValidSeconds() {
+        return (int) Math.min(unsubscribedTtl, signedUrls.maxLifetime().toSeconds());
+    }
+
+    /** Asks a webhook subscriber to confirm its subscription, with a grant that expires {@code until}. */
+    public Uni<Void> askToConfirm(String project, QueueName queue, Subscription subscription, Instant until) {
+        return send(project, queue, subscription, "SubscriptionConfirmation",
+                "You have chosen to subscribe to the " + queue.kind() + ": " + queue, until);
+    }
+
+    /** Tells a webhook subscriber it has unsubscribed, and how to subscribe again (until {@code until}). */
+    public Uni<Void> tellUnsubscribed(String project, QueueName queue, Subscription subscription, Instant until) {
         return send(project, queue, subscription, "UnsubscribeConfirmation", "You have unsubscribed successfully to "
-                + "the " + queue.kind() + ": " + queue + ", you can resubscribe it by using confirmed=True.", unsubscribedTtl);
+                + "the " + queue.kind() + ": " + queue + ", you can resubscribe it by using confirmed=True.", until);
     }
 
     private Uni<Void> send(String project, QueueName queue, Subscription subscription, String type, String text,
-            int validSeconds) {
+            Instant until) {
         if (!required || !subscription.delivered()) {
             return Uni.createFrom().voidItem();
         }
@@ -70,10 +78,7 @@ public class SubscriptionConfirmations {
         }
         String confirmPath = "/v2/" + (queue.isTopic() ? "topics/" : "queues/") + queue.name() + "/subscriptions/"
                 + MessageIds.format(subscription.id()) + "/confirm";
-        // Valid for as long as asked, but never beyond the longest lifetime a grant may have.
-        Duration valid = Duration.ofSeconds(validSeconds);
-        SignedUrls.Grant grant = signedUrls.sign(List.of(confirmPath), List.of("PUT"), project,
-                Instant.now().plus(valid.compareTo(signedUrls.maxLifetime()) < 0 ? valid : signedUrls.maxLifetime()));
+        SignedUrls.Grant grant = signedUrls.signConfirmation(confirmPath, project, until);
         ObjectNode document = JSON.createObjectNode()
                 .put("Message_Type", type)
                 .put("Message", text)

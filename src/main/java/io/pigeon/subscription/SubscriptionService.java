@@ -15,6 +15,7 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -96,34 +97,55 @@ public class SubscriptionService {
                 .flatMap(found -> {
                     // Gone between the two statements (deleted or expired at that instant): as if it existed.
                     Subscription subscription = found.orElseThrow(SubscriptionService::duplicate);
-                    return confirmations.askToConfirm(project, queue, subscription).replaceWith(subscription.id());
+                    return ask(db, project, queue, subscription, confirmations.validSeconds(subscription),
+                            confirmations::askToConfirm).replaceWith(subscription.id());
                 });
     }
 
     /**
-     * Confirms (or unconfirms) a live subscription; false when there is none. An unsubscribed webhook is told so
-     * when confirmation is required.
-     */
-    /**
      * Confirms or unconfirms a subscription; false when there is none. Where confirmation is required, it proves
-     * the receiver's consent, so {@code confirmed: true} is accepted only from the receiver of the confirmation
-     * request ({@code byReceiver}: through the pre-signed URL it was sent); the project may still unconfirm.
+     * the receiver's consent, so {@code confirmed: true} is accepted only through the grant of the latest
+     * confirmation request sent to the subscriber ({@code receiverGrant}: that grant's expiry, which tells it from
+     * earlier ones); a grant sent before (to an earlier subscriber) is a 404. The project may still unconfirm, and
+     * an unsubscribed webhook is told so.
      */
-    public Uni<Boolean> confirm(String project, QueueName queue, long id, boolean confirmed, boolean byReceiver) {
-        if (confirmed && confirmations.required() && !byReceiver) {
+    public Uni<Boolean> confirm(String project, QueueName queue, long id, boolean confirmed,
+            Optional<Instant> receiverGrant) {
+        boolean consent = confirmed && confirmations.required();
+        if (consent && receiverGrant.isEmpty()) {
             throw new Rejection(Rejection.Reason.FORBIDDEN, "A subscription is confirmed only by its subscriber, "
                     + "through the pre-signed URL of the confirmation request it was sent "
                     + "(pigeon.notification.require-confirmation is on).");
         }
-        return databases.of(project, queue.value()).chain(db -> store.confirm(db, project, queue.value(), id, confirmed)
+        Instant request = consent ? receiverGrant.get() : null;
+        return databases.of(project, queue.value()).chain(db -> store.confirm(db, project, queue.value(), id, confirmed,
+                        request)
                 .flatMap(updated -> {
                     if (!updated || confirmed || !confirmations.required()) {
                         return Uni.createFrom().item(updated);
                     }
                     return store.get(db, project, queue.value(), id).flatMap(found -> found
-                            .map(subscription -> confirmations.tellUnsubscribed(project, queue, subscription))
+                            .map(subscription -> ask(db, project, queue, subscription,
+                                    confirmations.unsubscribedValidSeconds(), confirmations::tellUnsubscribed))
                             .orElseGet(() -> Uni.createFrom().voidItem())).replaceWith(true);
                 }));
+    }
+
+    /** What a confirmation request or notice sends, once its expiry is recorded. */
+    @FunctionalInterface
+    private interface Request {
+        Uni<Void> send(String project, QueueName queue, Subscription subscription, Instant until);
+    }
+
+    /**
+     * Records a new confirmation request (or unsubscribe notice) for the subscription, which makes every earlier one
+     * void, and sends it.
+     */
+    private Uni<Void> ask(SqlClient db, String project, QueueName queue, Subscription subscription, int validSeconds,
+            Request request) {
+        return store.askToConfirm(db, project, queue.value(), subscription.id(), validSeconds)
+                .flatMap(until -> until.map(expiry -> request.send(project, queue, subscription, expiry))
+                        .orElseGet(() -> Uni.createFrom().voidItem()));
     }
 
     public Uni<Optional<Subscription>> get(String project, QueueName queue, long id) {
@@ -155,7 +177,8 @@ public class SubscriptionService {
     /** A subscription given a new subscriber is unconfirmed: the new subscriber is asked, as a new one would be. */
     private Uni<Void> askAgainUnlessConfirmed(SqlClient db, String project, QueueName queue, long id) {
         return store.get(db, project, queue.value(), id).flatMap(found -> found.filter(s -> !s.confirmed())
-                .map(subscription -> confirmations.askToConfirm(project, queue, subscription))
+                .map(subscription -> ask(db, project, queue, subscription, confirmations.validSeconds(subscription),
+                        confirmations::askToConfirm))
                 .orElseGet(() -> Uni.createFrom().voidItem()));
     }
 

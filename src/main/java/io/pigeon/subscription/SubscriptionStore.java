@@ -9,6 +9,9 @@ import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -44,9 +47,20 @@ public class SubscriptionStore {
             SELECT %s FROM subscriptions
             WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now()""".formatted(COLUMNS);
 
+    // With $5, only the grant of the latest confirmation request confirms: its expiry is the one recorded.
     private static final String CONFIRM = """
             UPDATE subscriptions SET confirmed = $4
-            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""";
+            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()
+              AND ($5::timestamptz IS NULL OR confirmation_until = $5::timestamptz)""";
+
+    // A new confirmation request's expiry: valid for $4 seconds from now (the database clock), and later than every
+    // earlier request's, so that a grant sent before (to an earlier subscriber) never becomes the current one.
+    private static final String ASK_TO_CONFIRM = """
+            UPDATE subscriptions
+            SET confirmation_until = GREATEST(date_trunc('second', now()) + $4 * interval '1 second',
+                                              confirmation_until + interval '1 second')
+            WHERE project = $1 AND source = $2 AND id = $3
+            RETURNING confirmation_until""";
 
     private static final String LIST = """
             SELECT %s FROM subscriptions
@@ -117,9 +131,22 @@ public class SubscriptionStore {
                 .map(rows -> toSubscriptions(rows).stream().findFirst());
     }
 
-    /** Sets whether the live subscription is confirmed; false when there is none. */
-    public Uni<Boolean> confirm(SqlClient db, String project, String queue, long id, boolean confirmed) {
-        return db.preparedQuery(CONFIRM).execute(Tuple.of(project, queue, id, confirmed)).map(rows -> rows.rowCount() > 0);
+    /**
+     * Sets whether the live subscription is confirmed; false when there is none, or when {@code requestExpiry} (the
+     * expiry of the grant that confirms it, or null) is not that of its latest confirmation request.
+     */
+    public Uni<Boolean> confirm(SqlClient db, String project, String queue, long id, boolean confirmed,
+            Instant requestExpiry) {
+        OffsetDateTime expiry = requestExpiry == null ? null : requestExpiry.atOffset(ZoneOffset.UTC);
+        return db.preparedQuery(CONFIRM).execute(Tuple.from(Arrays.asList(project, queue, id, confirmed, expiry)))
+                .map(rows -> rows.rowCount() > 0);
+    }
+
+    /** Records a new confirmation request valid for {@code validSeconds}; its expiry, or empty when it is gone. */
+    public Uni<Optional<Instant>> askToConfirm(SqlClient db, String project, String queue, long id, int validSeconds) {
+        return db.preparedQuery(ASK_TO_CONFIRM).execute(Tuple.of(project, queue, id, validSeconds))
+                .map(rows -> rows.size() == 0 ? Optional.empty()
+                        : Optional.of(rows.iterator().next().getOffsetDateTime(0).toInstant()));
     }
 
     /** Deletes every subscription of the queue (a purge of "subscriptions") and their pending notifications. */

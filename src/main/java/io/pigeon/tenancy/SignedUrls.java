@@ -147,6 +147,23 @@ public class SignedUrls {
             throw Rejection.invalidRequest("`expires` must be at most " + maxLifetime.toSeconds() + " seconds from now "
                     + "(pigeon.signed-url.max-lifetime)");
         }
+        return signed(paths, methods, project, expiry);
+    }
+
+    /**
+     * Signs a subscription's confirmation grant ({@code PUT} on its confirm path) until {@code expires}, which the
+     * store made later than every earlier request's: it may lie a little beyond the longest lifetime (requests in a
+     * burst), and is then accepted once it is within it.
+     */
+    public Grant signConfirmation(String confirmPath, String project, Instant expires) {
+        if (keys.isEmpty()) {
+            throw new IllegalStateException("no signing key: confirmation requests are not sent");
+        }
+        return signed(List.of(confirmPath), List.of("PUT"), Objects.requireNonNull(project),
+                expires.truncatedTo(ChronoUnit.SECONDS));
+    }
+
+    private Grant signed(List<String> paths, List<String> methods, String project, Instant expiry) {
         if (!METHODS.containsAll(methods) || !paths.stream().allMatch(path -> GRANTED_PATH.matcher(path).matches())) {
             throw new IllegalArgumentException("a grant names methods of " + METHODS + " and paths of "
                     + GRANTED_PATH + " only: " + methods + " " + paths);
@@ -164,6 +181,11 @@ public class SignedUrls {
      * of its paths names the target's resource, its expiry is written exactly as signed, is ahead and no further
      * than the longest lifetime, and the signature is this server's under the key it names.
      */
+    /** The expiry of a grant that {@link #admits} accepted (written exactly as signed). */
+    public static Instant expiryOf(Presented presented) {
+        return LocalDateTime.parse(presented.expires(), EXPIRES).toInstant(ZoneOffset.UTC);
+    }
+
     public boolean admits(Presented presented, String method, SignedTarget target) {
         if (presented.project() == null || presented.project().isEmpty() || presented.methods() == null
                 || presented.paths() == null) {

@@ -158,7 +158,7 @@ public class V2SubscriptionResource {
             throw Rejection.invalidRequest("The 'confirmed' should be boolean.");
         }
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
-        return subscriptions.confirm(project, queue, subscriptionId, confirmed.booleanValue(), caller.signedUrl())
+        return subscriptions.confirm(project, queue, subscriptionId, confirmed.booleanValue(), caller.grantExpiry())
                 .map(updated -> {
             if (!updated) {
                 throw missing(id);

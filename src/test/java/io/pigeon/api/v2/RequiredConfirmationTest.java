@@ -162,4 +162,32 @@ class RequiredConfirmationTest {
         assertEquals(1, receiver.calls("/second").size(), "no notification before the new subscriber confirms");
         assertEquals(1, receiver.calls("/first").size(), "none to the old subscriber either");
     }
+
+    /**
+     * A grant sent to an earlier subscriber confirms nothing once the subscriber has changed: only the latest
+     * request's grant does (else a project could repoint a subscription it confirmed through its own receiver).
+     */
+    @Test
+    void aGrantSentToAnEarlierSubscriberNoLongerConfirms() throws Exception {
+        String id = Api.as(project).contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"" + receiver.url("/mine") + "\", \"ttl\": 3600}")
+                .post("/v2/queues/stale/subscriptions").then().statusCode(201)
+                .extract().jsonPath().getString("subscription_id");
+        String confirmPath = "/v2/queues/stale/subscriptions/" + id + "/confirm";
+        Eventually.await("the confirmation request", Duration.ofSeconds(3), () -> receiver.calls("/mine").size() == 1);
+        JsonNode mine = JSON.readTree(receiver.calls("/mine").get(0).body());
+
+        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"" + receiver.url("/victim") + "\"}")
+                .patch("/v2/queues/stale/subscriptions/" + id).then().statusCode(204);
+        Eventually.await("the new subscriber's request", Duration.ofSeconds(3), () -> receiver.calls("/victim").size() == 1);
+        JsonNode victims = JSON.readTree(receiver.calls("/victim").get(0).body());
+        // Sent within the same second, the two requests still differ: each expires later than the one before.
+        assertTrue(victims.get("URL-Expires").asText().compareTo(mine.get("URL-Expires").asText()) > 0,
+                mine.get("URL-Expires") + " then " + victims.get("URL-Expires"));
+
+        confirmThrough(mine, "{\"confirmed\": true}", confirmPath).then().statusCode(404);
+        Api.as(project).get("/v2/queues/stale/subscriptions/" + id).then().body("confirmed", equalTo(false));
+        confirmThrough(victims, "{\"confirmed\": true}", confirmPath).then().statusCode(204);
+        Api.as(project).get("/v2/queues/stale/subscriptions/" + id).then().body("confirmed", equalTo(true));
+    }
 }

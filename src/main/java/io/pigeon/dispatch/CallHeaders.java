@@ -32,7 +32,9 @@ public final class CallHeaders {
             return "\"" + printable(name) + "\" is not a header name (1 to " + MAX_NAME_LENGTH
                     + " letters, digits and !#$%&'*+.^_`|~-)";
         }
-        if (RESERVED.contains(name.toLowerCase(Locale.ROOT)) || name.toLowerCase(Locale.ROOT).startsWith(PIGEON_PREFIX)) {
+        // Compared as CGI and WSGI receivers read names, with "_" for "-": X_Pigeon_Marker is X-Pigeon-Marker there.
+        String read = name.toLowerCase(Locale.ROOT).replace('_', '-');
+        if (RESERVED.contains(read) || read.startsWith(PIGEON_PREFIX)) {
             return "\"" + name + "\" may not be set: Host, hop-by-hop, framing and X-Pigeon-* headers are Pigeon's";
         }
         if (value.length() > MAX_VALUE_LENGTH || !isFieldValue(value)) {

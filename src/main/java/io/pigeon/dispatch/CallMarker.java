@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Optional;
 import javax.crypto.Mac;
@@ -57,13 +58,17 @@ public class CallMarker {
         return secret.map(CallMarker::markerOf).invoke(marker -> value = marker);
     }
 
-    /** Whether {@code presented} (a request's {@link #HEADER}, or null) is this deployment's marker. */
+    /**
+     * Whether {@code presented} (a request's {@link #HEADER} values joined by commas, or null) holds this
+     * deployment's marker: any one of them, so that a relay which adds a value, or sends the header twice, still
+     * brings back a marked call.
+     */
     public Uni<Boolean> recognises(String presented) {
-        if (presented == null || presented.isEmpty()) {
+        if (presented == null || presented.isBlank()) {
             return Uni.createFrom().item(false);
         }
-        return value().map(marker -> MessageDigest.isEqual(marker.getBytes(StandardCharsets.US_ASCII),
-                presented.trim().getBytes(StandardCharsets.UTF_8)));
+        return value().map(marker -> Arrays.stream(presented.split(",")).anyMatch(value -> MessageDigest.isEqual(
+                marker.getBytes(StandardCharsets.US_ASCII), value.trim().getBytes(StandardCharsets.UTF_8))));
     }
 
     static String markerOf(String secret) {

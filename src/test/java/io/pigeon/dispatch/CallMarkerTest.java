@@ -111,6 +111,11 @@ class CallMarkerTest {
                         + CallMarker.HEADER + "\": \"x\"}}}")
                 .post("/v2/queues/marked/subscriptions").then().statusCode(400)
                 .body("description", containsString(CallMarker.HEADER));
+        // Nor in the spelling CGI and WSGI receivers read as the same header.
+        Api.as(project).contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"" + receiver.url(hook) + "/3\", \"options\": {\"post_headers\": "
+                        + "{\"X_Pigeon_Marker\": \"x\"}}}")
+                .post("/v2/queues/marked/subscriptions").then().statusCode(400);
     }
 
     private ValidatableResponse push(String mergeKey, String target, String marker) {
@@ -162,6 +167,14 @@ class CallMarkerTest {
                 .body("title", equalTo("Forbidden"))
                 .body("description", containsString(CallMarker.HEADER))
                 .body("description", containsString("a call Pigeon made cannot schedule another call"));
+        assertEquals(0, groups(marked));
+        // The marker among other values, or in a second header after another value, is still the marker.
+        push(marked, receiver.url(hook), "x, " + marker).statusCode(403);
+        Api.as(project).header(CallMarker.HEADER, "x").header(CallMarker.HEADER, marker)
+                .contentType(ContentType.JSON).body("{\"twice\": true}")
+                .post("/v3/queue/" + marked + "/POST/" + Base64.getUrlEncoder().withoutPadding()
+                        .encodeToString(receiver.url(hook).getBytes(StandardCharsets.UTF_8)))
+                .then().statusCode(403);
         assertEquals(0, groups(marked));
 
         // Not this deployment's marker: an ordinary push.

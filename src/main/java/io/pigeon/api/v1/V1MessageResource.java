@@ -59,7 +59,7 @@ public class V1MessageResource {
     @POST
     public Uni<Response> post(@HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @HeaderParam(CallMarker.HEADER) String callMarker,
+            @HeaderParam(CallMarker.HEADER) List<String> callMarker,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.optionalProject();
@@ -67,7 +67,7 @@ public class V1MessageResource {
         ContentTypes.requireJson(contentType);
         var newMessages = MessageDocuments.v1Post(body, messages);
         QueueName queue = QueueName.of(queueName);
-        return messages.post(project, queue, clientId, newMessages, callMarker).map(stored -> {
+        return messages.post(project, queue, clientId, newMessages, String.join(",", callMarker)).map(stored -> {
             long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
             List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(Hrefs.V1, queue, id)).toList();
             return Response.status(201)

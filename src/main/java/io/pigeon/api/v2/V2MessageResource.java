@@ -55,7 +55,7 @@ public class V2MessageResource {
     public Uni<Response> post(@PathParam("version") String version, @PathParam("collection") String collection,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @HeaderParam(CallMarker.HEADER) String callMarker,
+            @HeaderParam(CallMarker.HEADER) List<String> callMarker,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.requiredProject();
@@ -65,7 +65,7 @@ public class V2MessageResource {
         var newMessages = v11 ? MessageDocuments.v11Post(body, messages) : MessageDocuments.v2Post(body, messages);
         QueueName queue = Versions.named(version, collection, queueName);
         String root = Versions.root(version);
-        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11, callMarker).map(ids -> Response
+        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11, String.join(",", callMarker)).map(ids -> Response
                 .status(201)
                 .header(HttpHeaders.LOCATION, Hrefs.messages(root, queue) + "?ids=" + MessageIds.join(ids))
                 .entity(new V2Documents.Posted(Arrays.stream(ids)

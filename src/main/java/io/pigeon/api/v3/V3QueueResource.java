@@ -60,7 +60,7 @@ public class V3QueueResource {
     @Path("queue/{merge_key}/{method}/{service}")
     @Consumes(MediaType.WILDCARD)
     public Uni<Response> enqueue(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @HeaderParam("Origin") String origin,
-            @HeaderParam("Sec-Fetch-Mode") String fetchMode, @HeaderParam(CallMarker.HEADER) String callMarker,
+            @HeaderParam("Sec-Fetch-Mode") String fetchMode, @HeaderParam(CallMarker.HEADER) List<String> callMarker,
             @PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service, @Context UriInfo uri, byte[] body) {
         String project = caller.optionalProject();
@@ -76,7 +76,7 @@ public class V3QueueResource {
         }
         JsonBodies.parse(body);
         return dispatch.enqueue(project, mergeKey, method, service, ontime, update,
-                        new String(body, StandardCharsets.UTF_8), callMarker)
+                        new String(body, StandardCharsets.UTF_8), String.join(",", callMarker))
                 .map(enqueued -> Response.status(Response.Status.CREATED)
                         .header("Location", uri.getRequestUri().getRawPath())
                         .entity(V3Documents.Enqueued.of(enqueued)).build());
@@ -130,9 +130,9 @@ public class V3QueueResource {
     /** Puts a dead group back, to be called at once with fresh attempts. */
     @POST
     @Path("dead-groups/{id}/requeue")
-    public Uni<Response> requeue(@PathParam("id") String id, @HeaderParam(CallMarker.HEADER) String callMarker) {
+    public Uni<Response> requeue(@PathParam("id") String id, @HeaderParam(CallMarker.HEADER) List<String> callMarker) {
         String project = caller.optionalProject();
-        return dispatch.requeue(project, groupId("group id", id), callMarker).map(requeued -> {
+        return dispatch.requeue(project, groupId("group id", id), String.join(",", callMarker)).map(requeued -> {
             if (!requeued) {
                 throw io.pigeon.api.ApiException.notFound("No dead group " + id + " in this project.");
             }

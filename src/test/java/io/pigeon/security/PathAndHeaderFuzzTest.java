@@ -26,6 +26,23 @@ class PathAndHeaderFuzzTest {
 
     private final String project = Api.newProject();
 
+    /** A request the router refuses before any resource (no Host) is answered with the error document too. */
+    @Test
+    void aRequestWithoutAHostIsRefusedWithTheErrorDocument() throws Exception {
+        for (String head : List.of("GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n",
+                "PUT /v2/queues/hostless HTTP/1.1\r\nX-Project-Id: " + project + "\r\nClient-ID: " + Api.CLIENT_ID
+                        + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")) {
+            try (java.net.Socket socket = new java.net.Socket("localhost", RestAssured.port)) {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                assertTrue(answer.startsWith("HTTP/1.1 400"), head + " -> " + answer);
+                assertTrue(answer.contains("\"title\"") && answer.contains("Host header"), head + " -> " + answer);
+            }
+        }
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM queues WHERE project = $1", project));
+    }
+
     @Test
     void oddPathsAndHeaderBytesAreRefusedCleanlyAndChangeNothing() {
         Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"ttl\": 3600, \"body\": 1}]}")

@@ -275,9 +275,9 @@ final class RatioBench {
         String post = api.equals("v2")
                 ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
                         ":max_post_size", ":default_ttl", ":document_size", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
-                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL")
+                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL", "false", QUOTA_TEXT)
                 : bind(MessageStatements.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
-                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL");
+                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL", "false", QUOTA_TEXT);
         String claim = bind(ClaimStatements.CREATE_ONE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace",
                 ":max_ttl");
         String delete = bind(MessageStatements.DELETE_BY_IDS, ":project", queue,

@@ -2,7 +2,6 @@ package io.pigeon.api;
 
 import io.pigeon.config.PigeonConfig;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -33,14 +32,8 @@ public class RequestBodyLimit {
     void limit(RoutingContext context) {
         String declared = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
         if (declared != null && exceeds(declared)) {
-            context.response()
-                    .setStatusCode(413)
-                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .putHeader(HttpHeaders.CONNECTION, "close")
-                    .end(new JsonObject()
-                            .put("title", "Request entity too large")
-                            .put("description", "The request body may not exceed " + maxRequestBody + " bytes.")
-                            .encode());
+            new ErrorDocument("Request entity too large", "The request body may not exceed " + maxRequestBody
+                    + " bytes.").endWithClose(context.response(), 413);
             return;
         }
         context.next();

@@ -1,7 +1,5 @@
 package io.pigeon.api;
 
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,15 +28,8 @@ public class RouterRefusals {
         }
         LOG.debugf(context.failure(), "Refused before routing: %s %s", context.request().method(),
                 context.request().path());
-        context.response()
-                .setStatusCode(400)
-                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .putHeader(HttpHeaders.CONNECTION, "close")
-                .end(new JsonObject()
-                        .put("title", "Bad request")
-                        .put("description", context.request().authority() == null
-                                ? "The request names no host: HTTP/1.1 requests carry a Host header."
-                                : "The request could not be routed.")
-                        .encode());
+        new ErrorDocument("Bad request", context.request().authority() == null
+                ? "The request names no host: HTTP/1.1 requests carry a Host header."
+                : "The request could not be routed.").endWithClose(context.response(), 400);
     }
 }

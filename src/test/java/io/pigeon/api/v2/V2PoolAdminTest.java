@@ -129,15 +129,9 @@ class V2PoolAdminTest {
 
         // As registered before the list: only the catalogue's row holds the secrets.
         String legacy = "legacy-" + suffix;
-        Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, $2, 0)", legacy,
-                "postgresql://pigeon:pw1@127.0.0.1:1/x?sslpassword=s3cret&SSLKEY=k3y&Api_Key=k4&sslmode=require");
-        for (String path : List.of("/v2/pools/" + legacy, "/v2/pools?detailed=true", "/v1/pools/" + legacy)) {
-            Response shown = operator().get(path);
-            shown.then().statusCode(200);
-            for (String secret : List.of("pw1", "s3cret", "k3y", "k4")) {
-                assertFalse(shown.asString().contains(secret), path + ": " + shown.asString());
-            }
-        }
+        assertStoredRowShownWithout(legacy,
+                "postgresql://pigeon:pw1@127.0.0.1:1/x?sslpassword=s3cret&SSLKEY=k3y&Api_Key=k4&sslmode=require",
+                List.of("pw1", "s3cret", "k3y", "k4"));
         operator().get("/v2/pools/" + legacy).then().body("uri", equalTo(
                 "postgresql://pigeon:*****@127.0.0.1:1/x?sslpassword=*****&SSLKEY=*****&Api_Key=*****&sslmode=require"));
     }
@@ -166,13 +160,23 @@ class V2PoolAdminTest {
         }
         operator().get("/v2/pools/" + name).then().statusCode(404);
 
-        String legacy = "inj-legacy-" + suffix;
-        Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, $2, 0)", legacy,
-                "postgresql://u@127.0.0.1:1/db%3Fpassword%3DHunter2?application_name=a%26sslpassword%3DHunter3");
-        for (String path : List.of("/v2/pools/" + legacy, "/v2/pools?detailed=true", "/v1/pools/" + legacy)) {
+        assertStoredRowShownWithout("inj-legacy-" + suffix,
+                "postgresql://u@127.0.0.1:1/db%3Fpassword%3DHunter2?application_name=a%26sslpassword%3DHunter3",
+                List.of("Hunter"));
+    }
+
+    /**
+     * A pool row stored as {@code uri} before the rules (inserted straight into the catalogue) is shown by the v2 and
+     * v1 GETs and the detailed listing without any of {@code secrets}.
+     */
+    private void assertStoredRowShownWithout(String name, String uri, List<String> secrets) {
+        Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, $2, 0)", name, uri);
+        for (String path : List.of("/v2/pools/" + name, "/v2/pools?detailed=true", "/v1/pools/" + name)) {
             Response shown = operator().get(path);
             shown.then().statusCode(200);
-            assertFalse(shown.asString().contains("Hunter"), path + ": " + shown.asString());
+            for (String secret : secrets) {
+                assertFalse(shown.asString().contains(secret), path + ": " + shown.asString());
+            }
         }
     }
 

@@ -32,7 +32,7 @@ public class QueuePurge {
         // The queue's database is resolved once; its statements then run on the transaction's connection.
         return databases.of(project, queue.value()).chain(db -> db.withTransaction(transaction -> {
             PlacedQueue placed = new PlacedQueue(transaction, project, queue);
-            Uni<Void> first = ofMessages ? messages.purge(transaction, project, queue) : Uni.createFrom().voidItem();
+            Uni<Void> first = ofMessages ? messages.purge(placed) : Uni.createFrom().voidItem();
             return first.chain(() -> ofSubscriptions ? subscriptions.deleteAll(placed) : Uni.createFrom().voidItem());
         }));
     }

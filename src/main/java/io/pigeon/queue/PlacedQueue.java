@@ -12,8 +12,8 @@ import io.vertx.mutiny.sqlclient.SqlClient;
  * <p>Equal handles are the same queue on the same client (the database's pool compares by identity): what requests
  * sharing a statement have in common (see {@link io.pigeon.storage.Coalescer}).
  *
- * <p>Inside a transaction, {@link #on} gives the same queue on the transaction's connection: the store methods then
- * run within it, unchanged.
+ * <p>Inside a transaction, the handle is made on the transaction's connection: the store methods then run within it,
+ * unchanged (one type for both, no store method twice).
  */
 public record PlacedQueue(SqlClient db, String project, QueueName name) {
 
@@ -28,11 +28,6 @@ public record PlacedQueue(SqlClient db, String project, QueueName name) {
      */
     public static Uni<PlacedQueue> forCreating(QueueDatabases databases, String project, QueueName name, String flavor) {
         return databases.forCreating(project, name.value(), flavor).map(db -> new PlacedQueue(db, project, name));
-    }
-
-    /** The same queue, its statements run on {@code client} (a transaction's connection on its database). */
-    public PlacedQueue on(SqlClient client) {
-        return new PlacedQueue(client, project, name);
     }
 
     /** The name the queue is stored under: a queue's own, a topic's with its prefix. */

@@ -97,12 +97,14 @@ public class QueueService {
         }
         String after = marker == null ? "" : marker;
         if (!topics) {
-            return acrossDatabases(db -> store.list(db, project, after, QueueName.TOPIC_PREFIX, 1, pageSize, detailed,
-                    nameContains)).map(pages -> firstInNameOrder(pages, pageSize));
+            QueueStore.Listing ofQueues = new QueueStore.Listing(project, after, QueueName.TOPIC_PREFIX, 1, pageSize,
+                    detailed, nameContains);
+            return acrossDatabases(db -> store.list(db, ofQueues)).map(pages -> firstInNameOrder(pages, pageSize));
         }
         int prefix = QueueName.TOPIC_PREFIX.length();
-        return acrossDatabases(db -> store.list(db, project, QueueName.TOPIC_PREFIX + after, QueueName.AFTER_TOPICS,
-                        prefix + 1, pageSize, detailed, nameContains))
+        QueueStore.Listing ofTopics = new QueueStore.Listing(project, QueueName.TOPIC_PREFIX + after,
+                QueueName.AFTER_TOPICS, prefix + 1, pageSize, detailed, nameContains);
+        return acrossDatabases(db -> store.list(db, ofTopics))
                 .map(pages -> firstInNameOrder(pages, pageSize).stream()
                         .map(t -> new Queue(t.name().substring(prefix), t.metadataJson())).toList());
     }

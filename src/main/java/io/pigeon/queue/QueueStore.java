@@ -80,19 +80,27 @@ public class QueueStore {
     }
 
     /**
-     * Up to {@code limit} queues whose stored names sort after {@code after} and before {@code before} (byte order),
-     * metadata if asked, and whose names from character {@code from} (1-based) on contain {@code nameContains} when
-     * it is given.
+     * What a listing of a project's queues asks for: up to {@code limit} queues whose stored names sort after
+     * {@code after} and before {@code before} (byte order), metadata if asked, and whose names from character
+     * {@code from} (1-based) on contain {@code nameContains} when it is given. The record owns the order of the
+     * statement's parameters, which is not the order they are declared in.
      */
-    public Uni<List<Queue>> list(SqlClient db, String project, String after, String before, int from, int limit,
-            boolean withMetadata, String nameContains) {
+    public record Listing(String project, String after, String before, int from, int limit, boolean withMetadata,
+            String nameContains) {
+        Tuple parameters() {
+            return Tuple.from(java.util.Arrays.asList(project, after, limit, withMetadata, nameContains, before, from));
+        }
+    }
+
+    /** One page of the project's queues on {@code db}, in name order. */
+    public Uni<List<Queue>> list(SqlClient db, Listing listing) {
         return db.preparedQuery("""
                 SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
                 FROM queues
                 WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
                 ORDER BY name
                 LIMIT $3""")
-                .execute(Tuple.from(java.util.Arrays.asList(project, after, limit, withMetadata, nameContains, before, from)))
+                .execute(listing.parameters())
                 .map(QueueStore::toQueues);
     }
 

@@ -6,11 +6,11 @@ import io.pigeon.observability.QueueMetrics;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.UnreadableMessages;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.storage.Coalescer;
-import io.pigeon.storage.QueueKey;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
@@ -27,7 +27,7 @@ public class ClaimService {
     private final QueueMetrics metrics;
     private final UnreadableMessages unreadable;
     /** Claims on one queue arriving while one is being taken share the next statement, oldest messages to the first. */
-    private final Coalescer<QueueKey, ClaimStore.Request, Optional<List<Message>>> claims;
+    private final Coalescer<PlacedQueue, ClaimStore.Request, Optional<List<Message>>> claims;
 
     public ClaimService(ClaimStore store, QueueDatabases databases, MessageService messages, PigeonConfig config,
             QueueMetrics metrics, UnreadableMessages unreadable) {
@@ -47,10 +47,9 @@ public class ClaimService {
      * has committed (a failed set-aside is logged), so the coalescer's rerun of a failed shared statement, request by
      * request, only ever follows a statement that stored nothing.
      */
-    private Uni<List<Optional<List<Message>>>> takeTogether(QueueKey queue, List<ClaimStore.Request> requests) {
-        return store.create(queue.db(), queue.project(), queue.queue(), requests, config.maxMessageTtl())
-                .call(taken -> unreadable.setAsideClaimed(queue.db(), queue.project(), queue.queue(), taken.queueId(),
-                        taken.unreadable(), taken.holders()))
+    private Uni<List<Optional<List<Message>>>> takeTogether(PlacedQueue queue, List<ClaimStore.Request> requests) {
+        return store.create(queue, requests, config.maxMessageTtl())
+                .call(taken -> unreadable.setAsideClaimed(queue, taken.queueId(), taken.unreadable(), taken.holders()))
                 .map(ClaimStore.Taken::answers);
     }
 
@@ -91,8 +90,8 @@ public class ClaimService {
     public Uni<Optional<NewClaim>> take(String project, QueueName queue, Integer limit, ClaimTerms terms) {
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
-        return databases.of(project, queue.value()).chain(db -> metrics.timeClaim(() -> claims.submit(
-                        new QueueKey(db, project, queue.value()), new ClaimStore.Request(claimId, pageSize, terms))))
+        return PlacedQueue.of(databases, project, queue).chain(placed -> metrics.timeClaim(() -> claims.submit(
+                        placed, new ClaimStore.Request(claimId, pageSize, terms))))
                 .map(claimed -> claimed.map(taken -> {
                     metrics.claimed(taken.size());
                     return new NewClaim(claimId, taken);
@@ -101,11 +100,11 @@ public class ClaimService {
 
     /** The live claim; empty when there is no such claim, or it has ended. */
     public Uni<Optional<Claim>> get(String project, QueueName queue, UUID claimId) {
-        return databases.of(project, queue.value()).chain(db -> store.get(db, project, queue.value(), claimId))
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.get(placed, claimId)
                 .map(found -> found.map(read -> {
-                    unreadable.leftOut(project, queue.value(), read.unreadable());
+                    unreadable.leftOut(placed, read.unreadable());
                     return read.claim();
-                }));
+                })));
     }
 
     /**
@@ -114,8 +113,8 @@ public class ClaimService {
      */
     public Uni<Boolean> renew(String project, QueueName queue, UUID claimId, RequestedTerms requested) {
         checkRenewal(requested);
-        return databases.of(project, queue.value()).chain(db -> store.renew(db, project, queue.value(), claimId,
-                requested.ttl(), requested.grace(), config.maxMessageTtl()));
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.renew(placed, claimId, requested.ttl(),
+                requested.grace(), config.maxMessageTtl()));
     }
 
     /** The bounds of a renewal's terms: a ttl is required. */
@@ -136,7 +135,7 @@ public class ClaimService {
 
     /** Releases the claim; releasing an unknown or ended claim is not an error. */
     public Uni<Void> release(String project, QueueName queue, UUID claimId) {
-        return databases.of(project, queue.value()).chain(db -> store.release(db, project, queue.value(), claimId));
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.release(placed, claimId));
     }
 
     private void requireTtl(int ttl) {

@@ -4,8 +4,8 @@ import io.pigeon.encryption.MessageCipher;
 import io.pigeon.message.FreeMessages;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageRows;
+import io.pigeon.queue.PlacedQueue;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -165,34 +165,49 @@ public class ClaimStore {
      * Takes every claim in one statement, the oldest free messages to the first: for each, its messages oldest first
      * (none when nothing was left free for it), in the claims' order; every answer is empty when the queue is missing.
      */
-    public Uni<Taken> create(SqlClient db, String project, String queue, List<Request> claims,
-            int maxMessageTtl) {
-        if (claims.size() == 1) {
-            Request claim = claims.get(0);
-            Tuple params = Tuple.from(List.of(project, queue, claim.id(), claim.limit(), claim.terms().ttl(),
-                    claim.terms().grace(), maxMessageTtl));
-            return db.preparedQuery(CREATE_ONE).execute(params).map(rows -> taken(rows, project, queue, claims));
+    public Uni<Taken> create(PlacedQueue queue, List<Request> claims, int maxMessageTtl) {
+        Claims taking = new Claims(claims, maxMessageTtl);
+        return queue.db().preparedQuery(taking.alone() ? CREATE_ONE : CREATE).execute(taking.parameters(queue))
+                .map(rows -> taken(rows, queue, claims));
+    }
+
+    /**
+     * What a claim statement takes besides its queue. The record owns the order of the parameters of both forms:
+     * one claim alone ({@link #CREATE_ONE}) binds its id, limit and terms ($3 to $6) as scalars, several
+     * ({@link #CREATE}) one array of each, and the messages they ask for together ($8).
+     */
+    private record Claims(List<Request> claims, int maxMessageTtl) {
+
+        boolean alone() {
+            return claims.size() == 1;
         }
-        UUID[] ids = new UUID[claims.size()];
-        Integer[] limits = new Integer[claims.size()];
-        Integer[] ttls = new Integer[claims.size()];
-        Integer[] graces = new Integer[claims.size()];
-        int total = 0;
-        for (int i = 0; i < claims.size(); i++) {
-            Request claim = claims.get(i);
-            ids[i] = claim.id();
-            limits[i] = claim.limit();
-            ttls[i] = claim.terms().ttl();
-            graces[i] = claim.terms().grace();
-            total += claim.limit();
+
+        Tuple parameters(PlacedQueue queue) {
+            if (alone()) {
+                Request claim = claims.get(0);
+                return Tuple.from(List.of(queue.project(), queue.storedName(), claim.id(), claim.limit(),
+                        claim.terms().ttl(), claim.terms().grace(), maxMessageTtl));
+            }
+            UUID[] ids = new UUID[claims.size()];
+            Integer[] limits = new Integer[claims.size()];
+            Integer[] ttls = new Integer[claims.size()];
+            Integer[] graces = new Integer[claims.size()];
+            int total = 0;
+            for (int i = 0; i < claims.size(); i++) {
+                Request claim = claims.get(i);
+                ids[i] = claim.id();
+                limits[i] = claim.limit();
+                ttls[i] = claim.terms().ttl();
+                graces[i] = claim.terms().grace();
+                total += claim.limit();
+            }
+            return Tuple.of(queue.project(), queue.storedName()).addArrayOfUUID(ids).addArrayOfInteger(limits)
+                    .addArrayOfInteger(ttls).addArrayOfInteger(graces).addInteger(maxMessageTtl).addInteger(total);
         }
-        Tuple params = Tuple.of(project, queue).addArrayOfUUID(ids).addArrayOfInteger(limits).addArrayOfInteger(ttls)
-                .addArrayOfInteger(graces).addInteger(maxMessageTtl).addInteger(total);
-        return db.preparedQuery(CREATE).execute(params).map(rows -> taken(rows, project, queue, claims));
     }
 
     /** Each of {@code claims} claims' messages from the rows of a claim statement (none at all: no queue). */
-    private Taken taken(RowSet<Row> rows, String project, String queue, List<Request> claims) {
+    private Taken taken(RowSet<Row> rows, PlacedQueue queue, List<Request> claims) {
         if (rows.size() == 0) {
             return new Taken(java.util.Collections.nCopies(claims.size(), Optional.<List<Message>>empty()), 0,
                     List.of(), new UUID[0]);
@@ -201,7 +216,7 @@ public class ClaimStore {
         for (int i = 0; i < claims.size(); i++) {
             taken.add(new java.util.ArrayList<>());
         }
-        MessageRows reader = MessageRows.of(cipher, project, queue);
+        MessageRows reader = MessageRows.of(cipher, queue);
         List<MessageRows.Unopened> unreadable = new java.util.ArrayList<>(0);
         java.util.Set<UUID> holders = new java.util.LinkedHashSet<>();
         for (Row row : rows) {
@@ -225,31 +240,32 @@ public class ClaimStore {
     }
 
     /** The live claim with its live messages, or empty. */
-    public Uni<Optional<Found>> get(SqlClient db, String project, String queue, UUID claimId) {
-        return db.preparedQuery(GET)
-                .execute(Tuple.of(project, queue, claimId))
+    public Uni<Optional<Found>> get(PlacedQueue queue, UUID claimId) {
+        return queue.db().preparedQuery(GET)
+                .execute(Tuple.of(queue.project(), queue.storedName(), claimId))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();
                     }
                     Row first = rows.iterator().next();
-                    MessageRows.Read read = MessageRows.of(cipher, project, queue).read(rows);
+                    MessageRows.Read read = MessageRows.of(cipher, queue).read(rows);
                     return Optional.of(new Found(new Claim(claimId, first.getInteger("claim_ttl"),
                             first.getLong("claim_age"), read.messages()), read.unreadable()));
                 });
     }
 
     /** Renews a live claim from now with new terms ({@code grace} null keeps the old one); false if none. */
-    public Uni<Boolean> renew(SqlClient db, String project, String queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
-        return db.preparedQuery(RENEW)
-                .execute(Tuple.from(java.util.Arrays.asList(project, queue, claimId, ttl, grace, maxMessageTtl)))
+    public Uni<Boolean> renew(PlacedQueue queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
+        return queue.db().preparedQuery(RENEW)
+                .execute(Tuple.from(java.util.Arrays.asList(queue.project(), queue.storedName(), claimId, ttl, grace,
+                        maxMessageTtl)))
                 .map(rows -> rows.iterator().next().getLong("claims") > 0);
     }
 
     /** Ends the claim now; its messages are free at once. */
-    public Uni<Void> release(SqlClient db, String project, String queue, UUID claimId) {
-        return db.preparedQuery(RELEASE)
-                .execute(Tuple.of(project, queue, claimId))
+    public Uni<Void> release(PlacedQueue queue, UUID claimId) {
+        return queue.db().preparedQuery(RELEASE)
+                .execute(Tuple.of(queue.project(), queue.storedName(), claimId))
                 .replaceWithVoid();
     }
 }

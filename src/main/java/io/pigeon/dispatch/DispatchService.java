@@ -110,10 +110,9 @@ public class DispatchService {
      * other. The target must already have passed the allowed-targets check.
      */
     public Uni<Void> call(String project, String mergeKey, DispatchAddress address, String body, String headersJson) {
-        String key = "-" + mergeKey;
-        return databaseOf(project, key, address).chain(db -> store.call(db, project, key, address, body, headersJson)
-                .invoke(due -> dispatcher.pushed(db, due))
-                .call(due -> announceUnlessServing(db)))
+        return pathOf(project, "-" + mergeKey, address).chain(path -> store.call(path, body, headersJson)
+                .invoke(due -> dispatcher.pushed(path.db(), due))
+                .call(due -> announceUnlessServing(path.db())))
                 .replaceWithVoid();
     }
 
@@ -128,6 +127,11 @@ public class DispatchService {
      */
     private Uni<Pool> databaseOf(String project, String mergeKey, DispatchAddress address) {
         return databases.forKey(project + '\u0000' + mergeKey + '\u0000' + address.method() + ' ' + address.target());
+    }
+
+    /** The path on the database its groups live on (see {@link #databaseOf}), resolved once for a request. */
+    private Uni<DispatchStore.Path> pathOf(String project, String mergeKey, DispatchAddress address) {
+        return databaseOf(project, mergeKey, address).map(db -> new DispatchStore.Path(db, project, mergeKey, address));
     }
 
     private Long announceWithin() {
@@ -167,15 +171,15 @@ public class DispatchService {
         if (items < 1 || items > MAX_ITEMS_SHOWN) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_ITEMS_SHOWN + ".");
         }
-        return databaseOf(project, mergeKey, address)
-                .chain(db -> store.pending(db, project, mergeKey, address, after, items, MAX_BYTES_SHOWN))
+        return pathOf(project, mergeKey, address)
+                .chain(path -> store.pending(path, after, items, MAX_BYTES_SHOWN))
                 .map(page -> new PendingPath(address, page));
     }
 
     public Uni<Integer> deletePending(String project, String mergeKey, String method, String service) {
         validateMergeKey(mergeKey);
         DispatchAddress address = DispatchAddress.parse(method, service);
-        return databaseOf(project, mergeKey, address).chain(db -> store.deletePending(db, project, mergeKey, address));
+        return pathOf(project, mergeKey, address).chain(store::deletePending);
     }
 
     public Uni<List<DispatchStore.DeadGroup>> dead(String project, long marker, Integer limitParam) {

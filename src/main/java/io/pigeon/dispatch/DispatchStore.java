@@ -300,13 +300,22 @@ public class DispatchStore {
     }
 
     /**
+     * A path (project, merge key, method and target) on the database its groups live on: what a statement of one
+     * path takes first. The record owns the path's parameters, $1 to $4 of every statement that names one.
+     */
+    public record Path(SqlClient db, String project, String mergeKey, DispatchAddress address) {
+        Tuple parameters() {
+            return Tuple.of(project, mergeKey, address.method(), address.target().toString());
+        }
+    }
+
+    /**
      * Stores a call Pigeon sends itself (merge key starting with '-', so it never merges), with {@code body} sent
      * as it is and extra {@code headersJson} (a JSON object, or null); the time it is due, in unix seconds.
      */
-    public Uni<Double> call(SqlClient db, String project, String mergeKey, DispatchAddress address, String body,
-            String headersJson) {
-        return db.preparedQuery(CALL)
-                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString(), body, headersJson))
+    public Uni<Double> call(Path path, String body, String headersJson) {
+        return path.db().preparedQuery(CALL)
+                .execute(path.parameters().addString(body).addString(headersJson))
                 .map(rows -> rows.iterator().next().getDouble("due_at"));
     }
 
@@ -327,11 +336,9 @@ public class DispatchStore {
      * The pending items of a path after item {@code marker}, in arrival order, with their groups: at most
      * {@code maxItems} items and {@code maxBytes} of bodies (one item always, whatever its size).
      */
-    public Uni<PendingPage> pending(SqlClient db, String project, String mergeKey, DispatchAddress address, long marker, int maxItems,
-            int maxBytes) {
-        return db.preparedQuery(VIEW)
-                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString(), marker, maxItems)
-                        .addInteger(maxBytes))
+    public Uni<PendingPage> pending(Path path, long marker, int maxItems, int maxBytes) {
+        return path.db().preparedQuery(VIEW)
+                .execute(path.parameters().addLong(marker).addInteger(maxItems).addInteger(maxBytes))
                 .map(DispatchStore::page);
     }
 
@@ -358,9 +365,9 @@ public class DispatchStore {
     }
 
     /** Deletes every pending group of a path with its items; how many groups. */
-    public Uni<Integer> deletePending(SqlClient db, String project, String mergeKey, DispatchAddress address) {
-        return db.preparedQuery(DELETE_PATH)
-                .execute(Tuple.of(project, mergeKey, address.method(), address.target().toString()))
+    public Uni<Integer> deletePending(Path path) {
+        return path.db().preparedQuery(DELETE_PATH)
+                .execute(path.parameters())
                 .map(RowSet::rowCount);
     }
 

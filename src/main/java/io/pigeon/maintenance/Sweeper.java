@@ -5,6 +5,8 @@ import io.pigeon.observability.QueueMetrics;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.PoolClients;
+import io.pigeon.queue.PlacedQueue;
+import io.pigeon.queue.QueueName;
 import io.pigeon.storage.QueueRows;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -300,12 +302,12 @@ public class Sweeper {
             List<String> bodies = new ArrayList<>();
             List<String> keyIds = new ArrayList<>();
             Map<Long, List<MessageRows.Unopened>> unopened = new LinkedHashMap<>();
-            Map<Long, String[]> queues = new LinkedHashMap<>();
+            Map<Long, PlacedQueue> queues = new LinkedHashMap<>();
             for (Row row : rows) {
                 long queueId = row.getLong("queue_id");
                 String project = row.getString("project");
                 String queue = row.getString("name");
-                queues.put(queueId, new String[] {project, queue});
+                queues.put(queueId, new PlacedQueue(db, project, new QueueName(queue)));
                 try {
                     // Opened as sealed for the queue it names (or, sealed before queues were named, for the project).
                     String body = cipher.open(project, row.getString("key_id"), row.getString("body"));
@@ -324,9 +326,8 @@ public class Sweeper {
                             .addArrayOfLong(ids.toArray(Long[]::new)).addArrayOfString(bodies.toArray(String[]::new))
                             .addArrayOfString(keyIds.toArray(String[]::new))).replaceWithVoid();
             for (Map.Entry<Long, List<MessageRows.Unopened>> failed : unopened.entrySet()) {
-                String[] queue = queues.get(failed.getKey());
-                resealed = resealed.call(() -> unreadable.setAsideResealing(db, queue[0], queue[1], failed.getKey(),
-                        failed.getValue()));
+                PlacedQueue queue = queues.get(failed.getKey());
+                resealed = resealed.call(() -> unreadable.setAsideResealing(queue, failed.getKey(), failed.getValue()));
             }
             return resealed.flatMap(done -> rows.size() < config.batchSize() ? Uni.createFrom().voidItem()
                     : reseal(db, batches + 1));

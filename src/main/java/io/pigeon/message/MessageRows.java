@@ -1,6 +1,7 @@
 package io.pigeon.message;
 
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.queue.PlacedQueue;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import java.util.ArrayList;
@@ -27,9 +28,9 @@ public final class MessageRows {
         this.queue = queue;
     }
 
-    /** A reader of the rows of {@code project}'s queue {@code queue} (its stored name). */
-    public static MessageRows of(MessageCipher cipher, String project, String queue) {
-        return new MessageRows(cipher, project, queue);
+    /** A reader of the rows of {@code queue}. */
+    public static MessageRows of(MessageCipher cipher, PlacedQueue queue) {
+        return new MessageRows(cipher, queue.project(), queue.storedName());
     }
 
     /** A stored row whose body does not open, with why (never the body), and the row as the statement gave it. */

@@ -4,16 +4,15 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.observability.QueueMetrics;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.storage.Coalescer;
-import io.pigeon.storage.QueueKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -45,13 +44,13 @@ public class MessageService {
     /** Posts to one queue, sealed with one key (or none), arriving while one is being stored, share the next statement. */
     private final Coalescer<PostKey, MessageStore.NewPost, MessageStore.Posted> posts;
     /** Deletes by ids of one queue arriving while one is running share the next statement. */
-    private final Coalescer<QueueKey, long[], Integer> deletesByIds;
+    private final Coalescer<PlacedQueue, long[], Integer> deletesByIds;
 
     /**
      * What posts sharing a statement must have in common: their queue, the key their bodies are sealed with, and
      * whether they are calls Pigeon made (which notify nobody).
      */
-    private record PostKey(QueueKey queue, String keyId, boolean fromPigeon) {
+    private record PostKey(PlacedQueue queue, String keyId, boolean fromPigeon) {
     }
 
     public MessageService(MessageStore store, QueueDatabases databases, PigeonConfig config, QueueMetrics metrics,
@@ -66,19 +65,18 @@ public class MessageService {
         this.deliveries = deliveries;
         this.posts = new Coalescer<>(this::postTogether, post -> post.messages().size(), MessageStore.NewPost::bodyLength,
                 config.coalescing(), metrics.statementRequests("post"));
-        this.deletesByIds = new Coalescer<>((queue, lists) -> store.deleteByIds(queue.db(), queue.project(),
-                queue.queue(), lists), ids -> ids.length, ids -> 0, config.coalescing(), metrics.statementRequests("delete"));
+        this.deletesByIds = new Coalescer<>(store::deleteByIds, ids -> ids.length, ids -> 0, config.coalescing(),
+                metrics.statementRequests("delete"));
     }
 
     /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */
     private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
-        QueueKey queue = key.queue();
-        return store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(), key.fromPigeon(),
-                        together, config.maxMessagesPostSize(), config.defaultMessageTtl())
+        return store.postCreatingQueue(key.queue(), key.keyId(), key.fromPigeon(), together,
+                        config.maxMessagesPostSize(), config.defaultMessageTtl())
                 .flatMap(stored -> stored.get(0).maxSize() == null
                         // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(queue.db(), queue.project(), queue.queue(), key.keyId(),
-                                key.fromPigeon(), together, config.maxMessagesPostSize(), config.defaultMessageTtl())
+                        ? store.postCreatingQueue(key.queue(), key.keyId(), key.fromPigeon(), together,
+                                config.maxMessagesPostSize(), config.defaultMessageTtl())
                         : Uni.createFrom().item(stored));
     }
 
@@ -128,10 +126,9 @@ public class MessageService {
                 .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body())).toList();
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
         int checkedSize = queueAttributes ? documentSize : 0;
-        return marker.recognises(callMarker).chain(fromPigeon -> databases.forCreating(project, queue.value(), null)
-                .chain(db -> sealedAsTheQueueAsks(project, queue, toStore, (bodies, keyId) -> posts.submit(
-                        new PostKey(new QueueKey(db, project, queue.value()), keyId, fromPigeon),
-                        new MessageStore.NewPost(clientId, bodies, checkedSize)))
+        return marker.recognises(callMarker).chain(fromPigeon -> PlacedQueue.forCreating(databases, project, queue, null)
+                .chain(placed -> sealedAsTheQueueAsks(placed, toStore, (bodies, keyId) -> posts.submit(
+                        new PostKey(placed, keyId, fromPigeon), new MessageStore.NewPost(clientId, bodies, checkedSize)))
                 .map(posted -> {
                     if (posted.maxSize() != null && posted.ids().length == 0) {
                         throw Rejection.invalidRequest(
@@ -144,7 +141,7 @@ public class MessageService {
                     metrics.posted(posted.ids().length);
                     return posted;
                 })
-                .call(posted -> deliveries.notificationsQueued(db, posted.notifications()))))
+                .call(posted -> deliveries.notificationsQueued(placed.db(), posted.notifications()))))
                 .map(MessageStore.Posted::ids);
     }
 
@@ -155,12 +152,12 @@ public class MessageService {
     public Uni<Optional<long[]>> post(String project, QueueName queue, UUID clientId, List<NewMessage> messages,
             String callMarker) {
         checkAll(messages);
-        return marker.recognises(callMarker).chain(fromPigeon -> databases.of(project, queue.value())
-                .chain(db -> sealedAsTheQueueAsks(project, queue, messages,
-                        (bodies, keyId) -> store.post(db, project, queue.value(), clientId, bodies, keyId, fromPigeon))
+        return marker.recognises(callMarker).chain(fromPigeon -> PlacedQueue.of(databases, project, queue)
+                .chain(placed -> sealedAsTheQueueAsks(placed, messages,
+                        (bodies, keyId) -> store.post(placed, clientId, bodies, keyId, fromPigeon))
                 .invoke(stored -> stored.ifPresent(posted -> metrics.posted(posted.ids().length)))
                 .call(stored -> stored.isEmpty() ? Uni.createFrom().voidItem()
-                        : deliveries.notificationsQueued(db, stored.get().notifications()))))
+                        : deliveries.notificationsQueued(placed.db(), stored.get().notifications()))))
                 .map(stored -> stored.map(MessageStore.Posted::ids));
     }
 
@@ -170,18 +167,18 @@ public class MessageService {
      * lives in the queue's metadata, which only the posting statement reads, so that a post stays one round trip;
      * what was learnt is kept in {@link #sealingQueues}.
      */
-    private <T> Uni<T> sealedAsTheQueueAsks(String project, QueueName queue, List<NewMessage> messages,
+    private <T> Uni<T> sealedAsTheQueueAsks(PlacedQueue queue, List<NewMessage> messages,
             BiFunction<List<NewMessage>, String, Uni<T>> post) {
-        String key = project + '\u0000' + queue.value();
+        String key = queue.project() + '\u0000' + queue.storedName();
         boolean seal = sealingQueues.contains(key);
-        return postSealedOrNot(project, queue, messages, seal, post)
+        return postSealedOrNot(queue, messages, seal, post)
                 .onFailure(MessageStore::isSealingMismatch).recoverWithUni(mismatch -> {
                     rememberSealing(key, !seal);
-                    return postSealedOrNot(project, queue, messages, !seal, post);
+                    return postSealedOrNot(queue, messages, !seal, post);
                 });
     }
 
-    private <T> Uni<T> postSealedOrNot(String project, QueueName queue, List<NewMessage> messages, boolean seal,
+    private <T> Uni<T> postSealedOrNot(PlacedQueue queue, List<NewMessage> messages, boolean seal,
             BiFunction<List<NewMessage>, String, Uni<T>> post) {
         if (!seal) {
             return post.apply(messages, null);
@@ -193,7 +190,7 @@ public class MessageService {
         List<NewMessage> sealed = new ArrayList<>(messages.size());
         String keyId = null;
         for (NewMessage message : messages) {
-            MessageCipher.Sealed body = cipher.seal(project, queue.value(), message.body());
+            MessageCipher.Sealed body = cipher.seal(queue.project(), queue.storedName(), message.body());
             keyId = body.keyId();
             sealed.add(new NewMessage(message.ttl(), message.delay(), body.text()));
         }
@@ -220,15 +217,15 @@ public class MessageService {
         }
         // The pop has deleted the rows that do not open too: they are kept aside before the answer, which holds
         // every message the pop took that can be read.
-        return databases.of(project, queue.value()).chain(db -> store.pop(db, project, queue.value(), count)
-                        .call(popped -> unreadable.keepPopped(db, project, queue.value(), popped.unreadable())))
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.pop(placed, count)
+                        .call(popped -> unreadable.keepPopped(placed, popped.unreadable())))
                 .map(MessageRows.Read::messages)
                 .invoke(popped -> metrics.deleted(popped.size()));
     }
 
-    /** Deletes every message and claim of the queue, on {@code db} (the pool, or a caller's transaction). */
-    public Uni<Void> purge(SqlClient db, String project, QueueName queue) {
-        return store.purge(db, project, queue.value()).invoke(metrics::deleted).replaceWithVoid();
+    /** Deletes every message and claim of the queue, on its client (the pool, or a caller's transaction). */
+    public Uni<Void> purge(PlacedQueue queue) {
+        return store.purge(queue).invoke(metrics::deleted).replaceWithVoid();
     }
 
     /**
@@ -238,31 +235,31 @@ public class MessageService {
     public Uni<Optional<MessagePage>> page(String project, QueueName queue, UUID clientId, long after,
             Integer limit, boolean echo, boolean includeClaimed, boolean includeDelayed) {
         int pageSize = pageSize(limit);
-        return databases.of(project, queue.value()).chain(db -> store.list(db, new MessageStore.ListQuery(project,
-                queue.value(), after, clientId, echo, includeClaimed, includeDelayed, pageSize)))
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.list(placed,
+                new MessageStore.ListQuery(after, clientId, echo, includeClaimed, includeDelayed, pageSize))
                 .map(listed -> listed.map(found -> {
-                    unreadable.leftOut(project, queue.value(), found.unreadable());
+                    unreadable.leftOut(placed, found.unreadable());
                     return found.page();
-                }));
+                })));
     }
 
     /** The live messages among {@code ids}; malformed and unknown ids are ignored. */
     public Uni<List<Message>> getByIds(String project, QueueName queue, RequestedIds ids) {
         requireIdCount(ids);
         return ids.rowIds().length == 0 ? Uni.createFrom().item(List.of())
-                : databases.of(project, queue.value()).chain(db -> store.getByIds(db, project, queue.value(), ids.rowIds()))
-                        .map(found -> opened(project, queue, found));
+                : PlacedQueue.of(databases, project, queue).chain(placed -> store.getByIds(placed, ids.rowIds())
+                        .map(found -> opened(placed, found)));
     }
 
     public Uni<Optional<Message>> get(String project, QueueName queue, long id) {
-        return databases.of(project, queue.value())
-                .chain(db -> store.getByIds(db, project, queue.value(), new long[] {id}))
-                .map(found -> opened(project, queue, found).stream().findFirst());
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> store.getByIds(placed, new long[] {id})
+                        .map(found -> opened(placed, found).stream().findFirst()));
     }
 
     /** The messages of a read, its rows that do not open reported and left out (as though they were gone). */
-    private List<Message> opened(String project, QueueName queue, MessageRows.Read read) {
-        unreadable.leftOut(project, queue.value(), read.unreadable());
+    private List<Message> opened(PlacedQueue queue, MessageRows.Read read) {
+        unreadable.leftOut(queue, read.unreadable());
         return read.messages();
     }
 
@@ -271,8 +268,8 @@ public class MessageService {
      * null when none is given); a message that is already gone is not an error.
      */
     public Uni<Void> delete(String project, QueueName queue, long id, UUID claimId) {
-        return databases.of(project, queue.value())
-                .chain(db -> store.delete(db, project, queue.value(), id, claimId)).map(outcome -> switch (outcome) {
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> store.delete(placed, id, claimId)).map(outcome -> switch (outcome) {
             case DELETED -> {
                 metrics.deleted(1);
                 yield null;
@@ -291,8 +288,8 @@ public class MessageService {
     public Uni<Void> deleteByIds(String project, QueueName queue, RequestedIds ids) {
         requireIdCount(ids);
         return ids.rowIds().length == 0 ? Uni.createFrom().voidItem()
-                : databases.of(project, queue.value())
-                        .chain(db -> deletesByIds.submit(new QueueKey(db, project, queue.value()), ids.rowIds()))
+                : PlacedQueue.of(databases, project, queue)
+                        .chain(placed -> deletesByIds.submit(placed, ids.rowIds()))
                         .invoke(metrics::deleted).replaceWithVoid();
     }
 
@@ -310,9 +307,8 @@ public class MessageService {
         if (ids.rowIds().length == 0) {
             return Uni.createFrom().voidItem();
         }
-        return databases.of(project, queue.value())
-                .chain(db -> store.deleteByIdsWithClaims(db, project, queue.value(), ids.rowIds(),
-                        claimIds.toArray(UUID[]::new)))
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> store.deleteByIdsWithClaims(placed, ids.rowIds(), claimIds.toArray(UUID[]::new)))
                 .map(deleted -> {
                     int count = deleted.orElseThrow(() -> new Rejection(Rejection.Reason.CLAIM_REQUIRED,
                             "A message among ids is claimed; it cannot be deleted without its claim's ID in claim_ids."));
@@ -323,7 +319,7 @@ public class MessageService {
 
     /** The queue's message counts; empty when the queue does not exist. */
     public Uni<Optional<QueueStats>> stats(String project, QueueName queue) {
-        return databases.of(project, queue.value()).chain(db -> store.stats(db, project, queue.value()));
+        return PlacedQueue.of(databases, project, queue).chain(store::stats);
     }
 
     /** A {@code limit} for listing or claiming, 1..max-messages-per-page, 10 when absent. */

@@ -2,12 +2,12 @@ package io.pigeon.message;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
 import io.pigeon.storage.QueueRows;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -283,32 +283,60 @@ public class MessageStore {
      * try again. The bodies are sealed with key {@code keyId}, or in clear when it is null; see
      * {@link #isSealingMismatch}. The notifications queued are all counted in the first post's answer.
      */
-    public Uni<List<Posted>> postCreatingQueue(SqlClient db, String project, String queue, String keyId,
-            boolean fromPigeon, List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
-        if (posts.size() == 1) {
-            return postAlone(db, project, queue, keyId, fromPigeon, posts.get(0), defaultMaxSize, defaultTtl);
-        }
-        int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
-        UUID[] clientIds = new UUID[count];
-        Integer[] ttls = new Integer[count];
-        Integer[] delays = new Integer[count];
-        String[] bodies = new String[count];
-        Integer[] documentSizes = new Integer[count];
-        int i = 0;
-        for (NewPost post : posts) {
-            for (NewMessage message : post.messages()) {
-                clientIds[i] = post.clientId();
-                ttls[i] = message.ttl();
-                delays[i] = message.delay();
-                bodies[i] = message.body();
-                documentSizes[i++] = post.documentSize();
-            }
-        }
-        Tuple params = Tuple.of(project, queue).addArrayOfUUID(clientIds).addArrayOfInteger(ttls)
-                .addArrayOfInteger(delays).addArrayOfString(bodies).addInteger(defaultMaxSize).addInteger(defaultTtl)
-                .addArrayOfInteger(documentSizes);
-        return db.preparedQuery(POST_CREATING_QUEUE_SHARED).execute(withGuards(params, keyId, fromPigeon))
+    public Uni<List<Posted>> postCreatingQueue(PlacedQueue queue, String keyId, boolean fromPigeon, List<NewPost> posts,
+            int defaultMaxSize, int defaultTtl) {
+        CreatingPost post = new CreatingPost(keyId, fromPigeon, posts, defaultMaxSize, defaultTtl);
+        return queue.db().preparedQuery(post.alone() ? POST_CREATING_QUEUE : POST_CREATING_QUEUE_SHARED)
+                .execute(post.parameters(queue, quotas, confirmationRequired))
                 .map(rows -> postedOf(rows.iterator().next(), posts));
+    }
+
+    /**
+     * What the creating post statement takes besides its queue. The record owns the order of its parameters, $1 to
+     * $19, for both forms: one post alone ({@link #POST_CREATING_QUEUE}) binds its client id ($3) and document size
+     * ($9) as scalars, which costs PostgreSQL less; several ({@link #POST_CREATING_QUEUE_SHARED}) bind one of each per
+     * message.
+     */
+    private record CreatingPost(String keyId, boolean fromPigeon, List<NewPost> posts, int defaultMaxSize,
+            int defaultTtl) {
+
+        boolean alone() {
+            return posts.size() == 1;
+        }
+
+        Tuple parameters(PlacedQueue queue, Quotas quotas, boolean confirmationRequired) {
+            int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
+            UUID[] clientIds = new UUID[count];
+            Integer[] ttls = new Integer[count];
+            Integer[] delays = new Integer[count];
+            String[] bodies = new String[count];
+            Integer[] documentSizes = new Integer[count];
+            int i = 0;
+            for (NewPost post : posts) {
+                for (NewMessage message : post.messages()) {
+                    clientIds[i] = post.clientId();
+                    ttls[i] = message.ttl();
+                    delays[i] = message.delay();
+                    bodies[i] = message.body();
+                    documentSizes[i++] = post.documentSize();
+                }
+            }
+            Tuple params = Tuple.of(queue.project(), queue.storedName());
+            if (alone()) {
+                params.addUUID(posts.get(0).clientId());
+            } else {
+                params.addArrayOfUUID(clientIds);
+            }
+            params.addArrayOfInteger(ttls).addArrayOfInteger(delays).addArrayOfString(bodies)
+                    .addInteger(defaultMaxSize).addInteger(defaultTtl);
+            if (alone()) {
+                params.addInteger(posts.get(0).documentSize());
+            } else {
+                params.addArrayOfInteger(documentSizes);
+            }
+            params.addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues());
+            return withFanOutGuards(params, quotas, confirmationRequired, keyId, fromPigeon);
+        }
     }
 
     /**
@@ -333,35 +361,25 @@ public class MessageStore {
     }
 
     /**
-     * The creating post's parameters $10 to $19, after its first nine: its quotas, its sealing key, whether it is
+     * The last eight parameters of both post statements ({@link #POST}'s $6 to $13, the creating post's $12 to $19),
+     * in the order their fragments take them: the message quota's refusal, the notifications a post may queue and the
+     * refusals past the delivery quotas, whether subscriptions must be confirmed, the sealing key, whether the post is
      * a call Pigeon made (then it notifies nobody), and the refusal of a project over its delivery bytes.
      */
-    private Tuple withGuards(Tuple params, String keyId, boolean fromPigeon) {
-        return params.addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues())
-                .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
+    private static Tuple withFanOutGuards(Tuple params, Quotas quotas, boolean confirmationRequired, String keyId,
+            boolean fromPigeon) {
+        return params.addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
                 .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
                 .addString(keyId).addBoolean(fromPigeon).addString(quotas.pendingBytes());
-    }
-
-    private Uni<List<Posted>> postAlone(SqlClient db, String project, String queue, String keyId, boolean fromPigeon,
-            NewPost post, int defaultMaxSize, int defaultTtl) {
-        List<NewMessage> messages = post.messages();
-        Tuple params = Tuple.of(project, queue, post.clientId())
-                .addArrayOfInteger(messages.stream().map(NewMessage::ttl).toArray(Integer[]::new))
-                .addArrayOfInteger(messages.stream().map(NewMessage::delay).toArray(Integer[]::new))
-                .addArrayOfString(messages.stream().map(NewMessage::body).toArray(String[]::new))
-                .addInteger(defaultMaxSize).addInteger(defaultTtl).addInteger(post.documentSize());
-        return db.preparedQuery(POST_CREATING_QUEUE).execute(withGuards(params, keyId, fromPigeon))
-                .map(rows -> postedOf(rows.iterator().next(), List.of(post)));
     }
 
     /**
      * Takes and deletes up to {@code count} of the oldest free messages, in one statement: those that open, oldest
      * first, and the rows that do not (deleted too: set them aside, see {@link SetAsideStore#keepPopped}).
      */
-    public Uni<MessageRows.Read> pop(SqlClient db, String project, String queue, int count) {
-        return db.preparedQuery(POP).execute(Tuple.of(project, queue, count)).map(rows -> {
-            MessageRows.Read read = MessageRows.of(cipher, project, queue).read(rows);
+    public Uni<MessageRows.Read> pop(PlacedQueue queue, int count) {
+        return queue.db().preparedQuery(POP).execute(Tuple.of(queue.project(), queue.storedName(), count)).map(rows -> {
+            MessageRows.Read read = MessageRows.of(cipher, queue).read(rows);
             List<Message> popped = new java.util.ArrayList<>(read.messages());
             popped.sort(java.util.Comparator.comparingLong(Message::id));
             return new MessageRows.Read(popped, read.unreadable());
@@ -369,21 +387,19 @@ public class MessageStore {
     }
 
     /** Deletes every message and claim of the queue; how many messages. */
-    public Uni<Integer> purge(SqlClient db, String project, String queue) {
-        return db.preparedQuery(PURGE).execute(Tuple.of(project, queue))
+    public Uni<Integer> purge(PlacedQueue queue) {
+        return queue.db().preparedQuery(PURGE).execute(Tuple.of(queue.project(), queue.storedName()))
                 .map(rows -> (int) rows.iterator().next().getLong("purged").longValue());
     }
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
-    public Uni<Optional<Posted>> post(SqlClient db, String project, String queue, UUID clientId, List<NewMessage> messages,
-            String keyId, boolean fromPigeon) {
+    public Uni<Optional<Posted>> post(PlacedQueue queue, UUID clientId, List<NewMessage> messages, String keyId,
+            boolean fromPigeon) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
-        return db.preparedQuery(POST)
-                .execute(Tuple.of(project, queue, clientId).addArrayOfInteger(ttls).addArrayOfString(bodies)
-                        .addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
-                        .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
-                        .addString(keyId).addBoolean(fromPigeon).addString(quotas.pendingBytes()))
+        return queue.db().preparedQuery(POST)
+                .execute(withFanOutGuards(Tuple.of(queue.project(), queue.storedName(), clientId)
+                        .addArrayOfInteger(ttls).addArrayOfString(bodies), quotas, confirmationRequired, keyId, fromPigeon))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();
@@ -403,13 +419,13 @@ public class MessageStore {
 
     /**
      * What a listing asks for: the page after row {@code marker}, at most {@code limit} rows. The record owns
-     * the order of the statement's parameters, $1 to $8 as declared.
+     * the order of the statement's parameters: the queue ($1, $2), then $3 to $8 as declared, then the window.
      */
-    public record ListQuery(String project, String queue, long marker, UUID clientId, boolean echo,
-            boolean includeClaimed, boolean includeDelayed, int limit) {
-        Tuple parameters() {
-            return Tuple.from(List.of(project, queue, marker, clientId, echo, includeClaimed, includeDelayed, limit,
-                    LIST_WINDOW));
+    public record ListQuery(long marker, UUID clientId, boolean echo, boolean includeClaimed, boolean includeDelayed,
+            int limit) {
+        Tuple parameters(PlacedQueue queue) {
+            return Tuple.from(List.of(queue.project(), queue.storedName(), marker, clientId, echo, includeClaimed,
+                    includeDelayed, limit, LIST_WINDOW));
         }
     }
 
@@ -418,9 +434,9 @@ public class MessageStore {
     }
 
     /** A page of the listing, or empty when the queue does not exist. */
-    public Uni<Optional<Listed>> list(SqlClient db, ListQuery query) {
-        return db.preparedQuery(LIST).execute(query.parameters()).map(rows -> {
-            Optional<MessageRows.Read> read = MessageRows.of(cipher, query.project(), query.queue()).ofQueue(rows);
+    public Uni<Optional<Listed>> list(PlacedQueue queue, ListQuery query) {
+        return queue.db().preparedQuery(LIST).execute(query.parameters(queue)).map(rows -> {
+            Optional<MessageRows.Read> read = MessageRows.of(cipher, queue).ofQueue(rows);
             if (read.isEmpty()) {
                 return Optional.empty();
             }
@@ -439,15 +455,15 @@ public class MessageStore {
         });
     }
 
-    public Uni<MessageRows.Read> getByIds(SqlClient db, String project, String queue, long[] ids) {
-        return db.preparedQuery(GET_BY_IDS)
-                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)))
-                .map(MessageRows.of(cipher, project, queue)::read);
+    public Uni<MessageRows.Read> getByIds(PlacedQueue queue, long[] ids) {
+        return queue.db().preparedQuery(GET_BY_IDS)
+                .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(ids)))
+                .map(MessageRows.of(cipher, queue)::read);
     }
 
-    public Uni<DeleteOutcome> delete(SqlClient db, String project, String queue, long id, UUID claimId) {
-        return db.preparedQuery(DELETE_ONE)
-                .execute(Tuple.of(project, queue, id, claimId))
+    public Uni<DeleteOutcome> delete(PlacedQueue queue, long id, UUID claimId) {
+        return queue.db().preparedQuery(DELETE_ONE)
+                .execute(Tuple.of(queue.project(), queue.storedName(), id, claimId))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return DeleteOutcome.GONE;
@@ -468,14 +484,15 @@ public class MessageStore {
      * Deletes the messages of every list in one statement; how many each list deleted, in their order (a message
      * named by several lists counts for the first).
      */
-    public Uni<List<Integer>> deleteByIds(SqlClient db, String project, String queue, List<long[]> lists) {
+    public Uni<List<Integer>> deleteByIds(PlacedQueue queue, List<long[]> lists) {
         if (lists.size() == 1) {
-            return db.preparedQuery(DELETE_BY_IDS).execute(Tuple.of(project, queue).addArrayOfLong(boxed(lists.get(0))))
+            return queue.db().preparedQuery(DELETE_BY_IDS)
+                    .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(lists.get(0))))
                     .map(rows -> List.of(rows.rowCount()));
         }
         long[] all = lists.stream().flatMapToLong(Arrays::stream).toArray();
-        return db.preparedQuery(DELETE_BY_IDS_SHARED)
-                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(all)))
+        return queue.db().preparedQuery(DELETE_BY_IDS_SHARED)
+                .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(all)))
                 .map(rows -> {
                     java.util.Set<Long> deleted = new java.util.HashSet<>();
                     rows.forEach(row -> deleted.add(row.getLong(0)));
@@ -495,10 +512,9 @@ public class MessageStore {
      * Deletes the listed messages if every claimed one among them is held by one of {@code claimIds}; how many
      * were deleted, or empty when one was held by another claim (then none is deleted).
      */
-    public Uni<Optional<Integer>> deleteByIdsWithClaims(SqlClient db, String project, String queue, long[] ids,
-            UUID[] claimIds) {
-        return db.preparedQuery(DELETE_BY_IDS_WITH_CLAIMS)
-                .execute(Tuple.of(project, queue).addArrayOfLong(boxed(ids)).addArrayOfUUID(claimIds))
+    public Uni<Optional<Integer>> deleteByIdsWithClaims(PlacedQueue queue, long[] ids, UUID[] claimIds) {
+        return queue.db().preparedQuery(DELETE_BY_IDS_WITH_CLAIMS)
+                .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(ids)).addArrayOfUUID(claimIds))
                 .map(rows -> {
                     Row row = rows.iterator().next();
                     return row.getBoolean("refused") ? Optional.empty() : Optional.of(row.getLong("deleted").intValue());
@@ -509,9 +525,9 @@ public class MessageStore {
      * The queue's statistics, or empty when it does not exist: exact up to {@link #EXACT_STATS_LIMIT} live messages;
      * beyond, the total is an estimate and the claimed count is at least that limit when it reaches it.
      */
-    public Uni<Optional<QueueStats>> stats(SqlClient db, String project, String queue) {
-        return db.preparedQuery(STATS)
-                .execute(Tuple.of(project, queue, EXACT_STATS_LIMIT + 1))
+    public Uni<Optional<QueueStats>> stats(PlacedQueue queue) {
+        return queue.db().preparedQuery(STATS)
+                .execute(Tuple.of(queue.project(), queue.storedName(), EXACT_STATS_LIMIT + 1))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();

@@ -2,7 +2,7 @@ package io.pigeon.message;
 
 import io.pigeon.observability.QueueMetrics;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.SqlClient;
+import io.pigeon.queue.PlacedQueue;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.UUID;
@@ -31,52 +31,51 @@ public class UnreadableMessages {
     }
 
     /** Reports rows a read left out of its answer. */
-    public void leftOut(String project, String queue, List<MessageRows.Unopened> rows) {
+    public void leftOut(PlacedQueue queue, List<MessageRows.Unopened> rows) {
         if (!rows.isEmpty()) {
-            report(project, queue, rows, "left out of a read", "left_out");
+            report(queue, rows, "left out of a read", "left_out");
         }
     }
 
     /** Keeps aside the rows a pop deleted and did not answer; never fails (a failure is logged). */
-    public Uni<Void> keepPopped(SqlClient db, String project, String queue, List<MessageRows.Unopened> rows) {
-        return setAside(project, queue, rows,
-                unopened -> store.keepPopped(db, unopened.stream().map(MessageRows.Unopened::row).toList()));
+    public Uni<Void> keepPopped(PlacedQueue queue, List<MessageRows.Unopened> rows) {
+        return setAside(queue, rows,
+                unopened -> store.keepPopped(queue.db(), unopened.stream().map(MessageRows.Unopened::row).toList()));
     }
 
     /**
      * Sets aside rows that claims {@code claimIds} have just taken and not answered, and takes them out of those
      * claims; never fails (a failure is logged: the rows are then held by their claim until it ends).
      */
-    public Uni<Void> setAsideClaimed(SqlClient db, String project, String queue, long queueId,
-            List<MessageRows.Unopened> rows, UUID[] claimIds) {
-        return setAside(project, queue, rows, unopened -> store.setAsideClaimed(db, queueId,
+    public Uni<Void> setAsideClaimed(PlacedQueue queue, long queueId, List<MessageRows.Unopened> rows,
+            UUID[] claimIds) {
+        return setAside(queue, rows, unopened -> store.setAsideClaimed(queue.db(), queueId,
                 unopened.stream().mapToLong(MessageRows.Unopened::id).toArray(), claimIds));
     }
 
     /** Sets aside rows moved to a dead-letter queue that could not be sealed again for it; never fails. */
-    public Uni<Void> setAsideResealing(SqlClient db, String project, String queue, long queueId,
-            List<MessageRows.Unopened> rows) {
-        return setAside(project, queue, rows, unopened -> store.setAsideResealing(db, queueId,
+    public Uni<Void> setAsideResealing(PlacedQueue queue, long queueId, List<MessageRows.Unopened> rows) {
+        return setAside(queue, rows, unopened -> store.setAsideResealing(queue.db(), queueId,
                 unopened.stream().mapToLong(MessageRows.Unopened::id).toArray()));
     }
 
-    private Uni<Void> setAside(String project, String queue, List<MessageRows.Unopened> rows,
+    private Uni<Void> setAside(PlacedQueue queue, List<MessageRows.Unopened> rows,
             Function<List<MessageRows.Unopened>, Uni<Void>> statement) {
         if (rows.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
         return statement.apply(rows)
-                .invoke(() -> report(project, queue, rows, "set aside (table messages_set_aside)", "set_aside"))
+                .invoke(() -> report(queue, rows, "set aside (table messages_set_aside)", "set_aside"))
                 .onFailure().recoverWithItem(failure -> {
-                    report(project, queue, rows, "not set aside (" + failure + ")", "not_set_aside");
+                    report(queue, rows, "not set aside (" + failure + ")", "not_set_aside");
                     return null;
                 });
     }
 
-    private void report(String project, String queue, List<MessageRows.Unopened> rows, String what, String outcome) {
+    private void report(PlacedQueue queue, List<MessageRows.Unopened> rows, String what, String outcome) {
         for (MessageRows.Unopened row : rows) {
-            LOG.errorf("Message %d of queue %s of project %s does not open, %s: %s", row.id(), queue, project, what,
-                    row.reason());
+            LOG.errorf("Message %d of queue %s of project %s does not open, %s: %s", row.id(), queue.storedName(),
+                    queue.project(), what, row.reason());
         }
         metrics.unreadable(outcome, rows.size());
     }

@@ -1,6 +1,7 @@
 package io.pigeon.purge;
 
 import io.pigeon.message.MessageService;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.subscription.SubscriptionService;
 import io.smallrye.mutiny.Uni;
@@ -28,11 +29,11 @@ public class QueuePurge {
         if (!ofMessages && !ofSubscriptions) {
             return Uni.createFrom().voidItem();
         }
+        // The queue's database is resolved once; its statements then run on the transaction's connection.
         return databases.of(project, queue.value()).chain(db -> db.withTransaction(transaction -> {
-            Uni<Void> first = ofMessages ? messages.purge(transaction, project, queue) : Uni.createFrom().voidItem();
-            return first.chain(() -> ofSubscriptions
-                    ? subscriptions.deleteAll(transaction, project, queue)
-                    : Uni.createFrom().voidItem());
+            PlacedQueue placed = new PlacedQueue(transaction, project, queue);
+            Uni<Void> first = ofMessages ? messages.purge(placed) : Uni.createFrom().voidItem();
+            return first.chain(() -> ofSubscriptions ? subscriptions.deleteAll(placed) : Uni.createFrom().voidItem());
         }));
     }
 }

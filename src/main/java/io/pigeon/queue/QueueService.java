@@ -43,7 +43,7 @@ public class QueueService {
 
     /** Creates the queue; true when it is new. */
     public Uni<Boolean> create(String project, QueueName name) {
-        return databases.forCreating(project, name.value(), null).chain(db -> store.create(db, project, name.value()));
+        return PlacedQueue.forCreating(databases, project, name, null).chain(queue -> store.create(queue));
     }
 
     /**
@@ -52,9 +52,9 @@ public class QueueService {
      */
     public Uni<Boolean> create(String project, QueueName name, ObjectNode metadata) {
         reserved.validate(metadata);
-        return databases.forCreating(project, name.value(), ReservedAttributes.flavor(metadata))
-                .call(db -> deadLetterQueueBeside(project, name, metadata))
-                .chain(db -> store.create(db, project, name.value(), metadata.toString()));
+        return PlacedQueue.forCreating(databases, project, name, ReservedAttributes.flavor(metadata))
+                .call(queue -> deadLetterQueueBeside(project, name, metadata))
+                .chain(queue -> store.create(queue, metadata.toString()));
     }
 
     /**
@@ -77,11 +77,11 @@ public class QueueService {
     }
 
     public Uni<Boolean> exists(String project, QueueName name) {
-        return databases.of(project, name.value()).chain(db -> store.exists(db, project, name.value()));
+        return PlacedQueue.of(databases, project, name).chain(queue -> store.exists(queue));
     }
 
     public Uni<Void> delete(String project, QueueName name) {
-        return databases.of(project, name.value()).chain(db -> store.delete(db, project, name.value()));
+        return PlacedQueue.of(databases, project, name).chain(queue -> store.delete(queue));
     }
 
     /**
@@ -97,12 +97,14 @@ public class QueueService {
         }
         String after = marker == null ? "" : marker;
         if (!topics) {
-            return acrossDatabases(db -> store.list(db, project, after, QueueName.TOPIC_PREFIX, 1, pageSize, detailed,
-                    nameContains)).map(pages -> firstInNameOrder(pages, pageSize));
+            QueueStore.Listing ofQueues = new QueueStore.Listing(project, after, QueueName.TOPIC_PREFIX, 1, pageSize,
+                    detailed, nameContains);
+            return acrossDatabases(db -> store.list(db, ofQueues)).map(pages -> firstInNameOrder(pages, pageSize));
         }
         int prefix = QueueName.TOPIC_PREFIX.length();
-        return acrossDatabases(db -> store.list(db, project, QueueName.TOPIC_PREFIX + after, QueueName.AFTER_TOPICS,
-                        prefix + 1, pageSize, detailed, nameContains))
+        QueueStore.Listing ofTopics = new QueueStore.Listing(project, QueueName.TOPIC_PREFIX + after,
+                QueueName.AFTER_TOPICS, prefix + 1, pageSize, detailed, nameContains);
+        return acrossDatabases(db -> store.list(db, ofTopics))
                 .map(pages -> firstInNameOrder(pages, pageSize).stream()
                         .map(t -> new Queue(t.name().substring(prefix), t.metadataJson())).toList());
     }
@@ -149,12 +151,12 @@ public class QueueService {
      * the patch was applied to, and is retried otherwise.
      */
     public Uni<Optional<ObjectNode>> patchMetadata(String project, QueueName name, MetadataPatch patch) {
-        return databases.of(project, name.value()).chain(db -> patchAttempt(db, project, name, patch, PATCH_ATTEMPTS));
+        return PlacedQueue.of(databases, project, name).chain(queue -> patchAttempt(queue, patch, PATCH_ATTEMPTS));
     }
 
-    private Uni<Optional<ObjectNode>> patchAttempt(SqlClient db, String project, QueueName name, MetadataPatch patch,
-            int attemptsLeft) {
-        return store.metadata(db, project, name.value()).flatMap(found -> {
+    private Uni<Optional<ObjectNode>> patchAttempt(PlacedQueue queue, MetadataPatch patch, int attemptsLeft) {
+        QueueName name = queue.name();
+        return store.metadata(queue).flatMap(found -> {
             if (found.isEmpty()) {
                 return Uni.createFrom().item(Optional.empty());
             }
@@ -165,8 +167,8 @@ public class QueueService {
                 throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
             }
             reserved.validate(patched);
-            return deadLetterQueueBeside(project, name, patched)
-                    .chain(() -> store.replaceMetadataIf(db, project, name.value(), current, patchedJson)).flatMap(replaced -> {
+            return deadLetterQueueBeside(queue.project(), name, patched)
+                    .chain(() -> store.replaceMetadataIf(queue, current, patchedJson)).flatMap(replaced -> {
                 if (replaced) {
                     return Uni.createFrom().item(Optional.of(reserved.withDefaults(patched, name.isTopic())));
                 }
@@ -174,21 +176,21 @@ public class QueueService {
                     throw new Rejection(Rejection.Reason.CONFLICT,
                             "The " + name.kind() + "'s metadata kept changing while it was patched. Please try again.");
                 }
-                return patchAttempt(db, project, name, patch, attemptsLeft - 1);
+                return patchAttempt(queue, patch, attemptsLeft - 1);
             });
         });
     }
 
     /** The queue's metadata as JSON text; empty when the queue does not exist. */
     public Uni<Optional<String>> metadata(String project, QueueName name) {
-        return databases.of(project, name.value()).chain(db -> store.metadata(db, project, name.value()));
+        return PlacedQueue.of(databases, project, name).chain(queue -> store.metadata(queue));
     }
 
     /** Replaces the metadata whole; false when the queue does not exist. */
     public Uni<Boolean> replaceMetadata(String project, QueueName name, ObjectNode metadata) {
         reserved.validate(metadata);
-        return databases.of(project, name.value()).call(db -> deadLetterQueueBeside(project, name, metadata))
-                .chain(db -> store.replaceMetadata(db, project, name.value(), metadata.toString()));
+        return PlacedQueue.of(databases, project, name).call(queue -> deadLetterQueueBeside(project, name, metadata))
+                .chain(queue -> store.replaceMetadata(queue, metadata.toString()));
     }
 
     public static Rejection queueNotFound(String project, QueueName name) {

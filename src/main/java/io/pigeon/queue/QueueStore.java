@@ -43,15 +43,20 @@ public class QueueStore {
     }
 
     /** Creates the queue; true when it was created, false when it already existed. */
-    public Uni<Boolean> create(SqlClient db, String project, String name) {
-        return db.preparedQuery(CREATE)
-                .execute(Tuple.of(project, name, quotas.limits().maxQueuesPerProject(), quotas.queues()))
+    public Uni<Boolean> create(PlacedQueue queue) {
+        return queue.db().preparedQuery(CREATE)
+                .execute(creation(queue))
                 .map(rows -> rows.rowCount() == 1);
     }
 
-    public Uni<Boolean> exists(SqlClient db, String project, String name) {
-        return db.preparedQuery("SELECT 1 FROM queues WHERE project = $1 AND name = $2")
-                .execute(Tuple.of(project, name))
+    /** $1 to $4 of both creating statements: the queue, then its project's queue quota and the refusal past it. */
+    private Tuple creation(PlacedQueue queue) {
+        return Tuple.of(queue.project(), queue.storedName(), quotas.limits().maxQueuesPerProject(), quotas.queues());
+    }
+
+    public Uni<Boolean> exists(PlacedQueue queue) {
+        return queue.db().preparedQuery("SELECT 1 FROM queues WHERE project = $1 AND name = $2")
+                .execute(Tuple.of(queue.project(), queue.storedName()))
                 .map(rows -> rows.size() == 1);
     }
 
@@ -68,26 +73,34 @@ public class QueueStore {
      * with their pending notifications, in one statement. The queue's id is recorded so that the sweeper deletes, a
      * while later, the rows of a post or claim that raced this delete (see migration V10: no foreign key does it).
      */
-    public Uni<Void> delete(SqlClient db, String project, String name) {
-        return db.preparedQuery(DELETE)
-                .execute(Tuple.of(project, name))
+    public Uni<Void> delete(PlacedQueue queue) {
+        return queue.db().preparedQuery(DELETE)
+                .execute(Tuple.of(queue.project(), queue.storedName()))
                 .replaceWithVoid();
     }
 
     /**
-     * Up to {@code limit} queues whose stored names sort after {@code after} and before {@code before} (byte order),
-     * metadata if asked, and whose names from character {@code from} (1-based) on contain {@code nameContains} when
-     * it is given.
+     * What a listing of a project's queues asks for: up to {@code limit} queues whose stored names sort after
+     * {@code after} and before {@code before} (byte order), metadata if asked, and whose names from character
+     * {@code from} (1-based) on contain {@code nameContains} when it is given. The record owns the order of the
+     * statement's parameters, which is not the order they are declared in.
      */
-    public Uni<List<Queue>> list(SqlClient db, String project, String after, String before, int from, int limit,
-            boolean withMetadata, String nameContains) {
+    public record Listing(String project, String after, String before, int from, int limit, boolean withMetadata,
+            String nameContains) {
+        Tuple parameters() {
+            return Tuple.from(java.util.Arrays.asList(project, after, limit, withMetadata, nameContains, before, from));
+        }
+    }
+
+    /** One page of the project's queues on {@code db}, in name order. */
+    public Uni<List<Queue>> list(SqlClient db, Listing listing) {
         return db.preparedQuery("""
                 SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
                 FROM queues
                 WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
                 ORDER BY name
                 LIMIT $3""")
-                .execute(Tuple.from(java.util.Arrays.asList(project, after, limit, withMetadata, nameContains, before, from)))
+                .execute(listing.parameters())
                 .map(QueueStore::toQueues);
     }
 
@@ -101,33 +114,32 @@ public class QueueStore {
     }
 
     /** Creates the queue with its metadata; true when it was created, false when it already existed. */
-    public Uni<Boolean> create(SqlClient db, String project, String name, String metadataJson) {
-        return db.preparedQuery(CREATE_WITH_METADATA)
-                .execute(Tuple.of(project, name, quotas.limits().maxQueuesPerProject(), quotas.queues())
-                        .addString(metadataJson))
+    public Uni<Boolean> create(PlacedQueue queue, String metadataJson) {
+        return queue.db().preparedQuery(CREATE_WITH_METADATA)
+                .execute(creation(queue).addString(metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
 
     /** Replaces the metadata only if it still is {@code expectedJson}; false when it changed or the queue is gone. */
-    public Uni<Boolean> replaceMetadataIf(SqlClient db, String project, String name, String expectedJson, String metadataJson) {
-        return db.preparedQuery("""
+    public Uni<Boolean> replaceMetadataIf(PlacedQueue queue, String expectedJson, String metadataJson) {
+        return queue.db().preparedQuery("""
                 UPDATE queues SET metadata = $4::text::json
                 WHERE project = $1 AND name = $2 AND metadata::text = $3""")
-                .execute(Tuple.of(project, name, expectedJson, metadataJson))
+                .execute(Tuple.of(queue.project(), queue.storedName(), expectedJson, metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
 
     /** The metadata JSON text, or empty when the queue does not exist. */
-    public Uni<Optional<String>> metadata(SqlClient db, String project, String name) {
-        return db.preparedQuery("SELECT metadata::text FROM queues WHERE project = $1 AND name = $2")
-                .execute(Tuple.of(project, name))
+    public Uni<Optional<String>> metadata(PlacedQueue queue) {
+        return queue.db().preparedQuery("SELECT metadata::text FROM queues WHERE project = $1 AND name = $2")
+                .execute(Tuple.of(queue.project(), queue.storedName()))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString(0)));
     }
 
     /** Replaces the metadata whole; false when the queue does not exist. */
-    public Uni<Boolean> replaceMetadata(SqlClient db, String project, String name, String metadataJson) {
-        return db.preparedQuery("UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2")
-                .execute(Tuple.of(project, name, metadataJson))
+    public Uni<Boolean> replaceMetadata(PlacedQueue queue, String metadataJson) {
+        return queue.db().preparedQuery("UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2")
+                .execute(Tuple.of(queue.project(), queue.storedName(), metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
 

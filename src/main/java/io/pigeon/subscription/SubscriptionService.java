@@ -8,10 +8,10 @@ import io.pigeon.dispatch.AllowedTargets;
 import io.pigeon.dispatch.CallHeaders;
 import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.RetrySchedule;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
@@ -76,19 +76,18 @@ public class SubscriptionService {
         String options = fields.options() != null ? options(fields.options()) : "{}";
         // A subscription lives beside its queue (a post fans out to it in its own statement): a queue that does not
         // exist yet is placed now, where it will be created.
-        return databases.forCreating(project, queue.value(), null).chain(db -> store.create(db, project, queue.value(),
-                        subscriber, ttl, options)
+        return PlacedQueue.forCreating(databases, project, queue, null).chain(placed -> store.create(placed, subscriber,
+                        ttl, options)
                 .flatMap(created -> created.isPresent() && !confirmations.required()
                         ? Uni.createFrom().item(created.get())
-                        : subscribed(db, project, queue, subscriber, created)));
+                        : subscribed(placed, subscriber, created)));
     }
 
     /** The subscription a create made or found, asked to confirm when that is required; 409 once confirmed. */
-    private Uni<Long> subscribed(SqlClient db, String project, QueueName queue, String subscriber,
-            Optional<Long> created) {
+    private Uni<Long> subscribed(PlacedQueue queue, String subscriber, Optional<Long> created) {
         return (created.isPresent()
-                        ? store.get(db, project, queue.value(), created.get())
-                        : store.getBySubscriber(db, project, queue.value(), subscriber).map(existing -> {
+                        ? store.get(queue, created.get())
+                        : store.getBySubscriber(queue, subscriber).map(existing -> {
                             if (existing.isEmpty() || existing.get().confirmed()) {
                                 throw duplicate();
                             }
@@ -97,7 +96,7 @@ public class SubscriptionService {
                 .flatMap(found -> {
                     // Gone between the two statements (deleted or expired at that instant): as if it existed.
                     Subscription subscription = found.orElseThrow(SubscriptionService::duplicate);
-                    return ask(db, project, queue, subscription, confirmations.validSeconds(subscription),
+                    return ask(queue, subscription, confirmations.validSeconds(subscription),
                             confirmations::askToConfirm).replaceWith(subscription.id());
                 });
     }
@@ -118,14 +117,13 @@ public class SubscriptionService {
                     + "(pigeon.notification.require-confirmation is on).");
         }
         Instant request = consent ? receiverGrant.get() : null;
-        return databases.of(project, queue.value()).chain(db -> store.confirm(db, project, queue.value(), id, confirmed,
-                        request)
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.confirm(placed, id, confirmed, request)
                 .flatMap(updated -> {
                     if (!updated || confirmed || !confirmations.required()) {
                         return Uni.createFrom().item(updated);
                     }
-                    return store.get(db, project, queue.value(), id).flatMap(found -> found
-                            .map(subscription -> ask(db, project, queue, subscription,
+                    return store.get(placed, id).flatMap(found -> found
+                            .map(subscription -> ask(placed, subscription,
                                     confirmations.unsubscribedValidSeconds(), confirmations::tellUnsubscribed))
                             .orElseGet(() -> Uni.createFrom().voidItem())).replaceWith(true);
                 }));
@@ -141,15 +139,14 @@ public class SubscriptionService {
      * Records a new confirmation request (or unsubscribe notice) for the subscription, which makes every earlier one
      * void, and sends it.
      */
-    private Uni<Void> ask(SqlClient db, String project, QueueName queue, Subscription subscription, int validSeconds,
-            Request request) {
-        return store.askToConfirm(db, project, queue.value(), subscription.id(), validSeconds)
-                .flatMap(until -> until.map(expiry -> request.send(project, queue, subscription, expiry))
+    private Uni<Void> ask(PlacedQueue queue, Subscription subscription, int validSeconds, Request request) {
+        return store.askToConfirm(queue, subscription.id(), validSeconds)
+                .flatMap(until -> until.map(expiry -> request.send(queue.project(), queue.name(), subscription, expiry))
                         .orElseGet(() -> Uni.createFrom().voidItem()));
     }
 
     public Uni<Optional<Subscription>> get(String project, QueueName queue, long id) {
-        return databases.of(project, queue.value()).chain(db -> store.get(db, project, queue.value(), id));
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.get(placed, id));
     }
 
     public Uni<List<Subscription>> list(String project, QueueName queue, long marker, Integer limit) {
@@ -158,7 +155,7 @@ public class SubscriptionService {
         if (pageSize < 1 || pageSize > max) {
             throw Rejection.invalidRequest("Limit must be at least 1 and may not be greater than " + max + ".");
         }
-        return databases.of(project, queue.value()).chain(db -> store.list(db, project, queue.value(), marker, pageSize));
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.list(placed, marker, pageSize));
     }
 
     /** Changes the fields given; false when there is no such live subscription, 409 on a duplicate. */
@@ -166,29 +163,29 @@ public class SubscriptionService {
         String subscriber = fields.subscriber() != null ? subscriber(fields.subscriber()) : null;
         Integer ttl = fields.ttl() != null ? ttl(fields.ttl()) : null;
         String options = fields.options() != null ? options(fields.options()) : null;
-        return databases.of(project, queue.value())
-                .chain(db -> store.update(db, project, queue.value(), id, subscriber, ttl, options)
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> store.update(placed, id, subscriber, ttl, options)
                         .call(updated -> updated && subscriber != null && confirmations.required()
-                                ? askAgainUnlessConfirmed(db, project, queue, id) : Uni.createFrom().voidItem()))
+                                ? askAgainUnlessConfirmed(placed, id) : Uni.createFrom().voidItem()))
                 .onFailure(DatabaseFailures::isUniqueViolation)
                 .transform(failure -> duplicate());
     }
 
     /** A subscription given a new subscriber is unconfirmed: the new subscriber is asked, as a new one would be. */
-    private Uni<Void> askAgainUnlessConfirmed(SqlClient db, String project, QueueName queue, long id) {
-        return store.get(db, project, queue.value(), id).flatMap(found -> found.filter(s -> !s.confirmed())
-                .map(subscription -> ask(db, project, queue, subscription, confirmations.validSeconds(subscription),
+    private Uni<Void> askAgainUnlessConfirmed(PlacedQueue queue, long id) {
+        return store.get(queue, id).flatMap(found -> found.filter(s -> !s.confirmed())
+                .map(subscription -> ask(queue, subscription, confirmations.validSeconds(subscription),
                         confirmations::askToConfirm))
                 .orElseGet(() -> Uni.createFrom().voidItem()));
     }
 
     public Uni<Void> delete(String project, QueueName queue, long id) {
-        return databases.of(project, queue.value()).chain(db -> store.delete(db, project, queue.value(), id));
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.delete(placed, id));
     }
 
-    /** Deletes every subscription of the queue, on {@code db} (the pool, or a caller's transaction). */
-    public Uni<Void> deleteAll(SqlClient db, String project, QueueName queue) {
-        return store.deleteAll(db, project, queue.value());
+    /** Deletes every subscription of the queue, on its client (the pool, or a caller's transaction). */
+    public Uni<Void> deleteAll(PlacedQueue queue) {
+        return store.deleteAll(queue);
     }
 
     private static int occurrences(String text, String part) {

@@ -1,9 +1,9 @@
 package io.pigeon.subscription;
 
 import io.pigeon.dispatch.NotificationFanOut;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
@@ -97,37 +97,40 @@ public class SubscriptionStore {
     }
 
     /** The new subscription's id, or empty when the queue has a live one with this subscriber already. */
-    public Uni<Optional<Long>> create(SqlClient db, String project, String queue, String subscriber, int ttl, String optionsJson) {
-        return db.preparedQuery(CREATE).execute(Tuple.of(project, queue, subscriber, ttl, optionsJson)
+    public Uni<Optional<Long>> create(PlacedQueue queue, String subscriber, int ttl, String optionsJson) {
+        return queue.db().preparedQuery(CREATE)
+                .execute(Tuple.of(queue.project(), queue.storedName(), subscriber, ttl, optionsJson)
                         .addInteger(quotas.limits().maxSubscriptionsPerQueue()).addString(quotas.subscriptions()))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong(0)));
     }
 
-    public Uni<Optional<Subscription>> get(SqlClient db, String project, String queue, long id) {
-        return db.preparedQuery(GET).execute(Tuple.of(project, queue, id))
+    public Uni<Optional<Subscription>> get(PlacedQueue queue, long id) {
+        return queue.db().preparedQuery(GET).execute(Tuple.of(queue.project(), queue.storedName(), id))
                 .map(rows -> toSubscriptions(rows).stream().findFirst());
     }
 
-    public Uni<List<Subscription>> list(SqlClient db, String project, String queue, long marker, int limit) {
-        return db.preparedQuery(LIST).execute(Tuple.of(project, queue, marker, limit))
+    public Uni<List<Subscription>> list(PlacedQueue queue, long marker, int limit) {
+        return queue.db().preparedQuery(LIST).execute(Tuple.of(queue.project(), queue.storedName(), marker, limit))
                 .map(SubscriptionStore::toSubscriptions);
     }
 
     /** False when there is no such live subscription. */
-    public Uni<Boolean> update(SqlClient db, String project, String queue, long id, String subscriber, Integer ttl, String optionsJson) {
-        return db.preparedQuery(UPDATE)
-                .execute(Tuple.from(Arrays.asList(project, queue, id, subscriber, ttl, optionsJson)))
+    public Uni<Boolean> update(PlacedQueue queue, long id, String subscriber, Integer ttl, String optionsJson) {
+        return queue.db().preparedQuery(UPDATE)
+                .execute(Tuple.from(Arrays.asList(queue.project(), queue.storedName(), id, subscriber, ttl, optionsJson)))
                 .map(rows -> rows.rowCount() > 0);
     }
 
     /** Deletes the subscription and cancels its pending notifications. */
-    public Uni<Void> delete(SqlClient db, String project, String queue, long id) {
-        return db.preparedQuery(DELETE).execute(Tuple.of(project, queue, id)).replaceWithVoid();
+    public Uni<Void> delete(PlacedQueue queue, long id) {
+        return queue.db().preparedQuery(DELETE).execute(Tuple.of(queue.project(), queue.storedName(), id))
+                .replaceWithVoid();
     }
 
     /** The live subscription of the queue for {@code subscriber}, if any. */
-    public Uni<Optional<Subscription>> getBySubscriber(SqlClient db, String project, String queue, String subscriber) {
-        return db.preparedQuery(GET_BY_SUBSCRIBER).execute(Tuple.of(project, queue, subscriber))
+    public Uni<Optional<Subscription>> getBySubscriber(PlacedQueue queue, String subscriber) {
+        return queue.db().preparedQuery(GET_BY_SUBSCRIBER)
+                .execute(Tuple.of(queue.project(), queue.storedName(), subscriber))
                 .map(rows -> toSubscriptions(rows).stream().findFirst());
     }
 
@@ -135,23 +138,25 @@ public class SubscriptionStore {
      * Sets whether the live subscription is confirmed; false when there is none, or when {@code requestExpiry} (the
      * expiry of the grant that confirms it, or null) is not that of its latest confirmation request.
      */
-    public Uni<Boolean> confirm(SqlClient db, String project, String queue, long id, boolean confirmed,
-            Instant requestExpiry) {
+    public Uni<Boolean> confirm(PlacedQueue queue, long id, boolean confirmed, Instant requestExpiry) {
         OffsetDateTime expiry = requestExpiry == null ? null : requestExpiry.atOffset(ZoneOffset.UTC);
-        return db.preparedQuery(CONFIRM).execute(Tuple.from(Arrays.asList(project, queue, id, confirmed, expiry)))
+        return queue.db().preparedQuery(CONFIRM)
+                .execute(Tuple.from(Arrays.asList(queue.project(), queue.storedName(), id, confirmed, expiry)))
                 .map(rows -> rows.rowCount() > 0);
     }
 
     /** Records a new confirmation request valid for {@code validSeconds}; its expiry, or empty when it is gone. */
-    public Uni<Optional<Instant>> askToConfirm(SqlClient db, String project, String queue, long id, int validSeconds) {
-        return db.preparedQuery(ASK_TO_CONFIRM).execute(Tuple.of(project, queue, id, validSeconds))
+    public Uni<Optional<Instant>> askToConfirm(PlacedQueue queue, long id, int validSeconds) {
+        return queue.db().preparedQuery(ASK_TO_CONFIRM)
+                .execute(Tuple.of(queue.project(), queue.storedName(), id, validSeconds))
                 .map(rows -> rows.size() == 0 ? Optional.empty()
                         : Optional.of(rows.iterator().next().getOffsetDateTime(0).toInstant()));
     }
 
     /** Deletes every subscription of the queue (a purge of "subscriptions") and their pending notifications. */
-    public Uni<Void> deleteAll(SqlClient db, String project, String queue) {
-        return db.preparedQuery(DELETE_ALL).execute(Tuple.of(project, queue)).replaceWithVoid();
+    public Uni<Void> deleteAll(PlacedQueue queue) {
+        return queue.db().preparedQuery(DELETE_ALL).execute(Tuple.of(queue.project(), queue.storedName()))
+                .replaceWithVoid();
     }
 
     private static List<Subscription> toSubscriptions(RowSet<Row> rows) {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.claim.ClaimTerms;
+import io.pigeon.queue.PlacedQueue;
+import io.pigeon.queue.QueueName;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
@@ -48,7 +50,7 @@ class SharedStatementsTest {
         List<MessageStore.NewPost> posts = List.of(post(FIRST_CLIENT, "a", 3, 500), post(SECOND_CLIENT, "b", 2, 1001),
                 post(SECOND_CLIENT, "c", 4, 1000));
 
-        List<MessageStore.Posted> answers = messages.postCreatingQueue(pool, project, "shared", null, false, posts, 262144, 3600)
+        List<MessageStore.Posted> answers = messages.postCreatingQueue(queue(project, "shared"), null, false, posts, 262144, 3600)
                 .await().indefinitely();
 
         assertEquals(3, answers.size());
@@ -66,7 +68,7 @@ class SharedStatementsTest {
     @Test
     void postsSharingAStatementCreateTheQueueOnce() {
         String project = Api.newProject();
-        List<MessageStore.Posted> answers = messages.postCreatingQueue(pool, project, "new", null, false,
+        List<MessageStore.Posted> answers = messages.postCreatingQueue(queue(project, "new"), null, false,
                 List.of(post(FIRST_CLIENT, "a", 1, 100), post(SECOND_CLIENT, "b", 2, 100)), 262144, 3600)
                 .await().indefinitely();
         assertEquals(List.of(1, 2), answers.stream().map(answer -> answer.ids().length).toList());
@@ -85,7 +87,7 @@ class SharedStatementsTest {
         UUID second = UUID.randomUUID();
         UUID third = UUID.randomUUID();
 
-        List<Optional<List<Message>>> taken = claims.create(pool, project, "claimed", List.of(
+        List<Optional<List<Message>>> taken = claims.create(queue(project, "claimed"), List.of(
                 new ClaimStore.Request(first, 2, new ClaimTerms(60, 60)),
                 new ClaimStore.Request(second, 3, new ClaimTerms(120, 70)),
                 new ClaimStore.Request(third, 10, new ClaimTerms(90, 80))), 1209600).await().indefinitely().answers();
@@ -101,13 +103,13 @@ class SharedStatementsTest {
         assertEquals(3, Db.count(pool, "SELECT count(*) FROM messages WHERE claim_id = $1", second));
 
         UUID late = UUID.randomUUID();
-        List<Optional<List<Message>>> nothingLeft = claims.create(pool, project, "claimed", List.of(
+        List<Optional<List<Message>>> nothingLeft = claims.create(queue(project, "claimed"), List.of(
                 new ClaimStore.Request(late, 5, new ClaimTerms(60, 60)),
                 new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))), 1209600).await().indefinitely().answers();
         assertEquals(List.of(Optional.of(List.of()), Optional.of(List.of())), nothingLeft);
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM claims WHERE id = $1", late), "a claim of nothing is not kept");
 
-        List<Optional<List<Message>>> noQueue = claims.create(pool, project, "missing", List.of(
+        List<Optional<List<Message>>> noQueue = claims.create(queue(project, "missing"), List.of(
                 new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60)),
                 new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))), 1209600).await().indefinitely().answers();
         assertEquals(List.of(Optional.empty(), Optional.empty()), noQueue);
@@ -122,7 +124,7 @@ class SharedStatementsTest {
                 .post("/v2/queues/deleted/messages").then().statusCode(201).extract().jsonPath().getList("resources");
         long[] ids = hrefs.stream().mapToLong(io.pigeon.testing.Messages::rowId).toArray();
 
-        List<Integer> counts = messages.deleteByIds(pool, project, "deleted",
+        List<Integer> counts = messages.deleteByIds(queue(project, "deleted"),
                 List.of(new long[] {ids[0], ids[1]}, new long[] {ids[1], ids[2]}, new long[] {ids[3] + 1000})).await()
                 .indefinitely();
 
@@ -130,6 +132,11 @@ class SharedStatementsTest {
         Api.as(project).get("/v2/queues/deleted/stats").then().body("messages.total", equalTo(1));
         Api.as(project).get("/v2/queues/deleted/messages/" + io.pigeon.testing.Messages.id(hrefs.get(3)))
                 .then().statusCode(200).body("body", equalTo(3));
+    }
+
+    /** The queue's handle on the configured database (the tests' queues are never placed on a pool). */
+    private PlacedQueue queue(String project, String name) {
+        return new PlacedQueue(pool, project, QueueName.of(name));
     }
 
     private static MessageStore.NewPost post(UUID client, String tag, int count, int documentSize) {

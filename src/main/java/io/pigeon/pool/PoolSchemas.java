@@ -9,8 +9,13 @@ import org.jboss.logging.Logger;
 
 /**
  * Brings a pool's database to Pigeon's schema: the same Flyway migrations as the configured database, run when the
- * pool is registered (so that registering is also Zaqar's check that the server can be reached). The migrations are
- * found as the application's own Flyway finds them (its configuration is copied), so this works in a native image.
+ * pool is registered (so that registering is also Zaqar's check that the server can be reached) and again at every
+ * start ({@link PoolUpgrades}). The migrations are found as the application's own Flyway finds them (its configuration
+ * is copied), so this works in a native image.
+ *
+ * <p>Flyway takes a PostgreSQL advisory lock on the pool's database while it migrates (Flyway 12's
+ * {@code PostgreSQLAdvisoryLockTemplate}, retried per its {@code lockRetryCount}), so replicas that start together
+ * apply each migration once: the others wait, then find nothing left to apply.
  */
 @ApplicationScoped
 public class PoolSchemas {
@@ -39,6 +44,19 @@ public class PoolSchemas {
      * cause is logged, redacted). True when migrated, false when it is the refused one (nothing done).
      */
     public Uni<Boolean> migrate(PoolUri uri, long firstGroupId, String refused) {
+        return migrate(uri, refused, firstGroupId);
+    }
+
+    /**
+     * Migrates an already registered pool's database, as {@link #migrate(PoolUri, long, String)} does, but leaves its
+     * delivery group ids where they are (its block was given when it was registered).
+     */
+    public Uni<Boolean> upgrade(PoolUri uri, String refused) {
+        return migrate(uri, refused, null);
+    }
+
+    /** {@code firstGroupId} null: the group ids are not moved (0 would not do: a sequence never used starts at 1). */
+    private Uni<Boolean> migrate(PoolUri uri, String refused, Long firstGroupId) {
         return Uni.createFrom().item(() -> {
             Flyway pool = Flyway.configure(Thread.currentThread().getContextClassLoader())
                     .configuration(application.getConfiguration())
@@ -54,9 +72,11 @@ public class PoolSchemas {
                     }
                 }
                 pool.migrate();
-                try (java.sql.PreparedStatement move = connection.prepareStatement(MOVE_GROUP_IDS)) {
-                    move.setLong(1, firstGroupId);
-                    move.executeQuery().close();
+                if (firstGroupId != null) {
+                    try (java.sql.PreparedStatement move = connection.prepareStatement(MOVE_GROUP_IDS)) {
+                        move.setLong(1, firstGroupId);
+                        move.executeQuery().close();
+                    }
                 }
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);

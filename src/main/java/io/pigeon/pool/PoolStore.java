@@ -70,6 +70,21 @@ public class PoolStore {
                 .execute(Tuple.of(after, limit)).map(PoolStore::toPools);
     }
 
+    /** The name of every registered pool, in name order. */
+    public Uni<List<String>> names(SqlClient db) {
+        return db.query("SELECT name FROM pools ORDER BY name").execute().map(rows -> {
+            List<String> names = new ArrayList<>(rows.size());
+            rows.forEach(row -> names.add(row.getString("name")));
+            return names;
+        });
+    }
+
+    /** The pool's uri as stored (not read: a legacy row may not parse), or empty when there is none of that name. */
+    public Uni<Optional<String>> storedUri(SqlClient db, String name) {
+        return db.preparedQuery("SELECT uri FROM pools WHERE name = $1").execute(Tuple.of(name))
+                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString("uri")));
+    }
+
     /** The pool as patched, or empty when there is none of that name. */
     public Uni<Optional<StoragePool>> update(SqlClient db, String name, String uri, Long weight, String flavor, String optionsJson) {
         return db.preparedQuery(UPDATE).execute(Tuple.from(Arrays.asList(name, uri, weight, flavor, optionsJson)))

@@ -330,6 +330,11 @@ public final class PoolUri {
         return options;
     }
 
+    /** The first rule a stored URL breaks, which keeps it from the drivers; empty when it can be given to them. */
+    public java.util.Optional<String> brokenRule() {
+        return java.util.Optional.ofNullable(unusable);
+    }
+
     private void usable() {
         if (unusable != null) {
             throw new IllegalStateException("The pool's stored uri is not given to a driver: " + unusable);

@@ -3,16 +3,19 @@ package io.pigeon.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +34,9 @@ class PoolClientsTest {
 
     @Inject
     PoolService pools;
+
+    @Inject
+    PoolUpgrades upgrades;
 
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
 
@@ -96,5 +102,60 @@ class PoolClientsTest {
         } finally {
             pools.delete(name).await().indefinitely();
         }
+    }
+
+    @Test
+    void aPoolLeftAtAnOlderSchemaIsMigratedAtStartWhateverBecomesOfTheOthers() {
+        String project = Api.newProject();
+        String uri = Db.newDatabase(pool);
+        String name = "behind-" + suffix;
+        String unreadable = "unreadable-" + suffix;
+        String unreachable = "unreachable-" + suffix;
+        String configured = "configured-" + suffix;
+        pools.register(name, new PoolSpec(uri, 10L, null, null)).await().indefinitely();
+        try {
+            Api.as(project).contentType(ContentType.JSON).body("{}").put("/v2/queues/behind").then().statusCode(201);
+            assertEquals(name, Db.run(pool, "SELECT pool FROM placements WHERE project = $1 AND queue = 'behind'",
+                    project).iterator().next().getString("pool"));
+            String id = Api.as(project).contentType(ContentType.JSON)
+                    .body("{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 600}")
+                    .post("/v2/queues/behind/subscriptions").then().statusCode(201)
+                    .extract().jsonPath().getString("subscription_id");
+
+            // As an upgrade finds it: the pool's database without the latest migration (V16), which confirming uses.
+            Pool behind = clients.of(name).await().indefinitely();
+            Db.run(behind, "ALTER TABLE subscriptions DROP COLUMN confirmation_until");
+            Db.run(behind, "DELETE FROM flyway_schema_history WHERE version = '16'");
+            String groupIds = "SELECT pg_sequence_last_value(pg_get_serial_sequence('dispatch_groups', 'id')::regclass)";
+            long groupIdsBefore = Db.count(behind, groupIds);
+            confirmBehind(project, id).statusCode(500);
+            // Rows that no pass may stop at: a uri that does not parse, a server that does not answer, and the
+            // configured database (refused at registration; only Quarkus's Flyway migrates it).
+            Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, 'not a uri', 0), "
+                    + "($2, 'postgresql://postgres:postgres@localhost:1/nothing', 0), ($3, $4, 0)",
+                    unreadable, unreachable, configured, Db.configuredDatabase());
+
+            Map<String, PoolUpgrades.Outcome> outcomes = upgrades.upgradeRegistered().await().indefinitely();
+
+            assertEquals(1, Db.count(behind, "SELECT count(*) FROM flyway_schema_history WHERE version = '16' AND success"));
+            confirmBehind(project, id).statusCode(204);
+            Api.as(project).get("/v2/queues/behind/subscriptions/" + id).then().statusCode(200)
+                    .body("confirmed", org.hamcrest.Matchers.equalTo(true));
+            assertEquals(groupIdsBefore, Db.count(behind, groupIds), "the pool's group ids stay in their block");
+            assertTrue(groupIdsBefore >= 1L << PoolSchemas.ID_BLOCK_BITS);
+            assertEquals(Map.of(name, PoolUpgrades.Outcome.MIGRATED, unreadable, PoolUpgrades.Outcome.INVALID,
+                    unreachable, PoolUpgrades.Outcome.UNREACHABLE, configured, PoolUpgrades.Outcome.CATALOGUE),
+                    Map.of(name, outcomes.get(name), unreadable, outcomes.get(unreadable), unreachable,
+                            outcomes.get(unreachable), configured, outcomes.get(configured)));
+        } finally {
+            Db.run(pool, "DELETE FROM pools WHERE name IN ($1, $2, $3)", unreadable, unreachable, configured);
+            Api.as(project).delete("/v2/queues/behind").then().statusCode(204);
+            pools.delete(name).await().indefinitely();
+        }
+    }
+
+    private static io.restassured.response.ValidatableResponse confirmBehind(String project, String id) {
+        return Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": true}")
+                .put("/v2/queues/behind/subscriptions/" + id + "/confirm").then();
     }
 }

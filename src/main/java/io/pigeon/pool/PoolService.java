@@ -21,6 +21,10 @@ public class PoolService {
     public static final int MAX_PAGE_SIZE = 20;
     public static final long MAX_WEIGHT = 4294967295L;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final String HOLDS_QUEUES =
+            "SELECT EXISTS (SELECT 1 FROM queues) OR EXISTS (SELECT 1 FROM dispatch_groups) AS holds";
+    private static final String ID_BLOCK_AND_IDENTITY =
+            "SELECT nextval('pool_id_blocks') AS block, (" + PoolSchemas.IDENTITY + ") AS identity";
 
     private final PoolStore store;
     private final PoolSchemas schemas;
@@ -124,7 +128,7 @@ public class PoolService {
 
     private Uni<Boolean> holdsQueues(String name) {
         return clients.of(name)
-                .chain(db -> db.query("SELECT EXISTS (SELECT 1 FROM queues) OR EXISTS (SELECT 1 FROM dispatch_groups) AS holds")
+                .chain(db -> db.query(HOLDS_QUEUES)
                         .execute())
                 .map(rows -> rows.iterator().next().getBoolean("holds"))
                 .onFailure(DatabaseFailures::isUnavailable).transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
@@ -152,7 +156,7 @@ public class PoolService {
      * configured database is refused (409): as a pool too, its queues would be listed and swept twice.
      */
     private Uni<Void> reachable(PoolUri uri) {
-        return catalogue.query("SELECT nextval('pool_id_blocks') AS block, (" + PoolSchemas.IDENTITY + ") AS identity")
+        return catalogue.query(ID_BLOCK_AND_IDENTITY)
                 .execute()
                 .map(rows -> rows.iterator().next())
                 .chain(row -> schemas.migrate(uri, row.getLong("block") << PoolSchemas.ID_BLOCK_BITS,

@@ -36,6 +36,28 @@ public class QueueStore {
             ON CONFLICT (project, name) DO NOTHING
             RETURNING id""".formatted(WITHIN_QUEUE_QUOTA.formatted("$3", "$4"));
 
+    private static final String EXISTS = "SELECT 1 FROM queues WHERE project = $1 AND name = $2";
+
+    private static final String LIST = """
+            SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
+            FROM queues
+            WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
+            ORDER BY name
+            LIMIT $3""";
+
+    private static final String COUNT = """
+            SELECT count(*) FROM queues
+            WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0)""";
+
+    private static final String METADATA = "SELECT metadata::text FROM queues WHERE project = $1 AND name = $2";
+
+    private static final String REPLACE_METADATA =
+            "UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2";
+
+    private static final String REPLACE_METADATA_IF = """
+            UPDATE queues SET metadata = $4::text::json
+            WHERE project = $1 AND name = $2 AND metadata::text = $3""";
+
     private final Quotas quotas;
 
     public QueueStore(Quotas quotas) {
@@ -50,7 +72,7 @@ public class QueueStore {
     }
 
     public Uni<Boolean> exists(SqlClient db, String project, String name) {
-        return db.preparedQuery("SELECT 1 FROM queues WHERE project = $1 AND name = $2")
+        return db.preparedQuery(EXISTS)
                 .execute(Tuple.of(project, name))
                 .map(rows -> rows.size() == 1);
     }
@@ -81,21 +103,14 @@ public class QueueStore {
      */
     public Uni<List<Queue>> list(SqlClient db, String project, String after, String before, int from, int limit,
             boolean withMetadata, String nameContains) {
-        return db.preparedQuery("""
-                SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
-                FROM queues
-                WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
-                ORDER BY name
-                LIMIT $3""")
+        return db.preparedQuery(LIST)
                 .execute(Tuple.from(java.util.Arrays.asList(project, after, limit, withMetadata, nameContains, before, from)))
                 .map(QueueStore::toQueues);
     }
 
     /** How many queues the project has whose stored names sort before {@code before} and contain {@code nameContains}. */
     public Uni<Long> count(SqlClient db, String project, String before, String nameContains) {
-        return db.preparedQuery("""
-                SELECT count(*) FROM queues
-                WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0)""")
+        return db.preparedQuery(COUNT)
                 .execute(Tuple.of(project, nameContains, before))
                 .map(rows -> rows.iterator().next().getLong(0));
     }
@@ -110,23 +125,21 @@ public class QueueStore {
 
     /** Replaces the metadata only if it still is {@code expectedJson}; false when it changed or the queue is gone. */
     public Uni<Boolean> replaceMetadataIf(SqlClient db, String project, String name, String expectedJson, String metadataJson) {
-        return db.preparedQuery("""
-                UPDATE queues SET metadata = $4::text::json
-                WHERE project = $1 AND name = $2 AND metadata::text = $3""")
+        return db.preparedQuery(REPLACE_METADATA_IF)
                 .execute(Tuple.of(project, name, expectedJson, metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
 
     /** The metadata JSON text, or empty when the queue does not exist. */
     public Uni<Optional<String>> metadata(SqlClient db, String project, String name) {
-        return db.preparedQuery("SELECT metadata::text FROM queues WHERE project = $1 AND name = $2")
+        return db.preparedQuery(METADATA)
                 .execute(Tuple.of(project, name))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString(0)));
     }
 
     /** Replaces the metadata whole; false when the queue does not exist. */
     public Uni<Boolean> replaceMetadata(SqlClient db, String project, String name, String metadataJson) {
-        return db.preparedQuery("UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2")
+        return db.preparedQuery(REPLACE_METADATA)
                 .execute(Tuple.of(project, name, metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }

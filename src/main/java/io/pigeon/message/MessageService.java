@@ -5,6 +5,7 @@ import io.pigeon.dispatch.CallMarker;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.queue.QueueName;
+import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
@@ -28,8 +29,6 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class MessageService {
-
-    static final int DEFAULT_PAGE_SIZE = 10;
 
     private final MessageStore store;
     private final QueueDatabases databases;
@@ -326,9 +325,9 @@ public class MessageService {
         return databases.of(project, queue.value()).chain(db -> store.stats(db, project, queue.value()));
     }
 
-    /** A {@code limit} for listing or claiming, 1..max-messages-per-page, 10 when absent. */
+    /** A {@code limit} for listing or claiming, 1..max-messages-per-page, {@link Paging#DEFAULT_PAGE_SIZE} when absent. */
     public int pageSize(Integer limit) {
-        int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
+        int pageSize = limit == null ? Paging.DEFAULT_PAGE_SIZE : limit;
         if (pageSize < 1 || pageSize > config.maxMessagesPerPage()) {
             throw limitOutOfRange();
         }

@@ -1,5 +1,6 @@
 package io.pigeon.pool;
 
+import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.DatabaseFailures;
 import io.smallrye.mutiny.Uni;
@@ -17,7 +18,6 @@ import java.util.regex.Pattern;
 public class PoolService {
 
     /** Zaqar's default and largest page of pools and flavors. */
-    public static final int DEFAULT_PAGE_SIZE = 10;
     public static final int MAX_PAGE_SIZE = 20;
     public static final long MAX_WEIGHT = 4294967295L;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
@@ -50,7 +50,7 @@ public class PoolService {
     }
 
     static int pageSize(Integer limit) {
-        int size = limit == null ? DEFAULT_PAGE_SIZE : limit;
+        int size = limit == null ? Paging.DEFAULT_PAGE_SIZE : limit;
         if (size < 1 || size > MAX_PAGE_SIZE) {
             throw Rejection.invalidRequest("Limit must be at least 1 and no greater than " + MAX_PAGE_SIZE + ".");
         }

@@ -9,7 +9,8 @@
 # token's "projects" claim), a realm role pigeon-operator and three users (alice: team-a, bob: team-b,
 # carol: operator), starts Pigeon in OIDC mode on an embedded PostgreSQL, gets tokens by password grant
 # and checks what each may do. Needs a JDK 21+ for Keycloak (KEYCLOAK_JAVA_HOME, default: the newest
-# JDK under /usr/lib/jvm); Pigeon runs on the default JDK.
+# JDK under /usr/lib/jvm); Pigeon runs on the default JDK. However it ends (passed, failed, Ctrl-C), it stops every
+# process it started and checks that ports 18080 and 18180 are free again.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -25,12 +26,59 @@ start=$(date +%s)
 KEYCLOAK_JAVA_HOME="${KEYCLOAK_JAVA_HOME:-$( (ls -d /usr/lib/jvm/*25* /usr/lib/jvm/*21* 2>/dev/null || true) | head -1)}"
 [ -x "$KEYCLOAK_JAVA_HOME/bin/java" ] || { echo "Keycloak needs a JDK 21+: set KEYCLOAK_JAVA_HOME"; exit 2; }
 
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+# Keycloak and Pigeon each run as a tree of processes (kc.sh and its JVM; mvnw's JVM, the Pigeon JVM it forks and
+# that JVM's embedded PostgreSQL), so each is started in a session of its own (setsid: its process group id is its
+# pid) and stopped as a whole group. PostgreSQL's server leaves the group (pg_ctl starts it in a session of its own):
+# the Pigeon JVM stops it as it shuts down, and if that JVM had to be killed, its postmaster.pid names it.
+process_groups=()
+start_group() { # command...: runs it in the background as the leader of a new session and process group (the
+    # script runs without job control, so the background process is no group leader and setsid does not fork: $! is
+    # the new group's id)
+    setsid "$@" &
+    process_groups+=($!)
 }
+alive_in_group() { # process group id: true while a process of the group (other than a zombie) runs
+    ps -eo pgid=,stat= | awk -v group="$1" '$1 == group && $2 !~ /^Z/ { found = 1 } END { exit !found }'
+}
+stop_group() { # process group id: SIGTERM to every process of the group, SIGKILL after 30 s
+    kill -TERM -- "-$1" 2>/dev/null || return 0
+    for _ in $(seq 1 30); do
+        alive_in_group "$1" || return 0
+        sleep 1
+    done
+    echo "process group $1 did not stop within 30 s: killing it"
+    kill -KILL -- "-$1" 2>/dev/null || true
+}
+stop_postgres() { # data directory: the server still running on it, stopped (fast shutdown)
+    local pid
+    pid=$(head -1 "$1/postmaster.pid" 2>/dev/null) || return 0
+    grep -q postgres "/proc/$pid/cmdline" 2>/dev/null || return 0
+    echo "stopping the embedded PostgreSQL (pid $pid) its Pigeon left running"
+    kill -INT "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || return 0; sleep 1; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+listening() { # port: true while something listens on it
+    ss -ltn | awk -v port=":$1" '$4 ~ port "$" { found = 1 } END { exit !found }'
+}
+cleanup() {
+    local status=$?
+    trap '' INT TERM
+    for group in ${process_groups[@]+"${process_groups[@]}"}; do stop_group "$group"; done
+    wait 2>/dev/null || true
+    stop_postgres "$WORK/pgdata"
+    for port in $PIGEON_PORT $KC_PORT; do
+        for _ in $(seq 1 10); do listening "$port" || break; sleep 1; done
+        if listening "$port"; then echo "port $port is still in use after the run"; status=1; fi
+    done
+    exit "$status"
+}
+for port in $PIGEON_PORT $KC_PORT; do
+    if listening "$port"; then echo "port $port is in use (a run that did not stop?); free it first"; exit 2; fi
+done
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 wait_for() { # url, seconds
     for _ in $(seq 1 "$2"); do
@@ -51,8 +99,7 @@ KC="$WORK/keycloak-$KC_VERSION"
 echo "== starting Keycloak on $KC_URL"
 rm -rf "$KC/data"
 JAVA_HOME="$KEYCLOAK_JAVA_HOME" KC_BOOTSTRAP_ADMIN_USERNAME=admin KC_BOOTSTRAP_ADMIN_PASSWORD=admin \
-    "$KC/bin/kc.sh" start-dev --http-host=127.0.0.1 --http-port=$KC_PORT > "$WORK/keycloak.log" 2>&1 &
-pids+=($!)
+    start_group "$KC/bin/kc.sh" start-dev --http-host=127.0.0.1 --http-port=$KC_PORT > "$WORK/keycloak.log" 2>&1
 wait_for "$KC_URL/realms/master" 180
 
 echo "== configuring realm pigeon with kcadm.sh"
@@ -89,8 +136,7 @@ kcadm add-roles -r pigeon --uusername carol --rolename pigeon-operator >/dev/nul
 echo "== starting Pigeon in OIDC mode on $PIGEON_URL"
 PIGEON_AUTH_MODE=oidc QUARKUS_OIDC_TENANT_ENABLED=true QUARKUS_OIDC_AUTH_SERVER_URL="$KC_URL/realms/pigeon" \
     QUARKUS_OIDC_CLIENT_ID=pigeon-cli QUARKUS_HTTP_PORT=$PIGEON_PORT \
-    ./mvnw -q -B -Plocal -Dpigeon.local.data-dir="$WORK/pgdata" > "$WORK/pigeon.log" 2>&1 &
-pids+=($!)
+    start_group ./mvnw -q -B -Plocal -Dpigeon.local.data-dir="$WORK/pgdata" > "$WORK/pigeon.log" 2>&1
 wait_for "$PIGEON_URL/q/health/ready" 300
 
 token() {

@@ -1,5 +1,6 @@
 package io.pigeon.dispatch;
 
+import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
@@ -27,8 +28,7 @@ public class DispatchService {
     public static final int MAX_ITEMS_SHOWN = 1000;
     /** Most bytes of bodies one page shows (one item always goes): a page never loads a whole backlog. */
     public static final int MAX_BYTES_SHOWN = 1024 * 1024;
-    /** Default and largest page of dead groups. */
-    public static final int DEFAULT_DEAD_PAGE = 10;
+    /** Largest page of dead groups (the default is {@link Paging#DEFAULT_PAGE_SIZE}). */
     public static final int MAX_DEAD_PAGE = 100;
     /** Why a request carrying this deployment's {@link CallMarker} may not push or requeue. */
     static final String FROM_PIGEON = "The request carries " + CallMarker.HEADER + ", the mark of the calls this "
@@ -183,7 +183,7 @@ public class DispatchService {
     }
 
     public Uni<List<DispatchStore.DeadGroup>> dead(String project, long marker, Integer limitParam) {
-        int limit = limitParam == null ? DEFAULT_DEAD_PAGE : limitParam;
+        int limit = limitParam == null ? Paging.DEFAULT_PAGE_SIZE : limitParam;
         if (limit < 1 || limit > MAX_DEAD_PAGE) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_DEAD_PAGE + ".");
         }

@@ -219,6 +219,8 @@ public class DispatchStore {
             FROM counted c
             WHERE g.id = $2 AND (g.items + c.items <= $3 OR pigeon_refuse('429', $4))""";
 
+    private static final String DELETE_GROUP = "DELETE FROM dispatch_groups WHERE id = $1";
+
     private static final String FIRE_NOW = """
             UPDATE dispatch_groups
             SET fire_at = CASE WHEN lease_until > now() THEN fire_at ELSE now() END,
@@ -492,7 +494,7 @@ public class DispatchStore {
                     }
                     long live = twins.iterator().next().getLong(0);
                     return connection.preparedQuery(MOVE_ITEMS).execute(Tuple.of(id, live, perGroup, perGroupRefusal))
-                            .flatMap(moved -> connection.preparedQuery("DELETE FROM dispatch_groups WHERE id = $1")
+                            .flatMap(moved -> connection.preparedQuery(DELETE_GROUP)
                                     .execute(Tuple.of(id)))
                             .flatMap(deleted -> connection.preparedQuery(FIRE_NOW).execute(Tuple.of(live)))
                             .map(fired -> true);

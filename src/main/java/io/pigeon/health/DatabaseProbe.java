@@ -11,6 +11,8 @@ public class DatabaseProbe {
 
     static final Duration TIMEOUT = Duration.ofSeconds(2);
 
+    private static final String PING = "SELECT 1";
+
     private final Pool pool;
 
     public DatabaseProbe(Pool pool) {
@@ -18,7 +20,7 @@ public class DatabaseProbe {
     }
 
     public Uni<Boolean> reachable() {
-        return pool.query("SELECT 1").execute()
+        return pool.query(PING).execute()
                 .ifNoItem().after(TIMEOUT).fail()
                 .map(rows -> true)
                 .onFailure().recoverWithItem(false);

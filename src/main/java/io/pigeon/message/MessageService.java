@@ -6,6 +6,7 @@ import io.pigeon.dispatch.DispatchService;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
+import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.QueueDatabases;
@@ -27,8 +28,6 @@ import java.util.UUID;
  */
 @ApplicationScoped
 public class MessageService {
-
-    static final int DEFAULT_PAGE_SIZE = 10;
 
     private final MessageStore store;
     private final QueueDatabases databases;
@@ -322,9 +321,9 @@ public class MessageService {
         return PlacedQueue.of(databases, project, queue).chain(store::stats);
     }
 
-    /** A {@code limit} for listing or claiming, 1..max-messages-per-page, 10 when absent. */
+    /** A {@code limit} for listing or claiming, 1..max-messages-per-page, {@link Paging#DEFAULT_PAGE_SIZE} when absent. */
     public int pageSize(Integer limit) {
-        int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
+        int pageSize = limit == null ? Paging.DEFAULT_PAGE_SIZE : limit;
         if (pageSize < 1 || pageSize > config.maxMessagesPerPage()) {
             throw limitOutOfRange();
         }

@@ -40,6 +40,14 @@ public class FlavorStore {
             SELECT f.name, ARRAY(SELECT p.name FROM pools p WHERE p.flavor = f.name ORDER BY p.name) AS pools
             FROM flavors f""";
 
+    private static final String GET = WITH_POOLS + " WHERE f.name = $1";
+
+    private static final String LIST = WITH_POOLS + " WHERE f.name > $1 ORDER BY f.name LIMIT $2";
+
+    private static final String DELETE = """
+            WITH released AS (UPDATE pools SET flavor = NULL, updated_at = now() WHERE flavor = $1 RETURNING name)
+            DELETE FROM flavors WHERE name = $1""";
+
     /** What a replace did: the pools it named that do not exist (then it did nothing), and whether the flavor existed. */
     public record Replaced(List<String> missingPools, boolean existed) {
     }
@@ -55,20 +63,18 @@ public class FlavorStore {
     }
 
     public Uni<Optional<Flavor>> get(SqlClient db, String name) {
-        return db.preparedQuery(WITH_POOLS + " WHERE f.name = $1").execute(Tuple.of(name))
+        return db.preparedQuery(GET).execute(Tuple.of(name))
                 .map(rows -> toFlavors(rows).stream().findFirst());
     }
 
     public Uni<List<Flavor>> list(SqlClient db, String after, int limit) {
-        return db.preparedQuery(WITH_POOLS + " WHERE f.name > $1 ORDER BY f.name LIMIT $2").execute(Tuple.of(after, limit))
+        return db.preparedQuery(LIST).execute(Tuple.of(after, limit))
                 .map(FlavorStore::toFlavors);
     }
 
     /** Deletes the flavor; its pools stay, in no flavor. */
     public Uni<Void> delete(SqlClient db, String name) {
-        return db.preparedQuery("""
-                WITH released AS (UPDATE pools SET flavor = NULL, updated_at = now() WHERE flavor = $1 RETURNING name)
-                DELETE FROM flavors WHERE name = $1""").execute(Tuple.of(name)).replaceWithVoid();
+        return db.preparedQuery(DELETE).execute(Tuple.of(name)).replaceWithVoid();
     }
 
     private static List<Flavor> toFlavors(io.vertx.mutiny.sqlclient.RowSet<Row> rows) {

@@ -60,6 +60,18 @@ public class Placements {
             UNION ALL
             SELECT false, NULL WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM inserted)""";
 
+    private static final String FIND = "SELECT pool FROM placements WHERE project = $1 AND queue = $2";
+
+    private static final String FLAVOR_EXISTS = "SELECT 1 FROM flavors WHERE name = $1";
+
+    private static final String PLACE_AT = """
+            WITH inserted AS (
+                INSERT INTO placements (project, queue, pool) VALUES ($1, $2, $3)
+                ON CONFLICT (project, queue) DO NOTHING RETURNING pool)
+            SELECT pool FROM inserted
+            UNION ALL
+            SELECT pool FROM placements WHERE project = $1 AND queue = $2 AND NOT EXISTS (SELECT 1 FROM inserted)""";
+
     private final Map<String, String> remembered = new ConcurrentHashMap<>();
     private final Pool catalogue;
 
@@ -80,7 +92,7 @@ public class Placements {
         if (known != null) {
             return Uni.createFrom().item(known);
         }
-        return catalogue.preparedQuery("SELECT pool FROM placements WHERE project = $1 AND queue = $2")
+        return catalogue.preparedQuery(FIND)
                 .execute(Tuple.of(project, queue))
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -102,7 +114,7 @@ public class Placements {
             return Uni.createFrom().item(known);
         }
         Uni<Void> flavorExists = flavor == null ? Uni.createFrom().voidItem()
-                : catalogue.preparedQuery("SELECT 1 FROM flavors WHERE name = $1").execute(Tuple.of(flavor)).map(rows -> {
+                : catalogue.preparedQuery(FLAVOR_EXISTS).execute(Tuple.of(flavor)).map(rows -> {
                     if (rows.size() == 0) {
                         throw Rejection.invalidRequest("Flavor " + flavor + " does not exist");
                     }
@@ -148,13 +160,7 @@ public class Placements {
      * already), false when it lives elsewhere.
      */
     public Uni<Boolean> placeAt(String project, String queue, Placement placement) {
-        return catalogue.preparedQuery("""
-                        WITH inserted AS (
-                            INSERT INTO placements (project, queue, pool) VALUES ($1, $2, $3)
-                            ON CONFLICT (project, queue) DO NOTHING RETURNING pool)
-                        SELECT pool FROM inserted
-                        UNION ALL
-                        SELECT pool FROM placements WHERE project = $1 AND queue = $2 AND NOT EXISTS (SELECT 1 FROM inserted)""")
+        return catalogue.preparedQuery(PLACE_AT)
                 .execute(Tuple.from(Arrays.asList(project, queue, placement.pool())))
                 .map(rows -> {
                     String pool = rows.iterator().next().getString("pool");

@@ -33,6 +33,10 @@ public class PoolClients {
 
     private static final Logger LOG = Logger.getLogger(PoolClients.class);
 
+    private static final String URI_OF = "SELECT uri FROM pools WHERE name = $1";
+    private static final String REGISTERED = "SELECT name, uri FROM pools ORDER BY name";
+    private static final String EVERY_POOL = "SELECT name, uri FROM pools";
+
     /** A client and the address it was made for. */
     private record Client(String uri, Pool pool, PgConnectOptions options) {
     }
@@ -73,7 +77,7 @@ public class PoolClients {
         if (known != null) {
             return Uni.createFrom().item(known.pool());
         }
-        return catalogue.preparedQuery("SELECT uri FROM pools WHERE name = $1").execute(Tuple.of(name)).map(rows -> {
+        return catalogue.preparedQuery(URI_OF).execute(Tuple.of(name)).map(rows -> {
             if (rows.size() == 0) {
                 throw new UnknownPool(name);
             }
@@ -127,7 +131,7 @@ public class PoolClients {
     }
 
     private Uni<List<Named>> registered() {
-        return catalogue.query("SELECT name, uri FROM pools ORDER BY name").execute().map(rows -> {
+        return catalogue.query(REGISTERED).execute().map(rows -> {
             List<Named> all = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 String name = row.getString("name");
@@ -161,7 +165,7 @@ public class PoolClients {
         if (clients.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return catalogue.query("SELECT name, uri FROM pools").execute().map(rows -> {
+        return catalogue.query(EVERY_POOL).execute().map(rows -> {
             Map<String, String> registered = new HashMap<>();
             for (Row row : rows) {
                 registered.put(row.getString("name"), row.getString("uri"));

@@ -1,5 +1,6 @@
 package io.pigeon.pool;
 
+import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.DatabaseFailures;
 import io.smallrye.mutiny.Uni;
@@ -17,10 +18,13 @@ import java.util.regex.Pattern;
 public class PoolService {
 
     /** Zaqar's default and largest page of pools and flavors. */
-    public static final int DEFAULT_PAGE_SIZE = 10;
     public static final int MAX_PAGE_SIZE = 20;
     public static final long MAX_WEIGHT = 4294967295L;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final String HOLDS_QUEUES =
+            "SELECT EXISTS (SELECT 1 FROM queues) OR EXISTS (SELECT 1 FROM dispatch_groups) AS holds";
+    private static final String ID_BLOCK_AND_IDENTITY =
+            "SELECT nextval('pool_id_blocks') AS block, (" + PoolSchemas.IDENTITY + ") AS identity";
 
     private final PoolStore store;
     private final PoolSchemas schemas;
@@ -46,7 +50,7 @@ public class PoolService {
     }
 
     static int pageSize(Integer limit) {
-        int size = limit == null ? DEFAULT_PAGE_SIZE : limit;
+        int size = limit == null ? Paging.DEFAULT_PAGE_SIZE : limit;
         if (size < 1 || size > MAX_PAGE_SIZE) {
             throw Rejection.invalidRequest("Limit must be at least 1 and no greater than " + MAX_PAGE_SIZE + ".");
         }
@@ -124,7 +128,7 @@ public class PoolService {
 
     private Uni<Boolean> holdsQueues(String name) {
         return clients.of(name)
-                .chain(db -> db.query("SELECT EXISTS (SELECT 1 FROM queues) OR EXISTS (SELECT 1 FROM dispatch_groups) AS holds")
+                .chain(db -> db.query(HOLDS_QUEUES)
                         .execute())
                 .map(rows -> rows.iterator().next().getBoolean("holds"))
                 .onFailure(DatabaseFailures::isUnavailable).transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
@@ -152,7 +156,7 @@ public class PoolService {
      * configured database is refused (409): as a pool too, its queues would be listed and swept twice.
      */
     private Uni<Void> reachable(PoolUri uri) {
-        return catalogue.query("SELECT nextval('pool_id_blocks') AS block, (" + PoolSchemas.IDENTITY + ") AS identity")
+        return catalogue.query(ID_BLOCK_AND_IDENTITY)
                 .execute()
                 .map(rows -> rows.iterator().next())
                 .chain(row -> schemas.migrate(uri, row.getLong("block") << PoolSchemas.ID_BLOCK_BITS,

@@ -24,6 +24,12 @@ public class PoolStore {
             SET uri = EXCLUDED.uri, weight = EXCLUDED.weight, flavor = EXCLUDED.flavor, options = EXCLUDED.options,
                 updated_at = now()""";
 
+    private static final String OTHER_USING = "SELECT name FROM pools WHERE uri = $1 AND name <> $2";
+
+    private static final String GET = "SELECT " + COLUMNS + " FROM pools WHERE name = $1";
+
+    private static final String LIST = "SELECT " + COLUMNS + " FROM pools WHERE name > $1 ORDER BY name LIMIT $2";
+
     // Absent fields ($2..$5 null) stay; an empty flavor takes the pool out of its flavor.
     private static final String UPDATE = """
             UPDATE pools
@@ -55,18 +61,18 @@ public class PoolStore {
 
     /** The pool using {@code uri} under another name than {@code name}, if any. */
     public Uni<Optional<String>> otherUsing(SqlClient db, String name, PoolUri uri) {
-        return db.preparedQuery("SELECT name FROM pools WHERE uri = $1 AND name <> $2").execute(Tuple.of(uri.text(), name))
+        return db.preparedQuery(OTHER_USING).execute(Tuple.of(uri.text(), name))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString(0)));
     }
 
     public Uni<Optional<StoragePool>> get(SqlClient db, String name) {
-        return db.preparedQuery("SELECT " + COLUMNS + " FROM pools WHERE name = $1").execute(Tuple.of(name))
+        return db.preparedQuery(GET).execute(Tuple.of(name))
                 .map(rows -> toPools(rows).stream().findFirst());
     }
 
     /** Up to {@code limit} pools whose names sort after {@code after}, in name order. */
     public Uni<List<StoragePool>> list(SqlClient db, String after, int limit) {
-        return db.preparedQuery("SELECT " + COLUMNS + " FROM pools WHERE name > $1 ORDER BY name LIMIT $2")
+        return db.preparedQuery(LIST)
                 .execute(Tuple.of(after, limit)).map(PoolStore::toPools);
     }
 

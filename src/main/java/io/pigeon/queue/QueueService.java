@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
+import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,7 +24,6 @@ import java.util.Optional;
 @ApplicationScoped
 public class QueueService {
 
-    static final int DEFAULT_PAGE_SIZE = 10;
     private static final int PATCH_ATTEMPTS = 3;
 
     private final QueueStore store;
@@ -90,7 +90,7 @@ public class QueueService {
      */
     public Uni<List<Queue>> list(String project, boolean topics, String marker, Integer limit, boolean detailed,
             String nameContains) {
-        int pageSize = limit == null ? DEFAULT_PAGE_SIZE : limit;
+        int pageSize = limit == null ? Paging.DEFAULT_PAGE_SIZE : limit;
         if (pageSize < 1 || pageSize > config.maxQueuesPerPage()) {
             throw Rejection.invalidRequest(
                     "Limit must be at least 1 and no greater than " + config.maxQueuesPerPage() + ".");

@@ -36,6 +36,28 @@ public class QueueStore {
             ON CONFLICT (project, name) DO NOTHING
             RETURNING id""".formatted(WITHIN_QUEUE_QUOTA.formatted("$3", "$4"));
 
+    private static final String EXISTS = "SELECT 1 FROM queues WHERE project = $1 AND name = $2";
+
+    private static final String LIST = """
+            SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
+            FROM queues
+            WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
+            ORDER BY name
+            LIMIT $3""";
+
+    private static final String COUNT = """
+            SELECT count(*) FROM queues
+            WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0)""";
+
+    private static final String METADATA = "SELECT metadata::text FROM queues WHERE project = $1 AND name = $2";
+
+    private static final String REPLACE_METADATA =
+            "UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2";
+
+    private static final String REPLACE_METADATA_IF = """
+            UPDATE queues SET metadata = $4::text::json
+            WHERE project = $1 AND name = $2 AND metadata::text = $3""";
+
     private final Quotas quotas;
 
     public QueueStore(Quotas quotas) {
@@ -55,7 +77,7 @@ public class QueueStore {
     }
 
     public Uni<Boolean> exists(PlacedQueue queue) {
-        return queue.db().preparedQuery("SELECT 1 FROM queues WHERE project = $1 AND name = $2")
+        return queue.db().preparedQuery(EXISTS)
                 .execute(Tuple.of(queue.project(), queue.storedName()))
                 .map(rows -> rows.size() == 1);
     }
@@ -94,21 +116,14 @@ public class QueueStore {
 
     /** One page of the project's queues on {@code db}, in name order. */
     public Uni<List<Queue>> list(SqlClient db, Listing listing) {
-        return db.preparedQuery("""
-                SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
-                FROM queues
-                WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
-                ORDER BY name
-                LIMIT $3""")
+        return db.preparedQuery(LIST)
                 .execute(listing.parameters())
                 .map(QueueStore::toQueues);
     }
 
     /** How many queues the project has whose stored names sort before {@code before} and contain {@code nameContains}. */
     public Uni<Long> count(SqlClient db, String project, String before, String nameContains) {
-        return db.preparedQuery("""
-                SELECT count(*) FROM queues
-                WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0)""")
+        return db.preparedQuery(COUNT)
                 .execute(Tuple.of(project, nameContains, before))
                 .map(rows -> rows.iterator().next().getLong(0));
     }
@@ -122,23 +137,21 @@ public class QueueStore {
 
     /** Replaces the metadata only if it still is {@code expectedJson}; false when it changed or the queue is gone. */
     public Uni<Boolean> replaceMetadataIf(PlacedQueue queue, String expectedJson, String metadataJson) {
-        return queue.db().preparedQuery("""
-                UPDATE queues SET metadata = $4::text::json
-                WHERE project = $1 AND name = $2 AND metadata::text = $3""")
+        return queue.db().preparedQuery(REPLACE_METADATA_IF)
                 .execute(Tuple.of(queue.project(), queue.storedName(), expectedJson, metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }
 
     /** The metadata JSON text, or empty when the queue does not exist. */
     public Uni<Optional<String>> metadata(PlacedQueue queue) {
-        return queue.db().preparedQuery("SELECT metadata::text FROM queues WHERE project = $1 AND name = $2")
+        return queue.db().preparedQuery(METADATA)
                 .execute(Tuple.of(queue.project(), queue.storedName()))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString(0)));
     }
 
     /** Replaces the metadata whole; false when the queue does not exist. */
     public Uni<Boolean> replaceMetadata(PlacedQueue queue, String metadataJson) {
-        return queue.db().preparedQuery("UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2")
+        return queue.db().preparedQuery(REPLACE_METADATA)
                 .execute(Tuple.of(queue.project(), queue.storedName(), metadataJson))
                 .map(rows -> rows.rowCount() == 1);
     }

@@ -2,6 +2,7 @@ package io.pigeon.subscription;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.AllowedTargets;
@@ -151,7 +152,7 @@ public class SubscriptionService {
 
     public Uni<List<Subscription>> list(String project, QueueName queue, long marker, Integer limit) {
         int max = config.maxSubscriptionsPerPage();
-        int pageSize = limit == null ? Math.min(10, max) : limit;
+        int pageSize = limit == null ? Math.min(Paging.DEFAULT_PAGE_SIZE, max) : limit;
         if (pageSize < 1 || pageSize > max) {
             throw Rejection.invalidRequest("Limit must be at least 1 and may not be greater than " + max + ".");
         }

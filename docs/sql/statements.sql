@@ -1,0 +1,1067 @@
+-- Every SQL statement Pigeon sends, whole, as the code sends it: the fragments a statement is composed of
+-- (FreeMessages, NotificationFanOut, QueueRows, ...) are expanded. Each entry is named Class.CONSTANT after
+-- the constant that holds it (StorageHealth.OPERATIONS.<name>: the storage health probe's operations),
+-- in package, class and constant order. The ";" that closes each entry is not part of the text sent.
+--
+-- Written from the code by StatementCatalogueTest (src/test/java/io/pigeon/storage), which fails when this
+-- file and the code differ. Do not edit it by hand: after changing a statement, regenerate it with
+--   ./mvnw -B -q test -Dtest=StatementCatalogueTest -Dpigeon.statements.write=true
+-- and review the statements the change made here.
+--
+-- No text depends on configuration: every configured value (limits, quotas, refusal texts, batch sizes,
+-- the lease and the horizon) is a bound parameter ($n). No statement is built per call. Not listed: the
+-- schema and the functions these statements call (pigeon_refuse, dispatch_complete), which are in
+-- src/main/resources/db/migration, and the LISTEN on channel pigeon_dispatch that the PostgreSQL
+-- client's PgSubscriber sends for the dispatcher.
+
+-- name: ClaimStore.CREATE
+WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims FROM queues WHERE project = $1 AND name = $2),
+asked AS (
+    SELECT a.claim_id, a.ttl, a.grace, a.claim_index,
+           sum(a.wanted) OVER (ORDER BY a.claim_index) - a.wanted AS after,
+           sum(a.wanted) OVER (ORDER BY a.claim_index) AS up_to
+    FROM unnest($3::uuid[], $4::int[], $5::int[], $6::int[])
+         WITH ORDINALITY AS a (claim_id, wanted, ttl, grace, claim_index)),
+taken AS (
+    SELECT f.id, a.claim_index, a.claim_id, a.ttl, a.grace
+    FROM unnest(ARRAY(SELECT f.id FROM (
+    SELECT u.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.id LIMIT $8
+        FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT r.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT $8
+        FOR UPDATE OF m SKIP LOCKED) r
+) f ORDER BY f.id LIMIT $8)) WITH ORDINALITY AS f (id, rank)
+    JOIN asked a ON f.rank > a.after AND f.rank <= a.up_to),
+claimed AS (
+    UPDATE messages m
+    SET claim_id = t.claim_id,
+        claim_expires_at = now() + t.ttl * interval '1 second',
+        claim_count = m.claim_count + 1,
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)),
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second'
+    FROM taken t
+    WHERE m.queue_id = (SELECT id FROM q) AND m.id = t.id
+    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id),
+recorded AS (
+    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+    SELECT a.claim_id, (SELECT id FROM q), a.ttl, a.grace, now() + a.ttl * interval '1 second', h.ids
+    FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
+    JOIN asked a ON a.claim_index = h.claim_index)
+SELECT q.id AS queue_id, c.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id
+FROM q LEFT JOIN claimed c ON true
+ORDER BY c.id;
+
+-- name: ClaimStore.CREATE_ONE
+WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims FROM queues WHERE project = $1 AND name = $2),
+claimed AS (
+    UPDATE messages m
+    SET claim_id = $3,
+        claim_expires_at = now() + $5 * interval '1 second',
+        claim_count = m.claim_count + 1,
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)),
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second'
+    FROM q
+    WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(SELECT f.id FROM (
+    SELECT u.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.id LIMIT $4
+        FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT r.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT $4
+        FOR UPDATE OF m SKIP LOCKED) r
+) f ORDER BY f.id LIMIT $4))
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id),
+recorded AS (
+    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+    SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
+    FROM q
+    WHERE EXISTS (SELECT 1 FROM claimed))
+SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id
+FROM q LEFT JOIN claimed c ON true
+ORDER BY c.id;
+
+-- name: ClaimStore.GET
+SELECT c.ttl AS claim_ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS claim_age, m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+FROM queues q
+JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
+    AND m.claim_id = c.id AND m.expires_at > now()
+WHERE q.project = $1 AND q.name = $2
+ORDER BY m.id;
+
+-- name: ClaimStore.RELEASE
+WITH c AS (
+    UPDATE claims c SET expires_at = now()
+    FROM queues q
+    WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+    RETURNING c.queue_id, c.id, c.message_ids)
+UPDATE messages m SET claim_expires_at = now()
+WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
+  AND m.claim_id IS NOT DISTINCT FROM $3;
+
+-- name: ClaimStore.RENEW
+WITH c AS (
+    UPDATE claims c
+    SET ttl = $4, grace = COALESCE($5, c.grace), created_at = now(),
+        expires_at = now() + $4 * interval '1 second'
+    FROM queues q
+    WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+    RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at),
+renewed AS (
+    UPDATE messages m
+    SET claim_expires_at = (SELECT expires_at FROM c),
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + (SELECT ttl + grace FROM c), $6)),
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + (SELECT ttl + grace FROM c), $6)) * interval '1 second'
+    WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
+      AND m.claim_id IS NOT DISTINCT FROM $3 AND m.expires_at > now()
+    RETURNING m.id)
+SELECT count(*) AS claims FROM c;
+
+-- name: CallMarker.SECRET_ROW
+SELECT value FROM deployment_secrets WHERE name = 'call-marker';
+
+-- name: DispatchStore.BURY
+UPDATE dispatch_groups
+SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, last_error = $3,
+    state = 'dead', dead_at = now()
+WHERE id = $1 AND lease_token = $2;
+
+-- name: DispatchStore.CALL
+INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at,
+                             item_bytes)
+VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::json, now(),
+        octet_length($5::text) + COALESCE(octet_length($6::text), 0))
+RETURNING extract(epoch FROM fire_at)::float8 AS due_at;
+
+-- name: DispatchStore.COMPLETE
+SELECT dispatch_complete($1, $2, $3::bigint[], $4);
+
+-- name: DispatchStore.DEFER
+UPDATE dispatch_groups
+SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, attempts = greatest(attempts - 1, 0),
+    fire_at = now() + $3 * interval '1 millisecond'
+WHERE id = $1 AND lease_token = $2;
+
+-- name: DispatchStore.DELETE_GROUP
+DELETE FROM dispatch_groups WHERE id = $1;
+
+-- name: DispatchStore.DELETE_PATH
+DELETE FROM dispatch_groups g WHERE g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4 AND g.state = 'pending';
+
+-- name: DispatchStore.DROP_DEAD
+DELETE FROM dispatch_groups WHERE project = $1 AND id = $2 AND state = 'dead';
+
+-- name: DispatchStore.ENQUEUE
+WITH g AS (
+    INSERT INTO dispatch_groups AS g (project, merge_key, method, target, mergeable, envelope, fire_at,
+                                      items, item_bytes)
+    SELECT $1, $2, $3, $4, $5, 'array', COALESCE(to_timestamp($6::float8), now()), 1, octet_length($8::text)
+    WHERE (NOT EXISTS (SELECT 1 FROM quota_breaches b
+                       WHERE b.project = $1 AND b.kind IN ('groups', 'items', 'bytes') AND b.queue_id = 0)
+           OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $11 WHEN 'items' THEN $12 ELSE $13 END
+                                    FROM quota_breaches b
+                                    WHERE b.project = $1 AND b.kind IN ('groups', 'items', 'bytes')
+                                      AND b.queue_id = 0
+                                    ORDER BY b.kind LIMIT 1)))
+      AND ($6::float8 IS NULL OR to_timestamp($6::float8) <= now() + $14 * interval '1 second'
+           OR pigeon_refuse('400', $15))
+    ON CONFLICT (project, merge_key, method, target) WHERE mergeable AND state = 'pending'
+    DO UPDATE SET
+        fire_at = CASE WHEN g.lease_until > now() OR NOT ($7 OR g.overwrite) THEN g.fire_at
+                       ELSE EXCLUDED.fire_at END,
+        next_fire_at = CASE WHEN g.lease_until > now() AND ($7 OR g.overwrite) THEN EXCLUDED.fire_at
+                            ELSE g.next_fire_at END,
+        items = g.items + 1, item_bytes = g.item_bytes + EXCLUDED.item_bytes
+    WHERE g.items < $16 OR pigeon_refuse('429', $17)
+    RETURNING id, fire_at, next_fire_at, lease_until > now() AS in_flight),
+item AS (
+    INSERT INTO dispatch_items (group_id, body) SELECT id, $8 FROM g RETURNING id, group_id)
+SELECT item.id AS item_id, item.group_id,
+       extract(epoch FROM CASE WHEN g.in_flight THEN g.next_fire_at ELSE g.fire_at END)::float8 AS fire_at,
+       extract(epoch FROM g.fire_at)::float8 AS due_at
+FROM item JOIN g ON g.id = item.group_id
+LEFT JOIN LATERAL (
+    SELECT pg_notify('pigeon_dispatch', extract(epoch FROM g.fire_at)::text)
+    WHERE $9 AND g.fire_at < now() + $10 * interval '1 millisecond') AS signal ON true;
+
+-- name: DispatchStore.FIND_LIVE_TWIN
+SELECT live.id FROM dispatch_groups dead
+JOIN dispatch_groups live ON live.project = dead.project AND live.merge_key = dead.merge_key
+     AND live.method = dead.method AND live.target = dead.target
+     AND live.mergeable AND live.state = 'pending'
+WHERE dead.project = $1 AND dead.id = $2 AND dead.state = 'dead'
+FOR UPDATE;
+
+-- name: DispatchStore.FIRE_NOW
+UPDATE dispatch_groups
+SET fire_at = CASE WHEN lease_until > now() THEN fire_at ELSE now() END,
+    next_fire_at = CASE WHEN lease_until > now() THEN now() ELSE next_fire_at END
+WHERE id = $1;
+
+-- name: DispatchStore.LIST_DEAD
+SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error,
+       extract(epoch FROM g.dead_at)::float8 AS dead_at, extract(epoch FROM g.created_at)::float8 AS created_at,
+       CASE WHEN g.envelope = 'single' THEN 1
+            ELSE (SELECT count(*) FROM dispatch_items i WHERE i.group_id = g.id) END AS items
+FROM dispatch_groups g
+WHERE g.project = $1 AND g.state = 'dead' AND g.id > $2
+ORDER BY g.id
+LIMIT $3;
+
+-- name: DispatchStore.MOVE_ITEMS
+WITH moved AS (
+    UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1 RETURNING octet_length(body) AS size),
+counted AS (SELECT count(*) AS items, COALESCE(sum(size), 0) AS bytes FROM moved)
+UPDATE dispatch_groups g
+SET items = g.items + c.items, item_bytes = g.item_bytes + c.bytes
+FROM counted c
+WHERE g.id = $2 AND (g.items + c.items <= $3 OR pigeon_refuse('429', $4));
+
+-- name: DispatchStore.NEXT_DUE
+SELECT extract(epoch FROM now())::float8 AS now, extract(epoch FROM min(fire_at))::float8 AS next_due
+FROM dispatch_groups WHERE state = 'pending' AND project <> ALL($1::text[]);
+
+-- name: DispatchStore.NOTIFY
+SELECT pg_notify('pigeon_dispatch', '');
+
+-- name: DispatchStore.RELEASE
+UPDATE dispatch_groups
+SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, last_error = $3,
+    fire_at = now() + $4 * interval '1 millisecond'
+WHERE id = $1 AND lease_token = $2;
+
+-- name: DispatchStore.REQUEUE
+UPDATE dispatch_groups
+SET state = 'pending', dead_at = NULL, attempts = 0, overwrite = false, last_error = NULL,
+    created_at = now(), fire_at = now()
+WHERE project = $1 AND id = $2 AND state = 'dead' AND (items <= $3 OR pigeon_refuse('429', $4))
+RETURNING id;
+
+-- name: DispatchStore.TAKE_DUE
+WITH due AS MATERIALIZED (
+    SELECT id, project, fire_at FROM dispatch_groups
+    WHERE state = 'pending' AND fire_at <= now() AND project <> ALL($4::text[])
+    ORDER BY fire_at
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED),
+chosen AS (
+    SELECT d.id, d.fire_at FROM (
+        SELECT due.id, due.fire_at, due.project,
+               row_number() OVER (PARTITION BY due.project ORDER BY due.fire_at, due.id) AS n
+        FROM due) d
+    LEFT JOIN unnest($5::text[], $6::int[]) AS busy (project, calls) ON busy.project = d.project
+    WHERE d.n + COALESCE(busy.calls, 0) <= $7)
+UPDATE dispatch_groups g
+SET lease_token = gen_random_uuid(), lease_until = now() + $2 * interval '1 millisecond',
+    fire_at = now() + $2 * interval '1 millisecond', next_fire_at = NULL, overwrite = true,
+    attempts = g.attempts + 1
+FROM chosen
+LEFT JOIN LATERAL (
+    SELECT array_agg(s.id ORDER BY s.id) FILTER (WHERE s.taken) AS item_ids,
+           array_agg(s.body ORDER BY s.id) FILTER (WHERE s.taken) AS bodies,
+           COALESCE(bool_or(NOT s.taken), false) AS more
+    FROM (SELECT x.id, x.body,
+                 row_number() OVER w <= $3
+                     AND (row_number() OVER w = 1 OR sum(octet_length(x.body)) OVER w <= $8) AS taken
+          FROM (SELECT i.id, i.body FROM dispatch_items i WHERE i.group_id = chosen.id
+                ORDER BY i.id LIMIT $3 + 1) x
+          WINDOW w AS (ORDER BY x.id)) s) items ON true
+WHERE g.id = chosen.id
+RETURNING g.id, g.lease_token, g.project, g.method, g.target, g.envelope, g.headers::text AS headers,
+          g.retry_policy::text AS retry_policy, g.attempts, g.body AS single_body,
+          g.sealed_body, g.sealed_key_id,
+          extract(epoch FROM now() - g.created_at)::float8 AS age,
+          extract(epoch FROM now() - chosen.fire_at)::float8 AS lateness,
+          items.item_ids, items.bodies, items.more;
+
+-- name: DispatchStore.VIEW
+WITH page AS (
+    SELECT s.*, s.n > $6 OR (s.n > 1 AND s.upto > $7) AS beyond
+    FROM (
+        SELECT p.*, row_number() OVER w AS n, sum(p.size) OVER w AS upto
+        FROM (
+            SELECT g.id, g.attempts, g.last_error, COALESCE(g.lease_until > now(), false) AS in_flight,
+                   extract(epoch FROM CASE WHEN g.lease_until > now() THEN COALESCE(g.next_fire_at, g.fire_at)
+                                           ELSE g.fire_at END)::float8 AS fire_at,
+                   i.id AS item_id, octet_length(i.body) AS size,
+                   extract(epoch FROM i.created_at)::float8 AS item_created
+            FROM dispatch_groups g JOIN dispatch_items i ON i.group_id = g.id
+            WHERE g.project = $1 AND g.merge_key = $2 AND g.method = $3 AND g.target = $4 AND g.state = 'pending' AND i.id > $5
+            ORDER BY i.id
+            LIMIT $6 + 1) p
+        WINDOW w AS (ORDER BY p.item_id)) s)
+SELECT page.id, page.attempts, page.last_error, page.in_flight, page.fire_at, page.item_id,
+       page.item_created, i.body, page.beyond
+FROM page
+LEFT JOIN dispatch_items i ON NOT page.beyond AND i.group_id = page.id AND i.id = page.item_id
+WHERE NOT page.beyond OR page.n = (SELECT min(n) FROM page WHERE beyond)
+ORDER BY page.item_id;
+
+-- name: DatabaseProbe.PING
+SELECT 1;
+
+-- name: StorageHealth.OPERATIONS.claim_messages
+UPDATE messages m SET claim_id = $2, claim_expires_at = now() + interval '60 seconds' WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.id = ANY(ARRAY(SELECT f.id FROM (
+    SELECT u.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
+        ORDER BY m.id LIMIT 10
+        FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT r.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
+        ORDER BY m.claim_expires_at LIMIT 10
+        FOR UPDATE OF m SKIP LOCKED) r
+) f ORDER BY f.id LIMIT 10));
+
+-- name: StorageHealth.OPERATIONS.create_queue
+INSERT INTO queues (project, name) SELECT '', $1 WHERE $2::uuid IS NOT NULL;
+
+-- name: StorageHealth.OPERATIONS.delete_messages
+DELETE FROM messages m WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id = $2;
+
+-- name: StorageHealth.OPERATIONS.delete_queue
+DELETE FROM queues WHERE project = '' AND name = $1 AND $2::uuid IS NOT NULL;
+
+-- name: StorageHealth.OPERATIONS.list_messages
+SELECT m.id FROM messages m WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND $2::uuid IS NOT NULL ORDER BY m.id LIMIT 10;
+
+-- name: StorageHealth.OPERATIONS.post_messages
+INSERT INTO messages (queue_id, client_id, ttl, body, expires_at) SELECT id, $2, 60, '"probe"', now() + interval '60 seconds' FROM queues WHERE project = '' AND name = $1;
+
+-- name: HotTableVacuum.VACUUM
+VACUUM (ANALYZE, SKIP_LOCKED) messages, claims, dispatch_groups, dispatch_items;
+
+-- name: Sweeper.BURY_OLD_PENDING_GROUPS
+UPDATE dispatch_groups
+SET state = 'dead', dead_at = now(), last_error = $3, lease_token = NULL, lease_until = NULL,
+    next_fire_at = NULL
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM dispatch_groups
+    WHERE state = 'pending' AND created_at < now() - $2 * interval '1 second'
+      AND (lease_until IS NULL OR lease_until <= now())
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
+-- name: Sweeper.DELETE_EXPIRED_MESSAGES
+DELETE FROM messages
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM messages WHERE expires_at <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
+-- name: Sweeper.DELETE_EXPIRED_SET_ASIDE
+DELETE FROM messages_set_aside
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM messages_set_aside WHERE expires_at <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
+-- name: Sweeper.DELETE_EXPIRED_SUBSCRIPTIONS
+DELETE FROM subscriptions
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM subscriptions WHERE expires_at <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
+-- name: Sweeper.DELETE_OLD_DEAD_GROUPS
+DELETE FROM dispatch_groups
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM dispatch_groups
+    WHERE state = 'dead' AND dead_at < now() - $2 * interval '1 second'
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
+-- name: Sweeper.DELETE_ROWS_OF_DROPPED_QUEUES
+WITH chosen AS MATERIALIZED (
+    SELECT queue_id FROM dropped_queues WHERE dropped_at <= now() - interval '5 minutes'
+    LIMIT $1 FOR UPDATE SKIP LOCKED),
+messages_gone AS (DELETE FROM messages WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))),
+claims_gone AS (DELETE FROM claims WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))),
+set_aside_gone AS (DELETE FROM messages_set_aside WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen)))
+DELETE FROM dropped_queues WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen));
+
+-- name: Sweeper.END_EXPIRED_CLAIMS
+WITH ended AS (
+    DELETE FROM claims
+    WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM claims WHERE expires_at <= now()
+        LIMIT $1 FOR UPDATE SKIP LOCKED))
+    RETURNING queue_id, id, message_ids),
+held AS (
+    SELECT e.queue_id, e.id AS claim_id, h.message_id
+    FROM ended e CROSS JOIN LATERAL unnest(e.message_ids) AS h (message_id)),
+rules AS (
+    SELECT q.id AS queue_id, q.project, q.metadata->>'_dead_letter_queue' AS dead_letter_queue,
+           (q.metadata->>'_max_claim_count')::int AS max_claims,
+           (q.metadata->>'_dead_letter_queue_messages_ttl')::int AS dead_letter_ttl
+    FROM (SELECT DISTINCT queue_id FROM ended) e
+    CROSS JOIN LATERAL (SELECT * FROM queues q WHERE q.id = e.queue_id LIMIT 1) q
+    WHERE q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL),
+created AS (
+    INSERT INTO queues (project, name)
+    SELECT DISTINCT project, dead_letter_queue FROM rules
+    ON CONFLICT (project, name) DO NOTHING
+    RETURNING id, project, name),
+targets AS (
+    SELECT r.queue_id, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id
+    FROM rules r
+    LEFT JOIN created c ON c.project = r.project AND c.name = r.dead_letter_queue
+    LEFT JOIN LATERAL (SELECT id FROM queues d WHERE d.project = r.project AND d.name = r.dead_letter_queue
+                       LIMIT 1) d ON true),
+settled AS MATERIALIZED (
+    SELECT m.row, t.queue_id IS NOT NULL AND m.claim_count >= t.max_claims AND m.expires_at > now() AS dead
+    FROM held h
+    CROSS JOIN LATERAL (
+        SELECT m.ctid AS row, m.claim_count, m.expires_at FROM messages m
+        WHERE m.queue_id = h.queue_id AND m.id = h.message_id AND m.claim_id IS NOT DISTINCT FROM h.claim_id
+        LIMIT 1) m
+    LEFT JOIN targets t ON t.queue_id = h.queue_id),
+moved AS (
+    DELETE FROM messages m
+    WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
+    RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
+-- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
+-- queue (RESEALING).
+dead_lettered AS (
+    INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at)
+    SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
+           now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
+           CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END
+    FROM moved m JOIN targets t ON t.queue_id = m.queue_id
+    ORDER BY m.id
+    RETURNING id),
+freed AS (
+    UPDATE messages m SET claim_id = NULL, claim_expires_at = NULL
+    WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE NOT dead))
+    RETURNING m.id)
+SELECT (SELECT count(*) FROM ended) AS claims, (SELECT count(*) FROM dead_lettered) AS dead_lettered;
+
+-- name: Sweeper.RESEALED
+UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
+FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
+WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity';
+
+-- name: Sweeper.RESEALING
+SELECT m.queue_id, m.id, m.body, m.key_id, q.project, q.name
+FROM messages m JOIN queues q ON q.id = m.queue_id
+WHERE m.visible_at = 'infinity'
+ORDER BY m.queue_id, m.id
+LIMIT $1;
+
+-- name: MessageStore.DELETE_BY_IDS
+DELETE FROM messages m USING queues q
+WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[]);
+
+-- name: MessageStore.DELETE_BY_IDS_SHARED
+DELETE FROM messages m USING queues q
+WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])
+RETURNING m.id;
+
+-- name: MessageStore.DELETE_BY_IDS_WITH_CLAIMS
+WITH target AS (
+    SELECT m.queue_id, m.id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AND NOT (m.claim_id = ANY($4::uuid[])) AS refused
+    FROM queues q JOIN messages m ON m.queue_id = q.id
+    WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
+    FOR UPDATE OF m),
+deleted AS (
+    DELETE FROM messages d USING target t
+    WHERE d.queue_id = t.queue_id AND d.id = t.id AND NOT EXISTS (SELECT 1 FROM target WHERE refused)
+    RETURNING d.id)
+SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted
+;
+
+-- name: MessageStore.DELETE_ONE
+WITH target AS (
+    SELECT m.queue_id, m.id, m.claim_id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AS claimed
+    FROM queues q JOIN messages m ON m.queue_id = q.id
+    WHERE q.project = $1 AND q.name = $2 AND m.id = $3 AND m.expires_at > now()
+    FOR UPDATE OF m),
+deleted AS (
+    DELETE FROM messages d USING target t
+    WHERE d.queue_id = t.queue_id AND d.id = t.id
+      AND CASE WHEN $4::uuid IS NULL THEN NOT t.claimed ELSE t.claimed AND t.claim_id = $4::uuid END
+    RETURNING d.id)
+SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
+FROM target t;
+
+-- name: MessageStore.GET_BY_IDS
+SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+FROM queues q JOIN messages m ON m.queue_id = q.id
+WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
+ORDER BY m.id;
+
+-- name: MessageStore.LIST
+SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
+       m.id, m.ttl, m.age, m.body, m.key_id
+FROM queues q
+CROSS JOIN LATERAL (
+    SELECT max(r.id) AS last_id, count(*) AS size
+    FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
+LEFT JOIN LATERAL (
+    SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+    FROM messages m
+    WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
+      AND ($5 OR m.client_id <> $4)
+      AND ($6 OR NOT (m.claim_id IS NOT NULL AND m.claim_expires_at > now()))
+      AND ($7 OR (m.visible_at IS NULL OR m.visible_at <= now()))
+    ORDER BY m.id
+    LIMIT $8) m ON true
+WHERE q.project = $1 AND q.name = $2
+ORDER BY m.id;
+
+-- name: MessageStore.POP
+WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims FROM queues WHERE project = $1 AND name = $2)
+DELETE FROM messages m
+WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(SELECT f.id FROM (
+    SELECT u.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.id LIMIT $3
+        FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT r.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT $3
+        FOR UPDATE OF m SKIP LOCKED) r
+) f ORDER BY f.id LIMIT $3))
+RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at;
+
+-- name: MessageStore.POST
+WITH inserted AS (
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, key_id)
+    SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second', $11
+    FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
+    WHERE q.project = $1 AND q.name = $2 AND (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
+ OR pigeon_refuse('429', $6)) AND (COALESCE((q.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($11::text IS NOT NULL)
+ OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))
+    ORDER BY t.ord
+    RETURNING id, ttl, body, visible_at, key_id),
+subscribed AS MATERIALIZED (
+    SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
+    FROM (SELECT s.id AS subscription_id, s.subscriber,
+               CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
+               s.options->'post_headers' AS headers,
+               json_build_object('queue', (SELECT metadata FROM queues WHERE project = $1 AND name = $2)->'_retry_policy', 'subscription', s.options->'_retry_policy')
+                   AS retry_policy
+        FROM subscriptions s
+        WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
+          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $10::boolean)
+          AND NOT $12::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
+fan AS MATERIALIZED (
+    SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
+           i.ttl, i.body, i.key_id, i.visible_at
+    FROM inserted i CROSS JOIN subscribed s),
+fan_groups AS (
+    INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
+                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+    SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
+           f.headers, f.retry_policy,
+           COALESCE(f.visible_at, now()),
+           c.sealed, f.key_id,
+           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+    FROM fan f
+    CROSS JOIN LATERAL (
+        SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
+                                 'ttl', f.ttl, 'queue_name', ltrim($2::text, '~'),
+                                 'Message_Type', 'Notification')::text AS doc) n
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
+                    ELSE n.doc END AS body,
+               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)
+SELECT id, (SELECT count(*) FROM fan) AS notifications FROM inserted WHERE ((SELECT count(*) FROM fan) <= $7 OR pigeon_refuse('429', $8))
+AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
+         SELECT 1 FROM quota_breaches b
+         WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
+     OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $9 ELSE $13 END
+                              FROM quota_breaches b
+                              WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
+                              ORDER BY b.kind DESC LIMIT 1)));
+
+-- name: MessageStore.POST_CREATING_QUEUE
+WITH known AS (
+    SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
+created AS (
+    INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
+    ON CONFLICT (project, name) DO NOTHING
+    RETURNING id, metadata),
+q AS (
+    SELECT id, metadata FROM known
+    UNION ALL
+    SELECT id, metadata FROM created
+    LIMIT 1),
+target AS (
+    SELECT id,
+           COALESCE((metadata->>'_max_messages_post_size')::int, $7) AS max_size,
+           COALESCE((metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
+           COALESCE((metadata->>'_default_message_delay')::int, 0) AS default_delay
+    FROM q
+    WHERE (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
+ OR pigeon_refuse('429', $12)) AND (COALESCE((metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($17::text IS NOT NULL)
+ OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))),
+inserted AS (
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
+    SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
+           now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
+           CASE WHEN COALESCE(n.delay, t.default_delay) > 0
+                THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
+           $17
+    FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
+    WHERE $9 <= t.max_size
+    ORDER BY n.ord
+    RETURNING id, ttl, body, visible_at, key_id),
+subscribed AS MATERIALIZED (
+    SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
+    FROM (SELECT s.id AS subscription_id, s.subscriber,
+               CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
+               s.options->'post_headers' AS headers,
+               json_build_object('queue', (SELECT metadata FROM q)->'_retry_policy', 'subscription', s.options->'_retry_policy')
+                   AS retry_policy
+        FROM subscriptions s
+        WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
+          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $16::boolean)
+          AND NOT $18::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
+fan AS MATERIALIZED (
+    SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
+           i.ttl, i.body, i.key_id, i.visible_at
+    FROM inserted i CROSS JOIN subscribed s),
+fan_groups AS (
+    INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
+                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+    SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
+           f.headers, f.retry_policy,
+           COALESCE(f.visible_at, now()),
+           c.sealed, f.key_id,
+           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+    FROM fan f
+    CROSS JOIN LATERAL (
+        SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
+                                 'ttl', f.ttl, 'queue_name', ltrim($2::text, '~'),
+                                 'Message_Type', 'Notification')::text AS doc) n
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
+                    ELSE n.doc END AS body,
+               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)
+SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
+       (SELECT count(*) FROM fan) AS notifications
+WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
+       OR pigeon_refuse('403', $11))
+  AND ((SELECT count(*) FROM fan) <= $13 OR pigeon_refuse('429', $14))
+AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
+         SELECT 1 FROM quota_breaches b
+         WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
+     OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $15 ELSE $19 END
+                              FROM quota_breaches b
+                              WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
+                              ORDER BY b.kind DESC LIMIT 1)));
+
+-- name: MessageStore.POST_CREATING_QUEUE_SHARED
+WITH known AS (
+    SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
+created AS (
+    INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
+    ON CONFLICT (project, name) DO NOTHING
+    RETURNING id, metadata),
+q AS (
+    SELECT id, metadata FROM known
+    UNION ALL
+    SELECT id, metadata FROM created
+    LIMIT 1),
+target AS (
+    SELECT id,
+           COALESCE((metadata->>'_max_messages_post_size')::int, $7) AS max_size,
+           COALESCE((metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
+           COALESCE((metadata->>'_default_message_delay')::int, 0) AS default_delay
+    FROM q
+    WHERE (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
+ OR pigeon_refuse('429', $12)) AND (COALESCE((metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($17::text IS NOT NULL)
+ OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))),
+inserted AS (
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
+    SELECT t.id, n.client_id, COALESCE(n.ttl, t.default_ttl), n.body,
+           now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
+           CASE WHEN COALESCE(n.delay, t.default_delay) > 0
+                THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
+           $17
+    FROM target t, unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])
+                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)
+    WHERE n.document_size <= t.max_size
+    ORDER BY n.ord
+    RETURNING id, ttl, body, visible_at, key_id),
+subscribed AS MATERIALIZED (
+    SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
+    FROM (SELECT s.id AS subscription_id, s.subscriber,
+               CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
+               s.options->'post_headers' AS headers,
+               json_build_object('queue', (SELECT metadata FROM q)->'_retry_policy', 'subscription', s.options->'_retry_policy')
+                   AS retry_policy
+        FROM subscriptions s
+        WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
+          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $16::boolean)
+          AND NOT $18::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
+fan AS MATERIALIZED (
+    SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
+           i.ttl, i.body, i.key_id, i.visible_at
+    FROM inserted i CROSS JOIN subscribed s),
+fan_groups AS (
+    INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
+                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+    SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
+           f.headers, f.retry_policy,
+           COALESCE(f.visible_at, now()),
+           c.sealed, f.key_id,
+           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+    FROM fan f
+    CROSS JOIN LATERAL (
+        SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
+                                 'ttl', f.ttl, 'queue_name', ltrim($2::text, '~'),
+                                 'Message_Type', 'Notification')::text AS doc) n
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
+                    ELSE n.doc END AS body,
+               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)
+SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
+       (SELECT count(*) FROM fan) AS notifications
+WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
+       OR pigeon_refuse('403', $11))
+  AND ((SELECT count(*) FROM fan) <= $13 OR pigeon_refuse('429', $14))
+AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
+         SELECT 1 FROM quota_breaches b
+         WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
+     OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $15 ELSE $19 END
+                              FROM quota_breaches b
+                              WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
+                              ORDER BY b.kind DESC LIMIT 1)));
+
+-- name: MessageStore.PURGE
+WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+messages_gone AS (DELETE FROM messages WHERE queue_id = ANY(ARRAY(SELECT id FROM q)) RETURNING 1),
+claims_gone AS (DELETE FROM claims WHERE queue_id = ANY(ARRAY(SELECT id FROM q))),
+set_aside_gone AS (DELETE FROM messages_set_aside WHERE queue_id = ANY(ARRAY(SELECT id FROM q)))
+SELECT count(*) AS purged FROM messages_gone;
+
+-- name: MessageStore.STATS
+SELECT h.total AS head_total, h.claimed AS head_claimed, h.last_id AS head_last_id, c.claimed AS claimed,
+       o.id AS oldest_id, o.age AS oldest_age, o.created_at AS oldest_created,
+       n.id AS newest_id, n.age AS newest_age, n.created_at AS newest_created
+FROM queues q
+CROSS JOIN LATERAL (
+    SELECT count(*) AS total, count(*) FILTER (WHERE head.claimed) AS claimed, max(head.id) AS last_id
+    FROM (SELECT m.id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AS claimed FROM messages m
+          WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT $3) head) h
+CROSS JOIN LATERAL (
+    SELECT count(*) AS claimed
+    FROM (SELECT 1 FROM messages m
+          WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
+            AND m.expires_at > now() LIMIT $3) held) c
+LEFT JOIN LATERAL (
+    SELECT m.id, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.created_at FROM messages m
+    WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT 1) o ON true
+LEFT JOIN LATERAL (
+    SELECT m.id, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.created_at FROM messages m
+    WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id DESC LIMIT 1) n ON true
+WHERE q.project = $1 AND q.name = $2;
+
+-- name: SetAsideStore.KEEP_POPPED
+INSERT INTO messages_set_aside (queue_id, id, client_id, ttl, body, key_id, created_at, expires_at)
+SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::int[], $5::text[], $6::text[],
+                     $7::timestamptz[], $8::timestamptz[])
+ON CONFLICT DO NOTHING;
+
+-- name: SetAsideStore.SET_ASIDE_CLAIMED
+WITH aside AS (
+    DELETE FROM messages m
+    WHERE m.queue_id = $1 AND m.id = ANY($2::bigint[]) AND m.claim_id = ANY($3::uuid[])
+    RETURNING queue_id, id, client_id, ttl, body, key_id, created_at, expires_at),
+kept AS (
+    INSERT INTO messages_set_aside (queue_id, id, client_id, ttl, body, key_id, created_at, expires_at) SELECT queue_id, id, client_id, ttl, body, key_id, created_at, expires_at FROM aside ON CONFLICT DO NOTHING),
+trimmed AS (
+    UPDATE claims c SET message_ids = ARRAY(SELECT x FROM unnest(c.message_ids) AS x WHERE x <> ALL($2::bigint[]))
+    WHERE c.queue_id = $1 AND c.id = ANY($3::uuid[]) AND NOT c.message_ids <@ $2::bigint[]),
+emptied AS (
+    DELETE FROM claims c
+    WHERE c.queue_id = $1 AND c.id = ANY($3::uuid[]) AND c.message_ids <@ $2::bigint[])
+SELECT count(*) AS set_aside FROM aside;
+
+-- name: SetAsideStore.SET_ASIDE_RESEALING
+WITH aside AS (
+    DELETE FROM messages m
+    WHERE m.queue_id = $1 AND m.id = ANY($2::bigint[]) AND m.visible_at = 'infinity'
+    RETURNING queue_id, id, client_id, ttl, body, key_id, created_at, expires_at)
+INSERT INTO messages_set_aside (queue_id, id, client_id, ttl, body, key_id, created_at, expires_at) SELECT queue_id, id, client_id, ttl, body, key_id, created_at, expires_at FROM aside ON CONFLICT DO NOTHING;
+
+-- name: FlavorStore.DELETE
+WITH released AS (UPDATE pools SET flavor = NULL, updated_at = now() WHERE flavor = $1 RETURNING name)
+DELETE FROM flavors WHERE name = $1;
+
+-- name: FlavorStore.GET
+SELECT f.name, ARRAY(SELECT p.name FROM pools p WHERE p.flavor = f.name ORDER BY p.name) AS pools
+FROM flavors f WHERE f.name = $1;
+
+-- name: FlavorStore.LIST
+SELECT f.name, ARRAY(SELECT p.name FROM pools p WHERE p.flavor = f.name ORDER BY p.name) AS pools
+FROM flavors f WHERE f.name > $1 ORDER BY f.name LIMIT $2;
+
+-- name: FlavorStore.REPLACE
+WITH wanted AS (SELECT DISTINCT unnest($2::text[]) AS pool),
+missing AS (SELECT w.pool FROM wanted w WHERE NOT EXISTS (SELECT 1 FROM pools p WHERE p.name = w.pool)),
+existing AS (SELECT name FROM flavors WHERE name = $1),
+allowed AS (SELECT NOT EXISTS (SELECT 1 FROM missing) AND (NOT $3 OR EXISTS (SELECT 1 FROM existing)) AS ok),
+created AS (
+    INSERT INTO flavors (name) SELECT $1 FROM allowed WHERE ok
+    ON CONFLICT (name) DO NOTHING RETURNING name),
+joined AS (
+    UPDATE pools SET flavor = $1, updated_at = now()
+    WHERE name IN (SELECT pool FROM wanted) AND (SELECT ok FROM allowed) RETURNING name),
+removed AS (
+    UPDATE pools SET flavor = NULL, updated_at = now()
+    WHERE flavor = $1 AND name NOT IN (SELECT pool FROM wanted) AND (SELECT ok FROM allowed) RETURNING name)
+SELECT ARRAY(SELECT pool FROM missing ORDER BY pool) AS missing, EXISTS (SELECT 1 FROM existing) AS existed;
+
+-- name: Placements.FIND
+SELECT pool FROM placements WHERE project = $1 AND queue = $2;
+
+-- name: Placements.FLAVOR_EXISTS
+SELECT 1 FROM flavors WHERE name = $1;
+
+-- name: Placements.PLACE
+WITH existing AS (SELECT pool FROM placements WHERE project = $1 AND queue = $2),
+at_home AS (SELECT 1 FROM queues WHERE project = $1 AND name = $2),
+candidates AS (
+    SELECT name, sum(weight) OVER (ORDER BY name) AS upto
+    FROM pools WHERE weight > 0 AND flavor IS NOT DISTINCT FROM $3),
+draw AS (SELECT floor(random() * (SELECT max(upto) FROM candidates)) AS at),
+chosen AS (
+    SELECT name FROM candidates WHERE NOT EXISTS (SELECT 1 FROM at_home)
+      AND upto > (SELECT at FROM draw) ORDER BY upto LIMIT 1),
+inserted AS (
+    INSERT INTO placements (project, queue, pool)
+    SELECT $1, $2, (SELECT name FROM chosen)
+    WHERE NOT EXISTS (SELECT 1 FROM existing)
+      AND (EXISTS (SELECT 1 FROM chosen) OR EXISTS (SELECT 1 FROM at_home) OR $3::text IS NULL)
+    ON CONFLICT (project, queue) DO NOTHING
+    RETURNING pool)
+SELECT true AS placed, pool FROM existing
+UNION ALL
+SELECT true, pool FROM inserted
+UNION ALL
+SELECT false, NULL WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM inserted);
+
+-- name: Placements.PLACE_AT
+WITH inserted AS (
+    INSERT INTO placements (project, queue, pool) VALUES ($1, $2, $3)
+    ON CONFLICT (project, queue) DO NOTHING RETURNING pool)
+SELECT pool FROM inserted
+UNION ALL
+SELECT pool FROM placements WHERE project = $1 AND queue = $2 AND NOT EXISTS (SELECT 1 FROM inserted);
+
+-- name: PoolClients.EVERY_POOL
+SELECT name, uri FROM pools;
+
+-- name: PoolClients.REGISTERED
+SELECT name, uri FROM pools ORDER BY name;
+
+-- name: PoolClients.URI_OF
+SELECT uri FROM pools WHERE name = $1;
+
+-- name: PoolSchemas.IDENTITY
+SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || current_database();
+
+-- name: PoolSchemas.MOVE_GROUP_IDS
+SELECT setval(s, greatest(coalesce(pg_sequence_last_value(s), 0), ?))
+FROM (SELECT pg_get_serial_sequence('dispatch_groups', 'id')::regclass AS s) AS sequence;
+
+-- name: PoolService.HOLDS_QUEUES
+SELECT EXISTS (SELECT 1 FROM queues) OR EXISTS (SELECT 1 FROM dispatch_groups) AS holds;
+
+-- name: PoolService.ID_BLOCK_AND_IDENTITY
+SELECT nextval('pool_id_blocks') AS block, (SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || current_database()) AS identity;
+
+-- name: PoolStore.DELETE
+WITH target AS (SELECT name, flavor FROM pools WHERE name = $1 FOR UPDATE),
+refusal AS (
+    SELECT CASE WHEN t.flavor IS NOT NULL AND EXISTS (SELECT 1 FROM flavors f WHERE f.name = t.flavor)
+                     AND NOT EXISTS (SELECT 1 FROM pools p WHERE p.flavor = t.flavor AND p.name <> t.name)
+                THEN 'flavor' END AS reason, t.flavor
+    FROM target t),
+deleted AS (DELETE FROM pools p USING refusal r WHERE p.name = $1 AND r.reason IS NULL RETURNING p.name)
+SELECT r.reason, r.flavor FROM refusal r;
+
+-- name: PoolStore.GET
+SELECT name, uri, weight, flavor, options::text AS options FROM pools WHERE name = $1;
+
+-- name: PoolStore.LIST
+SELECT name, uri, weight, flavor, options::text AS options FROM pools WHERE name > $1 ORDER BY name LIMIT $2;
+
+-- name: PoolStore.OTHER_USING
+SELECT name FROM pools WHERE uri = $1 AND name <> $2;
+
+-- name: PoolStore.UPDATE
+UPDATE pools
+SET uri = COALESCE($2, uri), weight = COALESCE($3, weight),
+    flavor = CASE WHEN $4::text IS NULL THEN flavor WHEN $4::text = '' THEN NULL ELSE $4::text END,
+    options = COALESCE($5::text::json, options), updated_at = now()
+WHERE name = $1
+RETURNING name, uri, weight, flavor, options::text AS options;
+
+-- name: PoolStore.UPSERT
+INSERT INTO pools (name, uri, weight, flavor, options) VALUES ($1, $2, $3, $4, $5::text::json)
+ON CONFLICT (name) DO UPDATE
+SET uri = EXCLUDED.uri, weight = EXCLUDED.weight, flavor = EXCLUDED.flavor, options = EXCLUDED.options,
+    updated_at = now();
+
+-- name: QueueStore.COUNT
+SELECT count(*) FROM queues
+WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0);
+
+-- name: QueueStore.CREATE
+INSERT INTO queues (project, name) SELECT $1, $2 WHERE (EXISTS (SELECT 1 FROM queues WHERE project = $1 AND name = $2)
+ OR (SELECT count(*) FROM queues WHERE project = $1) < $3 OR pigeon_refuse('403', $4))
+ON CONFLICT (project, name) DO NOTHING
+RETURNING id;
+
+-- name: QueueStore.CREATE_WITH_METADATA
+INSERT INTO queues (project, name, metadata) SELECT $1, $2, $5::text::json WHERE (EXISTS (SELECT 1 FROM queues WHERE project = $1 AND name = $2)
+ OR (SELECT count(*) FROM queues WHERE project = $1) < $3 OR pigeon_refuse('403', $4))
+ON CONFLICT (project, name) DO NOTHING
+RETURNING id;
+
+-- name: QueueStore.DELETE
+WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
+notifications_cancelled AS (
+    DELETE FROM dispatch_groups g USING dropped d
+    WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
+      AND g.state = 'pending'),
+gone AS (DELETE FROM queues WHERE project = $1 AND name = $2 RETURNING id),
+messages_gone AS (DELETE FROM messages WHERE queue_id = ANY(ARRAY(SELECT id FROM gone))),
+claims_gone AS (DELETE FROM claims WHERE queue_id = ANY(ARRAY(SELECT id FROM gone))),
+set_aside_gone AS (DELETE FROM messages_set_aside WHERE queue_id = ANY(ARRAY(SELECT id FROM gone)))
+INSERT INTO dropped_queues (queue_id) SELECT id FROM gone;
+
+-- name: QueueStore.EXISTS
+SELECT 1 FROM queues WHERE project = $1 AND name = $2;
+
+-- name: QueueStore.LIST
+SELECT name, CASE WHEN $4 THEN metadata::text END AS metadata
+FROM queues
+WHERE project = $1 AND name > $2 AND name < $6 AND ($5::text IS NULL OR strpos(substr(name, $7), $5) > 0)
+ORDER BY name
+LIMIT $3;
+
+-- name: QueueStore.METADATA
+SELECT metadata::text FROM queues WHERE project = $1 AND name = $2;
+
+-- name: QueueStore.REPLACE_METADATA
+UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2;
+
+-- name: QueueStore.REPLACE_METADATA_IF
+UPDATE queues SET metadata = $4::text::json
+WHERE project = $1 AND name = $2 AND metadata::text = $3;
+
+-- name: UsageCheck.COUNT
+WITH lock AS (SELECT pg_try_advisory_xact_lock($3) AS held),
+over_messages AS (
+    SELECT q.project, 'messages' AS kind, m.queue_id
+    FROM (SELECT queue_id FROM messages GROUP BY queue_id HAVING count(*) > $1) m
+    JOIN queues q ON q.id = m.queue_id
+    WHERE (SELECT held FROM lock)),
+kept AS (
+    SELECT project, count(*) AS groups, sum(items) AS items, sum(item_bytes) AS bytes
+    FROM dispatch_groups WHERE (SELECT held FROM lock)
+    GROUP BY project),
+over_groups AS (
+    SELECT p.project, k.kind, 0::bigint AS queue_id
+    FROM kept p
+    CROSS JOIN LATERAL (VALUES ('groups', p.groups > $2), ('items', p.items > $4),
+                               ('bytes', p.bytes > $5)) AS k (kind, over)
+    WHERE k.over),
+found AS (SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups),
+cleared AS (
+    DELETE FROM quota_breaches b
+    WHERE (SELECT held FROM lock)
+      AND NOT EXISTS (SELECT 1 FROM found f WHERE f.project = b.project AND f.kind = b.kind
+                      AND f.queue_id = b.queue_id)
+    RETURNING 1),
+added AS (
+    INSERT INTO quota_breaches (project, kind, queue_id)
+    SELECT project, kind, queue_id FROM found
+    ON CONFLICT DO NOTHING
+    RETURNING 1)
+SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM found) AS breaches;
+
+-- name: SubscriptionStore.ASK_TO_CONFIRM
+UPDATE subscriptions
+SET confirmation_until = GREATEST(date_trunc('second', now()) + $4 * interval '1 second',
+                                  confirmation_until + interval '1 second')
+WHERE project = $1 AND source = $2 AND id = $3
+RETURNING confirmation_until;
+
+-- name: SubscriptionStore.CONFIRM
+UPDATE subscriptions SET confirmed = $4
+WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()
+  AND ($5::timestamptz IS NULL OR confirmation_until = $5::timestamptz);
+
+-- name: SubscriptionStore.CREATE
+INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at)
+SELECT $1, $2, $3, $4::int, $5::text::json, now() + $4::int * interval '1 second'
+WHERE EXISTS (SELECT 1 FROM subscriptions WHERE project = $1 AND source = $2 AND subscriber = $3
+              AND expires_at > now())
+   OR (SELECT count(*) FROM subscriptions WHERE project = $1 AND source = $2 AND expires_at > now()) < $6
+   OR pigeon_refuse('403', $7)
+ON CONFLICT (project, source, subscriber) DO UPDATE
+SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at,
+    confirmed = false
+WHERE s.expires_at <= now()
+RETURNING id;
+
+-- name: SubscriptionStore.DELETE
+WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 AND id = $3 RETURNING id),
+notifications_cancelled AS (
+    DELETE FROM dispatch_groups g USING dropped d
+    WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
+      AND g.state = 'pending')
+SELECT count(*) FROM dropped;
+
+-- name: SubscriptionStore.DELETE_ALL
+WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
+notifications_cancelled AS (
+    DELETE FROM dispatch_groups g USING dropped d
+    WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
+      AND g.state = 'pending')
+SELECT count(*) FROM dropped;
+
+-- name: SubscriptionStore.GET
+SELECT id, source, subscriber, ttl, options::text AS options,
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now();
+
+-- name: SubscriptionStore.GET_BY_SUBSCRIBER
+SELECT id, source, subscriber, ttl, options::text AS options,
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now();
+
+-- name: SubscriptionStore.LIST
+SELECT id, source, subscriber, ttl, options::text AS options,
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+WHERE project = $1 AND source = $2 AND id > $3 AND expires_at > now()
+ORDER BY id
+LIMIT $4;
+
+-- name: SubscriptionStore.UPDATE
+UPDATE subscriptions
+SET confirmed = confirmed AND ($4::text IS NULL OR $4::text = subscriber),
+    subscriber = COALESCE($4, subscriber),
+    ttl = COALESCE($5::int, ttl),
+    expires_at = CASE WHEN $5::int IS NULL THEN expires_at ELSE now() + $5::int * interval '1 second' END,
+    options = COALESCE($6::text::json, options)
+WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now();

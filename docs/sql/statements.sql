@@ -903,8 +903,14 @@ SELECT name, uri, weight, flavor, options::text AS options FROM pools WHERE name
 -- name: PoolStore.LIST
 SELECT name, uri, weight, flavor, options::text AS options FROM pools WHERE name > $1 ORDER BY name LIMIT $2;
 
+-- name: PoolStore.NAMES
+SELECT name FROM pools ORDER BY name;
+
 -- name: PoolStore.OTHER_USING
 SELECT name FROM pools WHERE uri = $1 AND name <> $2;
+
+-- name: PoolStore.STORED_URI
+SELECT uri FROM pools WHERE name = $1;
 
 -- name: PoolStore.UPDATE
 UPDATE pools

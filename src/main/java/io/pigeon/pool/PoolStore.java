@@ -29,6 +29,8 @@ public class PoolStore {
     private static final String GET = "SELECT " + COLUMNS + " FROM pools WHERE name = $1";
 
     private static final String LIST = "SELECT " + COLUMNS + " FROM pools WHERE name > $1 ORDER BY name LIMIT $2";
+    private static final String NAMES = "SELECT name FROM pools ORDER BY name";
+    private static final String STORED_URI = "SELECT uri FROM pools WHERE name = $1";
 
     // Absent fields ($2..$5 null) stay; an empty flavor takes the pool out of its flavor.
     private static final String UPDATE = """
@@ -78,7 +80,7 @@ public class PoolStore {
 
     /** The name of every registered pool, in name order. */
     public Uni<List<String>> names(SqlClient db) {
-        return db.query("SELECT name FROM pools ORDER BY name").execute().map(rows -> {
+        return db.query(NAMES).execute().map(rows -> {
             List<String> names = new ArrayList<>(rows.size());
             rows.forEach(row -> names.add(row.getString("name")));
             return names;
@@ -87,7 +89,7 @@ public class PoolStore {
 
     /** The pool's uri as stored (not read: a legacy row may not parse), or empty when there is none of that name. */
     public Uni<Optional<String>> storedUri(SqlClient db, String name) {
-        return db.preparedQuery("SELECT uri FROM pools WHERE name = $1").execute(Tuple.of(name))
+        return db.preparedQuery(STORED_URI).execute(Tuple.of(name))
                 .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString("uri")));
     }
 

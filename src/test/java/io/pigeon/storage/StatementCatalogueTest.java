@@ -39,6 +39,8 @@ class StatementCatalogueTest {
 
     private static final Pattern SENT = Pattern.compile("\\b(?:preparedQuery|query|executeQuery|prepareStatement)\\(");
     private static final Pattern OWN_CONSTANT = Pattern.compile("[A-Z][A-Z0-9_]*");
+    /** One of two own constants chosen per call (a statement for one request, another for several). */
+    private static final Pattern EITHER_CONSTANT = Pattern.compile(".+\\?\\s*([A-Z][A-Z0-9_]*)\\s*:\\s*([A-Z][A-Z0-9_]*)");
     private static final Pattern OTHER_CONSTANT = Pattern.compile("([A-Z][A-Za-z0-9]*)\\.([A-Z][A-Z0-9_]*)");
     /** The sweeper sends its batch deletes through one method, {@code repeat(db, STATEMENT, ...)}. */
     private static final Pattern SWEEPER_REPEAT = Pattern.compile("\\brepeat\\(db, ([A-Z][A-Z0-9_]*),");
@@ -104,8 +106,12 @@ class StatementCatalogueTest {
                 }
                 Matcher own = OWN_CONSTANT.matcher(argument);
                 Matcher other = OTHER_CONSTANT.matcher(argument);
+                Matcher either = EITHER_CONSTANT.matcher(argument);
                 if (own.matches()) {
                     add(byClassName, className, simpleName, argument);
+                } else if (either.matches()) {
+                    add(byClassName, className, simpleName, either.group(1));
+                    add(byClassName, className, simpleName, either.group(2));
                 } else if (other.matches() && classes.containsKey(other.group(1))) {
                     add(byClassName, classes.get(other.group(1)), other.group(1), other.group(2));
                 } else if (simpleName.equals("Sweeper") && argument.equals("sql")) {

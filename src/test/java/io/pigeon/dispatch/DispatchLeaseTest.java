@@ -3,10 +3,10 @@ package io.pigeon.dispatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.tenancy.ProviderDownDispatcherOffProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -28,15 +28,8 @@ import org.junit.jupiter.api.Test;
  * completed exactly once, and a lease that runs out without an answer gives the group to the next taker.
  */
 @QuarkusTest
-@TestProfile(DispatchLeaseTest.DispatcherOff.class)
+@TestProfile(ProviderDownDispatcherOffProfile.class)
 class DispatchLeaseTest {
-
-    public static class DispatcherOff implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("pigeon.dispatch.enabled", "false");
-        }
-    }
 
     @Inject
     DispatchStore store;

@@ -4,9 +4,11 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.pool.PoolClients;
 import io.pigeon.quota.SmallQuotasProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.DispatchClock;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Receiver;
 import io.quarkus.test.junit.QuarkusTest;
@@ -38,15 +40,18 @@ class HostRateTest {
     @Inject
     Pool pool;
 
+    @Inject
+    PoolClients pools;
+
     @Test
     void callsToOneAddressWaitForItsRateAndAreAllMade() {
         // Two projects, each with its own paths on the one receiver: the rate is the address's, not a project's.
         List<String> projects = List.of(Api.newProject(), Api.newProject());
         String prefix = "/rated/" + UUID.randomUUID() + "/";
         List<String> paths = new ArrayList<>();
-        // All due at one moment, some seconds ahead (the pushes take a while to send): without a rate they would all
-        // be called at once.
-        long ontime = System.currentTimeMillis() / 1000 + 8;
+        // All held back until every push is in (the pushes take a while to send), then due at one moment
+        // (DispatchClock): without a rate they would all be called at once.
+        long ontime = System.currentTimeMillis() / 1000 + 3600;
         for (int i = 0; i < CALLS; i++) {
             String path = prefix + i;
             paths.add(path);
@@ -54,6 +59,7 @@ class HostRateTest {
                     .post("/v3/queue/-call-" + i + "/POST/" + receiver.service(path) + "?ontime=" + ontime)
                     .then().statusCode(201);
         }
+        DispatchClock.fireNow(pools, projects.toArray(String[]::new));
 
         Eventually.await("every call made", Duration.ofSeconds(40),
                 () -> paths.stream().allMatch(path -> !receiver.calls(path).isEmpty()));

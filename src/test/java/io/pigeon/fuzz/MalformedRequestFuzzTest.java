@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.config.EncoderConfig;
 import io.restassured.config.RestAssuredConfig;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * data. None may answer 5xx, every 4xx must carry the error document, and nothing stored may change.
  */
 @QuarkusTest
+@Slow
 class MalformedRequestFuzzTest {
 
     private static final int REQUESTS = 2100;

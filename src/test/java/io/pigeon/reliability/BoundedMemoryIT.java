@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.pigeon.testing.PostgresResource;
+import io.pigeon.testing.Slow;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * 1 MiB, and the process neither dies nor runs out of memory. A listing never loads more than it shows: four
  * clients list one group of 1,000 items of 250 KB (250 MB, twice the heap) at once.
  */
+@Slow
 class BoundedMemoryIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

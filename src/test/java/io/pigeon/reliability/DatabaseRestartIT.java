@@ -3,6 +3,7 @@ package io.pigeon.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.testing.Slow;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * (never a 500, never a hang); readiness turns DOWN, then UP again; afterwards posts succeed again; every
  * post answered 201 is in the database.
  */
+@Slow
 class DatabaseRestartIT {
 
     private static final int PRODUCERS = 4;

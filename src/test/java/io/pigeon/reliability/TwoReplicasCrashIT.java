@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.PostgresResource;
+import io.pigeon.testing.Slow;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>{@code -Dreliability.messages} (default 100,000) sets the number of messages.
  */
+@Slow
 class TwoReplicasCrashIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
@@ -44,6 +45,7 @@ class PathAndHeaderFuzzTest {
     }
 
     @Test
+    @Slow
     void oddPathsAndHeaderBytesAreRefusedCleanlyAndChangeNothing() {
         Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"ttl\": 3600, \"body\": 1}]}")
                 .post("/v2/queues/" + Endpoints.QUEUE + "/messages").then().statusCode(201);

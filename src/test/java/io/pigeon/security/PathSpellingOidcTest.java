@@ -9,11 +9,9 @@ import io.pigeon.testing.RawHttp;
 import io.pigeon.tenancy.OidcProfile;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.Tokens;
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
+import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.restassured.RestAssured;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
@@ -31,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(OidcProfile.class)
-@WithTestResource(value = OidcWiremockTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
+@Slow
 class PathSpellingOidcTest {
 
     @Inject

@@ -1,9 +1,14 @@
 package io.pigeon.tenancy;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.oidc.server.OidcWiremockTestResource;
+import java.util.List;
 import java.util.Map;
 
-/** Pigeon in OIDC mode against the mock OIDC server of quarkus-test-oidc-server. */
+/**
+ * Pigeon in OIDC mode against the mock OIDC server of quarkus-test-oidc-server. The server belongs to the profile,
+ * not to each class, so that every class of this profile shares one Quarkus start.
+ */
 public class OidcProfile implements QuarkusTestProfile {
 
     public static final String ISSUER = "https://server.example.com";
@@ -20,5 +25,10 @@ public class OidcProfile implements QuarkusTestProfile {
                 "quarkus.oidc.client-id", AUDIENCE,
                 "quarkus.oidc.token.issuer", ISSUER,
                 "smallrye.jwt.sign.key.location", "privateKey.jwk");
+    }
+
+    @Override
+    public List<TestResourceEntry> testResources() {
+        return List.of(new TestResourceEntry(OidcWiremockTestResource.class));
     }
 }

@@ -10,11 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.pigeon.testing.Api;
-import io.quarkus.test.common.TestResourceScope;
-import io.quarkus.test.common.WithTestResource;
+import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.oidc.server.OidcWiremockTestResource;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 @TestProfile(OidcProfile.class)
-@WithTestResource(value = OidcWiremockTestResource.class, scope = TestResourceScope.RESTRICTED_TO_CLASS)
 class OidcTenancyTest {
 
     private final String projectA = Api.newProject();
@@ -197,6 +194,7 @@ class OidcTenancyTest {
      * same names; each load client also checks that it only ever receives its own project's messages.
      */
     @Test
+    @Slow
     void crossProjectMatrixHoldsUnderLoadFromOtherProjects() throws Exception {
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.concurrent.atomic.AtomicInteger operations = new java.util.concurrent.atomic.AtomicInteger();

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * error document (401, or 503 for "try again"), never a 500, and the open endpoints still answer.
  */
 @QuarkusTest
-@TestProfile(ProviderDownProfile.class)
+@TestProfile(ProviderDownDispatcherOffProfile.class)
 class ProviderDownTest {
 
     @Test

@@ -6,11 +6,9 @@ import static org.hamcrest.Matchers.equalTo;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Messages;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,15 +16,8 @@ import org.junit.jupiter.api.Test;
  * names the claims of the claimed messages among its ids, and deletes nothing when one is held by another claim.
  */
 @QuarkusTest
-@TestProfile(DeleteWithClaimIdsTest.DeleteWithClaimIds.class)
+@TestProfile(ZaqarOptInsProfile.class)
 class DeleteWithClaimIdsTest {
-
-    public static class DeleteWithClaimIds implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("pigeon.message-delete-with-claim-id", "true");
-        }
-    }
 
     private static final String BOTH = "The request should have both \"ids\" and \"claim_ids\" parameter in the "
             + "request when message_delete_with_claim_id is True.";

@@ -11,11 +11,9 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Receiver;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,15 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * confirmed with that URL alone, and is told when it unsubscribes.
  */
 @QuarkusTest
-@TestProfile(RequiredConfirmationTest.RequireConfirmation.class)
+@TestProfile(ZaqarOptInsProfile.class)
 class RequiredConfirmationTest {
-
-    public static class RequireConfirmation implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("pigeon.notification.require-confirmation", "true");
-        }
-    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -12,8 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pigeon.pool.PoolClients;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.DispatchClock;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Receiver;
 import io.pigeon.testing.Receiver.Answer;
@@ -41,6 +43,9 @@ class V2SubscriptionTest {
 
     @Inject
     io.pigeon.maintenance.Sweeper sweeper;
+
+    @Inject
+    PoolClients pools;
 
     private final String project = Api.newProject();
 
@@ -269,7 +274,7 @@ class V2SubscriptionTest {
         sweeper.sweep().await().indefinitely();
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
         post("brief", "[{\"ttl\": 300, \"body\": 1}]");
-        Eventually.pause(Duration.ofMillis(1000));
+        DispatchClock.callEverythingDue(pools, project, receiver);
         assertEquals(0, receiver.calls(path).size());
         // The same subscriber may subscribe again.
         subscribeWebhook("brief", path, "");
@@ -312,7 +317,7 @@ class V2SubscriptionTest {
             assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending' "
                     + "AND merge_key = '-subscription:' || $2", project, id), how);
             int calls = receiver.calls(path).size();
-            Eventually.pause(Duration.ofMillis(2_500));
+            DispatchClock.callEverythingDue(pools, project, receiver);
             assertEquals(calls, receiver.calls(path).size(), "a cancelled notification was retried (" + how + ")");
         }
     }

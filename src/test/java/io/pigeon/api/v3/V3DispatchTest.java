@@ -9,24 +9,30 @@ import static org.hamcrest.Matchers.notNullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.pool.PoolClients;
 import io.pigeon.testing.Api;
+import io.pigeon.testing.DispatchClock;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Receiver;
 import io.pigeon.testing.Receiver.Answer;
+import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.ValidatableResponse;
 import io.restassured.specification.RequestSpecification;
+import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The delayed-dispatch queue end to end: pushes over HTTP, deliveries to a receiver inside the test.
- * Retry timing comes from the test profile (first retry after 2 s, then 4 s, 3 calls at most).
+ * Retry timing comes from the test profile (first retry after 2 s, then 4 s, 3 calls at most). Where a test checks
+ * what is called, not when, it brings its groups forward ({@link DispatchClock}) instead of waiting for their time.
  */
 @QuarkusTest
 class V3DispatchTest {
@@ -34,7 +40,23 @@ class V3DispatchTest {
     @RegisterExtension
     static final Receiver receiver = new Receiver();
 
+    @Inject
+    PoolClients pools;
+
     private final String project = Api.newProject();
+    private DispatchClock clock;
+
+    /** From now on this project's retries follow at once: the test waits for the calls, not for the retry delays. */
+    private void hurryRetries() {
+        clock = DispatchClock.hurry(pools, project);
+    }
+
+    @AfterEach
+    void stopTheClock() {
+        if (clock != null) {
+            clock.close();
+        }
+    }
 
     private static String uniquePath() {
         return "/hook/" + UUID.randomUUID();
@@ -69,6 +91,7 @@ class V3DispatchTest {
     }
 
     @Test
+    @Slow
     void threePushesToOneGroupAreDeliveredInOneCallInArrivalOrder() {
         String path = uniquePath();
         // 3 s ahead: the pushes and the listing must all come before the group fires, on a loaded machine too.
@@ -102,6 +125,7 @@ class V3DispatchTest {
             push("-single", path, "{\"n\": " + i + "}", "?ontime=" + unix(ontime)).statusCode(201);
         }
         pending("-single", path).body("merged", equalTo(false)).body("groups", hasSize(3));
+        DispatchClock.fireNow(pools, project);
         Eventually.await("three calls", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 3);
         List<String> bodies = receiver.calls(path).stream().map(Receiver.Call::body).sorted().toList();
         assertEquals(List.of("[{\"n\": 1}]", "[{\"n\": 2}]", "[{\"n\": 3}]"), bodies);
@@ -141,6 +165,7 @@ class V3DispatchTest {
     }
 
     @Test
+    @Slow
     void aFutureOntimeFiresNotBeforeItAndWithinASecond() {
         String path = uniquePath();
         double ontime = now() + 2;
@@ -159,7 +184,7 @@ class V3DispatchTest {
         client().delete("/v3/queue/d/POST/" + receiver.service(path)).then().statusCode(204);
         pending("d", path).body("groups", empty());
         client().delete("/v3/queue/d/POST/" + receiver.service(path)).then().statusCode(204);
-        Eventually.pause(Duration.ofMillis(4500));
+        DispatchClock.callEverythingDue(pools, project, receiver);
         assertEquals(0, receiver.calls(path).size());
     }
 
@@ -167,6 +192,7 @@ class V3DispatchTest {
     void failedCallsAreRetriedUntilOneSucceedsAndEachItemIsDeliveredInExactlyOneSuccessfulCall() {
         String path = uniquePath();
         receiver.script(path, Answer.status(500), Answer.status(503), Answer.status(204));
+        hurryRetries();
         push("r", path, "{\"n\": 1}", "").statusCode(201);
         push("r", path, "{\"n\": 2}", "").statusCode(201);
         Eventually.await("three calls", Duration.ofSeconds(10), () -> receiver.calls(path).size() == 3);
@@ -194,12 +220,14 @@ class V3DispatchTest {
             String error = pending("t", path).extract().jsonPath().getString("groups[0].last_error");
             return "timed out".equals(error);
         });
+        DispatchClock.fireNow(pools, project);
         Eventually.await("the retry", Duration.ofSeconds(6), () -> receiver.calls(path).size() == 2);
         Eventually.await("no group left", Duration.ofSeconds(2),
                 () -> pending("t", path).extract().jsonPath().getList("groups").isEmpty());
     }
 
     @Test
+    @Slow
     void afterAFailureTheNextPushSetsTheFireTimeWhateverItsUpdate() {
         String path = uniquePath();
         receiver.script(path, Answer.status(500), Answer.status(200));
@@ -224,6 +252,7 @@ class V3DispatchTest {
     void aGroupThatFailsItsLastAttemptIsDeadAndCanBeRequeuedOrDropped() {
         String path = uniquePath();
         receiver.script(path, Answer.status(500), Answer.status(500), Answer.status(500), Answer.status(200));
+        hurryRetries();
         push("dead", path, "{\"n\": 1}", "").statusCode(201);
         Eventually.await("three failed calls", Duration.ofSeconds(10), () -> receiver.calls(path).size() == 3);
         Eventually.await("the group dead", Duration.ofSeconds(2),
@@ -238,7 +267,7 @@ class V3DispatchTest {
                 .body("groups[0].last_error", equalTo("HTTP 5xx"))
                 .body("groups[0].items", equalTo(1));
         String id = dead.extract().jsonPath().getString("groups[0].id");
-        Eventually.pause(Duration.ofMillis(4500));
+        DispatchClock.callEverythingDue(pools, project, receiver);
         assertEquals(3, receiver.calls(path).size(), "a dead group was called again");
         // Another project sees none of it.
         given().header("X-Project-Id", Api.newProject()).get("/v3/dead-groups").then().body("groups", empty());
@@ -333,6 +362,7 @@ class V3DispatchTest {
         given().header("X-Project-Id", other).delete("/v3/queue/secret/POST/" + receiver.service(path)).then()
                 .statusCode(204);
         pending("secret", path).body("groups", hasSize(1));
+        DispatchClock.fireNow(pools, project);
         Eventually.await("the call", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 1);
     }
 
@@ -370,6 +400,7 @@ class V3DispatchTest {
      * comes exactly once, in arrival order.
      */
     @Test
+    @Slow
     void pagesAreFullBoundedAndTogetherHoldEveryItemOnce() {
         int maxBytes = 1024 * 1024;
         int[] pads = {200_000, 100, 260_000, 0, 150_000, 260_000, 260_000, 5, 259_000, 1_000, 240_000, 230_000, 20};

@@ -2,16 +2,16 @@ package io.pigeon.api.v1;
 
 import io.pigeon.api.Rejections;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.Hrefs;
-import io.pigeon.api.NextLinks;
-import io.pigeon.api.QueueDocuments;
+import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.view.NextLinks;
+import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.queue.QueueName;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.PageLink;
-import io.pigeon.api.QueryParams;
-import io.pigeon.api.StatsView;
+import io.pigeon.api.view.PageLink;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.StatsView;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueService;
 import io.smallrye.mutiny.Uni;
@@ -55,8 +55,8 @@ public class V1QueueResource {
             @QueryParam("detailed") String detailedParam,
             HttpServerRequest request) {
         String project = caller.optionalProject();
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
         return queues.list(project, false, marker, limit, detailed, null).map(page -> {
             if (page.isEmpty()) {
                 return Response.noContent().build();
@@ -125,7 +125,7 @@ public class V1QueueResource {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
         QueueName queue = QueueName.of(name);
-        ObjectNode metadata = QueueDocuments.metadata(body, config.maxQueueMetadata());
+        ObjectNode metadata = QueueMetadataReader.metadata(body, config.maxQueueMetadata());
         return queues.replaceMetadata(project, queue, metadata).map(replaced -> {
             if (!replaced) {
                 throw QueueService.queueNotFound(project, queue);

@@ -1,12 +1,12 @@
 package io.pigeon.api.v2;
 
-import io.pigeon.api.ClaimDocuments;
+import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.ClaimRequests;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.queue.QueueName;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
 import io.smallrye.mutiny.Uni;
@@ -48,27 +48,27 @@ public class V2ClaimResource {
         if (hasBody) {
             ContentTypes.requireJson(contentType);
         }
-        Integer limit = QueryParams.integer("limit", limitParam);
-        ClaimTerms terms = claims.terms(hasBody ? ClaimDocuments.claim(body, false) : ClaimService.RequestedTerms.NONE);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        ClaimTerms terms = claims.terms(hasBody ? ClaimTermsReader.claim(body, false) : ClaimService.RequestedTerms.NONE);
         QueueName queue = QueueName.of(queueName);
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
                         .header(HttpHeaders.LOCATION, Hrefs.claim(Versions.root(version), queue, claim.id()))
-                        .entity(new V2Documents.Messages(V2Documents.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()), null))
+                        .entity(new V2Views.Messages(V2Views.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()), null))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
     }
 
     @GET
     @Path("{claimId}")
-    public Uni<V2Documents.ClaimView> get(@PathParam("version") String version, @PathParam("queue") String queueName,
+    public Uni<V2Views.ClaimView> get(@PathParam("version") String version, @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
         return ClaimRequests.get(claims, project, queue, claimId)
-                .map(claim -> new V2Documents.ClaimView(claim.age(), claim.ttl(),
-                        V2Documents.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()),
+                .map(claim -> new V2Views.ClaimView(claim.age(), claim.ttl(),
+                        V2Views.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()),
                         Hrefs.claim(Versions.root(version), queue, claim.id())));
     }
 
@@ -81,7 +81,7 @@ public class V2ClaimResource {
         String project = caller.requiredProject();
         ContentTypes.requireJson(contentType);
         // As in Zaqar v2, a renewal that names no ttl or grace takes the defaults ({} renews for 300 s, grace 60).
-        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimDocuments.renewal(body, false));
+        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimTermsReader.renewal(body, false));
         return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, terms)
                 .map(ignored -> Response.noContent().build());
     }

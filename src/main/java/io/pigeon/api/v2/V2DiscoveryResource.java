@@ -1,12 +1,13 @@
 package io.pigeon.api.v2;
 
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.home.V2Home;
 import io.pigeon.health.DatabaseProbe;
 import io.pigeon.health.StorageHealth;
 import io.pigeon.api.RequestCaller;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.api.Public;
-import io.pigeon.api.StaticDocuments;
+import io.pigeon.api.home.StaticFiles;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HEAD;
@@ -23,7 +24,7 @@ import jakarta.ws.rs.core.Response;
 @Path("/")
 public class V2DiscoveryResource {
 
-    private static final String VERSIONS = StaticDocuments.load("/api/versions.json");
+    private static final String VERSIONS = StaticFiles.load("/api/versions.json");
 
     private final StorageHealth storage;
     private final DatabaseProbe database;
@@ -54,8 +55,8 @@ public class V2DiscoveryResource {
         }
         boolean operator = caller.operator();
         String document = Versions.isV11(version)
-                ? (operator ? HomeDocuments.V11_OPERATOR : HomeDocuments.V11_PUBLIC)
-                : (operator ? HomeDocuments.OPERATOR : HomeDocuments.PUBLIC);
+                ? (operator ? V2Home.V11_OPERATOR : V2Home.V11_PUBLIC)
+                : (operator ? V2Home.OPERATOR : V2Home.PUBLIC);
         // The operator's form must not be kept by a shared cache and served to others.
         return Response.ok(document, ContentTypes.JSON_HOME)
                 .header(HttpHeaders.CACHE_CONTROL, operator ? "private, max-age=86400" : "max-age=86400")

@@ -3,12 +3,12 @@ package io.pigeon.api.v2;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.Hrefs;
-import io.pigeon.api.IdLists;
-import io.pigeon.api.MessageDocuments;
-import io.pigeon.api.MessageRequests;
-import io.pigeon.api.NextLinks;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.read.IdListReader;
+import io.pigeon.api.read.MessagePostReader;
+import io.pigeon.api.read.MessageIdReader;
+import io.pigeon.api.view.NextLinks;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
@@ -62,20 +62,20 @@ public class V2MessageResource {
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
         boolean v11 = Versions.isV11(version);
-        var newMessages = v11 ? MessageDocuments.v11Post(body, messages) : MessageDocuments.v2Post(body, messages);
+        var newMessages = v11 ? MessagePostReader.v11Post(body, messages) : MessagePostReader.v2Post(body, messages);
         QueueName queue = Versions.named(version, collection, queueName);
         String root = Versions.root(version);
         return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11, String.join(",", callMarker)).map(ids -> Response
                 .status(201)
                 .header(HttpHeaders.LOCATION, Hrefs.messages(root, queue) + "?ids=" + MessageIds.join(ids))
-                .entity(new V2Documents.Posted(Arrays.stream(ids)
+                .entity(new V2Views.Posted(Arrays.stream(ids)
                         .mapToObj(id -> Hrefs.message(root, queue, id)).toList()))
                 .build());
     }
 
     /** Lists the queue (200 even when empty or absent), or with {@code ids} gets those messages. */
     @GET
-    public Uni<V2Documents.Messages> list(@PathParam("version") String version,
+    public Uni<V2Views.Messages> list(@PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queueName,
@@ -88,7 +88,7 @@ public class V2MessageResource {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
         String root = Versions.root(version);
-        List<String> wanted = IdLists.of(idParams);
+        List<String> wanted = IdListReader.of(idParams);
         if (wanted != null) {
             QueueName queue = Versions.named(version, collection, queueName);
             return messages.getByIds(project, queue, RequestedIds.of(wanted)).map(found -> {
@@ -96,20 +96,20 @@ public class V2MessageResource {
                     throw ApiException.notFound("No messages with IDs: " + pythonList(wanted) + " found in the "
                             + queue.kind() + " " + queue + " for project " + project + ".");
                 }
-                return new V2Documents.Messages(V2Documents.items(root, queue, found), null);
+                return new V2Views.Messages(V2Views.items(root, queue, found), null);
             });
         }
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean echo = QueryParams.bool("echo", echoParam, false);
-        boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean echo = QueryParamReader.bool("echo", echoParam, false);
+        boolean includeClaimed = QueryParamReader.bool("include_claimed", includeClaimedParam, false);
         // v1.1 has no delayed messages to show: it ignores the parameter, as Zaqar's v1.1 does.
         boolean v11 = Versions.isV11(version);
-        boolean includeDelayed = !v11 && QueryParams.bool("include_delayed", includeDelayedParam, false);
+        boolean includeDelayed = !v11 && QueryParamReader.bool("include_delayed", includeDelayedParam, false);
         QueueName queue = Versions.named(version, collection, queueName);
-        long after = MessageRequests.after(marker);
+        long after = MessageIdReader.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed).map(found -> {
             if (found.isEmpty() || found.get().last()) {
-                return new V2Documents.Messages(List.of(), List.of());
+                return new V2Views.Messages(List.of(), List.of());
             }
             List<Message> page = found.get().messages();
             NextLinks next = NextLinks.after(Hrefs.messages(root, queue), MessageIds.format(found.get().nextAfter()))
@@ -117,19 +117,19 @@ public class V2MessageResource {
                     .option("echo", echoParam == null ? null : echo)
                     .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
                     .option("include_delayed", includeDelayedParam == null || v11 ? null : includeDelayed);
-            return new V2Documents.Messages(V2Documents.items(root, queue, page), List.of(next.link()));
+            return new V2Views.Messages(V2Views.items(root, queue, page), List.of(next.link()));
         });
     }
 
     @GET
     @Path("{id}")
-    public Uni<V2Documents.Item> get(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<V2Views.Item> get(@PathParam("version") String version, @PathParam("collection") String collection,
             @PathParam("queue") String queueName,
             @PathParam("id") String id) {
         String project = caller.requiredProject();
         QueueName queue = Versions.named(version, collection, queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
-        return messages.get(project, queue, rowId).map(found -> V2Documents.item(Versions.root(version), queue,
+        return messages.get(project, queue, rowId).map(found -> V2Views.item(Versions.root(version), queue,
                 found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
     }
 
@@ -140,7 +140,7 @@ public class V2MessageResource {
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
         String project = caller.requiredProject();
-        return MessageRequests.deleteOne(messages, project, Versions.named(version, collection, queueName), id, claimId)
+        return MessageIdReader.deleteOne(messages, project, Versions.named(version, collection, queueName), id, claimId)
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -152,10 +152,10 @@ public class V2MessageResource {
             @QueryParam("claim_ids") List<String> claimIdParams,
             @QueryParam("pop") String popParam) {
         String project = caller.requiredProject();
-        List<String> ids = IdLists.of(idParams);
+        List<String> ids = IdListReader.of(idParams);
         // Read only with the option on (v2), as in Zaqar (otherwise the parameter is ignored).
         boolean withClaimIds = messages.deleteNeedsClaimIds() && !Versions.isV11(version);
-        List<String> claimIds = withClaimIds ? IdLists.of(claimIdParams) : null;
+        List<String> claimIds = withClaimIds ? IdListReader.of(claimIdParams) : null;
         if (ids != null && popParam != null) {
             throw ApiException.invalidRequest("pop and id params cannot be present together in the delete request.");
         }
@@ -164,13 +164,13 @@ public class V2MessageResource {
                     + "in the request when message_delete_with_claim_id is True.");
         }
         if (popParam != null) {
-            Integer count = QueryParams.integer("pop", popParam);
+            Integer count = QueryParamReader.integer("pop", popParam);
             QueueName queue = Versions.named(version, collection, queueName);
             if (queue.isTopic()) {
                 throw ApiException.invalidRequest("A topic's messages are not popped: they go to its subscriptions.");
             }
             return messages.pop(project, queue, count)
-                    .map(popped -> Response.ok(new V2Documents.Messages(V2Documents.items(Versions.root(version), queue,
+                    .map(popped -> Response.ok(new V2Views.Messages(V2Views.items(Versions.root(version), queue,
                             popped), null)).build());
         }
         if (ids == null) {
@@ -182,11 +182,11 @@ public class V2MessageResource {
                 throw ApiException.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
                         + "in the request when message_delete_with_claim_id is True.");
             }
-            return messages.deleteByIdsWithClaims(project, Versions.named(version, collection, queueName), MessageRequests.requiredIds(ids),
-                            claimIds.stream().map(MessageRequests::claim).toList())
+            return messages.deleteByIdsWithClaims(project, Versions.named(version, collection, queueName), MessageIdReader.requiredIds(ids),
+                            claimIds.stream().map(MessageIdReader::claim).toList())
                     .map(ignored -> Response.noContent().build());
         }
-        return messages.deleteByIds(project, Versions.named(version, collection, queueName), MessageRequests.requiredIds(ids))
+        return messages.deleteByIds(project, Versions.named(version, collection, queueName), MessageIdReader.requiredIds(ids))
                 .map(ignored -> Response.noContent().build());
     }
 

@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import io.pigeon.ids.Uuids;
 import io.pigeon.message.MessageIds;
@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.UUID;
 
 /** What message requests name in their paths and queries (ids, claim ids, markers), read the same in every version. */
-public final class MessageRequests {
+public final class MessageIdReader {
 
     /** A malformed claim id can hold nothing: the nil UUID, which no claim has, gives the same answers. */
     private static final UUID NO_SUCH_CLAIM = new UUID(0, 0);
 
-    private MessageRequests() {
+    private MessageIdReader() {
     }
 
     /** Past every message: where a marker that names none leaves a listing. */
@@ -48,7 +48,7 @@ public final class MessageRequests {
         return Uuids.parseCanonical(claimId).orElse(NO_SUCH_CLAIM);
     }
 
-    /** The {@code ids} of a bulk delete (read by {@link IdLists}), which are required. */
+    /** The {@code ids} of a bulk delete (read by {@link IdListReader}), which are required. */
     public static RequestedIds requiredIds(List<String> ids) {
         if (ids == null) {
             throw new Rejection(Rejection.Reason.MISSING_PARAMETER, "The \"ids\" parameter is required.");

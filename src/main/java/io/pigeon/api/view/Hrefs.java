@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.view;
 
 import io.pigeon.message.MessageIds;
 import io.pigeon.queue.QueueName;

@@ -1,18 +1,18 @@
 package io.pigeon.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import io.pigeon.api.PageLink;
+import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 import java.util.UUID;
 
 /** The v1 documents of messages and claims. */
-public final class V1Documents {
+public final class V1Views {
 
-    private V1Documents() {
+    private V1Views() {
     }
 
     /** A message: {@code {"href", "ttl", "age", "body"}}. */

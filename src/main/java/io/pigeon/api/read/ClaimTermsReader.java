@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.claim.ClaimService;
@@ -8,9 +8,9 @@ import io.pigeon.rules.Rejection;
  * Claim request bodies, read at the edge into {@link ClaimService.RequestedTerms}: the document's shape and
  * field types are checked here, the bounds by the claim service.
  */
-public final class ClaimDocuments {
+public final class ClaimTermsReader {
 
-    private ClaimDocuments() {
+    private ClaimTermsReader() {
     }
 
     /** A claim's terms; with {@code required}, both ttl and grace must be given (v1), else either may be absent. */
@@ -26,7 +26,7 @@ public final class ClaimDocuments {
     }
 
     private static JsonNode object(byte[] document, String shape) {
-        JsonNode body = JsonBodies.parse(document);
+        JsonNode body = JsonBodyReader.parse(document);
         if (!body.isObject()) {
             throw Rejection.invalidBody("Document type not supported. " + shape);
         }
@@ -41,6 +41,6 @@ public final class ClaimDocuments {
             }
             return null;
         }
-        return JsonBodies.integerField(name, value);
+        return JsonBodyReader.integerField(name, value);
     }
 }

@@ -3,9 +3,9 @@ package io.pigeon.api.v2;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.PageLink;
+import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.message.MessageIds;
 import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.UUID;
 
 /** The v2 (and v1.1) documents of messages, claims and queue lists. */
-public final class V2Documents {
+public final class V2Views {
 
-    private V2Documents() {
+    private V2Views() {
     }
 
     /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar. */

@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.message.MessageService;
@@ -12,9 +12,9 @@ import java.util.List;
  * is parsed, its shape and field types are checked here, and each message's bounds are checked by the message
  * service as it is read, so that the first fault of a document is the one reported.
  */
-public final class MessageDocuments {
+public final class MessagePostReader {
 
-    private MessageDocuments() {
+    private MessagePostReader() {
     }
 
     /** A v1 post: a bare array of messages, each with a required {@code ttl} and no {@code delay}. */
@@ -50,7 +50,7 @@ public final class MessageDocuments {
         if (document != null && document.length > rules.maxPostSize()) {
             throw Rejection.invalidRequest("Message collection size is too large. Max size " + rules.maxPostSize());
         }
-        return JsonBodies.parse(document);
+        return JsonBodyReader.parse(document);
     }
 
     private static List<NewMessage> newMessages(JsonNode messages, boolean ttlOptional, boolean delayAllowed,
@@ -70,14 +70,14 @@ public final class MessageDocuments {
             if (ttlNode == null && !ttlOptional) {
                 throw Rejection.invalidBody("Missing \"ttl\" field.");
             }
-            Integer ttl = ttlNode == null ? null : JsonBodies.integerField("ttl", ttlNode);
+            Integer ttl = ttlNode == null ? null : JsonBodyReader.integerField("ttl", ttlNode);
             JsonNode body = message.get("body");
             if (body == null) {
                 throw Rejection.invalidBody("Missing \"body\" field.");
             }
             rules.checkTtl(ttl);
             JsonNode delayNode = delayAllowed ? message.get("delay") : null;
-            Integer delay = delayNode == null ? null : JsonBodies.integerField("delay", delayNode);
+            Integer delay = delayNode == null ? null : JsonBodyReader.integerField("delay", delayNode);
             rules.checkDelay(delay);
             parsed.add(new NewMessage(ttl, delay, body.toString()));
         }

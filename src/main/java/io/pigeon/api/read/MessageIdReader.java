@@ -2,11 +2,8 @@ package io.pigeon.api.read;
 
 import io.pigeon.ids.Uuids;
 import io.pigeon.message.MessageIds;
-import io.pigeon.message.MessageService;
 import io.pigeon.message.RequestedIds;
-import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
-import io.smallrye.mutiny.Uni;
 import java.util.List;
 import java.util.UUID;
 
@@ -30,22 +27,14 @@ public final class MessageIdReader {
         return marker == null ? 0L : MessageIds.parse(marker).orElse(PAST_THE_END);
     }
 
-    /**
-     * Deletes one message by the id and claim id a request names: an id that cannot be one of ours names no
-     * message (nothing to delete), a malformed claim id holds nothing.
-     */
-    public static Uni<Void> deleteOne(MessageService messages, String project, QueueName queue, String id,
-            String claimId) {
-        var rowId = MessageIds.parse(id);
-        if (rowId.isEmpty()) {
-            return Uni.createFrom().voidItem();
-        }
-        return messages.delete(project, queue, rowId.get(), claimId == null ? null : claim(claimId));
-    }
-
     /** A claim id as a request names it; a malformed one holds nothing. */
     public static UUID claim(String claimId) {
         return Uuids.parseCanonical(claimId).orElse(NO_SUCH_CLAIM);
+    }
+
+    /** The claim id a delete names ({@code claim_id}), none when it names none; a malformed one holds nothing. */
+    public static UUID claimIfNamed(String claimId) {
+        return claimId == null ? null : claim(claimId);
     }
 
     /** The {@code ids} of a bulk delete (read by {@link IdListReader}), which are required. */

@@ -1,7 +1,7 @@
 package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pigeon.message.MessageService;
+import io.pigeon.message.MessageBounds;
 import io.pigeon.message.NewMessage;
 import io.pigeon.rules.Rejection;
 import java.util.ArrayList;
@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * Message-post documents, read at the edge into {@link NewMessage}s: the document's size is bounded before it
- * is parsed, its shape and field types are checked here, and each message's bounds are checked by the message
- * service as it is read, so that the first fault of a document is the one reported.
+ * is parsed, its shape and field types are checked here, and each message is held to the {@link MessageBounds} as
+ * it is read, so that the first fault of a document is the one reported.
  */
 public final class MessagePostReader {
 
@@ -18,21 +18,21 @@ public final class MessagePostReader {
     }
 
     /** A v1 post: a bare array of messages, each with a required {@code ttl} and no {@code delay}. */
-    public static List<NewMessage> v1Post(byte[] document, MessageService rules) {
-        return newMessages(read(document, rules), false, false, rules);
+    public static List<NewMessage> v1Post(byte[] document, MessageBounds bounds) {
+        return newMessages(read(document, bounds), false, false, bounds);
     }
 
     /**
      * A v2 post: {@code {"messages": [...]}}; a message may omit {@code ttl} and give a {@code delay} (the
      * queue's defaults then apply).
      */
-    public static List<NewMessage> v2Post(byte[] document, MessageService rules) {
-        return newMessages(messagesOf(read(document, rules)), true, true, rules);
+    public static List<NewMessage> v2Post(byte[] document, MessageBounds bounds) {
+        return newMessages(messagesOf(read(document, bounds)), true, true, bounds);
     }
 
     /** A v1.1 post: as v2's, but a message's {@code delay} is not part of it (Zaqar's v1.1 drops it). */
-    public static List<NewMessage> v11Post(byte[] document, MessageService rules) {
-        return newMessages(messagesOf(read(document, rules)), true, false, rules);
+    public static List<NewMessage> v11Post(byte[] document, MessageBounds bounds) {
+        return newMessages(messagesOf(read(document, bounds)), true, false, bounds);
     }
 
     private static JsonNode messagesOf(JsonNode body) {
@@ -46,15 +46,15 @@ public final class MessagePostReader {
         return messages;
     }
 
-    private static JsonNode read(byte[] document, MessageService rules) {
-        if (document != null && document.length > rules.maxPostSize()) {
-            throw Rejection.invalidRequest("Message collection size is too large. Max size " + rules.maxPostSize());
+    private static JsonNode read(byte[] document, MessageBounds bounds) {
+        if (document != null && document.length > bounds.maxPostSize()) {
+            throw Rejection.invalidRequest("Message collection size is too large. Max size " + bounds.maxPostSize());
         }
         return JsonBodyReader.parse(document);
     }
 
     private static List<NewMessage> newMessages(JsonNode messages, boolean ttlOptional, boolean delayAllowed,
-            MessageService rules) {
+            MessageBounds bounds) {
         if (messages == null || !messages.isArray()) {
             throw Rejection.invalidBody("Request body could not be parsed.");
         }
@@ -75,10 +75,10 @@ public final class MessagePostReader {
             if (body == null) {
                 throw Rejection.invalidBody("Missing \"body\" field.");
             }
-            rules.checkTtl(ttl);
+            bounds.checkTtl(ttl);
             JsonNode delayNode = delayAllowed ? message.get("delay") : null;
             Integer delay = delayNode == null ? null : JsonBodyReader.integerField("delay", delayNode);
-            rules.checkDelay(delay);
+            bounds.checkDelay(delay);
             parsed.add(new NewMessage(ttl, delay, body.toString()));
         }
         return parsed;

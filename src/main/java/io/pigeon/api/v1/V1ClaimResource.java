@@ -1,7 +1,6 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.read.ClaimTermsReader;
-import io.pigeon.api.ClaimRequests;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.queue.QueueName;
@@ -62,7 +61,7 @@ public class V1ClaimResource {
     public Uni<Response> get(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return ClaimRequests.get(claims, project, queue, claimId).map(claim -> {
+        return claims.getNamed(project, queue, claimId).map(claim -> {
             String href = Hrefs.claim(Hrefs.V1, queue, claim.id());
             return Response.ok(new V1Views.ClaimView(claim.age(), claim.ttl(),
                             V1Views.claimedItems(queue, claim.id(), claim.messages()), href))
@@ -79,7 +78,7 @@ public class V1ClaimResource {
             byte[] body) {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, ClaimTermsReader.renewal(body, true))
+        return claims.renewNamed(project, QueueName.of(queueName), claimId, ClaimTermsReader.renewal(body, true))
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -87,7 +86,7 @@ public class V1ClaimResource {
     @Path("{claimId}")
     public Uni<Response> release(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
         String project = caller.optionalProject();
-        return ClaimRequests.release(claims, project, QueueName.of(queueName), claimId)
+        return claims.releaseNamed(project, QueueName.of(queueName), claimId)
                 .map(ignored -> Response.noContent().build());
     }
 }

@@ -65,7 +65,7 @@ public class V1MessageResource {
         String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = MessagePostReader.v1Post(body, messages);
+        var newMessages = MessagePostReader.v1Post(body, messages.bounds());
         QueueName queue = QueueName.of(queueName);
         return messages.post(project, queue, clientId, newMessages, String.join(",", callMarker)).map(stored -> {
             long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
@@ -152,7 +152,7 @@ public class V1MessageResource {
             @QueryParam("claim_id") String claimId) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return MessageIdReader.deleteOne(messages, project, queue, id, claimId).map(ignored -> Response.noContent().build());
+        return messages.deleteNamed(project, queue, id, MessageIdReader.claimIfNamed(claimId)).map(ignored -> Response.noContent().build());
     }
 
     @DELETE

@@ -1,7 +1,6 @@
 package io.pigeon.api.v2;
 
 import io.pigeon.api.read.ClaimTermsReader;
-import io.pigeon.api.ClaimRequests;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.queue.QueueName;
@@ -66,7 +65,7 @@ public class V2ClaimResource {
             @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
-        return ClaimRequests.get(claims, project, queue, claimId)
+        return claims.getNamed(project, queue, claimId)
                 .map(claim -> new V2Views.ClaimView(claim.age(), claim.ttl(),
                         V2Views.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()),
                         Hrefs.claim(Versions.root(version), queue, claim.id())));
@@ -82,7 +81,7 @@ public class V2ClaimResource {
         ContentTypes.requireJson(contentType);
         // As in Zaqar v2, a renewal that names no ttl or grace takes the defaults ({} renews for 300 s, grace 60).
         ClaimService.RequestedTerms terms = claims.withDefaults(ClaimTermsReader.renewal(body, false));
-        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, terms)
+        return claims.renewNamed(project, QueueName.of(queueName), claimId, terms)
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -90,7 +89,7 @@ public class V2ClaimResource {
     @Path("{claimId}")
     public Uni<Response> release(@PathParam("version") String version, @PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
-        return ClaimRequests.release(claims, project, QueueName.of(queueName), claimId)
+        return claims.releaseNamed(project, QueueName.of(queueName), claimId)
                 .map(ignored -> Response.noContent().build());
     }
 }

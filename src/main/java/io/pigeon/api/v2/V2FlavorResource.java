@@ -54,7 +54,7 @@ public class V2FlavorResource {
     @Path("{name}")
     public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
             byte[] body) {
-        V2PoolResource.requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
         return flavors.create(name, PoolReader.poolList(body))
                 .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
@@ -73,7 +73,7 @@ public class V2FlavorResource {
     @Path("{name}")
     public Uni<PoolViews.FlavorView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name, byte[] body) {
-        V2PoolResource.requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
         return flavors.update(name, PoolReader.poolList(body))
                 .map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, true));
@@ -82,7 +82,7 @@ public class V2FlavorResource {
     @DELETE
     @Path("{name}")
     public Uni<Response> delete(@PathParam("name") String name) {
-        V2PoolResource.requireOperator(caller);
+        caller.requireProjectAndOperator();
         return flavors.delete(name).map(ignored -> Response.noContent().build());
     }
 

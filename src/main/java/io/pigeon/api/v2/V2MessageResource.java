@@ -62,7 +62,7 @@ public class V2MessageResource {
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
         boolean v11 = Versions.isV11(version);
-        var newMessages = v11 ? MessagePostReader.v11Post(body, messages) : MessagePostReader.v2Post(body, messages);
+        var newMessages = v11 ? MessagePostReader.v11Post(body, messages.bounds()) : MessagePostReader.v2Post(body, messages.bounds());
         QueueName queue = Versions.named(version, collection, queueName);
         String root = Versions.root(version);
         return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11, String.join(",", callMarker)).map(ids -> Response
@@ -140,7 +140,7 @@ public class V2MessageResource {
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
         String project = caller.requiredProject();
-        return MessageIdReader.deleteOne(messages, project, Versions.named(version, collection, queueName), id, claimId)
+        return messages.deleteNamed(project, Versions.named(version, collection, queueName), id, MessageIdReader.claimIfNamed(claimId))
                 .map(ignored -> Response.noContent().build());
     }
 

@@ -40,16 +40,10 @@ public class V2PoolResource {
         this.caller = caller;
     }
 
-    /** A v2 admin call names its project, as every v2 call does, and is the operator's. */
-    static void requireOperator(RequestCaller caller) {
-        caller.requiredProject();
-        caller.requireOperator();
-    }
-
     @GET
     public Uni<PoolViews.PoolPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         Integer limit = QueryParamReader.integer("limit", limitParam);
         boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
         return pools.list(marker, limit).map(page -> PoolViews.page(ROOT, page, limitParam, detailed));
@@ -60,7 +54,7 @@ public class V2PoolResource {
     @Path("{name}")
     public Uni<Response> register(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
             byte[] body) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
         return pools.register(name, PoolReader.pool(body))
                 .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
@@ -69,7 +63,7 @@ public class V2PoolResource {
     @GET
     @Path("{name}")
     public Uni<PoolViews.PoolView> get(@PathParam("name") String name, @QueryParam("detailed") String detailedParam) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
         return pools.get(name).map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
                 detailed));
@@ -80,7 +74,7 @@ public class V2PoolResource {
     @Path("{name}")
     public Uni<PoolViews.PoolView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name, byte[] body) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
         return pools.update(name, PoolReader.poolPatch(body))
                 .map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, false));
@@ -89,7 +83,7 @@ public class V2PoolResource {
     @DELETE
     @Path("{name}")
     public Uni<Response> delete(@PathParam("name") String name) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         return pools.delete(name).map(ignored -> Response.noContent().build());
     }
 

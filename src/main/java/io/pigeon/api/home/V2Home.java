@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.ApiVersion;
 import java.util.List;
 import java.util.Set;
 
@@ -23,10 +24,10 @@ public final class V2Home {
             "rel/topics", "rel/topic", "rel/topic_stats", "rel/topic_purge", "rel/topic_messages",
             "rel/topic_subscriptions");
 
-    public static final String PUBLIC;
-    public static final String OPERATOR;
-    public static final String V11_PUBLIC;
-    public static final String V11_OPERATOR;
+    private static final String PUBLIC;
+    private static final String OPERATOR;
+    private static final String V11_PUBLIC;
+    private static final String V11_OPERATOR;
 
     static {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -57,5 +58,14 @@ public final class V2Home {
     }
 
     private V2Home() {
+    }
+
+    /** The home document of {@code version} (v2 or v1.1), in the operator's form or everyone's. */
+    public static String of(ApiVersion version, boolean operator) {
+        return switch (version) {
+            case V2 -> operator ? OPERATOR : PUBLIC;
+            case V1_1 -> operator ? V11_OPERATOR : V11_PUBLIC;
+            case V1 -> throw new IllegalArgumentException("v1 has a home document of its own");
+        };
     }
 }

@@ -1,6 +1,7 @@
 package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.message.MessageBounds;
 import io.pigeon.message.NewMessage;
 import io.pigeon.rules.Rejection;
@@ -17,22 +18,15 @@ public final class MessagePostReader {
     private MessagePostReader() {
     }
 
-    /** A v1 post: a bare array of messages, each with a required {@code ttl} and no {@code delay}. */
-    public static List<NewMessage> v1Post(byte[] document, MessageBounds bounds) {
-        return newMessages(read(document, bounds), false, false, bounds);
-    }
-
     /**
-     * A v2 post: {@code {"messages": [...]}}; a message may omit {@code ttl} and give a {@code delay} (the
-     * queue's defaults then apply).
+     * A post in {@code version}'s shape: v1's is a bare array of messages, each with a required {@code ttl}; later
+     * ones are {@code {"messages": [...]}}, where a message may omit {@code ttl} (the queue's default then applies)
+     * and, where the version has delayed messages (v2, not v1.1), give a {@code delay}.
      */
-    public static List<NewMessage> v2Post(byte[] document, MessageBounds bounds) {
-        return newMessages(messagesOf(read(document, bounds)), true, true, bounds);
-    }
-
-    /** A v1.1 post: as v2's, but a message's {@code delay} is not part of it (Zaqar's v1.1 drops it). */
-    public static List<NewMessage> v11Post(byte[] document, MessageBounds bounds) {
-        return newMessages(messagesOf(read(document, bounds)), true, false, bounds);
+    public static List<NewMessage> read(byte[] document, ApiVersion version, MessageBounds bounds) {
+        JsonNode body = read(document, bounds);
+        return newMessages(version.wrapsPosts() ? messagesOf(body) : body, !version.requiresTtl(),
+                version.has(ApiVersion.Feature.DELAYED_MESSAGES), bounds);
     }
 
     private static JsonNode messagesOf(JsonNode body) {

@@ -1,6 +1,7 @@
 package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
@@ -48,14 +49,14 @@ public final class ShareReader {
         List<String> named = strings(document.get("paths"), "`paths` should be a list");
         List<String> paths = new ArrayList<>();
         if (named.isEmpty()) {
-            paths.add(Hrefs.messages(Hrefs.V2, queue));
+            paths.add(Hrefs.messages(ApiVersion.V2, queue));
         } else {
             Set<String> invalid = new TreeSet<>(named);
             invalid.removeAll(SHAREABLE);
             if (!invalid.isEmpty()) {
                 throw Rejection.invalidRequest("Invalid paths: " + pythonSet(invalid));
             }
-            named.stream().distinct().forEach(path -> paths.add(Hrefs.queue(Hrefs.V2, queue) + "/" + path));
+            named.stream().distinct().forEach(path -> paths.add(Hrefs.queue(ApiVersion.V2, queue) + "/" + path));
         }
         List<String> methods = strings(document.get("methods"), "`methods` should be a list");
         Set<String> unknownMethods = new TreeSet<>(methods);

@@ -1,5 +1,6 @@
 package io.pigeon.api.v1;
 
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.RequestCaller;
@@ -44,13 +45,13 @@ public class V1ClaimResource {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
         Integer limit = QueryParamReader.integer("limit", limitParam);
-        var terms = claims.terms(ClaimTermsReader.claim(body, true));
+        var terms = claims.terms(ClaimTermsReader.claim(body, ApiVersion.V1));
         QueueName queue = QueueName.of(queueName);
         // As in Zaqar 15, a claim on a queue that does not exist claims nothing: 204.
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, Hrefs.claim(Hrefs.V1, queue, claim.id()))
+                        .header(HttpHeaders.LOCATION, Hrefs.claim(ApiVersion.V1, queue, claim.id()))
                         .entity(V1Views.claimedItems(queue, claim.id(), claim.messages()))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
@@ -62,7 +63,7 @@ public class V1ClaimResource {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
         return claims.getNamed(project, queue, claimId).map(claim -> {
-            String href = Hrefs.claim(Hrefs.V1, queue, claim.id());
+            String href = Hrefs.claim(ApiVersion.V1, queue, claim.id());
             return Response.ok(new V1Views.ClaimView(claim.age(), claim.ttl(),
                             V1Views.claimedItems(queue, claim.id(), claim.messages()), href))
                     .header("Content-Location", href)
@@ -78,7 +79,7 @@ public class V1ClaimResource {
             byte[] body) {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        return claims.renewNamed(project, QueueName.of(queueName), claimId, ClaimTermsReader.renewal(body, true))
+        return claims.renewNamed(project, QueueName.of(queueName), claimId, ClaimTermsReader.renewal(body, ApiVersion.V1))
                 .map(ignored -> Response.noContent().build());
     }
 

@@ -1,6 +1,7 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ApiException;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.view.Hrefs;
@@ -65,13 +66,13 @@ public class V1MessageResource {
         String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = MessagePostReader.v1Post(body, messages.bounds());
+        var newMessages = MessagePostReader.read(body, ApiVersion.V1, messages.bounds());
         QueueName queue = QueueName.of(queueName);
         return messages.post(project, queue, clientId, newMessages, String.join(",", callMarker)).map(stored -> {
             long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
-            List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(Hrefs.V1, queue, id)).toList();
+            List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(ApiVersion.V1, queue, id)).toList();
             return Response.status(201)
-                    .header(HttpHeaders.LOCATION, Hrefs.messages(Hrefs.V1, queue) + "?ids=" + MessageIds.join(ids))
+                    .header(HttpHeaders.LOCATION, Hrefs.messages(ApiVersion.V1, queue) + "?ids=" + MessageIds.join(ids))
                     .entity(new V1Views.Posted(hrefs, false))
                     .build();
         });
@@ -118,7 +119,7 @@ public class V1MessageResource {
                 return noContentAt(request);
             }
             List<Message> page = found.get().messages();
-            String next = NextLinks.after(Hrefs.messages(Hrefs.V1, queue), MessageIds.format(found.get().nextAfter()))
+            String next = NextLinks.after(Hrefs.messages(ApiVersion.V1, queue), MessageIds.format(found.get().nextAfter()))
                     .option("limit", limitParam)
                     .option("echo", echoParam == null ? null : echo)
                     .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
@@ -140,7 +141,7 @@ public class V1MessageResource {
         return messages.get(project, queue, rowId).map(found -> {
             Message message = found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
             return Response.ok(V1Views.item(queue, message))
-                    .header(CONTENT_LOCATION, Hrefs.message(Hrefs.V1, queue, message.id()))
+                    .header(CONTENT_LOCATION, Hrefs.message(ApiVersion.V1, queue, message.id()))
                     .build();
         });
     }

@@ -1,6 +1,7 @@
 package io.pigeon.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
 import io.pigeon.api.view.Hrefs;
@@ -36,12 +37,12 @@ public final class V1Views {
     }
 
     public static Item item(QueueName queue, Message message) {
-        return new Item(Hrefs.message(Hrefs.V1, queue, message.id()), message.ttl(), message.age(), message.body());
+        return new Item(Hrefs.message(ApiVersion.V1, queue, message.id()), message.ttl(), message.age(), message.body());
     }
 
     /** A claimed message: its href carries the claim id, so that deleting it by href proves the claim. */
     public static Item claimedItem(QueueName queue, UUID claimId, Message message) {
-        return new Item(Hrefs.message(Hrefs.V1, queue, message.id()) + "?claim_id=" + claimId, message.ttl(), message.age(),
+        return new Item(Hrefs.message(ApiVersion.V1, queue, message.id()) + "?claim_id=" + claimId, message.ttl(), message.age(),
                 message.body());
     }
 

@@ -23,7 +23,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /** The v2 and v1.1 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
-@Path("/" + Versions.SEGMENT + "/queues/{queue}/claims")
+@Path("/" + DialectPaths.SEGMENT + "/queues/{queue}/claims")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2ClaimResource {
@@ -48,13 +48,13 @@ public class V2ClaimResource {
             ContentTypes.requireJson(contentType);
         }
         Integer limit = QueryParamReader.integer("limit", limitParam);
-        ClaimTerms terms = claims.terms(hasBody ? ClaimTermsReader.claim(body, false) : ClaimService.RequestedTerms.NONE);
+        ClaimTerms terms = claims.terms(hasBody ? ClaimTermsReader.claim(body, DialectPaths.version(version)) : ClaimService.RequestedTerms.NONE);
         QueueName queue = QueueName.of(queueName);
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, Hrefs.claim(Versions.root(version), queue, claim.id()))
-                        .entity(new V2Views.Messages(V2Views.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()), null))
+                        .header(HttpHeaders.LOCATION, Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
+                        .entity(new V2Views.Messages(V2Views.claimedItems(DialectPaths.version(version), queue, claim.id(), claim.messages()), null))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
     }
@@ -67,8 +67,8 @@ public class V2ClaimResource {
         QueueName queue = QueueName.of(queueName);
         return claims.getNamed(project, queue, claimId)
                 .map(claim -> new V2Views.ClaimView(claim.age(), claim.ttl(),
-                        V2Views.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()),
-                        Hrefs.claim(Versions.root(version), queue, claim.id())));
+                        V2Views.claimedItems(DialectPaths.version(version), queue, claim.id(), claim.messages()),
+                        Hrefs.claim(DialectPaths.version(version), queue, claim.id())));
     }
 
     @PATCH
@@ -80,7 +80,7 @@ public class V2ClaimResource {
         String project = caller.requiredProject();
         ContentTypes.requireJson(contentType);
         // As in Zaqar v2, a renewal that names no ttl or grace takes the defaults ({} renews for 300 s, grace 60).
-        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimTermsReader.renewal(body, false));
+        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimTermsReader.renewal(body, DialectPaths.version(version)));
         return claims.renewNamed(project, QueueName.of(queueName), claimId, terms)
                 .map(ignored -> Response.noContent().build());
     }

@@ -46,7 +46,7 @@ public class V2DiscoveryResource {
 
     @GET
     @Public
-    @Path(Versions.SEGMENT)
+    @Path(DialectPaths.SEGMENT)
     @Produces({ContentTypes.JSON_HOME, MediaType.APPLICATION_JSON})
     public Response home(@PathParam("version") String version, HttpServerRequest request) {
         // As in Zaqar, the document lives at "/v2/"; "/v2" is a 404.
@@ -54,9 +54,7 @@ public class V2DiscoveryResource {
             throw new NotFoundException();
         }
         boolean operator = caller.operator();
-        String document = Versions.isV11(version)
-                ? (operator ? V2Home.V11_OPERATOR : V2Home.V11_PUBLIC)
-                : (operator ? V2Home.OPERATOR : V2Home.PUBLIC);
+        String document = V2Home.of(DialectPaths.version(version), operator);
         // The operator's form must not be kept by a shared cache and served to others.
         return Response.ok(document, ContentTypes.JSON_HOME)
                 .header(HttpHeaders.CACHE_CONTROL, operator ? "private, max-age=86400" : "max-age=86400")
@@ -67,7 +65,7 @@ public class V2DiscoveryResource {
     /** As in Zaqar: 204 while the database answers, 503 when it does not (no body either way). */
     @GET
     @V2Call
-    @Path(Versions.SEGMENT + "/ping")
+    @Path(DialectPaths.SEGMENT + "/ping")
     public Uni<Response> ping() {
         return database.reachable().map(up -> Response.status(up ? 204 : 503).build());
     }
@@ -75,7 +73,7 @@ public class V2DiscoveryResource {
     /** Zaqar answers HEAD on ping with 204 without asking the store. */
     @HEAD
     @V2Call
-    @Path(Versions.SEGMENT + "/ping")
+    @Path(DialectPaths.SEGMENT + "/ping")
     public Response pingHead() {
         return Response.noContent().build();
     }
@@ -86,7 +84,7 @@ public class V2DiscoveryResource {
      */
     @GET
     @V2Call
-    @Path(Versions.SEGMENT + "/health")
+    @Path(DialectPaths.SEGMENT + "/health")
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<StorageHealth.Report> health() {
         caller.requireOperator();
@@ -95,7 +93,7 @@ public class V2DiscoveryResource {
 
     /** Zaqar serves the health report to GET only. */
     @HEAD
-    @Path(Versions.SEGMENT + "/health")
+    @Path(DialectPaths.SEGMENT + "/health")
     public Response healthHead() {
         throw new NotAllowedException("GET");
     }

@@ -1,6 +1,7 @@
 package io.pigeon.api.v2;
 
 import io.pigeon.api.ApiException;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.SubscriptionReader;
@@ -36,7 +37,7 @@ import java.util.List;
  * subscriber by the delivery engine of /v3. mailto subscribers are kept but never sent (Pigeon has no mail server);
  * their documents say so in {@code delivery}.
  */
-@Path("/v2/" + Versions.COLLECTION + "/{name}/subscriptions")
+@Path("/v2/" + DialectPaths.COLLECTION + "/{name}/subscriptions")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2SubscriptionResource {
@@ -56,11 +57,11 @@ public class V2SubscriptionResource {
     public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("collection") String collection, @PathParam("name") String queueName, byte[] body) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(Versions.V2, collection, queueName);
+        QueueName queue = DialectPaths.v2(collection).name(queueName);
         ContentTypes.requireJson(contentType);
         return subscriptions.create(project, queue, SubscriptionReader.fields(JsonBodyReader.parse(body)))
                 .map(id -> Response.status(Response.Status.CREATED)
-                        .header(HttpHeaders.LOCATION, Hrefs.subscription(Hrefs.V2, queue, id))
+                        .header(HttpHeaders.LOCATION, Hrefs.subscription(ApiVersion.V2, queue, id))
                         .entity(new SubscriptionViews.Created(MessageIds.format(id))).build());
     }
 
@@ -68,7 +69,7 @@ public class V2SubscriptionResource {
     public Uni<SubscriptionViews.Page> list(@PathParam("collection") String collection, @PathParam("name") String queueName,
             @QueryParam("marker") String marker, @QueryParam("limit") String limitParam) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(Versions.V2, collection, queueName);
+        QueueName queue = DialectPaths.v2(collection).name(queueName);
         Integer limit = QueryParamReader.integer("limit", limitParam);
         long after = marker == null || marker.isEmpty() ? 0
                 : MessageIds.parse(marker).orElseThrow(() -> ApiException.invalidParameter("marker",
@@ -77,7 +78,7 @@ public class V2SubscriptionResource {
             List<SubscriptionViews.Document> documents = page.stream()
                     .map(subscription -> SubscriptionViews.Document.of(subscription, queue)).toList();
             List<PageLink> links = documents.isEmpty() ? List.of()
-                    : List.of(NextLinks.after(Hrefs.subscriptions(Hrefs.V2, queue),
+                    : List.of(NextLinks.after(Hrefs.subscriptions(ApiVersion.V2, queue),
                             documents.get(documents.size() - 1).id()).option("limit", limit).link());
             return new SubscriptionViews.Page(documents, links);
         });
@@ -88,7 +89,7 @@ public class V2SubscriptionResource {
     public Uni<SubscriptionViews.Document> get(@PathParam("collection") String collection, @PathParam("name") String queueName,
             @PathParam("id") String id) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(Versions.V2, collection, queueName);
+        QueueName queue = DialectPaths.v2(collection).name(queueName);
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
         return subscriptions.get(project, queue, subscriptionId)
                 .map(found -> found.map(subscription -> SubscriptionViews.Document.of(subscription, queue)).orElseThrow(() -> missing(id)));
@@ -99,7 +100,7 @@ public class V2SubscriptionResource {
     public Uni<Response> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("collection") String collection, @PathParam("name") String queueName, @PathParam("id") String id, byte[] body) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(Versions.V2, collection, queueName);
+        QueueName queue = DialectPaths.v2(collection).name(queueName);
         ContentTypes.requireJson(contentType);
         long subscriptionId = MessageIds.parse(id).orElseThrow(() -> missing(id));
         return subscriptions.update(project, queue, subscriptionId, SubscriptionReader.fields(JsonBodyReader.parse(body)))
@@ -108,7 +109,7 @@ public class V2SubscriptionResource {
                         throw missing(id);
                     }
                     return Response.noContent()
-                            .header(HttpHeaders.LOCATION, Hrefs.subscription(Hrefs.V2, queue, subscriptionId)).build();
+                            .header(HttpHeaders.LOCATION, Hrefs.subscription(ApiVersion.V2, queue, subscriptionId)).build();
                 });
     }
 
@@ -122,7 +123,7 @@ public class V2SubscriptionResource {
             @PathParam("collection") String collection, @PathParam("name") String queueName, @PathParam("id") String id, byte[] body,
             @Context UriInfo uri) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(Versions.V2, collection, queueName);
+        QueueName queue = DialectPaths.v2(collection).name(queueName);
         JsonNode document = null;
         if (body != null && body.length > 0) {
             ContentTypes.requireJson(contentType);
@@ -143,7 +144,7 @@ public class V2SubscriptionResource {
     @Path("{id}")
     public Uni<Response> delete(@PathParam("collection") String collection, @PathParam("name") String queueName, @PathParam("id") String id) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(Versions.V2, collection, queueName);
+        QueueName queue = DialectPaths.v2(collection).name(queueName);
         Uni<Void> deleted = MessageIds.parse(id).map(subscriptionId -> subscriptions.delete(project, queue, subscriptionId))
                 .orElseGet(() -> Uni.createFrom().voidItem());
         return deleted.map(ignored -> Response.noContent().build());

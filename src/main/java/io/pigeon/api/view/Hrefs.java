@@ -1,5 +1,7 @@
 package io.pigeon.api.view;
 
+import io.pigeon.api.ApiDialect;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.message.MessageIds;
 import io.pigeon.queue.QueueName;
 import java.util.UUID;
@@ -10,42 +12,36 @@ import java.util.UUID;
  */
 public final class Hrefs {
 
-    public static final String V1 = "/v1";
-    public static final String V2 = "/v2";
-
     private Hrefs() {
     }
 
-    public static String queues(String root) {
-        return root + "/queues";
-    }
-
-    public static String topics(String root) {
-        return root + "/topics";
+    /** The listing of the dialect's queues, or of its topics. */
+    public static String collection(ApiDialect dialect) {
+        return dialect.version().root() + "/" + dialect.collection();
     }
 
     /** A queue's path, or a topic's: everything below it is named alike. */
-    public static String queue(String root, QueueName queue) {
-        return (queue.isTopic() ? topics(root) : queues(root)) + "/" + queue.name();
+    public static String queue(ApiVersion version, QueueName queue) {
+        return version.root() + (queue.isTopic() ? "/topics/" : "/queues/") + queue.name();
     }
 
-    public static String messages(String root, QueueName queue) {
-        return queue(root, queue) + "/messages";
+    public static String messages(ApiVersion version, QueueName queue) {
+        return queue(version, queue) + "/messages";
     }
 
-    public static String message(String root, QueueName queue, long id) {
-        return messages(root, queue) + "/" + MessageIds.format(id);
+    public static String message(ApiVersion version, QueueName queue, long id) {
+        return messages(version, queue) + "/" + MessageIds.format(id);
     }
 
-    public static String claim(String root, QueueName queue, UUID claimId) {
-        return queue(root, queue) + "/claims/" + claimId;
+    public static String claim(ApiVersion version, QueueName queue, UUID claimId) {
+        return queue(version, queue) + "/claims/" + claimId;
     }
 
-    public static String subscriptions(String root, QueueName queue) {
-        return queue(root, queue) + "/subscriptions";
+    public static String subscriptions(ApiVersion version, QueueName queue) {
+        return queue(version, queue) + "/subscriptions";
     }
 
-    public static String subscription(String root, QueueName queue, long id) {
-        return subscriptions(root, queue) + "/" + MessageIds.format(id);
+    public static String subscription(ApiVersion version, QueueName queue, long id) {
+        return subscriptions(version, queue) + "/" + MessageIds.format(id);
     }
 }

@@ -21,8 +21,8 @@ public class OpenApiVersions implements OASFilter {
     private static final String VERSION = "{version}";
     private static final String COLLECTION = "{collection}";
     private static final Set<String> TEMPLATE_PARAMETERS = Set.of("version", "collection");
-    private static final List<String> VERSIONS = List.of("v2", "v1.1");
-    private static final List<String> COLLECTIONS = List.of("queues", "topics");
+    /** The dialects the shared resources serve, in the order their paths are listed. */
+    private static final List<ApiDialect> DIALECTS = List.of(ApiDialect.V2_QUEUES, ApiDialect.V2_TOPICS, ApiDialect.V1_1);
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
@@ -47,13 +47,13 @@ public class OpenApiVersions implements OASFilter {
                 item.setParameters(item.getParameters().stream()
                         .filter(parameter -> !TEMPLATE_PARAMETERS.contains(parameter.getName())).toList());
             }
-            for (String version : path.contains(VERSION) ? VERSIONS : List.of("v2")) {
-                for (String collection : path.contains(COLLECTION) ? COLLECTIONS : List.of("queues")) {
-                    if (version.equals("v1.1") && collection.equals("topics")) {
-                        continue;
-                    }
-                    expanded.put(path.replace(VERSION, version).replace(COLLECTION, collection), item);
+            for (ApiDialect dialect : DIALECTS) {
+                if (!path.contains(VERSION) && dialect.version() != ApiVersion.V2
+                        || !path.contains(COLLECTION) && dialect.topics()) {
+                    continue;
                 }
+                expanded.put(path.replace(VERSION, dialect.version().segment())
+                        .replace(COLLECTION, dialect.collection()), item);
             }
         });
         Paths replaced = OASFactory.createPaths();

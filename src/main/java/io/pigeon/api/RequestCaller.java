@@ -42,6 +42,12 @@ public class RequestCaller {
         return caller.operator();
     }
 
+    /** A v2 admin call (pools, flavor changes) names its project, as every v2 call does, and is the operator's. */
+    public void requireProjectAndOperator() {
+        requiredProject();
+        requireOperator();
+    }
+
     /** Zaqar's refusal of an admin call (health, pools, flavor changes) to anyone but the operator. */
     public void requireOperator() {
         if (!caller.operator()) {

@@ -1,5 +1,6 @@
 package io.pigeon.claim;
 
+import io.pigeon.ids.Uuids;
 import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueMetrics;
@@ -136,6 +137,40 @@ public class ClaimService {
     /** Releases the claim; releasing an unknown or ended claim is not an error. */
     public Uni<Void> release(String project, QueueName queue, UUID claimId) {
         return PlacedQueue.of(databases, project, queue).chain(placed -> store.release(placed, claimId));
+    }
+
+    /**
+     * The live claim by the id a request names, the same in every version: an id that is not a canonical UUID names
+     * no claim. As everywhere, a refusal known before the database is asked is thrown; one the database's answer
+     * decides fails the {@code Uni}.
+     */
+    public Uni<Claim> getNamed(String project, QueueName queue, String claimId) {
+        UUID id = Uuids.parseCanonical(claimId).orElseThrow(() -> claimNotFound(project, queue, claimId));
+        return get(project, queue, id).map(found -> found.orElseThrow(() -> claimNotFound(project, queue, claimId)));
+    }
+
+    /**
+     * Renews the claim a request names. The terms are checked before the id, as they were read first: {@link #renew}
+     * checks them for a well-formed id, and for an id that names no claim they are checked here before the 404.
+     */
+    public Uni<Void> renewNamed(String project, QueueName queue, String claimId, RequestedTerms terms) {
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        if (id.isEmpty()) {
+            checkRenewal(terms);
+            throw claimNotFound(project, queue, claimId);
+        }
+        return renew(project, queue, id.get(), terms).map(renewed -> {
+            if (!renewed) {
+                throw claimNotFound(project, queue, claimId);
+            }
+            return null;
+        });
+    }
+
+    /** Releases the claim a request names; an id that is not a canonical UUID holds nothing to release. */
+    public Uni<Void> releaseNamed(String project, QueueName queue, String claimId) {
+        Optional<UUID> id = Uuids.parseCanonical(claimId);
+        return id.isEmpty() ? Uni.createFrom().voidItem() : release(project, queue, id.get());
     }
 
     private void requireTtl(int ttl) {

@@ -12,7 +12,7 @@ import java.io.UncheckedIOException;
 /**
  * The one JSON reader of Pigeon, strict: trailing garbage and duplicate keys are errors, and numbers keep
  * their exact value (BigDecimal, scale kept), so a message body comes back equal in value, never rounded to a
- * double nor turned into "Infinity" (1e400). Requests are read with it at the edge (io.pigeon.api.JsonBodies),
+ * double nor turned into "Infinity" (1e400). Requests are read with it at the edge (io.pigeon.api.read.JsonBodyReader),
  * documents Pigeon stored itself are read back with it here.
  */
 public final class StrictJson {

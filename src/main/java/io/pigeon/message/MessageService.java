@@ -79,9 +79,9 @@ public class MessageService {
                         : Uni.createFrom().item(stored));
     }
 
-    /** The most bytes a post document may have, before it is read. */
-    public int maxPostSize() {
-        return config.maxMessagesPostSize();
+    /** The bounds of a new message, which the readers of post documents check as they read. */
+    public MessageBounds bounds() {
+        return MessageBounds.of(config);
     }
 
     /** Checks one new message's TTL and delay against their bounds (a missing one takes the queue's default). */
@@ -91,17 +91,11 @@ public class MessageService {
     }
 
     public void checkTtl(Integer ttl) {
-        if (ttl != null && (ttl < 60 || ttl > config.maxMessageTtl())) {
-            throw Rejection.invalidRequest("The TTL for a message may not exceed " + config.maxMessageTtl()
-                    + " seconds, and must be at least 60 seconds long.");
-        }
+        bounds().checkTtl(ttl);
     }
 
     public void checkDelay(Integer delay) {
-        if (delay != null && (delay < 0 || delay > config.maxMessageDelay())) {
-            throw Rejection.invalidRequest("The delay for a message may not exceed " + config.maxMessageDelay()
-                    + " seconds, and must be at least 0 seconds long.");
-        }
+        bounds().checkDelay(delay);
     }
 
     private void checkAll(List<NewMessage> messages) {
@@ -281,6 +275,18 @@ public class MessageService {
             case NOT_CLAIMED -> throw new Rejection(Rejection.Reason.CLAIM_MISMATCH,
                     "A claim was specified, but the message is not currently claimed.");
         });
+    }
+
+    /**
+     * Deletes one message by the id a request names: an id that cannot be one of ours names no message, so there
+     * is nothing to delete.
+     */
+    public Uni<Void> deleteNamed(String project, QueueName queue, String id, UUID claimId) {
+        var rowId = MessageIds.parse(id);
+        if (rowId.isEmpty()) {
+            return Uni.createFrom().voidItem();
+        }
+        return delete(project, queue, rowId.get(), claimId);
     }
 
     /** Deletes the listed messages whatever their claims, as Zaqar's bulk delete does. */

@@ -1,12 +1,12 @@
 package io.pigeon.api.v1;
 
-import io.pigeon.api.ClaimDocuments;
-import io.pigeon.api.ClaimRequests;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.ApiVersion;
+import io.pigeon.api.read.ClaimTermsReader;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.queue.QueueName;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.claim.ClaimService;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
@@ -44,15 +44,15 @@ public class V1ClaimResource {
             byte[] body) {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        Integer limit = QueryParams.integer("limit", limitParam);
-        var terms = claims.terms(ClaimDocuments.claim(body, true));
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        var terms = claims.terms(ClaimTermsReader.claim(body, ApiVersion.V1));
         QueueName queue = QueueName.of(queueName);
         // As in Zaqar 15, a claim on a queue that does not exist claims nothing: 204.
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, Hrefs.claim(Hrefs.V1, queue, claim.id()))
-                        .entity(V1Documents.claimedItems(queue, claim.id(), claim.messages()))
+                        .header(HttpHeaders.LOCATION, Hrefs.claim(ApiVersion.V1, queue, claim.id()))
+                        .entity(V1Views.claimedItems(queue, claim.id(), claim.messages()))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
     }
@@ -62,10 +62,10 @@ public class V1ClaimResource {
     public Uni<Response> get(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return ClaimRequests.get(claims, project, queue, claimId).map(claim -> {
-            String href = Hrefs.claim(Hrefs.V1, queue, claim.id());
-            return Response.ok(new V1Documents.ClaimView(claim.age(), claim.ttl(),
-                            V1Documents.claimedItems(queue, claim.id(), claim.messages()), href))
+        return claims.getNamed(project, queue, claimId).map(claim -> {
+            String href = Hrefs.claim(ApiVersion.V1, queue, claim.id());
+            return Response.ok(new V1Views.ClaimView(claim.age(), claim.ttl(),
+                            V1Views.claimedItems(queue, claim.id(), claim.messages()), href))
                     .header("Content-Location", href)
                     .build();
         });
@@ -79,7 +79,7 @@ public class V1ClaimResource {
             byte[] body) {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, ClaimDocuments.renewal(body, true))
+        return claims.renewNamed(project, QueueName.of(queueName), claimId, ClaimTermsReader.renewal(body, ApiVersion.V1))
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -87,7 +87,7 @@ public class V1ClaimResource {
     @Path("{claimId}")
     public Uni<Response> release(@PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
         String project = caller.optionalProject();
-        return ClaimRequests.release(claims, project, QueueName.of(queueName), claimId)
+        return claims.releaseNamed(project, QueueName.of(queueName), claimId)
                 .map(ignored -> Response.noContent().build());
     }
 }

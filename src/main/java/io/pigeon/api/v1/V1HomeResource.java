@@ -2,7 +2,7 @@ package io.pigeon.api.v1;
 
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.Public;
-import io.pigeon.api.StaticDocuments;
+import io.pigeon.api.home.StaticFiles;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -18,7 +18,7 @@ import jakarta.ws.rs.core.Response;
 @Public
 public class V1HomeResource {
 
-    private static final String DOCUMENT = StaticDocuments.load("/api/v1/home.json");
+    private static final String DOCUMENT = StaticFiles.load("/api/v1/home.json");
 
     @GET
     @Produces({ContentTypes.JSON_HOME, MediaType.APPLICATION_JSON})

@@ -1,16 +1,17 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ApiException;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.Hrefs;
-import io.pigeon.api.IdLists;
+import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.read.IdListReader;
 import io.pigeon.dispatch.CallMarker;
-import io.pigeon.api.MessageDocuments;
-import io.pigeon.api.MessageRequests;
-import io.pigeon.api.NextLinks;
-import io.pigeon.api.PageLink;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.MessagePostReader;
+import io.pigeon.api.read.MessageIdReader;
+import io.pigeon.api.view.NextLinks;
+import io.pigeon.api.view.PageLink;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.api.Rejections;
 import io.pigeon.message.Message;
@@ -65,14 +66,14 @@ public class V1MessageResource {
         String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = MessageDocuments.v1Post(body, messages);
+        var newMessages = MessagePostReader.read(body, ApiVersion.V1, messages.bounds());
         QueueName queue = QueueName.of(queueName);
         return messages.post(project, queue, clientId, newMessages, String.join(",", callMarker)).map(stored -> {
             long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
-            List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(Hrefs.V1, queue, id)).toList();
+            List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(ApiVersion.V1, queue, id)).toList();
             return Response.status(201)
-                    .header(HttpHeaders.LOCATION, Hrefs.messages(Hrefs.V1, queue) + "?ids=" + MessageIds.join(ids))
-                    .entity(new V1Documents.Posted(hrefs, false))
+                    .header(HttpHeaders.LOCATION, Hrefs.messages(ApiVersion.V1, queue) + "?ids=" + MessageIds.join(ids))
+                    .entity(new V1Views.Posted(hrefs, false))
                     .build();
         });
     }
@@ -88,7 +89,7 @@ public class V1MessageResource {
             @QueryParam("include_claimed") String includeClaimedParam,
             HttpServerRequest request) {
         // As in Zaqar, every answer to a listing names what was asked for, errors included.
-        return Uni.createFrom().deferred(() -> listOrGet(clientHeader, queue, IdLists.of(ids), marker, limitParam,
+        return Uni.createFrom().deferred(() -> listOrGet(clientHeader, queue, IdListReader.of(ids), marker, limitParam,
                         echoParam, includeClaimedParam, request))
                 .onFailure(e -> e instanceof ApiException || e instanceof Rejection)
                 .recoverWithItem(e -> Response.fromResponse(Rejections.toResponse((RuntimeException) e))
@@ -102,15 +103,15 @@ public class V1MessageResource {
             return messages.getByIds(project, QueueName.of(queueName), RequestedIds.of(ids))
                     .map(found -> found.isEmpty()
                             ? noContentAt(request)
-                            : Response.ok(V1Documents.items(QueueName.of(queueName), found))
+                            : Response.ok(V1Views.items(QueueName.of(queueName), found))
                                     .header(CONTENT_LOCATION, request.uri()).build());
         }
         UUID clientId = ClientIds.require(clientHeader);
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean echo = QueryParams.bool("echo", echoParam, false);
-        boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean echo = QueryParamReader.bool("echo", echoParam, false);
+        boolean includeClaimed = QueryParamReader.bool("include_claimed", includeClaimedParam, false);
         QueueName queue = QueueName.of(queueName);
-        long after = MessageRequests.after(marker);
+        long after = MessageIdReader.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, false).map(found -> {
             // As in Zaqar 15, a queue that does not exist lists as empty. A page that is empty only because its window
             // of rows held nothing to show is 200 with its next link, so that clients go on.
@@ -118,12 +119,12 @@ public class V1MessageResource {
                 return noContentAt(request);
             }
             List<Message> page = found.get().messages();
-            String next = NextLinks.after(Hrefs.messages(Hrefs.V1, queue), MessageIds.format(found.get().nextAfter()))
+            String next = NextLinks.after(Hrefs.messages(ApiVersion.V1, queue), MessageIds.format(found.get().nextAfter()))
                     .option("limit", limitParam)
                     .option("echo", echoParam == null ? null : echo)
                     .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
                     .href();
-            return Response.ok(new V1Documents.Page(V1Documents.items(queue, page),
+            return Response.ok(new V1Views.Page(V1Views.items(queue, page),
                             List.of(PageLink.next(next))))
                     .header(CONTENT_LOCATION, request.uri())
                     .build();
@@ -139,8 +140,8 @@ public class V1MessageResource {
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
         return messages.get(project, queue, rowId).map(found -> {
             Message message = found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
-            return Response.ok(V1Documents.item(queue, message))
-                    .header(CONTENT_LOCATION, Hrefs.message(Hrefs.V1, queue, message.id()))
+            return Response.ok(V1Views.item(queue, message))
+                    .header(CONTENT_LOCATION, Hrefs.message(ApiVersion.V1, queue, message.id()))
                     .build();
         });
     }
@@ -152,7 +153,7 @@ public class V1MessageResource {
             @QueryParam("claim_id") String claimId) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return MessageRequests.deleteOne(messages, project, queue, id, claimId).map(ignored -> Response.noContent().build());
+        return messages.deleteNamed(project, queue, id, MessageIdReader.claimIfNamed(claimId)).map(ignored -> Response.noContent().build());
     }
 
     @DELETE
@@ -160,7 +161,7 @@ public class V1MessageResource {
             @QueryParam("ids") List<String> ids) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return messages.deleteByIds(project, queue, MessageRequests.requiredIds(IdLists.of(ids))).map(ignored -> Response.noContent().build());
+        return messages.deleteByIds(project, queue, MessageIdReader.requiredIds(IdListReader.of(ids))).map(ignored -> Response.noContent().build());
     }
 
     private static Response noContentAt(HttpServerRequest request) {

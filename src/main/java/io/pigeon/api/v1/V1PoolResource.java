@@ -2,8 +2,9 @@ package io.pigeon.api.v1;
 
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.PoolDocuments;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.PoolReader;
+import io.pigeon.api.view.PoolViews;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.pool.PoolService;
 import io.smallrye.mutiny.Uni;
@@ -40,12 +41,12 @@ public class V1PoolResource {
     }
 
     @GET
-    public Uni<PoolDocuments.PoolPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
+    public Uni<PoolViews.PoolPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam) {
         caller.requireOperator();
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        return pools.list(marker, limit).map(page -> PoolDocuments.page(ROOT, page, limitParam, detailed));
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
+        return pools.list(marker, limit).map(page -> PoolViews.page(ROOT, page, limitParam, detailed));
     }
 
     @PUT
@@ -54,16 +55,16 @@ public class V1PoolResource {
             byte[] body) {
         caller.requireOperator();
         ContentTypes.requireJson(contentType);
-        return pools.register(name, PoolDocuments.pool(body))
+        return pools.register(name, PoolReader.pool(body))
                 .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
     }
 
     @GET
     @Path("{name}")
-    public Uni<PoolDocuments.PoolView> get(@PathParam("name") String name, @QueryParam("detailed") String detailedParam) {
+    public Uni<PoolViews.PoolView> get(@PathParam("name") String name, @QueryParam("detailed") String detailedParam) {
         caller.requireOperator();
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        return pools.get(name).map(found -> PoolDocuments.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
+        return pools.get(name).map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
                 detailed));
     }
 
@@ -73,7 +74,7 @@ public class V1PoolResource {
             byte[] body) {
         caller.requireOperator();
         ContentTypes.requireJson(contentType);
-        return pools.update(name, PoolDocuments.poolPatch(body)).map(found -> {
+        return pools.update(name, PoolReader.poolPatch(body)).map(found -> {
             found.orElseThrow(() -> missing(name));
             return Response.noContent().build();
         });

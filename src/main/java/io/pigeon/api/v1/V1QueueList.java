@@ -2,7 +2,7 @@ package io.pigeon.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import io.pigeon.api.PageLink;
+import io.pigeon.api.view.PageLink;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 

@@ -1,17 +1,19 @@
 package io.pigeon.api.v1;
 
+import io.pigeon.api.ApiDialect;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.Rejections;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.Hrefs;
-import io.pigeon.api.NextLinks;
-import io.pigeon.api.QueueDocuments;
+import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.view.NextLinks;
+import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.queue.QueueName;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.PageLink;
-import io.pigeon.api.QueryParams;
-import io.pigeon.api.StatsView;
+import io.pigeon.api.view.PageLink;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.StatsView;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueService;
 import io.smallrye.mutiny.Uni;
@@ -55,17 +57,17 @@ public class V1QueueResource {
             @QueryParam("detailed") String detailedParam,
             HttpServerRequest request) {
         String project = caller.optionalProject();
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
         return queues.list(project, false, marker, limit, detailed, null).map(page -> {
             if (page.isEmpty()) {
                 return Response.noContent().build();
             }
             List<V1QueueList.Entry> entries = page.stream()
-                    .map(q -> new V1QueueList.Entry(q.name(), Hrefs.queues(Hrefs.V1) + "/" + q.name(),
+                    .map(q -> new V1QueueList.Entry(q.name(), Hrefs.collection(ApiDialect.V1) + "/" + q.name(),
                             detailed ? q.metadataJson() : null))
                     .toList();
-            String next = NextLinks.after(Hrefs.queues(Hrefs.V1), page.get(page.size() - 1).name())
+            String next = NextLinks.after(Hrefs.collection(ApiDialect.V1), page.get(page.size() - 1).name())
                     .option("limit", limitParam)
                     .flag("detailed", detailed)
                     .href();
@@ -81,7 +83,7 @@ public class V1QueueResource {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(name);
         return queues.create(project, queue).map(created -> Response.status(created ? 201 : 204)
-                .header(HttpHeaders.LOCATION, Hrefs.queue(Hrefs.V1, queue))
+                .header(HttpHeaders.LOCATION, Hrefs.queue(ApiVersion.V1, queue))
                 .build());
     }
 
@@ -95,7 +97,7 @@ public class V1QueueResource {
             Response response = found
                     ? Response.noContent().build()
                     : Rejections.toResponse(QueueService.queueNotFound(project, queue));
-            return Response.fromResponse(response).header(CONTENT_LOCATION, Hrefs.queue(Hrefs.V1, queue)).build();
+            return Response.fromResponse(response).header(CONTENT_LOCATION, Hrefs.queue(ApiVersion.V1, queue)).build();
         });
     }
 
@@ -113,7 +115,7 @@ public class V1QueueResource {
         QueueName queue = QueueName.of(name);
         return queues.metadata(project, queue).map(found -> Response
                 .ok(found.orElseThrow(() -> QueueService.queueNotFound(project, queue)), MediaType.APPLICATION_JSON_TYPE)
-                .header(CONTENT_LOCATION, Hrefs.queue(Hrefs.V1, queue) + "/metadata")
+                .header(CONTENT_LOCATION, Hrefs.queue(ApiVersion.V1, queue) + "/metadata")
                 .build());
     }
 
@@ -125,12 +127,12 @@ public class V1QueueResource {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
         QueueName queue = QueueName.of(name);
-        ObjectNode metadata = QueueDocuments.metadata(body, config.maxQueueMetadata());
+        ObjectNode metadata = QueueMetadataReader.metadata(body, config.maxQueueMetadata());
         return queues.replaceMetadata(project, queue, metadata).map(replaced -> {
             if (!replaced) {
                 throw QueueService.queueNotFound(project, queue);
             }
-            return Response.noContent().header(HttpHeaders.LOCATION, Hrefs.queue(Hrefs.V1, queue) + "/metadata")
+            return Response.noContent().header(HttpHeaders.LOCATION, Hrefs.queue(ApiVersion.V1, queue) + "/metadata")
                     .build();
         });
     }
@@ -143,8 +145,8 @@ public class V1QueueResource {
         QueueName queue = QueueName.of(name);
         return messages.stats(project, queue).map(found -> Response
                 .ok(StatsView.of(found.orElseThrow(() -> QueueService.queueNotFound(project, queue)),
-                        id -> Hrefs.message(Hrefs.V1, queue, id)))
-                .header(CONTENT_LOCATION, Hrefs.queue(Hrefs.V1, queue) + "/stats")
+                        id -> Hrefs.message(ApiVersion.V1, queue, id)))
+                .header(CONTENT_LOCATION, Hrefs.queue(ApiVersion.V1, queue) + "/stats")
                 .build());
     }
 }

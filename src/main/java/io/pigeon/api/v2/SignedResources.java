@@ -1,5 +1,6 @@
 package io.pigeon.api.v2;
 
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.SignedRequests;
 import io.pigeon.tenancy.SignedTarget;
 import jakarta.ws.rs.Priorities;
@@ -34,8 +35,8 @@ public class SignedResources {
             String collection = path.getFirst("collection");
             String queue = path.getFirst("name");
             SignedRequests.target(context, V2SubscriptionResource.CONFIRM.equals(resource.getMethodName())
-                    ? SignedTarget.confirmation(Versions.V2, collection, queue, path.getFirst("id"))
-                    : SignedTarget.of(Versions.V2, collection, queue, SignedTarget.Kind.SUBSCRIPTIONS));
+                    ? SignedTarget.confirmation(ApiVersion.V2.segment(), collection, queue, path.getFirst("id"))
+                    : SignedTarget.of(ApiVersion.V2.segment(), collection, queue, SignedTarget.Kind.SUBSCRIPTIONS));
         }
     }
 }

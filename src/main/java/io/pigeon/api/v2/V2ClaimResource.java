@@ -1,12 +1,11 @@
 package io.pigeon.api.v2;
 
-import io.pigeon.api.ClaimDocuments;
-import io.pigeon.api.ClaimRequests;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.read.ClaimTermsReader;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.queue.QueueName;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
 import io.smallrye.mutiny.Uni;
@@ -24,7 +23,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /** The v2 and v1.1 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
-@Path("/" + Versions.SEGMENT + "/queues/{queue}/claims")
+@Path("/" + DialectPaths.SEGMENT + "/queues/{queue}/claims")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2ClaimResource {
@@ -48,28 +47,28 @@ public class V2ClaimResource {
         if (hasBody) {
             ContentTypes.requireJson(contentType);
         }
-        Integer limit = QueryParams.integer("limit", limitParam);
-        ClaimTerms terms = claims.terms(hasBody ? ClaimDocuments.claim(body, false) : ClaimService.RequestedTerms.NONE);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        ClaimTerms terms = claims.terms(hasBody ? ClaimTermsReader.claim(body, DialectPaths.version(version)) : ClaimService.RequestedTerms.NONE);
         QueueName queue = QueueName.of(queueName);
         return claims.take(project, queue, limit, terms).map(taken -> taken
                 .filter(claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, Hrefs.claim(Versions.root(version), queue, claim.id()))
-                        .entity(new V2Documents.Messages(V2Documents.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()), null))
+                        .header(HttpHeaders.LOCATION, Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
+                        .entity(new V2Views.Messages(V2Views.claimedItems(DialectPaths.version(version), queue, claim.id(), claim.messages()), null))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
     }
 
     @GET
     @Path("{claimId}")
-    public Uni<V2Documents.ClaimView> get(@PathParam("version") String version, @PathParam("queue") String queueName,
+    public Uni<V2Views.ClaimView> get(@PathParam("version") String version, @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
-        return ClaimRequests.get(claims, project, queue, claimId)
-                .map(claim -> new V2Documents.ClaimView(claim.age(), claim.ttl(),
-                        V2Documents.claimedItems(Versions.root(version), queue, claim.id(), claim.messages()),
-                        Hrefs.claim(Versions.root(version), queue, claim.id())));
+        return claims.getNamed(project, queue, claimId)
+                .map(claim -> new V2Views.ClaimView(claim.age(), claim.ttl(),
+                        V2Views.claimedItems(DialectPaths.version(version), queue, claim.id(), claim.messages()),
+                        Hrefs.claim(DialectPaths.version(version), queue, claim.id())));
     }
 
     @PATCH
@@ -81,8 +80,8 @@ public class V2ClaimResource {
         String project = caller.requiredProject();
         ContentTypes.requireJson(contentType);
         // As in Zaqar v2, a renewal that names no ttl or grace takes the defaults ({} renews for 300 s, grace 60).
-        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimDocuments.renewal(body, false));
-        return ClaimRequests.renew(claims, project, QueueName.of(queueName), claimId, terms)
+        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimTermsReader.renewal(body, DialectPaths.version(version)));
+        return claims.renewNamed(project, QueueName.of(queueName), claimId, terms)
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -90,7 +89,7 @@ public class V2ClaimResource {
     @Path("{claimId}")
     public Uni<Response> release(@PathParam("version") String version, @PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
-        return ClaimRequests.release(claims, project, QueueName.of(queueName), claimId)
+        return claims.releaseNamed(project, QueueName.of(queueName), claimId)
                 .map(ignored -> Response.noContent().build());
     }
 }

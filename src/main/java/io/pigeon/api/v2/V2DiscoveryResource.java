@@ -1,12 +1,13 @@
 package io.pigeon.api.v2;
 
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.home.V2Home;
 import io.pigeon.health.DatabaseProbe;
 import io.pigeon.health.StorageHealth;
 import io.pigeon.api.RequestCaller;
 import io.smallrye.mutiny.Uni;
 import io.pigeon.api.Public;
-import io.pigeon.api.StaticDocuments;
+import io.pigeon.api.home.StaticFiles;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HEAD;
@@ -23,7 +24,7 @@ import jakarta.ws.rs.core.Response;
 @Path("/")
 public class V2DiscoveryResource {
 
-    private static final String VERSIONS = StaticDocuments.load("/api/versions.json");
+    private static final String VERSIONS = StaticFiles.load("/api/versions.json");
 
     private final StorageHealth storage;
     private final DatabaseProbe database;
@@ -45,7 +46,7 @@ public class V2DiscoveryResource {
 
     @GET
     @Public
-    @Path(Versions.SEGMENT)
+    @Path(DialectPaths.SEGMENT)
     @Produces({ContentTypes.JSON_HOME, MediaType.APPLICATION_JSON})
     public Response home(@PathParam("version") String version, HttpServerRequest request) {
         // As in Zaqar, the document lives at "/v2/"; "/v2" is a 404.
@@ -53,9 +54,7 @@ public class V2DiscoveryResource {
             throw new NotFoundException();
         }
         boolean operator = caller.operator();
-        String document = Versions.isV11(version)
-                ? (operator ? HomeDocuments.V11_OPERATOR : HomeDocuments.V11_PUBLIC)
-                : (operator ? HomeDocuments.OPERATOR : HomeDocuments.PUBLIC);
+        String document = V2Home.of(DialectPaths.version(version), operator);
         // The operator's form must not be kept by a shared cache and served to others.
         return Response.ok(document, ContentTypes.JSON_HOME)
                 .header(HttpHeaders.CACHE_CONTROL, operator ? "private, max-age=86400" : "max-age=86400")
@@ -66,7 +65,7 @@ public class V2DiscoveryResource {
     /** As in Zaqar: 204 while the database answers, 503 when it does not (no body either way). */
     @GET
     @V2Call
-    @Path(Versions.SEGMENT + "/ping")
+    @Path(DialectPaths.SEGMENT + "/ping")
     public Uni<Response> ping() {
         return database.reachable().map(up -> Response.status(up ? 204 : 503).build());
     }
@@ -74,7 +73,7 @@ public class V2DiscoveryResource {
     /** Zaqar answers HEAD on ping with 204 without asking the store. */
     @HEAD
     @V2Call
-    @Path(Versions.SEGMENT + "/ping")
+    @Path(DialectPaths.SEGMENT + "/ping")
     public Response pingHead() {
         return Response.noContent().build();
     }
@@ -85,7 +84,7 @@ public class V2DiscoveryResource {
      */
     @GET
     @V2Call
-    @Path(Versions.SEGMENT + "/health")
+    @Path(DialectPaths.SEGMENT + "/health")
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<StorageHealth.Report> health() {
         caller.requireOperator();
@@ -94,7 +93,7 @@ public class V2DiscoveryResource {
 
     /** Zaqar serves the health report to GET only. */
     @HEAD
-    @Path(Versions.SEGMENT + "/health")
+    @Path(DialectPaths.SEGMENT + "/health")
     public Response healthHead() {
         throw new NotAllowedException("GET");
     }

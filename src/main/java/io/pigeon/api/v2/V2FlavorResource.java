@@ -2,8 +2,9 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.PoolDocuments;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.PoolReader;
+import io.pigeon.api.view.PoolViews;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.pool.FlavorService;
 import io.smallrye.mutiny.Uni;
@@ -40,12 +41,12 @@ public class V2FlavorResource {
     }
 
     @GET
-    public Uni<PoolDocuments.FlavorPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
+    public Uni<PoolViews.FlavorPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam) {
         caller.requiredProject();
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        return flavors.list(marker, limit).map(page -> PoolDocuments.flavorPage(ROOT, page, limitParam, detailed));
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
+        return flavors.list(marker, limit).map(page -> PoolViews.flavorPage(ROOT, page, limitParam, detailed));
     }
 
     /** Creates the flavor with exactly the pools of {@code pool_list} (each must exist): 201. */
@@ -53,35 +54,35 @@ public class V2FlavorResource {
     @Path("{name}")
     public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
             byte[] body) {
-        V2PoolResource.requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
-        return flavors.create(name, PoolDocuments.poolList(body))
+        return flavors.create(name, PoolReader.poolList(body))
                 .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
     }
 
     @GET
     @Path("{name}")
-    public Uni<PoolDocuments.FlavorView> get(@PathParam("name") String name) {
+    public Uni<PoolViews.FlavorView> get(@PathParam("name") String name) {
         caller.requiredProject();
-        return flavors.get(name).map(found -> PoolDocuments.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
+        return flavors.get(name).map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
                 true));
     }
 
     /** Sets the flavor's pools to {@code pool_list}: 200 with the flavor. */
     @PATCH
     @Path("{name}")
-    public Uni<PoolDocuments.FlavorView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<PoolViews.FlavorView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name, byte[] body) {
-        V2PoolResource.requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
-        return flavors.update(name, PoolDocuments.poolList(body))
-                .map(found -> PoolDocuments.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, true));
+        return flavors.update(name, PoolReader.poolList(body))
+                .map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, true));
     }
 
     @DELETE
     @Path("{name}")
     public Uni<Response> delete(@PathParam("name") String name) {
-        V2PoolResource.requireOperator(caller);
+        caller.requireProjectAndOperator();
         return flavors.delete(name).map(ignored -> Response.noContent().build());
     }
 

@@ -1,14 +1,16 @@
 package io.pigeon.api.v2;
 
+import io.pigeon.api.ApiDialect;
 import io.pigeon.api.ApiException;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.Hrefs;
-import io.pigeon.api.IdLists;
-import io.pigeon.api.MessageDocuments;
-import io.pigeon.api.MessageRequests;
-import io.pigeon.api.NextLinks;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.read.IdListReader;
+import io.pigeon.api.read.MessagePostReader;
+import io.pigeon.api.read.MessageIdReader;
+import io.pigeon.api.view.NextLinks;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
@@ -38,7 +40,7 @@ import java.util.stream.Collectors;
  * take no delay and none of the queue's own defaults and limits, and lists no delayed messages, as in Zaqar. v2's
  * topics have the same, except pop: a topic's messages go to its subscriptions, they are not consumed.
  */
-@Path("/" + Versions.SEGMENT + "/" + Versions.COLLECTION + "/{queue}/messages")
+@Path("/" + DialectPaths.SEGMENT + "/" + DialectPaths.COLLECTION + "/{queue}/messages")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2MessageResource {
@@ -61,21 +63,23 @@ public class V2MessageResource {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        boolean v11 = Versions.isV11(version);
-        var newMessages = v11 ? MessageDocuments.v11Post(body, messages) : MessageDocuments.v2Post(body, messages);
-        QueueName queue = Versions.named(version, collection, queueName);
-        String root = Versions.root(version);
-        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, !v11, String.join(",", callMarker)).map(ids -> Response
+        // The document is read in the version's shape before the path's collection is checked, as Zaqar does.
+        ApiVersion api = DialectPaths.version(version);
+        var newMessages = MessagePostReader.read(body, api, messages.bounds());
+        QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
+        boolean queueAttributes = api.has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
+        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, queueAttributes,
+                String.join(",", callMarker)).map(ids -> Response
                 .status(201)
-                .header(HttpHeaders.LOCATION, Hrefs.messages(root, queue) + "?ids=" + MessageIds.join(ids))
-                .entity(new V2Documents.Posted(Arrays.stream(ids)
-                        .mapToObj(id -> Hrefs.message(root, queue, id)).toList()))
+                .header(HttpHeaders.LOCATION, Hrefs.messages(api, queue) + "?ids=" + MessageIds.join(ids))
+                .entity(new V2Views.Posted(Arrays.stream(ids)
+                        .mapToObj(id -> Hrefs.message(api, queue, id)).toList()))
                 .build());
     }
 
     /** Lists the queue (200 even when empty or absent), or with {@code ids} gets those messages. */
     @GET
-    public Uni<V2Documents.Messages> list(@PathParam("version") String version,
+    public Uni<V2Views.Messages> list(@PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queueName,
@@ -87,49 +91,50 @@ public class V2MessageResource {
             @QueryParam("include_delayed") String includeDelayedParam) {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
-        String root = Versions.root(version);
-        List<String> wanted = IdLists.of(idParams);
+        ApiVersion api = DialectPaths.version(version);
+        List<String> wanted = IdListReader.of(idParams);
         if (wanted != null) {
-            QueueName queue = Versions.named(version, collection, queueName);
+            QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
             return messages.getByIds(project, queue, RequestedIds.of(wanted)).map(found -> {
                 if (found.isEmpty()) {
                     throw ApiException.notFound("No messages with IDs: " + pythonList(wanted) + " found in the "
                             + queue.kind() + " " + queue + " for project " + project + ".");
                 }
-                return new V2Documents.Messages(V2Documents.items(root, queue, found), null);
+                return new V2Views.Messages(V2Views.items(api, queue, found), null);
             });
         }
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean echo = QueryParams.bool("echo", echoParam, false);
-        boolean includeClaimed = QueryParams.bool("include_claimed", includeClaimedParam, false);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean echo = QueryParamReader.bool("echo", echoParam, false);
+        boolean includeClaimed = QueryParamReader.bool("include_claimed", includeClaimedParam, false);
         // v1.1 has no delayed messages to show: it ignores the parameter, as Zaqar's v1.1 does.
-        boolean v11 = Versions.isV11(version);
-        boolean includeDelayed = !v11 && QueryParams.bool("include_delayed", includeDelayedParam, false);
-        QueueName queue = Versions.named(version, collection, queueName);
-        long after = MessageRequests.after(marker);
+        boolean delayed = api.has(ApiVersion.Feature.DELAYED_MESSAGES);
+        boolean includeDelayed = delayed && QueryParamReader.bool("include_delayed", includeDelayedParam, false);
+        QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
+        long after = MessageIdReader.after(marker);
         return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed).map(found -> {
             if (found.isEmpty() || found.get().last()) {
-                return new V2Documents.Messages(List.of(), List.of());
+                return new V2Views.Messages(List.of(), List.of());
             }
             List<Message> page = found.get().messages();
-            NextLinks next = NextLinks.after(Hrefs.messages(root, queue), MessageIds.format(found.get().nextAfter()))
+            NextLinks next = NextLinks.after(Hrefs.messages(api, queue), MessageIds.format(found.get().nextAfter()))
                     .option("limit", limitParam)
                     .option("echo", echoParam == null ? null : echo)
                     .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
-                    .option("include_delayed", includeDelayedParam == null || v11 ? null : includeDelayed);
-            return new V2Documents.Messages(V2Documents.items(root, queue, page), List.of(next.link()));
+                    .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed);
+            return new V2Views.Messages(V2Views.items(api, queue, page), List.of(next.link()));
         });
     }
 
     @GET
     @Path("{id}")
-    public Uni<V2Documents.Item> get(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<V2Views.Item> get(@PathParam("version") String version, @PathParam("collection") String collection,
             @PathParam("queue") String queueName,
             @PathParam("id") String id) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(version, collection, queueName);
+        ApiDialect dialect = DialectPaths.dialect(version, collection);
+        QueueName queue = dialect.name(queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
-        return messages.get(project, queue, rowId).map(found -> V2Documents.item(Versions.root(version), queue,
+        return messages.get(project, queue, rowId).map(found -> V2Views.item(dialect.version(), queue,
                 found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
     }
 
@@ -140,7 +145,7 @@ public class V2MessageResource {
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
         String project = caller.requiredProject();
-        return MessageRequests.deleteOne(messages, project, Versions.named(version, collection, queueName), id, claimId)
+        return messages.deleteNamed(project, DialectPaths.dialect(version, collection).name(queueName), id, MessageIdReader.claimIfNamed(claimId))
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -152,10 +157,11 @@ public class V2MessageResource {
             @QueryParam("claim_ids") List<String> claimIdParams,
             @QueryParam("pop") String popParam) {
         String project = caller.requiredProject();
-        List<String> ids = IdLists.of(idParams);
+        List<String> ids = IdListReader.of(idParams);
         // Read only with the option on (v2), as in Zaqar (otherwise the parameter is ignored).
-        boolean withClaimIds = messages.deleteNeedsClaimIds() && !Versions.isV11(version);
-        List<String> claimIds = withClaimIds ? IdLists.of(claimIdParams) : null;
+        boolean withClaimIds = messages.deleteNeedsClaimIds()
+                && DialectPaths.version(version).has(ApiVersion.Feature.DELETE_WITH_CLAIM_IDS);
+        List<String> claimIds = withClaimIds ? IdListReader.of(claimIdParams) : null;
         if (ids != null && popParam != null) {
             throw ApiException.invalidRequest("pop and id params cannot be present together in the delete request.");
         }
@@ -164,13 +170,14 @@ public class V2MessageResource {
                     + "in the request when message_delete_with_claim_id is True.");
         }
         if (popParam != null) {
-            Integer count = QueryParams.integer("pop", popParam);
-            QueueName queue = Versions.named(version, collection, queueName);
-            if (queue.isTopic()) {
+            Integer count = QueryParamReader.integer("pop", popParam);
+            ApiDialect dialect = DialectPaths.dialect(version, collection);
+            QueueName queue = dialect.name(queueName);
+            if (!dialect.pops()) {
                 throw ApiException.invalidRequest("A topic's messages are not popped: they go to its subscriptions.");
             }
             return messages.pop(project, queue, count)
-                    .map(popped -> Response.ok(new V2Documents.Messages(V2Documents.items(Versions.root(version), queue,
+                    .map(popped -> Response.ok(new V2Views.Messages(V2Views.items(dialect.version(), queue,
                             popped), null)).build());
         }
         if (ids == null) {
@@ -182,11 +189,12 @@ public class V2MessageResource {
                 throw ApiException.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
                         + "in the request when message_delete_with_claim_id is True.");
             }
-            return messages.deleteByIdsWithClaims(project, Versions.named(version, collection, queueName), MessageRequests.requiredIds(ids),
-                            claimIds.stream().map(MessageRequests::claim).toList())
+            QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
+            return messages.deleteByIdsWithClaims(project, queue, MessageIdReader.requiredIds(ids),
+                            claimIds.stream().map(MessageIdReader::claim).toList())
                     .map(ignored -> Response.noContent().build());
         }
-        return messages.deleteByIds(project, Versions.named(version, collection, queueName), MessageRequests.requiredIds(ids))
+        return messages.deleteByIds(project, DialectPaths.dialect(version, collection).name(queueName), MessageIdReader.requiredIds(ids))
                 .map(ignored -> Response.noContent().build());
     }
 

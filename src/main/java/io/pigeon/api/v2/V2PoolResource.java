@@ -2,8 +2,9 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.PoolDocuments;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.PoolReader;
+import io.pigeon.api.view.PoolViews;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.pool.PoolService;
 import io.smallrye.mutiny.Uni;
@@ -39,19 +40,13 @@ public class V2PoolResource {
         this.caller = caller;
     }
 
-    /** A v2 admin call names its project, as every v2 call does, and is the operator's. */
-    static void requireOperator(RequestCaller caller) {
-        caller.requiredProject();
-        caller.requireOperator();
-    }
-
     @GET
-    public Uni<PoolDocuments.PoolPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
+    public Uni<PoolViews.PoolPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam) {
-        requireOperator(caller);
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        return pools.list(marker, limit).map(page -> PoolDocuments.page(ROOT, page, limitParam, detailed));
+        caller.requireProjectAndOperator();
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
+        return pools.list(marker, limit).map(page -> PoolViews.page(ROOT, page, limitParam, detailed));
     }
 
     /** Registers or replaces the pool, once its server has answered and taken Pigeon's schema: 201. */
@@ -59,36 +54,36 @@ public class V2PoolResource {
     @Path("{name}")
     public Uni<Response> register(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
             byte[] body) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
-        return pools.register(name, PoolDocuments.pool(body))
+        return pools.register(name, PoolReader.pool(body))
                 .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
     }
 
     @GET
     @Path("{name}")
-    public Uni<PoolDocuments.PoolView> get(@PathParam("name") String name, @QueryParam("detailed") String detailedParam) {
-        requireOperator(caller);
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
-        return pools.get(name).map(found -> PoolDocuments.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
+    public Uni<PoolViews.PoolView> get(@PathParam("name") String name, @QueryParam("detailed") String detailedParam) {
+        caller.requireProjectAndOperator();
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
+        return pools.get(name).map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
                 detailed));
     }
 
     /** Changes the fields sent: 200 with the pool (without options, as Zaqar answers). */
     @PATCH
     @Path("{name}")
-    public Uni<PoolDocuments.PoolView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<PoolViews.PoolView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name, byte[] body) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
-        return pools.update(name, PoolDocuments.poolPatch(body))
-                .map(found -> PoolDocuments.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, false));
+        return pools.update(name, PoolReader.poolPatch(body))
+                .map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, false));
     }
 
     @DELETE
     @Path("{name}")
     public Uni<Response> delete(@PathParam("name") String name) {
-        requireOperator(caller);
+        caller.requireProjectAndOperator();
         return pools.delete(name).map(ignored -> Response.noContent().build());
     }
 

@@ -1,11 +1,16 @@
 package io.pigeon.api.v2;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.api.ApiDialect;
 import io.pigeon.api.ApiException;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.Hrefs;
-import io.pigeon.api.NextLinks;
-import io.pigeon.api.QueueDocuments;
+import io.pigeon.api.read.MetadataPatchReader;
+import io.pigeon.api.read.PurgeReader;
+import io.pigeon.api.read.ShareReader;
+import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.view.NextLinks;
+import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
@@ -13,13 +18,14 @@ import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.MetadataPatch;
 import io.pigeon.queue.QueueName;
 import io.pigeon.tenancy.SignedUrls;
+import jakarta.ws.rs.NotFoundException;
 import java.time.Instant;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.JsonBodies;
-import io.pigeon.api.PageLink;
-import io.pigeon.api.QueryParams;
-import io.pigeon.api.StatsView;
+import io.pigeon.api.read.JsonBodyReader;
+import io.pigeon.api.view.PageLink;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.StatsView;
 import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueService;
 import io.smallrye.mutiny.Uni;
@@ -39,20 +45,18 @@ import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The v2 queue resources: list, create, metadata (read and JSON-patch), delete, stats, purge and share; the same
  * for v2's topics (without share, and listed without a count); and the v1.1 queue ones, which are these without
  * patch, purge and share, and with the metadata as stored (no reserved defaults), as Zaqar's v1.1 answers.
  */
-@Path("/" + Versions.SEGMENT + "/" + Versions.COLLECTION)
+@Path("/" + DialectPaths.SEGMENT + "/" + DialectPaths.COLLECTION)
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
 public class V2QueueResource {
 
     static final String JSON_PATCH = "application/openstack-messaging-v2.0-json-patch";
-    private static final Set<String> PURGEABLE = Set.of("messages", "subscriptions");
 
     private final QueueService queues;
     private final MessageService messages;
@@ -72,32 +76,30 @@ public class V2QueueResource {
     }
 
     @GET
-    public Uni<V2Documents.Listing> list(@PathParam("version") String version,
+    public Uni<V2Views.Listing> list(@PathParam("version") String version,
             @PathParam("collection") String collection,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
             @QueryParam("with_count") String withCountParam,
             @QueryParam("name") String name) {
-        boolean topics = Versions.isTopics(collection);
-        if (topics) {
-            Versions.requireV2(version);
-        }
+        ApiDialect dialect = DialectPaths.dialect(version, collection);
+        boolean topics = dialect.topics();
         String project = caller.requiredProject();
-        Integer limit = QueryParams.integer("limit", limitParam);
-        boolean detailed = QueryParams.bool("detailed", detailedParam, false);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
         // v1.1 has neither the count nor the name filter: it ignores both, as Zaqar's v1.1 does. Zaqar lists topics
         // without a count.
-        boolean v11 = Versions.isV11(version);
-        boolean withCount = !v11 && !topics && QueryParams.bool("with_count", withCountParam, false);
-        String nameFilter = v11 || name == null || name.isEmpty() ? null : name;
-        String root = Versions.root(version);
-        String listed = topics ? Hrefs.topics(root) : Hrefs.queues(root);
+        boolean withCount = dialect.countsListing() && QueryParamReader.bool("with_count", withCountParam, false);
+        boolean filtered = dialect.version().has(ApiVersion.Feature.NAME_FILTER);
+        String nameFilter = !filtered || name == null || name.isEmpty() ? null : name;
+        boolean withDefaults = dialect.version().has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
+        String listed = Hrefs.collection(dialect);
         Uni<Long> count = withCount ? queues.count(project, nameFilter) : Uni.createFrom().nullItem();
         return queues.list(project, topics, marker, limit, detailed, nameFilter).flatMap(page -> count.map(total -> {
-            List<V2Documents.QueueEntry> entries = page.stream().map(q -> new V2Documents.QueueEntry(q.name(),
+            List<V2Views.QueueEntry> entries = page.stream().map(q -> new V2Views.QueueEntry(q.name(),
                     listed + "/" + q.name(),
-                    detailed ? (v11 ? StrictJson.readStoredObject(q.metadataJson()) : queues.withDefaults(q, topics)) : null))
+                    detailed ? (withDefaults ? queues.withDefaults(q, topics) : StrictJson.readStoredObject(q.metadataJson())) : null))
                     .toList();
             List<PageLink> links = page.isEmpty() ? List.of()
                     : List.of(NextLinks.after(listed, page.get(page.size() - 1).name())
@@ -106,8 +108,8 @@ public class V2QueueResource {
                             .flag("with_count", withCount)
                             .option("name", nameFilter)
                             .link());
-            return topics ? (V2Documents.Listing) new V2Documents.TopicList(entries, links)
-                    : new V2Documents.QueueList(entries, links, total);
+            return topics ? (V2Views.Listing) new V2Views.TopicList(entries, links)
+                    : new V2Views.QueueList(entries, links, total);
         }));
     }
 
@@ -124,11 +126,12 @@ public class V2QueueResource {
         if (hasBody) {
             ContentTypes.requireJson(contentType);
         }
-        QueueName queue = Versions.named(version, collection, name);
-        ObjectNode metadata = hasBody ? QueueDocuments.metadata(body, config.maxQueueMetadata())
+        ApiDialect dialect = DialectPaths.dialect(version, collection);
+        QueueName queue = dialect.name(name);
+        ObjectNode metadata = hasBody ? QueueMetadataReader.metadata(body, config.maxQueueMetadata())
                 : JsonNodeFactory.instance.objectNode();
         return queues.create(project, queue, metadata).map(created -> Response.status(created ? 201 : 204)
-                .header(HttpHeaders.LOCATION, Hrefs.queue(Versions.root(version), queue))
+                .header(HttpHeaders.LOCATION, Hrefs.queue(dialect.version(), queue))
                 .build());
     }
 
@@ -141,8 +144,9 @@ public class V2QueueResource {
     public Uni<JsonNode> get(@PathParam("version") String version, @PathParam("collection") String collection,
             @PathParam("name") String name) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(version, collection, name);
-        if (Versions.isV11(version)) {
+        ApiDialect dialect = DialectPaths.dialect(version, collection);
+        QueueName queue = dialect.name(name);
+        if (!dialect.version().has(ApiVersion.Feature.RESERVED_ATTRIBUTES)) {
             return queues.metadata(project, queue).map(found -> found.<JsonNode>map(StrictJson::readStoredObject)
                     .orElseGet(JsonNodeFactory.instance::objectNode));
         }
@@ -163,7 +167,7 @@ public class V2QueueResource {
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
-        if (Versions.isV11(version)) {
+        if (!DialectPaths.version(version).has(ApiVersion.Feature.METADATA_PATCH)) {
             throw new NotAllowedException("GET");
         }
         String project = caller.requiredProject();
@@ -171,8 +175,8 @@ public class V2QueueResource {
             throw new ApiException(415, "Accepted media type for PATCH: {'Accept-Patch': '" + JSON_PATCH + "'}.",
                     "A queue is patched with a JSON patch sent as `" + JSON_PATCH + "`.");
         }
-        QueueName queue = Versions.named(version, collection, name);
-        MetadataPatch patch = MetadataPatchDocuments.read(JsonBodies.parse(body));
+        QueueName queue = DialectPaths.dialect(version, collection).name(name);
+        MetadataPatch patch = MetadataPatchReader.read(JsonBodyReader.parse(body));
         return queues.patchMetadata(project, queue, patch)
                 .map(patched -> patched.orElseThrow(() -> QueueService.queueNotFound(project, queue)));
     }
@@ -182,7 +186,7 @@ public class V2QueueResource {
     public Uni<Response> delete(@PathParam("version") String version, @PathParam("collection") String collection,
             @PathParam("name") String name) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(version, collection, name);
+        QueueName queue = DialectPaths.dialect(version, collection).name(name);
         return queues.delete(project, queue).map(ignored -> Response.noContent().build());
     }
 
@@ -192,10 +196,11 @@ public class V2QueueResource {
     public Uni<StatsView> stats(@PathParam("version") String version, @PathParam("collection") String collection,
             @PathParam("name") String name) {
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(version, collection, name);
+        ApiDialect dialect = DialectPaths.dialect(version, collection);
+        QueueName queue = dialect.name(name);
         return messages.stats(project, queue)
                 .map(found -> found.map(stats -> StatsView.of(stats,
-                                id -> Hrefs.message(Versions.root(version), queue, id)))
+                                id -> Hrefs.message(dialect.version(), queue, id)))
                         .orElseGet(StatsView::empty));
     }
 
@@ -207,30 +212,15 @@ public class V2QueueResource {
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
-        Versions.requireV2(version);
+        DialectPaths.require(DialectPaths.version(version), ApiVersion.Feature.PURGE);
         String project = caller.requiredProject();
-        QueueName queue = Versions.named(version, collection, name);
-        boolean purgeMessages = true;
-        boolean purgeSubscriptions = true;
+        QueueName queue = DialectPaths.dialect(version, collection).name(name);
+        PurgeReader.Purge purge = PurgeReader.Purge.ALL;
         if (body != null && body.length > 0) {
             ContentTypes.requireJson(contentType);
-            JsonNode types = JsonBodies.parse(body).get("resource_types");
-            if (types != null) {
-                if (!types.isArray() || types.isEmpty()) {
-                    throw invalidResourceTypes();
-                }
-                purgeMessages = false;
-                purgeSubscriptions = false;
-                for (JsonNode type : types) {
-                    if (!type.isTextual() || !PURGEABLE.contains(type.asText())) {
-                        throw invalidResourceTypes();
-                    }
-                    purgeMessages |= type.asText().equals("messages");
-                    purgeSubscriptions |= type.asText().equals("subscriptions");
-                }
-            }
+            purge = PurgeReader.read(JsonBodyReader.parse(body));
         }
-        return purges.purge(project, queue, purgeMessages, purgeSubscriptions)
+        return purges.purge(project, queue, purge.messages(), purge.subscriptions())
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -240,22 +230,19 @@ public class V2QueueResource {
      */
     @POST
     @Path("{name}/share")
-    public V2Documents.Shared share(@PathParam("version") String version,
+    public V2Views.Shared share(@PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
             byte[] body) {
-        Versions.requireV2(version);
-        Versions.requireQueue(collection);
+        if (!DialectPaths.dialect(version, collection).shares()) {
+            throw new NotFoundException();
+        }
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(name);
         ContentTypes.requireJson(contentType);
-        ShareDocuments.Share share = ShareDocuments.read(JsonBodies.parse(body), queue, Instant.now());
+        ShareReader.Share share = ShareReader.read(JsonBodyReader.parse(body), queue, Instant.now());
         SignedUrls.Grant grant = signedUrls.sign(share.paths(), share.methods(), project, share.expires());
-        return new V2Documents.Shared(grant.paths(), grant.methods(), grant.project(), grant.expires(), grant.signature());
-    }
-
-    private static ApiException invalidResourceTypes() {
-        return ApiException.invalidRequest("Resource types must be a sub set of {'messages', 'subscriptions'}.");
+        return new V2Views.Shared(grant.paths(), grant.methods(), grant.project(), grant.expires(), grant.signature());
     }
 }

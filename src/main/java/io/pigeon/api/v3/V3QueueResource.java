@@ -1,12 +1,13 @@
 package io.pigeon.api.v3;
 
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.PageLink;
-import io.pigeon.api.QueryParams;
+import io.pigeon.api.read.DispatchRequestReader;
+import io.pigeon.api.view.PageLink;
+import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.dispatch.DispatchStore;
-import io.pigeon.api.JsonBodies;
-import io.pigeon.api.NextLinks;
+import io.pigeon.api.read.JsonBodyReader;
+import io.pigeon.api.view.NextLinks;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.rules.Rejection;
@@ -27,7 +28,6 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * The delayed-dispatch queue: {@code /v3/queue/{merge_key}/{method}/{service}} enqueues, shows and drops
@@ -37,9 +37,6 @@ import java.util.regex.Pattern;
 @Path("/v3")
 @Produces(MediaType.APPLICATION_JSON)
 public class V3QueueResource {
-
-    /** A push's {@code ontime}: digits with an optional fraction only (Java would also read "1e3" or "Infinity"). */
-    private static final Pattern UNIX_SECONDS = Pattern.compile("\\d{1,12}(\\.\\d{1,9})?");
 
     private final DispatchService dispatch;
     private final RequestCaller caller;
@@ -68,37 +65,37 @@ public class V3QueueResource {
             ContentTypes.requireJson(contentType);
         }
         // Read from the query itself: a parameter given empty ("?update=") is malformed, not absent.
-        Double ontime = ontime(uri.getQueryParameters().getFirst("ontime"));
-        DispatchService.Update update = update(uri.getQueryParameters().getFirst("update"));
+        Double ontime = DispatchRequestReader.ontime(uri.getQueryParameters().getFirst("ontime"));
+        DispatchService.Update update = DispatchRequestReader.update(uri.getQueryParameters().getFirst("update"));
         if (body != null && body.length > dispatch.maxBodySize()) {
             throw Rejection.invalidBody("The body is " + body.length + " bytes; it may not exceed "
                     + dispatch.maxBodySize() + " bytes (pigeon.dispatch.max-body-size).");
         }
-        JsonBodies.parse(body);
+        JsonBodyReader.parse(body);
         return dispatch.enqueue(project, mergeKey, method, service, ontime, update,
                         new String(body, StandardCharsets.UTF_8), String.join(",", callMarker))
                 .map(enqueued -> Response.status(Response.Status.CREATED)
                         .header("Location", uri.getRequestUri().getRawPath())
-                        .entity(V3Documents.Enqueued.of(enqueued)).build());
+                        .entity(V3Views.Enqueued.of(enqueued)).build());
     }
 
     @GET
     @Path("queue/{merge_key}/{method}/{service}")
-    public Uni<V3Documents.Pending> pending(@PathParam("merge_key") String mergeKey, @PathParam("method") String method,
+    public Uni<V3Views.Pending> pending(@PathParam("merge_key") String mergeKey, @PathParam("method") String method,
             @PathParam("service") String service, @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam, @Context UriInfo uri) {
         String project = caller.optionalProject();
-        Integer limit = QueryParams.integer("limit", limitParam);
-        long after = marker == null || marker.isEmpty() ? 0 : id("marker", marker, "an item id");
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        long after = marker == null || marker.isEmpty() ? 0 : DispatchRequestReader.itemId("marker", marker);
         return dispatch.pending(project, mergeKey, method, service, after, limit).map(path -> {
-            List<V3Documents.Group> groups = path.page().groups().stream().map(V3Documents.Group::of).toList();
+            List<V3Views.Group> groups = path.page().groups().stream().map(V3Views.Group::of).toList();
             List<PageLink> links = List.of();
             if (path.page().more()) {
                 List<DispatchStore.PendingItem> last = path.page().groups().get(path.page().groups().size() - 1).items();
                 links = List.of(NextLinks.after(uri.getRequestUri().getRawPath(),
                         String.valueOf(last.get(last.size() - 1).id())).option("limit", limit).link());
             }
-            return new V3Documents.Pending(mergeKey, path.address().method(), path.address().target().toString(),
+            return new V3Views.Pending(mergeKey, path.address().method(), path.address().target().toString(),
                     DispatchService.mergeable(mergeKey), groups, links);
         });
     }
@@ -113,17 +110,17 @@ public class V3QueueResource {
 
     @GET
     @Path("dead-groups")
-    public Uni<V3Documents.DeadGroups> dead(@QueryParam("marker") String marker,
+    public Uni<V3Views.DeadGroups> dead(@QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam) {
         String project = caller.optionalProject();
-        Integer limit = QueryParams.integer("limit", limitParam);
-        long after = marker == null || marker.isEmpty() ? 0 : groupId("marker", marker);
+        Integer limit = QueryParamReader.integer("limit", limitParam);
+        long after = marker == null || marker.isEmpty() ? 0 : DispatchRequestReader.groupId("marker", marker);
         return dispatch.dead(project, after, limit).map(groups -> {
-            List<V3Documents.DeadGroup> shown = groups.stream().map(V3Documents.DeadGroup::of).toList();
+            List<V3Views.DeadGroup> shown = groups.stream().map(V3Views.DeadGroup::of).toList();
             List<PageLink> links = shown.isEmpty() ? List.of()
                     : List.of(NextLinks.after("/v3/dead-groups", String.valueOf(shown.get(shown.size() - 1).id()))
                             .option("limit", limit).link());
-            return new V3Documents.DeadGroups(shown, links);
+            return new V3Views.DeadGroups(shown, links);
         });
     }
 
@@ -132,7 +129,7 @@ public class V3QueueResource {
     @Path("dead-groups/{id}/requeue")
     public Uni<Response> requeue(@PathParam("id") String id, @HeaderParam(CallMarker.HEADER) List<String> callMarker) {
         String project = caller.optionalProject();
-        return dispatch.requeue(project, groupId("group id", id), String.join(",", callMarker)).map(requeued -> {
+        return dispatch.requeue(project, DispatchRequestReader.groupId("group id", id), String.join(",", callMarker)).map(requeued -> {
             if (!requeued) {
                 throw io.pigeon.api.ApiException.notFound("No dead group " + id + " in this project.");
             }
@@ -144,43 +141,6 @@ public class V3QueueResource {
     @Path("dead-groups/{id}")
     public Uni<Response> drop(@PathParam("id") String id) {
         String project = caller.optionalProject();
-        return dispatch.dropDead(project, groupId("group id", id)).map(dropped -> Response.noContent().build());
-    }
-
-    private static Double ontime(String value) {
-        if (value == null) {
-            return null;
-        }
-        if (!UNIX_SECONDS.matcher(value).matches()) {
-            throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
-                    + DispatchService.MAX_ONTIME + ".");
-        }
-        return Double.parseDouble(value);
-    }
-
-    private static DispatchService.Update update(String value) {
-        if (value == null || value.equals("once")) {
-            return DispatchService.Update.ONCE;
-        }
-        if (value.equals("always")) {
-            return DispatchService.Update.ALWAYS;
-        }
-        throw Rejection.invalidParameter("update", "The value must be \"once\" (the default) or \"always\".");
-    }
-
-    private static long groupId(String name, String value) {
-        return id(name, value, "a group id");
-    }
-
-    private static long id(String name, String value, String what) {
-        try {
-            long id = Long.parseLong(value);
-            if (id >= 0) {
-                return id;
-            }
-        } catch (NumberFormatException e) {
-            // refused below
-        }
-        throw Rejection.invalidParameter(name, "The value must be " + what + " (a non-negative integer).");
+        return dispatch.dropDead(project, DispatchRequestReader.groupId("group id", id)).map(dropped -> Response.noContent().build());
     }
 }

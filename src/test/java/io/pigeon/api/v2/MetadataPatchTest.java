@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.Rejections;
+import io.pigeon.api.read.MetadataPatchReader;
 import io.pigeon.rules.Rejection;
 import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +35,7 @@ class MetadataPatchTest {
             "{\"a\": 1}            | [{\"op\": \"remove\", \"path\": \"/metadata/a\"}, {\"op\": \"add\", \"path\": \"/metadata/a\", \"value\": 3}] | {\"a\": 3}"})
     void operationsApplyInOrder(String metadata, String patch, String expected) throws Exception {
         ObjectNode original = object(metadata);
-        assertEquals(object(expected), MetadataPatchDocuments.read(JSON.readTree(patch)).applyTo(original, RESERVED));
+        assertEquals(object(expected), MetadataPatchReader.read(JSON.readTree(patch)).applyTo(original, RESERVED));
         assertEquals(object(metadata), original, "the original is not changed");
     }
 
@@ -54,7 +55,7 @@ class MetadataPatchTest {
     void badPatchesAreRefusedWhole(String metadata, String patch, int status, String message) throws Exception {
         ObjectNode original = object(metadata);
         RuntimeException refused = assertThrows(RuntimeException.class,
-                () -> MetadataPatchDocuments.read(JSON.readTree(patch)).applyTo(original, RESERVED));
+                () -> MetadataPatchReader.read(JSON.readTree(patch)).applyTo(original, RESERVED));
         assertEquals(status, Rejections.answer(((Rejection) refused).reason()).status(), refused.getMessage());
         assertTrue(refused.getMessage().contains(message), refused.getMessage());
         assertEquals(object(metadata), original, "nothing applied");

@@ -2,15 +2,15 @@ package io.pigeon.api.v3;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import io.pigeon.api.PageLink;
+import io.pigeon.api.view.PageLink;
 import io.pigeon.dispatch.DispatchStore;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
 /** The wire shapes of /v3: times are unix seconds (as {@code ontime} is), ids are strings. */
-final class V3Documents {
+final class V3Views {
 
-    private V3Documents() {
+    private V3Views() {
     }
 
     @RegisterForReflection

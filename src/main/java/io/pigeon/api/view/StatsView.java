@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.view;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.pigeon.message.QueueStats;

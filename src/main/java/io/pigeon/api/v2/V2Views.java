@@ -3,9 +3,10 @@ package io.pigeon.api.v2;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.PageLink;
+import io.pigeon.api.ApiVersion;
+import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.message.MessageIds;
 import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -13,9 +14,9 @@ import java.util.List;
 import java.util.UUID;
 
 /** The v2 (and v1.1) documents of messages, claims and queue lists. */
-public final class V2Documents {
+public final class V2Views {
 
-    private V2Documents() {
+    private V2Views() {
     }
 
     /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar. */
@@ -64,19 +65,19 @@ public final class V2Documents {
     public record Shared(List<String> paths, List<String> methods, String project, String expires, String signature) {
     }
 
-    public static Item item(String root, QueueName queue, Message message) {
-        return new Item(MessageIds.format(message.id()), Hrefs.message(root, queue, message.id()), message.ttl(), message.age(),
+    public static Item item(ApiVersion version, QueueName queue, Message message) {
+        return new Item(MessageIds.format(message.id()), Hrefs.message(version, queue, message.id()), message.ttl(), message.age(),
                 message.body(), BodyChecksum.of(message.body()));
     }
 
-    public static List<Item> items(String root, QueueName queue, List<Message> messages) {
-        return messages.stream().map(m -> item(root, queue, m)).toList();
+    public static List<Item> items(ApiVersion version, QueueName queue, List<Message> messages) {
+        return messages.stream().map(m -> item(version, queue, m)).toList();
     }
 
     /** Claimed messages: each href carries the claim id, so that deleting by href proves the claim. */
-    public static List<Item> claimedItems(String root, QueueName queue, UUID claimId, List<Message> messages) {
+    public static List<Item> claimedItems(ApiVersion version, QueueName queue, UUID claimId, List<Message> messages) {
         return messages.stream().map(m -> {
-            Item item = item(root, queue, m);
+            Item item = item(version, queue, m);
             return new Item(item.id(), item.href() + "?claim_id=" + claimId, item.ttl(), item.age(), item.body(),
                     item.checksum());
         }).toList();

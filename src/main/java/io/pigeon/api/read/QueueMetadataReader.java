@@ -1,13 +1,13 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.rules.Rejection;
 
 /** Queue-metadata documents, read at the edge; their reserved attributes are checked by the queue service. */
-public final class QueueDocuments {
+public final class QueueMetadataReader {
 
-    private QueueDocuments() {
+    private QueueMetadataReader() {
     }
 
     /**
@@ -18,7 +18,7 @@ public final class QueueDocuments {
         if (document != null && document.length > maxSize) {
             throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + maxSize);
         }
-        JsonNode metadata = JsonBodies.parse(document);
+        JsonNode metadata = JsonBodyReader.parse(document);
         if (!metadata.isObject()) {
             throw Rejection.invalidBody("Document type not supported. Queue metadata must be a JSON object.");
         }

@@ -1,7 +1,8 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pigeon.message.MessageService;
+import io.pigeon.api.ApiVersion;
+import io.pigeon.message.MessageBounds;
 import io.pigeon.message.NewMessage;
 import io.pigeon.rules.Rejection;
 import java.util.ArrayList;
@@ -9,30 +10,23 @@ import java.util.List;
 
 /**
  * Message-post documents, read at the edge into {@link NewMessage}s: the document's size is bounded before it
- * is parsed, its shape and field types are checked here, and each message's bounds are checked by the message
- * service as it is read, so that the first fault of a document is the one reported.
+ * is parsed, its shape and field types are checked here, and each message is held to the {@link MessageBounds} as
+ * it is read, so that the first fault of a document is the one reported.
  */
-public final class MessageDocuments {
+public final class MessagePostReader {
 
-    private MessageDocuments() {
-    }
-
-    /** A v1 post: a bare array of messages, each with a required {@code ttl} and no {@code delay}. */
-    public static List<NewMessage> v1Post(byte[] document, MessageService rules) {
-        return newMessages(read(document, rules), false, false, rules);
+    private MessagePostReader() {
     }
 
     /**
-     * A v2 post: {@code {"messages": [...]}}; a message may omit {@code ttl} and give a {@code delay} (the
-     * queue's defaults then apply).
+     * A post in {@code version}'s shape: v1's is a bare array of messages, each with a required {@code ttl}; later
+     * ones are {@code {"messages": [...]}}, where a message may omit {@code ttl} (the queue's default then applies)
+     * and, where the version has delayed messages (v2, not v1.1), give a {@code delay}.
      */
-    public static List<NewMessage> v2Post(byte[] document, MessageService rules) {
-        return newMessages(messagesOf(read(document, rules)), true, true, rules);
-    }
-
-    /** A v1.1 post: as v2's, but a message's {@code delay} is not part of it (Zaqar's v1.1 drops it). */
-    public static List<NewMessage> v11Post(byte[] document, MessageService rules) {
-        return newMessages(messagesOf(read(document, rules)), true, false, rules);
+    public static List<NewMessage> read(byte[] document, ApiVersion version, MessageBounds bounds) {
+        JsonNode body = read(document, bounds);
+        return newMessages(version.wrapsPosts() ? messagesOf(body) : body, !version.requiresTtl(),
+                version.has(ApiVersion.Feature.DELAYED_MESSAGES), bounds);
     }
 
     private static JsonNode messagesOf(JsonNode body) {
@@ -46,15 +40,15 @@ public final class MessageDocuments {
         return messages;
     }
 
-    private static JsonNode read(byte[] document, MessageService rules) {
-        if (document != null && document.length > rules.maxPostSize()) {
-            throw Rejection.invalidRequest("Message collection size is too large. Max size " + rules.maxPostSize());
+    private static JsonNode read(byte[] document, MessageBounds bounds) {
+        if (document != null && document.length > bounds.maxPostSize()) {
+            throw Rejection.invalidRequest("Message collection size is too large. Max size " + bounds.maxPostSize());
         }
-        return JsonBodies.parse(document);
+        return JsonBodyReader.parse(document);
     }
 
     private static List<NewMessage> newMessages(JsonNode messages, boolean ttlOptional, boolean delayAllowed,
-            MessageService rules) {
+            MessageBounds bounds) {
         if (messages == null || !messages.isArray()) {
             throw Rejection.invalidBody("Request body could not be parsed.");
         }
@@ -70,15 +64,15 @@ public final class MessageDocuments {
             if (ttlNode == null && !ttlOptional) {
                 throw Rejection.invalidBody("Missing \"ttl\" field.");
             }
-            Integer ttl = ttlNode == null ? null : JsonBodies.integerField("ttl", ttlNode);
+            Integer ttl = ttlNode == null ? null : JsonBodyReader.integerField("ttl", ttlNode);
             JsonNode body = message.get("body");
             if (body == null) {
                 throw Rejection.invalidBody("Missing \"body\" field.");
             }
-            rules.checkTtl(ttl);
+            bounds.checkTtl(ttl);
             JsonNode delayNode = delayAllowed ? message.get("delay") : null;
-            Integer delay = delayNode == null ? null : JsonBodies.integerField("delay", delayNode);
-            rules.checkDelay(delay);
+            Integer delay = delayNode == null ? null : JsonBodyReader.integerField("delay", delayNode);
+            bounds.checkDelay(delay);
             parsed.add(new NewMessage(ttl, delay, body.toString()));
         }
         return parsed;

@@ -1,22 +1,19 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import io.pigeon.ids.Uuids;
 import io.pigeon.message.MessageIds;
-import io.pigeon.message.MessageService;
 import io.pigeon.message.RequestedIds;
-import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
-import io.smallrye.mutiny.Uni;
 import java.util.List;
 import java.util.UUID;
 
 /** What message requests name in their paths and queries (ids, claim ids, markers), read the same in every version. */
-public final class MessageRequests {
+public final class MessageIdReader {
 
     /** A malformed claim id can hold nothing: the nil UUID, which no claim has, gives the same answers. */
     private static final UUID NO_SUCH_CLAIM = new UUID(0, 0);
 
-    private MessageRequests() {
+    private MessageIdReader() {
     }
 
     /** Past every message: where a marker that names none leaves a listing. */
@@ -30,25 +27,17 @@ public final class MessageRequests {
         return marker == null ? 0L : MessageIds.parse(marker).orElse(PAST_THE_END);
     }
 
-    /**
-     * Deletes one message by the id and claim id a request names: an id that cannot be one of ours names no
-     * message (nothing to delete), a malformed claim id holds nothing.
-     */
-    public static Uni<Void> deleteOne(MessageService messages, String project, QueueName queue, String id,
-            String claimId) {
-        var rowId = MessageIds.parse(id);
-        if (rowId.isEmpty()) {
-            return Uni.createFrom().voidItem();
-        }
-        return messages.delete(project, queue, rowId.get(), claimId == null ? null : claim(claimId));
-    }
-
     /** A claim id as a request names it; a malformed one holds nothing. */
     public static UUID claim(String claimId) {
         return Uuids.parseCanonical(claimId).orElse(NO_SUCH_CLAIM);
     }
 
-    /** The {@code ids} of a bulk delete (read by {@link IdLists}), which are required. */
+    /** The claim id a delete names ({@code claim_id}), none when it names none; a malformed one holds nothing. */
+    public static UUID claimIfNamed(String claimId) {
+        return claimId == null ? null : claim(claimId);
+    }
+
+    /** The {@code ids} of a bulk delete (read by {@link IdListReader}), which are required. */
     public static RequestedIds requiredIds(List<String> ids) {
         if (ids == null) {
             throw new Rejection(Rejection.Reason.MISSING_PARAMETER, "The \"ids\" parameter is required.");

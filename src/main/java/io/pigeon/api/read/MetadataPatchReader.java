@@ -1,4 +1,4 @@
-package io.pigeon.api.v2;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.queue.MetadataPatch;
@@ -10,14 +10,14 @@ import java.util.List;
  * Reads v2's JSON-patch dialect for queue metadata: a non-empty array of {@code add}, {@code replace} and
  * {@code remove} operations on {@code /metadata/<key>}. A patch is read whole before anything is applied.
  */
-final class MetadataPatchDocuments {
+public final class MetadataPatchReader {
 
-    static final String PATH_PREFIX = "/metadata/";
+    public static final String PATH_PREFIX = "/metadata/";
 
-    private MetadataPatchDocuments() {
+    private MetadataPatchReader() {
     }
 
-    static MetadataPatch read(JsonNode document) {
+    public static MetadataPatch read(JsonNode document) {
         if (!document.isArray() || document.isEmpty()) {
             throw Rejection.invalidBody("A patch is a non-empty JSON array of operations.");
         }

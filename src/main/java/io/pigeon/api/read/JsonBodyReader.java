@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
@@ -12,34 +12,34 @@ import java.util.Iterator;
 import java.util.Map;
 
 /** Reads request bodies as JSON trees: a document is either understood whole or refused with 400. */
-public final class JsonBodies {
+public final class JsonBodyReader {
 
-    private JsonBodies() {
+    private JsonBodyReader() {
     }
 
     /** Parses a required JSON body (its Content-Type is checked by the resource, before). */
     public static JsonNode parse(byte[] body) {
         if (body == null || body.length == 0) {
-            throw ApiException.invalidBody("Request body can not be empty");
+            throw Rejection.invalidBody("Request body can not be empty");
         }
         try {
             JsonNode node = StrictJson.read(body);
             if (node == null || node.isMissingNode()) {
-                throw ApiException.invalidBody("Request body can not be empty");
+                throw Rejection.invalidBody("Request body can not be empty");
             }
             requireWholeCharacters(node);
             return node;
         } catch (NumberFormatException | ArithmeticException e) {
             // BigDecimal's exponent is an int: 1e2147483648 cannot be read as any number at all.
-            throw ApiException.invalidBody("Request body could not be parsed: a number's exponent is beyond "
+            throw Rejection.invalidBody("Request body could not be parsed: a number's exponent is beyond "
                     + Integer.MAX_VALUE + " (either sign).");
         } catch (IOException e) {
             for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
                 if (t instanceof StreamConstraintsException bound) {
-                    throw ApiException.invalidBody(beyond(bound));
+                    throw Rejection.invalidBody(beyond(bound));
                 }
             }
-            throw ApiException.invalidBody("Request body could not be parsed.");
+            throw Rejection.invalidBody("Request body could not be parsed.");
         }
     }
 
@@ -72,7 +72,7 @@ public final class JsonBodies {
             if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw ApiException.invalidBody("Request body could not be parsed: a string holds an unpaired "
+                throw Rejection.invalidBody("Request body could not be parsed: a string holds an unpaired "
                         + "surrogate (\\u" + Integer.toHexString(c) + "), which is no character.");
             }
         }

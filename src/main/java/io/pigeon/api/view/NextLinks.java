@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.view;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -1,18 +1,19 @@
 package io.pigeon.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
-import io.pigeon.api.PageLink;
+import io.pigeon.api.ApiVersion;
+import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 import java.util.UUID;
 
 /** The v1 documents of messages and claims. */
-public final class V1Documents {
+public final class V1Views {
 
-    private V1Documents() {
+    private V1Views() {
     }
 
     /** A message: {@code {"href", "ttl", "age", "body"}}. */
@@ -36,12 +37,12 @@ public final class V1Documents {
     }
 
     public static Item item(QueueName queue, Message message) {
-        return new Item(Hrefs.message(Hrefs.V1, queue, message.id()), message.ttl(), message.age(), message.body());
+        return new Item(Hrefs.message(ApiVersion.V1, queue, message.id()), message.ttl(), message.age(), message.body());
     }
 
     /** A claimed message: its href carries the claim id, so that deleting it by href proves the claim. */
     public static Item claimedItem(QueueName queue, UUID claimId, Message message) {
-        return new Item(Hrefs.message(Hrefs.V1, queue, message.id()) + "?claim_id=" + claimId, message.ttl(), message.age(),
+        return new Item(Hrefs.message(ApiVersion.V1, queue, message.id()) + "?claim_id=" + claimId, message.ttl(), message.age(),
                 message.body());
     }
 

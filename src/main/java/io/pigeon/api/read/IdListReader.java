@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import java.util.Arrays;
 import java.util.List;
@@ -7,9 +7,9 @@ import java.util.List;
  * List parameters such as {@code ids}, in both forms Zaqar accepts: comma-separated ({@code ?ids=a,b}) and
  * repeated ({@code ?ids=a&ids=b}, as python-zaqarclient sends them), or both at once. Blank items are dropped.
  */
-public final class IdLists {
+public final class IdListReader {
 
-    private IdLists() {
+    private IdListReader() {
     }
 
     /** The items of every value given; null when the parameter was absent or given only empty. */

@@ -1,11 +1,12 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
+import io.pigeon.rules.Rejection;
 import java.util.Locale;
 
 /** Parses query parameters strictly: a value that is present but malformed is a 400, never a default. */
-public final class QueryParams {
+public final class QueryParamReader {
 
-    private QueryParams() {
+    private QueryParamReader() {
     }
 
     /** The integer value of {@code name}, or {@code null} when absent. */
@@ -16,7 +17,7 @@ public final class QueryParams {
         try {
             return Integer.valueOf(value.trim());
         } catch (NumberFormatException e) {
-            throw ApiException.invalidParameter(name, "The value must be an integer.");
+            throw Rejection.invalidParameter(name, "The value must be an integer.");
         }
     }
 
@@ -28,7 +29,7 @@ public final class QueryParams {
         return switch (value.trim().toLowerCase(Locale.ROOT)) {
             case "true", "1", "yes", "on" -> true;
             case "false", "0", "no", "off" -> false;
-            default -> throw ApiException.invalidParameter(name, "The value must be \"true\" or \"false\".");
+            default -> throw Rejection.invalidParameter(name, "The value must be \"true\" or \"false\".");
         };
     }
 }

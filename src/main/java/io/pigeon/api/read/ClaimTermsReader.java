@@ -1,6 +1,7 @@
-package io.pigeon.api;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pigeon.api.ApiVersion;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.rules.Rejection;
 
@@ -8,25 +9,27 @@ import io.pigeon.rules.Rejection;
  * Claim request bodies, read at the edge into {@link ClaimService.RequestedTerms}: the document's shape and
  * field types are checked here, the bounds by the claim service.
  */
-public final class ClaimDocuments {
+public final class ClaimTermsReader {
 
-    private ClaimDocuments() {
+    private ClaimTermsReader() {
     }
 
-    /** A claim's terms; with {@code required}, both ttl and grace must be given (v1), else either may be absent. */
-    public static ClaimService.RequestedTerms claim(byte[] document, boolean required) {
+    /** A claim's terms; where the version requires them (v1), both ttl and grace, else either may be absent. */
+    public static ClaimService.RequestedTerms claim(byte[] document, ApiVersion version) {
+        boolean required = version.requiresClaimTerms();
         JsonNode body = object(document, "A claim is a JSON object with \"ttl\" and \"grace\" fields.");
         return new ClaimService.RequestedTerms(field(body, "ttl", required), field(body, "grace", required));
     }
 
-    /** A claim renewal: its ttl (required with {@code ttlRequired}, v1) and, optionally, a grace. */
-    public static ClaimService.RequestedTerms renewal(byte[] document, boolean ttlRequired) {
+    /** A claim renewal: its ttl (required where the version requires the terms, v1) and, optionally, a grace. */
+    public static ClaimService.RequestedTerms renewal(byte[] document, ApiVersion version) {
+        boolean ttlRequired = version.requiresClaimTerms();
         JsonNode body = object(document, "A claim update is a JSON object with a \"ttl\" field.");
         return new ClaimService.RequestedTerms(field(body, "ttl", ttlRequired), field(body, "grace", false));
     }
 
     private static JsonNode object(byte[] document, String shape) {
-        JsonNode body = JsonBodies.parse(document);
+        JsonNode body = JsonBodyReader.parse(document);
         if (!body.isObject()) {
             throw Rejection.invalidBody("Document type not supported. " + shape);
         }
@@ -41,6 +44,6 @@ public final class ClaimDocuments {
             }
             return null;
         }
-        return JsonBodies.integerField(name, value);
+        return JsonBodyReader.integerField(name, value);
     }
 }

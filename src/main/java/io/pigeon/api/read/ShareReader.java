@@ -1,7 +1,8 @@
-package io.pigeon.api.v2;
+package io.pigeon.api.read;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pigeon.api.Hrefs;
+import io.pigeon.api.ApiVersion;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.SignedUrls;
@@ -20,19 +21,19 @@ import java.util.stream.Collectors;
  * DELETE (default GET; Zaqar signs any text, which lets a method carry text that verifies as a path) and {@code expires}
  * (default a day from now); any other key is refused. Zaqar's texts, with Python's set notation.
  */
-final class ShareDocuments {
+public final class ShareReader {
 
     /** What a share asks to sign. */
-    record Share(List<String> paths, List<String> methods, Instant expires) {
+    public record Share(List<String> paths, List<String> methods, Instant expires) {
     }
 
     private static final Set<String> KNOWN_KEYS = Set.of("paths", "methods", "expires");
     private static final Set<String> SHAREABLE = Set.of("messages", "subscriptions", "claims");
 
-    private ShareDocuments() {
+    private ShareReader() {
     }
 
-    static Share read(JsonNode document, QueueName queue, Instant now) {
+    public static Share read(JsonNode document, QueueName queue, Instant now) {
         if (!document.isObject()) {
             throw Rejection.invalidBody("Document type not supported. A share is a JSON object.");
         }
@@ -48,14 +49,14 @@ final class ShareDocuments {
         List<String> named = strings(document.get("paths"), "`paths` should be a list");
         List<String> paths = new ArrayList<>();
         if (named.isEmpty()) {
-            paths.add(Hrefs.messages(Hrefs.V2, queue));
+            paths.add(Hrefs.messages(ApiVersion.V2, queue));
         } else {
             Set<String> invalid = new TreeSet<>(named);
             invalid.removeAll(SHAREABLE);
             if (!invalid.isEmpty()) {
                 throw Rejection.invalidRequest("Invalid paths: " + pythonSet(invalid));
             }
-            named.stream().distinct().forEach(path -> paths.add(Hrefs.queue(Hrefs.V2, queue) + "/" + path));
+            named.stream().distinct().forEach(path -> paths.add(Hrefs.queue(ApiVersion.V2, queue) + "/" + path));
         }
         List<String> methods = strings(document.get("methods"), "`methods` should be a list");
         Set<String> unknownMethods = new TreeSet<>(methods);

@@ -1,10 +1,10 @@
-package io.pigeon.api.v2;
+package io.pigeon.api.home;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.StaticDocuments;
+import io.pigeon.api.ApiVersion;
 import java.util.List;
 import java.util.Set;
 
@@ -13,7 +13,7 @@ import java.util.Set;
  * admin block). Both list exactly the resources Pigeon serves: Zaqar's, with the topics added (Zaqar's lists none),
  * and the admin entries (health, pools, flavors) for the operator only.
  */
-final class HomeDocuments {
+public final class V2Home {
 
     /** Zaqar's admin entries (shown to the operator role only). */
     private static final Set<String> ADMIN = Set.of("rel/health", "rel/pools", "rel/pool", "rel/flavors", "rel/flavor");
@@ -24,15 +24,15 @@ final class HomeDocuments {
             "rel/topics", "rel/topic", "rel/topic_stats", "rel/topic_purge", "rel/topic_messages",
             "rel/topic_subscriptions");
 
-    static final String PUBLIC;
-    static final String OPERATOR;
-    static final String V11_PUBLIC;
-    static final String V11_OPERATOR;
+    private static final String PUBLIC;
+    private static final String OPERATOR;
+    private static final String V11_PUBLIC;
+    private static final String V11_OPERATOR;
 
     static {
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         try {
-            ObjectNode operator = (ObjectNode) json.readTree(StaticDocuments.load("/api/v2/home.json"));
+            ObjectNode operator = (ObjectNode) json.readTree(StaticFiles.load("/api/v2/home.json"));
             ObjectNode everyone = operator.deepCopy();
             ((ObjectNode) everyone.get("resources")).remove(ADMIN);
             PUBLIC = json.writeValueAsString(everyone);
@@ -57,6 +57,15 @@ final class HomeDocuments {
         return json.writeValueAsString(v11).replace("\"/v2/", "\"/v1.1/");
     }
 
-    private HomeDocuments() {
+    private V2Home() {
+    }
+
+    /** The home document of {@code version} (v2 or v1.1), in the operator's form or everyone's. */
+    public static String of(ApiVersion version, boolean operator) {
+        return switch (version) {
+            case V2 -> operator ? OPERATOR : PUBLIC;
+            case V1_1 -> operator ? V11_OPERATOR : V11_PUBLIC;
+            case V1 -> throw new IllegalArgumentException("v1 has a home document of its own");
+        };
     }
 }

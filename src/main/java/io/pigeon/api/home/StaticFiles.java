@@ -1,4 +1,4 @@
-package io.pigeon.api;
+package io.pigeon.api.home;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -6,13 +6,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /** Fixed JSON documents served as they are (home and versions documents), read once from the classpath. */
-public final class StaticDocuments {
+public final class StaticFiles {
 
-    private StaticDocuments() {
+    private StaticFiles() {
     }
 
     public static String load(String resource) {
-        try (InputStream in = StaticDocuments.class.getResourceAsStream(resource)) {
+        try (InputStream in = StaticFiles.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Missing resource " + resource);
             }

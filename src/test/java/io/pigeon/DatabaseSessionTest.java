@@ -22,6 +22,7 @@ import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import java.util.ArrayList;
 
 /** The session settings Pigeon's own connections must carry. */
 @QuarkusTest
@@ -51,7 +52,7 @@ class DatabaseSessionTest {
                         .chain(() -> connection.preparedQuery(MessageStatements.POST_CREATING_QUEUE).execute(postParameters(project)))
                         .chain(() -> connection.query("SELECT statement FROM pg_prepared_statements").execute()))
                 .map(rows -> {
-                    List<String> statements = new java.util.ArrayList<>();
+                    List<String> statements = new ArrayList<>();
                     rows.forEach(row -> statements.add(row.getString(0)));
                     return statements;
                 })

@@ -2,6 +2,7 @@ package io.pigeon.api;
 
 import java.util.List;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The methods each resource path supports, for the {@code Allow} header of a 405 (which the REST layer
@@ -15,7 +16,7 @@ public final class AllowedMethods {
 
     private static final String SEGMENT = "[^/]+";
 
-    private static final List<Route> ROUTES = java.util.stream.Stream.of(List.of(
+    private static final List<Route> ROUTES = Stream.of(List.of(
             route("/v1/", "GET, HEAD, OPTIONS"),
             route("/v1/health", "GET, HEAD, OPTIONS"),
             route("/v1/queues", "GET, HEAD, OPTIONS"),

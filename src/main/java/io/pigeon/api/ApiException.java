@@ -1,6 +1,7 @@
 package io.pigeon.api;
 
 import jakarta.ws.rs.core.Response.Status;
+import jakarta.ws.rs.core.Response;
 
 /**
  * A failure that the client caused or must know about, carried to the error mapper as status, title and
@@ -30,7 +31,7 @@ public class ApiException extends RuntimeException {
     }
 
     /** This failure as the error-document response that the mapper would give. */
-    public jakarta.ws.rs.core.Response toResponse() {
+    public Response toResponse() {
         return ErrorMappers.error(status, title, getMessage());
     }
 

@@ -15,6 +15,8 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+import io.pigeon.tenancy.Unauthenticated;
+import java.io.IOException;
 
 /**
  * Turns every failure into Zaqar's error document, so that no client ever sees an HTML page, an empty
@@ -32,7 +34,7 @@ public class ErrorMappers {
     }
 
     @ServerExceptionMapper
-    public Response unauthenticated(io.pigeon.tenancy.Unauthenticated e) {
+    public Response unauthenticated(Unauthenticated e) {
         return Response.fromResponse(error(401, "Unauthorized", e.getMessage()))
                 .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
                 .build();
@@ -111,7 +113,7 @@ public class ErrorMappers {
             // The statement failed whole: nothing was stored.
             return Rejections.toResponse(quota);
         }
-        if (e instanceof java.io.IOException && "Request too large".equals(e.getMessage())) {
+        if (e instanceof IOException && "Request too large".equals(e.getMessage())) {
             // A streamed body past the bound: the HTTP layer has answered 413 already; the client's fault, not ours.
             return error(413, "Request entity too large", "The request body is too large.");
         }

@@ -13,6 +13,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
  * The SQL of claims. Taking a claim is one statement: it locks the oldest free messages with
@@ -209,16 +214,16 @@ public class ClaimStore {
     /** Each of {@code claims} claims' messages from the rows of a claim statement (none at all: no queue). */
     private Taken taken(RowSet<Row> rows, PlacedQueue queue, List<Request> claims) {
         if (rows.size() == 0) {
-            return new Taken(java.util.Collections.nCopies(claims.size(), Optional.<List<Message>>empty()), 0,
+            return new Taken(Collections.nCopies(claims.size(), Optional.<List<Message>>empty()), 0,
                     List.of(), new UUID[0]);
         }
-        List<List<Message>> taken = new java.util.ArrayList<>(claims.size());
+        List<List<Message>> taken = new ArrayList<>(claims.size());
         for (int i = 0; i < claims.size(); i++) {
-            taken.add(new java.util.ArrayList<>());
+            taken.add(new ArrayList<>());
         }
         MessageRows reader = MessageRows.of(cipher, queue);
-        List<MessageRows.Unopened> unreadable = new java.util.ArrayList<>(0);
-        java.util.Set<UUID> holders = new java.util.LinkedHashSet<>();
+        List<MessageRows.Unopened> unreadable = new ArrayList<>(0);
+        Set<UUID> holders = new LinkedHashSet<>();
         for (Row row : rows) {
             if (row.getLong("id") != null) {
                 // Rows come oldest first, so each claim's list is oldest first.
@@ -257,7 +262,7 @@ public class ClaimStore {
     /** Renews a live claim from now with new terms ({@code grace} null keeps the old one); false if none. */
     public Uni<Boolean> renew(PlacedQueue queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
         return queue.db().preparedQuery(RENEW)
-                .execute(Tuple.from(java.util.Arrays.asList(queue.project(), queue.storedName(), claimId, ttl, grace,
+                .execute(Tuple.from(Arrays.asList(queue.project(), queue.storedName(), claimId, ttl, grace,
                         maxMessageTtl)))
                 .map(rows -> rows.iterator().next().getLong("claims") > 0);
     }

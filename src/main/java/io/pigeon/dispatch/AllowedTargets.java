@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import io.quarkus.vertx.http.HttpServerStart;
+import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Where Pigeon may send a call (a /v3 target or a subscriber), checked twice: when the target is stored (its
@@ -284,12 +287,12 @@ public class AllowedTargets {
 
         private volatile int port;
 
-        public OwnAddress(@org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.port",
+        public OwnAddress(@ConfigProperty(name = "quarkus.http.port",
                 defaultValue = "8080") int configuredPort) {
             this.port = configuredPort;
         }
 
-        void started(@jakarta.enterprise.event.Observes io.quarkus.vertx.http.HttpServerStart start) {
+        void started(@Observes HttpServerStart start) {
             int actual = start.options().getPort();
             if (actual > 0) {
                 port = actual;

@@ -27,6 +27,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
+import io.vertx.core.VertxException;
+import java.net.ConnectException;
+import java.time.Duration;
 
 /**
  * Makes the call of a taken group: its method on its target, with the items' bodies as one JSON array (v3) or
@@ -143,7 +146,7 @@ public class DeliveryClient {
                 return marker.value().flatMap(marked -> send(group, payload, target, address, port, marked));
             });
         })
-                .ifNoItem().after(java.time.Duration.ofMillis(callTimeoutMillis)).failWith(CallTimedOut::new)
+                .ifNoItem().after(Duration.ofMillis(callTimeoutMillis)).failWith(CallTimedOut::new)
                 .onFailure().recoverWithItem(failure -> {
                     LOG.debugf("Group %d: call failed: %s", group.id(), failure.toString());
                     return Outcome.failed(describe(failure));
@@ -293,8 +296,8 @@ public class DeliveryClient {
         if (failure instanceof TimeoutException || failure.getClass().getSimpleName().contains("Timeout")) {
             return "timed out";
         }
-        if (failure instanceof ConnectionFailed || failure instanceof java.net.ConnectException
-                || failure instanceof io.vertx.core.VertxException || failure instanceof IOException) {
+        if (failure instanceof ConnectionFailed || failure instanceof ConnectException
+                || failure instanceof VertxException || failure instanceof IOException) {
             return "connection failed";
         }
         return "call failed";

@@ -12,6 +12,7 @@ import java.util.Comparator;
 import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The rules of the delayed-dispatch queue: what an enqueue must carry, when its group fires, and who may
@@ -211,7 +212,7 @@ public class DispatchService {
     }
 
     /** Runs {@code change} on each database in turn until one finds what it changes (an id lives on one only). */
-    private Uni<Boolean> onTheDatabaseThatHasIt(java.util.function.Function<Pool, Uni<Boolean>> change) {
+    private Uni<Boolean> onTheDatabaseThatHasIt(Function<Pool, Uni<Boolean>> change) {
         return pools.everyDatabase().chain(every -> {
             Uni<Boolean> tried = Uni.createFrom().item(false);
             for (PoolClients.Named database : every) {

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.HashSet;
 
 /**
  * The SQL of the delivery engine. Due groups are taken with {@code FOR UPDATE SKIP LOCKED} and a lease
@@ -421,7 +422,7 @@ public class DispatchStore {
 
     /** The projects whose calls in flight have reached their share: no group of theirs is taken. */
     public static Set<String> saturated(Map<String, Integer> busyProjects, int perProject) {
-        Set<String> saturated = new java.util.HashSet<>();
+        Set<String> saturated = new HashSet<>();
         busyProjects.forEach((project, calls) -> {
             if (calls >= perProject) {
                 saturated.add(project);

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * When a failed group is called again, or that it is not: a /v3 group backs off exponentially (doubling
@@ -152,7 +153,7 @@ public final class RetrySchedule {
                         bounded(field, name, value, MAX_RETRIES_PER_PHASE);
                 case "minimum_delay", "maximum_delay" -> bounded(field, name, value, MAX_POLICY_DELAY);
                 case "retry_backoff_function" -> {
-                    if (!value.isTextual() || !java.util.Set.of("linear", "arithmetic", "geometric", "exponential")
+                    if (!value.isTextual() || !Set.of("linear", "arithmetic", "geometric", "exponential")
                             .contains(value.asText())) {
                         throw Rejection.invalidRequest(field + ".retry_backoff_function must be "
                                 + "one of linear, arithmetic, geometric, exponential.");

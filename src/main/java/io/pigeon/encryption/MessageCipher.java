@@ -23,6 +23,7 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 import org.jboss.logging.Logger;
+import java.util.Arrays;
 
 /**
  * Seals and opens the bodies of messages stored encrypted: AES-256-GCM (authenticated: a changed byte is an
@@ -143,7 +144,7 @@ public class MessageCipher {
             if (bytes.length < NONCE_BYTES + TAG_BITS / 8) {
                 throw new Unreadable("a stored message sealed with key " + keyId + " is too short to be sealed", null);
             }
-            Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, java.util.Arrays.copyOf(bytes, NONCE_BYTES), associatedData);
+            Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, Arrays.copyOf(bytes, NONCE_BYTES), associatedData);
             return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             throw new Unreadable("a stored message sealed with key " + keyId + " does not open: it was changed, "

@@ -15,6 +15,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import io.vertx.pgclient.PgException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * The SQL of messages. Every statement names the queue by project and name, so one project can never
@@ -257,7 +262,7 @@ public class MessageStore {
     /** Whether a post failed only because its bodies were (not) sealed and the queue asks otherwise. */
     public static boolean isSealingMismatch(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof io.vertx.pgclient.PgException pg && SEALING_MISMATCH.equals(pg.getSqlState())) {
+            if (t instanceof PgException pg && SEALING_MISMATCH.equals(pg.getSqlState())) {
                 return true;
             }
         }
@@ -347,7 +352,7 @@ public class MessageStore {
         Integer maxSize = row.getInteger("max_size");
         long notifications = row.getLong("notifications");
         Long[] ids = row.getArrayOfLongs("ids");
-        List<Posted> answers = new java.util.ArrayList<>(posts.size());
+        List<Posted> answers = new ArrayList<>(posts.size());
         int next = 0;
         for (NewPost post : posts) {
             boolean stored = maxSize != null && post.documentSize() <= maxSize;
@@ -380,8 +385,8 @@ public class MessageStore {
     public Uni<MessageRows.Read> pop(PlacedQueue queue, int count) {
         return queue.db().preparedQuery(POP).execute(Tuple.of(queue.project(), queue.storedName(), count)).map(rows -> {
             MessageRows.Read read = MessageRows.of(cipher, queue).read(rows);
-            List<Message> popped = new java.util.ArrayList<>(read.messages());
-            popped.sort(java.util.Comparator.comparingLong(Message::id));
+            List<Message> popped = new ArrayList<>(read.messages());
+            popped.sort(Comparator.comparingLong(Message::id));
             return new MessageRows.Read(popped, read.unreadable());
         });
     }
@@ -494,9 +499,9 @@ public class MessageStore {
         return queue.db().preparedQuery(DELETE_BY_IDS_SHARED)
                 .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(all)))
                 .map(rows -> {
-                    java.util.Set<Long> deleted = new java.util.HashSet<>();
+                    Set<Long> deleted = new HashSet<>();
                     rows.forEach(row -> deleted.add(row.getLong(0)));
-                    List<Integer> counts = new java.util.ArrayList<>(lists.size());
+                    List<Integer> counts = new ArrayList<>(lists.size());
                     for (long[] ids : lists) {
                         int count = 0;
                         for (long id : ids) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import io.vertx.mutiny.sqlclient.RowSet;
 
 /** The SQL of flavors: a flavor's pools are the pools whose flavor column names it. */
 @ApplicationScoped
@@ -77,7 +78,7 @@ public class FlavorStore {
         return db.preparedQuery(DELETE).execute(Tuple.of(name)).replaceWithVoid();
     }
 
-    private static List<Flavor> toFlavors(io.vertx.mutiny.sqlclient.RowSet<Row> rows) {
+    private static List<Flavor> toFlavors(RowSet<Row> rows) {
         List<Flavor> flavors = new ArrayList<>(rows.size());
         for (Row row : rows) {
             flavors.add(new Flavor(row.getString("name"), Arrays.asList(row.getArrayOfStrings("pools"))));

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
 
 /**
  * Where each queue lives: on a registered pool, or on the configured database ("home", which holds every queue made
@@ -165,7 +166,7 @@ public class Placements {
                 .map(rows -> {
                     String pool = rows.iterator().next().getString("pool");
                     remember(project, queue, pool);
-                    return java.util.Objects.equals(pool, placement.pool());
+                    return Objects.equals(pool, placement.pool());
                 });
     }
 

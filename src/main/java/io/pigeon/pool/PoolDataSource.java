@@ -7,6 +7,7 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.postgresql.Driver;
 
 /**
  * Connections to a pool's database for its migration, made by pgjdbc from {@link PoolUri#jdbcUrl()} (host, port and
@@ -15,7 +16,7 @@ import javax.sql.DataSource;
  */
 final class PoolDataSource implements DataSource {
 
-    private final org.postgresql.Driver driver = new org.postgresql.Driver();
+    private final Driver driver = new Driver();
     private final String url;
     private final Properties properties;
 

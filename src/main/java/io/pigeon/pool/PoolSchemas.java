@@ -6,6 +6,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import org.flywaydb.core.Flyway;
 import org.jboss.logging.Logger;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
  * Brings a pool's database to Pigeon's schema: the same Flyway migrations as the configured database, run when the
@@ -63,9 +68,9 @@ public class PoolSchemas {
                     .dataSource(new PoolDataSource(uri, CONNECT_TIMEOUT_SECONDS, MIGRATION_DEADLINE.toSeconds()))
                     .connectRetries(0)
                     .load();
-            try (java.sql.Connection connection = pool.getConfiguration().getDataSource().getConnection()) {
-                try (java.sql.Statement identity = connection.createStatement();
-                        java.sql.ResultSet row = identity.executeQuery(IDENTITY)) {
+            try (Connection connection = pool.getConfiguration().getDataSource().getConnection()) {
+                try (Statement identity = connection.createStatement();
+                        ResultSet row = identity.executeQuery(IDENTITY)) {
                     row.next();
                     if (row.getString(1).equals(refused)) {
                         return false;
@@ -73,12 +78,12 @@ public class PoolSchemas {
                 }
                 pool.migrate();
                 if (firstGroupId != null) {
-                    try (java.sql.PreparedStatement move = connection.prepareStatement(MOVE_GROUP_IDS)) {
+                    try (PreparedStatement move = connection.prepareStatement(MOVE_GROUP_IDS)) {
                         move.setLong(1, firstGroupId);
                         move.executeQuery().close();
                     }
                 }
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
             return true;

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.regex.Pattern;
+import java.util.Optional;
 
 /**
  * A pool's address: a PostgreSQL URL,
@@ -331,8 +332,8 @@ public final class PoolUri {
     }
 
     /** The first rule a stored URL breaks, which keeps it from the drivers; empty when it can be given to them. */
-    public java.util.Optional<String> brokenRule() {
-        return java.util.Optional.ofNullable(unusable);
+    public Optional<String> brokenRule() {
+        return Optional.ofNullable(unusable);
     }
 
     private void usable() {

@@ -12,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Arrays;
 
 /** The SQL of the queue catalogue. Every statement is scoped by project. */
 @ApplicationScoped
@@ -110,7 +111,7 @@ public class QueueStore {
     public record Listing(String project, String after, String before, int from, int limit, boolean withMetadata,
             String nameContains) {
         Tuple parameters() {
-            return Tuple.from(java.util.Arrays.asList(project, after, limit, withMetadata, nameContains, before, from));
+            return Tuple.from(Arrays.asList(project, after, limit, withMetadata, nameContains, before, from));
         }
     }
 

@@ -8,6 +8,7 @@ import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Set;
 
 /**
  * The reserved queue attributes of v2 (keys starting with an underscore in a queue's metadata): their
@@ -29,7 +30,7 @@ public class ReservedAttributes {
     public static final String RETRY_POLICY = "_retry_policy";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
-    public static final java.util.Set<String> ALL = java.util.Set.of(MAX_MESSAGES_POST_SIZE, DEFAULT_MESSAGE_TTL,
+    public static final Set<String> ALL = Set.of(MAX_MESSAGES_POST_SIZE, DEFAULT_MESSAGE_TTL,
             DEFAULT_MESSAGE_DELAY, DEAD_LETTER_QUEUE, DEAD_LETTER_QUEUE_MESSAGES_TTL, MAX_CLAIM_COUNT,
             ENABLE_ENCRYPT_MESSAGES);
 

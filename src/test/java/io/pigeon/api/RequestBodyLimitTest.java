@@ -7,6 +7,11 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import io.pigeon.testing.RawHttp;
+import io.restassured.RestAssured;
+import java.util.Base64;
+import java.util.Map;
+import org.junit.jupiter.api.Assertions;
 
 /** Bodies above pigeon.max-request-body are refused unread, with 413 and the error document. */
 @QuarkusTest
@@ -39,22 +44,22 @@ class RequestBodyLimitTest {
     @Test
     void chunkedBodiesAreBoundedToo() {
         String project = Api.newProject();
-        java.util.Map<String, String> headers = java.util.Map.of("X-Project-Id", project, "Client-ID", Api.CLIENT_ID,
+        Map<String, String> headers = Map.of("X-Project-Id", project, "Client-ID", Api.CLIENT_ID,
                 "Content-Type", "application/json");
         for (String path : new String[] {"/v2/queues/streamed/messages", "/v3/queue/k/POST/"
-                + java.util.Base64.getUrlEncoder().withoutPadding().encodeToString("http://127.0.0.1:9/x".getBytes())}) {
-            io.pigeon.testing.RawHttp.Answer answer = io.pigeon.testing.RawHttp.sendChunked(io.restassured.RestAssured.port,
+                + Base64.getUrlEncoder().withoutPadding().encodeToString("http://127.0.0.1:9/x".getBytes())}) {
+            RawHttp.Answer answer = RawHttp.sendChunked(RestAssured.port,
                     "POST", path, headers, ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(3 * 1024 * 1024)
                             + "\"}]}").getBytes(StandardCharsets.UTF_8));
             // Refused by the HTTP layer itself once past the bound (its answer carries no error document).
-            org.junit.jupiter.api.Assertions.assertEquals(413, answer.status(), path + ": " + answer);
+            Assertions.assertEquals(413, answer.status(), path + ": " + answer);
         }
         Api.as(project).get("/v2/queues").then().statusCode(200).body("queues.size()", equalTo(0));
         // Under the bound a streamed body is read as any other.
-        io.pigeon.testing.RawHttp.Answer small = io.pigeon.testing.RawHttp.sendChunked(io.restassured.RestAssured.port,
+        RawHttp.Answer small = RawHttp.sendChunked(RestAssured.port,
                 "POST", "/v2/queues/streamed/messages", headers,
                 ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(200_000) + "\"}]}").getBytes(StandardCharsets.UTF_8));
-        org.junit.jupiter.api.Assertions.assertEquals(201, small.status(), small.toString());
+        Assertions.assertEquals(201, small.status(), small.toString());
         Api.as(project).get("/v2/queues/streamed/stats").then().statusCode(200).body("messages.total", equalTo(1));
     }
 }

@@ -17,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Load against a running Pigeon (v1 or v2 API): producers only (posts of 10), consumers only (claim 10, then
@@ -63,7 +65,7 @@ public final class Bench {
         if (!api.equals("v1") && !api.equals("v2")) {
             throw new IllegalArgumentException("bench.api is v1 or v2");
         }
-        java.util.Set<String> scenarios = java.util.Set.of(System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
+        Set<String> scenarios = Set.of(System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
         if (scenarios.contains("dispatch")) {
             DispatchBench.run(url);
             return;
@@ -148,7 +150,7 @@ public final class Bench {
     /** Posts {@code count} messages (batches of ten, 16 clients), so that a queue starts with a backlog. */
     private void prefill(String queue, long count) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(16);
-        java.util.concurrent.atomic.AtomicLong posted = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong posted = new AtomicLong();
         try {
             List<Future<Object>> futures = new ArrayList<>();
             for (int c = 0; c < 16; c++) {

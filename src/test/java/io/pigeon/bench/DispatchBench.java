@@ -19,6 +19,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import java.io.IOException;
+import java.util.Collections;
 
 /**
  * The delivery engine under a burst: {@code bench.dispatch.groups} groups (10,000) pushed to /v3/queue, all
@@ -40,13 +44,13 @@ final class DispatchBench {
         double lead = Double.parseDouble(System.getProperty("bench.dispatch.lead", "30"));
         String project = "bench-dispatch-" + UUID.randomUUID();
 
-        List<Double> lateness = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Double> lateness = Collections.synchronizedList(new ArrayList<>());
         Set<Integer> seen = ConcurrentHashMap.newKeySet();
         AtomicInteger duplicates = new AtomicInteger();
         double[] lastArrival = {0};
         // A Vert.x server: the JDK's HttpServer tops out near 2,000 calls/s here, below what Pigeon sends.
-        io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
-        io.vertx.core.http.HttpServer receiver = vertx.createHttpServer().requestHandler(request -> request.body()
+        Vertx vertx = Vertx.vertx();
+        HttpServer receiver = vertx.createHttpServer().requestHandler(request -> request.body()
                 .onSuccess(buffer -> {
                     double at = System.currentTimeMillis() / 1000.0;
                     try {
@@ -56,7 +60,7 @@ final class DispatchBench {
                             }
                             lateness.add(at - item.get("ontime").doubleValue());
                         }
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         request.response().setStatusCode(400).end();
                         return;
                     }

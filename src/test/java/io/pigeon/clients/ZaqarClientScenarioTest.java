@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
 
 /**
  * The official python-zaqarclient against this Pigeon: the v2 scenario (create queue, metadata, post, list
@@ -26,8 +29,8 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class ZaqarClientScenarioTest {
 
-    @jakarta.inject.Inject
-    io.vertx.mutiny.sqlclient.Pool pool;
+    @Inject
+    Pool pool;
 
     private static final String PYTHON = "/usr/bin/python3";
 
@@ -75,7 +78,7 @@ class ZaqarClientScenarioTest {
     }
 
     private static String run(String script, String... args) throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>(List.of(PYTHON, script));
+        List<String> command = new ArrayList<>(List.of(PYTHON, script));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         boolean finished = process.waitFor(120, TimeUnit.SECONDS);

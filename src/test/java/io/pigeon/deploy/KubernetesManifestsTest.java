@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
+import java.util.Properties;
 
 /**
  * The Kubernetes manifests must describe this application: every probe path answers, every port is the
@@ -114,7 +115,7 @@ class KubernetesManifestsTest {
 
     /** The port Pigeon listens on outside tests (tests listen on a random one). */
     private static int productionHttpPort() throws IOException {
-        java.util.Properties properties = new java.util.Properties();
+        Properties properties = new Properties();
         try (Reader reader = Files.newBufferedReader(Path.of("src/main/resources/application.properties"))) {
             properties.load(reader);
         }

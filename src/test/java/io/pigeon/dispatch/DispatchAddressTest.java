@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
 
 /** The {method}/{service} part of a /v3/queue path: which are accepted and what they name. */
 class DispatchAddressTest {
@@ -58,7 +59,7 @@ class DispatchAddressTest {
         assertTrue(refused.getMessage().contains("\"service\""), refused.getMessage());
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aTargetLongerThanTheBoundIsRefused() {
         String url = "http://receiver/" + "a".repeat(DispatchAddress.MAX_TARGET_LENGTH);
         assertThrows(RuntimeException.class, () -> DispatchAddress.parse("POST", unpadded(url)));

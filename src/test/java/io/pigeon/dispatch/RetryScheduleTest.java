@@ -15,6 +15,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import java.util.Arrays;
 
 /** When a failed group is called again: /v3 backoff and Zaqar's retry policies, table-driven, without a server. */
 class RetryScheduleTest {
@@ -60,7 +61,7 @@ class RetryScheduleTest {
             "geometric   | 5,7,12,19,30",
             "exponential | 5,7,12,19,30"})
     void backoffFunctions(String function, String delays) {
-        List<Integer> expected = java.util.Arrays.stream(delays.split(",")).map(Integer::parseInt).toList();
+        List<Integer> expected = Arrays.stream(delays.split(",")).map(Integer::parseInt).toList();
         assertEquals(expected, RetrySchedule.backoff(function, 5, 30));
     }
 

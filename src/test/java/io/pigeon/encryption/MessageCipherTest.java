@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.pigeon.testing.Version1Seal;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Sealing and opening message bodies: authenticated, bound to the project and the queue, readable across a key
@@ -86,7 +88,7 @@ class MessageCipherTest {
 
     @Test
     void aBodySealedBeforeQueuesWereBoundStillOpensInItsProject() {
-        String version1 = io.pigeon.testing.Version1Seal.seal(OLD, "p1", "{\"n\": 0}");
+        String version1 = Version1Seal.seal(OLD, "p1", "{\"n\": 0}");
         assertFalse(MessageCipher.isVersion2(version1));
         assertEquals("{\"n\": 0}", beforeRotation.open("p1", "q1", "k1", version1));
         assertEquals("{\"n\": 0}", afterRotation.open("p1", "q1", "k1", version1));
@@ -136,7 +138,7 @@ class MessageCipherTest {
         assertEquals("[1]", mounted.open("p1", "q1", old.keyId(), old.text()));
     }
 
-    private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable construction) {
+    private static void assertMessage(String expected, Executable construction) {
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, construction);
         assertTrue(refused.getMessage().contains(expected), refused.getMessage());
     }

@@ -25,6 +25,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A seeded, generated fuzz of malformed requests across every endpoint: wrong types, huge and deeply nested
@@ -59,7 +63,7 @@ class MalformedRequestFuzzTest {
         seed();
         String before = snapshot();
         List<String> failures = new ArrayList<>();
-        java.util.Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+        Map<Integer, Integer> statuses = new TreeMap<>();
         for (int i = 0; i < REQUESTS; i++) {
             Probe probe = probe();
             Response response = probe.send().get();
@@ -104,11 +108,11 @@ class MalformedRequestFuzzTest {
     }
 
     /** A target the test profile allows: http://127.0.0.1:9/fuzz. */
-    private static final String SERVICE = java.util.Base64.getUrlEncoder()
+    private static final String SERVICE = Base64.getUrlEncoder()
             .encodeToString("http://127.0.0.1:9/fuzz".getBytes(StandardCharsets.UTF_8));
 
     private static String base64(String text) {
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.ISO_8859_1));
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.ISO_8859_1));
     }
 
     private Probe malformedDispatchPush() {
@@ -395,7 +399,7 @@ class MalformedRequestFuzzTest {
             }
             case 1 -> ("{\"a\": \"" + "\u00e9".repeat(10) + "\u0000").replace("\u00e9", "\\xff").getBytes(StandardCharsets.ISO_8859_1);
             case 2 -> ("[".repeat(5000) + "]".repeat(5000)).getBytes(StandardCharsets.UTF_8);
-            case 3 -> java.util.Arrays.copyOf(bytes, Math.max(1, bytes.length - 3));
+            case 3 -> Arrays.copyOf(bytes, Math.max(1, bytes.length - 3));
             case 4 -> ("[" + "{\"ttl\": 60, \"body\": \"" + "z".repeat(300_000) + "\"}]").getBytes(StandardCharsets.UTF_8);
             default -> bytes;
         };

@@ -31,6 +31,7 @@ import java.util.function.Supplier;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.hamcrest.Matchers;
 
 /**
  * Numbers that a JSON document can write in a few bytes but that stand for a huge value ({@code 1e131071}), stored
@@ -317,7 +318,7 @@ class StoredNumbersTest {
             }
         }
         assertTrue(refused.isEmpty(), refused.size() + " not refused with 400:\n" + String.join("\n", refused));
-        as(project).get("/v2/queues/held").then().statusCode(200).body("x", org.hamcrest.Matchers.nullValue());
+        as(project).get("/v2/queues/held").then().statusCode(200).body("x", Matchers.nullValue());
         assertEquals(1, Db.count(pool, "SELECT count(*) FROM queues WHERE project = $1", project));
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
                 + "WHERE q.project = $1", project));

@@ -12,6 +12,12 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
+import io.vertx.mutiny.sqlclient.Tuple;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
 
 @QuarkusTest
 class HotTableVacuumTest {
@@ -37,7 +43,7 @@ class HotTableVacuumTest {
     @Test
     void vacuumsEveryRegisteredPoolToo() throws InterruptedException {
         Api.newProject();
-        String name = "vacuumed-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        String name = "vacuumed-" + UUID.randomUUID().toString().substring(0, 8);
         pools.register(name, new PoolSpec(Db.newDatabase(pool), 1L, null, null)).await().indefinitely();
         SqlClient server = clients.of(name).await().indefinitely();
         try {
@@ -53,11 +59,11 @@ class HotTableVacuumTest {
      * taken by the next run. Statistics reach other sessions shortly after a vacuum ends, hence the polling.
      */
     private void assertVacuumed(SqlClient db, String... tables) throws InterruptedException {
-        java.util.Map<String, Long> before = new java.util.HashMap<>();
+        Map<String, Long> before = new HashMap<>();
         for (String table : tables) {
             before.put(table, vacuums(db, table));
         }
-        java.util.Set<String> waiting = new java.util.TreeSet<>(before.keySet());
+        Set<String> waiting = new TreeSet<>(before.keySet());
         for (int run = 0; run < 3 && !waiting.isEmpty(); run++) {
             vacuum.vacuum().await().indefinitely();
             for (int i = 0; i < 30 && !waiting.isEmpty(); i++) {
@@ -71,6 +77,6 @@ class HotTableVacuumTest {
     /** Manual vacuums of the table (autovacuum counts elsewhere). */
     private static long vacuums(SqlClient db, String table) {
         return db.preparedQuery("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = $1")
-                .execute(io.vertx.mutiny.sqlclient.Tuple.of(table)).await().indefinitely().iterator().next().getLong(0);
+                .execute(Tuple.of(table)).await().indefinitely().iterator().next().getLong(0);
     }
 }

@@ -22,6 +22,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import io.pigeon.testing.Messages;
 
 /**
  * The statements several requests share (see {@code Coalescer}), run with several requests at once against
@@ -122,7 +123,7 @@ class SharedStatementsTest {
                 .collect(Collectors.joining(",", "{\"messages\": [", "]}"));
         List<String> hrefs = Api.as(project).contentType(ContentType.JSON).body(document)
                 .post("/v2/queues/deleted/messages").then().statusCode(201).extract().jsonPath().getList("resources");
-        long[] ids = hrefs.stream().mapToLong(io.pigeon.testing.Messages::rowId).toArray();
+        long[] ids = hrefs.stream().mapToLong(Messages::rowId).toArray();
 
         List<Integer> counts = messages.deleteByIds(queue(project, "deleted"),
                 List.of(new long[] {ids[0], ids[1]}, new long[] {ids[1], ids[2]}, new long[] {ids[3] + 1000})).await()
@@ -130,7 +131,7 @@ class SharedStatementsTest {
 
         assertEquals(List.of(2, 1, 0), counts, "a message named twice counts for the first");
         Api.as(project).get("/v2/queues/deleted/stats").then().body("messages.total", equalTo(1));
-        Api.as(project).get("/v2/queues/deleted/messages/" + io.pigeon.testing.Messages.id(hrefs.get(3)))
+        Api.as(project).get("/v2/queues/deleted/messages/" + Messages.id(hrefs.get(3)))
                 .then().statusCode(200).body("body", equalTo(3));
     }
 

@@ -14,6 +14,7 @@ import jakarta.inject.Inject;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.hamcrest.Matchers;
 
 /**
  * Listing a project's queues (and topics) when they live on several servers: one name order across the configured
@@ -98,7 +99,7 @@ class ListingAcrossPoolsTest {
                 .body("storage_reachable", equalTo(true)).body("catalog_reachable", equalTo(true))
                 .body("pools.'healthy-" + suffix + "'.storage_reachable", equalTo(true))
                 .body("pools.'healthy-" + suffix + "'.operation_status.values().succeeded",
-                        org.hamcrest.Matchers.everyItem(equalTo(true)))
+                        Matchers.everyItem(equalTo(true)))
                 .body("pools.'down-" + suffix + "'.storage_reachable", equalTo(false));
     }
 }

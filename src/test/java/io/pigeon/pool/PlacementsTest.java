@@ -20,6 +20,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.Assertions;
 
 /**
  * Placing queues on pools, in the catalogue: by weight among the pools that take new queues, by flavor, once (every
@@ -66,7 +67,7 @@ class PlacementsTest {
     }
 
     private static void refused(Rejection.Reason reason, String description, Executable call) {
-        Rejection refused = org.junit.jupiter.api.Assertions.assertThrows(Rejection.class, call);
+        Rejection refused = Assertions.assertThrows(Rejection.class, call);
         assertEquals(reason, refused.reason());
         assertEquals(description, refused.getMessage());
     }

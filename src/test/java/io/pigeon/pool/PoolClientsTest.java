@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import io.restassured.response.ValidatableResponse;
+import org.hamcrest.Matchers;
 
 /**
  * The connections to registered pools: made on first use from the catalogue (also for a pool another replica
@@ -57,11 +59,11 @@ class PoolClientsTest {
         pools.register(name, new PoolSpec(first, 10L, null, null)).await().indefinitely();
 
         // Sixteen first uses at once share one client.
-        List<Uni<io.vertx.mutiny.sqlclient.Pool>> racing = new ArrayList<>();
+        List<Uni<Pool>> racing = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             racing.add(clients.of(name));
         }
-        List<io.vertx.mutiny.sqlclient.Pool> made = Uni.join().all(racing).andFailFast().await().indefinitely();
+        List<Pool> made = Uni.join().all(racing).andFailFast().await().indefinitely();
         made.forEach(client -> assertSame(made.get(0), client));
         assertEquals(databaseIn(first), databaseOf(made.get(0)));
 
@@ -140,7 +142,7 @@ class PoolClientsTest {
             assertEquals(1, Db.count(behind, "SELECT count(*) FROM flyway_schema_history WHERE version = '16' AND success"));
             confirmBehind(project, id).statusCode(204);
             Api.as(project).get("/v2/queues/behind/subscriptions/" + id).then().statusCode(200)
-                    .body("confirmed", org.hamcrest.Matchers.equalTo(true));
+                    .body("confirmed", Matchers.equalTo(true));
             assertEquals(groupIdsBefore, Db.count(behind, groupIds), "the pool's group ids stay in their block");
             assertTrue(groupIdsBefore >= 1L << PoolSchemas.ID_BLOCK_BITS);
             assertEquals(Map.of(name, PoolUpgrades.Outcome.MIGRATED, unreadable, PoolUpgrades.Outcome.INVALID,
@@ -154,7 +156,7 @@ class PoolClientsTest {
         }
     }
 
-    private static io.restassured.response.ValidatableResponse confirmBehind(String project, String id) {
+    private static ValidatableResponse confirmBehind(String project, String id) {
         return Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": true}")
                 .put("/v2/queues/behind/subscriptions/" + id + "/confirm").then();
     }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import java.util.HashMap;
 
 /** A pool's PostgreSQL URL: what is accepted, what answers and logs show, and what the driver is given. */
 class PoolUriTest {
@@ -188,7 +189,7 @@ class PoolUriTest {
 
     /** The connection properties that the URL set: those that are not the reactive client's defaults. */
     private static Map<String, String> driven(PgConnectOptions options) {
-        Map<String, String> set = new java.util.HashMap<>(options.getProperties());
+        Map<String, String> set = new HashMap<>(options.getProperties());
         set.entrySet().removeIf(e -> e.getValue().equals(PgConnectOptions.DEFAULT_PROPERTIES.get(e.getKey())));
         return set;
     }

@@ -41,6 +41,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.restassured.RestAssured;
+import io.restassured.response.ValidatableResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * Pools on three PostgreSQL servers: the tests' own server (the configured database, which holds the catalogue) and
@@ -156,11 +160,11 @@ class ThreeServersTest {
                 .post("/v2/queues/" + queue + "/messages").then().statusCode(201).extract().path("resources[0]");
     }
 
-    private io.restassured.response.ValidatableResponse patchDeadLetterQueue(String queue, String deadLetterQueue) {
+    private ValidatableResponse patchDeadLetterQueue(String queue, String deadLetterQueue) {
         String patch = "[{\"op\": \"add\", \"path\": \"/metadata/_dead_letter_queue\", \"value\": \"" + deadLetterQueue
                 + "\"}]";
         return Api.as(project).contentType("application/openstack-messaging-v2.0-json-patch")
-                .body(patch.getBytes(java.nio.charset.StandardCharsets.UTF_8)).patch("/v2/queues/" + queue).then();
+                .body(patch.getBytes(StandardCharsets.UTF_8)).patch("/v2/queues/" + queue).then();
     }
 
     @Test
@@ -237,7 +241,7 @@ class ThreeServersTest {
     }
 
     private static String inAnHour() {
-        return String.format(java.util.Locale.ROOT, "%.3f", System.currentTimeMillis() / 1000.0 + 3600);
+        return String.format(Locale.ROOT, "%.3f", System.currentTimeMillis() / 1000.0 + 3600);
     }
 
     @Test
@@ -351,7 +355,7 @@ class ThreeServersTest {
             Api.as(project).get("/v2/queues/" + queue + "/stats").then().statusCode(503);
         }
         Api.as(project).get("/v2/queues/" + liveQueues.get(0) + "/stats").then().statusCode(200);
-        io.restassured.RestAssured.given().get("/q/health/ready").then().statusCode(200);
+        RestAssured.given().get("/q/health/ready").then().statusCode(200);
         operator().get("/v2/health").then().statusCode(200).body("catalog_reachable", equalTo(true))
                 .body("pools.'" + stopping + "'.storage_reachable", equalTo(false))
                 .body("pools.'" + live + "'.storage_reachable", equalTo(true));

@@ -29,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.hamcrest.Matchers;
 
 /**
  * Per-project quotas: past a limit the answer is 403 (a count the caller must lower) or 429 (a backlog that
@@ -282,7 +283,7 @@ class QuotaTest {
                 INSERT INTO dispatch_items (group_id, body) SELECT id, '{}' FROM g""", project);
         sweeper.sweep().await().indefinitely();
         var dead = given().header("X-Project-Id", project).get("/v3/dead-groups").then().statusCode(200)
-                .body("groups.merge_key", org.hamcrest.Matchers.contains("ancient"))
+                .body("groups.merge_key", Matchers.contains("ancient"))
                 .body("groups[0].items", equalTo(1))
                 .body("groups[0].last_error", containsString("pigeon.dispatch.max-pending-age"));
         assertEquals(2, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending'"));

@@ -27,6 +27,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.concurrent.Future;
 
 /**
  * Delivery never loads more than it sends: Pigeon runs with a 128 MB heap while 8 groups of 100 items of
@@ -142,7 +145,7 @@ class BoundedMemoryIT {
             assertEquals(201, created.statusCode(), created.body());
             var pushers = Executors.newFixedThreadPool(4);
             try {
-                List<java.util.concurrent.Future<Integer>> pushes = new java.util.ArrayList<>();
+                List<Future<Integer>> pushes = new ArrayList<>();
                 for (int i = 1; i < items; i++) {
                     String body = "{\"i\": " + i + ", \"pad\": \"" + filler + "\"}";
                     pushes.add(pushers.submit(() -> pigeon.send(http, Duration.ofSeconds(30), project, "POST", path, body)
@@ -152,7 +155,7 @@ class BoundedMemoryIT {
                     assertEquals(201, pushed.get());
                 }
                 // Four listings at once, as in the report (there, the process was unresponsive for 3 minutes).
-                List<java.util.concurrent.Future<HttpResponse<String>>> listings = new java.util.ArrayList<>();
+                List<Future<HttpResponse<String>>> listings = new ArrayList<>();
                 for (int i = 0; i < 4; i++) {
                     listings.add(pushers.submit(() -> pigeon.send(http, Duration.ofSeconds(60), project, "GET", path, null)));
                 }
@@ -181,7 +184,7 @@ class BoundedMemoryIT {
         assertEquals(201, pushed.statusCode(), pushed.body());
     }
 
-    private static String tail(Replica pigeon) throws java.io.IOException {
+    private static String tail(Replica pigeon) throws IOException {
         String log = Files.readString(pigeon.log());
         return log.length() > 4000 ? log.substring(log.length() - 4000) : log;
     }

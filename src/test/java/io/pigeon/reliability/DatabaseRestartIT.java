@@ -30,6 +30,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import java.net.http.HttpTimeoutException;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 
 /**
  * The database stops for a few seconds in the middle of a load of posts, then starts again on the same
@@ -68,7 +72,7 @@ class DatabaseRestartIT {
             AtomicInteger nonDocuments = new AtomicInteger();
             AtomicInteger seq = new AtomicInteger();
             AtomicBoolean stop = new AtomicBoolean();
-            List<String> readiness = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<String> readiness = Collections.synchronizedList(new ArrayList<>());
 
             ExecutorService workers = Executors.newFixedThreadPool(PRODUCERS + 1);
             List<Future<?>> running = new ArrayList<>();
@@ -81,7 +85,7 @@ class DatabaseRestartIT {
                         try {
                             response = send(pigeon, "POST", "/v1/queues/restart/messages",
                                     "[{\"ttl\": 3600, \"body\": {\"seq\": " + n + "}}]");
-                        } catch (java.net.http.HttpTimeoutException e) {
+                        } catch (HttpTimeoutException e) {
                             timeouts.incrementAndGet();
                             continue;
                         }
@@ -130,7 +134,7 @@ class DatabaseRestartIT {
             workers.shutdown();
             int lastSecondsAcknowledged = acknowledged.size() - afterRestart;
 
-            Set<Integer> stored = new java.util.HashSet<>();
+            Set<Integer> stored = new HashSet<>();
             try (Connection connection = DriverManager.getConnection(postgres.getJdbcUrl("postgres", "postgres"));
                     ResultSet rows = connection.createStatement().executeQuery(
                             "SELECT (body::jsonb->>'seq')::int FROM messages")) {
@@ -156,7 +160,7 @@ class DatabaseRestartIT {
             pigeon.kill();
             postgres.close();
             try (var files = Files.walk(data)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+                files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
             }
         }
     }

@@ -12,17 +12,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 
 /** A Pigeon process started from the packaged application, for tests that crash or restart things. */
 public record Replica(String name, Process process, int port, Path log) {
 
     /** Starts the packaged application on a free port, with {@code config} (Quarkus property names) as its environment. */
     public static Replica start(String name, Map<String, String> database) throws IOException {
-        return start(name, database, java.util.List.of());
+        return start(name, database, List.of());
     }
 
     /** As {@link #start(String, Map)}, with JVM options (e.g. a heap bound) before {@code -jar}. */
-    public static Replica start(String name, Map<String, String> database, java.util.List<String> jvmOptions)
+    public static Replica start(String name, Map<String, String> database, List<String> jvmOptions)
             throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         assertTrue(Files.exists(jar), "package the application first: " + jar);
@@ -31,7 +34,7 @@ public record Replica(String name, Process process, int port, Path log) {
             port = socket.getLocalPort();
         }
         Path log = Files.createTempFile("pigeon-" + name, ".log");
-        java.util.List<String> command = new java.util.ArrayList<>();
+        List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.add("-jar");
@@ -41,7 +44,7 @@ public record Replica(String name, Process process, int port, Path log) {
         Map<String, String> env = builder.environment();
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
         // An empty map means the database named by this process's own QUARKUS_DATASOURCE_* (inherited).
-        database.forEach((key, value) -> env.put(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_'), value));
+        database.forEach((key, value) -> env.put(key.toUpperCase(Locale.ROOT).replace('.', '_'), value));
         env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
         env.put("QUARKUS_SHUTDOWN_DELAY_ENABLED", "false");
         return new Replica(name, builder.start(), port, log);

@@ -23,6 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import java.util.Collections;
+import java.util.Comparator;
 
 /**
  * Two Pigeon processes (the packaged application) over one database. Producers post numbered messages
@@ -121,7 +123,7 @@ class TwoReplicasCrashIT {
                             int seq = message.get("body").get("seq").intValue();
                             String href = message.get("href").asText();
                             String claimId = href.substring(href.indexOf("claim_id=") + "claim_id=".length());
-                            holdings.computeIfAbsent(seq, s -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                            holdings.computeIfAbsent(seq, s -> Collections.synchronizedList(new ArrayList<>()))
                                     .add(new Holding(sentAt, answeredAt, claimId, consumer));
                             HttpResponse<String> deleted = trySend(live(replicas, consumer), "DELETE", href, null);
                             if (deleted != null && deleted.statusCode() == 204) {
@@ -174,7 +176,7 @@ class TwoReplicasCrashIT {
             long reclaimed = 0;
             for (Map.Entry<Integer, List<Holding>> entry : holdings.entrySet()) {
                 List<Holding> held = new ArrayList<>(entry.getValue());
-                held.sort(java.util.Comparator.comparingLong(Holding::sentAtMillis));
+                held.sort(Comparator.comparingLong(Holding::sentAtMillis));
                 for (int i = 1; i < held.size(); i++) {
                     reclaimed++;
                     // The earlier claim was made after its request was sent, so it lasted at least until that moment

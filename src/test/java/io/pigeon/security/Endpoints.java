@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Every protected endpoint of the API with a request that would succeed for its owner, and the spellings of a
@@ -144,7 +145,7 @@ final class Endpoints {
         spelled.add(path.replaceFirst("^(/v[0-9])/", "$1/./"));
         spelled.add(path.replaceFirst("^(/v[0-9])/([a-z-]+)", "$1/%" + "HEX" + "$2"));
         spelled.add(path + "/");
-        spelled.add(path.toUpperCase(java.util.Locale.ROOT));
+        spelled.add(path.toUpperCase(Locale.ROOT));
         spelled.add(path.replaceFirst("^/v", "/V"));
         List<String> result = new ArrayList<>();
         for (String s : spelled) {

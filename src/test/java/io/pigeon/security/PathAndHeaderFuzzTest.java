@@ -14,6 +14,8 @@ import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 
 /** The path-spelling and header-byte fuzz with authentication off (X-Project-Id trusted). */
 @QuarkusTest
@@ -33,10 +35,10 @@ class PathAndHeaderFuzzTest {
         for (String head : List.of("GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n",
                 "PUT /v2/queues/hostless HTTP/1.1\r\nX-Project-Id: " + project + "\r\nClient-ID: " + Api.CLIENT_ID
                         + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")) {
-            try (java.net.Socket socket = new java.net.Socket("localhost", RestAssured.port)) {
+            try (Socket socket = new Socket("localhost", RestAssured.port)) {
                 socket.setSoTimeout(10_000);
-                socket.getOutputStream().write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+                String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertTrue(answer.startsWith("HTTP/1.1 400"), head + " -> " + answer);
                 assertTrue(answer.contains("\"title\"") && answer.contains("Host header"), head + " -> " + answer);
             }

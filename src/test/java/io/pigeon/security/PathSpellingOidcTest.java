@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
 
 /**
  * In OIDC mode, no spelling of a protected path gets past authentication: every endpoint, each in a dozen
@@ -128,7 +129,7 @@ class PathSpellingOidcTest {
         List<String> failures = new ArrayList<>();
         long httpLayer = 0;
         int round = 0;
-        for (String token : java.util.Arrays.asList(Tokens.valid(List.of(victim)), Tokens.valid(List.of(attacker)), null)) {
+        for (String token : Arrays.asList(Tokens.valid(List.of(victim)), Tokens.valid(List.of(attacker)), null)) {
             List<HeaderBytesFuzz.Probe> probes = new HeaderBytesFuzz(20261123L + round++, RestAssured.port)
                     .run(250, victim, Api.CLIENT_ID, token);
             failures.addAll(HeaderBytesFuzz.failures(probes, statuses));

@@ -18,6 +18,10 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import io.pigeon.testing.RawHttp;
+import io.restassured.RestAssured;
+import java.util.Map;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * With the settings Pigeon ships with, no push or subscription can make it call this machine, the cloud's
@@ -86,8 +90,8 @@ class ShippedDefaultsTest {
     void aBrowserFormCannotPushDelayedCalls() {
         String service = service("https://hooks.example.com/x");
         for (String type : List.of("application/x-www-form-urlencoded", "multipart/form-data; boundary=b", "text/plain")) {
-            io.pigeon.testing.RawHttp.Answer answer = io.pigeon.testing.RawHttp.send(io.restassured.RestAssured.port,
-                    "POST", "/v3/queue/form/POST/" + service, java.util.Map.of("X-Project-Id", project, "Content-Type", type,
+            RawHttp.Answer answer = RawHttp.send(RestAssured.port,
+                    "POST", "/v3/queue/form/POST/" + service, Map.of("X-Project-Id", project, "Content-Type", type,
                             "Origin", "https://evil.example.com", "Sec-Fetch-Mode", "navigate"), "{\"a\": 1}");
             assertEquals(400, answer.status(), type + ": " + answer);
             assertEquals(true, answer.isErrorDocument() && answer.body().contains("Invalid Content-Type"), answer.toString());
@@ -123,7 +127,7 @@ class ShippedDefaultsTest {
     @Test
     void idleConnectionsAreClosedAndTheirNumberIsBounded() {
         // The mechanism is tested with small values (ConnectionLimitsTest); these are the values that ship.
-        var config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        var config = ConfigProvider.getConfig();
         assertEquals(Duration.ofSeconds(120), config.getValue("quarkus.http.idle-timeout", Duration.class));
         assertEquals(4096, config.getValue("quarkus.http.limits.max-connections", Integer.class));
     }

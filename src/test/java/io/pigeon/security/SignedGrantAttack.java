@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Assertions;
 
 /**
  * Pre-signed URLs as an attacker holds them: each kind of grant Pigeon hands out (a share of a queue's messages for
@@ -237,7 +238,7 @@ final class SignedGrantAttack {
         String before = victimState();
         List<String> failures = run(kinds);
         failures.addAll(fuzz(kinds, 20261125L, 400));
-        org.junit.jupiter.api.Assertions.assertTrue(failures.isEmpty(), failures.size()
+        Assertions.assertTrue(failures.isEmpty(), failures.size()
                 + " answers served something outside their grant:\n"
                 + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
         assertEquals(before, victimState(), "the project's other queues changed");

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The coalescer's own rules, with statements that finish when the test says: who runs alone, who waits, what goes
@@ -166,7 +167,7 @@ class CoalescerTest {
             answers.add(coalescer.submit("q", i).subscribeAsCompletionStage());
         }
         assertEquals(List.of(2, 4, 6), answers.stream().map(answer -> answer.orTimeout(WAIT.toSeconds(),
-                java.util.concurrent.TimeUnit.SECONDS).join()).toList());
+                TimeUnit.SECONDS).join()).toList());
         assertEquals(List.of(List.of(1), List.of(2), List.of(3)), statements);
         assertTrue(sizes.stream().allMatch(size -> size == 1));
     }

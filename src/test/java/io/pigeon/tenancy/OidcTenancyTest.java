@@ -18,6 +18,14 @@ import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 @QuarkusTest
 @TestProfile(OidcProfile.class)
@@ -134,7 +142,7 @@ class OidcTenancyTest {
                 .body("{\"messages\": [{\"body\": \"signed\"}]}").post("/v2/queues/shared/messages").then().statusCode(201);
         var grant = with(token).header("X-Project-Id", projectA).contentType(ContentType.JSON).body("{}")
                 .post("/v2/queues/shared/share").then().statusCode(200).extract().jsonPath();
-        java.util.function.Supplier<RequestSpecification> signed = () -> given().header("Client-ID", Api.CLIENT_ID)
+        Supplier<RequestSpecification> signed = () -> given().header("Client-ID", Api.CLIENT_ID)
                 .header("X-Project-Id", projectA).header("URL-Signature", grant.getString("signature"))
                 .header("URL-Expires", grant.getString("expires")).header("URL-Methods", "GET")
                 .header("URL-Paths", grant.getList("paths", String.class).get(0)).accept(ContentType.JSON);
@@ -196,11 +204,11 @@ class OidcTenancyTest {
     @Test
     @Slow
     void crossProjectMatrixHoldsUnderLoadFromOtherProjects() throws Exception {
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.concurrent.atomic.AtomicInteger operations = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.List<String> leaks = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        java.util.concurrent.ExecutorService load = java.util.concurrent.Executors.newFixedThreadPool(8);
-        java.util.List<java.util.concurrent.Future<?>> clients = new java.util.ArrayList<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger operations = new AtomicInteger();
+        List<String> leaks = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService load = Executors.newFixedThreadPool(8);
+        List<Future<?>> clients = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             String project = Api.newProject();
             String token = Tokens.valid(List.of(project));
@@ -232,7 +240,7 @@ class OidcTenancyTest {
             }
         } finally {
             stop.set(true);
-            for (java.util.concurrent.Future<?> client : clients) {
+            for (Future<?> client : clients) {
                 client.get();
             }
             load.shutdown();

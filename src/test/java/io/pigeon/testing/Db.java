@@ -5,6 +5,10 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
 import java.util.Arrays;
+import java.net.URI;
+import java.util.UUID;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /** Direct SQL for tests that must move the database clock's deadlines or look at stored rows. */
 public final class Db {
@@ -25,21 +29,21 @@ public final class Db {
      * with the server's credentials.
      */
     public static String newDatabase(Pool pool) {
-        String database = "pool_" + java.util.UUID.randomUUID().toString().replace("-", "");
+        String database = "pool_" + UUID.randomUUID().toString().replace("-", "");
         run(pool, "CREATE DATABASE " + database);
         return onTheTestServer(database);
     }
 
     /** The configured database (the catalogue) as a pool URI, with the server's credentials. */
     public static String configuredDatabase() {
-        String url = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+        String url = ConfigProvider.getConfig()
                 .getValue("quarkus.datasource.reactive.url", String.class);
-        return onTheTestServer(java.net.URI.create(url).getPath().substring(1));
+        return onTheTestServer(URI.create(url).getPath().substring(1));
     }
 
     private static String onTheTestServer(String database) {
-        org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
-        java.net.URI server = java.net.URI.create(config.getValue("quarkus.datasource.reactive.url", String.class));
+        Config config = ConfigProvider.getConfig();
+        URI server = URI.create(config.getValue("quarkus.datasource.reactive.url", String.class));
         return "postgresql://" + config.getValue("quarkus.datasource.username", String.class) + ":"
                 + config.getValue("quarkus.datasource.password", String.class) + "@" + server.getHost() + ":"
                 + server.getPort() + "/" + database;

@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import java.util.TreeMap;
 
 /**
  * An HTTP receiver inside the test: it records every call it gets and answers as each path is scripted
@@ -109,7 +110,7 @@ public final class Receiver implements AutoCloseable, AfterAllCallback {
         int index = served.computeIfAbsent(path, p -> new AtomicInteger()).getAndIncrement();
         Answer answer = script.get(Math.min(index, script.size() - 1));
         synchronized (calls) {
-            Map<String, List<String>> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
             headers.putAll(exchange.getRequestHeaders());
             calls.add(new Call(exchange.getRequestMethod(), path, body, headers, at));
         }

@@ -7,6 +7,7 @@ import java.util.Base64;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import java.security.GeneralSecurityException;
 
 /**
  * Seals a body as Pigeon stored sealed bodies before the queue was part of the associated data (version 1): base64
@@ -28,7 +29,7 @@ public final class Version1Seal {
             cipher.updateAAD(project.getBytes(StandardCharsets.UTF_8));
             byte[] sealed = cipher.doFinal(body.getBytes(StandardCharsets.UTF_8));
             return Base64.getEncoder().encodeToString(ByteBuffer.allocate(12 + sealed.length).put(nonce).put(sealed).array());
-        } catch (java.security.GeneralSecurityException e) {
+        } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -28,6 +28,7 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import io.pigeon.api.ApiException;
 
 /**
  * The delayed-dispatch queue: {@code /v3/queue/{merge_key}/{method}/{service}} enqueues, shows and drops
@@ -131,7 +132,7 @@ public class V3QueueResource {
         String project = caller.optionalProject();
         return dispatch.requeue(project, DispatchRequestReader.groupId("group id", id), String.join(",", callMarker)).map(requeued -> {
             if (!requeued) {
-                throw io.pigeon.api.ApiException.notFound("No dead group " + id + " in this project.");
+                throw ApiException.notFound("No dead group " + id + " in this project.");
             }
             return Response.noContent().build();
         });

@@ -23,6 +23,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import io.restassured.RestAssured;
 
 @QuarkusTest
 class V1MessageTest {
@@ -439,8 +440,8 @@ class V1MessageTest {
     void clientIdIsRequiredToPostAndToList() {
         String href = Messages.post(project, q, 1, 300).get(0);
         List<Response> missing = List.of(
-                io.restassured.RestAssured.given().header("X-Project-Id", project).get(messages),
-                io.restassured.RestAssured.given().header("X-Project-Id", project).contentType(ContentType.JSON)
+                RestAssured.given().header("X-Project-Id", project).get(messages),
+                RestAssured.given().header("X-Project-Id", project).contentType(ContentType.JSON)
                         .body("[{\"ttl\": 60, \"body\": \"x\"}]").post(messages));
         for (Response response : missing) {
             response.then().statusCode(400)
@@ -450,7 +451,7 @@ class V1MessageTest {
         }
         for (String bad : List.of("not-a-uuid", "3381af92-2b9e-11e3-b191-71861300734", "3381af922b9e11e3b19171861300734cc",
                 "3381af92-2b9e-11e3-b191-71861300734g", "")) {
-            io.restassured.RestAssured.given().header("X-Project-Id", project).header("Client-ID", bad).get(messages)
+            RestAssured.given().header("X-Project-Id", project).header("Client-ID", bad).get(messages)
                     .then().statusCode(400)
                     // As in Zaqar v1, a header that is sent must be a UUID, even empty.
                     .body("title", equalTo("Wrong UUID value"));
@@ -459,11 +460,11 @@ class V1MessageTest {
         // client: its own message stays hidden without echo.
         for (String sameClient : List.of("3381af922b9e11e3b19171861300734c", "{3381af92-2b9e-11e3-b191-71861300734c}",
                 "urn:uuid:3381AF92-2B9E-11E3-B191-71861300734C")) {
-            io.restassured.RestAssured.given().header("X-Project-Id", project).header("Client-ID", sameClient).get(messages)
+            RestAssured.given().header("X-Project-Id", project).header("Client-ID", sameClient).get(messages)
                     .then().statusCode(204);
         }
         // Queue operations do not need it.
-        io.restassured.RestAssured.given().header("X-Project-Id", project).put("/v1/queues/" + q).then().statusCode(204);
+        RestAssured.given().header("X-Project-Id", project).put("/v1/queues/" + q).then().statusCode(204);
         Api.as(project).get(href).then().statusCode(200).body("body.n", equalTo(0));
     }
 

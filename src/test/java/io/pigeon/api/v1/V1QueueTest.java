@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import io.restassured.RestAssured;
 
 @QuarkusTest
 class V1QueueTest {
@@ -315,12 +316,12 @@ class V1QueueTest {
     @Test
     void missingProjectHeaderUsesTheDefaultProject() {
         String name = "default-" + Math.abs(project.hashCode());
-        io.restassured.RestAssured.given().accept(ContentType.JSON).put("/v1/queues/" + name)
+        RestAssured.given().accept(ContentType.JSON).put("/v1/queues/" + name)
                 .then().statusCode(201);
-        io.restassured.RestAssured.given().accept(ContentType.JSON).get("/v1/queues/" + name)
+        RestAssured.given().accept(ContentType.JSON).get("/v1/queues/" + name)
                 .then().statusCode(204);
         Api.as(project).get("/v1/queues/" + name).then().statusCode(404);
-        io.restassured.RestAssured.given().accept(ContentType.JSON).delete("/v1/queues/" + name)
+        RestAssured.given().accept(ContentType.JSON).delete("/v1/queues/" + name)
                 .then().statusCode(204);
     }
 

@@ -29,6 +29,17 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.pigeon.claim.ClaimService;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Transaction;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.hamcrest.Matchers;
 
 /**
  * A queue with {@code _enable_encrypt_messages: true}: its bodies are stored sealed (the test profile configures
@@ -56,7 +67,7 @@ class EncryptedQueueTest {
     Sweeper sweeper;
 
     @Inject
-    io.pigeon.claim.ClaimService claimService;
+    ClaimService claimService;
 
     private final String project = Api.newProject();
 
@@ -68,7 +79,7 @@ class EncryptedQueueTest {
     private void encrypt(String queue, boolean encrypted) {
         Api.as(project).contentType("application/openstack-messaging-v2.0-json-patch")
                 .body(("[{\"op\": \"replace\", \"path\": \"/metadata/_enable_encrypt_messages\", \"value\": " + encrypted + "}]")
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        .getBytes(StandardCharsets.UTF_8))
                 .patch("/v2/queues/" + queue).then().statusCode(200)
                 .body("_enable_encrypt_messages", equalTo(encrypted));
     }
@@ -176,7 +187,7 @@ class EncryptedQueueTest {
         encrypt("rotating", false);
         post("rotating", "{\"messages\": [{\"body\": \"clear, after\"}]}");
 
-        assertEquals(java.util.Arrays.asList("retired", null, "current", null),
+        assertEquals(Arrays.asList("retired", null, "current", null),
                 stored("rotating").stream().map(row -> row.getString("key_id")).toList());
         Api.as(project).get("/v2/queues/rotating/messages?echo=true").then().statusCode(200)
                 .body("messages.body", contains("sealed long ago", "clear, before", "sealed now", "clear, after"));
@@ -300,17 +311,17 @@ class EncryptedQueueTest {
         List<String> hrefs = post("shared-tampered", "{\"messages\": [{\"body\": \"one\"}, {\"body\": \"two\"}, "
                 + "{\"body\": \"three\"}, {\"body\": \"four\"}, {\"body\": \"five\"}, {\"body\": \"six\"}]}");
         tamper("shared-tampered", hrefs.get(1));
-        java.util.function.Function<Integer, Response> claim = limit -> Api.as(project).contentType(ContentType.JSON)
+        Function<Integer, Response> claim = limit -> Api.as(project).contentType(ContentType.JSON)
                 .body("{\"ttl\": 60, \"grace\": 60}").post("/v2/queues/shared-tampered/claims?limit=" + limit);
 
         // The first claim is held at its insert of the claim by a lock on the table; two more wait behind it and then
         // share the next statement.
-        io.vertx.mutiny.sqlclient.SqlConnection holder = pool.getConnection().await().indefinitely();
-        io.vertx.mutiny.sqlclient.Transaction held = holder.begin().await().indefinitely();
-        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(3);
-        java.util.concurrent.Future<Response> first;
-        java.util.concurrent.Future<Response> second;
-        java.util.concurrent.Future<Response> third;
+        SqlConnection holder = pool.getConnection().await().indefinitely();
+        Transaction held = holder.begin().await().indefinitely();
+        ExecutorService clients = Executors.newFixedThreadPool(3);
+        Future<Response> first;
+        Future<Response> second;
+        Future<Response> third;
         try {
             holder.query("LOCK TABLE claims IN SHARE MODE").execute().await().indefinitely();
             first = clients.submit(() -> claim.apply(1));
@@ -325,9 +336,9 @@ class EncryptedQueueTest {
             held.rollback().await().indefinitely();
             holder.close().await().indefinitely();
         }
-        Response alone = first.get(30, java.util.concurrent.TimeUnit.SECONDS);
-        Response a = second.get(30, java.util.concurrent.TimeUnit.SECONDS);
-        Response b = third.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        Response alone = first.get(30, TimeUnit.SECONDS);
+        Response a = second.get(30, TimeUnit.SECONDS);
+        Response b = third.get(30, TimeUnit.SECONDS);
         clients.shutdown();
 
         alone.then().statusCode(201).body("messages.body", contains("one"));
@@ -363,7 +374,7 @@ class EncryptedQueueTest {
 
         Api.as(project).get(elsewhere.get(0)).then().statusCode(404);
         Api.as(project).get("/v2/queues/elsewhere/messages?echo=true").then().statusCode(200)
-                .body("messages", org.hamcrest.Matchers.empty());
+                .body("messages", Matchers.empty());
         Api.as(project).get(source.get(0)).then().statusCode(200).body("body.card", equalTo(SECRET));
     }
 

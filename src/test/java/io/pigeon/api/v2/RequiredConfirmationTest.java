@@ -16,6 +16,8 @@ import io.restassured.http.ContentType;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.restassured.response.Response;
+import org.hamcrest.Matchers;
 
 /**
  * With {@code pigeon.notification.require-confirmation} on, as Zaqar's {@code require_confirmation}: a new webhook
@@ -42,7 +44,7 @@ class RequiredConfirmationTest {
      * What the subscriber does with a confirmation request: sends {@code body} to {@code path} with the request's
      * signed headers and nothing else of the project's.
      */
-    private static io.restassured.response.Response confirmThrough(JsonNode request, String body, String path) {
+    private static Response confirmThrough(JsonNode request, String body, String path) {
         return given().header("Client-ID", Api.CLIENT_ID).header("X-Project-Id", request.get("X-Project-ID").asText())
                 .header("URL-Signature", request.get("URL-Signature").asText())
                 .header("URL-Expires", request.get("URL-Expires").asText())
@@ -73,7 +75,7 @@ class RequiredConfirmationTest {
         // The project cannot consent for the receiver: its own credentials, and a share of its subscriptions with
         // every method, are refused, and nothing is confirmed.
         Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": true}").put(confirmPath)
-                .then().statusCode(403).body("description", org.hamcrest.Matchers.containsString("subscriber"));
+                .then().statusCode(403).body("description", Matchers.containsString("subscriber"));
         JsonNode share = JSON.readTree(Api.as(project).contentType(ContentType.JSON)
                 .body("{\"paths\": [\"subscriptions\"], \"methods\": [\"PUT\", \"GET\"]}")
                 .post("/v2/queues/orders/share").then().statusCode(200).extract().asString());

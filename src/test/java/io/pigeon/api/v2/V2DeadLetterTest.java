@@ -17,6 +17,13 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import io.pigeon.encryption.MessageCipher;
+import io.pigeon.message.UnreadableMessages;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /** A message claimed _max_claim_count times, and not deleted, moves to the dead-letter queue. */
 @QuarkusTest
@@ -38,10 +45,10 @@ class V2DeadLetterTest {
     PoolClients poolClients;
 
     @Inject
-    io.pigeon.encryption.MessageCipher cipher;
+    MessageCipher cipher;
 
     @Inject
-    io.pigeon.message.UnreadableMessages unreadable;
+    UnreadableMessages unreadable;
 
     private final String project = Api.newProject();
 
@@ -139,9 +146,9 @@ class V2DeadLetterTest {
                       AND claims.id = s.id RETURNING claims.id, claims.expires_at)
                 UPDATE messages SET claim_expires_at = c.expires_at FROM c WHERE messages.claim_id = c.id""", project);
         long until = System.currentTimeMillis() + 2_000;
-        java.util.concurrent.ExecutorService sweepers = java.util.concurrent.Executors.newFixedThreadPool(2);
-        java.util.List<java.util.concurrent.Future<?>> running = new java.util.ArrayList<>();
-        for (Sweeper replica : java.util.List.of(sweeper, new Sweeper(config, metrics, poolClients, cipher, unreadable))) {
+        ExecutorService sweepers = Executors.newFixedThreadPool(2);
+        List<Future<?>> running = new ArrayList<>();
+        for (Sweeper replica : List.of(sweeper, new Sweeper(config, metrics, poolClients, cipher, unreadable))) {
             running.add(sweepers.submit(() -> {
                 while (System.currentTimeMillis() < until) {
                     replica.sweep().await().indefinitely();
@@ -149,7 +156,7 @@ class V2DeadLetterTest {
                 return null;
             }));
         }
-        for (java.util.concurrent.Future<?> future : running) {
+        for (Future<?> future : running) {
             future.get();
         }
         sweepers.shutdown();

@@ -24,6 +24,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 @QuarkusTest
 class V2MessageTest {
@@ -289,16 +292,16 @@ class V2MessageTest {
         Api.as(project, OTHER_CLIENT).put("/v1/queues/exact-v1").then().statusCode(201);
         Api.as(project).contentType(ContentType.JSON).body("[{\"ttl\": 300, \"body\": " + body + "}]")
                 .post("/v1/queues/exact-v1/messages").then().statusCode(201);
-        com.fasterxml.jackson.databind.ObjectMapper exact = new com.fasterxml.jackson.databind.ObjectMapper()
-                .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
-        com.fasterxml.jackson.databind.JsonNode sent = exact.readTree(body);
+        ObjectMapper exact = new ObjectMapper()
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+        JsonNode sent = exact.readTree(body);
         List<String> answers = List.of(
                 Api.as(project, OTHER_CLIENT).get("/v2/queues/exact/messages").asString(),
                 Api.as(project, OTHER_CLIENT).get("/v1/queues/exact-v1/messages").asString(),
                 Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
                         .post("/v2/queues/exact/claims").asString());
         for (String answer : answers) {
-            com.fasterxml.jackson.databind.JsonNode got = exact.readTree(answer).get("messages").get(0).get("body");
+            JsonNode got = exact.readTree(answer).get("messages").get(0).get("body");
             for (String field : List.of("huge", "tiny", "long", "big", "plain")) {
                 assertEquals(0, sent.get(field).decimalValue().compareTo(got.get(field).decimalValue()),
                         field + ": sent " + sent.get(field) + ", got " + got.get(field) + " in " + answer);

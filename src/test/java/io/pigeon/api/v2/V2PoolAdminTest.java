@@ -25,6 +25,17 @@ import java.net.URI;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.sqlclient.PoolOptions;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.hamcrest.Matchers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 
 /**
  * Zaqar's pools and flavors admin API (v2, and v1's pools): operator only, each registered server reached and
@@ -37,7 +48,7 @@ class V2PoolAdminTest {
     Pool pool;
 
     @Inject
-    io.vertx.mutiny.core.Vertx vertx;
+    Vertx vertx;
 
     @Inject
     PoolClients clients;
@@ -46,7 +57,7 @@ class V2PoolAdminTest {
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
 
     /** No pool of a test outlives it, whatever it asserted: a pool that takes queues would take every later test's. */
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void forgetPools() {
         Db.run(pool, "DELETE FROM pools WHERE name LIKE $1", "%-" + suffix);
     }
@@ -69,7 +80,7 @@ class V2PoolAdminTest {
 
     /** The tables of the pool's database, read with its own connection. */
     private long tables(String uri, String table) {
-        PgPool direct = PgPool.pool(vertx, PgConnectOptions.fromUri(uri), new io.vertx.sqlclient.PoolOptions().setMaxSize(1));
+        PgPool direct = PgPool.pool(vertx, PgConnectOptions.fromUri(uri), new PoolOptions().setMaxSize(1));
         try {
             return Db.count(direct, "SELECT count(*) FROM information_schema.tables WHERE table_name = $1", table);
         } finally {
@@ -119,13 +130,13 @@ class V2PoolAdminTest {
         String uri = newDatabase();
         for (String parameter : List.of("socketFactory=org.example.Evil", "sslpassword=s3cret", "loggerFile=/tmp/x")) {
             register(name, "{\"uri\": \"" + uri + "?" + parameter + "\", \"weight\": 0}").then().statusCode(400)
-                    .body("description", org.hamcrest.Matchers.containsString("may set only sslmode, application_name"));
+                    .body("description", Matchers.containsString("may set only sslmode, application_name"));
         }
         operator().get("/v2/pools/" + name).then().statusCode(404);
         register(name, "{\"uri\": \"" + uri + "?sslmode=disable&application_name=pigeon-pool\", \"weight\": 0}")
                 .then().statusCode(201);
         operator().get("/v2/pools/" + name).then().statusCode(200)
-                .body("uri", org.hamcrest.Matchers.endsWith("?sslmode=disable&application_name=pigeon-pool"));
+                .body("uri", Matchers.endsWith("?sslmode=disable&application_name=pigeon-pool"));
 
         // As registered before the list: only the catalogue's row holds the secrets.
         String legacy = "legacy-" + suffix;
@@ -154,7 +165,7 @@ class V2PoolAdminTest {
                 new Case("postgresql://u@127.0.0.1:15432/db%3Fpassword%3DHunter2", "uri database name"),
                 new Case(server + "db?application_name=a%26sslpassword%3DHunter3", "uri parameter application_name"))) {
             Response refused = register(name, "{\"uri\": \"" + c.uri() + "\", \"weight\": 1}");
-            refused.then().statusCode(400).body("description", org.hamcrest.Matchers.startsWith(c.field()));
+            refused.then().statusCode(400).body("description", Matchers.startsWith(c.field()));
             assertFalse(refused.asString().contains("Hunter"), refused.asString());
             assertFalse(refused.asString().contains(":pw@"), refused.asString());
         }
@@ -213,15 +224,15 @@ class V2PoolAdminTest {
                 new Case("{\"uri\": \"postgresql://localhost/" + "x".repeat(250) + "\", \"weight\": 1}", 400,
                         "uri must be a PostgreSQL URL of at most 255 characters"),
                 new Case("[1]", 400, "The document must be a JSON object."))) {
-            register(name, c.body()).then().statusCode(c.status()).body("description", org.hamcrest.Matchers.startsWith(
+            register(name, c.body()).then().statusCode(c.status()).body("description", Matchers.startsWith(
                     c.description()));
         }
         // A server that does not answer: Zaqar's "cannot connect", without the password, in the answer and in the log.
-        List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
+        List<String> logged = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
             @Override
-            public void publish(java.util.logging.LogRecord record) {
-                logged.add(String.valueOf(record.getMessage()) + " " + java.util.Arrays.toString(record.getParameters()));
+            public void publish(LogRecord record) {
+                logged.add(String.valueOf(record.getMessage()) + " " + Arrays.toString(record.getParameters()));
             }
 
             @Override
@@ -232,17 +243,17 @@ class V2PoolAdminTest {
             public void close() {
             }
         };
-        java.util.logging.Logger.getLogger("").addHandler(capture);
+        Logger.getLogger("").addHandler(capture);
         Response unreachable;
         try {
             unreachable = register(name, "{\"uri\": \"postgresql://pigeon:s3cret-pw@127.0.0.1:1/x\", \"weight\": 1}");
         } finally {
-            java.util.logging.Logger.getLogger("").removeHandler(capture);
+            Logger.getLogger("").removeHandler(capture);
         }
         unreachable.then().statusCode(400).body("title", equalTo("Invalid request body"))
                 .body("description", equalTo("cannot connect to postgresql://pigeon:*****@127.0.0.1:1/x"));
         assertFalse(unreachable.asString().contains("s3cret-pw"));
-        org.junit.jupiter.api.Assertions.assertTrue(logged.stream().anyMatch(line -> line.contains("127.0.0.1:1")), logged.toString());
+        Assertions.assertTrue(logged.stream().anyMatch(line -> line.contains("127.0.0.1:1")), logged.toString());
         assertFalse(logged.stream().anyMatch(line -> line.contains("s3cret-pw")), logged.toString());
         operator().get("/v2/pools/" + name).then().statusCode(404);
         operator().contentType(ContentType.JSON).body("{}").put("/v2/pools/bad$name").then().statusCode(400);
@@ -259,7 +270,7 @@ class V2PoolAdminTest {
         String marker = "list-" + suffix + "-0";
         Response first = operator().get("/v2/pools?limit=2&marker=" + marker + "&detailed=true");
         first.then().statusCode(200).body("pools.name", contains(names.get(0), names.get(1)))
-                .body("pools[0].options", equalTo(java.util.Map.of()))
+                .body("pools[0].options", equalTo(Map.of()))
                 .body("links[0].rel", equalTo("next"))
                 .body("links[0].href", equalTo("/v2/pools?marker=" + names.get(1) + "&limit=2&detailed=true"));
         operator().get(first.jsonPath().getString("links[0].href")).then().statusCode(200)

@@ -16,6 +16,7 @@ import io.restassured.specification.RequestSpecification;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import java.nio.charset.StandardCharsets;
 
 @QuarkusTest
 class V2QueueTest {
@@ -25,7 +26,7 @@ class V2QueueTest {
     private final String project = Api.newProject();
 
     private RequestSpecification patch(String document) {
-        return Api.as(project).contentType(JSON_PATCH).body(document.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return Api.as(project).contentType(JSON_PATCH).body(document.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -231,7 +232,7 @@ class V2QueueTest {
         Api.as(other).get("/v2/queues").then().body("queues.size()", equalTo(0));
         Api.as(other).get("/v2/queues/shared").then().statusCode(200).body("$", not(hasKey("owner")));
         Api.as(other).contentType(JSON_PATCH)
-                .body("[{\"op\": \"add\", \"path\": \"/metadata/owner\", \"value\": \"x\"}]".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .body("[{\"op\": \"add\", \"path\": \"/metadata/owner\", \"value\": \"x\"}]".getBytes(StandardCharsets.UTF_8))
                 .patch("/v2/queues/shared").then().statusCode(404);
         Api.as(other).delete("/v2/queues/shared").then().statusCode(204);
         Api.as(project).get("/v2/queues/shared").then().body("owner", equalTo("first"));

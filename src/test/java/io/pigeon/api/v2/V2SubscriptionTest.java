@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.pigeon.maintenance.Sweeper;
+import java.util.Comparator;
 
 /** v2 subscriptions: the API, and delivery of posted messages to webhooks by the delivery engine. */
 @QuarkusTest
@@ -42,7 +44,7 @@ class V2SubscriptionTest {
     Pool pool;
 
     @Inject
-    io.pigeon.maintenance.Sweeper sweeper;
+    Sweeper sweeper;
 
     @Inject
     PoolClients pools;
@@ -210,7 +212,7 @@ class V2SubscriptionTest {
         Eventually.await("two notifications at each subscriber", Duration.ofSeconds(3),
                 () -> receiver.calls(first).size() == 2 && receiver.calls(second).size() == 2);
         List<JsonNode> delivered = receiver.calls(first).stream().map(call -> json(call.body()))
-                .sorted(java.util.Comparator.comparingInt(node -> node.get("ttl").intValue())).toList();
+                .sorted(Comparator.comparingInt(node -> node.get("ttl").intValue())).toList();
         assertEquals(json("{\"body\": {\"event\": \"created\"}, \"ttl\": 300, \"queue_name\": \"events\", "
                 + "\"Message_Type\": \"Notification\"}"), delivered.get(0));
         assertEquals(json("{\"body\": [1, 2], \"ttl\": 400, \"queue_name\": \"events\", "

@@ -28,6 +28,14 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.restassured.path.json.JsonPath;
+import io.restassured.path.json.config.JsonPathConfig;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * The delayed-dispatch queue end to end: pushes over HTTP, deliveries to a receiver inside the test.
@@ -68,13 +76,13 @@ class V3DispatchTest {
 
     /** A unix time as a client writes it: plain digits, milliseconds. */
     private static String unix(double seconds) {
-        return String.format(java.util.Locale.ROOT, "%.3f", seconds);
+        return String.format(Locale.ROOT, "%.3f", seconds);
     }
 
     /** A number of the answer read as a double (RestAssured's default, float, cannot hold a unix time to the second). */
     private static double exact(ValidatableResponse response, String path) {
-        return response.extract().jsonPath(io.restassured.path.json.config.JsonPathConfig.jsonPathConfig()
-                .numberReturnType(io.restassured.path.json.config.JsonPathConfig.NumberReturnType.DOUBLE)).getDouble(path);
+        return response.extract().jsonPath(JsonPathConfig.jsonPathConfig()
+                .numberReturnType(JsonPathConfig.NumberReturnType.DOUBLE)).getDouble(path);
     }
 
     private RequestSpecification client() {
@@ -405,20 +413,20 @@ class V3DispatchTest {
         int maxBytes = 1024 * 1024;
         int[] pads = {200_000, 100, 260_000, 0, 150_000, 260_000, 260_000, 5, 259_000, 1_000, 240_000, 230_000, 20};
         String path = uniquePath();
-        java.util.Map<Integer, Integer> sizes = new java.util.HashMap<>();
+        Map<Integer, Integer> sizes = new HashMap<>();
         for (String key : List.of("walk", "-walk")) {
             for (int n = 0; n < pads.length; n++) {
                 String body = "{\"n\": " + n + ", \"pad\": \"" + "w".repeat(pads[n]) + "\"}";
                 sizes.put(n, body.length());
                 push(key, path, body, "?ontime=" + unix(now() + 86_400)).statusCode(201);
             }
-            for (Integer limit : java.util.Arrays.asList(null, 3)) {
-                List<Integer> seen = new java.util.ArrayList<>();
+            for (Integer limit : Arrays.asList(null, 3)) {
+                List<Integer> seen = new ArrayList<>();
                 String next = "/v3/queue/" + key + "/POST/" + receiver.service(path) + (limit == null ? "" : "?limit=" + limit);
                 int pages = 0;
                 while (next != null) {
                     assertTrue(++pages <= pads.length, "more pages than items");
-                    io.restassured.path.json.JsonPath page = client().get(next).then().statusCode(200).extract().jsonPath();
+                    JsonPath page = client().get(next).then().statusCode(200).extract().jsonPath();
                     List<Integer> shown = page.<List<Integer>>getList("groups.items.body.n").stream()
                             .flatMap(List::stream).toList();
                     List<String> ids = page.<List<String>>getList("groups.items.id").stream().flatMap(List::stream).toList();
@@ -442,7 +450,7 @@ class V3DispatchTest {
                         next = null;
                     }
                 }
-                assertEquals(java.util.stream.IntStream.range(0, pads.length).boxed().toList(), seen,
+                assertEquals(IntStream.range(0, pads.length).boxed().toList(), seen,
                         key + " with limit " + limit);
             }
         }

@@ -12,8 +12,7 @@ import java.nio.file.Path;
  */
 public final class LocalDatabase {
 
-    private LocalDatabase() {
-    }
+    private LocalDatabase() {}
 
     /** A durable server on {@code dataDir}, kept between runs. */
     public static EmbeddedPostgres.Builder durable(Path dataDir) {

@@ -29,8 +29,8 @@ public class LocalLauncher {
         Files.createDirectories(dataDir);
         try (EmbeddedPostgres postgres = LocalDatabase.start(dataDir)) {
             System.out.printf("Pigeon: embedded PostgreSQL on port %d, data in %s%n", postgres.getPort(), dataDir);
-            System.setProperty("quarkus.datasource.reactive.url",
-                    "postgresql://localhost:" + postgres.getPort() + "/postgres");
+            System.setProperty(
+                    "quarkus.datasource.reactive.url", "postgresql://localhost:" + postgres.getPort() + "/postgres");
             System.setProperty("quarkus.datasource.username", "postgres");
             System.setProperty("quarkus.datasource.password", "postgres");
             Quarkus.run(args);

@@ -11,53 +11,59 @@ import java.util.stream.Stream;
  */
 public final class AllowedMethods {
 
-    private record Route(Pattern path, String allow) {
-    }
+    private record Route(Pattern path, String allow) {}
 
     private static final String SEGMENT = "[^/]+";
 
-    private static final List<Route> ROUTES = Stream.of(List.of(
-            route("/v1/", "GET, HEAD, OPTIONS"),
-            route("/v1/health", "GET, HEAD, OPTIONS"),
-            route("/v1/queues", "GET, HEAD, OPTIONS"),
-            route("/v1/queues/" + SEGMENT, "DELETE, GET, HEAD, PUT, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/metadata", "GET, HEAD, PUT, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
-            route("/v1/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
-            route("/", "GET, HEAD, OPTIONS"),
-            route("/v2/", "GET, HEAD, OPTIONS"),
-            route("/v2/ping", "GET, HEAD, OPTIONS"),
-            route("/v2/health", "GET, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/share", "POST, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
-            route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
-            route("/v2/pools", "GET, HEAD, OPTIONS"),
-            route("/v2/pools/" + SEGMENT, "DELETE, GET, HEAD, PATCH, PUT, OPTIONS"),
-            route("/v2/flavors", "GET, HEAD, OPTIONS"),
-            route("/v2/flavors/" + SEGMENT, "DELETE, GET, HEAD, PATCH, PUT, OPTIONS"),
-            route("/v1/pools", "GET, HEAD, OPTIONS"),
-            route("/v1/pools/" + SEGMENT, "DELETE, GET, HEAD, PATCH, PUT, OPTIONS"),
-            route("/v1\\.1/", "GET, HEAD, OPTIONS"),
-            route("/v1\\.1/ping", "GET, HEAD, OPTIONS"),
-            route("/v1\\.1/health", "GET, OPTIONS"),
-            route("/v1\\.1/queues", "GET, HEAD, OPTIONS"),
-            route("/v1\\.1/queues/" + SEGMENT, "DELETE, GET, PUT, OPTIONS"),
-            route("/v1\\.1/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
-            route("/v1\\.1/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
-            route("/v1\\.1/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
-            route("/v1\\.1/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
-            route("/v1\\.1/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
-            route("/v3/queue/" + SEGMENT + "/" + SEGMENT + "/" + SEGMENT, "DELETE, GET, HEAD, POST, OPTIONS"),
-            route("/v3/dead-groups", "GET, HEAD, OPTIONS"),
-            route("/v3/dead-groups/" + SEGMENT, "DELETE, OPTIONS"),
-            route("/v3/dead-groups/" + SEGMENT + "/requeue", "POST, OPTIONS")),
-            queueOrTopic("/v2/queues"), queueOrTopic("/v2/topics")).flatMap(List::stream).toList();
+    private static final List<Route> ROUTES = Stream.of(
+                    List.of(
+                            route("/v1/", "GET, HEAD, OPTIONS"),
+                            route("/v1/health", "GET, HEAD, OPTIONS"),
+                            route("/v1/queues", "GET, HEAD, OPTIONS"),
+                            route("/v1/queues/" + SEGMENT, "DELETE, GET, HEAD, PUT, OPTIONS"),
+                            route("/v1/queues/" + SEGMENT + "/metadata", "GET, HEAD, PUT, OPTIONS"),
+                            route("/v1/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
+                            route("/v1/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
+                            route("/v1/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
+                            route("/v1/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
+                            route("/v1/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+                            route("/", "GET, HEAD, OPTIONS"),
+                            route("/v2/", "GET, HEAD, OPTIONS"),
+                            route("/v2/ping", "GET, HEAD, OPTIONS"),
+                            route("/v2/health", "GET, OPTIONS"),
+                            route("/v2/queues/" + SEGMENT + "/share", "POST, OPTIONS"),
+                            route("/v2/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
+                            route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+                            route("/v2/pools", "GET, HEAD, OPTIONS"),
+                            route("/v2/pools/" + SEGMENT, "DELETE, GET, HEAD, PATCH, PUT, OPTIONS"),
+                            route("/v2/flavors", "GET, HEAD, OPTIONS"),
+                            route("/v2/flavors/" + SEGMENT, "DELETE, GET, HEAD, PATCH, PUT, OPTIONS"),
+                            route("/v1/pools", "GET, HEAD, OPTIONS"),
+                            route("/v1/pools/" + SEGMENT, "DELETE, GET, HEAD, PATCH, PUT, OPTIONS"),
+                            route("/v1\\.1/", "GET, HEAD, OPTIONS"),
+                            route("/v1\\.1/ping", "GET, HEAD, OPTIONS"),
+                            route("/v1\\.1/health", "GET, OPTIONS"),
+                            route("/v1\\.1/queues", "GET, HEAD, OPTIONS"),
+                            route("/v1\\.1/queues/" + SEGMENT, "DELETE, GET, PUT, OPTIONS"),
+                            route("/v1\\.1/queues/" + SEGMENT + "/stats", "GET, HEAD, OPTIONS"),
+                            route("/v1\\.1/queues/" + SEGMENT + "/messages", "DELETE, GET, HEAD, POST, OPTIONS"),
+                            route("/v1\\.1/queues/" + SEGMENT + "/messages/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
+                            route("/v1\\.1/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
+                            route(
+                                    "/v1\\.1/queues/" + SEGMENT + "/claims/" + SEGMENT,
+                                    "DELETE, GET, HEAD, PATCH, OPTIONS"),
+                            route(
+                                    "/v3/queue/" + SEGMENT + "/" + SEGMENT + "/" + SEGMENT,
+                                    "DELETE, GET, HEAD, POST, OPTIONS"),
+                            route("/v3/dead-groups", "GET, HEAD, OPTIONS"),
+                            route("/v3/dead-groups/" + SEGMENT, "DELETE, OPTIONS"),
+                            route("/v3/dead-groups/" + SEGMENT + "/requeue", "POST, OPTIONS")),
+                    queueOrTopic("/v2/queues"),
+                    queueOrTopic("/v2/topics"))
+            .flatMap(List::stream)
+            .toList();
 
-    private AllowedMethods() {
-    }
+    private AllowedMethods() {}
 
     /** The Allow header value for {@code path}, or null when no resource lives there. */
     public static String forPath(String path) {

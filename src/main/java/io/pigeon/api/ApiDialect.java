@@ -9,7 +9,6 @@ import java.util.Optional;
  * read here, never from a path segment's text.
  */
 public enum ApiDialect {
-
     V1(ApiVersion.V1, "queues"),
     V1_1(ApiVersion.V1_1, "queues"),
     V2_QUEUES(ApiVersion.V2, "queues"),

@@ -1,7 +1,7 @@
 package io.pigeon.api;
 
-import jakarta.ws.rs.core.Response.Status;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.Response.Status;
 
 /**
  * A failure that the client caused or must know about, carried to the error mapper as status, title and
@@ -44,7 +44,9 @@ public class ApiException extends RuntimeException {
     }
 
     public static ApiException invalidParameter(String name, String expectation) {
-        return new ApiException(Status.BAD_REQUEST.getStatusCode(), "Invalid parameter",
+        return new ApiException(
+                Status.BAD_REQUEST.getStatusCode(),
+                "Invalid parameter",
                 "The \"" + name + "\" parameter is invalid. " + expectation);
     }
 

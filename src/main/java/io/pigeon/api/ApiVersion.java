@@ -11,7 +11,6 @@ import java.util.Set;
  * transport: a path segment is matched by the resources, a WebSocket frame would name its version otherwise.
  */
 public enum ApiVersion {
-
     V1("v1", EnumSet.noneOf(Feature.class)),
     V1_1("v1.1", EnumSet.noneOf(Feature.class)),
     V2("v2", EnumSet.allOf(Feature.class));

@@ -22,12 +22,16 @@ public class AuthTokenHeader {
         if (!tenancy.tokensRequired()) {
             return;
         }
-        filters.register(context -> {
-            String token = context.request().getHeader(HEADER);
-            if (token != null && !token.isBlank() && context.request().getHeader(HttpHeaders.AUTHORIZATION) == null) {
-                context.request().headers().set(HttpHeaders.AUTHORIZATION, "Bearer " + token.trim());
-            }
-            context.next();
-        }, PRIORITY);
+        filters.register(
+                context -> {
+                    String token = context.request().getHeader(HEADER);
+                    if (token != null
+                            && !token.isBlank()
+                            && context.request().getHeader(HttpHeaders.AUTHORIZATION) == null) {
+                        context.request().headers().set(HttpHeaders.AUTHORIZATION, "Bearer " + token.trim());
+                    }
+                    context.next();
+                },
+                PRIORITY);
     }
 }

@@ -29,8 +29,8 @@ public class Authentication {
     private final CurrentIdentityAssociation identities;
     private final RequestCaller caller;
 
-    public Authentication(TokenTenancy tenancy, SignedUrls signedUrls, CurrentIdentityAssociation identities,
-            RequestCaller caller) {
+    public Authentication(
+            TokenTenancy tenancy, SignedUrls signedUrls, CurrentIdentityAssociation identities, RequestCaller caller) {
         this.tenancy = tenancy;
         this.signedUrls = signedUrls;
         this.identities = identities;
@@ -46,8 +46,8 @@ public class Authentication {
             return Uni.createFrom().voidItem();
         }
         if (!tenancy.tokensRequired()) {
-            caller.resolved(tenancy.unauthenticated(request.getHeader(Projects.HEADER),
-                    request.getHeader(Callers.ROLES_HEADER)));
+            caller.resolved(tenancy.unauthenticated(
+                    request.getHeader(Projects.HEADER), request.getHeader(Callers.ROLES_HEADER)));
             return Uni.createFrom().voidItem();
         }
         if (PublicEndpoints.isPublic(context)) {
@@ -56,23 +56,27 @@ public class Authentication {
             if (request.getHeader("Authorization") == null) {
                 return Uni.createFrom().voidItem();
             }
-            return identities.getDeferredIdentity()
+            return identities
+                    .getDeferredIdentity()
                     .invoke(identity -> {
                         if (!identity.isAnonymous()) {
                             caller.resolved(tenancy.admit(identity, null, false));
                         }
                     })
-                    .onFailure().recoverWithNull()
+                    .onFailure()
+                    .recoverWithNull()
                     .replaceWithVoid();
         }
-        return identities.getDeferredIdentity()
+        return identities
+                .getDeferredIdentity()
                 .onFailure(AuthenticationFailedException.class)
                 .transform(e -> new Unauthenticated("The bearer token is not valid: it is expired, malformed, "
                         + "or not issued by the configured OIDC provider."))
                 // Anything else means the token could not be checked (the provider is unreachable): no caller is
                 // admitted, and the client is told to try again rather than shown an internal error.
                 .onFailure(failure -> !(failure instanceof Unauthenticated))
-                .transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
+                .transform(e -> new Rejection(
+                        Rejection.Reason.UNAVAILABLE,
                         "The identity provider cannot be reached to check the bearer token; try again later."))
                 // Roles come from the token only: a role header sent by the caller is not believed.
                 .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER), true)))

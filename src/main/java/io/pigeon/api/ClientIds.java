@@ -11,8 +11,7 @@ public final class ClientIds {
 
     public static final String HEADER = "Client-ID";
 
-    private ClientIds() {
-    }
+    private ClientIds() {}
 
     public static UUID require(String header) {
         if (header == null || header.isBlank()) {
@@ -29,8 +28,11 @@ public final class ClientIds {
     }
 
     private static UUID parse(String header) {
-        return Uuids.parseLenient(header).orElseThrow(() -> new ApiException(400, "Wrong UUID value",
-                "Malformed hexadecimal UUID. \"Client-ID\" must be a UUID of 32 hexadecimal digits, "
-                        + "e.g. 3381af92-2b9e-11e3-b191-71861300734c."));
+        return Uuids.parseLenient(header)
+                .orElseThrow(() -> new ApiException(
+                        400,
+                        "Wrong UUID value",
+                        "Malformed hexadecimal UUID. \"Client-ID\" must be a UUID of 32 hexadecimal digits, "
+                                + "e.g. 3381af92-2b9e-11e3-b191-71861300734c."));
     }
 }

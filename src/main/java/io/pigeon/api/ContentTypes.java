@@ -8,8 +8,7 @@ public final class ContentTypes {
     /** The type of the v1 and v2 home documents. */
     public static final String JSON_HOME = "application/json-home";
 
-    private ContentTypes() {
-    }
+    private ContentTypes() {}
 
     /** A missing Content-Type is taken as JSON, as Zaqar does; anything else must be JSON. */
     public static void requireJson(String contentType) {
@@ -23,7 +22,8 @@ public final class ContentTypes {
             throw invalidContentType(contentType);
         }
         boolean json = "application".equalsIgnoreCase(type.getType())
-                && ("json".equalsIgnoreCase(type.getSubtype()) || type.getSubtype().toLowerCase().endsWith("+json"));
+                && ("json".equalsIgnoreCase(type.getSubtype())
+                        || type.getSubtype().toLowerCase().endsWith("+json"));
         if (!json) {
             throw invalidContentType(contentType);
         }
@@ -31,7 +31,9 @@ public final class ContentTypes {
 
     public static ApiException invalidContentType(String contentType) {
         String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim();
-        return new ApiException(400, "Invalid Content-Type",
+        return new ApiException(
+                400,
+                "Invalid Content-Type",
                 "Endpoint does not accept `" + mediaType + "` content; currently supported media type is "
                         + "`application/json`; specify proper client-side media type with the \"Content-Type\" header.");
     }

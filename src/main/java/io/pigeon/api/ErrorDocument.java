@@ -17,6 +17,9 @@ public record ErrorDocument(String title, String description) {
         response.setStatusCode(status)
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                 .putHeader(HttpHeaders.CONNECTION, "close")
-                .end(new JsonObject().put("title", title).put("description", description).encode());
+                .end(new JsonObject()
+                        .put("title", title)
+                        .put("description", description)
+                        .encode());
     }
 }

@@ -1,9 +1,10 @@
 package io.pigeon.api;
 
-import io.pigeon.storage.DatabaseFailures;
-import io.pigeon.quota.Quotas;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.quota.Quotas;
 import io.pigeon.rules.Rejection;
+import io.pigeon.storage.DatabaseFailures;
+import io.pigeon.tenancy.Unauthenticated;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
@@ -13,10 +14,9 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
-import io.pigeon.tenancy.Unauthenticated;
-import java.io.IOException;
 
 /**
  * Turns every failure into Zaqar's error document, so that no client ever sees an HTML page, an empty
@@ -75,27 +75,39 @@ public class ErrorMappers {
     }
 
     private static Response methodNotAllowed(HttpServerRequest request) {
-        Response response = error(405, "405 Method Not Allowed",
+        Response response = error(
+                405,
+                "405 Method Not Allowed",
                 "The method " + request.method() + " is not supported by " + request.path() + ".");
         String allow = AllowedMethods.forPath(request.path());
-        return allow == null ? response : Response.fromResponse(response).header(HttpHeaders.ALLOW, allow).build();
+        return allow == null
+                ? response
+                : Response.fromResponse(response)
+                        .header(HttpHeaders.ALLOW, allow)
+                        .build();
     }
 
     @ServerExceptionMapper
     public Response notAcceptable(NotAcceptableException e) {
-        return error(406, "Not acceptable", "The only media type this API produces is `application/json`; "
-                + "ask for it with the \"Accept\" header.");
+        return error(
+                406,
+                "Not acceptable",
+                "The only media type this API produces is `application/json`; "
+                        + "ask for it with the \"Accept\" header.");
     }
 
     @ServerExceptionMapper
     public Response unsupportedMediaType(NotSupportedException e, HttpServerRequest request) {
-        return ContentTypes.invalidContentType(request.getHeader(HttpHeaders.CONTENT_TYPE)).toResponse();
+        return ContentTypes.invalidContentType(request.getHeader(HttpHeaders.CONTENT_TYPE))
+                .toResponse();
     }
 
     @ServerExceptionMapper
     public Response web(WebApplicationException e) {
         Response.StatusType status = e.getResponse().getStatusInfo();
-        return error(status.getStatusCode(), status.getReasonPhrase(),
+        return error(
+                status.getStatusCode(),
+                status.getReasonPhrase(),
                 e.getMessage() == null ? status.getReasonPhrase() : e.getMessage());
     }
 
@@ -119,18 +131,25 @@ public class ErrorMappers {
         }
         if (DatabaseFailures.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());
-            return error(503, "Service temporarily unavailable",
+            return error(
+                    503,
+                    "Service temporarily unavailable",
                     "The database cannot be reached right now. Please try again in a few seconds.");
         }
         if (DatabaseFailures.isNumberOutOfRange(e)) {
             // The statement failed as a whole, so nothing was stored.
-            return error(400, "Invalid request body", "The document holds a number beyond what can be stored: at most "
-                    + DatabaseFailures.MAX_WHOLE_DIGITS + " digits before the decimal point and "
-                    + DatabaseFailures.MAX_FRACTION_DIGITS + " after it.");
+            return error(
+                    400,
+                    "Invalid request body",
+                    "The document holds a number beyond what can be stored: at most "
+                            + DatabaseFailures.MAX_WHOLE_DIGITS + " digits before the decimal point and "
+                            + DatabaseFailures.MAX_FRACTION_DIGITS + " after it.");
         }
         if (DatabaseFailures.isRejectedValue(e)) {
             // The statement failed as a whole, so nothing was stored; the value was the client's.
-            return error(400, "Invalid request body",
+            return error(
+                    400,
+                    "Invalid request body",
                     "The document holds a value that cannot be stored (for example a \\u0000 character in a string).");
         }
         LOG.error("Unexpected failure", e);

@@ -22,7 +22,8 @@ public class OpenApiVersions implements OASFilter {
     private static final String COLLECTION = "{collection}";
     private static final Set<String> TEMPLATE_PARAMETERS = Set.of("version", "collection");
     /** The dialects the shared resources serve, in the order their paths are listed. */
-    private static final List<ApiDialect> DIALECTS = List.of(ApiDialect.V2_QUEUES, ApiDialect.V2_TOPICS, ApiDialect.V1_1);
+    private static final List<ApiDialect> DIALECTS =
+            List.of(ApiDialect.V2_QUEUES, ApiDialect.V2_TOPICS, ApiDialect.V1_1);
 
     @Override
     public void filterOpenAPI(OpenAPI openAPI) {
@@ -40,20 +41,23 @@ public class OpenApiVersions implements OASFilter {
                 List<Parameter> parameters = operation.getParameters();
                 if (parameters != null) {
                     operation.setParameters(parameters.stream()
-                            .filter(parameter -> !TEMPLATE_PARAMETERS.contains(parameter.getName())).toList());
+                            .filter(parameter -> !TEMPLATE_PARAMETERS.contains(parameter.getName()))
+                            .toList());
                 }
             });
             if (item.getParameters() != null) {
                 item.setParameters(item.getParameters().stream()
-                        .filter(parameter -> !TEMPLATE_PARAMETERS.contains(parameter.getName())).toList());
+                        .filter(parameter -> !TEMPLATE_PARAMETERS.contains(parameter.getName()))
+                        .toList());
             }
             for (ApiDialect dialect : DIALECTS) {
                 if (!path.contains(VERSION) && dialect.version() != ApiVersion.V2
                         || !path.contains(COLLECTION) && dialect.topics()) {
                     continue;
                 }
-                expanded.put(path.replace(VERSION, dialect.version().segment())
-                        .replace(COLLECTION, dialect.collection()), item);
+                expanded.put(
+                        path.replace(VERSION, dialect.version().segment()).replace(COLLECTION, dialect.collection()),
+                        item);
             }
         });
         Paths replaced = OASFactory.createPaths();

@@ -14,7 +14,9 @@ public class PathSegments {
     public void refuseMatrixParameters(HttpServerRequest request) {
         // Any path: the router also matches spellings that do not start with a version (//v1/..., /x/../v1/...).
         if (request.path().indexOf(';') >= 0) {
-            throw new ApiException(400, "Invalid queue identification",
+            throw new ApiException(
+                    400,
+                    "Invalid queue identification",
                     "The format of the submitted queue name or project id is not valid. Path segments may not contain "
                             + "';': queue names are 1 to 64 bytes of ASCII letters, digits, underscores and hyphens.");
         }

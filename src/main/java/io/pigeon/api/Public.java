@@ -1,10 +1,10 @@
 package io.pigeon.api;
 
+import jakarta.ws.rs.NameBinding;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import jakarta.ws.rs.NameBinding;
 
 /**
  * Marks the resource methods (or classes) that any caller may use without credentials: discovery
@@ -15,5 +15,4 @@ import jakarta.ws.rs.NameBinding;
 @NameBinding
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD})
-public @interface Public {
-}
+public @interface Public {}

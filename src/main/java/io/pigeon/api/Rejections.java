@@ -9,12 +9,10 @@ import jakarta.ws.rs.core.Response;
  */
 public final class Rejections {
 
-    private Rejections() {
-    }
+    private Rejections() {}
 
     /** The status and title a client sees for a reason. */
-    public record Answer(int status, String title) {
-    }
+    public record Answer(int status, String title) {}
 
     public static Answer answer(Rejection.Reason reason) {
         return switch (reason) {
@@ -51,6 +49,8 @@ public final class Rejections {
 
     /** The error-document response for a failure the API describes itself (a rejection or an HTTP-level one). */
     public static Response toResponse(RuntimeException described) {
-        return described instanceof Rejection rejection ? toResponse(rejection) : ((ApiException) described).toResponse();
+        return described instanceof Rejection rejection
+                ? toResponse(rejection)
+                : ((ApiException) described).toResponse();
     }
 }

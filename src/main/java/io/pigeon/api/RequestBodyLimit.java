@@ -32,8 +32,9 @@ public class RequestBodyLimit {
     void limit(RoutingContext context) {
         String declared = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
         if (declared != null && exceeds(declared)) {
-            new ErrorDocument("Request entity too large", "The request body may not exceed " + maxRequestBody
-                    + " bytes.").endWithClose(context.response(), 413);
+            new ErrorDocument(
+                            "Request entity too large", "The request body may not exceed " + maxRequestBody + " bytes.")
+                    .endWithClose(context.response(), 413);
             return;
         }
         context.next();

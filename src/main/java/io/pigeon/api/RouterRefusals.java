@@ -26,10 +26,16 @@ public class RouterRefusals {
             context.next();
             return;
         }
-        LOG.debugf(context.failure(), "Refused before routing: %s %s", context.request().method(),
+        LOG.debugf(
+                context.failure(),
+                "Refused before routing: %s %s",
+                context.request().method(),
                 context.request().path());
-        new ErrorDocument("Bad request", context.request().authority() == null
-                ? "The request names no host: HTTP/1.1 requests carry a Host header."
-                : "The request could not be routed.").endWithClose(context.response(), 400);
+        new ErrorDocument(
+                        "Bad request",
+                        context.request().authority() == null
+                                ? "The request names no host: HTTP/1.1 requests carry a Host header."
+                                : "The request could not be routed.")
+                .endWithClose(context.response(), 400);
     }
 }

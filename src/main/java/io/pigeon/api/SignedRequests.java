@@ -30,8 +30,7 @@ public final class SignedRequests {
         }
     }
 
-    private SignedRequests() {
-    }
+    private SignedRequests() {}
 
     static boolean isSigned(HttpServerRequest request) {
         return request.getHeader(SIGNATURE) != null;
@@ -48,8 +47,11 @@ public final class SignedRequests {
                 || !NORMAL_PATH.matcher(request.path()).matches()) {
             throw new Refused();
         }
-        SignedUrls.Presented presented = new SignedUrls.Presented(request.getHeader(SIGNATURE),
-                request.getHeader("URL-Expires"), request.getHeader("URL-Methods"), request.getHeader("URL-Paths"),
+        SignedUrls.Presented presented = new SignedUrls.Presented(
+                request.getHeader(SIGNATURE),
+                request.getHeader("URL-Expires"),
+                request.getHeader("URL-Methods"),
+                request.getHeader("URL-Paths"),
                 request.getHeader(Projects.HEADER));
         if (!urls.admits(presented, request.method().name(), target)) {
             throw new Refused();

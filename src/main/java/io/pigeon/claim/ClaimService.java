@@ -1,17 +1,17 @@
 package io.pigeon.claim;
 
-import io.pigeon.ids.Uuids;
-import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
-import io.pigeon.observability.QueueMetrics;
+import io.pigeon.ids.Uuids;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.UnreadableMessages;
+import io.pigeon.observability.QueueMetrics;
+import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
-import io.smallrye.mutiny.Uni;
-import io.pigeon.pool.QueueDatabases;
+import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
@@ -30,15 +30,24 @@ public class ClaimService {
     /** Claims on one queue arriving while one is being taken share the next statement, oldest messages to the first. */
     private final Coalescer<PlacedQueue, ClaimStore.Request, Optional<List<Message>>> claims;
 
-    public ClaimService(ClaimStore store, QueueDatabases databases, MessageService messages, PigeonConfig config,
-            QueueMetrics metrics, UnreadableMessages unreadable) {
+    public ClaimService(
+            ClaimStore store,
+            QueueDatabases databases,
+            MessageService messages,
+            PigeonConfig config,
+            QueueMetrics metrics,
+            UnreadableMessages unreadable) {
         this.store = store;
         this.unreadable = unreadable;
         this.databases = databases;
         this.messages = messages;
         this.config = config;
         this.metrics = metrics;
-        this.claims = new Coalescer<>(this::takeTogether, ClaimStore.Request::limit, request -> 0, config.coalescing(),
+        this.claims = new Coalescer<>(
+                this::takeTogether,
+                ClaimStore.Request::limit,
+                request -> 0,
+                config.coalescing(),
                 metrics.statementRequests("claim"));
     }
 
@@ -60,8 +69,7 @@ public class ClaimService {
     }
 
     /** A newly taken claim: its id and the messages it holds. */
-    public record NewClaim(UUID id, List<Message> messages) {
-    }
+    public record NewClaim(UUID id, List<Message> messages) {}
 
     /** Claim terms as a request gave them: either may be absent (null), then the defaults apply. */
     public record RequestedTerms(Integer ttl, Integer grace) {
@@ -71,7 +79,8 @@ public class ClaimService {
 
     /** The requested terms with the defaults in place of what the request left out. */
     public RequestedTerms withDefaults(RequestedTerms requested) {
-        return new RequestedTerms(requested.ttl() == null ? config.defaultClaimTtl() : requested.ttl(),
+        return new RequestedTerms(
+                requested.ttl() == null ? config.defaultClaimTtl() : requested.ttl(),
                 requested.grace() == null ? config.defaultClaimGrace() : requested.grace());
     }
 
@@ -91,8 +100,9 @@ public class ClaimService {
     public Uni<Optional<NewClaim>> take(String project, QueueName queue, Integer limit, ClaimTerms terms) {
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
-        return PlacedQueue.of(databases, project, queue).chain(placed -> metrics.timeClaim(() -> claims.submit(
-                        placed, new ClaimStore.Request(claimId, pageSize, terms))))
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> metrics.timeClaim(
+                        () -> claims.submit(placed, new ClaimStore.Request(claimId, pageSize, terms))))
                 .map(claimed -> claimed.map(taken -> {
                     metrics.claimed(taken.size());
                     return new NewClaim(claimId, taken);
@@ -114,8 +124,9 @@ public class ClaimService {
      */
     public Uni<Boolean> renew(String project, QueueName queue, UUID claimId, RequestedTerms requested) {
         checkRenewal(requested);
-        return PlacedQueue.of(databases, project, queue).chain(placed -> store.renew(placed, claimId, requested.ttl(),
-                requested.grace(), config.maxMessageTtl()));
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed ->
+                        store.renew(placed, claimId, requested.ttl(), requested.grace(), config.maxMessageTtl()));
     }
 
     /** The bounds of a renewal's terms: a ttl is required. */
@@ -188,7 +199,6 @@ public class ClaimService {
     }
 
     public static Rejection claimNotFound(String project, QueueName queue, String claimId) {
-        return Rejection.notFound(
-                "Claim " + claimId + " does not exist in queue " + queue + " for project " + project);
+        return Rejection.notFound("Claim " + claimId + " does not exist in queue " + queue + " for project " + project);
     }
 }

@@ -10,14 +10,14 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * The SQL of claims. Taking a claim is one statement: it locks the oldest free messages with
@@ -40,7 +40,8 @@ public class ClaimStore {
     // One claim alone (the common case below a few concurrent claimers per queue): lock the oldest free messages (see
     // FreeMessages), mark them claimed, count the claim, extend their lives, and record the claim. Cheaper than the
     // statement for several (no hand-out by rank): measured 0.2 ms less per claim at one client.
-    static final String CREATE_ONE = """
+    static final String CREATE_ONE =
+            """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2),
             claimed AS (
                 UPDATE messages m
@@ -59,16 +60,20 @@ public class ClaimStore {
                 WHERE EXISTS (SELECT 1 FROM claimed))
             SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id
             FROM q LEFT JOIN claimed c ON true
-            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7"), AGE.formatted("c"),
-            FreeMessages.MAX_CLAIMS_OF_METADATA,
-            FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"));
+            ORDER BY c.id"""
+                    .formatted(
+                            EXTENDED_LIFETIME.formatted("$5 + $6", "$7"),
+                            AGE.formatted("c"),
+                            FreeMessages.MAX_CLAIMS_OF_METADATA,
+                            FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"));
 
     // One statement for several claims (see Coalescer): lock the oldest free messages, as many as all the
     // claims ask for together (see FreeMessages), hand them out oldest first in the claims' order (the first claim
     // gets the oldest n1, the next the following n2, ...), mark each with its claim and its terms, count the claim,
     // extend their lives, and record every claim that got a message. The queue id is a scalar subquery, not a join
     // with q: only then does the planner scan the index from the queue's oldest row.
-    static final String CREATE = """
+    static final String CREATE =
+            """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2),
             asked AS (
                 SELECT a.claim_id, a.ttl, a.grace, a.claim_index,
@@ -97,24 +102,30 @@ public class ClaimStore {
                 JOIN asked a ON a.claim_index = h.claim_index)
             SELECT q.id AS queue_id, c.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id
             FROM q LEFT JOIN claimed c ON true
-            ORDER BY c.id""".formatted(EXTENDED_LIFETIME.formatted("t.ttl + t.grace", "$7"), AGE.formatted("c"),
-            FreeMessages.MAX_CLAIMS_OF_METADATA,
-            FreeMessages.lockOldest("(SELECT id FROM q)", "$8", "(SELECT max_claims FROM q)"));
+            ORDER BY c.id"""
+                    .formatted(
+                            EXTENDED_LIFETIME.formatted("t.ttl + t.grace", "$7"),
+                            AGE.formatted("c"),
+                            FreeMessages.MAX_CLAIMS_OF_METADATA,
+                            FreeMessages.lockOldest("(SELECT id FROM q)", "$8", "(SELECT max_claims FROM q)"));
 
-    private static final String GET = """
+    private static final String GET =
+            """
             SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body, m.key_id
             FROM queues q
             JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
             LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
                 AND m.claim_id = c.id AND m.expires_at > now()
             WHERE q.project = $1 AND q.name = $2
-            ORDER BY m.id""".formatted(AGE.formatted("c"), AGE.formatted("m"));
+            ORDER BY m.id"""
+                    .formatted(AGE.formatted("c"), AGE.formatted("m"));
 
     // The claim's rows are found through the primary key with the ids the claim recorded. Scalar
     // subqueries over c (rather than a join) give the key's values to the index scan, and
     // "IS NOT DISTINCT FROM" (equal to "=" for a non-null claim id) does not imply "claim_id IS NOT NULL",
     // so the planner cannot pick messages_claim_deadline and walk every claimed row of the queue.
-    private static final String RENEW = """
+    private static final String RENEW =
+            """
             WITH c AS (
                 UPDATE claims c
                 SET ttl = $4, grace = COALESCE($5, c.grace), created_at = now(),
@@ -130,13 +141,14 @@ public class ClaimStore {
                 WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
                   AND m.claim_id IS NOT DISTINCT FROM $3 AND m.expires_at > now()
                 RETURNING m.id)
-            SELECT count(*) AS claims FROM c""".formatted(
-            EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6"));
+            SELECT count(*) AS claims FROM c"""
+                    .formatted(EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6"));
 
     // Releasing ends the claim now rather than deleting it: its messages are free at once (a claim takes
     // messages of ended claims), and the sweeper then frees or dead-letters them like those of any
     // expired claim. As RENEW: primary-key probes only.
-    private static final String RELEASE = """
+    private static final String RELEASE =
+            """
             WITH c AS (
                 UPDATE claims c SET expires_at = now()
                 FROM queues q
@@ -146,7 +158,6 @@ public class ClaimStore {
             WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
               AND m.claim_id IS NOT DISTINCT FROM $3""";
 
-
     private final MessageCipher cipher;
 
     public ClaimStore(MessageCipher cipher) {
@@ -154,17 +165,18 @@ public class ClaimStore {
     }
 
     /** A claim to take: its id, how many messages it asks for, and its terms. */
-    public record Request(UUID id, int limit, ClaimTerms terms) {
-    }
+    public record Request(UUID id, int limit, ClaimTerms terms) {}
 
     /**
      * What a claim statement took: for each claim, its messages that open, oldest first (empty: the queue is
      * missing); and the rows it took that do not open, in queue {@code queueId}, held by claims {@code holders}
      * (they are still claimed: set them aside before answering).
      */
-    public record Taken(List<Optional<List<Message>>> answers, long queueId, List<MessageRows.Unopened> unreadable,
-            UUID[] holders) {
-    }
+    public record Taken(
+            List<Optional<List<Message>>> answers,
+            long queueId,
+            List<MessageRows.Unopened> unreadable,
+            UUID[] holders) {}
 
     /**
      * Takes every claim in one statement, the oldest free messages to the first: for each, its messages oldest first
@@ -172,7 +184,9 @@ public class ClaimStore {
      */
     public Uni<Taken> create(PlacedQueue queue, List<Request> claims, int maxMessageTtl) {
         Claims taking = new Claims(claims, maxMessageTtl);
-        return queue.db().preparedQuery(taking.alone() ? CREATE_ONE : CREATE).execute(taking.parameters(queue))
+        return queue.db()
+                .preparedQuery(taking.alone() ? CREATE_ONE : CREATE)
+                .execute(taking.parameters(queue))
                 .map(rows -> taken(rows, queue, claims));
     }
 
@@ -190,8 +204,14 @@ public class ClaimStore {
         Tuple parameters(PlacedQueue queue) {
             if (alone()) {
                 Request claim = claims.get(0);
-                return Tuple.from(List.of(queue.project(), queue.storedName(), claim.id(), claim.limit(),
-                        claim.terms().ttl(), claim.terms().grace(), maxMessageTtl));
+                return Tuple.from(List.of(
+                        queue.project(),
+                        queue.storedName(),
+                        claim.id(),
+                        claim.limit(),
+                        claim.terms().ttl(),
+                        claim.terms().grace(),
+                        maxMessageTtl));
             }
             UUID[] ids = new UUID[claims.size()];
             Integer[] limits = new Integer[claims.size()];
@@ -206,16 +226,21 @@ public class ClaimStore {
                 graces[i] = claim.terms().grace();
                 total += claim.limit();
             }
-            return Tuple.of(queue.project(), queue.storedName()).addArrayOfUUID(ids).addArrayOfInteger(limits)
-                    .addArrayOfInteger(ttls).addArrayOfInteger(graces).addInteger(maxMessageTtl).addInteger(total);
+            return Tuple.of(queue.project(), queue.storedName())
+                    .addArrayOfUUID(ids)
+                    .addArrayOfInteger(limits)
+                    .addArrayOfInteger(ttls)
+                    .addArrayOfInteger(graces)
+                    .addInteger(maxMessageTtl)
+                    .addInteger(total);
         }
     }
 
     /** Each of {@code claims} claims' messages from the rows of a claim statement (none at all: no queue). */
     private Taken taken(RowSet<Row> rows, PlacedQueue queue, List<Request> claims) {
         if (rows.size() == 0) {
-            return new Taken(Collections.nCopies(claims.size(), Optional.<List<Message>>empty()), 0,
-                    List.of(), new UUID[0]);
+            return new Taken(
+                    Collections.nCopies(claims.size(), Optional.<List<Message>>empty()), 0, List.of(), new UUID[0]);
         }
         List<List<Message>> taken = new ArrayList<>(claims.size());
         for (int i = 0; i < claims.size(); i++) {
@@ -236,17 +261,20 @@ public class ClaimStore {
                 }
             }
         }
-        return new Taken(taken.stream().map(Optional::of).toList(), rows.iterator().next().getLong("queue_id"),
-                unreadable, holders.toArray(UUID[]::new));
+        return new Taken(
+                taken.stream().map(Optional::of).toList(),
+                rows.iterator().next().getLong("queue_id"),
+                unreadable,
+                holders.toArray(UUID[]::new));
     }
 
     /** A live claim with its live messages that open, and the rows of it that do not. */
-    public record Found(Claim claim, List<MessageRows.Unopened> unreadable) {
-    }
+    public record Found(Claim claim, List<MessageRows.Unopened> unreadable) {}
 
     /** The live claim with its live messages, or empty. */
     public Uni<Optional<Found>> get(PlacedQueue queue, UUID claimId) {
-        return queue.db().preparedQuery(GET)
+        return queue.db()
+                .preparedQuery(GET)
                 .execute(Tuple.of(queue.project(), queue.storedName(), claimId))
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -254,22 +282,29 @@ public class ClaimStore {
                     }
                     Row first = rows.iterator().next();
                     MessageRows.Read read = MessageRows.of(cipher, queue).read(rows);
-                    return Optional.of(new Found(new Claim(claimId, first.getInteger("claim_ttl"),
-                            first.getLong("claim_age"), read.messages()), read.unreadable()));
+                    return Optional.of(new Found(
+                            new Claim(
+                                    claimId,
+                                    first.getInteger("claim_ttl"),
+                                    first.getLong("claim_age"),
+                                    read.messages()),
+                            read.unreadable()));
                 });
     }
 
     /** Renews a live claim from now with new terms ({@code grace} null keeps the old one); false if none. */
     public Uni<Boolean> renew(PlacedQueue queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
-        return queue.db().preparedQuery(RENEW)
-                .execute(Tuple.from(Arrays.asList(queue.project(), queue.storedName(), claimId, ttl, grace,
-                        maxMessageTtl)))
+        return queue.db()
+                .preparedQuery(RENEW)
+                .execute(Tuple.from(
+                        Arrays.asList(queue.project(), queue.storedName(), claimId, ttl, grace, maxMessageTtl)))
                 .map(rows -> rows.iterator().next().getLong("claims") > 0);
     }
 
     /** Ends the claim now; its messages are free at once. */
     public Uni<Void> release(PlacedQueue queue, UUID claimId) {
-        return queue.db().preparedQuery(RELEASE)
+        return queue.db()
+                .preparedQuery(RELEASE)
                 .execute(Tuple.of(queue.project(), queue.storedName(), claimId))
                 .replaceWithVoid();
     }

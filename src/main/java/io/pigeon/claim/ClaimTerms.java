@@ -1,5 +1,4 @@
 package io.pigeon.claim;
 
 /** How long a claim lasts and how long its messages outlive it (grace), both in seconds. */
-public record ClaimTerms(int ttl, int grace) {
-}
+public record ClaimTerms(int ttl, int grace) {}

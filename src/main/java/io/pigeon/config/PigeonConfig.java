@@ -216,7 +216,8 @@ public interface PigeonConfig {
         boolean trustRolesHeader();
 
         enum Mode {
-            NONE, OIDC
+            NONE,
+            OIDC
         }
     }
 

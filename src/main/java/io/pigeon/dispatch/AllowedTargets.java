@@ -1,8 +1,10 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.rules.Rejection;
+import io.quarkus.vertx.http.HttpServerStart;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -13,8 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import io.quarkus.vertx.http.HttpServerStart;
-import jakarta.enterprise.event.Observes;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -39,8 +39,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class AllowedTargets {
 
     /** An IPv4 address in its one plain form: four decimal parts of 0 to 255, without leading zeros. */
-    private static final Pattern IPV4 = Pattern.compile(
-            "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+    private static final Pattern IPV4 =
+            Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
 
     /**
      * A last label that makes a host an IPv4 address to URL parsers, curl and proxies (a number, decimal or 0x hex):
@@ -51,15 +51,35 @@ public class AllowedTargets {
 
     /** Networks a call never reaches unless a CIDR of the list names them. */
     private static final List<Network> SPECIAL = List.of(
-            network("0.0.0.0/8"), network("10.0.0.0/8"), network("100.64.0.0/10"), network("127.0.0.0/8"),
-            network("169.254.0.0/16"), network("172.16.0.0/12"), network("192.0.0.0/24"), network("192.0.2.0/24"),
-            network("192.168.0.0/16"), network("198.18.0.0/15"), network("198.51.100.0/24"), network("203.0.113.0/24"),
-            network("224.0.0.0/4"), network("240.0.0.0/4"),
-            network("::/96"), network("::1/128"), network("64:ff9b::/96"), network("100::/64"), network("2001:db8::/32"),
-            network("fc00::/7"), network("fe80::/10"), network("fec0::/10"), network("ff00::/8"),
+            network("0.0.0.0/8"),
+            network("10.0.0.0/8"),
+            network("100.64.0.0/10"),
+            network("127.0.0.0/8"),
+            network("169.254.0.0/16"),
+            network("172.16.0.0/12"),
+            network("192.0.0.0/24"),
+            network("192.0.2.0/24"),
+            network("192.168.0.0/16"),
+            network("198.18.0.0/15"),
+            network("198.51.100.0/24"),
+            network("203.0.113.0/24"),
+            network("224.0.0.0/4"),
+            network("240.0.0.0/4"),
+            network("::/96"),
+            network("::1/128"),
+            network("64:ff9b::/96"),
+            network("100::/64"),
+            network("2001:db8::/32"),
+            network("fc00::/7"),
+            network("fe80::/10"),
+            network("fec0::/10"),
+            network("ff00::/8"),
             // Addresses that carry an IPv4 address inside and reach it through a translator or relay, which may be
             // on the inside: local-use NAT64, IPv4-translated (SIIT), 6to4 and Teredo. Whole, whatever IPv4 they carry.
-            network("64:ff9b:1::/48"), network("::ffff:0:0:0/96"), network("2002::/16"), network("2001::/32"));
+            network("64:ff9b:1::/48"),
+            network("::ffff:0:0:0/96"),
+            network("2002::/16"),
+            network("2001::/32"));
 
     record Network(byte[] address, int prefix) {
         boolean contains(byte[] candidate) {
@@ -170,9 +190,12 @@ public class AllowedTargets {
                     + "form than four decimal parts of 0 to 255 without leading zeros (0177.0.0.1 is 127.0.0.1 to curl "
                     + "and proxies): write the address plainly.";
         }
-        if (restricted && hostPatterns.stream().noneMatch(pattern -> pattern.matcher(host).matches())
+        if (restricted
+                && hostPatterns.stream()
+                        .noneMatch(pattern -> pattern.matcher(host).matches())
                 && (literal == null || networks.stream().noneMatch(network -> network.contains(literal)))) {
-            return "targets host \"" + host + "\", which is not in pigeon.dispatch.allowed-targets (" + described + ").";
+            return "targets host \"" + host + "\", which is not in pigeon.dispatch.allowed-targets (" + described
+                    + ").";
         }
         if (ports.stream().noneMatch(range -> range.contains(port))) {
             return "targets port " + port + ", which is not in pigeon.dispatch.allowed-ports (" + describedPorts + ").";
@@ -269,16 +292,18 @@ public class AllowedTargets {
                 return new PortRange(1, 65535);
             }
             int dash = entry.indexOf('-');
-            PortRange range = dash < 0 ? new PortRange(Integer.parseInt(entry), Integer.parseInt(entry))
-                    : new PortRange(Integer.parseInt(entry.substring(0, dash)), Integer.parseInt(entry.substring(dash + 1)));
+            PortRange range = dash < 0
+                    ? new PortRange(Integer.parseInt(entry), Integer.parseInt(entry))
+                    : new PortRange(
+                            Integer.parseInt(entry.substring(0, dash)), Integer.parseInt(entry.substring(dash + 1)));
             if (range.from() >= 1 && range.to() <= 65535 && range.from() <= range.to()) {
                 return range;
             }
         } catch (NumberFormatException e) {
             // refused below
         }
-        throw new IllegalArgumentException("pigeon.dispatch.allowed-ports: \"" + entry
-                + "\" is not a port (1-65535), a range (8000-8999) or *");
+        throw new IllegalArgumentException(
+                "pigeon.dispatch.allowed-ports: \"" + entry + "\" is not a port (1-65535), a range (8000-8999) or *");
     }
 
     /** This machine's own HTTP endpoint, which calls may never reach. */
@@ -287,8 +312,7 @@ public class AllowedTargets {
 
         private volatile int port;
 
-        public OwnAddress(@ConfigProperty(name = "quarkus.http.port",
-                defaultValue = "8080") int configuredPort) {
+        public OwnAddress(@ConfigProperty(name = "quarkus.http.port", defaultValue = "8080") int configuredPort) {
             this.port = configuredPort;
         }
 

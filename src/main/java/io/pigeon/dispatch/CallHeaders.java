@@ -12,19 +12,31 @@ public final class CallHeaders {
 
     /** Most extra headers on one call, and longest value. */
     public static final int MAX_HEADERS = 32;
+
     public static final int MAX_NAME_LENGTH = 256;
     public static final int MAX_VALUE_LENGTH = 8192;
 
-    private static final Set<String> RESERVED = Set.of("host", "connection", "keep-alive", "proxy-connection",
-            "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade",
-            "content-length", "expect", DeliveryClient.GROUP_HEADER.toLowerCase(Locale.ROOT),
-            DeliveryClient.ATTEMPT_HEADER.toLowerCase(Locale.ROOT), CallMarker.HEADER.toLowerCase(Locale.ROOT));
+    private static final Set<String> RESERVED = Set.of(
+            "host",
+            "connection",
+            "keep-alive",
+            "proxy-connection",
+            "proxy-authenticate",
+            "proxy-authorization",
+            "te",
+            "trailer",
+            "transfer-encoding",
+            "upgrade",
+            "content-length",
+            "expect",
+            DeliveryClient.GROUP_HEADER.toLowerCase(Locale.ROOT),
+            DeliveryClient.ATTEMPT_HEADER.toLowerCase(Locale.ROOT),
+            CallMarker.HEADER.toLowerCase(Locale.ROOT));
 
     /** Every header of this prefix is Pigeon's to send, those it sends today and any it may send later. */
     private static final String PIGEON_PREFIX = "x-pigeon-";
 
-    private CallHeaders() {
-    }
+    private CallHeaders() {}
 
     /** Why this header may not be sent, or null when it may. */
     public static String refusal(String name, String value) {
@@ -47,7 +59,9 @@ public final class CallHeaders {
     private static boolean isToken(String name) {
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
                     || "!#$%&'*+.^_`|~-".indexOf(c) >= 0;
             if (!ok) {
                 return false;

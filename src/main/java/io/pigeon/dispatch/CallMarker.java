@@ -48,7 +48,8 @@ public class CallMarker {
         if (known != null) {
             return Uni.createFrom().item(known);
         }
-        Uni<String> secret = configured.isPresent() ? Uni.createFrom().item(configured.get())
+        Uni<String> secret = configured.isPresent()
+                ? Uni.createFrom().item(configured.get())
                 : catalogue.query(SECRET_ROW).execute().map(rows -> {
                     if (rows.size() == 0) {
                         throw new IllegalStateException("deployment_secrets has no call-marker row (migration V13)");
@@ -67,15 +68,17 @@ public class CallMarker {
         if (presented == null || presented.isBlank()) {
             return Uni.createFrom().item(false);
         }
-        return value().map(marker -> Arrays.stream(presented.split(",")).anyMatch(value -> MessageDigest.isEqual(
-                marker.getBytes(StandardCharsets.US_ASCII), value.trim().getBytes(StandardCharsets.UTF_8))));
+        return value().map(marker -> Arrays.stream(presented.split(","))
+                .anyMatch(value -> MessageDigest.isEqual(
+                        marker.getBytes(StandardCharsets.US_ASCII), value.trim().getBytes(StandardCharsets.UTF_8))));
     }
 
     static String markerOf(String secret) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            return Base64.getUrlEncoder().withoutPadding()
+            return Base64.getUrlEncoder()
+                    .withoutPadding()
                     .encodeToString(mac.doFinal(MARKED_TEXT.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available", e);

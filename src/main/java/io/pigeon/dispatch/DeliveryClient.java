@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.VertxException;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
@@ -17,19 +18,18 @@ import io.vertx.mutiny.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
-import io.vertx.core.VertxException;
-import java.net.ConnectException;
-import java.time.Duration;
 
 /**
  * Makes the call of a taken group: its method on its target, with the items' bodies as one JSON array (v3) or
@@ -50,6 +50,7 @@ public class DeliveryClient {
 
     /** The group and attempt, so that a target can recognise a repeated call (after a lost answer). */
     public static final String GROUP_HEADER = "X-Pigeon-Group";
+
     public static final String ATTEMPT_HEADER = "X-Pigeon-Attempt";
 
     /** Answer bytes read (and dropped) before the connection is closed instead. */
@@ -98,8 +99,8 @@ public class DeliveryClient {
         }
     }
 
-    public DeliveryClient(Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher,
-            CallMarker marker) {
+    public DeliveryClient(
+            Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher, CallMarker marker) {
         PigeonConfig.Dispatch dispatch = config.dispatch();
         this.cipher = cipher;
         this.marker = marker;
@@ -108,12 +109,14 @@ public class DeliveryClient {
         this.allowedTargets = allowedTargets;
         this.callTimeoutMillis = dispatch.callTimeout().toMillis();
         this.readTimeoutMillis = dispatch.readTimeout().toMillis();
-        this.client = vertx.getDelegate().createHttpClient(new HttpClientOptions()
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, dispatch.connectTimeout().toMillis()))
-                .setMaxPoolSize(dispatch.maxConcurrency())
-                .setKeepAlive(true)
-                // TLS checks the certificate against the target's name, not the checked address connected to.
-                .setVerifyHost(true));
+        this.client = vertx.getDelegate()
+                .createHttpClient(new HttpClientOptions()
+                        .setConnectTimeout((int) Math.min(
+                                Integer.MAX_VALUE, dispatch.connectTimeout().toMillis()))
+                        .setMaxPoolSize(dispatch.maxConcurrency())
+                        .setKeepAlive(true)
+                        // TLS checks the certificate against the target's name, not the checked address connected to.
+                        .setVerifyHost(true));
     }
 
     @PreDestroy
@@ -123,31 +126,36 @@ public class DeliveryClient {
 
     /** The call of {@code group}; never fails: every failure is an {@link Outcome}. */
     public Uni<Outcome> call(DispatchStore.TakenGroup group) {
-        return Uni.createFrom().deferred(() -> {
-            URI target = URI.create(group.target());
-            String refusal = allowedTargets.listRefusal(target);
-            if (refusal != null) {
-                // The lists may have changed since the target was stored: such a group is not called, nor retried.
-                // (Its address, literal or resolved, is checked by resolve().)
-                return Uni.createFrom().item(Outcome.refused("target not allowed"));
-            }
-            int port = AllowedTargets.port(target);
-            // Opened here, so that a body that does not open fails this call alone (retried by its policy: the
-            // operator may yet configure the missing key).
-            byte[] payload = payloadOf(group);
-            return resolve(target, port).flatMap(address -> {
-                if (address == null) {
-                    return Uni.createFrom().item(Outcome.refused("target not allowed"));
-                }
-                long wait = hostRates.admit(address);
-                if (wait > 0) {
-                    return Uni.createFrom().item(Outcome.deferred(wait));
-                }
-                return marker.value().flatMap(marked -> send(group, payload, target, address, port, marked));
-            });
-        })
-                .ifNoItem().after(Duration.ofMillis(callTimeoutMillis)).failWith(CallTimedOut::new)
-                .onFailure().recoverWithItem(failure -> {
+        return Uni.createFrom()
+                .deferred(() -> {
+                    URI target = URI.create(group.target());
+                    String refusal = allowedTargets.listRefusal(target);
+                    if (refusal != null) {
+                        // The lists may have changed since the target was stored: such a group is not called, nor
+                        // retried.
+                        // (Its address, literal or resolved, is checked by resolve().)
+                        return Uni.createFrom().item(Outcome.refused("target not allowed"));
+                    }
+                    int port = AllowedTargets.port(target);
+                    // Opened here, so that a body that does not open fails this call alone (retried by its policy: the
+                    // operator may yet configure the missing key).
+                    byte[] payload = payloadOf(group);
+                    return resolve(target, port).flatMap(address -> {
+                        if (address == null) {
+                            return Uni.createFrom().item(Outcome.refused("target not allowed"));
+                        }
+                        long wait = hostRates.admit(address);
+                        if (wait > 0) {
+                            return Uni.createFrom().item(Outcome.deferred(wait));
+                        }
+                        return marker.value().flatMap(marked -> send(group, payload, target, address, port, marked));
+                    });
+                })
+                .ifNoItem()
+                .after(Duration.ofMillis(callTimeoutMillis))
+                .failWith(CallTimedOut::new)
+                .onFailure()
+                .recoverWithItem(failure -> {
                     LOG.debugf("Group %d: call failed: %s", group.id(), failure.toString());
                     return Outcome.failed(describe(failure));
                 });
@@ -169,15 +177,17 @@ public class DeliveryClient {
                 }
             });
         }
-        return vertx.executeBlocking(Uni.createFrom().item(() -> {
-            InetAddress[] resolved;
-            try {
-                resolved = InetAddress.getAllByName(host);
-            } catch (UnknownHostException e) {
-                throw new ConnectionFailed();
-            }
-            return allowedTargets.choose(resolved, port);
-        }), false);
+        return vertx.executeBlocking(
+                Uni.createFrom().item(() -> {
+                    InetAddress[] resolved;
+                    try {
+                        resolved = InetAddress.getAllByName(host);
+                    } catch (UnknownHostException e) {
+                        throw new ConnectionFailed();
+                    }
+                    return allowedTargets.choose(resolved, port);
+                }),
+                false);
     }
 
     /** The body to send: as stored, with a sealed message's text (a JSON string in it) replaced by the opened body. */
@@ -189,65 +199,69 @@ public class DeliveryClient {
         // The sealed text is base64 of a random nonce and more: it cannot occur in the document by chance, and
         // base64 needs no escaping inside a JSON string.
         return new String(group.payload(), StandardCharsets.UTF_8)
-                .replace("\"" + group.sealedBody() + "\"", opened).getBytes(StandardCharsets.UTF_8);
+                .replace("\"" + group.sealedBody() + "\"", opened)
+                .getBytes(StandardCharsets.UTF_8);
     }
 
-    private Uni<Outcome> send(DispatchStore.TakenGroup group, byte[] payload, URI target, InetAddress address, int port,
-            String marked) {
+    private Uni<Outcome> send(
+            DispatchStore.TakenGroup group, byte[] payload, URI target, InetAddress address, int port, String marked) {
         AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
         AtomicBoolean ended = new AtomicBoolean();
-        return Uni.createFrom().<Outcome>emitter(emitter -> {
-            RequestOptions options = new RequestOptions()
-                    .setMethod(HttpMethod.valueOf(group.method()))
-                    .setServer(SocketAddress.inetSocketAddress(new InetSocketAddress(address, port)))
-                    .setHost(AllowedTargets.host(target))
-                    .setPort(port)
-                    .setSsl("https".equalsIgnoreCase(target.getScheme()))
-                    .setURI(pathAndQuery(target))
-                    .setFollowRedirects(false)
-                    .setIdleTimeout(readTimeoutMillis)
-                    .putHeader("User-Agent", "pigeon")
-                    .putHeader("Content-Type", "application/json");
-            extraHeaders(group.headersJson(), options);
-            options.putHeader(GROUP_HEADER, Long.toString(group.id()));
-            options.putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()));
-            options.putHeader(CallMarker.HEADER, marked);
-            client.request(options).onComplete(requested -> {
-                if (requested.failed()) {
-                    emitter.fail(requested.cause());
-                    return;
-                }
-                HttpClientRequest request = requested.result();
-                sent.set(request);
-                request.send(Buffer.buffer(payload)).onComplete(answered -> {
-                    if (answered.failed()) {
-                        emitter.fail(answered.cause());
-                        return;
-                    }
-                    HttpClientResponse response = answered.result();
-                    Outcome outcome = outcomeOf(response.statusCode());
-                    long[] read = {0};
-                    response.handler(chunk -> {
-                        read[0] += chunk.length();
-                        if (read[0] > MAX_ANSWER_BYTES) {
-                            // Enough: the status decided the outcome, the rest is not worth a connection.
-                            emitter.complete(outcome);
+        return Uni.createFrom()
+                .<Outcome>emitter(emitter -> {
+                    RequestOptions options = new RequestOptions()
+                            .setMethod(HttpMethod.valueOf(group.method()))
+                            .setServer(SocketAddress.inetSocketAddress(new InetSocketAddress(address, port)))
+                            .setHost(AllowedTargets.host(target))
+                            .setPort(port)
+                            .setSsl("https".equalsIgnoreCase(target.getScheme()))
+                            .setURI(pathAndQuery(target))
+                            .setFollowRedirects(false)
+                            .setIdleTimeout(readTimeoutMillis)
+                            .putHeader("User-Agent", "pigeon")
+                            .putHeader("Content-Type", "application/json");
+                    extraHeaders(group.headersJson(), options);
+                    options.putHeader(GROUP_HEADER, Long.toString(group.id()));
+                    options.putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()));
+                    options.putHeader(CallMarker.HEADER, marked);
+                    client.request(options).onComplete(requested -> {
+                        if (requested.failed()) {
+                            emitter.fail(requested.cause());
+                            return;
                         }
+                        HttpClientRequest request = requested.result();
+                        sent.set(request);
+                        request.send(Buffer.buffer(payload)).onComplete(answered -> {
+                            if (answered.failed()) {
+                                emitter.fail(answered.cause());
+                                return;
+                            }
+                            HttpClientResponse response = answered.result();
+                            Outcome outcome = outcomeOf(response.statusCode());
+                            long[] read = {0};
+                            response.handler(chunk -> {
+                                read[0] += chunk.length();
+                                if (read[0] > MAX_ANSWER_BYTES) {
+                                    // Enough: the status decided the outcome, the rest is not worth a connection.
+                                    emitter.complete(outcome);
+                                }
+                            });
+                            response.exceptionHandler(failure -> emitter.complete(outcome));
+                            response.endHandler(done -> {
+                                ended.set(true);
+                                emitter.complete(outcome);
+                            });
+                        });
                     });
-                    response.exceptionHandler(failure -> emitter.complete(outcome));
-                    response.endHandler(done -> {
-                        ended.set(true);
-                        emitter.complete(outcome);
-                    });
+                })
+                .onTermination()
+                .invoke(() -> {
+                    // Timed out, or the answer was cut short: close the exchange so that nothing lingers.
+                    HttpClientRequest request = sent.get();
+                    if (request != null && !ended.get()) {
+                        request.reset();
+                    }
                 });
-            });
-        }).onTermination().invoke(() -> {
-            // Timed out, or the answer was cut short: close the exchange so that nothing lingers.
-            HttpClientRequest request = sent.get();
-            if (request != null && !ended.get()) {
-                request.reset();
-            }
-        });
     }
 
     private static String pathAndQuery(URI target) {
@@ -274,7 +288,8 @@ public class DeliveryClient {
             if (count++ >= CallHeaders.MAX_HEADERS) {
                 return;
             }
-            if (header.getValue().isTextual() && CallHeaders.refusal(header.getKey(), header.getValue().asText()) == null) {
+            if (header.getValue().isTextual()
+                    && CallHeaders.refusal(header.getKey(), header.getValue().asText()) == null) {
                 options.putHeader(header.getKey(), header.getValue().asText());
             }
         }
@@ -293,11 +308,14 @@ public class DeliveryClient {
             LOG.error(failure.getMessage());
             return "sealed message does not open";
         }
-        if (failure instanceof TimeoutException || failure.getClass().getSimpleName().contains("Timeout")) {
+        if (failure instanceof TimeoutException
+                || failure.getClass().getSimpleName().contains("Timeout")) {
             return "timed out";
         }
-        if (failure instanceof ConnectionFailed || failure instanceof ConnectException
-                || failure instanceof VertxException || failure instanceof IOException) {
+        if (failure instanceof ConnectionFailed
+                || failure instanceof ConnectException
+                || failure instanceof VertxException
+                || failure instanceof IOException) {
             return "connection failed";
         }
         return "call failed";

@@ -36,8 +36,12 @@ public record DispatchAddress(String method, URI target) {
             throw Rejection.invalidRequest("\"" + field + "\" must be an absolute http or https URL.");
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!uri.isAbsolute() || !(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
-                || uri.getPort() > 65535 || uri.getRawFragment() != null || url.length() > MAX_TARGET_LENGTH) {
+        if (!uri.isAbsolute()
+                || !(scheme.equals("http") || scheme.equals("https"))
+                || uri.getHost() == null
+                || uri.getPort() > 65535
+                || uri.getRawFragment() != null
+                || url.length() > MAX_TARGET_LENGTH) {
             throw Rejection.invalidRequest("\"" + field + "\" must be an absolute http or https URL with a host, "
                     + "a port up to 65535 if any, and no fragment, of at most " + MAX_TARGET_LENGTH + " characters.");
         }

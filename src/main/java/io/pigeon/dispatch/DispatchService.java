@@ -1,16 +1,16 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.rules.Paging;
-import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
-import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.pool.QueueDatabases;
+import io.pigeon.rules.Paging;
+import io.pigeon.rules.Rejection;
+import io.pigeon.storage.DatabaseFailures;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
-import java.util.Comparator;
-import io.pigeon.storage.DatabaseFailures;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Function;
 
@@ -43,8 +43,14 @@ public class DispatchService {
     private final PigeonConfig.Dispatch config;
     private final CallMarker marker;
 
-    public DispatchService(DispatchStore store, QueueDatabases databases, PoolClients pools, Dispatcher dispatcher,
-            AllowedTargets allowedTargets, PigeonConfig config, CallMarker marker) {
+    public DispatchService(
+            DispatchStore store,
+            QueueDatabases databases,
+            PoolClients pools,
+            Dispatcher dispatcher,
+            AllowedTargets allowedTargets,
+            PigeonConfig config,
+            CallMarker marker) {
         this.store = store;
         this.databases = databases;
         this.pools = pools;
@@ -77,17 +83,31 @@ public class DispatchService {
      * fire at unix time {@code ontime} (null: now). {@code callMarker} is the request's {@link CallMarker#HEADER}
      * (or null): a push carrying this deployment's marker is refused (a forged one means nothing).
      */
-    public Uni<DispatchStore.Enqueued> enqueue(String project, String mergeKey, String method, String service,
-            Double ontime, Update update, String json, String callMarker) {
+    public Uni<DispatchStore.Enqueued> enqueue(
+            String project,
+            String mergeKey,
+            String method,
+            String service,
+            Double ontime,
+            Update update,
+            String json,
+            String callMarker) {
         validateMergeKey(mergeKey);
         DispatchAddress address = DispatchAddress.parse(method, service);
         allowedTargets.check("service", address.target());
         if (ontime != null && (ontime < 0 || ontime > MAX_ONTIME)) {
-            throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
-                    + MAX_ONTIME + ".");
+            throw Rejection.invalidParameter(
+                    "ontime", "The value must be a unix time in seconds from 0 to " + MAX_ONTIME + ".");
         }
-        DispatchStore.Push push = new DispatchStore.Push(project, mergeKey, address, mergeable(mergeKey), ontime,
-                update == Update.ALWAYS, json, announceWithin());
+        DispatchStore.Push push = new DispatchStore.Push(
+                project,
+                mergeKey,
+                address,
+                mergeable(mergeKey),
+                ontime,
+                update == Update.ALWAYS,
+                json,
+                announceWithin());
         return notFromPigeon(callMarker).chain(() -> push(push));
     }
 
@@ -98,11 +118,13 @@ public class DispatchService {
      * keep calls going round at the per-host rate for ever.
      */
     private Uni<Void> notFromPigeon(String callMarker) {
-        return marker.recognises(callMarker).invoke(fromPigeon -> {
-            if (fromPigeon) {
-                throw new Rejection(Rejection.Reason.FORBIDDEN, FROM_PIGEON);
-            }
-        }).replaceWithVoid();
+        return marker.recognises(callMarker)
+                .invoke(fromPigeon -> {
+                    if (fromPigeon) {
+                        throw new Rejection(Rejection.Reason.FORBIDDEN, FROM_PIGEON);
+                    }
+                })
+                .replaceWithVoid();
     }
 
     /**
@@ -111,15 +133,16 @@ public class DispatchService {
      * other. The target must already have passed the allowed-targets check.
      */
     public Uni<Void> call(String project, String mergeKey, DispatchAddress address, String body, String headersJson) {
-        return pathOf(project, "-" + mergeKey, address).chain(path -> store.call(path, body, headersJson)
-                .invoke(due -> dispatcher.pushed(path.db(), due))
-                .call(due -> announceUnlessServing(path.db())))
+        return pathOf(project, "-" + mergeKey, address)
+                .chain(path -> store.call(path, body, headersJson)
+                        .invoke(due -> dispatcher.pushed(path.db(), due))
+                        .call(due -> announceUnlessServing(path.db())))
                 .replaceWithVoid();
     }
 
     private Uni<DispatchStore.Enqueued> push(DispatchStore.Push push) {
-        return databaseOf(push.project(), push.mergeKey(), push.address()).chain(db -> store.enqueue(db, push)
-                .invoke(enqueued -> dispatcher.pushed(db, enqueued.dueAt())));
+        return databaseOf(push.project(), push.mergeKey(), push.address())
+                .chain(db -> store.enqueue(db, push).invoke(enqueued -> dispatcher.pushed(db, enqueued.dueAt())));
     }
 
     /**
@@ -157,15 +180,14 @@ public class DispatchService {
     }
 
     /** A page of a path's pending groups, with the address its method and service segments name. */
-    public record PendingPath(DispatchAddress address, DispatchStore.PendingPage page) {
-    }
+    public record PendingPath(DispatchAddress address, DispatchStore.PendingPage page) {}
 
     /**
      * The pending items of a path after item {@code marker} (0: from the start), at most {@code limit} (default
      * and largest {@link #MAX_ITEMS_SHOWN}) and {@link #MAX_BYTES_SHOWN} bytes of bodies a page.
      */
-    public Uni<PendingPath> pending(String project, String mergeKey, String method, String service, long after,
-            Integer limit) {
+    public Uni<PendingPath> pending(
+            String project, String mergeKey, String method, String service, long after, Integer limit) {
         validateMergeKey(mergeKey);
         DispatchAddress address = DispatchAddress.parse(method, service);
         int items = limit == null ? MAX_ITEMS_SHOWN : limit;
@@ -191,20 +213,26 @@ public class DispatchService {
         // Group ids are unique over every database (each pool's ids start in a block of their own), so the pages of
         // all merge into one id order.
         return pools.onEvery(database -> store.dead(database.client(), project, marker, limit))
-                .map(pages -> pages.stream().flatMap(List::stream)
-                        .sorted(Comparator.comparingLong(DispatchStore.DeadGroup::id)).limit(limit).toList());
+                .map(pages -> pages.stream()
+                        .flatMap(List::stream)
+                        .sorted(Comparator.comparingLong(DispatchStore.DeadGroup::id))
+                        .limit(limit)
+                        .toList());
     }
 
     /** Puts a dead group back; refused for a call Pigeon made, as a push is ({@code callMarker} as there). */
     public Uni<Boolean> requeue(String project, long groupId, String callMarker) {
         // A push may create a pending twin between the check and the update: then the items join it.
-        return notFromPigeon(callMarker).chain(() -> onTheDatabaseThatHasIt(db -> store.requeue(db, project, groupId)
-                .onFailure(DatabaseFailures::isUniqueViolation).retry().atMost(2)
-                .invoke(requeued -> {
-                    if (requeued) {
-                        dispatcher.wake(db);
-                    }
-                })));
+        return notFromPigeon(callMarker)
+                .chain(() -> onTheDatabaseThatHasIt(db -> store.requeue(db, project, groupId)
+                        .onFailure(DatabaseFailures::isUniqueViolation)
+                        .retry()
+                        .atMost(2)
+                        .invoke(requeued -> {
+                            if (requeued) {
+                                dispatcher.wake(db);
+                            }
+                        })));
     }
 
     public Uni<Boolean> dropDead(String project, long groupId) {
@@ -223,7 +251,9 @@ public class DispatchService {
     }
 
     private static void validateMergeKey(String mergeKey) {
-        if (mergeKey == null || mergeKey.isEmpty() || mergeKey.length() > MAX_MERGE_KEY_LENGTH
+        if (mergeKey == null
+                || mergeKey.isEmpty()
+                || mergeKey.length() > MAX_MERGE_KEY_LENGTH
                 || mergeKey.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
             throw Rejection.invalidRequest("\"merge_key\" must be 1 to " + MAX_MERGE_KEY_LENGTH
                     + " characters, none of them a control character.");

@@ -4,20 +4,20 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.HashSet;
 
 /**
  * The SQL of the delivery engine. Due groups are taken with {@code FOR UPDATE SKIP LOCKED} and a lease
@@ -37,7 +37,8 @@ public class DispatchStore {
     // (over their quotas when the usage check last counted: $11 to $13), the ontime horizon ($14 seconds ahead of
     // the database's now, $15), and the group's items ($16, $17). The last is checked on the group's row as the
     // upsert has locked it, after any concurrent push to the group has committed: it holds exactly.
-    private static final String ENQUEUE = """
+    private static final String ENQUEUE =
+            """
             WITH g AS (
                 INSERT INTO dispatch_groups AS g (project, merge_key, method, target, mergeable, envelope, fire_at,
                                                   items, item_bytes)
@@ -68,11 +69,13 @@ public class DispatchStore {
             FROM item JOIN g ON g.id = item.group_id
             LEFT JOIN LATERAL (
                 SELECT pg_notify('%s', extract(epoch FROM g.fire_at)::text)
-                WHERE $9 AND g.fire_at < now() + $10 * interval '1 millisecond') AS signal ON true""".formatted(CHANNEL);
+                WHERE $9 AND g.fire_at < now() + $10 * interval '1 millisecond') AS signal ON true"""
+                    .formatted(CHANNEL);
 
     // A call Pigeon sends itself: one unmergeable group, due now, its body in the row ('single', as notifications),
     // which counts what it holds toward the project's bytes as a notification does.
-    private static final String CALL = """
+    private static final String CALL =
+            """
             INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, headers, fire_at,
                                          item_bytes)
             VALUES ($1, $2, $3, $4, false, 'single', $5, $6::text::json, now(),
@@ -86,7 +89,8 @@ public class DispatchStore {
     // body's length from its header, without reading or decompressing the body): only the page's bodies leave
     // the database. The first row past the page comes without its body and says that more follow; $6 + 1 rows
     // of ids and sizes are read at most.
-    private static final String VIEW = """
+    private static final String VIEW =
+            """
             WITH page AS (
                 SELECT s.*, s.n > $6 OR (s.n > 1 AND s.upto > $7) AS beyond
                 FROM (
@@ -107,16 +111,19 @@ public class DispatchStore {
             FROM page
             LEFT JOIN dispatch_items i ON NOT page.beyond AND i.group_id = page.id AND i.id = page.item_id
             WHERE NOT page.beyond OR page.n = (SELECT min(n) FROM page WHERE beyond)
-            ORDER BY page.item_id""".formatted(PATH);
+            ORDER BY page.item_id"""
+                    .formatted(PATH);
 
-    private static final String DELETE_PATH = """
+    private static final String DELETE_PATH =
+            """
             DELETE FROM dispatch_groups g WHERE %s AND g.state = 'pending'""".formatted(PATH);
 
     // MATERIALIZED: the locking scan runs exactly once, whatever the planner thinks of the table's size.
     // Fairness: projects already at their share of this replica's calls ($4) are skipped, and of the rest each
     // gets at most its remaining share ($5/$6 the calls each has in flight, $7 the share); a due group locked
     // but not chosen stays as it was. Items: the oldest, at most $3 and $8 bytes of bodies (one always goes).
-    private static final String TAKE_DUE = """
+    private static final String TAKE_DUE =
+            """
             WITH due AS MATERIALIZED (
                 SELECT id, project, fire_at FROM dispatch_groups
                 WHERE state = 'pending' AND fire_at <= now() AND project <> ALL($4::text[])
@@ -154,14 +161,16 @@ public class DispatchStore {
                       items.item_ids, items.bodies, items.more""";
 
     // The next fire time that this replica could act on: projects at their share are left out.
-    private static final String NEXT_DUE = """
+    private static final String NEXT_DUE =
+            """
             SELECT extract(epoch FROM now())::float8 AS now, extract(epoch FROM min(fire_at))::float8 AS next_due
             FROM dispatch_groups WHERE state = 'pending' AND project <> ALL($1::text[])""";
 
     // One round trip; the rules (and why they are safe against concurrent pushes) are in the function.
     private static final String COMPLETE = "SELECT dispatch_complete($1, $2, $3::bigint[], $4)";
 
-    private static final String RELEASE = """
+    private static final String RELEASE =
+            """
             UPDATE dispatch_groups
             SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, last_error = $3,
                 fire_at = now() + $4 * interval '1 millisecond'
@@ -169,19 +178,22 @@ public class DispatchStore {
 
     // A call not made (its target address was past its call rate): the group is due again later, and the attempt its
     // take counted is given back; a fire time a push asked for meanwhile cannot come sooner than the rate allows.
-    private static final String DEFER = """
+    private static final String DEFER =
+            """
             UPDATE dispatch_groups
             SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, attempts = greatest(attempts - 1, 0),
                 fire_at = now() + $3 * interval '1 millisecond'
             WHERE id = $1 AND lease_token = $2""";
 
-    private static final String BURY = """
+    private static final String BURY =
+            """
             UPDATE dispatch_groups
             SET lease_token = NULL, lease_until = NULL, next_fire_at = NULL, last_error = $3,
                 state = 'dead', dead_at = now()
             WHERE id = $1 AND lease_token = $2""";
 
-    private static final String LIST_DEAD = """
+    private static final String LIST_DEAD =
+            """
             SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error,
                    extract(epoch FROM g.dead_at)::float8 AS dead_at, extract(epoch FROM g.created_at)::float8 AS created_at,
                    CASE WHEN g.envelope = 'single' THEN 1
@@ -193,14 +205,16 @@ public class DispatchStore {
 
     // A dead group goes back alone when it is within the per-group limit ($3, refusal $4): it always is, unless
     // the limit was lowered since its items were pushed.
-    private static final String REQUEUE = """
+    private static final String REQUEUE =
+            """
             UPDATE dispatch_groups
             SET state = 'pending', dead_at = NULL, attempts = 0, overwrite = false, last_error = NULL,
                 created_at = now(), fire_at = now()
             WHERE project = $1 AND id = $2 AND state = 'dead' AND (items <= $3 OR pigeon_refuse('429', $4))
             RETURNING id""";
 
-    private static final String FIND_LIVE_TWIN = """
+    private static final String FIND_LIVE_TWIN =
+            """
             SELECT live.id FROM dispatch_groups dead
             JOIN dispatch_groups live ON live.project = dead.project AND live.merge_key = dead.merge_key
                  AND live.method = dead.method AND live.target = dead.target
@@ -211,7 +225,8 @@ public class DispatchStore {
     // The dead group's items join the live one, and its counts with them, when together they are within the
     // per-group limit ($3), else the statement fails whole with its refusal ($4) and nothing moves. The live row is
     // locked (FIND_LIVE_TWIN) and the moved rows counted as they move, so the limit holds exactly, as a push's does.
-    private static final String MOVE_ITEMS = """
+    private static final String MOVE_ITEMS =
+            """
             WITH moved AS (
                 UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1 RETURNING octet_length(body) AS size),
             counted AS (SELECT count(*) AS items, COALESCE(sum(size), 0) AS bytes FROM moved)
@@ -222,13 +237,15 @@ public class DispatchStore {
 
     private static final String DELETE_GROUP = "DELETE FROM dispatch_groups WHERE id = $1";
 
-    private static final String FIRE_NOW = """
+    private static final String FIRE_NOW =
+            """
             UPDATE dispatch_groups
             SET fire_at = CASE WHEN lease_until > now() THEN fire_at ELSE now() END,
                 next_fire_at = CASE WHEN lease_until > now() THEN now() ELSE next_fire_at END
             WHERE id = $1""";
 
-    private static final String DROP_DEAD = """
+    private static final String DROP_DEAD =
+            """
             DELETE FROM dispatch_groups WHERE project = $1 AND id = $2 AND state = 'dead'""";
 
     private static final String NOTIFY = "SELECT pg_notify('" + CHANNEL + "', '')";
@@ -249,8 +266,10 @@ public class DispatchStore {
     /** How far ahead a push's ontime may be, and the words of its refusal (made once: sent with every push). */
     record Horizon(long seconds, String refusal) {
         static Horizon of(Duration horizon) {
-            return new Horizon(horizon.toSeconds(), "The \"ontime\" parameter is invalid. The value may be at most "
-                    + horizon.toSeconds() + " seconds after now (pigeon.dispatch.ontime-horizon).");
+            return new Horizon(
+                    horizon.toSeconds(),
+                    "The \"ontime\" parameter is invalid. The value may be at most " + horizon.toSeconds()
+                            + " seconds after now (pigeon.dispatch.ontime-horizon).");
         }
     }
 
@@ -259,29 +278,45 @@ public class DispatchStore {
      * time the dispatcher finds the group due ({@code dueAt}: the lease's end while a call is running), as
      * unix seconds by the database clock.
      */
-    public record Enqueued(long itemId, long groupId, double fireAt, double dueAt) {
-    }
+    public record Enqueued(long itemId, long groupId, double fireAt, double dueAt) {}
 
     /** The database clock's now and the earliest pending fire time (null when nothing is pending), unix seconds. */
-    public record NextDue(double now, Double nextDue) {
-    }
+    public record NextDue(double now, Double nextDue) {}
 
-    public record PendingItem(long id, String body, double created) {
-    }
+    public record PendingItem(long id, String body, double created) {}
 
-    public record PendingGroup(long id, double fireAt, int attempts, boolean inFlight, String lastError,
-            List<PendingItem> items) {
-    }
+    public record PendingGroup(
+            long id, double fireAt, int attempts, boolean inFlight, String lastError, List<PendingItem> items) {}
 
     /** A group taken for a call: what to call, with which items, and the lease that must be shown to finish. */
-    public record TakenGroup(long id, UUID leaseToken, String project, String method, String target,
-            String headersJson, String retryPolicyJson, int attempts, double ageSeconds, double latenessSeconds,
-            long[] itemIds, byte[] payload, boolean empty, boolean moreItems, String sealedBody, String sealedKeyId) {
-    }
+    public record TakenGroup(
+            long id,
+            UUID leaseToken,
+            String project,
+            String method,
+            String target,
+            String headersJson,
+            String retryPolicyJson,
+            int attempts,
+            double ageSeconds,
+            double latenessSeconds,
+            long[] itemIds,
+            byte[] payload,
+            boolean empty,
+            boolean moreItems,
+            String sealedBody,
+            String sealedKeyId) {}
 
-    public record DeadGroup(long id, String mergeKey, String method, String target, int attempts, String lastError,
-            double deadAt, double createdAt, long items) {
-    }
+    public record DeadGroup(
+            long id,
+            String mergeKey,
+            String method,
+            String target,
+            int attempts,
+            String lastError,
+            double deadAt,
+            double createdAt,
+            long items) {}
 
     /**
      * A push as the enqueue statement takes it; the record owns the order of its parameters ($1 to $10 as
@@ -289,16 +324,34 @@ public class DispatchStore {
      * push's time replace an existing group's. With {@code announceWithinMillis} set, other replicas are
      * notified when the group is due within that time (a later group is seen by their regular re-planning).
      */
-    public record Push(String project, String mergeKey, DispatchAddress address, boolean mergeable, Double ontime,
-            boolean alwaysRetime, String body, Long announceWithinMillis) {
+    public record Push(
+            String project,
+            String mergeKey,
+            DispatchAddress address,
+            boolean mergeable,
+            Double ontime,
+            boolean alwaysRetime,
+            String body,
+            Long announceWithinMillis) {
         Tuple parameters(Quotas quotas, Horizon horizon) {
-            return Tuple.from(List.of(project, mergeKey, address.method(), address.target().toString(), mergeable))
-                    .addDouble(ontime).addBoolean(alwaysRetime).addString(body)
+            return Tuple.from(List.of(
+                            project,
+                            mergeKey,
+                            address.method(),
+                            address.target().toString(),
+                            mergeable))
+                    .addDouble(ontime)
+                    .addBoolean(alwaysRetime)
+                    .addString(body)
                     .addBoolean(announceWithinMillis != null)
                     .addLong(announceWithinMillis == null ? 0 : announceWithinMillis)
-                    .addString(quotas.groups()).addString(quotas.pendingItems()).addString(quotas.pendingBytes())
-                    .addLong(horizon.seconds()).addString(horizon.refusal())
-                    .addInteger(quotas.limits().maxItemsPerGroup()).addString(quotas.itemsPerGroup());
+                    .addString(quotas.groups())
+                    .addString(quotas.pendingItems())
+                    .addString(quotas.pendingBytes())
+                    .addLong(horizon.seconds())
+                    .addString(horizon.refusal())
+                    .addInteger(quotas.limits().maxItemsPerGroup())
+                    .addString(quotas.itemsPerGroup());
         }
     }
 
@@ -308,7 +361,8 @@ public class DispatchStore {
      */
     public record Path(SqlClient db, String project, String mergeKey, DispatchAddress address) {
         Tuple parameters() {
-            return Tuple.of(project, mergeKey, address.method(), address.target().toString());
+            return Tuple.of(
+                    project, mergeKey, address.method(), address.target().toString());
         }
     }
 
@@ -317,30 +371,36 @@ public class DispatchStore {
      * as it is and extra {@code headersJson} (a JSON object, or null); the time it is due, in unix seconds.
      */
     public Uni<Double> call(Path path, String body, String headersJson) {
-        return path.db().preparedQuery(CALL)
+        return path.db()
+                .preparedQuery(CALL)
                 .execute(path.parameters().addString(body).addString(headersJson))
                 .map(rows -> rows.iterator().next().getDouble("due_at"));
     }
 
     /** Stores a push. */
     public Uni<Enqueued> enqueue(SqlClient db, Push push) {
-        return db.preparedQuery(ENQUEUE).execute(push.parameters(quotas, horizon)).map(rows -> {
-            Row row = rows.iterator().next();
-            return new Enqueued(row.getLong("item_id"), row.getLong("group_id"), row.getDouble("fire_at"),
-                    row.getDouble("due_at"));
-        });
+        return db.preparedQuery(ENQUEUE)
+                .execute(push.parameters(quotas, horizon))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return new Enqueued(
+                            row.getLong("item_id"),
+                            row.getLong("group_id"),
+                            row.getDouble("fire_at"),
+                            row.getDouble("due_at"));
+                });
     }
 
     /** A page of a path's pending items, grouped, and whether more follow it. */
-    public record PendingPage(List<PendingGroup> groups, boolean more) {
-    }
+    public record PendingPage(List<PendingGroup> groups, boolean more) {}
 
     /**
      * The pending items of a path after item {@code marker}, in arrival order, with their groups: at most
      * {@code maxItems} items and {@code maxBytes} of bodies (one item always, whatever its size).
      */
     public Uni<PendingPage> pending(Path path, long marker, int maxItems, int maxBytes) {
-        return path.db().preparedQuery(VIEW)
+        return path.db()
+                .preparedQuery(VIEW)
                 .execute(path.parameters().addLong(marker).addInteger(maxItems).addInteger(maxBytes))
                 .map(DispatchStore::page);
     }
@@ -359,8 +419,13 @@ public class DispatchStore {
             if (id != current) {
                 current = id;
                 items = new ArrayList<>();
-                groups.add(new PendingGroup(id, row.getDouble("fire_at"), row.getInteger("attempts"),
-                        row.getBoolean("in_flight"), row.getString("last_error"), items));
+                groups.add(new PendingGroup(
+                        id,
+                        row.getDouble("fire_at"),
+                        row.getInteger("attempts"),
+                        row.getBoolean("in_flight"),
+                        row.getString("last_error"),
+                        items));
             }
             items.add(new PendingItem(row.getLong("item_id"), row.getString("body"), row.getDouble("item_created")));
         }
@@ -369,9 +434,7 @@ public class DispatchStore {
 
     /** Deletes every pending group of a path with its items; how many groups. */
     public Uni<Integer> deletePending(Path path) {
-        return path.db().preparedQuery(DELETE_PATH)
-                .execute(path.parameters())
-                .map(RowSet::rowCount);
+        return path.db().preparedQuery(DELETE_PATH).execute(path.parameters()).map(RowSet::rowCount);
     }
 
     /** Leases up to {@code count} due groups, with no share per project and no byte bound (tests, tools). */
@@ -384,13 +447,23 @@ public class DispatchStore {
      * {@code maxItems} and {@code maxCallBytes} of bodies (at least one item). A project with
      * {@code busyProjects.get(p)} calls in flight gets at most {@code perProject} minus those.
      */
-    public Uni<List<TakenGroup>> takeDue(SqlClient db, int count, long leaseMillis, int maxItems, int maxCallBytes,
-            Map<String, Integer> busyProjects, int perProject) {
+    public Uni<List<TakenGroup>> takeDue(
+            SqlClient db,
+            int count,
+            long leaseMillis,
+            int maxItems,
+            int maxCallBytes,
+            Map<String, Integer> busyProjects,
+            int perProject) {
         String[] busy = busyProjects.keySet().toArray(String[]::new);
         Integer[] calls = Arrays.stream(busy).map(busyProjects::get).toArray(Integer[]::new);
         String[] saturated = saturated(busyProjects, perProject).toArray(String[]::new);
-        Tuple params = Tuple.of(count, leaseMillis, maxItems).addArrayOfString(saturated).addArrayOfString(busy)
-                .addArrayOfInteger(calls).addInteger(perProject).addInteger(maxCallBytes);
+        Tuple params = Tuple.of(count, leaseMillis, maxItems)
+                .addArrayOfString(saturated)
+                .addArrayOfString(busy)
+                .addArrayOfInteger(calls)
+                .addInteger(perProject)
+                .addInteger(maxCallBytes);
         return db.preparedQuery(TAKE_DUE).execute(params).map(rows -> {
             List<TakenGroup> taken = new ArrayList<>(rows.size());
             for (Row row : rows) {
@@ -406,14 +479,28 @@ public class DispatchStore {
                     payload = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
                 } else {
                     empty = bodies == null || bodies.length == 0;
-                    payload = empty ? new byte[0] : ("[" + String.join(",", bodies) + "]").getBytes(StandardCharsets.UTF_8);
+                    payload = empty
+                            ? new byte[0]
+                            : ("[" + String.join(",", bodies) + "]").getBytes(StandardCharsets.UTF_8);
                 }
-                taken.add(new TakenGroup(row.getLong("id"), row.getUUID("lease_token"), row.getString("project"),
-                        row.getString("method"), row.getString("target"), row.getString("headers"),
-                        row.getString("retry_policy"), row.getInteger("attempts"), row.getDouble("age"),
+                taken.add(new TakenGroup(
+                        row.getLong("id"),
+                        row.getUUID("lease_token"),
+                        row.getString("project"),
+                        row.getString("method"),
+                        row.getString("target"),
+                        row.getString("headers"),
+                        row.getString("retry_policy"),
+                        row.getInteger("attempts"),
+                        row.getDouble("age"),
                         row.getDouble("lateness"),
-                        ids == null ? new long[0] : Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
-                        payload, empty, Boolean.TRUE.equals(row.getBoolean("more")), row.getString("sealed_body"),
+                        ids == null
+                                ? new long[0]
+                                : Arrays.stream(ids).mapToLong(Long::longValue).toArray(),
+                        payload,
+                        empty,
+                        Boolean.TRUE.equals(row.getBoolean("more")),
+                        row.getString("sealed_body"),
                         row.getString("sealed_key_id")));
             }
             return taken;
@@ -432,10 +519,12 @@ public class DispatchStore {
     }
 
     public Uni<NextDue> nextDue(SqlClient db, Set<String> saturatedProjects) {
-        return db.preparedQuery(NEXT_DUE).execute(Tuple.tuple().addArrayOfString(saturatedProjects.toArray(String[]::new))).map(rows -> {
-            Row row = rows.iterator().next();
-            return new NextDue(row.getDouble("now"), row.getDouble("next_due"));
-        });
+        return db.preparedQuery(NEXT_DUE)
+                .execute(Tuple.tuple().addArrayOfString(saturatedProjects.toArray(String[]::new)))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return new NextDue(row.getDouble("now"), row.getDouble("next_due"));
+                });
     }
 
     /**
@@ -445,36 +534,52 @@ public class DispatchStore {
     public Uni<Void> complete(SqlClient db, TakenGroup group) {
         Long[] ids = Arrays.stream(group.itemIds()).boxed().toArray(Long[]::new);
         return db.preparedQuery(COMPLETE)
-                .execute(Tuple.of(group.id(), group.leaseToken()).addArrayOfLong(ids).addBoolean(group.moreItems()))
+                .execute(Tuple.of(group.id(), group.leaseToken())
+                        .addArrayOfLong(ids)
+                        .addBoolean(group.moreItems()))
                 .replaceWithVoid();
     }
 
     /** After a failed call: the group is called again in {@code retryMillis}. */
     public Uni<Void> release(SqlClient db, TakenGroup group, String error, long retryMillis) {
-        return db.preparedQuery(RELEASE).execute(Tuple.of(group.id(), group.leaseToken(), error, retryMillis))
+        return db.preparedQuery(RELEASE)
+                .execute(Tuple.of(group.id(), group.leaseToken(), error, retryMillis))
                 .replaceWithVoid();
     }
 
     /** A call that was not made, for the call rate of its target: the group is due again in {@code millis}. */
     public Uni<Void> defer(SqlClient db, TakenGroup group, long millis) {
-        return db.preparedQuery(DEFER).execute(Tuple.of(group.id(), group.leaseToken(), millis)).replaceWithVoid();
+        return db.preparedQuery(DEFER)
+                .execute(Tuple.of(group.id(), group.leaseToken(), millis))
+                .replaceWithVoid();
     }
 
     /** After a failed call that was the last allowed: the group moves to the dead state with its items. */
     public Uni<Void> bury(SqlClient db, TakenGroup group, String error) {
-        return db.preparedQuery(BURY).execute(Tuple.of(group.id(), group.leaseToken(), error)).replaceWithVoid();
+        return db.preparedQuery(BURY)
+                .execute(Tuple.of(group.id(), group.leaseToken(), error))
+                .replaceWithVoid();
     }
 
     public Uni<List<DeadGroup>> dead(SqlClient db, String project, long marker, int limit) {
-        return db.preparedQuery(LIST_DEAD).execute(Tuple.of(project, marker, limit)).map(rows -> {
-            List<DeadGroup> dead = new ArrayList<>();
-            for (Row row : rows) {
-                dead.add(new DeadGroup(row.getLong("id"), row.getString("merge_key"), row.getString("method"),
-                        row.getString("target"), row.getInteger("attempts"), row.getString("last_error"),
-                        row.getDouble("dead_at"), row.getDouble("created_at"), row.getLong("items")));
-            }
-            return dead;
-        });
+        return db.preparedQuery(LIST_DEAD)
+                .execute(Tuple.of(project, marker, limit))
+                .map(rows -> {
+                    List<DeadGroup> dead = new ArrayList<>();
+                    for (Row row : rows) {
+                        dead.add(new DeadGroup(
+                                row.getLong("id"),
+                                row.getString("merge_key"),
+                                row.getString("method"),
+                                row.getString("target"),
+                                row.getInteger("attempts"),
+                                row.getString("last_error"),
+                                row.getDouble("dead_at"),
+                                row.getDouble("created_at"),
+                                row.getLong("items")));
+                    }
+                    return dead;
+                });
     }
 
     /**
@@ -486,21 +591,29 @@ public class DispatchStore {
     public Uni<Boolean> requeue(Pool pool, String project, long id) {
         int perGroup = quotas.limits().maxItemsPerGroup();
         String perGroupRefusal = quotas.requeuedItemsPerGroup();
-        return pool.withTransaction(connection -> connection.preparedQuery(FIND_LIVE_TWIN)
+        return pool.withTransaction(connection -> connection
+                .preparedQuery(FIND_LIVE_TWIN)
                 .execute(Tuple.of(project, id))
                 .flatMap(twins -> {
                     if (twins.size() == 0) {
-                        return connection.preparedQuery(REQUEUE).execute(Tuple.of(project, id, perGroup, perGroupRefusal))
+                        return connection
+                                .preparedQuery(REQUEUE)
+                                .execute(Tuple.of(project, id, perGroup, perGroupRefusal))
                                 .map(rows -> rows.size() > 0);
                     }
                     long live = twins.iterator().next().getLong(0);
-                    return connection.preparedQuery(MOVE_ITEMS).execute(Tuple.of(id, live, perGroup, perGroupRefusal))
-                            .flatMap(moved -> connection.preparedQuery(DELETE_GROUP)
-                                    .execute(Tuple.of(id)))
-                            .flatMap(deleted -> connection.preparedQuery(FIRE_NOW).execute(Tuple.of(live)))
+                    return connection
+                            .preparedQuery(MOVE_ITEMS)
+                            .execute(Tuple.of(id, live, perGroup, perGroupRefusal))
+                            .flatMap(moved ->
+                                    connection.preparedQuery(DELETE_GROUP).execute(Tuple.of(id)))
+                            .flatMap(deleted ->
+                                    connection.preparedQuery(FIRE_NOW).execute(Tuple.of(live)))
                             .map(fired -> true);
                 })
-                .call(requeued -> requeued ? connection.query(NOTIFY).execute() : Uni.createFrom().nullItem()));
+                .call(requeued -> requeued
+                        ? connection.query(NOTIFY).execute()
+                        : Uni.createFrom().nullItem()));
     }
 
     public Uni<Boolean> dropDead(SqlClient db, String project, long id) {

@@ -3,10 +3,13 @@ package io.pigeon.dispatch;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.pool.PoolClients;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.HashSet;
@@ -16,9 +19,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import io.pigeon.pool.PoolClients;
-import io.quarkus.scheduler.Scheduled;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import org.jboss.logging.Logger;
 
 /**
@@ -53,6 +53,7 @@ public class Dispatcher {
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
     /** A pass over the pools asked for by a push to a database without a lane is under way. */
     private final AtomicBoolean followingOnDemand = new AtomicBoolean();
+
     private volatile boolean running;
 
     private final Timer lateness;
@@ -70,8 +71,13 @@ public class Dispatcher {
         }
     };
 
-    public Dispatcher(DispatchStore store, DeliveryClient client, PigeonConfig config,
-            Vertx vertx, MeterRegistry registry, PoolClients pools) {
+    public Dispatcher(
+            DispatchStore store,
+            DeliveryClient client,
+            PigeonConfig config,
+            Vertx vertx,
+            MeterRegistry registry,
+            PoolClients pools) {
         this.store = store;
         this.client = client;
         this.config = config.dispatch();
@@ -79,8 +85,10 @@ public class Dispatcher {
         this.pools = pools;
         this.slots = new CallSlots(this.config.maxConcurrency(), this.config.maxConcurrencyPerProject());
         this.settlement = new Settlement(store, this.config, registry);
-        lateness = Timer.builder("pigeon.dispatch.lateness").description("How long after its fire time a group was taken")
-                .publishPercentileHistogram().register(registry);
+        lateness = Timer.builder("pigeon.dispatch.lateness")
+                .description("How long after its fire time a group was taken")
+                .publishPercentileHistogram()
+                .register(registry);
     }
 
     void start(@Observes StartupEvent started) {
@@ -89,8 +97,13 @@ public class Dispatcher {
             return;
         }
         running = true;
-        followPools().subscribe().with(done -> { }, failure -> LOG.warnf(
-                "The dispatcher could not read the registered pools, retrying: %s", failure.toString()));
+        followPools()
+                .subscribe()
+                .with(
+                        done -> {},
+                        failure -> LOG.warnf(
+                                "The dispatcher could not read the registered pools, retrying: %s",
+                                failure.toString()));
     }
 
     void stop(@Observes ShutdownEvent stopping) {
@@ -103,7 +116,9 @@ public class Dispatcher {
      * Starts a lane for each database that holds groups and has none, stops the lanes of pools deleted or moved. The
      * configured database's lane never stops.
      */
-    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+    @Scheduled(
+            every = "5s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> followPools() {
         if (!running) {
@@ -111,9 +126,11 @@ public class Dispatcher {
         }
         return pools.everyDatabase()
                 .invoke(this::follow)
-                .onFailure().invoke(failure -> LOG.warnf("The dispatcher could not read the registered pools, will retry: %s",
-                        failure.toString()))
-                .onFailure().recoverWithNull()
+                .onFailure()
+                .invoke(failure -> LOG.warnf(
+                        "The dispatcher could not read the registered pools, will retry: %s", failure.toString()))
+                .onFailure()
+                .recoverWithNull()
                 .replaceWithVoid();
     }
 
@@ -165,7 +182,11 @@ public class Dispatcher {
             // A pool this replica does not follow yet: its lane starts now and looks at once. One catalogue read at a
             // time, however many posts to that pool arrive meanwhile (the 5 s pass covers one that read too early).
             if (followingOnDemand.compareAndSet(false, true)) {
-                followPools().onTermination().invoke(() -> followingOnDemand.set(false)).subscribe().with(done -> { });
+                followPools()
+                        .onTermination()
+                        .invoke(() -> followingOnDemand.set(false))
+                        .subscribe()
+                        .with(done -> {});
             }
         } else {
             lane.pushed(dueAt);
@@ -208,17 +229,22 @@ public class Dispatcher {
     private void deliver(Lane lane, DispatchStore.TakenGroup group) {
         Uni<Void> call = slots.fill(group.project(), callAndSettle(lane.db(), group), () -> slotFreed(lane));
         lateness.record((long) (Math.max(0, group.latenessSeconds()) * 1_000_000), TimeUnit.MICROSECONDS);
-        call.subscribe().with(done -> {
-        }, failure -> LOG.warnf("Group %d: the outcome of its call could not be stored (it will be called "
-                + "again when its lease ends): %s", group.id(), failure.toString()));
+        call.subscribe()
+                .with(
+                        done -> {},
+                        failure -> LOG.warnf(
+                                "Group %d: the outcome of its call could not be stored (it will be called "
+                                        + "again when its lease ends): %s",
+                                group.id(), failure.toString()));
     }
 
     /** The call of {@code group}, taken from {@code db}, then its outcome stored; a call that cannot be made failed. */
     private Uni<Void> callAndSettle(SqlClient db, DispatchStore.TakenGroup group) {
-        return Uni.createFrom().deferred(() -> group.empty()
-                        ? Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED)
-                        : client.call(group))
-                .onFailure().recoverWithItem(failure -> {
+        return Uni.createFrom()
+                .deferred(() ->
+                        group.empty() ? Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED) : client.call(group))
+                .onFailure()
+                .recoverWithItem(failure -> {
                     LOG.warnf("Group %d: its call could not be made: %s", group.id(), failure.toString());
                     return DeliveryClient.Outcome.failed("call failed");
                 })

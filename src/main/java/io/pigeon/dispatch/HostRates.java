@@ -68,7 +68,7 @@ final class HostRates {
     }
 
     private void forgetIdle(long now) {
-        for (Iterator<Host> it = hosts.values().iterator(); it.hasNext();) {
+        for (Iterator<Host> it = hosts.values().iterator(); it.hasNext(); ) {
             Host host = it.next();
             if (host.nextAt <= now && host.waitsUntil <= now) {
                 it.remove();

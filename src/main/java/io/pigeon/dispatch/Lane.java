@@ -63,12 +63,20 @@ final class Lane {
      * while every call slot is busy (a finishing call wakes it).
      */
     private volatile double plannedFor = Double.POSITIVE_INFINITY;
+
     private long timerId = -1;
     private PgSubscriber subscriber;
 
     /** The lane of database {@code db}, named {@code name} ({@link #HOME} for the configured database); not started. */
-    Lane(String name, Pool db, PgConnectOptions listenOptions, Vertx vertx, DispatchStore store,
-            PigeonConfig.Dispatch config, CallSlots slots, Owner owner) {
+    Lane(
+            String name,
+            Pool db,
+            PgConnectOptions listenOptions,
+            Vertx vertx,
+            DispatchStore store,
+            PigeonConfig.Dispatch config,
+            CallSlots slots,
+            Owner owner) {
         this.name = name;
         this.db = db;
         this.listenOptions = listenOptions;
@@ -172,36 +180,47 @@ final class Lane {
         Map<String, Integer> busy = slots.callsByProject();
         int share = slots.perProject();
         store.takeDue(db, room, leaseMillis, config.maxItemsPerCall(), config.maxCallBytes(), busy, share)
-                .onTermination().invoke((taken, failure, cancelled) -> {
+                .onTermination()
+                .invoke((taken, failure, cancelled) -> {
                     if (slots.endReservation(room, room - (taken == null ? 0 : taken.size()))) {
                         owner.slotsGivenBack(this);
                     }
                 })
-                .subscribe().with(taken -> {
-                    try {
-                        taken.forEach(group -> owner.deliver(this, group));
-                        if (!taken.isEmpty()) {
-                            // More may be due (of this or of projects whose share was full a moment ago).
-                            plan();
-                            return;
-                        }
-                        store.nextDue(db, slots.saturatedProjects()).subscribe().with(next -> {
-                            double maxSleep = config.maxSleep().toMillis() / 1000.0;
-                            double wakeAt = next.nextDue() == null ? next.now() + maxSleep
-                                    : Math.min(next.nextDue(), next.now() + maxSleep);
-                            sleep((long) Math.ceil((wakeAt - next.now()) * 1000));
-                            plannedFor = wakeAt;
-                            endPlanning();
-                        }, this::pauseAfter);
-                    } catch (RuntimeException e) {
-                        pauseAfter(e);
-                    }
-                }, this::pauseAfter);
+                .subscribe()
+                .with(
+                        taken -> {
+                            try {
+                                taken.forEach(group -> owner.deliver(this, group));
+                                if (!taken.isEmpty()) {
+                                    // More may be due (of this or of projects whose share was full a moment ago).
+                                    plan();
+                                    return;
+                                }
+                                store.nextDue(db, slots.saturatedProjects())
+                                        .subscribe()
+                                        .with(
+                                                next -> {
+                                                    double maxSleep =
+                                                            config.maxSleep().toMillis() / 1000.0;
+                                                    double wakeAt = next.nextDue() == null
+                                                            ? next.now() + maxSleep
+                                                            : Math.min(next.nextDue(), next.now() + maxSleep);
+                                                    sleep((long) Math.ceil((wakeAt - next.now()) * 1000));
+                                                    plannedFor = wakeAt;
+                                                    endPlanning();
+                                                },
+                                                this::pauseAfter);
+                            } catch (RuntimeException e) {
+                                pauseAfter(e);
+                            }
+                        },
+                        this::pauseAfter);
     }
 
     private void pauseAfter(Throwable failure) {
-        LOG.warnf("The dispatcher could not reach %s, retrying in %d ms: %s", describe(), FAILURE_PAUSE_MILLIS,
-                failure.toString());
+        LOG.warnf(
+                "The dispatcher could not reach %s, retrying in %d ms: %s",
+                describe(), FAILURE_PAUSE_MILLIS, failure.toString());
         sleep(FAILURE_PAUSE_MILLIS);
         endPlanning();
     }
@@ -220,7 +239,8 @@ final class Lane {
         if (timerId >= 0) {
             vertx.cancelTimer(timerId);
         }
-        long bounded = Math.max(MIN_SLEEP_MILLIS, Math.min(millis, config.maxSleep().toMillis()));
+        long bounded =
+                Math.max(MIN_SLEEP_MILLIS, Math.min(millis, config.maxSleep().toMillis()));
         timerId = vertx.setTimer(bounded, id -> {
             synchronized (this) {
                 if (timerId == id) {
@@ -234,7 +254,8 @@ final class Lane {
     /** A notification's payload is the pushed group's due time, or empty for "look now". */
     private void notified(String payload) {
         try {
-            double dueAt = payload == null || payload.isEmpty() ? Double.NEGATIVE_INFINITY : Double.parseDouble(payload);
+            double dueAt =
+                    payload == null || payload.isEmpty() ? Double.NEGATIVE_INFINITY : Double.parseDouble(payload);
             pushed(dueAt);
         } catch (NumberFormatException e) {
             wake();
@@ -247,7 +268,8 @@ final class Lane {
         options.addProperty("application_name", "pigeon-dispatcher");
         subscriber = PgSubscriber.subscriber(vertx, options);
         subscriber.reconnectPolicy(retries -> FAILURE_PAUSE_MILLIS);
-        subscriber.channel(DispatchStore.CHANNEL)
+        subscriber
+                .channel(DispatchStore.CHANNEL)
                 .handler(this::notified)
                 // (Re)subscribed: anything pushed while the connection was down is picked up now.
                 .subscribeHandler(this::wake);
@@ -255,8 +277,7 @@ final class Lane {
     }
 
     private void connect() {
-        subscriber.connect().subscribe().with(connected -> {
-        }, failure -> {
+        subscriber.connect().subscribe().with(connected -> {}, failure -> {
             LOG.warnf("The dispatcher could not LISTEN for pushes on %s, retrying: %s", describe(), failure.toString());
             if (!stopped) {
                 vertx.setTimer(FAILURE_PAUSE_MILLIS, id -> connect());

@@ -20,7 +20,8 @@ package io.pigeon.dispatch;
 public final class NotificationFanOut {
 
     // A subscription's options are JSON text (json): each is read once per post, in subscribed, not once per message.
-    private static final String CTES = """
+    private static final String CTES =
+            """
             subscribed AS MATERIALIZED (
                 SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
                 FROM (SELECT s.id AS subscription_id, s.subscriber,
@@ -76,7 +77,8 @@ public final class NotificationFanOut {
      * whole post. The refusing function runs only when a limit is reached (OR evaluates left to right), so a post
      * within its quotas costs a count it makes anyway and one index probe.
      */
-    public static final String WITHIN_DELIVERY_QUOTAS = """
+    public static final String WITHIN_DELIVERY_QUOTAS =
+            """
             ((SELECT count(*) FROM fan) <= %1$s OR pigeon_refuse('429', %2$s))
             AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
                      SELECT 1 FROM quota_breaches b
@@ -87,7 +89,8 @@ public final class NotificationFanOut {
                                           ORDER BY b.kind DESC LIMIT 1)))""";
 
     /** A guard that the queue {@code q} is not over its message quota (found by the usage check), refusal {@code %s}. */
-    public static final String WITHIN_MESSAGE_QUOTA = """
+    public static final String WITHIN_MESSAGE_QUOTA =
+            """
             (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
              OR pigeon_refuse('429', %s))""";
 
@@ -96,12 +99,12 @@ public final class NotificationFanOut {
      * {@code dropped} returning their ids; $1 the project): they are not delivered, nor retried, once their
      * subscription or queue is gone.
      */
-    public static final String CANCEL_DROPPED = """
+    public static final String CANCEL_DROPPED =
+            """
             notifications_cancelled AS (
                 DELETE FROM dispatch_groups g USING dropped d
                 WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
                   AND g.state = 'pending')""";
 
-    private NotificationFanOut() {
-    }
+    private NotificationFanOut() {}
 }

@@ -1,9 +1,9 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.rules.Rejection;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.rules.Rejection;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +22,7 @@ public final class RetrySchedule {
 
     /** Zaqar's defaults for a policy key the queue and subscription leave out. */
     static final int RETRIES_WITH_NO_DELAY = 3;
+
     static final int MINIMUM_DELAY_RETRIES = 3;
     static final int MINIMUM_DELAY = 5;
     static final int MAXIMUM_DELAY = 30;
@@ -31,15 +32,14 @@ public final class RetrySchedule {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private RetrySchedule() {
-    }
+    private RetrySchedule() {}
 
     /**
      * The delay before the next call of a group that has been called {@code attempts} times and has existed
      * for {@code age}, the last call having failed; empty when the group is to be moved to the dead state.
      */
-    public static Optional<Duration> next(int attempts, Duration age, String retryPolicyJson,
-            PigeonConfig.Dispatch config) {
+    public static Optional<Duration> next(
+            int attempts, Duration age, String retryPolicyJson, PigeonConfig.Dispatch config) {
         if (age.compareTo(config.maxAge()) >= 0) {
             return Optional.empty();
         }
@@ -108,16 +108,20 @@ public final class RetrySchedule {
             return delays;
         }
         for (int k = 0; k < points; k++) {
-            double delay = switch (function) {
-                // Rising by a growing step, reaching the maximum's neighbourhood at the last point.
-                case "arithmetic" -> points == 1 ? minimum
-                        : minimum + (double) (maximum - minimum) * k * (k + 1) / ((double) points * (points - 1)) ;
-                // A constant ratio from the minimum to the maximum.
-                case "geometric", "exponential" -> minimum <= 0 || points == 1 ? minimum
-                        : minimum * Math.pow((double) maximum / minimum, (double) k / (points - 1));
-                // Evenly spaced.
-                default -> minimum + (double) BACKOFF_STEP * k;
-            };
+            double delay =
+                    switch (function) {
+                            // Rising by a growing step, reaching the maximum's neighbourhood at the last point.
+                        case "arithmetic" -> points == 1
+                                ? minimum
+                                : minimum
+                                        + (double) (maximum - minimum) * k * (k + 1) / ((double) points * (points - 1));
+                            // A constant ratio from the minimum to the maximum.
+                        case "geometric", "exponential" -> minimum <= 0 || points == 1
+                                ? minimum
+                                : minimum * Math.pow((double) maximum / minimum, (double) k / (points - 1));
+                            // Evenly spaced.
+                        default -> minimum + (double) BACKOFF_STEP * k;
+                    };
             delays.add((int) Math.min(delay, maximum));
         }
         return delays;
@@ -149,20 +153,20 @@ public final class RetrySchedule {
             String name = names.next();
             JsonNode value = policy.get(name);
             switch (name) {
-                case "retries_with_no_delay", "minimum_delay_retries", "maximum_delay_retries" ->
-                        bounded(field, name, value, MAX_RETRIES_PER_PHASE);
+                case "retries_with_no_delay", "minimum_delay_retries", "maximum_delay_retries" -> bounded(
+                        field, name, value, MAX_RETRIES_PER_PHASE);
                 case "minimum_delay", "maximum_delay" -> bounded(field, name, value, MAX_POLICY_DELAY);
                 case "retry_backoff_function" -> {
-                    if (!value.isTextual() || !Set.of("linear", "arithmetic", "geometric", "exponential")
-                            .contains(value.asText())) {
+                    if (!value.isTextual()
+                            || !Set.of("linear", "arithmetic", "geometric", "exponential")
+                                    .contains(value.asText())) {
                         throw Rejection.invalidRequest(field + ".retry_backoff_function must be "
                                 + "one of linear, arithmetic, geometric, exponential.");
                     }
                 }
                 case "ignore_subscription_override" -> {
                     if (!value.isBoolean()) {
-                        throw Rejection.invalidRequest(
-                                field + ".ignore_subscription_override must be a boolean.");
+                        throw Rejection.invalidRequest(field + ".ignore_subscription_override must be a boolean.");
                     }
                 }
                 default -> throw Rejection.invalidRequest(field + " has an unknown key \"" + name
@@ -173,8 +177,8 @@ public final class RetrySchedule {
         int minimum = count(policy, "minimum_delay", MINIMUM_DELAY);
         int maximum = count(policy, "maximum_delay", MAXIMUM_DELAY);
         if (minimum > maximum) {
-            throw Rejection.invalidRequest(field + ".minimum_delay (" + minimum
-                    + ") must not exceed " + field + ".maximum_delay (" + maximum + ").");
+            throw Rejection.invalidRequest(field + ".minimum_delay (" + minimum + ") must not exceed " + field
+                    + ".maximum_delay (" + maximum + ").");
         }
     }
 

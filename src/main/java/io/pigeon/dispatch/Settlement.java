@@ -31,13 +31,20 @@ final class Settlement {
     Settlement(DispatchStore store, PigeonConfig.Dispatch config, MeterRegistry registry) {
         this.store = store;
         this.config = config;
-        delivered = Counter.builder("pigeon.dispatch.calls").tag("outcome", "delivered")
-                .description("Calls of the delivery engine, by outcome").register(registry);
-        failed = Counter.builder("pigeon.dispatch.calls").tag("outcome", "failed")
-                .description("Calls of the delivery engine, by outcome").register(registry);
-        deferred = Counter.builder("pigeon.dispatch.calls").tag("outcome", "deferred")
-                .description("Calls of the delivery engine, by outcome").register(registry);
-        buried = Counter.builder("pigeon.dispatch.dead").description("Groups moved to the dead state")
+        delivered = Counter.builder("pigeon.dispatch.calls")
+                .tag("outcome", "delivered")
+                .description("Calls of the delivery engine, by outcome")
+                .register(registry);
+        failed = Counter.builder("pigeon.dispatch.calls")
+                .tag("outcome", "failed")
+                .description("Calls of the delivery engine, by outcome")
+                .register(registry);
+        deferred = Counter.builder("pigeon.dispatch.calls")
+                .tag("outcome", "deferred")
+                .description("Calls of the delivery engine, by outcome")
+                .register(registry);
+        buried = Counter.builder("pigeon.dispatch.dead")
+                .description("Groups moved to the dead state")
                 .register(registry);
     }
 
@@ -55,10 +62,14 @@ final class Settlement {
         Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
         Optional<Duration> retry = outcome.retryable() ? retryAfter(group, age) : Optional.empty();
         if (retry.isPresent()) {
-            LOG.debugf("Group %d: call %d failed (%s); next in %s", group.id(), group.attempts(), outcome.error(), retry.get());
+            LOG.debugf(
+                    "Group %d: call %d failed (%s); next in %s",
+                    group.id(), group.attempts(), outcome.error(), retry.get());
             return store.release(db, group, outcome.error(), retry.get().toMillis());
         }
-        LOG.infof("Group %d: call %d failed (%s); moved to the dead state", group.id(), group.attempts(), outcome.error());
+        LOG.infof(
+                "Group %d: call %d failed (%s); moved to the dead state",
+                group.id(), group.attempts(), outcome.error());
         buried.increment();
         return store.bury(db, group, outcome.error());
     }

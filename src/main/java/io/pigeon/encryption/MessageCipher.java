@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -23,7 +24,6 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 import org.jboss.logging.Logger;
-import java.util.Arrays;
 
 /**
  * Seals and opens the bodies of messages stored encrypted: AES-256-GCM (authenticated: a changed byte is an
@@ -49,11 +49,11 @@ public class MessageCipher {
     private static final Logger LOG = Logger.getLogger(MessageCipher.class);
     /** The start of a version 2 text, and what the associated data of version 2 begins with. */
     private static final String VERSION_2 = "2:";
+
     private static final byte[] VERSION_2_CONTEXT = "pigeon message v2".getBytes(StandardCharsets.US_ASCII);
 
     /** A body as stored: the key's id and base64 of nonce, ciphertext and tag. */
-    public record Sealed(String keyId, String text) {
-    }
+    public record Sealed(String keyId, String text) {}
 
     /** A stored body that cannot be opened: its key is not configured, or the text was changed. */
     public static final class Unreadable extends RuntimeException {
@@ -84,7 +84,8 @@ public class MessageCipher {
             }
             this.currentKey = currentKey.get();
         } else if (keys.size() > 1) {
-            throw new IllegalArgumentException("pigeon.encryption.current-key must name one of the keys " + keys.keySet());
+            throw new IllegalArgumentException(
+                    "pigeon.encryption.current-key must name one of the keys " + keys.keySet());
         } else {
             this.currentKey = keys.isEmpty() ? null : keys.keySet().iterator().next();
         }
@@ -105,8 +106,10 @@ public class MessageCipher {
         try {
             Cipher cipher = cipher(Cipher.ENCRYPT_MODE, keys.get(currentKey), nonce, associatedData(project, queue));
             byte[] sealed = cipher.doFinal(body.getBytes(StandardCharsets.UTF_8));
-            ByteBuffer stored = ByteBuffer.allocate(nonce.length + sealed.length).put(nonce).put(sealed);
-            return new Sealed(currentKey, VERSION_2 + queue + ':' + Base64.getEncoder().encodeToString(stored.array()));
+            ByteBuffer stored =
+                    ByteBuffer.allocate(nonce.length + sealed.length).put(nonce).put(sealed);
+            return new Sealed(
+                    currentKey, VERSION_2 + queue + ':' + Base64.getEncoder().encodeToString(stored.array()));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("AES-GCM is not available", e);
         }
@@ -133,22 +136,27 @@ public class MessageCipher {
         }
         SecretKeySpec key = keys.get(keyId);
         if (key == null) {
-            throw new Unreadable("a stored message is sealed with key " + keyId
-                    + ", which is not configured (pigeon.encryption.keys." + keyId + ")", null);
+            throw new Unreadable(
+                    "a stored message is sealed with key " + keyId
+                            + ", which is not configured (pigeon.encryption.keys." + keyId + ")",
+                    null);
         }
         try {
             boolean version2 = isVersion2(stored);
-            byte[] associatedData = version2 ? associatedData(project, sealedFor(stored))
-                    : project.getBytes(StandardCharsets.UTF_8);
-            byte[] bytes = Base64.getDecoder().decode(version2 ? stored.substring(stored.lastIndexOf(':') + 1) : stored);
+            byte[] associatedData =
+                    version2 ? associatedData(project, sealedFor(stored)) : project.getBytes(StandardCharsets.UTF_8);
+            byte[] bytes =
+                    Base64.getDecoder().decode(version2 ? stored.substring(stored.lastIndexOf(':') + 1) : stored);
             if (bytes.length < NONCE_BYTES + TAG_BITS / 8) {
                 throw new Unreadable("a stored message sealed with key " + keyId + " is too short to be sealed", null);
             }
             Cipher cipher = cipher(Cipher.DECRYPT_MODE, key, Arrays.copyOf(bytes, NONCE_BYTES), associatedData);
             return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new Unreadable("a stored message sealed with key " + keyId + " does not open: it was changed, "
-                    + "or belongs to another project or queue, or the key was replaced under the same id", e);
+            throw new Unreadable(
+                    "a stored message sealed with key " + keyId + " does not open: it was changed, "
+                            + "or belongs to another project or queue, or the key was replaced under the same id",
+                    e);
         }
     }
 
@@ -167,8 +175,12 @@ public class MessageCipher {
         byte[] projectBytes = project.getBytes(StandardCharsets.UTF_8);
         byte[] queueBytes = queue.getBytes(StandardCharsets.UTF_8);
         return ByteBuffer.allocate(VERSION_2_CONTEXT.length + 8 + projectBytes.length + queueBytes.length)
-                .put(VERSION_2_CONTEXT).putInt(projectBytes.length).put(projectBytes).putInt(queueBytes.length)
-                .put(queueBytes).array();
+                .put(VERSION_2_CONTEXT)
+                .putInt(projectBytes.length)
+                .put(projectBytes)
+                .putInt(queueBytes.length)
+                .put(queueBytes)
+                .array();
     }
 
     private static Cipher cipher(int mode, SecretKeySpec key, byte[] nonce, byte[] associatedData)
@@ -181,8 +193,8 @@ public class MessageCipher {
 
     private static SecretKeySpec decode(String id, String text) {
         if (!KEY_ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("pigeon.encryption key id '" + id
-                    + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
+            throw new IllegalArgumentException(
+                    "pigeon.encryption key id '" + id + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
         }
         byte[] key;
         try {
@@ -191,8 +203,8 @@ public class MessageCipher {
             throw new IllegalArgumentException("pigeon.encryption key " + id + " is not base64", e);
         }
         if (key.length != 32) {
-            throw new IllegalArgumentException("pigeon.encryption key " + id + " must be 32 bytes (AES-256), it has "
-                    + key.length);
+            throw new IllegalArgumentException(
+                    "pigeon.encryption key " + id + " must be 32 bytes (AES-256), it has " + key.length);
         }
         return new SecretKeySpec(key, "AES");
     }
@@ -207,7 +219,9 @@ public class MessageCipher {
             }
             try (Stream<Path> files = Files.list(Path.of(directory))) {
                 // A mounted secret also holds hidden entries (..data, ..2026_…): keys are the visible regular files.
-                for (Path file : files.filter(f -> !f.getFileName().toString().startsWith(".")).sorted().toList()) {
+                for (Path file : files.filter(f -> !f.getFileName().toString().startsWith("."))
+                        .sorted()
+                        .toList()) {
                     if (Files.isRegularFile(file)) {
                         all.put(file.getFileName().toString(), Files.readString(file, StandardCharsets.US_ASCII));
                     }

@@ -20,9 +20,13 @@ public class DatabaseProbe {
     }
 
     public Uni<Boolean> reachable() {
-        return pool.query(PING).execute()
-                .ifNoItem().after(TIMEOUT).fail()
+        return pool.query(PING)
+                .execute()
+                .ifNoItem()
+                .after(TIMEOUT)
+                .fail()
                 .map(rows -> true)
-                .onFailure().recoverWithItem(false);
+                .onFailure()
+                .recoverWithItem(false);
     }
 }

@@ -3,8 +3,7 @@ package io.pigeon.ids;
 /** Hexadecimal digits, checked by hand: ids are checked several times per request on the hot path. */
 public final class Hex {
 
-    private Hex() {
-    }
+    private Hex() {}
 
     /** Whether every character is an ASCII hexadecimal digit (either case); false for the empty string. */
     public static boolean isHex(CharSequence text) {

@@ -10,8 +10,7 @@ public final class Uuids {
     private static final Pattern CANONICAL =
             Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
-    private Uuids() {
-    }
+    private Uuids() {}
 
     /**
      * The forms Zaqar accepts for {@code Client-ID} (Python's {@code uuid.UUID}): 32 hexadecimal digits,
@@ -30,8 +29,8 @@ public final class Uuids {
         if (hex.length() != 32 || !Hex.isHex(hex)) {
             return Optional.empty();
         }
-        return Optional.of(new UUID(Long.parseUnsignedLong(hex.substring(0, 16), 16),
-                Long.parseUnsignedLong(hex.substring(16), 16)));
+        return Optional.of(new UUID(
+                Long.parseUnsignedLong(hex.substring(0, 16), 16), Long.parseUnsignedLong(hex.substring(16), 16)));
     }
 
     public static Optional<UUID> parseCanonical(String value) {

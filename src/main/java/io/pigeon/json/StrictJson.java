@@ -23,8 +23,7 @@ public final class StrictJson {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
-    private StrictJson() {
-    }
+    private StrictJson() {}
 
     /** Reads a document; null or a missing node when there is none. */
     public static JsonNode read(byte[] document) throws IOException {

@@ -1,8 +1,8 @@
 package io.pigeon.maintenance;
 
+import io.pigeon.pool.PoolClients;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
-import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -22,7 +22,8 @@ public class HotTableVacuum {
 
     private static final Logger LOG = Logger.getLogger(HotTableVacuum.class);
 
-    private static final String VACUUM = "VACUUM (ANALYZE, SKIP_LOCKED) messages, claims, dispatch_groups, dispatch_items";
+    private static final String VACUUM =
+            "VACUUM (ANALYZE, SKIP_LOCKED) messages, claims, dispatch_groups, dispatch_items";
 
     private final PoolClients poolClients;
 
@@ -31,21 +32,32 @@ public class HotTableVacuum {
     }
 
     /** Vacuums the configured database and every registered pool; one that fails is logged and does not stop the rest. */
-    @Scheduled(every = "${pigeon.vacuum.interval}", delayed = "10s",
+    @Scheduled(
+            every = "${pigeon.vacuum.interval}",
+            delayed = "10s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> vacuum() {
         // Without the catalogue (the configured database) the configured database alone is tried, and logs why.
-        return poolClients.everyDatabase().onFailure().recoverWithItem(List.of(poolClients.home()))
-                .chain(databases -> Uni.join().all(databases.stream()
-                        .map(database -> vacuum(database.describe(), database.client())).toList())
-                        .andCollectFailures().replaceWithVoid());
+        return poolClients
+                .everyDatabase()
+                .onFailure()
+                .recoverWithItem(List.of(poolClients.home()))
+                .chain(databases -> Uni.join()
+                        .all(databases.stream()
+                                .map(database -> vacuum(database.describe(), database.client()))
+                                .toList())
+                        .andCollectFailures()
+                        .replaceWithVoid());
     }
 
     private static Uni<Void> vacuum(String database, SqlClient db) {
-        return db.query(VACUUM).execute()
-                .onFailure().invoke(e -> LOG.warnf("Vacuum of the message tables of %s failed, will retry: %s", database,
-                        e.toString()))
-                .onFailure().recoverWithNull()
+        return db.query(VACUUM)
+                .execute()
+                .onFailure()
+                .invoke(e ->
+                        LOG.warnf("Vacuum of the message tables of %s failed, will retry: %s", database, e.toString()))
+                .onFailure()
+                .recoverWithNull()
                 .replaceWithVoid();
     }
 }

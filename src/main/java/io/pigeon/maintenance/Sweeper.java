@@ -1,20 +1,20 @@
 package io.pigeon.maintenance;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.encryption.MessageCipher;
+import io.pigeon.message.MessageRows;
+import io.pigeon.message.UnreadableMessages;
 import io.pigeon.observability.QueueMetrics;
-import io.quarkus.scheduler.Scheduled;
-import io.smallrye.mutiny.Uni;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.storage.QueueRows;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import io.pigeon.encryption.MessageCipher;
-import io.pigeon.message.MessageRows;
-import io.pigeon.message.UnreadableMessages;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +35,8 @@ public class Sweeper {
 
     private static final Logger LOG = Logger.getLogger(Sweeper.class);
 
-    private static final String DELETE_EXPIRED_MESSAGES = """
+    private static final String DELETE_EXPIRED_MESSAGES =
+            """
             DELETE FROM messages
             WHERE ctid = ANY(ARRAY(
                 SELECT ctid FROM messages WHERE expires_at <= now()
@@ -51,7 +52,8 @@ public class Sweeper {
     // read the whole table), then moved or released by its row address (a TID scan). The two sets are
     // disjoint, decided on one snapshot; a row changed meanwhile (claimed again, deleted) no longer matches its
     // address and is left alone, as it should be.
-    private static final String END_EXPIRED_CLAIMS = """
+    private static final String END_EXPIRED_CLAIMS =
+            """
             WITH ended AS (
                 DELETE FROM claims
                 WHERE ctid = ANY(ARRAY(
@@ -110,7 +112,8 @@ public class Sweeper {
     // Sealed messages moved to a dead-letter queue, still sealed for the queue they left (the queue is part of what
     // the seal authenticates): the application opens each and seals it again for the queue it is in, then it is
     // visible. No delay gives 'infinity', and an index holds just these rows (migration V14).
-    private static final String RESEALING = """
+    private static final String RESEALING =
+            """
             SELECT m.queue_id, m.id, m.body, m.key_id, q.project, q.name
             FROM messages m JOIN queues q ON q.id = m.queue_id
             WHERE m.visible_at = 'infinity'
@@ -118,13 +121,15 @@ public class Sweeper {
             LIMIT $1""";
 
     // Another replica may reseal the same row meanwhile: the second update then finds it visible and changes nothing.
-    private static final String RESEALED = """
+    private static final String RESEALED =
+            """
             UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
             FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
             WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity'""";
 
     // Messages set aside (unreadable) are kept until they would have expired.
-    private static final String DELETE_EXPIRED_SET_ASIDE = """
+    private static final String DELETE_EXPIRED_SET_ASIDE =
+            """
             DELETE FROM messages_set_aside
             WHERE ctid = ANY(ARRAY(
                 SELECT ctid FROM messages_set_aside WHERE expires_at <= now()
@@ -133,23 +138,26 @@ public class Sweeper {
     // Rows written for a queue after its delete (by a post or claim whose statement had read the queue before the
     // delete committed: migration V10) are reclaimed here, once the queue has been gone for longer than any such
     // statement runs; the queue's id is then forgotten.
-    private static final String DELETE_ROWS_OF_DROPPED_QUEUES = """
+    private static final String DELETE_ROWS_OF_DROPPED_QUEUES =
+            """
             WITH chosen AS MATERIALIZED (
                 SELECT queue_id FROM dropped_queues WHERE dropped_at <= now() - interval '5 minutes'
                 LIMIT $1 FOR UPDATE SKIP LOCKED),
             %s
             DELETE FROM dropped_queues WHERE queue_id = ANY(ARRAY(SELECT queue_id FROM chosen))"""
-            .formatted(QueueRows.deleteAll("ARRAY(SELECT queue_id FROM chosen)"));
+                    .formatted(QueueRows.deleteAll("ARRAY(SELECT queue_id FROM chosen)"));
 
     // Expired subscriptions are invisible already; this reclaims their rows.
-    private static final String DELETE_EXPIRED_SUBSCRIPTIONS = """
+    private static final String DELETE_EXPIRED_SUBSCRIPTIONS =
+            """
             DELETE FROM subscriptions
             WHERE ctid = ANY(ARRAY(
                 SELECT ctid FROM subscriptions WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
     // Dead groups are kept for inspection (/v3/dead-groups) for pigeon.dispatch.dead-retention ($2 seconds).
-    private static final String DELETE_OLD_DEAD_GROUPS = """
+    private static final String DELETE_OLD_DEAD_GROUPS =
+            """
             DELETE FROM dispatch_groups
             WHERE ctid = ANY(ARRAY(
                 SELECT ctid FROM dispatch_groups
@@ -159,7 +167,8 @@ public class Sweeper {
     // Nothing stays pending for ever: a pending group older than pigeon.dispatch.max-pending-age ($2 seconds since
     // its first push or its requeue) moves to the dead state, with the reason as its last error ($3), unless a
     // call of it is running (its dispatcher settles it). Its items go with it, and go when dead groups do.
-    private static final String BURY_OLD_PENDING_GROUPS = """
+    private static final String BURY_OLD_PENDING_GROUPS =
+            """
             UPDATE dispatch_groups
             SET state = 'dead', dead_at = now(), last_error = $3, lease_token = NULL, lease_until = NULL,
                 next_fire_at = NULL
@@ -181,7 +190,11 @@ public class Sweeper {
     private final MessageCipher cipher;
     private final UnreadableMessages unreadable;
 
-    public Sweeper(PigeonConfig config, QueueMetrics metrics, PoolClients poolClients, MessageCipher cipher,
+    public Sweeper(
+            PigeonConfig config,
+            QueueMetrics metrics,
+            PoolClients poolClients,
+            MessageCipher cipher,
             UnreadableMessages unreadable) {
         this.poolClients = poolClients;
         this.cipher = cipher;
@@ -194,21 +207,24 @@ public class Sweeper {
     }
 
     /** How much one sweep did. */
-    public record Sweep(long messagesDeleted, long claimsEnded, long messagesDeadLettered) {
-    }
+    public record Sweep(long messagesDeleted, long claimsEnded, long messagesDeadLettered) {}
 
-    @Scheduled(every = "${pigeon.sweeper.interval}", delayed = "5s",
+    @Scheduled(
+            every = "${pigeon.sweeper.interval}",
+            delayed = "5s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduledSweep() {
-        return sweep()
-                .invoke(sweep -> {
+        return sweep().invoke(sweep -> {
                     if (sweep.messagesDeleted() > 0 || sweep.claimsEnded() > 0 || sweep.messagesDeadLettered() > 0) {
-                        LOG.debugf("Swept %d expired messages and %d expired claims; dead-lettered %d messages",
+                        LOG.debugf(
+                                "Swept %d expired messages and %d expired claims; dead-lettered %d messages",
                                 sweep.messagesDeleted(), sweep.claimsEnded(), sweep.messagesDeadLettered());
                     }
                 })
-                .onFailure().invoke(e -> LOG.warnf("Sweep failed, will retry: %s", e.toString()))
-                .onFailure().recoverWithNull()
+                .onFailure()
+                .invoke(e -> LOG.warnf("Sweep failed, will retry: %s", e.toString()))
+                .onFailure()
+                .recoverWithNull()
                 .replaceWithVoid();
     }
 
@@ -222,12 +238,13 @@ public class Sweeper {
         // sweep ends, everything that had expired when it was asked for is swept. Side by side, the later one would
         // skip the rows the other holds (SKIP LOCKED) and could end before they are. Replicas still sweep at once.
         // The sweep runs to its end even if its caller cancels (the next one waits for the work, not the caller),
-        // and the caller is handed a stage of its own, whose cancellation reaches neither this sweep nor the one before.
+        // and the caller is handed a stage of its own, whose cancellation reaches neither this sweep nor the one
+        // before.
         return Uni.createFrom().deferred(() -> {
             CompletableFuture<Void> ended = new CompletableFuture<>();
             CompletableFuture<Void> previous = lastSweepEnded.getAndSet(ended);
-            CompletableFuture<Sweep> work = previous.thenCompose(ignored -> sweepEveryDatabase()
-                    .subscribeAsCompletionStage());
+            CompletableFuture<Sweep> work =
+                    previous.thenCompose(ignored -> sweepEveryDatabase().subscribeAsCompletionStage());
             work.whenComplete((sweep, failure) -> ended.complete(null));
             return Uni.createFrom().completionStage(work.copy());
         });
@@ -236,8 +253,10 @@ public class Sweeper {
     private Uni<Sweep> sweepEveryDatabase() {
         // The configured database, and every registered pool: each holds queues of its own. A pool that fails its
         // sweep is logged and swept again next time; it does not keep the others from being swept.
-        return poolClients.onEvery(this::sweepOf)
-                .map(sweeps -> new Sweep(sweeps.stream().mapToLong(Sweep::messagesDeleted).sum(),
+        return poolClients
+                .onEvery(this::sweepOf)
+                .map(sweeps -> new Sweep(
+                        sweeps.stream().mapToLong(Sweep::messagesDeleted).sum(),
                         sweeps.stream().mapToLong(Sweep::claimsEnded).sum(),
                         sweeps.stream().mapToLong(Sweep::messagesDeadLettered).sum()))
                 .invoke(sweep -> {
@@ -259,15 +278,14 @@ public class Sweeper {
 
     /** One sweep of one database. */
     private Uni<Sweep> sweep(SqlClient db) {
-        return endClaims(db, 0, 0, 0)
-                .call(claims -> reseal(db, 0))
-                .flatMap(claims -> repeat(db, DELETE_EXPIRED_MESSAGES, 0, 0)
-                        .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
-                        .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
-                        .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
-                        .call(messages -> buryOldPendingGroups(db, 0, 0))
-                        .call(messages -> deleteOldDeadGroups(db, 0, 0))
-                        .map(messages -> new Sweep(messages, claims[0], claims[1])));
+        return endClaims(db, 0, 0, 0).call(claims -> reseal(db, 0)).flatMap(claims -> repeat(
+                        db, DELETE_EXPIRED_MESSAGES, 0, 0)
+                .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
+                .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
+                .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
+                .call(messages -> buryOldPendingGroups(db, 0, 0))
+                .call(messages -> deleteOldDeadGroups(db, 0, 0))
+                .map(messages -> new Sweep(messages, claims[0], claims[1])));
     }
 
     /** Ends expired claims batch by batch; the claims ended and the messages dead-lettered. */
@@ -275,14 +293,17 @@ public class Sweeper {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(new long[] {claims, deadLettered});
         }
-        return db.preparedQuery(END_EXPIRED_CLAIMS).execute(Tuple.of(config.batchSize())).flatMap(rows -> {
-            Row row = rows.iterator().next();
-            long ended = row.getLong("claims");
-            long total = claims + ended;
-            long dead = deadLettered + row.getLong("dead_lettered");
-            return ended < config.batchSize() ? Uni.createFrom().item(new long[] {total, dead})
-                    : endClaims(db, total, dead, batches + 1);
-        });
+        return db.preparedQuery(END_EXPIRED_CLAIMS)
+                .execute(Tuple.of(config.batchSize()))
+                .flatMap(rows -> {
+                    Row row = rows.iterator().next();
+                    long ended = row.getLong("claims");
+                    long total = claims + ended;
+                    long dead = deadLettered + row.getLong("dead_lettered");
+                    return ended < config.batchSize()
+                            ? Uni.createFrom().item(new long[] {total, dead})
+                            : endClaims(db, total, dead, batches + 1);
+                });
     }
 
     /**
@@ -318,19 +339,25 @@ public class Sweeper {
                     keyIds.add(sealed.keyId());
                 } catch (MessageCipher.Unreadable e) {
                     unopened.computeIfAbsent(queueId, id -> new ArrayList<>())
-                            .add(new MessageRows.Unopened(row.getLong("id"), row.getString("key_id"), e.getMessage(), row));
+                            .add(new MessageRows.Unopened(
+                                    row.getLong("id"), row.getString("key_id"), e.getMessage(), row));
                 }
             }
-            Uni<Void> resealed = ids.isEmpty() ? Uni.createFrom().voidItem()
-                    : db.preparedQuery(RESEALED).execute(Tuple.tuple().addArrayOfLong(queueIds.toArray(Long[]::new))
-                            .addArrayOfLong(ids.toArray(Long[]::new)).addArrayOfString(bodies.toArray(String[]::new))
-                            .addArrayOfString(keyIds.toArray(String[]::new))).replaceWithVoid();
+            Uni<Void> resealed = ids.isEmpty()
+                    ? Uni.createFrom().voidItem()
+                    : db.preparedQuery(RESEALED)
+                            .execute(Tuple.tuple()
+                                    .addArrayOfLong(queueIds.toArray(Long[]::new))
+                                    .addArrayOfLong(ids.toArray(Long[]::new))
+                                    .addArrayOfString(bodies.toArray(String[]::new))
+                                    .addArrayOfString(keyIds.toArray(String[]::new)))
+                            .replaceWithVoid();
             for (Map.Entry<Long, List<MessageRows.Unopened>> failed : unopened.entrySet()) {
                 PlacedQueue queue = queues.get(failed.getKey());
                 resealed = resealed.call(() -> unreadable.setAsideResealing(queue, failed.getKey(), failed.getValue()));
             }
-            return resealed.flatMap(done -> rows.size() < config.batchSize() ? Uni.createFrom().voidItem()
-                    : reseal(db, batches + 1));
+            return resealed.flatMap(
+                    done -> rows.size() < config.batchSize() ? Uni.createFrom().voidItem() : reseal(db, batches + 1));
         });
     }
 
@@ -341,7 +368,8 @@ public class Sweeper {
         return db.preparedQuery(BURY_OLD_PENDING_GROUPS)
                 .execute(Tuple.of(config.batchSize(), maxPendingAgeSeconds, pendingTooLong))
                 .map(rows -> (long) rows.rowCount())
-                .flatMap(count -> count < config.batchSize() ? Uni.createFrom().item(done + count)
+                .flatMap(count -> count < config.batchSize()
+                        ? Uni.createFrom().item(done + count)
                         : buryOldPendingGroups(db, done + count, batches + 1));
     }
 
@@ -349,9 +377,11 @@ public class Sweeper {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(done);
         }
-        return db.preparedQuery(DELETE_OLD_DEAD_GROUPS).execute(Tuple.of(config.batchSize(), deadRetentionSeconds))
+        return db.preparedQuery(DELETE_OLD_DEAD_GROUPS)
+                .execute(Tuple.of(config.batchSize(), deadRetentionSeconds))
                 .map(rows -> (long) rows.rowCount())
-                .flatMap(count -> count < config.batchSize() ? Uni.createFrom().item(done + count)
+                .flatMap(count -> count < config.batchSize()
+                        ? Uni.createFrom().item(done + count)
                         : deleteOldDeadGroups(db, done + count, batches + 1));
     }
 
@@ -360,7 +390,8 @@ public class Sweeper {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(done);
         }
-        return db.preparedQuery(sql).execute(Tuple.of(config.batchSize()))
+        return db.preparedQuery(sql)
+                .execute(Tuple.of(config.batchSize()))
                 .map(rows -> (long) rows.rowCount())
                 .flatMap(count -> count < config.batchSize()
                         ? Uni.createFrom().item(done + count)

@@ -11,8 +11,7 @@ public final class FreeMessages {
     /** Visible to readers: no delay, or the delay has passed. */
     public static final String VISIBLE = "(m.visible_at IS NULL OR m.visible_at <= now())";
 
-    private FreeMessages() {
-    }
+    private FreeMessages() {}
 
     /**
      * A subquery yielding the ids of up to {@code limit} free messages of queue {@code queueId}, oldest first,
@@ -27,8 +26,8 @@ public final class FreeMessages {
      * @param maxClaims SQL expression for how many claims a message may have had (NULL: no bound)
      */
     public static String lockOldest(String queueId, String limit, String maxClaims) {
-        String claimable = "m.expires_at > now() AND " + VISIBLE
-                + " AND (" + maxClaims + " IS NULL OR m.claim_count < " + maxClaims + ")";
+        String claimable = "m.expires_at > now() AND " + VISIBLE + " AND (" + maxClaims + " IS NULL OR m.claim_count < "
+                + maxClaims + ")";
         return """
                 SELECT f.id FROM (
                     SELECT u.id FROM (
@@ -42,14 +41,16 @@ public final class FreeMessages {
                         WHERE m.queue_id = %1$s AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND %3$s
                         ORDER BY m.claim_expires_at LIMIT %2$s
                         FOR UPDATE OF m SKIP LOCKED) r
-                ) f ORDER BY f.id LIMIT %2$s""".formatted(queueId, limit, claimable);
+                ) f ORDER BY f.id LIMIT %2$s"""
+                .formatted(queueId, limit, claimable);
     }
 
     /**
      * The claim limit of a queue's dead-letter rule, from its metadata column {@code metadata}: set only
      * when the queue names both {@code _max_claim_count} and {@code _dead_letter_queue}.
      */
-    public static final String MAX_CLAIMS_OF_METADATA = """
+    public static final String MAX_CLAIMS_OF_METADATA =
+            """
             CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
                  THEN (metadata->>'_max_claim_count')::int END""";
 }

@@ -4,5 +4,4 @@ package io.pigeon.message;
  * A message as a reader sees it: {@code ttl} is its whole lifetime in seconds (extended while a claim
  * holds it), {@code age} the seconds since it was posted, {@code body} the JSON text as posted.
  */
-public record Message(long id, int ttl, long age, String body) {
-}
+public record Message(long id, int ttl, long age, String body) {}

@@ -34,8 +34,7 @@ public final class MessageRows {
     }
 
     /** A stored row whose body does not open, with why (never the body), and the row as the statement gave it. */
-    public record Unopened(long id, String keyId, String reason, Row row) {
-    }
+    public record Unopened(long id, String keyId, String reason, Row row) {}
 
     /** The messages of some rows that opened, and the rows that did not. */
     public record Read(List<Message> messages, List<Unopened> unreadable) {
@@ -48,7 +47,10 @@ public final class MessageRows {
     public Message open(Row row, List<Unopened> unreadable) {
         String keyId = row.getString("key_id");
         try {
-            return new Message(row.getLong("id"), row.getInteger("ttl"), row.getLong("age"),
+            return new Message(
+                    row.getLong("id"),
+                    row.getInteger("ttl"),
+                    row.getLong("age"),
                     cipher.open(project, queue, keyId, row.getString("body")));
         } catch (MessageCipher.Unreadable e) {
             unreadable.add(new Unopened(row.getLong("id"), keyId, e.getMessage(), row));

@@ -3,24 +3,24 @@ package io.pigeon.message;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.dispatch.DispatchService;
+import io.pigeon.encryption.MessageCipher;
 import io.pigeon.observability.QueueMetrics;
+import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
+import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
-import io.smallrye.mutiny.Uni;
-import io.pigeon.pool.QueueDatabases;
-import jakarta.enterprise.context.ApplicationScoped;
-import io.pigeon.encryption.MessageCipher;
-import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.storage.Coalescer;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
-import java.util.Optional;
-import java.util.UUID;
 
 /**
  * The rules of messages: TTL and delay bounds, paging bounds, and who may delete what. Reads of one queue
@@ -39,6 +39,7 @@ public class MessageService {
     private final CallMarker marker;
     /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
     private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
+
     private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
     /** Posts to one queue, sealed with one key (or none), arriving while one is being stored, share the next statement. */
     private final Coalescer<PostKey, MessageStore.NewPost, MessageStore.Posted> posts;
@@ -49,11 +50,17 @@ public class MessageService {
      * What posts sharing a statement must have in common: their queue, the key their bodies are sealed with, and
      * whether they are calls Pigeon made (which notify nobody).
      */
-    private record PostKey(PlacedQueue queue, String keyId, boolean fromPigeon) {
-    }
+    private record PostKey(PlacedQueue queue, String keyId, boolean fromPigeon) {}
 
-    public MessageService(MessageStore store, QueueDatabases databases, PigeonConfig config, QueueMetrics metrics,
-            DispatchService deliveries, MessageCipher cipher, UnreadableMessages unreadable, CallMarker marker) {
+    public MessageService(
+            MessageStore store,
+            QueueDatabases databases,
+            PigeonConfig config,
+            QueueMetrics metrics,
+            DispatchService deliveries,
+            MessageCipher cipher,
+            UnreadableMessages unreadable,
+            CallMarker marker) {
         this.cipher = cipher;
         this.unreadable = unreadable;
         this.marker = marker;
@@ -62,20 +69,38 @@ public class MessageService {
         this.config = config;
         this.metrics = metrics;
         this.deliveries = deliveries;
-        this.posts = new Coalescer<>(this::postTogether, post -> post.messages().size(), MessageStore.NewPost::bodyLength,
-                config.coalescing(), metrics.statementRequests("post"));
-        this.deletesByIds = new Coalescer<>(store::deleteByIds, ids -> ids.length, ids -> 0, config.coalescing(),
+        this.posts = new Coalescer<>(
+                this::postTogether,
+                post -> post.messages().size(),
+                MessageStore.NewPost::bodyLength,
+                config.coalescing(),
+                metrics.statementRequests("post"));
+        this.deletesByIds = new Coalescer<>(
+                store::deleteByIds,
+                ids -> ids.length,
+                ids -> 0,
+                config.coalescing(),
                 metrics.statementRequests("delete"));
     }
 
     /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */
     private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
-        return store.postCreatingQueue(key.queue(), key.keyId(), key.fromPigeon(), together,
-                        config.maxMessagesPostSize(), config.defaultMessageTtl())
+        return store.postCreatingQueue(
+                        key.queue(),
+                        key.keyId(),
+                        key.fromPigeon(),
+                        together,
+                        config.maxMessagesPostSize(),
+                        config.defaultMessageTtl())
                 .flatMap(stored -> stored.get(0).maxSize() == null
                         // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(key.queue(), key.keyId(), key.fromPigeon(), together,
-                                config.maxMessagesPostSize(), config.defaultMessageTtl())
+                        ? store.postCreatingQueue(
+                                key.queue(),
+                                key.keyId(),
+                                key.fromPigeon(),
+                                together,
+                                config.maxMessagesPostSize(),
+                                config.defaultMessageTtl())
                         : Uni.createFrom().item(stored));
     }
 
@@ -112,29 +137,44 @@ public class MessageService {
      * {@link CallMarker#HEADER} (or null): a post that carries this deployment's marker is a call Pigeon made, which
      * came back; it is stored and notifies nobody. Their ids in request order.
      */
-    public Uni<long[]> postCreatingQueue(String project, QueueName queue, UUID clientId, List<NewMessage> messages,
-            int documentSize, boolean queueAttributes, String callMarker) {
+    public Uni<long[]> postCreatingQueue(
+            String project,
+            QueueName queue,
+            UUID clientId,
+            List<NewMessage> messages,
+            int documentSize,
+            boolean queueAttributes,
+            String callMarker) {
         checkAll(messages);
-        List<NewMessage> toStore = queueAttributes ? messages : messages.stream()
-                .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body())).toList();
+        List<NewMessage> toStore = queueAttributes
+                ? messages
+                : messages.stream()
+                        .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body()))
+                        .toList();
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
         int checkedSize = queueAttributes ? documentSize : 0;
-        return marker.recognises(callMarker).chain(fromPigeon -> PlacedQueue.forCreating(databases, project, queue, null)
-                .chain(placed -> sealedAsTheQueueAsks(placed, toStore, (bodies, keyId) -> posts.submit(
-                        new PostKey(placed, keyId, fromPigeon), new MessageStore.NewPost(clientId, bodies, checkedSize)))
-                .map(posted -> {
-                    if (posted.maxSize() != null && posted.ids().length == 0) {
-                        throw Rejection.invalidRequest(
-                                "Message collection size is too large. Max size " + posted.maxSize());
-                    }
-                    if (posted.maxSize() == null) {
-                        throw new Rejection(Rejection.Reason.UNAVAILABLE,
-                                "The queue is being created by another request. Please try again.");
-                    }
-                    metrics.posted(posted.ids().length);
-                    return posted;
-                })
-                .call(posted -> deliveries.notificationsQueued(placed.db(), posted.notifications()))))
+        return marker.recognises(callMarker)
+                .chain(fromPigeon -> PlacedQueue.forCreating(databases, project, queue, null)
+                        .chain(placed -> sealedAsTheQueueAsks(
+                                        placed,
+                                        toStore,
+                                        (bodies, keyId) -> posts.submit(
+                                                new PostKey(placed, keyId, fromPigeon),
+                                                new MessageStore.NewPost(clientId, bodies, checkedSize)))
+                                .map(posted -> {
+                                    if (posted.maxSize() != null && posted.ids().length == 0) {
+                                        throw Rejection.invalidRequest(
+                                                "Message collection size is too large. Max size " + posted.maxSize());
+                                    }
+                                    if (posted.maxSize() == null) {
+                                        throw new Rejection(
+                                                Rejection.Reason.UNAVAILABLE,
+                                                "The queue is being created by another request. Please try again.");
+                                    }
+                                    metrics.posted(posted.ids().length);
+                                    return posted;
+                                })
+                                .call(posted -> deliveries.notificationsQueued(placed.db(), posted.notifications()))))
                 .map(MessageStore.Posted::ids);
     }
 
@@ -142,15 +182,19 @@ public class MessageService {
      * Posts all messages or none to an existing queue; their ids in request order, empty without the queue. A post
      * carrying this deployment's {@code callMarker} notifies nobody (see {@link #postCreatingQueue}).
      */
-    public Uni<Optional<long[]>> post(String project, QueueName queue, UUID clientId, List<NewMessage> messages,
-            String callMarker) {
+    public Uni<Optional<long[]>> post(
+            String project, QueueName queue, UUID clientId, List<NewMessage> messages, String callMarker) {
         checkAll(messages);
-        return marker.recognises(callMarker).chain(fromPigeon -> PlacedQueue.of(databases, project, queue)
-                .chain(placed -> sealedAsTheQueueAsks(placed, messages,
-                        (bodies, keyId) -> store.post(placed, clientId, bodies, keyId, fromPigeon))
-                .invoke(stored -> stored.ifPresent(posted -> metrics.posted(posted.ids().length)))
-                .call(stored -> stored.isEmpty() ? Uni.createFrom().voidItem()
-                        : deliveries.notificationsQueued(placed.db(), stored.get().notifications()))))
+        return marker.recognises(callMarker)
+                .chain(fromPigeon -> PlacedQueue.of(databases, project, queue).chain(placed -> sealedAsTheQueueAsks(
+                                placed,
+                                messages,
+                                (bodies, keyId) -> store.post(placed, clientId, bodies, keyId, fromPigeon))
+                        .invoke(stored -> stored.ifPresent(posted -> metrics.posted(posted.ids().length)))
+                        .call(stored -> stored.isEmpty()
+                                ? Uni.createFrom().voidItem()
+                                : deliveries.notificationsQueued(
+                                        placed.db(), stored.get().notifications()))))
                 .map(stored -> stored.map(MessageStore.Posted::ids));
     }
 
@@ -160,25 +204,31 @@ public class MessageService {
      * lives in the queue's metadata, which only the posting statement reads, so that a post stays one round trip;
      * what was learnt is kept in {@link #sealingQueues}.
      */
-    private <T> Uni<T> sealedAsTheQueueAsks(PlacedQueue queue, List<NewMessage> messages,
-            BiFunction<List<NewMessage>, String, Uni<T>> post) {
+    private <T> Uni<T> sealedAsTheQueueAsks(
+            PlacedQueue queue, List<NewMessage> messages, BiFunction<List<NewMessage>, String, Uni<T>> post) {
         String key = queue.project() + '\u0000' + queue.storedName();
         boolean seal = sealingQueues.contains(key);
         return postSealedOrNot(queue, messages, seal, post)
-                .onFailure(MessageStore::isSealingMismatch).recoverWithUni(mismatch -> {
+                .onFailure(MessageStore::isSealingMismatch)
+                .recoverWithUni(mismatch -> {
                     rememberSealing(key, !seal);
                     return postSealedOrNot(queue, messages, !seal, post);
                 });
     }
 
-    private <T> Uni<T> postSealedOrNot(PlacedQueue queue, List<NewMessage> messages, boolean seal,
+    private <T> Uni<T> postSealedOrNot(
+            PlacedQueue queue,
+            List<NewMessage> messages,
+            boolean seal,
             BiFunction<List<NewMessage>, String, Uni<T>> post) {
         if (!seal) {
             return post.apply(messages, null);
         }
         if (!cipher.enabled()) {
-            return Uni.createFrom().failure(Rejection.invalidRequest("The queue asks for its messages to be encrypted ("
-                    + ReservedAttributes.ENABLE_ENCRYPT_MESSAGES + "), but this server has no encryption key configured."));
+            return Uni.createFrom()
+                    .failure(Rejection.invalidRequest("The queue asks for its messages to be encrypted ("
+                            + ReservedAttributes.ENABLE_ENCRYPT_MESSAGES
+                            + "), but this server has no encryption key configured."));
         }
         List<NewMessage> sealed = new ArrayList<>(messages.size());
         String keyId = null;
@@ -210,8 +260,9 @@ public class MessageService {
         }
         // The pop has deleted the rows that do not open too: they are kept aside before the answer, which holds
         // every message the pop took that can be read.
-        return PlacedQueue.of(databases, project, queue).chain(placed -> store.pop(placed, count)
-                        .call(popped -> unreadable.keepPopped(placed, popped.unreadable())))
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed ->
+                        store.pop(placed, count).call(popped -> unreadable.keepPopped(placed, popped.unreadable())))
                 .map(MessageRows.Read::messages)
                 .invoke(popped -> metrics.deleted(popped.size()));
     }
@@ -225,11 +276,19 @@ public class MessageService {
      * One page of the queue, oldest first, after row {@code after} (0: from the start), found within a bounded window
      * of rows; empty when the queue does not exist.
      */
-    public Uni<Optional<MessagePage>> page(String project, QueueName queue, UUID clientId, long after,
-            Integer limit, boolean echo, boolean includeClaimed, boolean includeDelayed) {
+    public Uni<Optional<MessagePage>> page(
+            String project,
+            QueueName queue,
+            UUID clientId,
+            long after,
+            Integer limit,
+            boolean echo,
+            boolean includeClaimed,
+            boolean includeDelayed) {
         int pageSize = pageSize(limit);
-        return PlacedQueue.of(databases, project, queue).chain(placed -> store.list(placed,
-                new MessageStore.ListQuery(after, clientId, echo, includeClaimed, includeDelayed, pageSize))
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.list(
+                        placed,
+                        new MessageStore.ListQuery(after, clientId, echo, includeClaimed, includeDelayed, pageSize))
                 .map(listed -> listed.map(found -> {
                     unreadable.leftOut(placed, found.unreadable());
                     return found.page();
@@ -239,15 +298,15 @@ public class MessageService {
     /** The live messages among {@code ids}; malformed and unknown ids are ignored. */
     public Uni<List<Message>> getByIds(String project, QueueName queue, RequestedIds ids) {
         requireIdCount(ids);
-        return ids.rowIds().length == 0 ? Uni.createFrom().item(List.of())
-                : PlacedQueue.of(databases, project, queue).chain(placed -> store.getByIds(placed, ids.rowIds())
-                        .map(found -> opened(placed, found)));
+        return ids.rowIds().length == 0
+                ? Uni.createFrom().item(List.of())
+                : PlacedQueue.of(databases, project, queue)
+                        .chain(placed -> store.getByIds(placed, ids.rowIds()).map(found -> opened(placed, found)));
     }
 
     public Uni<Optional<Message>> get(String project, QueueName queue, long id) {
-        return PlacedQueue.of(databases, project, queue)
-                .chain(placed -> store.getByIds(placed, new long[] {id})
-                        .map(found -> opened(placed, found).stream().findFirst()));
+        return PlacedQueue.of(databases, project, queue).chain(placed -> store.getByIds(placed, new long[] {id})
+                .map(found -> opened(placed, found).stream().findFirst()));
     }
 
     /** The messages of a read, its rows that do not open reported and left out (as though they were gone). */
@@ -262,19 +321,22 @@ public class MessageService {
      */
     public Uni<Void> delete(String project, QueueName queue, long id, UUID claimId) {
         return PlacedQueue.of(databases, project, queue)
-                .chain(placed -> store.delete(placed, id, claimId)).map(outcome -> switch (outcome) {
-            case DELETED -> {
-                metrics.deleted(1);
-                yield null;
-            }
-            case GONE -> null;
-            case CLAIMED -> throw new Rejection(Rejection.Reason.CLAIM_REQUIRED,
-                    "This message is claimed; it cannot be deleted without a valid claim ID.");
-            case CLAIM_MISMATCH -> throw new Rejection(Rejection.Reason.CLAIM_MISMATCH,
-                    "The specified claim does not exist or has expired.");
-            case NOT_CLAIMED -> throw new Rejection(Rejection.Reason.CLAIM_MISMATCH,
-                    "A claim was specified, but the message is not currently claimed.");
-        });
+                .chain(placed -> store.delete(placed, id, claimId))
+                .map(outcome -> switch (outcome) {
+                    case DELETED -> {
+                        metrics.deleted(1);
+                        yield null;
+                    }
+                    case GONE -> null;
+                    case CLAIMED -> throw new Rejection(
+                            Rejection.Reason.CLAIM_REQUIRED,
+                            "This message is claimed; it cannot be deleted without a valid claim ID.");
+                    case CLAIM_MISMATCH -> throw new Rejection(
+                            Rejection.Reason.CLAIM_MISMATCH, "The specified claim does not exist or has expired.");
+                    case NOT_CLAIMED -> throw new Rejection(
+                            Rejection.Reason.CLAIM_MISMATCH,
+                            "A claim was specified, but the message is not currently claimed.");
+                });
     }
 
     /**
@@ -292,10 +354,12 @@ public class MessageService {
     /** Deletes the listed messages whatever their claims, as Zaqar's bulk delete does. */
     public Uni<Void> deleteByIds(String project, QueueName queue, RequestedIds ids) {
         requireIdCount(ids);
-        return ids.rowIds().length == 0 ? Uni.createFrom().voidItem()
+        return ids.rowIds().length == 0
+                ? Uni.createFrom().voidItem()
                 : PlacedQueue.of(databases, project, queue)
                         .chain(placed -> deletesByIds.submit(placed, ids.rowIds()))
-                        .invoke(metrics::deleted).replaceWithVoid();
+                        .invoke(metrics::deleted)
+                        .replaceWithVoid();
     }
 
     /** Whether a v2 bulk delete must name the claims of the claimed messages among its ids. */
@@ -315,8 +379,10 @@ public class MessageService {
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> store.deleteByIdsWithClaims(placed, ids.rowIds(), claimIds.toArray(UUID[]::new)))
                 .map(deleted -> {
-                    int count = deleted.orElseThrow(() -> new Rejection(Rejection.Reason.CLAIM_REQUIRED,
-                            "A message among ids is claimed; it cannot be deleted without its claim's ID in claim_ids."));
+                    int count = deleted.orElseThrow(
+                            () -> new Rejection(
+                                    Rejection.Reason.CLAIM_REQUIRED,
+                                    "A message among ids is claimed; it cannot be deleted without its claim's ID in claim_ids."));
                     metrics.deleted(count);
                     return null;
                 });
@@ -351,5 +417,4 @@ public class MessageService {
         return Rejection.notFound(
                 "Message " + id + " does not exist in " + queue.kind() + " " + queue + " for project " + project);
     }
-
 }

@@ -1,25 +1,25 @@
 package io.pigeon.message;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.NotificationFanOut;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
 import io.pigeon.storage.QueueRows;
-import io.pigeon.dispatch.NotificationFanOut;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
-import jakarta.enterprise.context.ApplicationScoped;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
 import io.vertx.pgclient.PgException;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * The SQL of messages. Every statement names the queue by project and name, so one project can never
@@ -41,7 +41,8 @@ public class MessageStore {
      * with SQLSTATE {@value #SEALING_MISMATCH} and the caller posts again, the other way; the application cannot
      * know the queue's setting before the statement that reads it.
      */
-    private static final String SEALED_AS_THE_QUEUE_ASKS = """
+    private static final String SEALED_AS_THE_QUEUE_ASKS =
+            """
             (COALESCE((%1$s->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = (%2$s::text IS NOT NULL)
              OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))""";
 
@@ -51,7 +52,8 @@ public class MessageStore {
     /** The SQLSTATE of a post whose sealing did not match the queue's setting (nothing was stored). */
     static final String SEALING_MISMATCH = "PQENC";
 
-    static final String POST = """
+    static final String POST =
+            """
             WITH inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, key_id)
                 SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second', $11
@@ -60,11 +62,17 @@ public class MessageStore {
                 ORDER BY t.ord
                 RETURNING id, ttl, body, visible_at, key_id),
             %s
-            SELECT id, %s AS notifications FROM inserted WHERE %s""".formatted(
-            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"), SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
-            NotificationFanOut.ctes("(SELECT metadata FROM queues WHERE project = $1 AND name = $2)", "$10", SHOWN_NAME,
-                    "$12"),
-            NotificationFanOut.QUEUED, NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9", "$13"));
+            SELECT id, %s AS notifications FROM inserted WHERE %s"""
+                    .formatted(
+                            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
+                            SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
+                            NotificationFanOut.ctes(
+                                    "(SELECT metadata FROM queues WHERE project = $1 AND name = $2)",
+                                    "$10",
+                                    SHOWN_NAME,
+                                    "$12"),
+                            NotificationFanOut.QUEUED,
+                            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9", "$13"));
 
     /**
      * A listing steps over at most this many rows of the queue per request, whatever its filters skip (the caller's
@@ -74,7 +82,8 @@ public class MessageStore {
     static final int LIST_WINDOW = 1000;
 
     // The window: the next $9 rows after the marker (live or not), its last id and size; then the page, within it.
-    private static final String LIST = """
+    private static final String LIST =
+            """
             SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
                    m.id, m.ttl, m.age, m.body, m.key_id
             FROM queues q
@@ -91,7 +100,8 @@ public class MessageStore {
                 ORDER BY m.id
                 LIMIT $8) m ON true
             WHERE q.project = $1 AND q.name = $2
-            ORDER BY m.id""".formatted(AGE, CLAIMED, FreeMessages.VISIBLE);
+            ORDER BY m.id"""
+                    .formatted(AGE, CLAIMED, FreeMessages.VISIBLE);
 
     // v2: the queue is created on first post, and its reserved attributes bound the document's size and
     // give the defaults for TTL and delay, all in the one statement. A queue created concurrently by
@@ -102,7 +112,8 @@ public class MessageStore {
     // message comes with its post's client id ($3) and document size ($9), and a post whose document exceeds
     // the queue's limit stores none of its messages, whatever the others do. A post alone binds them as scalars,
     // which costs PostgreSQL less (no per-message arrays).
-    private static final String POST_CREATING_QUEUE_TEMPLATE = """
+    private static final String POST_CREATING_QUEUE_TEMPLATE =
+            """
             WITH known AS (
                 SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
             created AS (
@@ -137,44 +148,61 @@ public class MessageStore {
                    %s AS notifications
             WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
                    OR pigeon_refuse('403', $11))
-              AND %s""".formatted(NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
-            SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
-            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18"), NotificationFanOut.QUEUED,
-            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15", "$19"));
+              AND %s"""
+                    .formatted(
+                            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
+                            SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
+                            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18"),
+                            NotificationFanOut.QUEUED,
+                            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15", "$19"));
 
     /** One post alone: its client id ($3) and document size ($9) are scalars. */
-    static final String POST_CREATING_QUEUE = POST_CREATING_QUEUE_TEMPLATE.replace("{client}", "$3")
-            .replace("{messages}", "unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)")
+    static final String POST_CREATING_QUEUE = POST_CREATING_QUEUE_TEMPLATE
+            .replace("{client}", "$3")
+            .replace(
+                    "{messages}",
+                    "unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)")
             .replace("{fits}", "$9 <= t.max_size");
 
     /** Several posts: each message comes with its post's client id ($3) and document size ($9). */
-    static final String POST_CREATING_QUEUE_SHARED = POST_CREATING_QUEUE_TEMPLATE.replace("{client}", "n.client_id")
-            .replace("{messages}", "unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])\n"
-                    + "                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)")
+    static final String POST_CREATING_QUEUE_SHARED = POST_CREATING_QUEUE_TEMPLATE
+            .replace("{client}", "n.client_id")
+            .replace(
+                    "{messages}",
+                    "unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])\n"
+                            + "                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)")
             .replace("{fits}", "n.document_size <= t.max_size");
 
-    private static final String POP = """
+    private static final String POP =
+            """
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
             DELETE FROM messages m
             WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(%2$s))
             RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at"""
-            .formatted(AGE, FreeMessages.lockOldest(
-            "(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"), FreeMessages.MAX_CLAIMS_OF_METADATA);
+                    .formatted(
+                            AGE,
+                            FreeMessages.lockOldest("(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"),
+                            FreeMessages.MAX_CLAIMS_OF_METADATA);
 
-    private static final String PURGE = """
+    private static final String PURGE =
+            """
             WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
             %s
-            SELECT count(*) AS purged FROM messages_gone""".formatted(QueueRows.deleteAllCountingMessages("ARRAY(SELECT id FROM q)"));
+            SELECT count(*) AS purged FROM messages_gone"""
+                    .formatted(QueueRows.deleteAllCountingMessages("ARRAY(SELECT id FROM q)"));
 
-    private static final String GET_BY_IDS = """
+    private static final String GET_BY_IDS =
+            """
             SELECT m.id, m.ttl, %s AS age, m.body, m.key_id
             FROM queues q JOIN messages m ON m.queue_id = q.id
             WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
-            ORDER BY m.id""".formatted(AGE);
+            ORDER BY m.id"""
+                    .formatted(AGE);
 
     // The target row is locked first, so the claim state the rules are decided on is the one the delete
     // acts on; a claimed message is deleted only by its own live claim.
-    private static final String DELETE_ONE = """
+    private static final String DELETE_ONE =
+            """
             WITH target AS (
                 SELECT m.queue_id, m.id, m.claim_id, %s AS claimed
                 FROM queues q JOIN messages m ON m.queue_id = q.id
@@ -186,9 +214,11 @@ public class MessageStore {
                   AND CASE WHEN $4::uuid IS NULL THEN NOT t.claimed ELSE t.claimed AND t.claim_id = $4::uuid END
                 RETURNING d.id)
             SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
-            FROM target t""".formatted(CLAIMED);
+            FROM target t"""
+                    .formatted(CLAIMED);
 
-    static final String DELETE_BY_IDS = """
+    static final String DELETE_BY_IDS =
+            """
             DELETE FROM messages m USING queues q
             WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
 
@@ -197,7 +227,8 @@ public class MessageStore {
 
     // A bulk delete that must name the claims of the claimed messages among its ids: the rows are locked first;
     // if one is held by a live claim not among $4, nothing is deleted.
-    private static final String DELETE_BY_IDS_WITH_CLAIMS = """
+    private static final String DELETE_BY_IDS_WITH_CLAIMS =
+            """
             WITH target AS (
                 SELECT m.queue_id, m.id, %s AND NOT (m.claim_id = ANY($4::uuid[])) AS refused
                 FROM queues q JOIN messages m ON m.queue_id = q.id
@@ -208,7 +239,8 @@ public class MessageStore {
                 WHERE d.queue_id = t.queue_id AND d.id = t.id AND NOT EXISTS (SELECT 1 FROM target WHERE refused)
                 RETURNING d.id)
             SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted
-            """.formatted(CLAIMED);
+            """
+                    .formatted(CLAIMED);
 
     /**
      * Stats count at most this many live messages of a queue (and of its claimed ones): up to it the counts are exact,
@@ -219,7 +251,8 @@ public class MessageStore {
 
     // The head: the oldest live messages, at most $3 of them, counted (and their claimed ones), with the last id seen;
     // the live claimed messages, at most $3, through the claim-deadline index; the oldest and newest messages.
-    private static final String STATS = """
+    private static final String STATS =
+            """
             SELECT h.total AS head_total, h.claimed AS head_claimed, h.last_id AS head_last_id, c.claimed AS claimed,
                    o.id AS oldest_id, o.age AS oldest_age, o.created_at AS oldest_created,
                    n.id AS newest_id, n.age AS newest_age, n.created_at AS newest_created
@@ -239,8 +272,8 @@ public class MessageStore {
             LEFT JOIN LATERAL (
                 SELECT m.id, %1$s AS age, m.created_at FROM messages m
                 WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id DESC LIMIT 1) n ON true
-            WHERE q.project = $1 AND q.name = $2""".formatted(AGE, CLAIMED);
-
+            WHERE q.project = $1 AND q.name = $2"""
+                    .formatted(AGE, CLAIMED);
 
     private final Quotas quotas;
     private final boolean confirmationRequired;
@@ -256,8 +289,7 @@ public class MessageStore {
      * What a post stored: the ids in request order, or none when the document exceeded {@code maxSize} (v2),
      * and how many subscription notifications it queued for the delivery engine.
      */
-    public record Posted(Integer maxSize, long[] ids, long notifications) {
-    }
+    public record Posted(Integer maxSize, long[] ids, long notifications) {}
 
     /** Whether a post failed only because its bodies were (not) sealed and the queue asks otherwise. */
     public static boolean isSealingMismatch(Throwable failure) {
@@ -288,10 +320,16 @@ public class MessageStore {
      * try again. The bodies are sealed with key {@code keyId}, or in clear when it is null; see
      * {@link #isSealingMismatch}. The notifications queued are all counted in the first post's answer.
      */
-    public Uni<List<Posted>> postCreatingQueue(PlacedQueue queue, String keyId, boolean fromPigeon, List<NewPost> posts,
-            int defaultMaxSize, int defaultTtl) {
+    public Uni<List<Posted>> postCreatingQueue(
+            PlacedQueue queue,
+            String keyId,
+            boolean fromPigeon,
+            List<NewPost> posts,
+            int defaultMaxSize,
+            int defaultTtl) {
         CreatingPost post = new CreatingPost(keyId, fromPigeon, posts, defaultMaxSize, defaultTtl);
-        return queue.db().preparedQuery(post.alone() ? POST_CREATING_QUEUE : POST_CREATING_QUEUE_SHARED)
+        return queue.db()
+                .preparedQuery(post.alone() ? POST_CREATING_QUEUE : POST_CREATING_QUEUE_SHARED)
                 .execute(post.parameters(queue, quotas, confirmationRequired))
                 .map(rows -> postedOf(rows.iterator().next(), posts));
     }
@@ -302,8 +340,8 @@ public class MessageStore {
      * ($9) as scalars, which costs PostgreSQL less; several ({@link #POST_CREATING_QUEUE_SHARED}) bind one of each per
      * message.
      */
-    private record CreatingPost(String keyId, boolean fromPigeon, List<NewPost> posts, int defaultMaxSize,
-            int defaultTtl) {
+    private record CreatingPost(
+            String keyId, boolean fromPigeon, List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
 
         boolean alone() {
             return posts.size() == 1;
@@ -332,8 +370,11 @@ public class MessageStore {
             } else {
                 params.addArrayOfUUID(clientIds);
             }
-            params.addArrayOfInteger(ttls).addArrayOfInteger(delays).addArrayOfString(bodies)
-                    .addInteger(defaultMaxSize).addInteger(defaultTtl);
+            params.addArrayOfInteger(ttls)
+                    .addArrayOfInteger(delays)
+                    .addArrayOfString(bodies)
+                    .addInteger(defaultMaxSize)
+                    .addInteger(defaultTtl);
             if (alone()) {
                 params.addInteger(posts.get(0).documentSize());
             } else {
@@ -371,11 +412,16 @@ public class MessageStore {
      * refusals past the delivery quotas, whether subscriptions must be confirmed, the sealing key, whether the post is
      * a call Pigeon made (then it notifies nobody), and the refusal of a project over its delivery bytes.
      */
-    private static Tuple withFanOutGuards(Tuple params, Quotas quotas, boolean confirmationRequired, String keyId,
-            boolean fromPigeon) {
-        return params.addString(quotas.messages()).addInteger(quotas.limits().maxNotificationsPerPost())
-                .addString(quotas.notifications()).addString(quotas.groups()).addBoolean(confirmationRequired)
-                .addString(keyId).addBoolean(fromPigeon).addString(quotas.pendingBytes());
+    private static Tuple withFanOutGuards(
+            Tuple params, Quotas quotas, boolean confirmationRequired, String keyId, boolean fromPigeon) {
+        return params.addString(quotas.messages())
+                .addInteger(quotas.limits().maxNotificationsPerPost())
+                .addString(quotas.notifications())
+                .addString(quotas.groups())
+                .addBoolean(confirmationRequired)
+                .addString(keyId)
+                .addBoolean(fromPigeon)
+                .addString(quotas.pendingBytes());
     }
 
     /**
@@ -383,28 +429,40 @@ public class MessageStore {
      * first, and the rows that do not (deleted too: set them aside, see {@link SetAsideStore#keepPopped}).
      */
     public Uni<MessageRows.Read> pop(PlacedQueue queue, int count) {
-        return queue.db().preparedQuery(POP).execute(Tuple.of(queue.project(), queue.storedName(), count)).map(rows -> {
-            MessageRows.Read read = MessageRows.of(cipher, queue).read(rows);
-            List<Message> popped = new ArrayList<>(read.messages());
-            popped.sort(Comparator.comparingLong(Message::id));
-            return new MessageRows.Read(popped, read.unreadable());
-        });
+        return queue.db()
+                .preparedQuery(POP)
+                .execute(Tuple.of(queue.project(), queue.storedName(), count))
+                .map(rows -> {
+                    MessageRows.Read read = MessageRows.of(cipher, queue).read(rows);
+                    List<Message> popped = new ArrayList<>(read.messages());
+                    popped.sort(Comparator.comparingLong(Message::id));
+                    return new MessageRows.Read(popped, read.unreadable());
+                });
     }
 
     /** Deletes every message and claim of the queue; how many messages. */
     public Uni<Integer> purge(PlacedQueue queue) {
-        return queue.db().preparedQuery(PURGE).execute(Tuple.of(queue.project(), queue.storedName()))
+        return queue.db()
+                .preparedQuery(PURGE)
+                .execute(Tuple.of(queue.project(), queue.storedName()))
                 .map(rows -> (int) rows.iterator().next().getLong("purged").longValue());
     }
 
     /** Inserts all messages in one statement; their ids in request order, or empty if the queue is missing. */
-    public Uni<Optional<Posted>> post(PlacedQueue queue, UUID clientId, List<NewMessage> messages, String keyId,
-            boolean fromPigeon) {
+    public Uni<Optional<Posted>> post(
+            PlacedQueue queue, UUID clientId, List<NewMessage> messages, String keyId, boolean fromPigeon) {
         Integer[] ttls = messages.stream().map(NewMessage::ttl).toArray(Integer[]::new);
         String[] bodies = messages.stream().map(NewMessage::body).toArray(String[]::new);
-        return queue.db().preparedQuery(POST)
-                .execute(withFanOutGuards(Tuple.of(queue.project(), queue.storedName(), clientId)
-                        .addArrayOfInteger(ttls).addArrayOfString(bodies), quotas, confirmationRequired, keyId, fromPigeon))
+        return queue.db()
+                .preparedQuery(POST)
+                .execute(withFanOutGuards(
+                        Tuple.of(queue.project(), queue.storedName(), clientId)
+                                .addArrayOfInteger(ttls)
+                                .addArrayOfString(bodies),
+                        quotas,
+                        confirmationRequired,
+                        keyId,
+                        fromPigeon))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();
@@ -426,17 +484,24 @@ public class MessageStore {
      * What a listing asks for: the page after row {@code marker}, at most {@code limit} rows. The record owns
      * the order of the statement's parameters: the queue ($1, $2), then $3 to $8 as declared, then the window.
      */
-    public record ListQuery(long marker, UUID clientId, boolean echo, boolean includeClaimed, boolean includeDelayed,
-            int limit) {
+    public record ListQuery(
+            long marker, UUID clientId, boolean echo, boolean includeClaimed, boolean includeDelayed, int limit) {
         Tuple parameters(PlacedQueue queue) {
-            return Tuple.from(List.of(queue.project(), queue.storedName(), marker, clientId, echo, includeClaimed,
-                    includeDelayed, limit, LIST_WINDOW));
+            return Tuple.from(List.of(
+                    queue.project(),
+                    queue.storedName(),
+                    marker,
+                    clientId,
+                    echo,
+                    includeClaimed,
+                    includeDelayed,
+                    limit,
+                    LIST_WINDOW));
         }
     }
 
     /** A page of the listing and the rows it left out because they do not open. */
-    public record Listed(MessagePage page, List<MessageRows.Unopened> unreadable) {
-    }
+    public record Listed(MessagePage page, List<MessageRows.Unopened> unreadable) {}
 
     /** A page of the listing, or empty when the queue does not exist. */
     public Uni<Optional<Listed>> list(PlacedQueue queue, ListQuery query) {
@@ -455,19 +520,27 @@ public class MessageStore {
                     lastRow = row.getLong("id");
                 }
             }
-            return Optional.of(new Listed(MessagePage.of(read.get().messages(), pageRows, lastRow, query.limit(),
-                    windowFull ? first.getLong("window_last_id") : null), read.get().unreadable()));
+            return Optional.of(new Listed(
+                    MessagePage.of(
+                            read.get().messages(),
+                            pageRows,
+                            lastRow,
+                            query.limit(),
+                            windowFull ? first.getLong("window_last_id") : null),
+                    read.get().unreadable()));
         });
     }
 
     public Uni<MessageRows.Read> getByIds(PlacedQueue queue, long[] ids) {
-        return queue.db().preparedQuery(GET_BY_IDS)
+        return queue.db()
+                .preparedQuery(GET_BY_IDS)
                 .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(ids)))
                 .map(MessageRows.of(cipher, queue)::read);
     }
 
     public Uni<DeleteOutcome> delete(PlacedQueue queue, long id, UUID claimId) {
-        return queue.db().preparedQuery(DELETE_ONE)
+        return queue.db()
+                .preparedQuery(DELETE_ONE)
                 .execute(Tuple.of(queue.project(), queue.storedName(), id, claimId))
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -491,12 +564,14 @@ public class MessageStore {
      */
     public Uni<List<Integer>> deleteByIds(PlacedQueue queue, List<long[]> lists) {
         if (lists.size() == 1) {
-            return queue.db().preparedQuery(DELETE_BY_IDS)
+            return queue.db()
+                    .preparedQuery(DELETE_BY_IDS)
                     .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(lists.get(0))))
                     .map(rows -> List.of(rows.rowCount()));
         }
         long[] all = lists.stream().flatMapToLong(Arrays::stream).toArray();
-        return queue.db().preparedQuery(DELETE_BY_IDS_SHARED)
+        return queue.db()
+                .preparedQuery(DELETE_BY_IDS_SHARED)
                 .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(all)))
                 .map(rows -> {
                     Set<Long> deleted = new HashSet<>();
@@ -518,11 +593,16 @@ public class MessageStore {
      * were deleted, or empty when one was held by another claim (then none is deleted).
      */
     public Uni<Optional<Integer>> deleteByIdsWithClaims(PlacedQueue queue, long[] ids, UUID[] claimIds) {
-        return queue.db().preparedQuery(DELETE_BY_IDS_WITH_CLAIMS)
-                .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(ids)).addArrayOfUUID(claimIds))
+        return queue.db()
+                .preparedQuery(DELETE_BY_IDS_WITH_CLAIMS)
+                .execute(Tuple.of(queue.project(), queue.storedName())
+                        .addArrayOfLong(boxed(ids))
+                        .addArrayOfUUID(claimIds))
                 .map(rows -> {
                     Row row = rows.iterator().next();
-                    return row.getBoolean("refused") ? Optional.empty() : Optional.of(row.getLong("deleted").intValue());
+                    return row.getBoolean("refused")
+                            ? Optional.empty()
+                            : Optional.of(row.getLong("deleted").intValue());
                 });
     }
 
@@ -531,7 +611,8 @@ public class MessageStore {
      * beyond, the total is an estimate and the claimed count is at least that limit when it reaches it.
      */
     public Uni<Optional<QueueStats>> stats(PlacedQueue queue) {
-        return queue.db().preparedQuery(STATS)
+        return queue.db()
+                .preparedQuery(STATS)
                 .execute(Tuple.of(queue.project(), queue.storedName(), EXACT_STATS_LIMIT + 1))
                 .map(rows -> {
                     if (rows.size() == 0) {
@@ -540,10 +621,16 @@ public class MessageStore {
                     Row row = rows.iterator().next();
                     long headTotal = row.getLong("head_total");
                     boolean exact = headTotal <= EXACT_STATS_LIMIT;
-                    long total = exact ? headTotal : estimatedTotal(headTotal, row.getLong("oldest_id"),
-                            row.getLong("head_last_id"), row.getLong("newest_id"));
+                    long total = exact
+                            ? headTotal
+                            : estimatedTotal(
+                                    headTotal,
+                                    row.getLong("oldest_id"),
+                                    row.getLong("head_last_id"),
+                                    row.getLong("newest_id"));
                     long claimed = exact ? row.getLong("head_claimed") : Math.min(row.getLong("claimed"), total);
-                    return Optional.of(new QueueStats(total - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
+                    return Optional.of(
+                            new QueueStats(total - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
                 });
     }
 

@@ -10,6 +10,5 @@ public record QueueStats(long free, long claimed, Edge oldest, Edge newest) {
     }
 
     /** The oldest or newest message: id, age in seconds and when it was posted. */
-    public record Edge(long id, long age, OffsetDateTime created) {
-    }
+    public record Edge(long id, long age, OffsetDateTime created) {}
 }

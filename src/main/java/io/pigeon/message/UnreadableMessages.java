@@ -1,8 +1,8 @@
 package io.pigeon.message;
 
 import io.pigeon.observability.QueueMetrics;
-import io.smallrye.mutiny.Uni;
 import io.pigeon.queue.PlacedQueue;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.UUID;
@@ -39,34 +39,53 @@ public class UnreadableMessages {
 
     /** Keeps aside the rows a pop deleted and did not answer; never fails (a failure is logged). */
     public Uni<Void> keepPopped(PlacedQueue queue, List<MessageRows.Unopened> rows) {
-        return setAside(queue, rows,
-                unopened -> store.keepPopped(queue.db(), unopened.stream().map(MessageRows.Unopened::row).toList()));
+        return setAside(
+                queue,
+                rows,
+                unopened -> store.keepPopped(
+                        queue.db(),
+                        unopened.stream().map(MessageRows.Unopened::row).toList()));
     }
 
     /**
      * Sets aside rows that claims {@code claimIds} have just taken and not answered, and takes them out of those
      * claims; never fails (a failure is logged: the rows are then held by their claim until it ends).
      */
-    public Uni<Void> setAsideClaimed(PlacedQueue queue, long queueId, List<MessageRows.Unopened> rows,
-            UUID[] claimIds) {
-        return setAside(queue, rows, unopened -> store.setAsideClaimed(queue.db(), queueId,
-                unopened.stream().mapToLong(MessageRows.Unopened::id).toArray(), claimIds));
+    public Uni<Void> setAsideClaimed(
+            PlacedQueue queue, long queueId, List<MessageRows.Unopened> rows, UUID[] claimIds) {
+        return setAside(
+                queue,
+                rows,
+                unopened -> store.setAsideClaimed(
+                        queue.db(),
+                        queueId,
+                        unopened.stream().mapToLong(MessageRows.Unopened::id).toArray(),
+                        claimIds));
     }
 
     /** Sets aside rows moved to a dead-letter queue that could not be sealed again for it; never fails. */
     public Uni<Void> setAsideResealing(PlacedQueue queue, long queueId, List<MessageRows.Unopened> rows) {
-        return setAside(queue, rows, unopened -> store.setAsideResealing(queue.db(), queueId,
-                unopened.stream().mapToLong(MessageRows.Unopened::id).toArray()));
+        return setAside(
+                queue,
+                rows,
+                unopened -> store.setAsideResealing(
+                        queue.db(),
+                        queueId,
+                        unopened.stream().mapToLong(MessageRows.Unopened::id).toArray()));
     }
 
-    private Uni<Void> setAside(PlacedQueue queue, List<MessageRows.Unopened> rows,
+    private Uni<Void> setAside(
+            PlacedQueue queue,
+            List<MessageRows.Unopened> rows,
             Function<List<MessageRows.Unopened>, Uni<Void>> statement) {
         if (rows.isEmpty()) {
             return Uni.createFrom().voidItem();
         }
-        return statement.apply(rows)
+        return statement
+                .apply(rows)
                 .invoke(() -> report(queue, rows, "set aside (table messages_set_aside)", "set_aside"))
-                .onFailure().recoverWithItem(failure -> {
+                .onFailure()
+                .recoverWithItem(failure -> {
                     report(queue, rows, "not set aside (" + failure + ")", "not_set_aside");
                     return null;
                 });
@@ -74,8 +93,9 @@ public class UnreadableMessages {
 
     private void report(PlacedQueue queue, List<MessageRows.Unopened> rows, String what, String outcome) {
         for (MessageRows.Unopened row : rows) {
-            LOG.errorf("Message %d of queue %s of project %s does not open, %s: %s", row.id(), queue.storedName(),
-                    queue.project(), what, row.reason());
+            LOG.errorf(
+                    "Message %d of queue %s of project %s does not open, %s: %s",
+                    row.id(), queue.storedName(), queue.project(), what, row.reason());
         }
         metrics.unreadable(outcome, rows.size());
     }

@@ -28,16 +28,25 @@ public class QueueMetrics {
 
     public QueueMetrics(MeterRegistry registry) {
         this.registry = registry;
-        posted = Counter.builder("pigeon.messages.posted").description("Messages stored by posts").register(registry);
-        claimed = Counter.builder("pigeon.messages.claimed").description("Messages taken by claims").register(registry);
+        posted = Counter.builder("pigeon.messages.posted")
+                .description("Messages stored by posts")
+                .register(registry);
+        claimed = Counter.builder("pigeon.messages.claimed")
+                .description("Messages taken by claims")
+                .register(registry);
         deleted = Counter.builder("pigeon.messages.deleted")
-                .description("Messages deleted by clients, pops and purges").register(registry);
+                .description("Messages deleted by clients, pops and purges")
+                .register(registry);
         expired = Counter.builder("pigeon.messages.expired")
-                .description("Expired messages removed by the sweeper").register(registry);
+                .description("Expired messages removed by the sweeper")
+                .register(registry);
         deadLettered = Counter.builder("pigeon.messages.dead.lettered")
-                .description("Messages moved to a dead-letter queue").register(registry);
-        claimLatency = Timer.builder("pigeon.claim.latency").description("Time to take a claim, database included")
-                .publishPercentileHistogram().register(registry);
+                .description("Messages moved to a dead-letter queue")
+                .register(registry);
+        claimLatency = Timer.builder("pigeon.claim.latency")
+                .description("Time to take a claim, database included")
+                .publishPercentileHistogram()
+                .register(registry);
         for (String kind : new String[] {"post", "claim", "delete"}) {
             statementRequests(kind);
         }
@@ -71,7 +80,9 @@ public class QueueMetrics {
     public void unreadable(String outcome, long count) {
         Counter.builder("pigeon.messages.unreadable")
                 .description("Stored messages whose sealed body does not open, never answered (see the log)")
-                .tag("outcome", outcome).register(registry).increment(count);
+                .tag("outcome", outcome)
+                .register(registry)
+                .increment(count);
     }
 
     /**
@@ -81,7 +92,9 @@ public class QueueMetrics {
     public IntConsumer statementRequests(String kind) {
         DistributionSummary requests = DistributionSummary.builder("pigeon.statement.requests")
                 .description("Requests carried by one statement: more than 1 when concurrent requests shared it")
-                .tag("kind", kind).serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64).register(registry);
+                .tag("kind", kind)
+                .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64)
+                .register(registry);
         return requests::record;
     }
 

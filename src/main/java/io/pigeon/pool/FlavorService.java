@@ -37,8 +37,10 @@ public class FlavorService {
         checkPools(pools);
         return store.replace(catalogue, name, pools, false).map(replaced -> {
             if (!replaced.missingPools().isEmpty()) {
-                throw new Rejection(Rejection.Reason.UNABLE_TO_CREATE, "Flavor " + name + " could not be created, error:Pool "
-                        + String.join(", ", replaced.missingPools()) + " does not exist");
+                throw new Rejection(
+                        Rejection.Reason.UNABLE_TO_CREATE,
+                        "Flavor " + name + " could not be created, error:Pool "
+                                + String.join(", ", replaced.missingPools()) + " does not exist");
             }
             return null;
         });
@@ -56,8 +58,10 @@ public class FlavorService {
                 return Uni.createFrom().item(Optional.<FlavorStore.Flavor>empty());
             }
             if (!replaced.missingPools().isEmpty()) {
-                throw new Rejection(Rejection.Reason.UNABLE_TO_CREATE, "Flavor " + name + " cant be updated, error:Pool "
-                        + String.join(", ", replaced.missingPools()) + " does not exist");
+                throw new Rejection(
+                        Rejection.Reason.UNABLE_TO_CREATE,
+                        "Flavor " + name + " cant be updated, error:Pool " + String.join(", ", replaced.missingPools())
+                                + " does not exist");
             }
             return store.get(catalogue, name);
         });

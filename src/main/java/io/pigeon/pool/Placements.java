@@ -9,9 +9,9 @@ import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.Objects;
 
 /**
  * Where each queue lives: on a registered pool, or on the configured database ("home", which holds every queue made
@@ -33,12 +33,14 @@ public class Placements {
 
     /** Replicas remember at most this many placements; forgetting costs one catalogue read on the next request. */
     private static final int MAX_REMEMBERED = 100_000;
+
     private static final String HOME_KEY = "";
 
     // One statement: the queue's placement if it has one; else home if the queue exists there (made before pools);
     // else a pool drawn in proportion to the weights of those that take new queues (of the flavor $3, or of no
     // flavor when $3 is null); else home, when no flavor was asked for. The draw happens once per statement.
-    static final String PLACE = """
+    static final String PLACE =
+            """
             WITH existing AS (SELECT pool FROM placements WHERE project = $1 AND queue = $2),
             at_home AS (SELECT 1 FROM queues WHERE project = $1 AND name = $2),
             candidates AS (
@@ -65,7 +67,8 @@ public class Placements {
 
     private static final String FLAVOR_EXISTS = "SELECT 1 FROM flavors WHERE name = $1";
 
-    private static final String PLACE_AT = """
+    private static final String PLACE_AT =
+            """
             WITH inserted AS (
                 INSERT INTO placements (project, queue, pool) VALUES ($1, $2, $3)
                 ON CONFLICT (project, queue) DO NOTHING RETURNING pool)
@@ -93,14 +96,12 @@ public class Placements {
         if (known != null) {
             return Uni.createFrom().item(known);
         }
-        return catalogue.preparedQuery(FIND)
-                .execute(Tuple.of(project, queue))
-                .map(rows -> {
-                    if (rows.size() == 0) {
-                        return Placement.HOME;
-                    }
-                    return remember(project, queue, rows.iterator().next().getString("pool"));
-                });
+        return catalogue.preparedQuery(FIND).execute(Tuple.of(project, queue)).map(rows -> {
+            if (rows.size() == 0) {
+                return Placement.HOME;
+            }
+            return remember(project, queue, rows.iterator().next().getString("pool"));
+        });
     }
 
     /**
@@ -114,28 +115,38 @@ public class Placements {
         if (known != null) {
             return Uni.createFrom().item(known);
         }
-        Uni<Void> flavorExists = flavor == null ? Uni.createFrom().voidItem()
-                : catalogue.preparedQuery(FLAVOR_EXISTS).execute(Tuple.of(flavor)).map(rows -> {
-                    if (rows.size() == 0) {
-                        throw Rejection.invalidRequest("Flavor " + flavor + " does not exist");
-                    }
-                    return null;
-                });
-        return flavorExists.chain(() -> attempt(project, queue, flavor))
+        Uni<Void> flavorExists = flavor == null
+                ? Uni.createFrom().voidItem()
+                : catalogue
+                        .preparedQuery(FLAVOR_EXISTS)
+                        .execute(Tuple.of(flavor))
+                        .map(rows -> {
+                            if (rows.size() == 0) {
+                                throw Rejection.invalidRequest("Flavor " + flavor + " does not exist");
+                            }
+                            return null;
+                        });
+        return flavorExists
+                .chain(() -> attempt(project, queue, flavor))
                 // A concurrent placement won (ON CONFLICT): it is there to read now.
                 .chain(placed -> placed.isPresent() ? Uni.createFrom().item(placed) : attempt(project, queue, flavor))
-                .map(placed -> placed.orElseThrow(() -> new Rejection(Rejection.Reason.UNAVAILABLE,
+                .map(placed -> placed.orElseThrow(() -> new Rejection(
+                        Rejection.Reason.UNAVAILABLE,
                         "No pool of flavor " + flavor + " takes new queues. Please try again later.")));
     }
 
     private Uni<Optional<Placement>> attempt(String project, String queue, String flavor) {
-        return catalogue.preparedQuery(PLACE).execute(Tuple.from(Arrays.asList(project, queue, flavor)))
+        return catalogue
+                .preparedQuery(PLACE)
+                .execute(Tuple.from(Arrays.asList(project, queue, flavor)))
                 .map(rows -> placed(project, queue, rows));
     }
 
     private Optional<Placement> placed(String project, String queue, RowSet<Row> rows) {
         Row row = rows.iterator().next();
-        return row.getBoolean("placed") ? Optional.of(remember(project, queue, row.getString("pool"))) : Optional.empty();
+        return row.getBoolean("placed")
+                ? Optional.of(remember(project, queue, row.getString("pool")))
+                : Optional.empty();
     }
 
     /** What this replica remembers of the queue's placement, or null. */
@@ -161,7 +172,8 @@ public class Placements {
      * already), false when it lives elsewhere.
      */
     public Uni<Boolean> placeAt(String project, String queue, Placement placement) {
-        return catalogue.preparedQuery(PLACE_AT)
+        return catalogue
+                .preparedQuery(PLACE_AT)
                 .execute(Tuple.from(Arrays.asList(project, queue, placement.pool())))
                 .map(rows -> {
                     String pool = rows.iterator().next().getString("pool");

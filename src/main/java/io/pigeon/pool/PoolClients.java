@@ -38,8 +38,7 @@ public class PoolClients {
     private static final String EVERY_POOL = "SELECT name, uri FROM pools";
 
     /** A client and the address it was made for. */
-    private record Client(String uri, Pool pool, PgConnectOptions options) {
-    }
+    private record Client(String uri, Pool pool, PgConnectOptions options) {}
 
     /** A pool that the catalogue does not hold (deleted, or never registered). */
     public static final class UnknownPool extends RuntimeException {
@@ -63,7 +62,10 @@ public class PoolClients {
     private final StatementCachePoolCreator configured;
     private final int maxConnections;
 
-    public PoolClients(Pool catalogue, Vertx vertx, StatementCachePoolCreator configured,
+    public PoolClients(
+            Pool catalogue,
+            Vertx vertx,
+            StatementCachePoolCreator configured,
             @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int maxConnections) {
         this.catalogue = catalogue;
         this.vertx = vertx;
@@ -120,7 +122,9 @@ public class PoolClients {
      * Fails as soon as one fails: work that must go on past a failing pool recovers inside {@code work}.
      */
     public <T> Uni<List<T>> onEvery(Function<Named, Uni<T>> work) {
-        return everyDatabase().chain(databases -> Uni.join().all(databases.stream().map(work).toList()).andFailFast());
+        return everyDatabase()
+                .chain(databases ->
+                        Uni.join().all(databases.stream().map(work).toList()).andFailFast());
     }
 
     /** The configured database, which holds the catalogue and the queues placed at home. */
@@ -136,8 +140,10 @@ public class PoolClients {
             for (Row row : rows) {
                 String name = row.getString("name");
                 String uri = row.getString("uri");
-                Client client = clients.compute(name, (ignored, known) -> known != null && known.uri().equals(uri) ? known
-                        : replace(name, known, uri));
+                Client client = clients.compute(
+                        name,
+                        (ignored, known) ->
+                                known != null && known.uri().equals(uri) ? known : replace(name, known, uri));
                 all.add(new Named(name, client.pool(), client.options()));
             }
             return all;
@@ -147,19 +153,27 @@ public class PoolClients {
     private Client replace(String name, Client stale, String uri) {
         if (stale != null) {
             LOG.infof("Pool %s moved: its connections are closed", name);
-            stale.pool().close().subscribe().with(ignored -> { }, failure -> { });
+            stale.pool().close().subscribe().with(ignored -> {}, failure -> {});
         }
         return client(uri);
     }
 
     private Client client(String uri) {
         PgConnectOptions options = connectOptions(PoolUri.stored(uri));
-        return new Client(uri, Pool.newInstance(PgBuilder.pool().with(new PoolOptions().setMaxSize(maxConnections))
-                .connectingTo(options).using(vertx.getDelegate()).build()), options);
+        return new Client(
+                uri,
+                Pool.newInstance(PgBuilder.pool()
+                        .with(new PoolOptions().setMaxSize(maxConnections))
+                        .connectingTo(options)
+                        .using(vertx.getDelegate())
+                        .build()),
+                options);
     }
 
     /** Closes the clients of pools that are gone or now name another server. */
-    @Scheduled(every = "5s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+    @Scheduled(
+            every = "5s",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> refresh() {
         if (clients.isEmpty()) {
@@ -173,7 +187,7 @@ public class PoolClients {
             clients.forEach((name, client) -> {
                 if (!client.uri().equals(registered.get(name)) && clients.remove(name, client)) {
                     LOG.infof("Pool %s was deleted or moved: its connections are closed", name);
-                    client.pool().close().subscribe().with(ignored -> { }, failure -> { });
+                    client.pool().close().subscribe().with(ignored -> {}, failure -> {});
                 }
             });
             return null;

@@ -46,12 +46,10 @@ final class PoolDataSource implements DataSource {
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
-    }
+    public void setLogWriter(PrintWriter out) {}
 
     @Override
-    public void setLoginTimeout(int seconds) {
-    }
+    public void setLoginTimeout(int seconds) {}
 
     @Override
     public int getLoginTimeout() {

@@ -3,14 +3,14 @@ package io.pigeon.pool;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Duration;
-import org.flywaydb.core.Flyway;
-import org.jboss.logging.Logger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import org.flywaydb.core.Flyway;
+import org.jboss.logging.Logger;
 
 /**
  * Brings a pool's database to Pigeon's schema: the same Flyway migrations as the configured database, run when the
@@ -28,14 +28,18 @@ public class PoolSchemas {
     private static final Logger LOG = Logger.getLogger(PoolSchemas.class);
     /** How long a server may take to accept a connection, and the whole migration to finish. */
     static final int CONNECT_TIMEOUT_SECONDS = 5;
+
     static final Duration MIGRATION_DEADLINE = Duration.ofSeconds(60);
     /** A pool's delivery group ids start at its block number shifted by this many bits (2^40 ids per block). */
     static final int ID_BLOCK_BITS = 40;
-    private static final String MOVE_GROUP_IDS = """
+
+    private static final String MOVE_GROUP_IDS =
+            """
             SELECT setval(s, greatest(coalesce(pg_sequence_last_value(s), 0), ?))
             FROM (SELECT pg_get_serial_sequence('dispatch_groups', 'id')::regclass AS s) AS sequence""";
     /** Which database this is, whatever address reached it: its server's identifier and its name. */
-    static final String IDENTITY = "SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || current_database()";
+    static final String IDENTITY =
+            "SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || current_database()";
 
     private final Flyway application;
 
@@ -62,36 +66,42 @@ public class PoolSchemas {
 
     /** {@code firstGroupId} null: the group ids are not moved (0 would not do: a sequence never used starts at 1). */
     private Uni<Boolean> migrate(PoolUri uri, String refused, Long firstGroupId) {
-        return Uni.createFrom().item(() -> {
-            Flyway pool = Flyway.configure(Thread.currentThread().getContextClassLoader())
-                    .configuration(application.getConfiguration())
-                    .dataSource(new PoolDataSource(uri, CONNECT_TIMEOUT_SECONDS, MIGRATION_DEADLINE.toSeconds()))
-                    .connectRetries(0)
-                    .load();
-            try (Connection connection = pool.getConfiguration().getDataSource().getConnection()) {
-                try (Statement identity = connection.createStatement();
-                        ResultSet row = identity.executeQuery(IDENTITY)) {
-                    row.next();
-                    if (row.getString(1).equals(refused)) {
-                        return false;
+        return Uni.createFrom()
+                .item(() -> {
+                    Flyway pool = Flyway.configure(Thread.currentThread().getContextClassLoader())
+                            .configuration(application.getConfiguration())
+                            .dataSource(
+                                    new PoolDataSource(uri, CONNECT_TIMEOUT_SECONDS, MIGRATION_DEADLINE.toSeconds()))
+                            .connectRetries(0)
+                            .load();
+                    try (Connection connection =
+                            pool.getConfiguration().getDataSource().getConnection()) {
+                        try (Statement identity = connection.createStatement();
+                                ResultSet row = identity.executeQuery(IDENTITY)) {
+                            row.next();
+                            if (row.getString(1).equals(refused)) {
+                                return false;
+                            }
+                        }
+                        pool.migrate();
+                        if (firstGroupId != null) {
+                            try (PreparedStatement move = connection.prepareStatement(MOVE_GROUP_IDS)) {
+                                move.setLong(1, firstGroupId);
+                                move.executeQuery().close();
+                            }
+                        }
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
                     }
-                }
-                pool.migrate();
-                if (firstGroupId != null) {
-                    try (PreparedStatement move = connection.prepareStatement(MOVE_GROUP_IDS)) {
-                        move.setLong(1, firstGroupId);
-                        move.executeQuery().close();
-                    }
-                }
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-            return true;
-        })
+                    return true;
+                })
                 .runSubscriptionOn(Infrastructure.getDefaultWorkerPool())
-                .ifNoItem().after(MIGRATION_DEADLINE).fail()
-                .onFailure().invoke(failure -> LOG.warnf("Pool %s cannot be reached or migrated: %s", uri.redacted(),
-                        describe(failure)));
+                .ifNoItem()
+                .after(MIGRATION_DEADLINE)
+                .fail()
+                .onFailure()
+                .invoke(failure ->
+                        LOG.warnf("Pool %s cannot be reached or migrated: %s", uri.redacted(), describe(failure)));
     }
 
     /**

@@ -19,6 +19,7 @@ public class PoolService {
 
     /** Zaqar's default and largest page of pools and flavors. */
     public static final int MAX_PAGE_SIZE = 20;
+
     public static final long MAX_WEIGHT = 4294967295L;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private static final String HOLDS_QUEUES =
@@ -32,7 +33,8 @@ public class PoolService {
     private final PoolClients clients;
     private final Placements placements;
 
-    public PoolService(PoolStore store, PoolSchemas schemas, Pool catalogue, PoolClients clients, Placements placements) {
+    public PoolService(
+            PoolStore store, PoolSchemas schemas, Pool catalogue, PoolClients clients, Placements placements) {
         this.clients = clients;
         this.placements = placements;
         this.store = store;
@@ -43,8 +45,8 @@ public class PoolService {
     /** A pool's or flavor's name: 1 to 64 letters, digits, '_', '-' and '.', so that it can stand in a path. */
     static String checkName(String kind, String name) {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw Rejection.invalidRequest(kind + " names are 1 to 64 bytes of ASCII letters, digits, underscores, "
-                    + "hyphens and dots.");
+            throw Rejection.invalidRequest(
+                    kind + " names are 1 to 64 bytes of ASCII letters, digits, underscores, " + "hyphens and dots.");
         }
         return name;
     }
@@ -73,7 +75,8 @@ public class PoolService {
         return refuseSharedServer(name, uri)
                 .chain(() -> reachable(uri))
                 .chain(() -> store.upsert(catalogue, name, uri, weight, flavor, options))
-                .onFailure(DatabaseFailures::isUniqueViolation).transform(e -> uriInUse());
+                .onFailure(DatabaseFailures::isUniqueViolation)
+                .transform(e -> uriInUse());
     }
 
     public Uni<Optional<StoragePool>> get(String name) {
@@ -91,16 +94,22 @@ public class PoolService {
             throw Rejection.invalidBody("One of `uri`, `weight`, `flavor`, or `options` needs to be specified");
         }
         Long weight = patch.weight() == null ? null : checkWeight(patch.weight());
-        String flavor = patch.flavor() == null || patch.flavor().isEmpty() ? patch.flavor() : checkName("Flavor", patch.flavor());
+        String flavor = patch.flavor() == null || patch.flavor().isEmpty()
+                ? patch.flavor()
+                : checkName("Flavor", patch.flavor());
         String options = patch.options() == null ? null : patch.options().toString();
         if (patch.uri() == null) {
             return store.update(catalogue, name, null, weight, flavor, options);
         }
         PoolUri uri = PoolUri.parse(patch.uri());
-        return store.get(catalogue, name).chain(found -> found.isEmpty() ? Uni.createFrom().item(Optional.<StoragePool>empty())
-                : refuseSharedServer(name, uri).chain(() -> reachable(uri))
-                        .chain(() -> store.update(catalogue, name, uri.text(), weight, flavor, options)))
-                .onFailure(DatabaseFailures::isUniqueViolation).transform(e -> uriInUse());
+        return store.get(catalogue, name)
+                .chain(found -> found.isEmpty()
+                        ? Uni.createFrom().item(Optional.<StoragePool>empty())
+                        : refuseSharedServer(name, uri)
+                                .chain(() -> reachable(uri))
+                                .chain(() -> store.update(catalogue, name, uri.text(), weight, flavor, options)))
+                .onFailure(DatabaseFailures::isUniqueViolation)
+                .transform(e -> uriInUse());
     }
 
     /**
@@ -109,29 +118,35 @@ public class PoolService {
      */
     public Uni<Void> delete(String name) {
         checkName("Pool", name);
-        return store.get(catalogue, name).chain(found -> found.isEmpty() ? Uni.createFrom().voidItem()
-                : holdsQueues(name).chain(holds -> {
-                    if (holds) {
-                        throw new Rejection(Rejection.Reason.IN_USE,
-                                "Pool " + name + " holds queues or delivery groups; it cannot be deleted.");
-                    }
-                    return store.delete(catalogue, name).map(refused -> {
-                        refused.ifPresent(refusal -> {
-                            throw new Rejection(Rejection.Reason.IN_USE,
-                                    "This pool is used by flavors " + refusal.flavor() + "; It cannot be deleted.");
-                        });
-                        placements.forget(name);
-                        return null;
-                    });
-                }));
+        return store.get(catalogue, name)
+                .chain(found -> found.isEmpty()
+                        ? Uni.createFrom().voidItem()
+                        : holdsQueues(name).chain(holds -> {
+                            if (holds) {
+                                throw new Rejection(
+                                        Rejection.Reason.IN_USE,
+                                        "Pool " + name + " holds queues or delivery groups; it cannot be deleted.");
+                            }
+                            return store.delete(catalogue, name).map(refused -> {
+                                refused.ifPresent(refusal -> {
+                                    throw new Rejection(
+                                            Rejection.Reason.IN_USE,
+                                            "This pool is used by flavors " + refusal.flavor()
+                                                    + "; It cannot be deleted.");
+                                });
+                                placements.forget(name);
+                                return null;
+                            });
+                        }));
     }
 
     private Uni<Boolean> holdsQueues(String name) {
         return clients.of(name)
-                .chain(db -> db.query(HOLDS_QUEUES)
-                        .execute())
+                .chain(db -> db.query(HOLDS_QUEUES).execute())
                 .map(rows -> rows.iterator().next().getBoolean("holds"))
-                .onFailure(DatabaseFailures::isUnavailable).transform(e -> new Rejection(Rejection.Reason.UNAVAILABLE,
+                .onFailure(DatabaseFailures::isUnavailable)
+                .transform(e -> new Rejection(
+                        Rejection.Reason.UNAVAILABLE,
                         "Pool " + name + " cannot be reached to tell whether it holds queues. Please try again."));
     }
 
@@ -156,15 +171,18 @@ public class PoolService {
      * configured database is refused (409): as a pool too, its queues would be listed and swept twice.
      */
     private Uni<Void> reachable(PoolUri uri) {
-        return catalogue.query(ID_BLOCK_AND_IDENTITY)
+        return catalogue
+                .query(ID_BLOCK_AND_IDENTITY)
                 .execute()
                 .map(rows -> rows.iterator().next())
-                .chain(row -> schemas.migrate(uri, row.getLong("block") << PoolSchemas.ID_BLOCK_BITS,
-                        row.getString("identity")))
-                .onFailure().transform(e -> Rejection.invalidBody("cannot connect to " + uri.redacted()))
+                .chain(row -> schemas.migrate(
+                        uri, row.getLong("block") << PoolSchemas.ID_BLOCK_BITS, row.getString("identity")))
+                .onFailure()
+                .transform(e -> Rejection.invalidBody("cannot connect to " + uri.redacted()))
                 .map(migrated -> {
                     if (!migrated) {
-                        throw new Rejection(Rejection.Reason.CONFLICT,
+                        throw new Rejection(
+                                Rejection.Reason.CONFLICT,
                                 "The database URI names the configured database, which holds the catalogue.");
                     }
                     return null;

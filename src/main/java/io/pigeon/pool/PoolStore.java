@@ -18,7 +18,8 @@ public class PoolStore {
     private static final String COLUMNS = "name, uri, weight, flavor, options::text AS options";
 
     // A pool registered again under its name is replaced whole, as in Zaqar.
-    private static final String UPSERT = """
+    private static final String UPSERT =
+            """
             INSERT INTO pools (name, uri, weight, flavor, options) VALUES ($1, $2, $3, $4, $5::text::json)
             ON CONFLICT (name) DO UPDATE
             SET uri = EXCLUDED.uri, weight = EXCLUDED.weight, flavor = EXCLUDED.flavor, options = EXCLUDED.options,
@@ -33,17 +34,20 @@ public class PoolStore {
     private static final String STORED_URI = "SELECT uri FROM pools WHERE name = $1";
 
     // Absent fields ($2..$5 null) stay; an empty flavor takes the pool out of its flavor.
-    private static final String UPDATE = """
+    private static final String UPDATE =
+            """
             UPDATE pools
             SET uri = COALESCE($2, uri), weight = COALESCE($3, weight),
                 flavor = CASE WHEN $4::text IS NULL THEN flavor WHEN $4::text = '' THEN NULL ELSE $4::text END,
                 options = COALESCE($5::text::json, options), updated_at = now()
             WHERE name = $1
-            RETURNING %s""".formatted(COLUMNS);
+            RETURNING %s"""
+                    .formatted(COLUMNS);
 
     // The pool is locked first, so that the reason to refuse is that of the pool the statement deletes: a pool is kept
     // while it is the last pool of an existing flavor. (Whether it holds queues is asked of its own server first.)
-    private static final String DELETE = """
+    private static final String DELETE =
+            """
             WITH target AS (SELECT name, flavor FROM pools WHERE name = $1 FOR UPDATE),
             refusal AS (
                 SELECT CASE WHEN t.flavor IS NOT NULL AND EXISTS (SELECT 1 FROM flavors f WHERE f.name = t.flavor)
@@ -54,28 +58,31 @@ public class PoolStore {
             SELECT r.reason, r.flavor FROM refusal r""";
 
     /** Why a delete was refused: the pool is the last pool of {@code flavor}. */
-    public record Refusal(String reason, String flavor) {
-    }
+    public record Refusal(String reason, String flavor) {}
 
     public Uni<Void> upsert(SqlClient db, String name, PoolUri uri, long weight, String flavor, String optionsJson) {
-        return db.preparedQuery(UPSERT).execute(Tuple.of(name, uri.text(), weight, flavor, optionsJson)).replaceWithVoid();
+        return db.preparedQuery(UPSERT)
+                .execute(Tuple.of(name, uri.text(), weight, flavor, optionsJson))
+                .replaceWithVoid();
     }
 
     /** The pool using {@code uri} under another name than {@code name}, if any. */
     public Uni<Optional<String>> otherUsing(SqlClient db, String name, PoolUri uri) {
-        return db.preparedQuery(OTHER_USING).execute(Tuple.of(uri.text(), name))
-                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString(0)));
+        return db.preparedQuery(OTHER_USING)
+                .execute(Tuple.of(uri.text(), name))
+                .map(rows -> rows.size() == 0
+                        ? Optional.empty()
+                        : Optional.of(rows.iterator().next().getString(0)));
     }
 
     public Uni<Optional<StoragePool>> get(SqlClient db, String name) {
-        return db.preparedQuery(GET).execute(Tuple.of(name))
-                .map(rows -> toPools(rows).stream().findFirst());
+        return db.preparedQuery(GET).execute(Tuple.of(name)).map(rows -> toPools(rows).stream()
+                .findFirst());
     }
 
     /** Up to {@code limit} pools whose names sort after {@code after}, in name order. */
     public Uni<List<StoragePool>> list(SqlClient db, String after, int limit) {
-        return db.preparedQuery(LIST)
-                .execute(Tuple.of(after, limit)).map(PoolStore::toPools);
+        return db.preparedQuery(LIST).execute(Tuple.of(after, limit)).map(PoolStore::toPools);
     }
 
     /** The name of every registered pool, in name order. */
@@ -89,13 +96,18 @@ public class PoolStore {
 
     /** The pool's uri as stored (not read: a legacy row may not parse), or empty when there is none of that name. */
     public Uni<Optional<String>> storedUri(SqlClient db, String name) {
-        return db.preparedQuery(STORED_URI).execute(Tuple.of(name))
-                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString("uri")));
+        return db.preparedQuery(STORED_URI)
+                .execute(Tuple.of(name))
+                .map(rows -> rows.size() == 0
+                        ? Optional.empty()
+                        : Optional.of(rows.iterator().next().getString("uri")));
     }
 
     /** The pool as patched, or empty when there is none of that name. */
-    public Uni<Optional<StoragePool>> update(SqlClient db, String name, String uri, Long weight, String flavor, String optionsJson) {
-        return db.preparedQuery(UPDATE).execute(Tuple.from(Arrays.asList(name, uri, weight, flavor, optionsJson)))
+    public Uni<Optional<StoragePool>> update(
+            SqlClient db, String name, String uri, Long weight, String flavor, String optionsJson) {
+        return db.preparedQuery(UPDATE)
+                .execute(Tuple.from(Arrays.asList(name, uri, weight, flavor, optionsJson)))
                 .map(rows -> toPools(rows).stream().findFirst());
     }
 
@@ -106,7 +118,8 @@ public class PoolStore {
                 return Optional.empty();
             }
             Row row = rows.iterator().next();
-            return row.getString("reason") == null ? Optional.empty()
+            return row.getString("reason") == null
+                    ? Optional.empty()
                     : Optional.of(new Refusal(row.getString("reason"), row.getString("flavor")));
         });
     }
@@ -114,8 +127,12 @@ public class PoolStore {
     private static List<StoragePool> toPools(RowSet<Row> rows) {
         List<StoragePool> pools = new ArrayList<>(rows.size());
         for (Row row : rows) {
-            pools.add(new StoragePool(row.getString("name"), PoolUri.stored(row.getString("uri")), row.getLong("weight"),
-                    row.getString("flavor"), row.getString("options")));
+            pools.add(new StoragePool(
+                    row.getString("name"),
+                    PoolUri.stored(row.getString("uri")),
+                    row.getLong("weight"),
+                    row.getString("flavor"),
+                    row.getString("options")));
         }
         return pools;
     }

@@ -33,6 +33,7 @@ public class PoolUpgrades {
      * fail, and an attempt costs only a refused connection and a log line.
      */
     static final Duration FIRST_RETRY = Duration.ofSeconds(30);
+
     static final Duration LAST_RETRY = Duration.ofMinutes(5);
 
     /** What one attempt at a pool did. */
@@ -63,12 +64,18 @@ public class PoolUpgrades {
 
     void start(@Observes StartupEvent started) {
         retries.add(upgradeRegistered()
-                .onFailure().retry().withBackOff(FIRST_RETRY, LAST_RETRY).indefinitely()
-                .subscribe().with(outcomes -> outcomes.forEach((name, outcome) -> {
-                    if (outcome == Outcome.UNREACHABLE) {
-                        retry(name);
-                    }
-                }), failure -> LOG.errorf("The registered pools were not migrated: %s", failure.toString())));
+                .onFailure()
+                .retry()
+                .withBackOff(FIRST_RETRY, LAST_RETRY)
+                .indefinitely()
+                .subscribe()
+                .with(
+                        outcomes -> outcomes.forEach((name, outcome) -> {
+                            if (outcome == Outcome.UNREACHABLE) {
+                                retry(name);
+                            }
+                        }),
+                        failure -> LOG.errorf("The registered pools were not migrated: %s", failure.toString())));
     }
 
     void stop(@Observes ShutdownEvent stopping) {
@@ -81,18 +88,28 @@ public class PoolUpgrades {
      * each did, by name. Fails only when the catalogue cannot be read.
      */
     public Uni<Map<String, Outcome>> upgradeRegistered() {
-        return store.names(catalogue).onItem().transformToMulti(names -> Multi.createFrom().iterable(names))
-                .onItem().transformToUni(name -> upgrade(name).onFailure().recoverWithItem(Outcome.UNREACHABLE)
+        return store.names(catalogue)
+                .onItem()
+                .transformToMulti(names -> Multi.createFrom().iterable(names))
+                .onItem()
+                .transformToUni(name -> upgrade(name)
+                        .onFailure()
+                        .recoverWithItem(Outcome.UNREACHABLE)
                         .map(outcome -> Map.entry(name, outcome)))
                 .merge(AT_ONCE)
-                .collect().asMap(Map.Entry::getKey, Map.Entry::getValue);
+                .collect()
+                .asMap(Map.Entry::getKey, Map.Entry::getValue);
     }
 
     /** Tries the pool again, with a growing pause, until an attempt ends otherwise than unreachable. */
     private void retry(String name) {
         retries.add(upgrade(name)
-                .onFailure().retry().withBackOff(FIRST_RETRY, LAST_RETRY).indefinitely()
-                .subscribe().with(outcome -> { }, failure -> { }));
+                .onFailure()
+                .retry()
+                .withBackOff(FIRST_RETRY, LAST_RETRY)
+                .indefinitely()
+                .subscribe()
+                .with(outcome -> {}, failure -> {}));
     }
 
     /**
@@ -100,7 +117,10 @@ public class PoolUpgrades {
      * deleted or moved meanwhile is followed), its group ids left where they are. Fails when it cannot be reached.
      */
     Uni<Outcome> upgrade(String name) {
-        return catalogue.query(PoolSchemas.IDENTITY).execute().map(rows -> rows.iterator().next().getString(0))
+        return catalogue
+                .query(PoolSchemas.IDENTITY)
+                .execute()
+                .map(rows -> rows.iterator().next().getString(0))
                 .chain(identity -> store.storedUri(catalogue, name).chain(stored -> upgrade(name, stored, identity)));
     }
 
@@ -118,8 +138,9 @@ public class PoolUpgrades {
         }
         Optional<String> broken = uri.brokenRule();
         if (broken.isPresent()) {
-            LOG.warnf("Pool %s (%s) is not migrated: its stored uri is not given to a driver (%s)", name,
-                    uri.redacted(), broken.get());
+            LOG.warnf(
+                    "Pool %s (%s) is not migrated: its stored uri is not given to a driver (%s)",
+                    name, uri.redacted(), broken.get());
             return Uni.createFrom().item(Outcome.INVALID);
         }
         return schemas.upgrade(uri, catalogueIdentity).map(migrated -> {

@@ -10,9 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Pattern;
-import java.util.Optional;
 
 /**
  * A pool's address: a PostgreSQL URL,
@@ -39,8 +39,9 @@ public final class PoolUri {
 
     /** The parameters a pool's URL may pass to the drivers, besides {@code user} and {@code password}. */
     public static final List<String> DRIVER_PARAMETERS = List.of("sslmode", "application_name");
-    private static final List<String> SSL_MODES = List.of("disable", "allow", "prefer", "require", "verify-ca",
-            "verify-full");
+
+    private static final List<String> SSL_MODES =
+            List.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full");
 
     /** Labels of ASCII letters, digits and inner hyphens, joined by dots (an IPv4 address is one too). */
     private static final Pattern HOST_NAME = Pattern.compile(
@@ -49,25 +50,26 @@ public final class PoolUri {
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
     /** PostgreSQL's names are at most 63 bytes; these characters need no quoting or escaping anywhere. */
     private static final Pattern DATABASE = Pattern.compile("[A-Za-z0-9_.$-]{1,63}");
+
     private static final Pattern USER = Pattern.compile("[A-Za-z0-9_.$@+-]{1,63}");
     private static final Pattern VALUE = Pattern.compile("[A-Za-z0-9_.:+-]{1,63}");
     private static final Pattern PARAMETER_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
-    static final String HOST_RULE = "uri host must be a host name (ASCII letters, digits, hyphens and dots) or an IP "
-            + "address.";
+    static final String HOST_RULE =
+            "uri host must be a host name (ASCII letters, digits, hyphens and dots) or an IP " + "address.";
     static final String PORT_RULE = "uri port must be from 1 to 65535.";
-    static final String DATABASE_RULE = "uri database name must be 1 to 63 ASCII letters, digits, underscores, dots, "
-            + "hyphens or dollar signs.";
-    static final String USER_RULE = "uri user must be 1 to 63 ASCII letters, digits, underscores, dots, hyphens, dollar "
-            + "signs, plus signs or at signs.";
+    static final String DATABASE_RULE =
+            "uri database name must be 1 to 63 ASCII letters, digits, underscores, dots, " + "hyphens or dollar signs.";
+    static final String USER_RULE =
+            "uri user must be 1 to 63 ASCII letters, digits, underscores, dots, hyphens, dollar "
+                    + "signs, plus signs or at signs.";
     static final String PASSWORD_RULE = "uri password must not hold control characters.";
     static final String APPLICATION_NAME_RULE = "uri parameter application_name must be 1 to 63 ASCII letters, digits, "
             + "underscores, dots, hyphens, colons or plus signs.";
     static final String SSL_MODE_RULE = "uri parameter sslmode must be one of " + String.join(", ", SSL_MODES) + ".";
 
     /** A parameter as answers show it: its name and value already checked or hidden. */
-    private record Shown(String name, String value) {
-    }
+    private record Shown(String name, String value) {}
 
     private final String text;
     private final String host;
@@ -81,6 +83,7 @@ public final class PoolUri {
     private final List<Shown> shown;
     /** Why a stored URL cannot be given to a driver (a rule it breaks), or null. */
     private final String unusable;
+
     private final boolean hostShown;
     private final boolean databaseShown;
     private final boolean userShown;
@@ -145,8 +148,10 @@ public final class PoolUri {
             }
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
             String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-            if (!(scheme.equals("postgresql") || scheme.equals("postgres")) || uri.getHost() == null
-                    || !path.matches("/[^/]+") || uri.getRawFragment() != null) {
+            if (!(scheme.equals("postgresql") || scheme.equals("postgres"))
+                    || uri.getHost() == null
+                    || !path.matches("/[^/]+")
+                    || uri.getRawFragment() != null) {
                 throw invalid();
             }
             host = uri.getHost();
@@ -219,7 +224,8 @@ public final class PoolUri {
                                 + " is not passed to the database driver; a pool's uri may set only "
                                 + String.join(", ", DRIVER_PARAMETERS) + " (and user, password).");
                     }
-                    shown.add(new Shown(named ? name : HIDDEN,
+                    shown.add(new Shown(
+                            named ? name : HIDDEN,
                             named && !isSecret(name) && VALUE.matcher(value).matches() ? value : HIDDEN));
                 }
             }
@@ -267,11 +273,18 @@ public final class PoolUri {
             }
             shownText.append('@');
         }
-        shownText.append(hostShown ? urlHost() : HIDDEN).append(':').append(port).append('/')
+        shownText
+                .append(hostShown ? urlHost() : HIDDEN)
+                .append(':')
+                .append(port)
+                .append('/')
                 .append(databaseShown ? database : HIDDEN);
         String separator = "?";
         for (Shown parameter : shown) {
-            shownText.append(separator).append(parameter.name()).append('=')
+            shownText
+                    .append(separator)
+                    .append(parameter.name())
+                    .append('=')
                     .append(isSecret(parameter.name()) ? HIDDEN : parameter.value());
             separator = "&";
         }
@@ -315,7 +328,8 @@ public final class PoolUri {
     /** What the reactive client is given: each part set as a field, never a URL to parse. */
     public PgConnectOptions connectOptions() {
         usable();
-        PgConnectOptions options = new PgConnectOptions().setHost(host).setPort(port).setDatabase(database);
+        PgConnectOptions options =
+                new PgConnectOptions().setHost(host).setPort(port).setDatabase(database);
         if (user != null) {
             options.setUser(user);
         }

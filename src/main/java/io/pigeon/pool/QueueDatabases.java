@@ -47,10 +47,14 @@ public class QueueDatabases {
     }
 
     private Uni<Pool> follow(Supplier<Uni<Placements.Placement>> placement) {
-        return placement.get().chain(this::client).onFailure(PoolClients.UnknownPool.class).recoverWithUni(gone -> {
-            placements.forget(((PoolClients.UnknownPool) gone).pool());
-            return placement.get().chain(this::client);
-        });
+        return placement
+                .get()
+                .chain(this::client)
+                .onFailure(PoolClients.UnknownPool.class)
+                .recoverWithUni(gone -> {
+                    placements.forget(((PoolClients.UnknownPool) gone).pool());
+                    return placement.get().chain(this::client);
+                });
     }
 
     private Uni<Pool> client(Placements.Placement placement) {

@@ -5,5 +5,4 @@ package io.pigeon.pool;
  * {@code weight} (0: none), among the pools of the queue's flavor when it asks for one. {@code optionsJson} is the
  * operator's free-form object, as stored.
  */
-public record StoragePool(String name, PoolUri uri, long weight, String flavor, String optionsJson) {
-}
+public record StoragePool(String name, PoolUri uri, long weight, String flavor, String optionsJson) {}

@@ -1,11 +1,11 @@
 package io.pigeon.purge;
 
 import io.pigeon.message.MessageService;
+import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.subscription.SubscriptionService;
 import io.smallrye.mutiny.Uni;
-import io.pigeon.pool.QueueDatabases;
 import jakarta.enterprise.context.ApplicationScoped;
 
 /**
@@ -30,10 +30,16 @@ public class QueuePurge {
             return Uni.createFrom().voidItem();
         }
         // The queue's database is resolved once; its statements then run on the transaction's connection.
-        return databases.of(project, queue.value()).chain(db -> db.withTransaction(transaction -> {
-            PlacedQueue placed = new PlacedQueue(transaction, project, queue);
-            Uni<Void> first = ofMessages ? messages.purge(placed) : Uni.createFrom().voidItem();
-            return first.chain(() -> ofSubscriptions ? subscriptions.deleteAll(placed) : Uni.createFrom().voidItem());
-        }));
+        return databases
+                .of(project, queue.value())
+                .chain(db -> db.withTransaction(transaction -> {
+                    PlacedQueue placed = new PlacedQueue(transaction, project, queue);
+                    Uni<Void> first = ofMessages
+                            ? messages.purge(placed)
+                            : Uni.createFrom().voidItem();
+                    return first.chain(() -> ofSubscriptions
+                            ? subscriptions.deleteAll(placed)
+                            : Uni.createFrom().voidItem());
+                }));
     }
 }

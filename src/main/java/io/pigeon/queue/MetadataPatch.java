@@ -12,11 +12,14 @@ import java.util.Set;
  */
 public record MetadataPatch(List<Operation> operations) {
 
-    public enum Op { ADD, REPLACE, REMOVE }
+    public enum Op {
+        ADD,
+        REPLACE,
+        REMOVE
+    }
 
     /** One operation on {@code key}; {@code value} is null for a removal. */
-    public record Operation(Op op, String key, JsonNode value) {
-    }
+    public record Operation(Op op, String key, JsonNode value) {}
 
     public MetadataPatch {
         operations = List.copyOf(operations);

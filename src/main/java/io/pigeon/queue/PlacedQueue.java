@@ -26,7 +26,8 @@ public record PlacedQueue(SqlClient db, String project, QueueName name) {
      * The queue that a request may create, on its database: placed first if it never was, among the pools of
      * {@code flavor} (null: of no flavor).
      */
-    public static Uni<PlacedQueue> forCreating(QueueDatabases databases, String project, QueueName name, String flavor) {
+    public static Uni<PlacedQueue> forCreating(
+            QueueDatabases databases, String project, QueueName name, String flavor) {
         return databases.forCreating(project, name.value(), flavor).map(db -> new PlacedQueue(db, project, name));
     }
 

@@ -19,12 +19,15 @@ public record QueueName(String value) {
     public static final String TOPIC_PREFIX = "~";
     /** Above every stored topic name, in byte order: the end of the topics' range. */
     public static final String AFTER_TOPICS = "\u007f";
+
     private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_LENGTH + "}");
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.-]{1," + MAX_LENGTH + "}");
 
     public QueueName {
-        if (value == null || !(QUEUE.matcher(value).matches()
-                || value.startsWith(TOPIC_PREFIX) && TOPIC.matcher(value.substring(1)).matches())) {
+        if (value == null
+                || !(QUEUE.matcher(value).matches()
+                        || value.startsWith(TOPIC_PREFIX)
+                                && TOPIC.matcher(value.substring(1)).matches())) {
             throw invalidQueueName();
         }
     }
@@ -40,7 +43,8 @@ public record QueueName(String value) {
     /** A topic's, as a path names it (Zaqar's message, which does not say why). */
     public static QueueName topic(String name) {
         if (name == null || !TOPIC.matcher(name).matches()) {
-            throw new Rejection(Rejection.Reason.INVALID_TOPIC_IDENTIFICATION,
+            throw new Rejection(
+                    Rejection.Reason.INVALID_TOPIC_IDENTIFICATION,
                     "The format of the submitted topic name or project id is not valid. Topic names are 1 to "
                             + MAX_LENGTH + " bytes of ASCII letters, digits, underscores, hyphens and dots.");
         }
@@ -48,9 +52,10 @@ public record QueueName(String value) {
     }
 
     private static Rejection invalidQueueName() {
-        return new Rejection(Rejection.Reason.INVALID_IDENTIFICATION,
-                "The format of the submitted queue name or project id is not valid. Queue names are 1 to "
-                        + MAX_LENGTH + " bytes of ASCII letters, digits, underscores and hyphens.");
+        return new Rejection(
+                Rejection.Reason.INVALID_IDENTIFICATION,
+                "The format of the submitted queue name or project id is not valid. Queue names are 1 to " + MAX_LENGTH
+                        + " bytes of ASCII letters, digits, underscores and hyphens.");
     }
 
     public boolean isTopic() {

@@ -4,18 +4,18 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
+import io.pigeon.pool.PoolClients;
+import io.pigeon.pool.QueueDatabases;
 import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
-import io.pigeon.pool.PoolClients;
-import io.pigeon.pool.QueueDatabases;
-import io.vertx.mutiny.sqlclient.SqlClient;
 import java.util.Comparator;
 import java.util.List;
-import java.util.function.Function;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The rules of queues: paging bounds, metadata size and shape, existence. What a missing queue means is the
@@ -32,7 +32,11 @@ public class QueueService {
     private final ReservedAttributes reserved;
     private final PoolClients poolClients;
 
-    public QueueService(QueueStore store, QueueDatabases databases, PigeonConfig config, ReservedAttributes reserved,
+    public QueueService(
+            QueueStore store,
+            QueueDatabases databases,
+            PigeonConfig config,
+            ReservedAttributes reserved,
             PoolClients poolClients) {
         this.poolClients = poolClients;
         this.store = store;
@@ -66,14 +70,18 @@ public class QueueService {
         if (deadLetterQueue == null) {
             return Uni.createFrom().voidItem();
         }
-        return databases.placeBeside(project, deadLetterQueue.value(), queue.value()).map(beside -> {
-            if (!beside) {
-                throw Rejection.invalidRequest(ReservedAttributes.DEAD_LETTER_QUEUE + " names queue " + deadLetterQueue
-                        + ", which lives on another pool than queue " + queue + ": a dead-letter queue must live on its "
-                        + "queue's pool (name a queue that does not exist yet, or one on the same pool).");
-            }
-            return null;
-        });
+        return databases
+                .placeBeside(project, deadLetterQueue.value(), queue.value())
+                .map(beside -> {
+                    if (!beside) {
+                        throw Rejection.invalidRequest(
+                                ReservedAttributes.DEAD_LETTER_QUEUE + " names queue " + deadLetterQueue
+                                        + ", which lives on another pool than queue " + queue
+                                        + ": a dead-letter queue must live on its "
+                                        + "queue's pool (name a queue that does not exist yet, or one on the same pool).");
+                    }
+                    return null;
+                });
     }
 
     public Uni<Boolean> exists(String project, QueueName name) {
@@ -88,8 +96,8 @@ public class QueueService {
      * One page of the project's queues (or topics) in name order, after {@code marker}, whose names contain
      * {@code nameContains} when it is given (v2's {@code name} filter). Listed topics are named without their prefix.
      */
-    public Uni<List<Queue>> list(String project, boolean topics, String marker, Integer limit, boolean detailed,
-            String nameContains) {
+    public Uni<List<Queue>> list(
+            String project, boolean topics, String marker, Integer limit, boolean detailed, String nameContains) {
         int pageSize = limit == null ? Paging.DEFAULT_PAGE_SIZE : limit;
         if (pageSize < 1 || pageSize > config.maxQueuesPerPage()) {
             throw Rejection.invalidRequest(
@@ -97,16 +105,22 @@ public class QueueService {
         }
         String after = marker == null ? "" : marker;
         if (!topics) {
-            QueueStore.Listing ofQueues = new QueueStore.Listing(project, after, QueueName.TOPIC_PREFIX, 1, pageSize,
-                    detailed, nameContains);
+            QueueStore.Listing ofQueues =
+                    new QueueStore.Listing(project, after, QueueName.TOPIC_PREFIX, 1, pageSize, detailed, nameContains);
             return acrossDatabases(db -> store.list(db, ofQueues)).map(pages -> firstInNameOrder(pages, pageSize));
         }
         int prefix = QueueName.TOPIC_PREFIX.length();
-        QueueStore.Listing ofTopics = new QueueStore.Listing(project, QueueName.TOPIC_PREFIX + after,
-                QueueName.AFTER_TOPICS, prefix + 1, pageSize, detailed, nameContains);
-        return acrossDatabases(db -> store.list(db, ofTopics))
-                .map(pages -> firstInNameOrder(pages, pageSize).stream()
-                        .map(t -> new Queue(t.name().substring(prefix), t.metadataJson())).toList());
+        QueueStore.Listing ofTopics = new QueueStore.Listing(
+                project,
+                QueueName.TOPIC_PREFIX + after,
+                QueueName.AFTER_TOPICS,
+                prefix + 1,
+                pageSize,
+                detailed,
+                nameContains);
+        return acrossDatabases(db -> store.list(db, ofTopics)).map(pages -> firstInNameOrder(pages, pageSize).stream()
+                .map(t -> new Queue(t.name().substring(prefix), t.metadataJson()))
+                .toList());
     }
 
     /** How many queues the project has (whose names contain {@code nameContains}, when given); topics are not counted. */
@@ -128,7 +142,11 @@ public class QueueService {
         if (pages.size() == 1) {
             return pages.get(0);
         }
-        return pages.stream().flatMap(List::stream).sorted(Comparator.comparing(Queue::name)).limit(size).toList();
+        return pages.stream()
+                .flatMap(List::stream)
+                .sorted(Comparator.comparing(Queue::name))
+                .limit(size)
+                .toList();
     }
 
     /** A listed queue's (or topic's) metadata with its reserved attributes (defaults where unset). */
@@ -141,8 +159,10 @@ public class QueueService {
      * those, as in Zaqar.
      */
     public Uni<ObjectNode> metadataWithDefaults(String project, QueueName name) {
-        return metadata(project, name).map(found -> reserved.withDefaults(
-                found.map(StrictJson::readStoredObject).orElseGet(JsonNodeFactory.instance::objectNode), name.isTopic()));
+        return metadata(project, name)
+                .map(found -> reserved.withDefaults(
+                        found.map(StrictJson::readStoredObject).orElseGet(JsonNodeFactory.instance::objectNode),
+                        name.isTopic()));
     }
 
     /**
@@ -168,16 +188,19 @@ public class QueueService {
             }
             reserved.validate(patched);
             return deadLetterQueueBeside(queue.project(), name, patched)
-                    .chain(() -> store.replaceMetadataIf(queue, current, patchedJson)).flatMap(replaced -> {
-                if (replaced) {
-                    return Uni.createFrom().item(Optional.of(reserved.withDefaults(patched, name.isTopic())));
-                }
-                if (attemptsLeft <= 1) {
-                    throw new Rejection(Rejection.Reason.CONFLICT,
-                            "The " + name.kind() + "'s metadata kept changing while it was patched. Please try again.");
-                }
-                return patchAttempt(queue, patch, attemptsLeft - 1);
-            });
+                    .chain(() -> store.replaceMetadataIf(queue, current, patchedJson))
+                    .flatMap(replaced -> {
+                        if (replaced) {
+                            return Uni.createFrom().item(Optional.of(reserved.withDefaults(patched, name.isTopic())));
+                        }
+                        if (attemptsLeft <= 1) {
+                            throw new Rejection(
+                                    Rejection.Reason.CONFLICT,
+                                    "The " + name.kind()
+                                            + "'s metadata kept changing while it was patched. Please try again.");
+                        }
+                        return patchAttempt(queue, patch, attemptsLeft - 1);
+                    });
         });
     }
 
@@ -189,11 +212,13 @@ public class QueueService {
     /** Replaces the metadata whole; false when the queue does not exist. */
     public Uni<Boolean> replaceMetadata(String project, QueueName name, ObjectNode metadata) {
         reserved.validate(metadata);
-        return PlacedQueue.of(databases, project, name).call(queue -> deadLetterQueueBeside(project, name, metadata))
+        return PlacedQueue.of(databases, project, name)
+                .call(queue -> deadLetterQueueBeside(project, name, metadata))
                 .chain(queue -> store.replaceMetadata(queue, metadata.toString()));
     }
 
     public static Rejection queueNotFound(String project, QueueName name) {
-        return Rejection.notFound((name.isTopic() ? "Topic " : "Queue ") + name + " does not exist for project " + project);
+        return Rejection.notFound(
+                (name.isTopic() ? "Topic " : "Queue ") + name + " does not exist for project " + project);
     }
 }

@@ -1,12 +1,12 @@
 package io.pigeon.queue;
 
-import io.pigeon.dispatch.RetrySchedule;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.RetrySchedule;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.rules.Rejection;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Set;
 
@@ -30,8 +30,13 @@ public class ReservedAttributes {
     public static final String RETRY_POLICY = "_retry_policy";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
-    public static final Set<String> ALL = Set.of(MAX_MESSAGES_POST_SIZE, DEFAULT_MESSAGE_TTL,
-            DEFAULT_MESSAGE_DELAY, DEAD_LETTER_QUEUE, DEAD_LETTER_QUEUE_MESSAGES_TTL, MAX_CLAIM_COUNT,
+    public static final Set<String> ALL = Set.of(
+            MAX_MESSAGES_POST_SIZE,
+            DEFAULT_MESSAGE_TTL,
+            DEFAULT_MESSAGE_DELAY,
+            DEAD_LETTER_QUEUE,
+            DEAD_LETTER_QUEUE_MESSAGES_TTL,
+            MAX_CLAIM_COUNT,
             ENABLE_ENCRYPT_MESSAGES);
 
     private final PigeonConfig config;
@@ -81,7 +86,9 @@ public class ReservedAttributes {
             QueueName.of(deadLetterQueue.asText());
         }
         JsonNode flavor = metadata.get(FLAVOR);
-        if (flavor != null && !flavor.isNull() && (!flavor.isTextual() || flavor.asText().length() > 64)) {
+        if (flavor != null
+                && !flavor.isNull()
+                && (!flavor.isTextual() || flavor.asText().length() > 64)) {
             throw invalid(FLAVOR + " must be a flavor's name (at most 64 characters) or null.");
         }
         RetrySchedule.validatePolicy(RETRY_POLICY, metadata.get(RETRY_POLICY));

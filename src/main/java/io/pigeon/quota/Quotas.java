@@ -36,9 +36,10 @@ public class Quotas {
         this.messages = "The queue holds more than " + limits.maxMessagesPerQueue() + " messages "
                 + "(pigeon.quotas.max-messages-per-queue): consume some, then post again.";
         // Dead groups count as pending ones do (see UsageCheck): the texts say how to free them too.
-        this.groups = "The project has more than " + limits.maxPendingGroupsPerProject() + " deliveries, pending or dead "
-                + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, or drop dead groups "
-                + "(DELETE /v3/dead-groups/{id}), then try again.";
+        this.groups =
+                "The project has more than " + limits.maxPendingGroupsPerProject() + " deliveries, pending or dead "
+                        + "(pigeon.quotas.max-pending-groups-per-project): wait for them to be delivered, or drop dead groups "
+                        + "(DELETE /v3/dead-groups/{id}), then try again.";
         this.pendingItems = "The project holds more than " + limits.maxPendingItemsPerProject() + " /v3 items, pending "
                 + "or dead (pigeon.quotas.max-pending-items-per-project): wait for them to be delivered, or drop dead "
                 + "groups (DELETE /v3/dead-groups/{id}), then push again.";

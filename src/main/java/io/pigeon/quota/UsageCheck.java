@@ -1,8 +1,8 @@
 package io.pigeon.quota;
 
+import io.pigeon.pool.PoolClients;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
-import io.pigeon.pool.PoolClients;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,7 +27,8 @@ public class UsageCheck {
     /** The advisory lock that makes one replica count at a time. */
     private static final long LOCK = 0x70696765_6f6e7175L;
 
-    private static final String COUNT = """
+    private static final String COUNT =
+            """
             WITH lock AS (SELECT pg_try_advisory_xact_lock($3) AS held),
             over_messages AS (
                 SELECT q.project, 'messages' AS kind, m.queue_id
@@ -66,12 +67,15 @@ public class UsageCheck {
         this.quotas = quotas;
     }
 
-    @Scheduled(every = "${pigeon.quotas.check-interval}", delayed = "10s",
+    @Scheduled(
+            every = "${pigeon.quotas.check-interval}",
+            delayed = "10s",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     Uni<Void> scheduled() {
-        return check()
-                .onFailure().invoke(e -> LOG.warnf("The quota usage check failed, will retry: %s", e.toString()))
-                .onFailure().recoverWithNull()
+        return check().onFailure()
+                .invoke(e -> LOG.warnf("The quota usage check failed, will retry: %s", e.toString()))
+                .onFailure()
+                .recoverWithNull()
                 .replaceWithVoid();
     }
 
@@ -81,18 +85,27 @@ public class UsageCheck {
      */
     public Uni<Long> check() {
         // A pool that does not answer is logged and left for the next count; the others are counted.
-        return databases.onEvery(database -> check(database.client())
-                        .onFailure().invoke(e -> LOG.warnf("The quota usage check of %s failed, will retry: %s",
+        return databases
+                .onEvery(database -> check(database.client())
+                        .onFailure()
+                        .invoke(e -> LOG.warnf(
+                                "The quota usage check of %s failed, will retry: %s",
                                 database.describe(), e.toString()))
-                        .onFailure().recoverWithItem(-1L))
-                .map(counts -> counts.stream().allMatch(count -> count < 0) ? -1L
+                        .onFailure()
+                        .recoverWithItem(-1L))
+                .map(counts -> counts.stream().allMatch(count -> count < 0)
+                        ? -1L
                         : counts.stream().mapToLong(count -> Math.max(0, count)).sum());
     }
 
     private Uni<Long> check(SqlClient db) {
         return db.preparedQuery(COUNT)
-                .execute(Tuple.of(quotas.limits().maxMessagesPerQueue(), quotas.limits().maxPendingGroupsPerProject(), LOCK,
-                        quotas.limits().maxPendingItemsPerProject(), quotas.limits().maxPendingBytesPerProject()))
+                .execute(Tuple.of(
+                        quotas.limits().maxMessagesPerQueue(),
+                        quotas.limits().maxPendingGroupsPerProject(),
+                        LOCK,
+                        quotas.limits().maxPendingItemsPerProject(),
+                        quotas.limits().maxPendingBytesPerProject()))
                 .map(rows -> {
                     var row = rows.iterator().next();
                     return row.getBoolean("held") ? row.getLong("breaches") : -1L;

@@ -10,6 +10,5 @@ public final class Paging {
      */
     public static final int DEFAULT_PAGE_SIZE = 10;
 
-    private Paging() {
-    }
+    private Paging() {}
 }

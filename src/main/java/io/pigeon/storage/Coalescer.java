@@ -47,8 +47,12 @@ public final class Coalescer<K, R, A> {
      * @param bounds     whether requests share statements at all, the bounds of one, and how many of a key run at once
      * @param batchSizes told the number of requests of every statement run
      */
-    public Coalescer(BiFunction<K, List<R>, Uni<List<A>>> together, ToIntFunction<R> rows, ToIntFunction<R> bytes,
-            PigeonConfig.Coalescing bounds, IntConsumer batchSizes) {
+    public Coalescer(
+            BiFunction<K, List<R>, Uni<List<A>>> together,
+            ToIntFunction<R> rows,
+            ToIntFunction<R> bytes,
+            PigeonConfig.Coalescing bounds,
+            IntConsumer batchSizes) {
         this.together = together;
         this.rows = rows;
         this.bytes = bytes;
@@ -99,29 +103,37 @@ public final class Coalescer<K, R, A> {
 
     private Uni<A> alone(K key, R request) {
         batchSizes.accept(1);
-        return Uni.createFrom().deferred(() -> together.apply(key, List.of(request))).map(answers -> answers.get(0));
+        return Uni.createFrom()
+                .deferred(() -> together.apply(key, List.of(request)))
+                .map(answers -> answers.get(0));
     }
 
     private void run(Lane lane, List<Waiting<R, A>> batch) {
         batchSizes.accept(batch.size());
         List<R> requests = new ArrayList<>(batch.size());
         batch.forEach(waiting -> requests.add(waiting.request()));
-        Uni.createFrom().deferred(() -> together.apply(lane.key, requests)).subscribe().with(answers -> {
-            next(lane);
-            for (int i = 0; i < batch.size(); i++) {
-                batch.get(i).answer(answers.get(i));
-            }
-        }, failure -> {
-            next(lane);
-            if (batch.size() == 1) {
-                batch.get(0).fail(failure);
-                return;
-            }
-            // Nothing of the shared statement was stored: each request again by itself, for its own answer or error.
-            for (Waiting<R, A> waiting : batch) {
-                alone(lane.key, waiting.request()).subscribe().with(waiting::answer, waiting::fail);
-            }
-        });
+        Uni.createFrom()
+                .deferred(() -> together.apply(lane.key, requests))
+                .subscribe()
+                .with(
+                        answers -> {
+                            next(lane);
+                            for (int i = 0; i < batch.size(); i++) {
+                                batch.get(i).answer(answers.get(i));
+                            }
+                        },
+                        failure -> {
+                            next(lane);
+                            if (batch.size() == 1) {
+                                batch.get(0).fail(failure);
+                                return;
+                            }
+                            // Nothing of the shared statement was stored: each request again by itself, for its own
+                            // answer or error.
+                            for (Waiting<R, A> waiting : batch) {
+                                alone(lane.key, waiting.request()).subscribe().with(waiting::answer, waiting::fail);
+                            }
+                        });
     }
 
     /** After a statement of the lane: starts the next with what waits, within the bounds, or has one fewer in flight. */

@@ -2,16 +2,15 @@ package io.pigeon.storage;
 
 import com.fasterxml.jackson.core.JacksonException;
 import io.vertx.pgclient.PgException;
-import java.io.IOException;
 import io.vertx.sqlclient.ClosedConnectionException;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.util.concurrent.TimeoutException;
 
 /** Tells a database outage (answered 503, worth a retry) from a bug (answered 500). */
 public final class DatabaseFailures {
 
-    private DatabaseFailures() {
-    }
+    private DatabaseFailures() {}
 
     /**
      * A lost or refused database connection, a server going away or out of resources, a timeout: by the failure's
@@ -61,12 +60,15 @@ public final class DatabaseFailures {
 
     /** PostgreSQL's numeric: digits before the decimal point, and after it. */
     public static final int MAX_WHOLE_DIGITS = 131072;
+
     public static final int MAX_FRACTION_DIGITS = 16383;
 
     /** SQLSTATE class 22 (data exception): the database refused a value, e.g. a NUL character in jsonb. */
     public static boolean isRejectedValue(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PgException pg && pg.getSqlState() != null && pg.getSqlState().startsWith("22")) {
+            if (t instanceof PgException pg
+                    && pg.getSqlState() != null
+                    && pg.getSqlState().startsWith("22")) {
                 return true;
             }
         }

@@ -7,8 +7,7 @@ package io.pigeon.storage;
  */
 public final class QueueRows {
 
-    private QueueRows() {
-    }
+    private QueueRows() {}
 
     /**
      * Common table expressions, {@code messages_gone}, {@code claims_gone} and {@code set_aside_gone}, deleting every

@@ -1,8 +1,8 @@
 package io.pigeon.subscription;
 
 /** A stored subscription: who is notified of the messages posted to its queue ({@code source}). */
-public record Subscription(long id, String source, String subscriber, int ttl, String optionsJson, long age,
-        boolean confirmed) {
+public record Subscription(
+        long id, String source, String subscriber, int ttl, String optionsJson, long age, boolean confirmed) {
 
     /** Pigeon sends no mail: only http(s) subscribers are called. */
     public boolean delivered() {

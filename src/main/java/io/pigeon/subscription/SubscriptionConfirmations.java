@@ -56,24 +56,37 @@ public class SubscriptionConfirmations {
 
     /** Asks a webhook subscriber to confirm its subscription, with a grant that expires {@code until}. */
     public Uni<Void> askToConfirm(String project, QueueName queue, Subscription subscription, Instant until) {
-        return send(project, queue, subscription, "SubscriptionConfirmation",
-                "You have chosen to subscribe to the " + queue.kind() + ": " + queue, until);
+        return send(
+                project,
+                queue,
+                subscription,
+                "SubscriptionConfirmation",
+                "You have chosen to subscribe to the " + queue.kind() + ": " + queue,
+                until);
     }
 
     /** Tells a webhook subscriber it has unsubscribed, and how to subscribe again (until {@code until}). */
     public Uni<Void> tellUnsubscribed(String project, QueueName queue, Subscription subscription, Instant until) {
-        return send(project, queue, subscription, "UnsubscribeConfirmation", "You have unsubscribed successfully to "
-                + "the " + queue.kind() + ": " + queue + ", you can resubscribe it by using confirmed=True.", until);
+        return send(
+                project,
+                queue,
+                subscription,
+                "UnsubscribeConfirmation",
+                "You have unsubscribed successfully to " + "the " + queue.kind() + ": " + queue
+                        + ", you can resubscribe it by using confirmed=True.",
+                until);
     }
 
-    private Uni<Void> send(String project, QueueName queue, Subscription subscription, String type, String text,
-            Instant until) {
+    private Uni<Void> send(
+            String project, QueueName queue, Subscription subscription, String type, String text, Instant until) {
         if (!required || !subscription.delivered()) {
             return Uni.createFrom().voidItem();
         }
         if (!signedUrls.enabled()) {
-            LOG.errorf("Subscription %d of %s %s was not sent its confirmation request: no signing key is set "
-                    + "(PIGEON_SIGNED_URL_SECRET_KEY)", subscription.id(), queue.kind(), queue);
+            LOG.errorf(
+                    "Subscription %d of %s %s was not sent its confirmation request: no signing key is set "
+                            + "(PIGEON_SIGNED_URL_SECRET_KEY)",
+                    subscription.id(), queue.kind(), queue);
             return Uni.createFrom().voidItem();
         }
         String confirmPath = "/v2/" + (queue.isTopic() ? "topics/" : "queues/") + queue.name() + "/subscriptions/"
@@ -90,11 +103,16 @@ public class SubscriptionConfirmations {
                 .put("queue_name", queue.name());
         document.putObject("SubscribeBody").put("confirmed", true);
         document.putObject("UnsubscribeBody").put("confirmed", false);
-        DispatchAddress address = new DispatchAddress("POST", DispatchAddress.httpUrl("subscriber",
-                subscription.subscriber()));
+        DispatchAddress address =
+                new DispatchAddress("POST", DispatchAddress.httpUrl("subscriber", subscription.subscriber()));
         // As Zaqar's webhook does, the subscription's own post_headers go with it.
-        JsonNode headers = StrictJson.readStoredObject(subscription.optionsJson()).get("post_headers");
-        return deliveries.call(project, "confirm:" + subscription.id(), address, document.toString(),
+        JsonNode headers =
+                StrictJson.readStoredObject(subscription.optionsJson()).get("post_headers");
+        return deliveries.call(
+                project,
+                "confirm:" + subscription.id(),
+                address,
+                document.toString(),
                 headers == null || !headers.isObject() ? null : headers.toString());
     }
 }

@@ -2,18 +2,18 @@ package io.pigeon.subscription;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.rules.Paging;
-import io.pigeon.rules.Rejection;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.AllowedTargets;
 import io.pigeon.dispatch.CallHeaders;
 import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.RetrySchedule;
+import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
-import io.smallrye.mutiny.Uni;
-import io.pigeon.pool.QueueDatabases;
+import io.pigeon.rules.Paging;
+import io.pigeon.rules.Rejection;
 import io.pigeon.storage.DatabaseFailures;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -38,6 +38,7 @@ public class SubscriptionService {
      * call's body must stay bounded (pigeon.dispatch.max-call-bytes).
      */
     public static final int MAX_TEMPLATE_PLACEHOLDERS = 2;
+
     private static final String NOTIFICATION_PLACEHOLDER = "\"$zaqar_message$\"";
 
     private final SubscriptionStore store;
@@ -46,8 +47,12 @@ public class SubscriptionService {
     private final AllowedTargets allowedTargets;
     private final PigeonConfig config;
 
-    public SubscriptionService(SubscriptionStore store, QueueDatabases databases, SubscriptionConfirmations confirmations,
-            AllowedTargets allowedTargets, PigeonConfig config) {
+    public SubscriptionService(
+            SubscriptionStore store,
+            QueueDatabases databases,
+            SubscriptionConfirmations confirmations,
+            AllowedTargets allowedTargets,
+            PigeonConfig config) {
         this.store = store;
         this.databases = databases;
         this.confirmations = confirmations;
@@ -59,8 +64,7 @@ public class SubscriptionService {
      * The fields of a subscription document, read at the edge: each null when the document does not name it.
      * {@code options} is a free-form object, stored as given once its known keys are checked.
      */
-    public record Fields(String subscriber, Integer ttl, ObjectNode options) {
-    }
+    public record Fields(String subscriber, Integer ttl, ObjectNode options) {}
 
     /**
      * Subscribes; the subscription's id. As in Zaqar 15, a queue that already has a live subscription for the
@@ -77,11 +81,11 @@ public class SubscriptionService {
         String options = fields.options() != null ? options(fields.options()) : "{}";
         // A subscription lives beside its queue (a post fans out to it in its own statement): a queue that does not
         // exist yet is placed now, where it will be created.
-        return PlacedQueue.forCreating(databases, project, queue, null).chain(placed -> store.create(placed, subscriber,
-                        ttl, options)
-                .flatMap(created -> created.isPresent() && !confirmations.required()
-                        ? Uni.createFrom().item(created.get())
-                        : subscribed(placed, subscriber, created)));
+        return PlacedQueue.forCreating(databases, project, queue, null)
+                .chain(placed -> store.create(placed, subscriber, ttl, options)
+                        .flatMap(created -> created.isPresent() && !confirmations.required()
+                                ? Uni.createFrom().item(created.get())
+                                : subscribed(placed, subscriber, created)));
     }
 
     /** The subscription a create made or found, asked to confirm when that is required; 409 once confirmed. */
@@ -97,8 +101,12 @@ public class SubscriptionService {
                 .flatMap(found -> {
                     // Gone between the two statements (deleted or expired at that instant): as if it existed.
                     Subscription subscription = found.orElseThrow(SubscriptionService::duplicate);
-                    return ask(queue, subscription, confirmations.validSeconds(subscription),
-                            confirmations::askToConfirm).replaceWith(subscription.id());
+                    return ask(
+                                    queue,
+                                    subscription,
+                                    confirmations.validSeconds(subscription),
+                                    confirmations::askToConfirm)
+                            .replaceWith(subscription.id());
                 });
     }
 
@@ -109,24 +117,30 @@ public class SubscriptionService {
      * earlier ones); a grant sent before (to an earlier subscriber) is a 404. The project may still unconfirm, and
      * an unsubscribed webhook is told so.
      */
-    public Uni<Boolean> confirm(String project, QueueName queue, long id, boolean confirmed,
-            Optional<Instant> receiverGrant) {
+    public Uni<Boolean> confirm(
+            String project, QueueName queue, long id, boolean confirmed, Optional<Instant> receiverGrant) {
         boolean consent = confirmed && confirmations.required();
         if (consent && receiverGrant.isEmpty()) {
-            throw new Rejection(Rejection.Reason.FORBIDDEN, "A subscription is confirmed only by its subscriber, "
-                    + "through the pre-signed URL of the confirmation request it was sent "
-                    + "(pigeon.notification.require-confirmation is on).");
+            throw new Rejection(
+                    Rejection.Reason.FORBIDDEN,
+                    "A subscription is confirmed only by its subscriber, "
+                            + "through the pre-signed URL of the confirmation request it was sent "
+                            + "(pigeon.notification.require-confirmation is on).");
         }
         Instant request = consent ? receiverGrant.get() : null;
-        return PlacedQueue.of(databases, project, queue).chain(placed -> store.confirm(placed, id, confirmed, request)
-                .flatMap(updated -> {
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> store.confirm(placed, id, confirmed, request).flatMap(updated -> {
                     if (!updated || confirmed || !confirmations.required()) {
                         return Uni.createFrom().item(updated);
                     }
-                    return store.get(placed, id).flatMap(found -> found
-                            .map(subscription -> ask(placed, subscription,
-                                    confirmations.unsubscribedValidSeconds(), confirmations::tellUnsubscribed))
-                            .orElseGet(() -> Uni.createFrom().voidItem())).replaceWith(true);
+                    return store.get(placed, id)
+                            .flatMap(found -> found.map(subscription -> ask(
+                                            placed,
+                                            subscription,
+                                            confirmations.unsubscribedValidSeconds(),
+                                            confirmations::tellUnsubscribed))
+                                    .orElseGet(() -> Uni.createFrom().voidItem()))
+                            .replaceWith(true);
                 }));
     }
 
@@ -167,7 +181,8 @@ public class SubscriptionService {
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> store.update(placed, id, subscriber, ttl, options)
                         .call(updated -> updated && subscriber != null && confirmations.required()
-                                ? askAgainUnlessConfirmed(placed, id) : Uni.createFrom().voidItem()))
+                                ? askAgainUnlessConfirmed(placed, id)
+                                : Uni.createFrom().voidItem()))
                 .onFailure(DatabaseFailures::isUniqueViolation)
                 .transform(failure -> duplicate());
     }
@@ -175,8 +190,8 @@ public class SubscriptionService {
     /** A subscription given a new subscriber is unconfirmed: the new subscriber is asked, as a new one would be. */
     private Uni<Void> askAgainUnlessConfirmed(PlacedQueue queue, long id) {
         return store.get(queue, id).flatMap(found -> found.filter(s -> !s.confirmed())
-                .map(subscription -> ask(queue, subscription, confirmations.validSeconds(subscription),
-                        confirmations::askToConfirm))
+                .map(subscription ->
+                        ask(queue, subscription, confirmations.validSeconds(subscription), confirmations::askToConfirm))
                 .orElseGet(() -> Uni.createFrom().voidItem()));
     }
 
@@ -198,15 +213,18 @@ public class SubscriptionService {
     }
 
     private static Rejection duplicate() {
-        return new Rejection(Rejection.Reason.DUPLICATE, "Such subscription already exists. Subscriptions are unique by "
-                + "project + queue + subscriber URI.");
+        return new Rejection(
+                Rejection.Reason.DUPLICATE,
+                "Such subscription already exists. Subscriptions are unique by " + "project + queue + subscriber URI.");
     }
 
     private String subscriber(String subscriber) {
         String scheme = subscriber.contains(":")
-                ? subscriber.substring(0, subscriber.indexOf(':')).toLowerCase(Locale.ROOT) : "";
+                ? subscriber.substring(0, subscriber.indexOf(':')).toLowerCase(Locale.ROOT)
+                : "";
         switch (scheme) {
-            case "http", "https" -> allowedTargets.check("subscriber", DispatchAddress.httpUrl("subscriber", subscriber));
+            case "http", "https" -> allowedTargets.check(
+                    "subscriber", DispatchAddress.httpUrl("subscriber", subscriber));
             case "mailto" -> {
                 if (!MAILTO.matcher(subscriber).matches() || subscriber.length() > DispatchAddress.MAX_TARGET_LENGTH) {
                     throw Rejection.invalidRequest("subscriber must be a mailto URI with one address, of at most "
@@ -221,8 +239,8 @@ public class SubscriptionService {
 
     private static int ttl(int ttl) {
         if (ttl < MIN_SUBSCRIPTION_TTL) {
-            throw Rejection.invalidRequest("The TTL for a subscription must be at least " + MIN_SUBSCRIPTION_TTL
-                    + " seconds long.");
+            throw Rejection.invalidRequest(
+                    "The TTL for a subscription must be at least " + MIN_SUBSCRIPTION_TTL + " seconds long.");
         }
         return ttl;
     }
@@ -235,8 +253,8 @@ public class SubscriptionService {
                 throw Rejection.invalidRequest("options.post_headers must be an object of header names to strings.");
             }
             if (headers.size() > CallHeaders.MAX_HEADERS) {
-                throw Rejection.invalidRequest("options.post_headers may hold at most " + CallHeaders.MAX_HEADERS
-                        + " headers.");
+                throw Rejection.invalidRequest(
+                        "options.post_headers may hold at most " + CallHeaders.MAX_HEADERS + " headers.");
             }
             headers.properties().forEach(header -> {
                 String refusal = header.getValue().isTextual()
@@ -262,8 +280,8 @@ public class SubscriptionService {
         String json = value.toString();
         int size = json.getBytes(StandardCharsets.UTF_8).length;
         if (size > config.maxQueueMetadata()) {
-            throw Rejection.invalidRequest("options is " + size + " bytes; it may not exceed "
-                    + config.maxQueueMetadata() + " bytes.");
+            throw Rejection.invalidRequest(
+                    "options is " + size + " bytes; it may not exceed " + config.maxQueueMetadata() + " bytes.");
         }
         return json;
     }

@@ -8,10 +8,10 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -20,13 +20,15 @@ import java.util.Optional;
 @ApplicationScoped
 public class SubscriptionStore {
 
-    private static final String COLUMNS = """
+    private static final String COLUMNS =
+            """
             id, source, subscriber, ttl, options::text AS options,
             floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed""";
 
     // A live subscription with the same subscriber wins (no row back); an expired one is replaced, unconfirmed. A new
     // subscriber needs the queue to be under its subscription quota ($6, refusal $7).
-    private static final String CREATE = """
+    private static final String CREATE =
+            """
             INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at)
             SELECT $1, $2, $3, $4::int, $5::text::json, now() + $4::int * interval '1 second'
             WHERE EXISTS (SELECT 1 FROM subscriptions WHERE project = $1 AND source = $2 AND subscriber = $3
@@ -39,38 +41,47 @@ public class SubscriptionStore {
             WHERE s.expires_at <= now()
             RETURNING id""";
 
-    private static final String GET = """
+    private static final String GET =
+            """
             SELECT %s FROM subscriptions
-            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""".formatted(COLUMNS);
+            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()"""
+                    .formatted(COLUMNS);
 
-    private static final String GET_BY_SUBSCRIBER = """
+    private static final String GET_BY_SUBSCRIBER =
+            """
             SELECT %s FROM subscriptions
-            WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now()""".formatted(COLUMNS);
+            WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now()"""
+                    .formatted(COLUMNS);
 
     // With $5, only the grant of the latest confirmation request confirms: its expiry is the one recorded.
-    private static final String CONFIRM = """
+    private static final String CONFIRM =
+            """
             UPDATE subscriptions SET confirmed = $4
             WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()
               AND ($5::timestamptz IS NULL OR confirmation_until = $5::timestamptz)""";
 
     // A new confirmation request's expiry: valid for $4 seconds from now (the database clock), and later than every
     // earlier request's, so that a grant sent before (to an earlier subscriber) never becomes the current one.
-    private static final String ASK_TO_CONFIRM = """
+    private static final String ASK_TO_CONFIRM =
+            """
             UPDATE subscriptions
             SET confirmation_until = GREATEST(date_trunc('second', now()) + $4 * interval '1 second',
                                               confirmation_until + interval '1 second')
             WHERE project = $1 AND source = $2 AND id = $3
             RETURNING confirmation_until""";
 
-    private static final String LIST = """
+    private static final String LIST =
+            """
             SELECT %s FROM subscriptions
             WHERE project = $1 AND source = $2 AND id > $3 AND expires_at > now()
             ORDER BY id
-            LIMIT $4""".formatted(COLUMNS);
+            LIMIT $4"""
+                    .formatted(COLUMNS);
 
     // Fields left null keep their value; a new TTL counts from now, as Zaqar's does. A new subscriber has not
     // consented to anything: the subscription is unconfirmed again.
-    private static final String UPDATE = """
+    private static final String UPDATE =
+            """
             UPDATE subscriptions
             SET confirmed = confirmed AND ($4::text IS NULL OR $4::text = subscriber),
                 subscriber = COALESCE($4, subscriber),
@@ -79,16 +90,19 @@ public class SubscriptionStore {
                 options = COALESCE($6::text::json, options)
             WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()""";
 
-    private static final String DELETE = """
+    private static final String DELETE =
+            """
             WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 AND id = $3 RETURNING id),
             %s
-            SELECT count(*) FROM dropped""".formatted(NotificationFanOut.CANCEL_DROPPED);
+            SELECT count(*) FROM dropped"""
+                    .formatted(NotificationFanOut.CANCEL_DROPPED);
 
-    private static final String DELETE_ALL = """
+    private static final String DELETE_ALL =
+            """
             WITH dropped AS (DELETE FROM subscriptions WHERE project = $1 AND source = $2 RETURNING id),
             %s
-            SELECT count(*) FROM dropped""".formatted(NotificationFanOut.CANCEL_DROPPED);
-
+            SELECT count(*) FROM dropped"""
+                    .formatted(NotificationFanOut.CANCEL_DROPPED);
 
     private final Quotas quotas;
 
@@ -98,38 +112,51 @@ public class SubscriptionStore {
 
     /** The new subscription's id, or empty when the queue has a live one with this subscriber already. */
     public Uni<Optional<Long>> create(PlacedQueue queue, String subscriber, int ttl, String optionsJson) {
-        return queue.db().preparedQuery(CREATE)
+        return queue.db()
+                .preparedQuery(CREATE)
                 .execute(Tuple.of(queue.project(), queue.storedName(), subscriber, ttl, optionsJson)
-                        .addInteger(quotas.limits().maxSubscriptionsPerQueue()).addString(quotas.subscriptions()))
-                .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getLong(0)));
+                        .addInteger(quotas.limits().maxSubscriptionsPerQueue())
+                        .addString(quotas.subscriptions()))
+                .map(rows -> rows.size() == 0
+                        ? Optional.empty()
+                        : Optional.of(rows.iterator().next().getLong(0)));
     }
 
     public Uni<Optional<Subscription>> get(PlacedQueue queue, long id) {
-        return queue.db().preparedQuery(GET).execute(Tuple.of(queue.project(), queue.storedName(), id))
+        return queue.db()
+                .preparedQuery(GET)
+                .execute(Tuple.of(queue.project(), queue.storedName(), id))
                 .map(rows -> toSubscriptions(rows).stream().findFirst());
     }
 
     public Uni<List<Subscription>> list(PlacedQueue queue, long marker, int limit) {
-        return queue.db().preparedQuery(LIST).execute(Tuple.of(queue.project(), queue.storedName(), marker, limit))
+        return queue.db()
+                .preparedQuery(LIST)
+                .execute(Tuple.of(queue.project(), queue.storedName(), marker, limit))
                 .map(SubscriptionStore::toSubscriptions);
     }
 
     /** False when there is no such live subscription. */
     public Uni<Boolean> update(PlacedQueue queue, long id, String subscriber, Integer ttl, String optionsJson) {
-        return queue.db().preparedQuery(UPDATE)
-                .execute(Tuple.from(Arrays.asList(queue.project(), queue.storedName(), id, subscriber, ttl, optionsJson)))
+        return queue.db()
+                .preparedQuery(UPDATE)
+                .execute(Tuple.from(
+                        Arrays.asList(queue.project(), queue.storedName(), id, subscriber, ttl, optionsJson)))
                 .map(rows -> rows.rowCount() > 0);
     }
 
     /** Deletes the subscription and cancels its pending notifications. */
     public Uni<Void> delete(PlacedQueue queue, long id) {
-        return queue.db().preparedQuery(DELETE).execute(Tuple.of(queue.project(), queue.storedName(), id))
+        return queue.db()
+                .preparedQuery(DELETE)
+                .execute(Tuple.of(queue.project(), queue.storedName(), id))
                 .replaceWithVoid();
     }
 
     /** The live subscription of the queue for {@code subscriber}, if any. */
     public Uni<Optional<Subscription>> getBySubscriber(PlacedQueue queue, String subscriber) {
-        return queue.db().preparedQuery(GET_BY_SUBSCRIBER)
+        return queue.db()
+                .preparedQuery(GET_BY_SUBSCRIBER)
                 .execute(Tuple.of(queue.project(), queue.storedName(), subscriber))
                 .map(rows -> toSubscriptions(rows).stream().findFirst());
     }
@@ -140,30 +167,42 @@ public class SubscriptionStore {
      */
     public Uni<Boolean> confirm(PlacedQueue queue, long id, boolean confirmed, Instant requestExpiry) {
         OffsetDateTime expiry = requestExpiry == null ? null : requestExpiry.atOffset(ZoneOffset.UTC);
-        return queue.db().preparedQuery(CONFIRM)
+        return queue.db()
+                .preparedQuery(CONFIRM)
                 .execute(Tuple.from(Arrays.asList(queue.project(), queue.storedName(), id, confirmed, expiry)))
                 .map(rows -> rows.rowCount() > 0);
     }
 
     /** Records a new confirmation request valid for {@code validSeconds}; its expiry, or empty when it is gone. */
     public Uni<Optional<Instant>> askToConfirm(PlacedQueue queue, long id, int validSeconds) {
-        return queue.db().preparedQuery(ASK_TO_CONFIRM)
+        return queue.db()
+                .preparedQuery(ASK_TO_CONFIRM)
                 .execute(Tuple.of(queue.project(), queue.storedName(), id, validSeconds))
-                .map(rows -> rows.size() == 0 ? Optional.empty()
-                        : Optional.of(rows.iterator().next().getOffsetDateTime(0).toInstant()));
+                .map(rows -> rows.size() == 0
+                        ? Optional.empty()
+                        : Optional.of(
+                                rows.iterator().next().getOffsetDateTime(0).toInstant()));
     }
 
     /** Deletes every subscription of the queue (a purge of "subscriptions") and their pending notifications. */
     public Uni<Void> deleteAll(PlacedQueue queue) {
-        return queue.db().preparedQuery(DELETE_ALL).execute(Tuple.of(queue.project(), queue.storedName()))
+        return queue.db()
+                .preparedQuery(DELETE_ALL)
+                .execute(Tuple.of(queue.project(), queue.storedName()))
                 .replaceWithVoid();
     }
 
     private static List<Subscription> toSubscriptions(RowSet<Row> rows) {
         List<Subscription> subscriptions = new ArrayList<>(rows.size());
         for (Row row : rows) {
-            subscriptions.add(new Subscription(row.getLong("id"), row.getString("source"), row.getString("subscriber"),
-                    row.getInteger("ttl"), row.getString("options"), row.getLong("age"), row.getBoolean("confirmed")));
+            subscriptions.add(new Subscription(
+                    row.getLong("id"),
+                    row.getString("source"),
+                    row.getString("subscriber"),
+                    row.getInteger("ttl"),
+                    row.getString("options"),
+                    row.getLong("age"),
+                    row.getBoolean("confirmed")));
         }
         return subscriptions;
     }

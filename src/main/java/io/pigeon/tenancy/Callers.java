@@ -12,8 +12,7 @@ public final class Callers {
     public static final String ROLES_HEADER = "X-Roles";
     public static final String OPERATOR_ROLE = "admin";
 
-    private Callers() {
-    }
+    private Callers() {}
 
     public static boolean isOperator(String rolesHeader) {
         return rolesHeader != null

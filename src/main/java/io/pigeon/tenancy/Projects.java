@@ -16,8 +16,7 @@ public final class Projects {
      */
     public static final String DEFAULT_PROJECT = "";
 
-    private Projects() {
-    }
+    private Projects() {}
 
     /** v1 and v3 accept a request that names no project and use the default project. */
     public static String optional(String header) {
@@ -37,7 +36,8 @@ public final class Projects {
 
     private static String validated(String header) {
         if (header.length() > MAX_PROJECT_ID_LENGTH || !isPrintableAscii(header)) {
-            throw new Rejection(Rejection.Reason.INVALID_IDENTIFICATION,
+            throw new Rejection(
+                    Rejection.Reason.INVALID_IDENTIFICATION,
                     "The format of the submitted queue name or project id is not valid. \"X-Project-Id\" must be "
                             + "1 to " + MAX_PROJECT_ID_LENGTH + " printable ASCII characters.");
         }

@@ -12,7 +12,9 @@ public record SignedTarget(String version, String collection, String queue, Kind
 
     /** The resources of a queue that a share can grant (Zaqar's {@code paths}). */
     public enum Kind {
-        MESSAGES("messages"), CLAIMS("claims"), SUBSCRIPTIONS("subscriptions");
+        MESSAGES("messages"),
+        CLAIMS("claims"),
+        SUBSCRIPTIONS("subscriptions");
 
         private final String segment;
 

@@ -1,7 +1,6 @@
 package io.pigeon.tenancy;
 
 import io.pigeon.config.PigeonConfig;
-
 import io.pigeon.rules.Rejection;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -47,12 +46,10 @@ import javax.crypto.spec.SecretKeySpec;
 public class SignedUrls {
 
     /** A signed grant, as the share endpoint answers it. */
-    public record Grant(List<String> paths, List<String> methods, String project, String expires, String signature) {
-    }
+    public record Grant(List<String> paths, List<String> methods, String project, String expires, String signature) {}
 
     /** The headers a pre-signed request carries, as sent (any of them may be missing: null). */
-    public record Presented(String signature, String expires, String methods, String paths, String project) {
-    }
+    public record Presented(String signature, String expires, String methods, String paths, String project) {}
 
     /** The methods a grant may name. */
     public static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE");
@@ -64,6 +61,7 @@ public class SignedUrls {
 
     /** The shortest key accepted: HMAC-SHA256's own output size. */
     public static final int MIN_KEY_BYTES = 32;
+
     private static final DateTimeFormatter EXPIRES = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss");
     private static final String SEPARATOR = "\\n";
     private static final String UNNAMED = "";
@@ -77,8 +75,11 @@ public class SignedUrls {
 
     @Inject
     public SignedUrls(PigeonConfig config) {
-        this(configuredKeys(config.signedUrl()), config.signedUrl().signingKey().orElse(UNNAMED),
-                config.signedUrl().maxLifetime(), Clock.systemUTC());
+        this(
+                configuredKeys(config.signedUrl()),
+                config.signedUrl().signingKey().orElse(UNNAMED),
+                config.signedUrl().maxLifetime(),
+                Clock.systemUTC());
     }
 
     /**
@@ -98,12 +99,13 @@ public class SignedUrls {
     /** The configured keys by id, each checked: a short key or a malformed id stops the start. */
     static Map<String, byte[]> configuredKeys(PigeonConfig.SignedUrl config) {
         Map<String, byte[]> keys = new HashMap<>();
-        config.secretKey().filter(secret -> !secret.isEmpty())
+        config.secretKey()
+                .filter(secret -> !secret.isEmpty())
                 .ifPresent(secret -> keys.put(UNNAMED, checkedKey("pigeon.signed-url.secret-key", secret)));
         config.keys().forEach((id, secret) -> {
             if (!KEY_ID.matcher(id).matches()) {
-                throw new IllegalStateException("pigeon.signed-url.keys: a key id is 1 to 32 letters, digits, _ or -: "
-                        + id);
+                throw new IllegalStateException(
+                        "pigeon.signed-url.keys: a key id is 1 to 32 letters, digits, _ or -: " + id);
             }
             keys.put(id, checkedKey("pigeon.signed-url.keys." + id, secret));
         });
@@ -159,20 +161,28 @@ public class SignedUrls {
         if (keys.isEmpty()) {
             throw new IllegalStateException("no signing key: confirmation requests are not sent");
         }
-        return signed(List.of(confirmPath), List.of("PUT"), Objects.requireNonNull(project),
+        return signed(
+                List.of(confirmPath),
+                List.of("PUT"),
+                Objects.requireNonNull(project),
                 expires.truncatedTo(ChronoUnit.SECONDS));
     }
 
     private Grant signed(List<String> paths, List<String> methods, String project, Instant expiry) {
-        if (!METHODS.containsAll(methods) || !paths.stream().allMatch(path -> GRANTED_PATH.matcher(path).matches())) {
-            throw new IllegalArgumentException("a grant names methods of " + METHODS + " and paths of "
-                    + GRANTED_PATH + " only: " + methods + " " + paths);
+        if (!METHODS.containsAll(methods)
+                || !paths.stream().allMatch(path -> GRANTED_PATH.matcher(path).matches())) {
+            throw new IllegalArgumentException("a grant names methods of " + METHODS + " and paths of " + GRANTED_PATH
+                    + " only: " + methods + " " + paths);
         }
         List<String> sortedPaths = paths.stream().sorted().toList();
         List<String> sortedMethods = methods.stream().sorted().toList();
         String expiresText = EXPIRES.format(expiry.atOffset(ZoneOffset.UTC));
         String signature = hmac(keys.get(signingKey), sortedPaths, sortedMethods, project, expiresText);
-        return new Grant(sortedPaths, sortedMethods, project, expiresText,
+        return new Grant(
+                sortedPaths,
+                sortedMethods,
+                project,
+                expiresText,
                 signingKey.isEmpty() ? signature : signingKey + KEY_ID_END + signature);
     }
 
@@ -187,13 +197,16 @@ public class SignedUrls {
     }
 
     public boolean admits(Presented presented, String method, SignedTarget target) {
-        if (presented.project() == null || presented.project().isEmpty() || presented.methods() == null
+        if (presented.project() == null
+                || presented.project().isEmpty()
+                || presented.methods() == null
                 || presented.paths() == null) {
             return false;
         }
         List<String> methods = split(presented.methods());
         List<String> paths = split(presented.paths());
-        return METHODS.containsAll(methods) && paths.stream().allMatch(path -> GRANTED_PATH.matcher(path).matches())
+        return METHODS.containsAll(methods)
+                && paths.stream().allMatch(path -> GRANTED_PATH.matcher(path).matches())
                 && methods.contains(method)
                 && paths.stream().anyMatch(path -> grants(path, target))
                 && verifies(paths, methods, presented.project(), presented.expires(), presented.signature());
@@ -203,8 +216,8 @@ public class SignedUrls {
      * Whether {@code signature} is this server's signature of the grant, and the grant is live: its expiry is
      * the signed text itself, ahead of now and within the longest lifetime.
      */
-    public boolean verifies(List<String> paths, List<String> methods, String project, String expires,
-            String signature) {
+    public boolean verifies(
+            List<String> paths, List<String> methods, String project, String expires, String signature) {
         if (keys.isEmpty() || project == null || expires == null || signature == null) {
             return false;
         }
@@ -215,7 +228,8 @@ public class SignedUrls {
             return false;
         }
         Instant now = clock.instant();
-        if (!expiry.isAfter(now) || expiry.isAfter(now.plus(maxLifetime))
+        if (!expiry.isAfter(now)
+                || expiry.isAfter(now.plus(maxLifetime))
                 || !expires.equals(EXPIRES.format(expiry.atOffset(ZoneOffset.UTC)))) {
             return false;
         }
@@ -224,9 +238,10 @@ public class SignedUrls {
         if (key == null || idEnd == 0) {
             return false;
         }
-        String expected = hmac(key, paths.stream().sorted().toList(), methods.stream().sorted().toList(), project,
-                expires);
-        return MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
+        String expected = hmac(
+                key, paths.stream().sorted().toList(), methods.stream().sorted().toList(), project, expires);
+        return MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.US_ASCII),
                 signature.substring(idEnd + 1).getBytes(StandardCharsets.UTF_8));
     }
 
@@ -239,13 +254,19 @@ public class SignedUrls {
         String[] segments = grantedPath.split("/", -1);
         boolean resource = segments.length == 5;
         boolean confirmation = segments.length == 7 && "confirm".equals(segments[6]);
-        if (!(resource || confirmation) || !segments[0].isEmpty()
-                || !segments[1].equals(target.version()) || !segments[2].equals(target.collection())
+        if (!(resource || confirmation)
+                || !segments[0].isEmpty()
+                || !segments[1].equals(target.version())
+                || !segments[2].equals(target.collection())
                 || !segments[3].equals(target.queue())
-                || SignedTarget.Kind.ofSegment(segments[4]).filter(target.kind()::equals).isEmpty()) {
+                || SignedTarget.Kind.ofSegment(segments[4])
+                        .filter(target.kind()::equals)
+                        .isEmpty()) {
             return false;
         }
-        return resource ? target.confirmed().isEmpty() : target.confirmed().filter(segments[5]::equals).isPresent();
+        return resource
+                ? target.confirmed().isEmpty()
+                : target.confirmed().filter(segments[5]::equals).isPresent();
     }
 
     /** A header's values split on commas, as Zaqar splits them (no trimming). */
@@ -279,10 +300,15 @@ public class SignedUrls {
         }
     }
 
-    private static String hmac(byte[] secret, List<String> paths, List<String> methods, String project,
-            String expires) {
-        String signed = String.join(",", paths) + SEPARATOR + String.join(",", methods) + SEPARATOR + project
-                + SEPARATOR + expires;
+    private static String hmac(
+            byte[] secret, List<String> paths, List<String> methods, String project, String expires) {
+        String signed = String.join(",", paths)
+                + SEPARATOR
+                + String.join(",", methods)
+                + SEPARATOR
+                + project
+                + SEPARATOR
+                + expires;
         try {
             Mac hmac = Mac.getInstance("HmacSHA256");
             hmac.init(new SecretKeySpec(secret, "HmacSHA256"));

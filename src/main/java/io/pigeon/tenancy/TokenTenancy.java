@@ -28,7 +28,8 @@ public class TokenTenancy {
     private final PigeonConfig.Auth auth;
     private final boolean oidcTenantEnabled;
 
-    public TokenTenancy(PigeonConfig config,
+    public TokenTenancy(
+            PigeonConfig config,
             @ConfigProperty(name = "quarkus.oidc.tenant-enabled", defaultValue = "true") boolean oidcTenantEnabled) {
         this.auth = config.auth();
         this.oidcTenantEnabled = oidcTenantEnabled;
@@ -71,15 +72,17 @@ public class TokenTenancy {
                 return new Caller(null, operator);
             }
             if (projects.size() != 1) {
-                throw new Rejection(Rejection.Reason.PROJECT_MISSING, "The header X-PROJECT-ID was missing, and the "
-                        + "token grants " + projects.size() + " projects" + (projects.isEmpty() ? "" : " ("
-                        + String.join(", ", projects) + ")") + ": name one.");
+                throw new Rejection(
+                        Rejection.Reason.PROJECT_MISSING,
+                        "The header X-PROJECT-ID was missing, and the "
+                                + "token grants " + projects.size() + " projects"
+                                + (projects.isEmpty() ? "" : " (" + String.join(", ", projects) + ")") + ": name one.");
             }
             return new Caller(projects.iterator().next(), operator);
         }
         if (!operator && !projects.contains(requestedProject)) {
-            throw new Rejection(Rejection.Reason.FORBIDDEN, "The token does not grant access to project "
-                    + requestedProject + ".");
+            throw new Rejection(
+                    Rejection.Reason.FORBIDDEN, "The token does not grant access to project " + requestedProject + ".");
         }
         return new Caller(requestedProject, operator);
     }

@@ -19,28 +19,53 @@ class AllowedMethodsTest {
 
     private static final List<String> METHODS = List.of("GET", "HEAD", "PUT", "POST", "DELETE", "PATCH");
     private static final List<String> SAMPLE_PATHS = List.of(
-            "/v1/", "/v1/health", "/v1/queues", "/v1/queues/allow-probe", "/v1/queues/allow-probe/metadata",
-            "/v1/queues/allow-probe/stats", "/v1/queues/allow-probe/messages",
-            "/v1/queues/allow-probe/messages/000000000000000000000001", "/v1/queues/allow-probe/claims",
+            "/v1/",
+            "/v1/health",
+            "/v1/queues",
+            "/v1/queues/allow-probe",
+            "/v1/queues/allow-probe/metadata",
+            "/v1/queues/allow-probe/stats",
+            "/v1/queues/allow-probe/messages",
+            "/v1/queues/allow-probe/messages/000000000000000000000001",
+            "/v1/queues/allow-probe/claims",
             "/v1/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001",
-            "/", "/v2/", "/v2/ping", "/v2/health", "/v2/queues", "/v2/queues/allow-probe",
-            "/v2/queues/allow-probe/stats", "/v2/queues/allow-probe/purge", "/v2/queues/allow-probe/messages",
-            "/v2/queues/allow-probe/messages/000000000000000000000001", "/v2/queues/allow-probe/claims",
+            "/",
+            "/v2/",
+            "/v2/ping",
+            "/v2/health",
+            "/v2/queues",
+            "/v2/queues/allow-probe",
+            "/v2/queues/allow-probe/stats",
+            "/v2/queues/allow-probe/purge",
+            "/v2/queues/allow-probe/messages",
+            "/v2/queues/allow-probe/messages/000000000000000000000001",
+            "/v2/queues/allow-probe/claims",
             "/v2/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001",
-            "/v2/topics", "/v2/topics/allow-probe", "/v2/topics/allow-probe/stats", "/v2/topics/allow-probe/purge",
-            "/v2/topics/allow-probe/messages", "/v2/topics/allow-probe/messages/000000000000000000000001",
-            "/v2/topics/allow-probe/subscriptions", "/v2/topics/allow-probe/subscriptions/000000000000000000000001",
-            "/v2/pools", "/v2/pools/allow-probe", "/v2/flavors", "/v2/flavors/allow-probe", "/v1/pools", "/v1/pools/allow-probe");
+            "/v2/topics",
+            "/v2/topics/allow-probe",
+            "/v2/topics/allow-probe/stats",
+            "/v2/topics/allow-probe/purge",
+            "/v2/topics/allow-probe/messages",
+            "/v2/topics/allow-probe/messages/000000000000000000000001",
+            "/v2/topics/allow-probe/subscriptions",
+            "/v2/topics/allow-probe/subscriptions/000000000000000000000001",
+            "/v2/pools",
+            "/v2/pools/allow-probe",
+            "/v2/flavors",
+            "/v2/flavors/allow-probe",
+            "/v1/pools",
+            "/v1/pools/allow-probe");
 
     @Test
     void everyListedMethodIsRoutedAndEveryOtherIsNotAllowed() {
         String project = Api.newProject();
         for (String path : SAMPLE_PATHS) {
-            Set<String> allowed = Arrays.stream(AllowedMethods.forPath(path).split(",\\s*"))
-                    .collect(Collectors.toSet());
+            Set<String> allowed =
+                    Arrays.stream(AllowedMethods.forPath(path).split(",\\s*")).collect(Collectors.toSet());
             for (String method : METHODS) {
                 Api.as(project).put("/v1/queues/allow-probe");
-                Response response = Api.as(project).contentType(ContentType.JSON).body("{}").request(method, path);
+                Response response =
+                        Api.as(project).contentType(ContentType.JSON).body("{}").request(method, path);
                 if (allowed.contains(method)) {
                     assertNotEquals(405, response.statusCode(), method + " " + path);
                 } else {

@@ -3,15 +3,15 @@ package io.pigeon.api;
 import static org.hamcrest.Matchers.equalTo;
 
 import io.pigeon.testing.Api;
+import io.pigeon.testing.RawHttp;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.Test;
-import io.pigeon.testing.RawHttp;
-import io.restassured.RestAssured;
 import java.util.Base64;
 import java.util.Map;
 import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Test;
 
 /** Bodies above pigeon.max-request-body are refused unread, with 413 and the error document. */
 @QuarkusTest
@@ -27,15 +27,23 @@ class RequestBodyLimitTest {
         String project = Api.newProject();
         Api.as(project).put("/v1/queues/big").then().statusCode(201);
         for (String path : new String[] {"/v1/queues/big/metadata", "/v2/queues/big"}) {
-            Api.as(project).contentType(ContentType.JSON).body(objectOfSize(1048577)).put(path)
-                    .then().statusCode(413)
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body(objectOfSize(1048577))
+                    .put(path)
+                    .then()
+                    .statusCode(413)
                     .contentType("application/json")
                     .body("title", equalTo("Request entity too large"))
                     .body("description", equalTo("The request body may not exceed 1048576 bytes."));
         }
         // At the bound the body is read, and the document's own limit answers.
-        Api.as(project).contentType(ContentType.JSON).body(objectOfSize(1048576)).put("/v1/queues/big/metadata")
-                .then().statusCode(400)
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(objectOfSize(1048576))
+                .put("/v1/queues/big/metadata")
+                .then()
+                .statusCode(400)
                 .body("description", equalTo("Queue metadata is too large. Max size: 65536"));
         Api.as(project).get("/v1/queues/big/metadata").then().statusCode(200).body("isEmpty()", equalTo(true));
     }
@@ -44,21 +52,32 @@ class RequestBodyLimitTest {
     @Test
     void chunkedBodiesAreBoundedToo() {
         String project = Api.newProject();
-        Map<String, String> headers = Map.of("X-Project-Id", project, "Client-ID", Api.CLIENT_ID,
-                "Content-Type", "application/json");
-        for (String path : new String[] {"/v2/queues/streamed/messages", "/v3/queue/k/POST/"
-                + Base64.getUrlEncoder().withoutPadding().encodeToString("http://127.0.0.1:9/x".getBytes())}) {
-            RawHttp.Answer answer = RawHttp.sendChunked(RestAssured.port,
-                    "POST", path, headers, ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(3 * 1024 * 1024)
-                            + "\"}]}").getBytes(StandardCharsets.UTF_8));
+        Map<String, String> headers =
+                Map.of("X-Project-Id", project, "Client-ID", Api.CLIENT_ID, "Content-Type", "application/json");
+        for (String path : new String[] {
+            "/v2/queues/streamed/messages",
+            "/v3/queue/k/POST/"
+                    + Base64.getUrlEncoder().withoutPadding().encodeToString("http://127.0.0.1:9/x".getBytes())
+        }) {
+            RawHttp.Answer answer = RawHttp.sendChunked(
+                    RestAssured.port,
+                    "POST",
+                    path,
+                    headers,
+                    ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(3 * 1024 * 1024) + "\"}]}")
+                            .getBytes(StandardCharsets.UTF_8));
             // Refused by the HTTP layer itself once past the bound (its answer carries no error document).
             Assertions.assertEquals(413, answer.status(), path + ": " + answer);
         }
         Api.as(project).get("/v2/queues").then().statusCode(200).body("queues.size()", equalTo(0));
         // Under the bound a streamed body is read as any other.
-        RawHttp.Answer small = RawHttp.sendChunked(RestAssured.port,
-                "POST", "/v2/queues/streamed/messages", headers,
-                ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(200_000) + "\"}]}").getBytes(StandardCharsets.UTF_8));
+        RawHttp.Answer small = RawHttp.sendChunked(
+                RestAssured.port,
+                "POST",
+                "/v2/queues/streamed/messages",
+                headers,
+                ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(200_000) + "\"}]}")
+                        .getBytes(StandardCharsets.UTF_8));
         Assertions.assertEquals(201, small.status(), small.toString());
         Api.as(project).get("/v2/queues/streamed/stats").then().statusCode(200).body("messages.total", equalTo(1));
     }

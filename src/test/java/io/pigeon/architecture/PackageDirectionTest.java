@@ -27,8 +27,20 @@ import org.junit.jupiter.api.Test;
 class PackageDirectionTest {
 
     private static final Path SOURCES = Path.of("src/main/java/io/pigeon");
-    private static final List<String> DOMAIN = List.of("queue", "message", "claim", "subscription", "dispatch",
-            "maintenance", "tenancy", "purge", "quota", "rules", "ids", "json", "storage");
+    private static final List<String> DOMAIN = List.of(
+            "queue",
+            "message",
+            "claim",
+            "subscription",
+            "dispatch",
+            "maintenance",
+            "tenancy",
+            "purge",
+            "quota",
+            "rules",
+            "ids",
+            "json",
+            "storage");
     private static final Pattern REFERENCE = Pattern.compile("io\\.pigeon\\.([a-z0-9_]+)(?:\\.[a-z0-9_]+)*\\.[A-Z]");
 
     @Test
@@ -90,7 +102,9 @@ class PackageDirectionTest {
 
     private static List<Path> sources(Path root) {
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(file -> file.toString().endsWith(".java")).sorted().toList();
+            return files.filter(file -> file.toString().endsWith(".java"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

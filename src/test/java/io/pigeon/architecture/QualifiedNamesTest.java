@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class QualifiedNamesTest {
 
-    private static final List<Path> ROOTS = List.of(Path.of("src/main/java"), Path.of("src/test/java"),
-            Path.of("src/local/java"));
+    private static final List<Path> ROOTS =
+            List.of(Path.of("src/main/java"), Path.of("src/test/java"), Path.of("src/local/java"));
     private static final Pattern QUALIFIED = Pattern.compile(
             "(?<![\\w.$])((?:java|javax|jakarta|io|org|com|net)\\.(?:[a-z_][a-z0-9_]*\\.)*)([A-Z][A-Za-z0-9_]*)");
     private static final Pattern IMPORT = Pattern.compile("^import\\s+(static\\s+)?([\\w.]+)\\s*;", Pattern.MULTILINE);
@@ -96,7 +96,9 @@ class QualifiedNamesTest {
             return List.of();
         }
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(file -> file.toString().endsWith(".java")).sorted().toList();
+            return files.filter(file -> file.toString().endsWith(".java"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -31,21 +31,26 @@ class TransportNeutralTest {
         shared.add(API.resolve("ApiVersion.java"));
         shared.add(API.resolve("ApiDialect.java"));
         for (String version : List.of("v1", "v2", "v3")) {
-            sources(API.resolve(version)).stream().filter(file -> file.getFileName().toString().endsWith("Views.java"))
+            sources(API.resolve(version)).stream()
+                    .filter(file -> file.getFileName().toString().endsWith("Views.java"))
                     .forEach(shared::add);
         }
         assertTrue(shared.size() > 20, "the shared sources were found: " + shared);
         List<String> offences = new ArrayList<>();
         for (Path source : shared) {
             String code = read(source).replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "");
-            WEB_TYPES.stream().filter(code::contains).forEach(type -> offences.add(API.relativize(source) + ": " + type));
+            WEB_TYPES.stream()
+                    .filter(code::contains)
+                    .forEach(type -> offences.add(API.relativize(source) + ": " + type));
         }
         assertEquals(List.of(), offences, "shared API sources that name a web type");
     }
 
     private static List<Path> sources(Path root) {
         try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(file -> file.toString().endsWith(".java")).sorted().toList();
+            return files.filter(file -> file.toString().endsWith(".java"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -11,14 +11,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Load against a running Pigeon (v1 or v2 API): producers only (posts of 10), consumers only (claim 10, then
@@ -35,12 +35,14 @@ public final class Bench {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TEN_MESSAGES = IntStream.range(0, 10)
-            .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"event\": \"bench\", \"n\": " + i + ", \"pad\": \"0123456789abcdef\"}}")
+            .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"event\": \"bench\", \"n\": " + i
+                    + ", \"pad\": \"0123456789abcdef\"}}")
             .collect(Collectors.joining(",", "[", "]"));
 
     private final String base;
     /** "v1" or "v2": the URL prefix, and the shape of posts and claims. */
     private final String api;
+
     private final String batchOfTen;
     private final Duration runTime;
     private final String project = "bench-" + UUID.randomUUID();
@@ -59,13 +61,17 @@ public final class Bench {
     public static void main(String[] args) throws Exception {
         String url = System.getProperty("bench.url", "http://localhost:8080");
         int seconds = Integer.parseInt(System.getProperty("bench.seconds", "10"));
-        int[] clientCounts = Arrays.stream(System.getProperty("bench.clients", "1,4,16").split(","))
-                .map(String::trim).mapToInt(Integer::parseInt).toArray();
+        int[] clientCounts = Arrays.stream(
+                        System.getProperty("bench.clients", "1,4,16").split(","))
+                .map(String::trim)
+                .mapToInt(Integer::parseInt)
+                .toArray();
         String api = System.getProperty("bench.api", "v1");
         if (!api.equals("v1") && !api.equals("v2")) {
             throw new IllegalArgumentException("bench.api is v1 or v2");
         }
-        Set<String> scenarios = Set.of(System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
+        Set<String> scenarios = Set.of(
+                System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
         if (scenarios.contains("dispatch")) {
             DispatchBench.run(url);
             return;
@@ -79,22 +85,28 @@ public final class Bench {
             return;
         }
         if (scenarios.contains("soak")) {
-            SoakBench.run(url, Integer.parseInt(System.getProperty("bench.soak.seconds", "60")),
+            SoakBench.run(
+                    url,
+                    Integer.parseInt(System.getProperty("bench.soak.seconds", "60")),
                     clientCounts.length == 1 ? clientCounts[0] : 8);
             return;
         }
         Bench bench = new Bench(url, Duration.ofSeconds(seconds), api);
-        System.out.printf("Pigeon benchmark (%s API) against %s, %d s per run, project %s%n", api, url, seconds, bench.project);
-        System.out.printf("%-10s %7s %12s  %s%n", "scenario", "clients", "messages/s", "latency p50/p99 (ms) per request");
+        System.out.printf(
+                "Pigeon benchmark (%s API) against %s, %d s per run, project %s%n", api, url, seconds, bench.project);
+        System.out.printf(
+                "%-10s %7s %12s  %s%n", "scenario", "clients", "messages/s", "latency p50/p99 (ms) per request");
         if (scenarios.contains("depth")) {
             // The full cycle on a queue that holds a standing backlog: claims take its oldest messages and posts
             // add new ones, so the depth stays the same while the latencies are measured.
-            for (String depth : System.getProperty("bench.depths", "1000,1000000").split(",")) {
+            for (String depth :
+                    System.getProperty("bench.depths", "1000,1000000").split(",")) {
                 String queue = "depth-" + depth.trim();
                 bench.put("/" + api + "/queues/" + queue);
                 long started = System.nanoTime();
                 bench.prefill(queue, Long.parseLong(depth.trim()));
-                System.out.printf("(%s messages waiting, posted in %.0f s)%n", depth.trim(), (System.nanoTime() - started) / 1e9);
+                System.out.printf(
+                        "(%s messages waiting, posted in %.0f s)%n", depth.trim(), (System.nanoTime() - started) / 1e9);
                 for (int clients : clientCounts) {
                     bench.report("depth " + depth.trim(), clients, bench.run(clients, queue, Scenario.CYCLE));
                 }
@@ -118,7 +130,11 @@ public final class Bench {
         }
     }
 
-    private enum Scenario { PRODUCE, CONSUME, CYCLE }
+    private enum Scenario {
+        PRODUCE,
+        CONSUME,
+        CYCLE
+    }
 
     /** What one client did: messages moved, and latencies in microseconds per request type. */
     private static final class Tally {
@@ -157,8 +173,11 @@ public final class Bench {
                 futures.add(pool.submit(() -> {
                     String clientId = UUID.randomUUID().toString();
                     while (posted.addAndGet(10) <= count) {
-                        expect(send(request("/" + api + "/queues/" + queue + "/messages", clientId)
-                                .POST(HttpRequest.BodyPublishers.ofString(batchOfTen)).build()), 201);
+                        expect(
+                                send(request("/" + api + "/queues/" + queue + "/messages", clientId)
+                                        .POST(HttpRequest.BodyPublishers.ofString(batchOfTen))
+                                        .build()),
+                                201);
                     }
                     return null;
                 }));
@@ -179,7 +198,8 @@ public final class Bench {
             if (scenario != Scenario.CONSUME) {
                 long t0 = System.nanoTime();
                 HttpResponse<String> posted = send(request("/" + api + "/queues/" + queue + "/messages", clientId)
-                        .POST(HttpRequest.BodyPublishers.ofString(batchOfTen)).build());
+                        .POST(HttpRequest.BodyPublishers.ofString(batchOfTen))
+                        .build());
                 tally.post.add((System.nanoTime() - t0) / 1000);
                 expect(posted, 201);
                 if (scenario == Scenario.PRODUCE) {
@@ -189,7 +209,8 @@ public final class Bench {
             }
             long t1 = System.nanoTime();
             HttpResponse<String> claimed = send(request("/" + api + "/queues/" + queue + "/claims?limit=10", clientId)
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"ttl\": 60, \"grace\": 60}")).build());
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"ttl\": 60, \"grace\": 60}"))
+                    .build());
             tally.claim.add((System.nanoTime() - t1) / 1000);
             if (claimed.statusCode() == 204) {
                 if (scenario == Scenario.CONSUME) {
@@ -205,8 +226,10 @@ public final class Bench {
                 ids.add(href.substring(href.lastIndexOf('/') + 1, href.indexOf('?')));
             }
             long t2 = System.nanoTime();
-            HttpResponse<String> deleted = send(request("/" + api + "/queues/" + queue + "/messages?ids=" + String.join(",", ids),
-                    clientId).DELETE().build());
+            HttpResponse<String> deleted =
+                    send(request("/" + api + "/queues/" + queue + "/messages?ids=" + String.join(",", ids), clientId)
+                            .DELETE()
+                            .build());
             tally.delete.add((System.nanoTime() - t2) / 1000);
             expect(deleted, 204);
             tally.messages += ids.size();
@@ -225,7 +248,8 @@ public final class Bench {
 
     private void put(String path) throws Exception {
         HttpResponse<String> response = send(request(path, UUID.randomUUID().toString())
-                .PUT(HttpRequest.BodyPublishers.noBody()).build());
+                .PUT(HttpRequest.BodyPublishers.noBody())
+                .build());
         if (response.statusCode() != 201 && response.statusCode() != 204) {
             throw new IllegalStateException("PUT " + path + " answered " + response.statusCode());
         }
@@ -237,8 +261,8 @@ public final class Bench {
 
     private static void expect(HttpResponse<String> response, int status) {
         if (response.statusCode() != status) {
-            throw new IllegalStateException(response.request().method() + " " + response.request().uri() + " answered "
-                    + response.statusCode() + ": " + response.body());
+            throw new IllegalStateException(response.request().method() + " "
+                    + response.request().uri() + " answered " + response.statusCode() + ": " + response.body());
         }
     }
 
@@ -246,9 +270,18 @@ public final class Bench {
         long messages = tallies.stream().mapToLong(t -> t.messages).sum();
         double seconds = tallies.stream().mapToLong(t -> t.nanos).max().orElse(1) / 1e9;
         StringBuilder latencies = new StringBuilder();
-        latency(latencies, "post", tallies.stream().flatMap(t -> t.post.stream()).toList());
-        latency(latencies, "claim", tallies.stream().flatMap(t -> t.claim.stream()).toList());
-        latency(latencies, "delete", tallies.stream().flatMap(t -> t.delete.stream()).toList());
+        latency(
+                latencies,
+                "post",
+                tallies.stream().flatMap(t -> t.post.stream()).toList());
+        latency(
+                latencies,
+                "claim",
+                tallies.stream().flatMap(t -> t.claim.stream()).toList());
+        latency(
+                latencies,
+                "delete",
+                tallies.stream().flatMap(t -> t.delete.stream()).toList());
         System.out.printf(Locale.ROOT, "%-10s %7d %12.0f  %s%n", scenario, clients, messages / seconds, latencies);
     }
 
@@ -257,7 +290,11 @@ public final class Bench {
             return;
         }
         long[] sorted = micros.stream().mapToLong(Long::longValue).sorted().toArray();
-        out.append(String.format(Locale.ROOT, "%s %.2f/%.2f  ", name, percentile(sorted, 0.50) / 1000.0,
+        out.append(String.format(
+                Locale.ROOT,
+                "%s %.2f/%.2f  ",
+                name,
+                percentile(sorted, 0.50) / 1000.0,
                 percentile(sorted, 0.99) / 1000.0));
     }
 

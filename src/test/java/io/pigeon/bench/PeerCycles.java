@@ -32,16 +32,21 @@ final class PeerCycles {
         String database = System.getProperty("bench.peers-database", "pigeon_peers");
         Path pgmq = Path.of(System.getProperty("bench.pgmq-sql", "../shared/peers/pgmq/pgmq.sql"));
         if (!Files.exists(pgmq)) {
-            throw new IllegalStateException("PGMQ's SQL is not at " + pgmq + " (set bench.pgmq-sql, or bench.peers=false)");
+            throw new IllegalStateException(
+                    "PGMQ's SQL is not at " + pgmq + " (set bench.pgmq-sql, or bench.peers=false)");
         }
         PeerCycles peers = new PeerCycles(database, queues);
-        if (!psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '" + database + "'").equals("1")) {
+        if (!psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '" + database + "'")
+                .equals("1")) {
             RatioBench.execute(List.of("createdb", database), Map.of());
         }
-        if (psql(database, "SELECT count(*) FROM pg_namespace WHERE nspname = 'pgmq'").equals("0")) {
-            RatioBench.execute(List.of("psql", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", pgmq.toString()), Map.of());
+        if (psql(database, "SELECT count(*) FROM pg_namespace WHERE nspname = 'pgmq'")
+                .equals("0")) {
+            RatioBench.execute(
+                    List.of("psql", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", pgmq.toString()), Map.of());
         }
-        RatioBench.execute(List.of("psql", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", MINIMAL_SCHEMA.toString()),
+        RatioBench.execute(
+                List.of("psql", "-q", "-v", "ON_ERROR_STOP=1", "-d", database, "-f", MINIMAL_SCHEMA.toString()),
                 Map.of());
         for (int queue = 1; queue <= queues; queue++) {
             psql(database, "SELECT pgmq.create('q" + queue + "')");
@@ -73,6 +78,7 @@ final class PeerCycles {
     }
 
     private static String psql(String database, String sql) throws Exception {
-        return RatioBench.execute(List.of("psql", "-Atq", "-v", "ON_ERROR_STOP=1", "-d", database, "-c", sql), Map.of()).trim();
+        return RatioBench.execute(List.of("psql", "-Atq", "-v", "ON_ERROR_STOP=1", "-d", database, "-c", sql), Map.of())
+                .trim();
     }
 }

@@ -43,17 +43,30 @@ final class PoolsBench {
     }
 
     static void run(String url, int seconds, int clients) throws Exception {
-        List<String> uris = Arrays.stream(System.getProperty("bench.pool-uris", "").split(","))
-                .map(String::trim).filter(uri -> !uri.isEmpty()).toList();
+        List<String> uris = Arrays.stream(
+                        System.getProperty("bench.pool-uris", "").split(","))
+                .map(String::trim)
+                .filter(uri -> !uri.isEmpty())
+                .toList();
         if (uris.isEmpty()) {
-            throw new IllegalArgumentException("bench.pool-uris names the pools' servers, e.g. "
-                    + "postgresql://pigeon:pigeon@localhost:5433/pigeon,postgresql://pigeon:pigeon@localhost:5434/pigeon");
+            throw new IllegalArgumentException(
+                    "bench.pool-uris names the pools' servers, e.g. "
+                            + "postgresql://pigeon:pigeon@localhost:5433/pigeon,postgresql://pigeon:pigeon@localhost:5434/pigeon");
         }
         int rounds = Integer.parseInt(System.getProperty("bench.rounds", "1"));
         PoolsBench bench = new PoolsBench(url, seconds);
-        System.out.printf(Locale.ROOT, "Full cycle (post 10, claim 10, delete 10), %d clients with a queue each, v2, %d s per run, "
-                + "median of %d round(s)%n", clients, seconds, rounds);
-        System.out.printf("%5s %10s  %-22s %s%n", "pools", "msg/s", "queues per pool",
+        System.out.printf(
+                Locale.ROOT,
+                "Full cycle (post 10, claim 10, delete 10), %d clients with a queue each, v2, %d s per run, "
+                        + "median of %d round(s)%n",
+                clients,
+                seconds,
+                rounds);
+        System.out.printf(
+                "%5s %10s  %-22s %s%n",
+                "pools",
+                "msg/s",
+                "queues per pool",
                 "CPU ms per 1,000 messages: pigeon | each PostgreSQL server (by data directory)");
         // Measured: a fresh JVM's first 10 s after a 15 s warm-up still cost Pigeon 3x the CPU per message (its JIT).
         int warmup = Integer.parseInt(System.getProperty("bench.warmup", "30"));
@@ -65,16 +78,22 @@ final class PoolsBench {
             for (int round = 0; round < rounds; round++) {
                 results.add(bench.measure(uris.subList(0, pools), clients));
             }
-            Result median = results.stream().sorted((a, b) -> Double.compare(a.messagesPerSecond, b.messagesPerSecond))
-                    .toList().get(results.size() / 2);
-            System.out.printf(Locale.ROOT, "%5d %10.0f  %-22s %s%n", pools, median.messagesPerSecond, median.queuesPerPool,
+            Result median = results.stream()
+                    .sorted((a, b) -> Double.compare(a.messagesPerSecond, b.messagesPerSecond))
+                    .toList()
+                    .get(results.size() / 2);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%5d %10.0f  %-22s %s%n",
+                    pools,
+                    median.messagesPerSecond,
+                    median.queuesPerPool,
                     median.cpu);
         }
     }
 
     /** One run's figures, formatted. */
-    private record Result(double messagesPerSecond, String queuesPerPool, String cpu) {
-    }
+    private record Result(double messagesPerSecond, String queuesPerPool, String cpu) {}
 
     private Result measure(List<String> uris, int clients) throws Exception {
         String project = "bench-pools-" + UUID.randomUUID();
@@ -91,9 +110,26 @@ final class PoolsBench {
             }
             Map<Long, Long> before = postgresTicks();
             long pigeonBefore = pigeonTicks();
-            String output = RatioBench.execute(List.of("wrk", "-t" + clients, "-c" + clients, "-d" + seconds + "s",
-                    "--timeout", "10s", "-s", WRK_SCRIPT.toString(), url), Map.of("BENCH_API", "v2", "BENCH_LAYOUT",
-                    "per-client", "BENCH_PROJECT", project, "BENCH_RATE", "0"));
+            String output = RatioBench.execute(
+                    List.of(
+                            "wrk",
+                            "-t" + clients,
+                            "-c" + clients,
+                            "-d" + seconds + "s",
+                            "--timeout",
+                            "10s",
+                            "-s",
+                            WRK_SCRIPT.toString(),
+                            url),
+                    Map.of(
+                            "BENCH_API",
+                            "v2",
+                            "BENCH_LAYOUT",
+                            "per-client",
+                            "BENCH_PROJECT",
+                            project,
+                            "BENCH_RATE",
+                            "0"));
             long pigeonUsed = pigeonTicks() - pigeonBefore;
             Map<Long, Long> after = postgresTicks();
             if (output.contains("Non-2xx") || output.contains("Socket errors")) {
@@ -130,19 +166,29 @@ final class PoolsBench {
     /** The pool a queue was placed on, as the queue's own answer cannot tell: the pool whose server has it. */
     private String poolOf(String project, int queue) throws Exception {
         // The operator's health report does not list queues; the placement is asked of the catalogue through psql.
-        String output = RatioBench.execute(List.of("psql", "-Atc", "SELECT coalesce(pool, 'home') FROM placements WHERE project = '"
-                + project + "' AND queue = '" + queue + "'"), Map.of());
+        String output = RatioBench.execute(
+                List.of(
+                        "psql",
+                        "-Atc",
+                        "SELECT coalesce(pool, 'home') FROM placements WHERE project = '" + project + "' AND queue = '"
+                                + queue + "'"),
+                Map.of());
         return output.trim();
     }
 
     private void call(String method, String path, String project, String body, int expected) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path)).header("X-Project-Id", project)
-                .header("X-Roles", "admin").header("Client-ID", "3381af92-2b9e-11e3-b191-71861300734c");
-        request = body == null ? request.method(method, HttpRequest.BodyPublishers.noBody())
-                : request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url + path))
+                .header("X-Project-Id", project)
+                .header("X-Roles", "admin")
+                .header("Client-ID", "3381af92-2b9e-11e3-b191-71861300734c");
+        request = body == null
+                ? request.method(method, HttpRequest.BodyPublishers.noBody())
+                : request.header("Content-Type", "application/json")
+                        .method(method, HttpRequest.BodyPublishers.ofString(body));
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != expected) {
-            throw new IllegalStateException(method + " " + path + " answered " + response.statusCode() + ": " + response.body());
+            throw new IllegalStateException(
+                    method + " " + path + " answered " + response.statusCode() + ": " + response.body());
         }
     }
 
@@ -150,8 +196,12 @@ final class PoolsBench {
 
     private static long pigeonTicks() {
         return ProcessHandle.allProcesses()
-                .filter(p -> p.info().commandLine().map(c -> c.contains("quarkus-run.jar")).orElse(false))
-                .mapToLong(p -> RatioBench.ticks(p.pid(), false)).sum();
+                .filter(p -> p.info()
+                        .commandLine()
+                        .map(c -> c.contains("quarkus-run.jar"))
+                        .orElse(false))
+                .mapToLong(p -> RatioBench.ticks(p.pid(), false))
+                .sum();
     }
 
     /** CPU ticks of each PostgreSQL server, by its postmaster's pid: its own, its live processes', its reaped ones'. */
@@ -160,12 +210,19 @@ final class PoolsBench {
         Map<Long, Long> parents = new HashMap<>();
         List<Long> postgres = new ArrayList<>();
         try (var processes = Files.list(Path.of("/proc"))) {
-            for (Path process : processes.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+            for (Path process : processes
+                    .filter(p -> p.getFileName().toString().matches("\\d+"))
+                    .toList()) {
                 try {
                     if (Files.readString(process.resolve("comm")).trim().equals("postgres")) {
                         long pid = Long.parseLong(process.getFileName().toString());
                         postgres.add(pid);
-                        parents.put(pid, ProcessHandle.of(pid).flatMap(ProcessHandle::parent).map(ProcessHandle::pid).orElse(0L));
+                        parents.put(
+                                pid,
+                                ProcessHandle.of(pid)
+                                        .flatMap(ProcessHandle::parent)
+                                        .map(ProcessHandle::pid)
+                                        .orElse(0L));
                     }
                 } catch (IOException ended) {
                     // the process ended between listing and reading
@@ -182,8 +239,10 @@ final class PoolsBench {
 
     private static String dataDirectory(long postmaster) {
         try {
-            String[] arguments = new String(Files.readAllBytes(Path.of("/proc", String.valueOf(postmaster), "cmdline")),
-                    StandardCharsets.UTF_8).split("\0");
+            String[] arguments = new String(
+                            Files.readAllBytes(Path.of("/proc", String.valueOf(postmaster), "cmdline")),
+                            StandardCharsets.UTF_8)
+                    .split("\0");
             for (int i = 0; i + 1 < arguments.length; i++) {
                 if (arguments[i].equals("-D")) {
                     return Path.of(arguments[i + 1]).getFileName().toString();

@@ -43,6 +43,7 @@ final class RatioBench {
 
     /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
     private static final double TICKS_PER_SECOND = 100.0;
+
     private static final Pattern PARAMETER = Pattern.compile("\\$(\\d+)");
     private static final Path WRK_SCRIPT = Path.of("src/test/bench/wrk-cycle.lua");
     private static final int HALF_LOAD_CONNECTIONS = 4;
@@ -77,26 +78,50 @@ final class RatioBench {
             return Optional.empty();
         }
         String pid = System.getProperty("bench.before-pid", "");
-        return Optional.of(new RatioBench(beforeUrl, runSeconds, layout,
+        return Optional.of(new RatioBench(
+                beforeUrl,
+                runSeconds,
+                layout,
                 pid.isBlank() ? Optional.empty() : ProcessHandle.of(Long.parseLong(pid.trim()))));
     }
 
     static void run(String url, int seconds, int[] clientCounts) throws Exception {
-        List<String> layouts = Arrays.stream(System.getProperty("bench.layout", "shared").split(",")).map(String::trim).toList();
+        List<String> layouts = Arrays.stream(
+                        System.getProperty("bench.layout", "shared").split(","))
+                .map(String::trim)
+                .toList();
         if (layouts.stream().anyMatch(layout -> !layout.equals("shared") && !layout.equals("per-client"))) {
             throw new IllegalArgumentException("bench.layout is shared, per-client or both (shared,per-client)");
         }
-        List<String> apis = Arrays.stream(System.getProperty("bench.apis", "v1,v2").split(",")).map(String::trim).toList();
+        List<String> apis = Arrays.stream(
+                        System.getProperty("bench.apis", "v1,v2").split(","))
+                .map(String::trim)
+                .toList();
         int rounds = Integer.parseInt(System.getProperty("bench.rounds", "1"));
         Optional<PeerCycles> peers = Boolean.parseBoolean(System.getProperty("bench.peers", "true"))
-                ? Optional.of(PeerCycles.prepare(Arrays.stream(clientCounts).max().orElse(16))) : Optional.empty();
+                ? Optional.of(
+                        PeerCycles.prepare(Arrays.stream(clientCounts).max().orElse(16)))
+                : Optional.empty();
         List<String> peerRows = new ArrayList<>();
         for (String layout : layouts) {
             RatioBench bench = new RatioBench(url, seconds, layout);
-            System.out.printf(Locale.ROOT, "Full cycle (post 10, claim 10, delete 10), SQL through pgbench vs HTTP through wrk; "
-                    + "layout %s, %d s per run, %d round(s)%s%n", layout, seconds, rounds,
-                    bench.pigeon.map(p -> ", Pigeon pid " + p.pid()).orElse(", Pigeon's process not found here (no CPU split)"));
-            System.out.printf("%7s %4s %10s %10s %6s   %s%n", "clients", "api", "SQL msg/s", "HTTP msg/s", "ratio",
+            System.out.printf(
+                    Locale.ROOT,
+                    "Full cycle (post 10, claim 10, delete 10), SQL through pgbench vs HTTP through wrk; "
+                            + "layout %s, %d s per run, %d round(s)%s%n",
+                    layout,
+                    seconds,
+                    rounds,
+                    bench.pigeon
+                            .map(p -> ", Pigeon pid " + p.pid())
+                            .orElse(", Pigeon's process not found here (no CPU split)"));
+            System.out.printf(
+                    "%7s %4s %10s %10s %6s   %s%n",
+                    "clients",
+                    "api",
+                    "SQL msg/s",
+                    "HTTP msg/s",
+                    "ratio",
                     "CPU ms per 1,000 messages: SQL run (postgres + pgbench) | HTTP run (pigeon + postgres + wrk)");
             // A fresh JVM runs the cycle 35-45 % slower until its JIT has compiled the hot path.
             int warmup = Integer.parseInt(System.getProperty("bench.warmup", "15"));
@@ -127,7 +152,9 @@ final class RatioBench {
                         httpRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.http(api, clients, 0));
                         if (before.isPresent()) {
                             settle(peers);
-                            beforeRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(before.get().http(api, clients, 0));
+                            beforeRuns
+                                    .computeIfAbsent(api, a -> new ArrayList<>())
+                                    .add(before.get().http(api, clients, 0));
                         }
                     }
                     if (peers.isPresent()) {
@@ -146,22 +173,50 @@ final class RatioBench {
                     if (before.isPresent()) {
                         Run earlier = median(beforeRuns.get(api));
                         lastBefore = earlier.messagesPerSecond;
-                        System.out.printf(Locale.ROOT, "%7d %4s %10s %10.0f %6s   before (bench.before-url): | %s%n", clients, api,
-                                "", earlier.messagesPerSecond, "", earlier.cpu.perThousand(earlier.messages, true));
+                        System.out.printf(
+                                Locale.ROOT,
+                                "%7d %4s %10s %10.0f %6s   before (bench.before-url): | %s%n",
+                                clients,
+                                api,
+                                "",
+                                earlier.messagesPerSecond,
+                                "",
+                                earlier.cpu.perThousand(earlier.messages, true));
                         earlier.latencies.forEach(line -> System.out.println("      before " + line));
                     }
                     http.latencies.forEach(line -> System.out.println("      " + line));
                     bestRequestRate.merge(api, http.requestsPerSecond, Math::max);
-                    System.out.printf(Locale.ROOT, "%7d %4s %10.0f %10.0f %6.2f   %s | %s%n", clients, api,
-                            sql.messagesPerSecond, http.messagesPerSecond, http.messagesPerSecond / sql.messagesPerSecond,
-                            sql.cpu.perThousand(sql.messages, false), http.cpu.perThousand(http.messages, true));
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%7d %4s %10.0f %10.0f %6.2f   %s | %s%n",
+                            clients,
+                            api,
+                            sql.messagesPerSecond,
+                            http.messagesPerSecond,
+                            http.messagesPerSecond / sql.messagesPerSecond,
+                            sql.cpu.perThousand(sql.messages, false),
+                            http.cpu.perThousand(http.messages, true));
                 }
                 if (peers.isPresent()) {
                     double minimal = minimalRuns.stream().sorted().toList().get(rounds / 2);
                     double pgmq = pgmqRuns.stream().sorted().toList().get(rounds / 2);
-                    peerRows.add(String.format(Locale.ROOT, "%-10s %7d %12.0f %10.0f %14.0f %8.2f %8.2f%s", layout, clients,
-                            minimal, pgmq, lastHttp, lastHttp / minimal, lastHttp / pgmq, before.isEmpty() ? ""
-                                    : String.format(Locale.ROOT, " %14.0f %8.2f %8.2f", lastBefore, lastBefore / minimal,
+                    peerRows.add(String.format(
+                            Locale.ROOT,
+                            "%-10s %7d %12.0f %10.0f %14.0f %8.2f %8.2f%s",
+                            layout,
+                            clients,
+                            minimal,
+                            pgmq,
+                            lastHttp,
+                            lastHttp / minimal,
+                            lastHttp / pgmq,
+                            before.isEmpty()
+                                    ? ""
+                                    : String.format(
+                                            Locale.ROOT,
+                                            " %14.0f %8.2f %8.2f",
+                                            lastBefore,
+                                            lastBefore / minimal,
                                             lastBefore / pgmq)));
                 }
             }
@@ -169,17 +224,31 @@ final class RatioBench {
                 for (Map.Entry<String, Double> best : bestRequestRate.entrySet()) {
                     double offered = best.getValue() / 2;
                     Run paced = bench.http(best.getKey(), HALF_LOAD_CONNECTIONS, offered / HALF_LOAD_CONNECTIONS);
-                    System.out.printf(Locale.ROOT, "%s at half of its best rate: %.0f requests/s offered by %d paced connections, "
-                            + "%.0f answered (%.0f msg/s); latency ms p50/p90/p99/max:%n", best.getKey(), offered,
-                            HALF_LOAD_CONNECTIONS, paced.requestsPerSecond, paced.messagesPerSecond);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%s at half of its best rate: %.0f requests/s offered by %d paced connections, "
+                                    + "%.0f answered (%.0f msg/s); latency ms p50/p90/p99/max:%n",
+                            best.getKey(),
+                            offered,
+                            HALF_LOAD_CONNECTIONS,
+                            paced.requestsPerSecond,
+                            paced.messagesPerSecond);
                     paced.latencies.forEach(line -> System.out.println("    " + line));
                 }
             }
         }
         if (!peerRows.isEmpty()) {
-            System.out.printf("Peers (msg/s; each the median of the rounds, run back to back with Pigeon's):%n%-10s %7s %12s %10s %14s %8s %8s%s%n",
-                    "layout", "clients", "minimal SQL", "PGMQ", "Pigeon " + apis.get(apis.size() - 1) + " HTTP", "/minimal", "/PGMQ",
-                    System.getProperty("bench.before-url", "").isBlank() ? ""
+            System.out.printf(
+                    "Peers (msg/s; each the median of the rounds, run back to back with Pigeon's):%n%-10s %7s %12s %10s %14s %8s %8s%s%n",
+                    "layout",
+                    "clients",
+                    "minimal SQL",
+                    "PGMQ",
+                    "Pigeon " + apis.get(apis.size() - 1) + " HTTP",
+                    "/minimal",
+                    "/PGMQ",
+                    System.getProperty("bench.before-url", "").isBlank()
+                            ? ""
                             : String.format(" %14s %8s %8s", "before HTTP", "/minimal", "/PGMQ"));
             peerRows.forEach(System.out::println);
         }
@@ -205,10 +274,25 @@ final class RatioBench {
         try {
             String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";
             Files.writeString(bound, "\\set queue " + queueOfClient + "\n" + Files.readString(script));
-            String output = execute(List.of("pgbench", "-n", "-M", "prepared", "-c", String.valueOf(clients), "-j",
-                    String.valueOf(clients), "-T", String.valueOf(seconds), "-f", bound.toString(), "-D",
-                    "bodies=" + variables("v2", "").get("bodies")), environment);
-            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(output);
+            String output = execute(
+                    List.of(
+                            "pgbench",
+                            "-n",
+                            "-M",
+                            "prepared",
+                            "-c",
+                            String.valueOf(clients),
+                            "-j",
+                            String.valueOf(clients),
+                            "-T",
+                            String.valueOf(seconds),
+                            "-f",
+                            bound.toString(),
+                            "-D",
+                            "bodies=" + variables("v2", "").get("bodies")),
+                    environment);
+            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)")
+                    .matcher(output);
             if (!tps.find() || output.contains("ERROR")) {
                 throw new IllegalStateException("pgbench failed:\n" + output);
             }
@@ -220,11 +304,12 @@ final class RatioBench {
     }
 
     /** What one load run measured. */
-    record Run(double messagesPerSecond, double requestsPerSecond, long messages, Cpu cpu, List<String> latencies) {
-    }
+    record Run(double messagesPerSecond, double requestsPerSecond, long messages, Cpu cpu, List<String> latencies) {}
 
     private static Run median(List<Run> runs) {
-        List<Run> sorted = runs.stream().sorted((a, b) -> Double.compare(a.messagesPerSecond, b.messagesPerSecond)).toList();
+        List<Run> sorted = runs.stream()
+                .sorted((a, b) -> Double.compare(a.messagesPerSecond, b.messagesPerSecond))
+                .toList();
         return sorted.get(sorted.size() / 2);
     }
 
@@ -236,14 +321,27 @@ final class RatioBench {
         Path script = Files.createTempFile("pigeon-cycle", ".sql");
         try {
             Files.writeString(script, pgbenchScript(api));
-            List<String> command = new ArrayList<>(List.of("pgbench", "-n", "-M", "prepared", "-c", String.valueOf(clients),
-                    "-j", String.valueOf(clients), "-T", String.valueOf(seconds), "-f", script.toString()));
+            List<String> command = new ArrayList<>(List.of(
+                    "pgbench",
+                    "-n",
+                    "-M",
+                    "prepared",
+                    "-c",
+                    String.valueOf(clients),
+                    "-j",
+                    String.valueOf(clients),
+                    "-T",
+                    String.valueOf(seconds),
+                    "-f",
+                    script.toString()));
             variables(api, project).forEach((name, value) -> command.addAll(List.of("-D", name + "=" + value)));
             Cpu before = Cpu.sample(pigeon);
             String output = execute(command, Map.of("PGOPTIONS", pigeonSessionSettings()));
             Cpu used = Cpu.sample(pigeon).minus(before);
-            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)").matcher(output);
-            Matcher transactions = Pattern.compile("number of transactions actually processed: (\\d+)").matcher(output);
+            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)")
+                    .matcher(output);
+            Matcher transactions = Pattern.compile("number of transactions actually processed: (\\d+)")
+                    .matcher(output);
             if (!tps.find() || !transactions.find()) {
                 throw new IllegalStateException("pgbench printed no result:\n" + output);
             }
@@ -267,20 +365,62 @@ final class RatioBench {
      */
     /** The quota parameters of the post statements: Pigeon's default limits, and a refusal text. */
     private static final String QUOTA_COUNT = "10000";
+
     private static final String QUOTA_TEXT = "'quota exceeded'";
 
     private String pgbenchScript(String api) {
         String queue = ":queue";
         String claimId = "md5(:seed::text)::uuid";
         String post = api.equals("v2")
-                ? bind(MessageStatements.POST_CREATING_QUEUE, ":project", queue, ":client", ":ttls", ":delays", ":bodies",
-                        ":max_post_size", ":default_ttl", ":document_size", QUOTA_COUNT, QUOTA_TEXT, QUOTA_TEXT, QUOTA_COUNT,
-                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL", "false", QUOTA_TEXT)
-                : bind(MessageStatements.POST, ":project", queue, ":client", ":ttls", ":bodies", QUOTA_TEXT, QUOTA_COUNT,
-                        QUOTA_TEXT, QUOTA_TEXT, "false", "NULL", "false", QUOTA_TEXT);
-        String claim = bind(ClaimStatements.CREATE_ONE, ":project", queue, claimId, ":limit", ":claim_ttl", ":claim_grace",
+                ? bind(
+                        MessageStatements.POST_CREATING_QUEUE,
+                        ":project",
+                        queue,
+                        ":client",
+                        ":ttls",
+                        ":delays",
+                        ":bodies",
+                        ":max_post_size",
+                        ":default_ttl",
+                        ":document_size",
+                        QUOTA_COUNT,
+                        QUOTA_TEXT,
+                        QUOTA_TEXT,
+                        QUOTA_COUNT,
+                        QUOTA_TEXT,
+                        QUOTA_TEXT,
+                        "false",
+                        "NULL",
+                        "false",
+                        QUOTA_TEXT)
+                : bind(
+                        MessageStatements.POST,
+                        ":project",
+                        queue,
+                        ":client",
+                        ":ttls",
+                        ":bodies",
+                        QUOTA_TEXT,
+                        QUOTA_COUNT,
+                        QUOTA_TEXT,
+                        QUOTA_TEXT,
+                        "false",
+                        "NULL",
+                        "false",
+                        QUOTA_TEXT);
+        String claim = bind(
+                ClaimStatements.CREATE_ONE,
+                ":project",
+                queue,
+                claimId,
+                ":limit",
+                ":claim_ttl",
+                ":claim_grace",
                 ":max_ttl");
-        String delete = bind(MessageStatements.DELETE_BY_IDS, ":project", queue,
+        String delete = bind(
+                MessageStatements.DELETE_BY_IDS,
+                ":project",
+                queue,
                 "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "
                         + queue + ") AND c.id = " + claimId + ")");
         String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";
@@ -312,11 +452,20 @@ final class RatioBench {
         Map<String, String> values = new LinkedHashMap<>();
         values.put("project", project);
         values.put("client", "3381af92-2b9e-11e3-b191-71861300734c");
-        values.put("ttls", arrayLiteral(IntStream.range(0, 10).mapToObj(i -> "3600").toList(), false));
-        values.put("delays", arrayLiteral(IntStream.range(0, 10).mapToObj(i -> "NULL").toList(), false));
+        values.put(
+                "ttls",
+                arrayLiteral(IntStream.range(0, 10).mapToObj(i -> "3600").toList(), false));
+        values.put(
+                "delays",
+                arrayLiteral(IntStream.range(0, 10).mapToObj(i -> "NULL").toList(), false));
         // As Pigeon stores a body: Jackson's compact form of what the client sent.
-        values.put("bodies", arrayLiteral(IntStream.range(0, 10)
-                .mapToObj(i -> "{\"event\":\"bench\",\"n\":" + i + ",\"pad\":\"0123456789abcdef\"}").toList(), true));
+        values.put(
+                "bodies",
+                arrayLiteral(
+                        IntStream.range(0, 10)
+                                .mapToObj(i -> "{\"event\":\"bench\",\"n\":" + i + ",\"pad\":\"0123456789abcdef\"}")
+                                .toList(),
+                        true));
         values.put("max_post_size", "262144");
         values.put("default_ttl", "3600");
         values.put("document_size", String.valueOf(v2Document().getBytes(StandardCharsets.UTF_8).length));
@@ -329,7 +478,8 @@ final class RatioBench {
 
     private static String v2Document() {
         return IntStream.range(0, 10)
-                .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"event\": \"bench\", \"n\": " + i + ", \"pad\": \"0123456789abcdef\"}}")
+                .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"event\": \"bench\", \"n\": " + i
+                        + ", \"pad\": \"0123456789abcdef\"}}")
                 .collect(Collectors.joining(", ", "{\"messages\": [", "]}"));
     }
 
@@ -344,12 +494,29 @@ final class RatioBench {
     Run http(String api, int connections, double ratePerConnection) throws Exception {
         String project = "bench-http-" + UUID.randomUUID();
         try {
-            Map<String, String> environment = Map.of("BENCH_API", api, "BENCH_LAYOUT", layout, "BENCH_PROJECT", project,
-                    "BENCH_RATE", String.format(Locale.ROOT, "%.3f", ratePerConnection));
+            Map<String, String> environment = Map.of(
+                    "BENCH_API",
+                    api,
+                    "BENCH_LAYOUT",
+                    layout,
+                    "BENCH_PROJECT",
+                    project,
+                    "BENCH_RATE",
+                    String.format(Locale.ROOT, "%.3f", ratePerConnection));
             Map<String, Double> statementsBefore = statementRequests();
             Cpu before = Cpu.sample(pigeon);
-            String output = execute(List.of("wrk", "-t" + connections, "-c" + connections, "-d" + seconds + "s",
-                    "--timeout", "10s", "-s", WRK_SCRIPT.toString(), url), environment);
+            String output = execute(
+                    List.of(
+                            "wrk",
+                            "-t" + connections,
+                            "-c" + connections,
+                            "-d" + seconds + "s",
+                            "--timeout",
+                            "10s",
+                            "-s",
+                            WRK_SCRIPT.toString(),
+                            url),
+                    environment);
             Cpu used = Cpu.sample(pigeon).minus(before);
             String shared = sharedStatements(statementsBefore, statementRequests());
             if (output.contains("Non-2xx") || output.contains("Socket errors")) {
@@ -360,14 +527,18 @@ final class RatioBench {
             if (!moved.find() || !rate.find()) {
                 throw new IllegalStateException("wrk printed no result:\n" + output);
             }
-            List<String> latencies = output.lines().filter(l -> l.matches("BENCH (post|claim|delete) .*"))
+            List<String> latencies = output.lines()
+                    .filter(l -> l.matches("BENCH (post|claim|delete) .*"))
                     .map(l -> {
                         String[] f = l.split(" ");
-                        return String.format(Locale.ROOT, "%-6s %s/%s/%s/%s (%s requests)", f[1], f[3], f[4], f[5], f[6], f[2]);
-                    }).toList();
+                        return String.format(
+                                Locale.ROOT, "%-6s %s/%s/%s/%s (%s requests)", f[1], f[3], f[4], f[5], f[6], f[2]);
+                    })
+                    .toList();
             long messages = Long.parseLong(moved.group(1));
             if (!shared.isEmpty()) {
-                System.out.printf(Locale.ROOT, "    %s %d clients, requests per statement: %s%n", api, connections, shared);
+                System.out.printf(
+                        Locale.ROOT, "    %s %d clients, requests per statement: %s%n", api, connections, shared);
             }
             return new Run(messages / (double) seconds, Double.parseDouble(rate.group(1)), messages, used, latencies);
         } finally {
@@ -377,8 +548,8 @@ final class RatioBench {
 
     // ---- helpers ----
 
-    private static final Pattern STATEMENT_REQUESTS = Pattern.compile(
-            "(?m)^pigeon_statement_requests_(bucket|count|sum)\\{([^}]*)}\\s+([0-9.eE+-]+)$");
+    private static final Pattern STATEMENT_REQUESTS =
+            Pattern.compile("(?m)^pigeon_statement_requests_(bucket|count|sum)\\{([^}]*)}\\s+([0-9.eE+-]+)$");
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
     /**
@@ -388,8 +559,11 @@ final class RatioBench {
     private Map<String, Double> statementRequests() {
         Map<String, Double> values = new LinkedHashMap<>();
         try {
-            String metrics = http.send(HttpRequest.newBuilder(URI.create(url + "/q/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            String metrics = http.send(
+                            HttpRequest.newBuilder(URI.create(url + "/q/metrics"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
             Matcher line = STATEMENT_REQUESTS.matcher(metrics);
             while (line.find()) {
                 Map<String, String> labels = new LinkedHashMap<>();
@@ -423,14 +597,20 @@ final class RatioBench {
             String[] edges = {"1.0", "2.0", "4.0", "8.0", "16.0", "32.0", "+Inf"};
             String[] names = {"1", "2", "3-4", "5-8", "9-16", "17-32", ">32"};
             for (int i = 0; i < edges.length; i++) {
-                double upTo = after.getOrDefault(kind + " " + edges[i], 0.0) - before.getOrDefault(kind + " " + edges[i], 0.0);
+                double upTo = after.getOrDefault(kind + " " + edges[i], 0.0)
+                        - before.getOrDefault(kind + " " + edges[i], 0.0);
                 double share = (upTo - below) / count;
                 below = upTo;
                 if (share >= 0.005) {
                     shares.append(String.format(Locale.ROOT, " %s:%.0f%%", names[i], share * 100));
                 }
             }
-            kinds.add(String.format(Locale.ROOT, "%s %.0f statements, %.2f each (%s)", kind, count, sum / count,
+            kinds.add(String.format(
+                    Locale.ROOT,
+                    "%s %.0f statements, %.2f each (%s)",
+                    kind,
+                    count,
+                    sum / count,
                     shares.toString().trim()));
         }
         return String.join("; ", kinds);
@@ -471,15 +651,19 @@ final class RatioBench {
     }
 
     private void send(String method, String project, int queue) throws Exception {
-        HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(url + "/v1/queues/" + queue))
-                .header("X-Project-Id", project)
-                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+        HttpResponse<Void> response = http.send(
+                HttpRequest.newBuilder(URI.create(url + "/v1/queues/" + queue))
+                        .header("X-Project-Id", project)
+                        .method(method, HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.discarding());
         if (response.statusCode() >= 300) {
             throw new IllegalStateException(method + " queue " + queue + " answered " + response.statusCode());
         }
     }
 
-    static String execute(List<String> command, Map<String, String> environment) throws IOException, InterruptedException {
+    static String execute(List<String> command, Map<String, String> environment)
+            throws IOException, InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(environment);
         Process process = builder.start();
@@ -498,7 +682,10 @@ final class RatioBench {
         long self = ProcessHandle.current().pid();
         return ProcessHandle.allProcesses()
                 .filter(p -> p.pid() != self)
-                .filter(p -> p.info().commandLine().map(c -> c.contains("quarkus-run.jar")).orElse(false))
+                .filter(p -> p.info()
+                        .commandLine()
+                        .map(c -> c.contains("quarkus-run.jar"))
+                        .orElse(false))
                 .findFirst();
     }
 
@@ -525,12 +712,16 @@ final class RatioBench {
             long pigeonTicks = pigeon.map(p -> ticks(p.pid(), false)).orElse(0L);
             long postgresTicks = 0;
             try (var processes = Files.list(Path.of("/proc"))) {
-                for (Path process : processes.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                for (Path process : processes
+                        .filter(p -> p.getFileName().toString().matches("\\d+"))
+                        .toList()) {
                     try {
                         if (Files.readString(process.resolve("comm")).trim().equals("postgres")) {
                             long pid = Long.parseLong(process.getFileName().toString());
-                            boolean postmaster = ProcessHandle.of(pid).flatMap(ProcessHandle::parent)
-                                    .map(parent -> !readComm(parent.pid()).equals("postgres")).orElse(true);
+                            boolean postmaster = ProcessHandle.of(pid)
+                                    .flatMap(ProcessHandle::parent)
+                                    .map(parent -> !readComm(parent.pid()).equals("postgres"))
+                                    .orElse(true);
                             postgresTicks += ticks(pid, postmaster);
                         }
                     } catch (IOException ended) {
@@ -540,7 +731,8 @@ final class RatioBench {
             } catch (IOException noProc) {
                 return new Cpu(0, 0, 0);
             }
-            long generatorTicks = ticks(ProcessHandle.current().pid(), true) - ticks(ProcessHandle.current().pid(), false);
+            long generatorTicks = ticks(ProcessHandle.current().pid(), true)
+                    - ticks(ProcessHandle.current().pid(), false);
             return new Cpu(pigeonTicks, postgresTicks, generatorTicks);
         }
 
@@ -554,17 +746,18 @@ final class RatioBench {
             }
             double scale = 1000.0 / TICKS_PER_SECOND * 1000.0 / messages;
             return withPigeon
-                    ? String.format(Locale.ROOT, "%.0f + %.0f + %.0f", pigeon * scale, postgres * scale, generator * scale)
+                    ? String.format(
+                            Locale.ROOT, "%.0f + %.0f + %.0f", pigeon * scale, postgres * scale, generator * scale)
                     : String.format(Locale.ROOT, "%.0f + %.0f", postgres * scale, generator * scale);
         }
 
         private static String readComm(long pid) {
             try {
-                return Files.readString(Path.of("/proc", String.valueOf(pid), "comm")).trim();
+                return Files.readString(Path.of("/proc", String.valueOf(pid), "comm"))
+                        .trim();
             } catch (IOException e) {
                 return "";
             }
         }
-
     }
 }

@@ -14,30 +14,35 @@ import java.util.Map;
  */
 final class SoakBench {
 
-    private static final String TABLE_STATE = """
+    private static final String TABLE_STATE =
+            """
             SELECT string_agg(format('%s heap %s idx %s live %s dead %s vacuums %s+%s', relname,
                        pg_size_pretty(pg_relation_size(relid)), pg_size_pretty(pg_indexes_size(relid)),
                        n_live_tup, n_dead_tup, vacuum_count, autovacuum_count), ' | ' ORDER BY relname)
             FROM pg_stat_user_tables WHERE relname IN ('messages', 'claims')""";
 
-    private SoakBench() {
-    }
+    private SoakBench() {}
 
     static void run(String url, int seconds, int connections) throws Exception {
         int intervals = Integer.parseInt(System.getProperty("bench.soak.minutes", "10"));
         RatioBench cycle = new RatioBench(url, seconds, "shared");
-        System.out.printf("Soak: full v1 cycle, %d connections on one queue, %d intervals of %d s%n", connections,
-                intervals, seconds);
+        System.out.printf(
+                "Soak: full v1 cycle, %d connections on one queue, %d intervals of %d s%n",
+                connections, intervals, seconds);
         System.out.println("before: " + tableState());
         for (int interval = 1; interval <= intervals; interval++) {
             RatioBench.Run run = cycle.http("v1", connections, 0);
-            String claim = run.latencies().stream().filter(l -> l.startsWith("claim")).findFirst().orElse("claim -");
-            System.out.printf(Locale.ROOT, "%3d  %6.0f msg/s  %s  %s%n", interval, run.messagesPerSecond(), claim,
-                    tableState());
+            String claim = run.latencies().stream()
+                    .filter(l -> l.startsWith("claim"))
+                    .findFirst()
+                    .orElse("claim -");
+            System.out.printf(
+                    Locale.ROOT, "%3d  %6.0f msg/s  %s  %s%n", interval, run.messagesPerSecond(), claim, tableState());
         }
     }
 
     private static String tableState() throws Exception {
-        return RatioBench.execute(List.of("psql", "-X", "-At", "-c", TABLE_STATE), Map.of()).trim();
+        return RatioBench.execute(List.of("psql", "-X", "-At", "-c", TABLE_STATE), Map.of())
+                .trim();
     }
 }

@@ -6,6 +6,5 @@ public final class ClaimStatements {
     /** One claim alone, as a claim that shares no statement runs. */
     public static final String CREATE_ONE = ClaimStore.CREATE_ONE;
 
-    private ClaimStatements() {
-    }
+    private ClaimStatements() {}
 }

@@ -8,17 +8,17 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import io.vertx.mutiny.sqlclient.Pool;
-import jakarta.inject.Inject;
-import java.util.ArrayList;
 
 /**
  * The official python-zaqarclient against this Pigeon: the v2 scenario (create queue, metadata, post, list
@@ -37,8 +37,11 @@ class ZaqarClientScenarioTest {
     @BeforeAll
     static void requireTheClient() throws Exception {
         assumeTrue(Files.isExecutable(Path.of(PYTHON)), "no " + PYTHON);
-        Process probe = new ProcessBuilder(PYTHON, "-c", "import zaqarclient").redirectErrorStream(true).start();
-        assumeTrue(probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
+        Process probe = new ProcessBuilder(PYTHON, "-c", "import zaqarclient")
+                .redirectErrorStream(true)
+                .start();
+        assumeTrue(
+                probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
                 "python3-zaqarclient is not installed (apt-get install python3-zaqarclient)");
     }
 
@@ -62,7 +65,8 @@ class ZaqarClientScenarioTest {
 
     @Test
     void v2PoolsAndFlavors() throws Exception {
-        String output = run("src/test/clients/zaqarclient_pools.py", pigeonUrl(), Db.newDatabase(pool), Db.newDatabase(pool));
+        String output =
+                run("src/test/clients/zaqarclient_pools.py", pigeonUrl(), Db.newDatabase(pool), Db.newDatabase(pool));
         assertTrue(output.contains("all steps passed"), output);
     }
 

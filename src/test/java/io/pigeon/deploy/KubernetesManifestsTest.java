@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -22,7 +23,6 @@ import java.util.stream.Stream;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
-import java.util.Properties;
 
 /**
  * The Kubernetes manifests must describe this application: every probe path answers, every port is the
@@ -39,7 +39,8 @@ class KubernetesManifestsTest {
         Map<String, Object> container = container();
         int port = productionHttpPort();
         List<Map<String, Object>> ports = list(container.get("ports"));
-        assertEquals(port, ((Number) ports.get(0).get("containerPort")).intValue(), "containerPort is Pigeon's HTTP port");
+        assertEquals(
+                port, ((Number) ports.get(0).get("containerPort")).intValue(), "containerPort is Pigeon's HTTP port");
         String portName = (String) ports.get(0).get("name");
         Api.newProject(); // the shared database must be up for readiness
         for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
@@ -61,27 +62,30 @@ class KubernetesManifestsTest {
         for (Map<String, Object> document : documents) {
             switch ((String) document.get("kind")) {
                 case "ConfigMap" -> set.addAll(map(document.get("data")).keySet());
-                // The message keys are mounted as files (one per key id), not read as environment variables.
+                    // The message keys are mounted as files (one per key id), not read as environment variables.
                 case "Secret" -> {
-                    if (!"pigeon-message-keys".equals(map(document.get("metadata")).get("name"))) {
+                    if (!"pigeon-message-keys"
+                            .equals(map(document.get("metadata")).get("name"))) {
                         set.addAll(map(document.get("stringData")).keySet());
                     }
                 }
-                default -> { }
+                default -> {}
             }
         }
         for (Map<String, Object> env : list(container().getOrDefault("env", List.of()))) {
             set.add((String) env.get("name"));
         }
         assertFalse(set.isEmpty());
-        Set<String> unknown = set.stream().filter(name -> !known.contains(name)).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> unknown =
+                set.stream().filter(name -> !known.contains(name)).collect(Collectors.toCollection(TreeSet::new));
         assertTrue(unknown.isEmpty(), "set by the manifests but not read by Pigeon: " + unknown);
     }
 
     @Test
     void containersRunAsNonRootOnAReadOnlyFilesystem() throws IOException {
         Map<String, Object> pod = map(map(deployment().get("spec")).get("template"));
-        assertEquals(Boolean.TRUE, map(map(pod.get("spec")).get("securityContext")).get("runAsNonRoot"));
+        assertEquals(
+                Boolean.TRUE, map(map(pod.get("spec")).get("securityContext")).get("runAsNonRoot"));
         assertEquals(Boolean.TRUE, map(container().get("securityContext")).get("readOnlyRootFilesystem"));
         assertEquals(2, ((Number) map(deployment().get("spec")).get("replicas")).intValue());
         for (String overlay : List.of("jvm", "native")) {
@@ -98,14 +102,19 @@ class KubernetesManifestsTest {
     @Test
     void theInstallHoldsNoPlaceholderSecretNoTokenAndNoClusterWideTargets() throws IOException {
         assertTrue(documents(BASE).stream().noneMatch(d -> "Secret".equals(d.get("kind"))), "a Secret in k8s/base");
-        Map<String, Object> podSpec = map(map(map(deployment().get("spec")).get("template")).get("spec"));
+        Map<String, Object> podSpec =
+                map(map(map(deployment().get("spec")).get("template")).get("spec"));
         assertEquals(Boolean.FALSE, podSpec.get("automountServiceAccountToken"));
-        Map<String, Object> config = documents(BASE).stream().filter(d -> "ConfigMap".equals(d.get("kind")))
-                .findFirst().orElseThrow();
+        Map<String, Object> config = documents(BASE).stream()
+                .filter(d -> "ConfigMap".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
         Object targets = map(config.get("data")).get("PIGEON_DISPATCH_ALLOWED_TARGETS");
         assertTrue(targets == null || !targets.toString().contains("*.svc"), "cluster-wide targets: " + targets);
-        Map<String, Object> policy = documents(EXAMPLES).stream().filter(d -> "NetworkPolicy".equals(d.get("kind")))
-                .findFirst().orElseThrow();
+        Map<String, Object> policy = documents(EXAMPLES).stream()
+                .filter(d -> "NetworkPolicy".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
         assertEquals(List.of("Egress"), map(policy.get("spec")).get("policyTypes"));
         String text = Files.readString(EXAMPLES.resolve("networkpolicy-egress.yaml"));
         for (String cidr : List.of("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16")) {
@@ -128,18 +137,23 @@ class KubernetesManifestsTest {
     }
 
     private static Map<String, Object> deployment() throws IOException {
-        return documents(BASE).stream().filter(d -> "Deployment".equals(d.get("kind"))).findFirst().orElseThrow();
+        return documents(BASE).stream()
+                .filter(d -> "Deployment".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static Map<String, Object> container() throws IOException {
-        Map<String, Object> podSpec = map(map(map(deployment().get("spec")).get("template")).get("spec"));
+        Map<String, Object> podSpec =
+                map(map(map(deployment().get("spec")).get("template")).get("spec"));
         return list(podSpec.get("containers")).get(0);
     }
 
     private static List<Map<String, Object>> documents(Path folder) throws IOException {
         List<Map<String, Object>> documents = new ArrayList<>();
         try (Stream<Path> files = Files.list(folder)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+            for (Path file :
+                    files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
                 try (Reader reader = Files.newBufferedReader(file)) {
                     for (Object document : new Yaml().loadAll(reader)) {
                         if (document instanceof Map<?, ?> && ((Map<?, ?>) document).containsKey("kind")) {

@@ -88,7 +88,9 @@ class CallSlotsTest {
 
         fails.completeExceptionally(new IllegalStateException("the outcome could not be stored"));
         Throwable failure = failed.handle((item, error) -> error).join();
-        assertInstanceOf(IllegalStateException.class, failure.getCause() == null ? failure : failure.getCause(),
+        assertInstanceOf(
+                IllegalStateException.class,
+                failure.getCause() == null ? failure : failure.getCause(),
                 "the call's own failure passes through");
         assertEquals(2, freed.get(), "a failed call frees its slot too");
         assertEquals(Map.of(), slots.callsByProject(), "a project with no call left is forgotten");

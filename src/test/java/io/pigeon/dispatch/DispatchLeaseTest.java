@@ -40,10 +40,19 @@ class DispatchLeaseTest {
     private final String project = Api.newProject();
 
     private void pushDue(String mergeKey, String body) {
-        store.enqueue(pool, new DispatchStore.Push(project, mergeKey,
-                        new DispatchAddress("POST", URI.create("http://127.0.0.1:9/" + project)), !mergeKey.startsWith("-"),
-                        null, false, body, null))
-                .await().indefinitely();
+        store.enqueue(
+                        pool,
+                        new DispatchStore.Push(
+                                project,
+                                mergeKey,
+                                new DispatchAddress("POST", URI.create("http://127.0.0.1:9/" + project)),
+                                !mergeKey.startsWith("-"),
+                                null,
+                                false,
+                                body,
+                                null))
+                .await()
+                .indefinitely();
     }
 
     @Test
@@ -63,7 +72,8 @@ class DispatchLeaseTest {
         for (int d = 0; d < 8; d++) {
             running.add(dispatchers.submit(() -> {
                 while (true) {
-                    List<DispatchStore.TakenGroup> taken = store.takeDue(pool, 5, 60_000, 100).await().indefinitely();
+                    List<DispatchStore.TakenGroup> taken =
+                            store.takeDue(pool, 5, 60_000, 100).await().indefinitely();
                     if (taken.isEmpty()) {
                         return null;
                     }
@@ -73,7 +83,8 @@ class DispatchLeaseTest {
                             store.complete(pool, group).await().indefinitely();
                             continue;
                         }
-                        takes.computeIfAbsent(group.id(), id -> new AtomicInteger()).incrementAndGet();
+                        takes.computeIfAbsent(group.id(), id -> new AtomicInteger())
+                                .incrementAndGet();
                         for (long item : group.itemIds()) {
                             if (!completedItems.add(item)) {
                                 duplicates.incrementAndGet();
@@ -92,8 +103,13 @@ class DispatchLeaseTest {
         assertEquals(groups * itemsPerGroup, completedItems.size());
         assertTrue(takes.values().stream().allMatch(count -> count.get() == 1), "a group was taken twice");
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project));
-        assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_items i JOIN dispatch_groups g ON g.id = i.group_id "
-                + "WHERE g.project = $1", project));
+        assertEquals(
+                0,
+                Db.count(
+                        pool,
+                        "SELECT count(*) FROM dispatch_items i JOIN dispatch_groups g ON g.id = i.group_id "
+                                + "WHERE g.project = $1",
+                        project));
     }
 
     @Test
@@ -102,15 +118,23 @@ class DispatchLeaseTest {
         DispatchStore.TakenGroup first = takeOurs(60_000);
         assertEquals(1, first.attempts());
         // The lease lasts what was asked (milliseconds): 60 s from now, give or take the round trips.
-        assertEquals(1, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE id = $1 "
-                + "AND lease_until BETWEEN now() + interval '55 seconds' AND now() + interval '60 seconds'", first.id()));
+        assertEquals(
+                1,
+                Db.count(
+                        pool,
+                        "SELECT count(*) FROM dispatch_groups WHERE id = $1 "
+                                + "AND lease_until BETWEEN now() + interval '55 seconds' AND now() + interval '60 seconds'",
+                        first.id()));
         // The first dispatcher "crashes": no answer. Nobody may take the group while the lease lasts.
         assertTrue(store.takeDue(pool, 100, 300, 100).await().indefinitely().stream()
                 .noneMatch(group -> group.id() == first.id()));
         // The lease runs out: moved into the past here rather than waited for, so that a slow machine cannot
         // end a short real lease before the check above.
-        Db.run(pool, "UPDATE dispatch_groups SET lease_until = now() - interval '1 millisecond', fire_at = now() "
-                + "WHERE id = $1", first.id());
+        Db.run(
+                pool,
+                "UPDATE dispatch_groups SET lease_until = now() - interval '1 millisecond', fire_at = now() "
+                        + "WHERE id = $1",
+                first.id());
         DispatchStore.TakenGroup second = takeOurs(60_000);
         assertEquals(first.id(), second.id());
         assertEquals(2, second.attempts());
@@ -132,18 +156,26 @@ class DispatchLeaseTest {
                 .forEach(row -> left.add(row.getString(0)));
         assertEquals(List.of("{\"n\": 2}"), left);
         // It keeps the time its push asked for (now), and fresh attempts.
-        assertEquals(1, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE id = $1 AND attempts = 0 "
-                + "AND fire_at <= now() AND lease_token IS NULL", taken.id()));
+        assertEquals(
+                1,
+                Db.count(
+                        pool,
+                        "SELECT count(*) FROM dispatch_groups WHERE id = $1 AND attempts = 0 "
+                                + "AND fire_at <= now() AND lease_token IS NULL",
+                        taken.id()));
     }
 
     private DispatchStore.TakenGroup takeOurs(long leaseMillis) {
-        List<DispatchStore.TakenGroup> taken = store.takeDue(pool, 100, leaseMillis, 100).await().indefinitely();
-        List<DispatchStore.TakenGroup> ours = taken.stream()
-                .filter(group -> group.target().endsWith(project)).toList();
+        List<DispatchStore.TakenGroup> taken =
+                store.takeDue(pool, 100, leaseMillis, 100).await().indefinitely();
+        List<DispatchStore.TakenGroup> ours =
+                taken.stream().filter(group -> group.target().endsWith(project)).toList();
         assertEquals(1, ours.size(), "expected exactly this test's group");
         // Give back any other test's group at once.
-        taken.stream().filter(group -> !ours.contains(group))
-                .forEach(group -> store.release(pool, group, "not this test's", 0).await().indefinitely());
+        taken.stream()
+                .filter(group -> !ours.contains(group))
+                .forEach(group ->
+                        store.release(pool, group, "not this test's", 0).await().indefinitely());
         return ours.get(0);
     }
 }

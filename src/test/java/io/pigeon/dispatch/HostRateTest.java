@@ -55,27 +55,36 @@ class HostRateTest {
         for (int i = 0; i < CALLS; i++) {
             String path = prefix + i;
             paths.add(path);
-            given().header("X-Project-Id", projects.get(i % 2)).contentType(ContentType.JSON).body("{\"n\": " + i + "}")
+            given().header("X-Project-Id", projects.get(i % 2))
+                    .contentType(ContentType.JSON)
+                    .body("{\"n\": " + i + "}")
                     .post("/v3/queue/-call-" + i + "/POST/" + receiver.service(path) + "?ontime=" + ontime)
-                    .then().statusCode(201);
+                    .then()
+                    .statusCode(201);
         }
         DispatchClock.fireNow(pools, projects.toArray(String[]::new));
 
-        Eventually.await("every call made", Duration.ofSeconds(40),
-                () -> paths.stream().allMatch(path -> !receiver.calls(path).isEmpty()));
-        List<Receiver.Call> calls = paths.stream().flatMap(path -> receiver.calls(path).stream()).toList();
+        Eventually.await("every call made", Duration.ofSeconds(40), () -> paths.stream()
+                .allMatch(path -> !receiver.calls(path).isEmpty()));
+        List<Receiver.Call> calls =
+                paths.stream().flatMap(path -> receiver.calls(path).stream()).toList();
         assertEquals(CALLS, calls.size(), "each call made once");
-        assertTrue(calls.stream().allMatch(call -> "1".equals(call.header(DeliveryClient.ATTEMPT_HEADER))),
+        assertTrue(
+                calls.stream().allMatch(call -> "1".equals(call.header(DeliveryClient.ATTEMPT_HEADER))),
                 "a call that waited for the rate spent no attempt");
         double first = calls.stream().mapToDouble(Receiver.Call::at).min().orElseThrow();
         double last = calls.stream().mapToDouble(Receiver.Call::at).max().orElseThrow();
         // A burst of RATE at once, then one every 1/RATE s: the last starts no sooner than this after the first
         // (less 0.2 s for the receiver's clock and the dispatcher's timer granularity).
         double floor = (CALLS - RATE) / (double) RATE - 0.2;
-        assertTrue(last - first >= floor, "20 calls spread over " + (last - first) + " s, at least " + floor + " s expected");
+        assertTrue(
+                last - first >= floor,
+                "20 calls spread over " + (last - first) + " s, at least " + floor + " s expected");
         for (String project : projects) {
-            Eventually.await("nothing left of " + project, Duration.ofSeconds(5), () -> Db.count(pool,
-                    "SELECT count(*) FROM dispatch_groups WHERE project = $1", project) == 0);
+            Eventually.await(
+                    "nothing left of " + project,
+                    Duration.ofSeconds(5),
+                    () -> Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project) == 0);
         }
     }
 }

@@ -33,10 +33,12 @@ final class DocumentationLinks {
     private static final Pattern SETEXT_UNDERLINE = Pattern.compile("^ {0,3}(=+|-+)[ \\t]*$");
     private static final Pattern CODE_SPAN = Pattern.compile("(`+)(.+?)\\1");
     /** {@code [text](target "title")} and {@code ![alt](target)}; the text may hold one level of brackets. */
-    private static final Pattern INLINE_LINK =
-            Pattern.compile("!?\\[(?:[^\\[\\]]|\\[[^\\[\\]]*\\])*\\]\\(\\s*(<[^>]*>|[^\\s)]*)(?:\\s+\"[^\"]*\")?\\s*\\)");
+    private static final Pattern INLINE_LINK = Pattern.compile(
+            "!?\\[(?:[^\\[\\]]|\\[[^\\[\\]]*\\])*\\]\\(\\s*(<[^>]*>|[^\\s)]*)(?:\\s+\"[^\"]*\")?\\s*\\)");
+
     private static final Pattern REFERENCE_DEFINITION = Pattern.compile("^ {0,3}\\[[^\\]]+\\]:\\s*(<[^>]*>|\\S+)");
-    private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:name|id)=\"([^\"]+)\"", Pattern.CASE_INSENSITIVE);
+    private static final Pattern HTML_ANCHOR =
+            Pattern.compile("<a\\s+(?:name|id)=\"([^\"]+)\"", Pattern.CASE_INSENSITIVE);
     private static final Pattern SCHEME = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*:");
     /** What GitHub drops from a heading's text: everything but letters, marks, digits, connectors, space and '-'. */
     private static final Pattern NOT_IN_SLUG = Pattern.compile("[^\\p{L}\\p{M}\\p{N}\\p{Pc} -]");
@@ -89,7 +91,10 @@ final class DocumentationLinks {
 
     /** How many links {@code documents} hold, external ones included (to show that the files were read). */
     int linkCount(List<Path> documents) {
-        return documents.stream().filter(Files::isRegularFile).mapToInt(file -> links(read(file)).size()).sum();
+        return documents.stream()
+                .filter(Files::isRegularFile)
+                .mapToInt(file -> links(read(file)).size())
+                .sum();
     }
 
     private String where(Path file, int lineIndex) {
@@ -113,7 +118,9 @@ final class DocumentationLinks {
             linked = file;
         } else {
             String decoded = URLDecoder.decode(pathPart.replace("+", "%2B"), StandardCharsets.UTF_8);
-            linked = (decoded.startsWith("/") ? root.resolve(decoded.substring(1)) : file.getParent().resolve(decoded))
+            linked = (decoded.startsWith("/")
+                            ? root.resolve(decoded.substring(1))
+                            : file.getParent().resolve(decoded))
                     .normalize();
             if (!linked.startsWith(root)) {
                 return "points outside the repository";
@@ -129,7 +136,9 @@ final class DocumentationLinks {
             return "an anchor into a file that is not Markdown";
         }
         String wanted = URLDecoder.decode(anchor, StandardCharsets.UTF_8).toLowerCase(Locale.ROOT);
-        return anchors(linked).contains(wanted) ? null : "no heading of " + root.relativize(linked) + " has this anchor";
+        return anchors(linked).contains(wanted)
+                ? null
+                : "no heading of " + root.relativize(linked) + " has this anchor";
     }
 
     /** The anchors a Markdown file offers: its headings' slugs (duplicates numbered) and explicit HTML anchors. */
@@ -154,8 +163,11 @@ final class DocumentationLinks {
             Matcher atx = ATX_HEADING.matcher(line);
             if (atx.matches()) {
                 heading = atx.group(1) == null ? "" : atx.group(1);
-            } else if (i + 1 < lines.size() && !code[i + 1] && !line.isBlank()
-                    && SETEXT_UNDERLINE.matcher(lines.get(i + 1)).matches() && !isListOrQuote(line)) {
+            } else if (i + 1 < lines.size()
+                    && !code[i + 1]
+                    && !line.isBlank()
+                    && SETEXT_UNDERLINE.matcher(lines.get(i + 1)).matches()
+                    && !isListOrQuote(line)) {
                 heading = line.strip();
             }
             if (heading != null) {
@@ -178,12 +190,14 @@ final class DocumentationLinks {
         });
         text = CODE_SPAN.matcher(text).replaceAll(span -> Matcher.quoteReplacement(span.group(2)));
         text = text.replaceAll("<[^>]+>", "");
-        return NOT_IN_SLUG.matcher(text.strip().toLowerCase(Locale.ROOT)).replaceAll("").replace(' ', '-');
+        return NOT_IN_SLUG
+                .matcher(text.strip().toLowerCase(Locale.ROOT))
+                .replaceAll("")
+                .replace(' ', '-');
     }
 
     /** A link found in a document: its target as written, and the line (from 0) it is on. */
-    record Link(String target, int line) {
-    }
+    record Link(String target, int line) {}
 
     static List<Link> links(List<String> lines) {
         List<Link> links = new ArrayList<>();
@@ -223,7 +237,9 @@ final class DocumentationLinks {
                 }
             } else {
                 code[i] = true;
-                if (fence.find() && fence.group(1).charAt(0) == open.charAt(0) && fence.group(1).length() >= open.length()
+                if (fence.find()
+                        && fence.group(1).charAt(0) == open.charAt(0)
+                        && fence.group(1).length() >= open.length()
                         && lines.get(i).strip().equals(fence.group(1).strip())) {
                     open = null;
                 }
@@ -234,7 +250,9 @@ final class DocumentationLinks {
 
     private static boolean isListOrQuote(String line) {
         String stripped = line.stripLeading();
-        return stripped.startsWith("- ") || stripped.startsWith("* ") || stripped.startsWith("> ")
+        return stripped.startsWith("- ")
+                || stripped.startsWith("* ")
+                || stripped.startsWith("> ")
                 || stripped.startsWith("|");
     }
 

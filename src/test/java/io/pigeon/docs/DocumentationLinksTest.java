@@ -31,7 +31,10 @@ class DocumentationLinksTest {
 
     @Test
     void aMissingFileAMissingAnchorAndAnOutsideMentionAreEachReported(@TempDir Path root) throws IOException {
-        write(root, "docs/a.md", """
+        write(
+                root,
+                "docs/a.md",
+                """
                 # Title
 
                 ## Set-up: two commands
@@ -51,12 +54,14 @@ class DocumentationLinksTest {
 
         List<String> problems = checker.problems(checker.documents());
 
-        assertEquals(List.of(
-                "docs/a.md:7: mentions ../shared, which does not ship",
-                "docs/a.md:5: gone.md: no such file",
-                "docs/a.md:5: b.md#part-three: no heading of docs/b.md has this anchor",
-                "docs/a.md:6: #set-up: no heading of docs/a.md has this anchor",
-                "docs/a.md:7: ../../elsewhere.md: points outside the repository"), problems);
+        assertEquals(
+                List.of(
+                        "docs/a.md:7: mentions ../shared, which does not ship",
+                        "docs/a.md:5: gone.md: no such file",
+                        "docs/a.md:5: b.md#part-three: no heading of docs/b.md has this anchor",
+                        "docs/a.md:6: #set-up: no heading of docs/a.md has this anchor",
+                        "docs/a.md:7: ../../elsewhere.md: points outside the repository"),
+                problems);
     }
 
     @Test
@@ -89,8 +94,16 @@ class DocumentationLinksTest {
                 "```",
                 "<a id=\"Kept-As-Written\"></a>");
 
-        assertEquals(Set.of("encryption-at-rest-_enable_encrypt_messages", "set-up-two-commands", "faq", "faq-1",
-                "the-v2-api-in-short", "setext-heading", "kept-as-written"), DocumentationLinks.anchorsOf(lines));
+        assertEquals(
+                Set.of(
+                        "encryption-at-rest-_enable_encrypt_messages",
+                        "set-up-two-commands",
+                        "faq",
+                        "faq-1",
+                        "the-v2-api-in-short",
+                        "setext-heading",
+                        "kept-as-written"),
+                DocumentationLinks.anchorsOf(lines));
     }
 
     private static void write(Path root, String name, String text) throws IOException {

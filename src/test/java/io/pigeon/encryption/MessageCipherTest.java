@@ -7,17 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.TestConfig;
+import io.pigeon.testing.Version1Seal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import io.pigeon.testing.Version1Seal;
-import org.junit.jupiter.api.function.Executable;
 
 /**
  * Sealing and opening message bodies: authenticated, bound to the project and the queue, readable across a key
@@ -41,7 +41,9 @@ class MessageCipherTest {
 
     @Test
     void theSameBodyIsNeverStoredTwiceAlike() {
-        assertNotEquals(beforeRotation.seal("p1", "q1", "{}").text(), beforeRotation.seal("p1", "q1", "{}").text());
+        assertNotEquals(
+                beforeRotation.seal("p1", "q1", "{}").text(),
+                beforeRotation.seal("p1", "q1", "{}").text());
     }
 
     @Test
@@ -64,7 +66,8 @@ class MessageCipherTest {
     @Test
     void aBodyMovedToAnotherProjectDoesNotOpen() {
         MessageCipher.Sealed sealed = beforeRotation.seal("p1", "q1", "{\"secret\": true}");
-        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p2", "q1", sealed.keyId(), sealed.text()));
+        assertThrows(
+                MessageCipher.Unreadable.class, () -> beforeRotation.open("p2", "q1", sealed.keyId(), sealed.text()));
     }
 
     @Test
@@ -79,8 +82,10 @@ class MessageCipherTest {
         assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q1", "k1", base64));
         // A project and queue whose names run into each other are not the same pair.
         MessageCipher.Sealed ab = beforeRotation.seal("p", "1q1", "{}");
-        assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "k1", "2:q1:"
-                + ab.text().substring(ab.text().lastIndexOf(':') + 1)));
+        assertThrows(
+                MessageCipher.Unreadable.class,
+                () -> beforeRotation.open(
+                        "p1", "k1", "2:q1:" + ab.text().substring(ab.text().lastIndexOf(':') + 1)));
         // A notification, read apart from its queue, opens for the queue its text names, in its project only.
         assertEquals("{\"secret\": true}", beforeRotation.open("p1", "k1", sealed.text()));
         assertThrows(MessageCipher.Unreadable.class, () -> beforeRotation.open("p2", "k1", sealed.text()));
@@ -102,8 +107,8 @@ class MessageCipherTest {
         assertEquals("{\"n\": 1}", afterRotation.open("p1", "q1", old.keyId(), old.text()));
         MessageCipher.Sealed fresh = afterRotation.seal("p1", "q1", "{\"n\": 2}");
         assertEquals("k2", fresh.keyId());
-        MessageCipher.Unreadable missing = assertThrows(MessageCipher.Unreadable.class,
-                () -> beforeRotation.open("p1", "q1", fresh.keyId(), fresh.text()));
+        MessageCipher.Unreadable missing = assertThrows(
+                MessageCipher.Unreadable.class, () -> beforeRotation.open("p1", "q1", fresh.keyId(), fresh.text()));
         assertTrue(missing.getMessage().contains("pigeon.encryption.keys.k2"), missing.getMessage());
     }
 
@@ -116,12 +121,16 @@ class MessageCipherTest {
 
     @Test
     void badKeyConfigurationsAreRefusedAtStartNamingTheSetting() {
-        assertMessage("must be 32 bytes (AES-256), it has 16",
-                () -> new MessageCipher(Map.of("k1", Base64.getEncoder().encodeToString(new byte[16])), Optional.empty()));
+        assertMessage(
+                "must be 32 bytes (AES-256), it has 16",
+                () -> new MessageCipher(
+                        Map.of("k1", Base64.getEncoder().encodeToString(new byte[16])), Optional.empty()));
         assertMessage("is not base64", () -> new MessageCipher(Map.of("k1", "%%%"), Optional.empty()));
-        assertMessage("key id 'a/b' must be 1 to 64 letters", () -> new MessageCipher(Map.of("a/b", OLD), Optional.empty()));
+        assertMessage(
+                "key id 'a/b' must be 1 to 64 letters", () -> new MessageCipher(Map.of("a/b", OLD), Optional.empty()));
         assertMessage("current-key names k9", () -> new MessageCipher(Map.of("k1", OLD), Optional.of("k9")));
-        assertMessage("current-key must name one of the keys",
+        assertMessage(
+                "current-key must name one of the keys",
                 () -> new MessageCipher(Map.of("k1", OLD, "k2", NEW), Optional.empty()));
     }
 
@@ -131,8 +140,13 @@ class MessageCipherTest {
         // What Kubernetes writes beside the keys of a mounted secret.
         Files.createDirectory(directory.resolve("..2026_11_23"));
         Files.writeString(directory.resolve("..data"), "not a key");
-        MessageCipher mounted = new MessageCipher(TestConfig.pigeon(Map.of("pigeon.encryption.key-directory",
-                directory.toString(), "pigeon.encryption.keys.k1", OLD, "pigeon.encryption.current-key", "k2")));
+        MessageCipher mounted = new MessageCipher(TestConfig.pigeon(Map.of(
+                "pigeon.encryption.key-directory",
+                directory.toString(),
+                "pigeon.encryption.keys.k1",
+                OLD,
+                "pigeon.encryption.current-key",
+                "k2")));
         assertEquals("k2", mounted.seal("p1", "q1", "{}").keyId());
         MessageCipher.Sealed old = beforeRotation.seal("p1", "q1", "[1]");
         assertEquals("[1]", mounted.open("p1", "q1", old.keyId(), old.text()));

@@ -2,22 +2,22 @@ package io.pigeon.maintenance;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pigeon.testing.Api;
-import io.pigeon.testing.Db;
-import io.quarkus.test.junit.QuarkusTest;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.pool.PoolService;
 import io.pigeon.pool.PoolSpec;
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Db;
+import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.Test;
 import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.inject.Inject;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 class HotTableVacuumTest {
@@ -44,7 +44,9 @@ class HotTableVacuumTest {
     void vacuumsEveryRegisteredPoolToo() throws InterruptedException {
         Api.newProject();
         String name = "vacuumed-" + UUID.randomUUID().toString().substring(0, 8);
-        pools.register(name, new PoolSpec(Db.newDatabase(pool), 1L, null, null)).await().indefinitely();
+        pools.register(name, new PoolSpec(Db.newDatabase(pool), 1L, null, null))
+                .await()
+                .indefinitely();
         SqlClient server = clients.of(name).await().indefinitely();
         try {
             assertVacuumed(server, "messages", "claims");
@@ -77,6 +79,11 @@ class HotTableVacuumTest {
     /** Manual vacuums of the table (autovacuum counts elsewhere). */
     private static long vacuums(SqlClient db, String table) {
         return db.preparedQuery("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = $1")
-                .execute(Tuple.of(table)).await().indefinitely().iterator().next().getLong(0);
+                .execute(Tuple.of(table))
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getLong(0);
     }
 }

@@ -38,24 +38,37 @@ class SweepAcrossPoolsTest {
     void expiredMessagesAndClaimsOfAPoolAreSwept() {
         String project = Api.newProject();
         String name = "swept-" + UUID.randomUUID().toString().substring(0, 8);
-        pools.register(name, new PoolSpec(Db.newDatabase(pool), 1L, null, null)).await().indefinitely();
+        pools.register(name, new PoolSpec(Db.newDatabase(pool), 1L, null, null))
+                .await()
+                .indefinitely();
         SqlClient server = clients.of(name).await().indefinitely();
         try {
             // On the pool's server, as a queue placed there leaves it: one expired message, one message held by a
             // claim that has ended, one live message.
-            server.query("INSERT INTO queues (project, name) VALUES ('" + project + "', 'q')").execute().await().indefinitely();
-            server.query("""
+            server.query("INSERT INTO queues (project, name) VALUES ('" + project + "', 'q')")
+                    .execute()
+                    .await()
+                    .indefinitely();
+            server.query(
+                            """
                     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, claim_id, claim_expires_at)
                     SELECT id, gen_random_uuid(), 60, b.body, now() + b.lives * interval '1 second', b.claim,
                            CASE WHEN b.claim IS NOT NULL THEN now() - interval '1 second' END
                     FROM queues, (VALUES ('"expired"', -10, NULL::uuid),
                                          ('"claimed"', 600, '00000000-0000-0000-0000-0000000000aa'::uuid),
-                                         ('"live"', 600, NULL::uuid)) AS b (body, lives, claim)""").execute().await().indefinitely();
-            server.query("""
+                                         ('"live"', 600, NULL::uuid)) AS b (body, lives, claim)""")
+                    .execute()
+                    .await()
+                    .indefinitely();
+            server.query(
+                            """
                     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                     SELECT '00000000-0000-0000-0000-0000000000aa', q.id, 60, 60, now() - interval '1 second',
                            ARRAY(SELECT id FROM messages WHERE body = '"claimed"')
-                    FROM queues q""").execute().await().indefinitely();
+                    FROM queues q""")
+                    .execute()
+                    .await()
+                    .indefinitely();
 
             // The scheduled sweep may get there first; either way, after this sweep it has happened.
             sweeper.sweep().await().indefinitely();

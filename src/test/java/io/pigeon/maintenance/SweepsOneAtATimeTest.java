@@ -26,10 +26,12 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 class SweepsOneAtATimeTest {
 
-    private static final String OURS = """
+    private static final String OURS =
+            """
             SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id
             WHERE q.project = $1 AND q.name = 'expiring'""";
-    private static final String SWEEP_HELD_BY_THE_LOCK = """
+    private static final String SWEEP_HELD_BY_THE_LOCK =
+            """
             SELECT count(*) FROM pg_stat_activity
             WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%DELETE FROM subscriptions%'""";
 
@@ -51,18 +53,26 @@ class SweepsOneAtATimeTest {
         CompletableFuture<Sweeper.Sweep> first;
         CompletableFuture<Sweeper.Sweep> second;
         try {
-            holder.query("LOCK TABLE subscriptions IN SHARE MODE").execute().await().indefinitely();
+            holder.query("LOCK TABLE subscriptions IN SHARE MODE")
+                    .execute()
+                    .await()
+                    .indefinitely();
             first = sweeper.sweep().subscribeAsCompletionStage();
-            Eventually.await("a sweep held by the lock", Duration.ofSeconds(10),
+            Eventually.await(
+                    "a sweep held by the lock",
+                    Duration.ofSeconds(10),
                     () -> Db.count(pool, SWEEP_HELD_BY_THE_LOCK) > 0);
             // The first sweep's caller gives up waiting: its sweep still runs to its end before the next one.
             first.cancel(false);
 
             // Expired while that sweep is held: only a sweep that starts after it may take these.
-            Db.run(pool, """
+            Db.run(
+                    pool,
+                    """
                     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
                     SELECT q.id, gen_random_uuid(), 60, '"gone"', now() - interval '1 second'
-                    FROM queues q, generate_series(1, 10) WHERE q.project = $1 AND q.name = 'expiring'""", project);
+                    FROM queues q, generate_series(1, 10) WHERE q.project = $1 AND q.name = 'expiring'""",
+                    project);
             second = sweeper.sweep().subscribeAsCompletionStage();
             Eventually.pause(Duration.ofMillis(700));
             assertEquals(10, Db.count(pool, OURS, project), "the second sweep ran beside the first");

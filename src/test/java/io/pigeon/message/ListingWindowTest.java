@@ -31,16 +31,28 @@ class ListingWindowTest {
 
     @Test
     void aClientBehindItsOwnMessagesIsLedOnPageByPage() {
-        Api.as(project).contentType("application/json").body("{}").put("/v2/queues/busy").then().statusCode(201);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{}")
+                .put("/v2/queues/busy")
+                .then()
+                .statusCode(201);
         // 2,500 messages of the listing client, straight into the table, then 3 of another client.
-        Db.run(pool, """
+        Db.run(
+                pool,
+                """
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
                 SELECT q.id, $3::uuid, 3600, '{"own": ' || n || '}', now() + interval '1 hour'
                 FROM queues q, generate_series(1, 2500) AS n WHERE q.project = $1 AND q.name = $2""",
-                project, "busy", Api.CLIENT_ID);
-        Api.as(project, OTHER_CLIENT).contentType("application/json")
+                project,
+                "busy",
+                Api.CLIENT_ID);
+        Api.as(project, OTHER_CLIENT)
+                .contentType("application/json")
                 .body("{\"messages\": [{\"body\": 1}, {\"body\": 2}, {\"body\": 3}]}")
-                .post("/v2/queues/busy/messages").then().statusCode(201);
+                .post("/v2/queues/busy/messages")
+                .then()
+                .statusCode(201);
 
         List<Integer> pageSizes = new ArrayList<>();
         List<Object> bodies = new ArrayList<>();
@@ -64,7 +76,10 @@ class ListingWindowTest {
         // v1 answers such an empty page 200 with its link (its end stays 204).
         Response first = Api.as(project).get("/v1/queues/busy/messages?limit=5");
         first.then().statusCode(200).body("messages", empty()).body("links", hasSize(1));
-        Api.as(project).get("/v2/queues/busy/messages?limit=5&echo=true").then().statusCode(200)
+        Api.as(project)
+                .get("/v2/queues/busy/messages?limit=5&echo=true")
+                .then()
+                .statusCode(200)
                 .body("messages.body.own", contains(1, 2, 3, 4, 5));
     }
 }

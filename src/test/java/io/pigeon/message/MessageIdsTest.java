@@ -23,8 +23,18 @@ class MessageIdsTest {
     void parsesOnlyHexOfAtMostTwentyFourDigits() {
         assertEquals(Optional.of(0xabcdeL), MessageIds.parse("0000000000000000000ABCDE"));
         assertEquals(Optional.of(1L), MessageIds.parse("1"));
-        for (String bad : List.of("", "0", "0000000000000000000000001", "12g4", "-1", "+1", " 1", "1 ", "\u0661",
-                "\uff11", "ffffffffffffffffffffffff")) {
+        for (String bad : List.of(
+                "",
+                "0",
+                "0000000000000000000000001",
+                "12g4",
+                "-1",
+                "+1",
+                " 1",
+                "1 ",
+                "\u0661",
+                "\uff11",
+                "ffffffffffffffffffffffff")) {
             assertEquals(Optional.empty(), MessageIds.parse(bad), bad);
         }
         assertEquals(Optional.empty(), MessageIds.parse(null));
@@ -34,12 +44,20 @@ class MessageIdsTest {
     @Test
     void clientIdsInEveryFormZaqarTakes() {
         UUID id = UUID.fromString("3381af92-2b9e-11e3-b191-71861300734c");
-        for (String good : List.of("3381af92-2b9e-11e3-b191-71861300734c", "3381af922b9e11e3b19171861300734c",
-                "{3381AF92-2B9E-11E3-B191-71861300734C}", "urn:uuid:3381af92-2b9e-11e3-b191-71861300734c")) {
+        for (String good : List.of(
+                "3381af92-2b9e-11e3-b191-71861300734c",
+                "3381af922b9e11e3b19171861300734c",
+                "{3381AF92-2B9E-11E3-B191-71861300734C}",
+                "urn:uuid:3381af92-2b9e-11e3-b191-71861300734c")) {
             assertEquals(Optional.of(id), Uuids.parseLenient(good), good);
         }
-        for (String bad : List.of("", "3381af92", "3381af922b9e11e3b19171861300734", "3381af922b9e11e3b19171861300734c0",
-                "3381af922b9e11e3b19171861300734g", "3381af922b9e11e3b1917186130073\u0664c")) {
+        for (String bad : List.of(
+                "",
+                "3381af92",
+                "3381af922b9e11e3b19171861300734",
+                "3381af922b9e11e3b19171861300734c0",
+                "3381af922b9e11e3b19171861300734g",
+                "3381af922b9e11e3b1917186130073\u0664c")) {
             assertEquals(Optional.empty(), Uuids.parseLenient(bad), bad);
         }
     }

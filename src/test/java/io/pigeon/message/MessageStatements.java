@@ -10,6 +10,5 @@ public final class MessageStatements {
     public static final String POST_CREATING_QUEUE = MessageStore.POST_CREATING_QUEUE;
     public static final String DELETE_BY_IDS = MessageStore.DELETE_BY_IDS;
 
-    private MessageStatements() {
-    }
+    private MessageStatements() {}
 }

@@ -21,7 +21,8 @@ class OperationsEndpointsTest {
     @Test
     void readinessIncludesTheDatabase() {
         given().get("/q/health/ready")
-                .then().statusCode(200)
+                .then()
+                .statusCode(200)
                 .body("status", equalTo("UP"))
                 .body("checks.name", hasItem(containsString("Reactive PostgreSQL")));
         given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
@@ -35,11 +36,22 @@ class OperationsEndpointsTest {
         double claims = metric("pigeon_claim_latency_seconds_count");
 
         String project = Api.newProject();
-        Api.as(project).contentType(ContentType.JSON)
-                .body("{\"messages\": [{\"ttl\": 60, \"body\": 1}, {\"ttl\": 60, \"body\": 2}, {\"ttl\": 60, \"body\": 3}]}")
-                .post("/v2/queues/metered/messages").then().statusCode(201);
-        String href = Api.as(project).contentType(ContentType.JSON).body("{}").post("/v2/queues/metered/claims?limit=2")
-                .then().statusCode(201).extract().jsonPath().getString("messages[0].href");
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(
+                        "{\"messages\": [{\"ttl\": 60, \"body\": 1}, {\"ttl\": 60, \"body\": 2}, {\"ttl\": 60, \"body\": 3}]}")
+                .post("/v2/queues/metered/messages")
+                .then()
+                .statusCode(201);
+        String href = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{}")
+                .post("/v2/queues/metered/claims?limit=2")
+                .then()
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getString("messages[0].href");
         Api.as(project).delete(href).then().statusCode(204);
         Api.as(project).delete("/v2/queues/metered/messages?pop=5").then().statusCode(200);
 
@@ -53,12 +65,28 @@ class OperationsEndpointsTest {
 
     @Test
     void openApiDescribesTheRealEndpoints() {
-        String document = given().accept("application/json").get("/q/openapi?format=json")
-                .then().statusCode(200).extract().asString();
-        for (String path : new String[] {"/v1/queues/{name}", "/v1/queues/{queue}/messages", "/v1/queues/{queue}/claims",
-                "/v2/queues/{name}", "/v2/queues/{queue}/messages", "/v2/queues/{queue}/claims/{claimId}", "/v2/ping",
-                "/v1.1/queues/{name}", "/v1.1/queues/{queue}/messages", "/v1.1/ping", "/v2/topics", "/v2/topics/{name}/stats",
-                "/v2/topics/{queue}/messages", "/v2/topics/{name}/subscriptions/{id}/confirm"}) {
+        String document = given().accept("application/json")
+                .get("/q/openapi?format=json")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        for (String path : new String[] {
+            "/v1/queues/{name}",
+            "/v1/queues/{queue}/messages",
+            "/v1/queues/{queue}/claims",
+            "/v2/queues/{name}",
+            "/v2/queues/{queue}/messages",
+            "/v2/queues/{queue}/claims/{claimId}",
+            "/v2/ping",
+            "/v1.1/queues/{name}",
+            "/v1.1/queues/{queue}/messages",
+            "/v1.1/ping",
+            "/v2/topics",
+            "/v2/topics/{name}/stats",
+            "/v2/topics/{queue}/messages",
+            "/v2/topics/{name}/subscriptions/{id}/confirm"
+        }) {
             assertTrue(document.contains("\"" + path + "\""), path + " missing from the OpenAPI document");
         }
         assertTrue(!document.contains("{version}"), "the shared v2/v1.1 resources are listed under each version");
@@ -67,8 +95,10 @@ class OperationsEndpointsTest {
     }
 
     private static double metric(String name) {
-        String metrics = given().get("/q/metrics").then().statusCode(200).extract().asString();
-        Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(name) + "(?:\\{[^}]*\\})? ([0-9.eE+-]+)$").matcher(metrics);
+        String metrics =
+                given().get("/q/metrics").then().statusCode(200).extract().asString();
+        Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(name) + "(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
+                .matcher(metrics);
         double total = 0;
         boolean found = false;
         while (matcher.find()) {

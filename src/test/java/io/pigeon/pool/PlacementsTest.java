@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
-import org.junit.jupiter.api.Assertions;
 
 /**
  * Placing queues on pools, in the catalogue: by weight among the pools that take new queues, by flavor, once (every
@@ -48,7 +48,9 @@ class PlacementsTest {
 
     private String register(String name, long weight, String flavor) {
         String full = name + "-" + suffix;
-        pools.register(full, new PoolSpec(Db.newDatabase(pool), weight, flavor, null)).await().indefinitely();
+        pools.register(full, new PoolSpec(Db.newDatabase(pool), weight, flavor, null))
+                .await()
+                .indefinitely();
         registered.add(full);
         return full;
     }
@@ -85,14 +87,20 @@ class PlacementsTest {
         assertEquals(0, counts.getOrDefault(closed, 0));
         double ratio = counts.get(heavy) / (double) counts.get(light);
         // 3 expected; the heavy pool's count is binomial (400, 0.75): these bounds are over 5 standard deviations
-        // away (a correct draw fails about once in 4 million runs; 2 to 4.5 failed once in 1,640), and still far from 1 (weights ignored).
+        // away (a correct draw fails about once in 4 million runs; 2 to 4.5 failed once in 1,640), and still far from 1
+        // (weights ignored).
         assertTrue(ratio > 1.75 && ratio < 6.5, "heavy/light = " + ratio + " " + counts);
         // Kept: asked again (here and as the catalogue holds it), the same pool.
         String first = place("q0", null).pool();
         assertEquals(first, place("q0", null).pool());
-        assertEquals(first, placements.find(project, "q0").await().indefinitely().pool());
-        assertEquals(first, Db.run(pool, "SELECT pool FROM placements WHERE project = $1 AND queue = 'q0'", project)
-                .iterator().next().getString(0));
+        assertEquals(
+                first, placements.find(project, "q0").await().indefinitely().pool());
+        assertEquals(
+                first,
+                Db.run(pool, "SELECT pool FROM placements WHERE project = $1 AND queue = 'q0'", project)
+                        .iterator()
+                        .next()
+                        .getString(0));
     }
 
     @Test
@@ -103,7 +111,8 @@ class PlacementsTest {
         for (int i = 0; i < 16; i++) {
             racing.add(placements.place(project, "contested", null));
         }
-        List<Placements.Placement> placed = Uni.join().all(racing).andFailFast().await().indefinitely();
+        List<Placements.Placement> placed =
+                Uni.join().all(racing).andFailFast().await().indefinitely();
         placed.forEach(p -> assertEquals(placed.get(0), p));
         assertEquals(1, Db.count(pool, "SELECT count(*) FROM placements WHERE project = $1", project));
     }
@@ -117,24 +126,35 @@ class PlacementsTest {
             assertEquals(gold, place("g" + i, "gold-" + suffix).pool());
             assertEquals(plain, place("p" + i, null).pool());
         }
-        refused(Rejection.Reason.INVALID_REQUEST, "Flavor none-" + suffix + " does not exist",
+        refused(
+                Rejection.Reason.INVALID_REQUEST,
+                "Flavor none-" + suffix + " does not exist",
                 () -> place("x", "none-" + suffix));
         pools.update(gold, new PoolSpec(null, 0L, null, null)).await().indefinitely();
-        refused(Rejection.Reason.UNAVAILABLE, "No pool of flavor gold-" + suffix + " takes new queues. Please try again later.",
+        refused(
+                Rejection.Reason.UNAVAILABLE,
+                "No pool of flavor gold-" + suffix + " takes new queues. Please try again later.",
                 () -> place("y", "gold-" + suffix));
         flavors.delete("gold-" + suffix).await().indefinitely();
     }
 
     @Test
     void queuesMadeBeforePoolsStayAtHomeAndWithoutPoolsEverythingIsHome() {
-        Api.as(project).contentType(ContentType.JSON).body("{}").put("/v2/queues/older").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{}")
+                .put("/v2/queues/older")
+                .then()
+                .statusCode(201);
         assertTrue(place("unpooled", null).home());
         register("new", 10, null);
         assertTrue(placements.find(project, "older").await().indefinitely().home());
         assertTrue(place("older", null).home());
         assertTrue(place("unpooled", null).home(), "a placement is kept");
         assertNull(Db.run(pool, "SELECT pool FROM placements WHERE project = $1 AND queue = 'older'", project)
-                .iterator().next().getString(0));
+                .iterator()
+                .next()
+                .getString(0));
         assertEquals(registered.get(0), place("newer", null).pool());
     }
 }

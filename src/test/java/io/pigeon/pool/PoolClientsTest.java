@@ -9,6 +9,7 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
+import io.restassured.response.ValidatableResponse;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -17,9 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.Test;
-import io.restassured.response.ValidatableResponse;
 import org.hamcrest.Matchers;
+import org.junit.jupiter.api.Test;
 
 /**
  * The connections to registered pools: made on first use from the catalogue (also for a pool another replica
@@ -43,7 +43,13 @@ class PoolClientsTest {
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
 
     private String databaseOf(SqlClient client) {
-        return client.query("SELECT current_database()").execute().await().indefinitely().iterator().next().getString(0);
+        return client.query("SELECT current_database()")
+                .execute()
+                .await()
+                .indefinitely()
+                .iterator()
+                .next()
+                .getString(0);
     }
 
     private static String databaseIn(String uri) {
@@ -73,7 +79,8 @@ class PoolClientsTest {
 
         pools.delete(name).await().indefinitely();
         clients.refresh().await().indefinitely();
-        assertThrows(PoolClients.UnknownPool.class, () -> clients.of(name).await().indefinitely());
+        assertThrows(
+                PoolClients.UnknownPool.class, () -> clients.of(name).await().indefinitely());
     }
 
     @Test
@@ -89,7 +96,9 @@ class PoolClientsTest {
             Db.run(pool, "DELETE FROM pools WHERE name = $1", name);
             clients.refresh().await().indefinitely();
         }
-        assertThrows(PoolClients.UnknownPool.class, () -> clients.of("never-" + suffix).await().indefinitely());
+        assertThrows(
+                PoolClients.UnknownPool.class,
+                () -> clients.of("never-" + suffix).await().indefinitely());
     }
 
     @Test
@@ -98,7 +107,8 @@ class PoolClientsTest {
         String uri = Db.newDatabase(pool);
         String name = "spelled-" + suffix;
         pools.register(name, new PoolSpec(uri.replaceFirst("^postgresql://", "PostgreS://"), 1L, null, null))
-                .await().indefinitely();
+                .await()
+                .indefinitely();
         try {
             assertEquals(databaseIn(uri), databaseOf(clients.of(name).await().indefinitely()));
         } finally {
@@ -116,39 +126,79 @@ class PoolClientsTest {
         String configured = "configured-" + suffix;
         pools.register(name, new PoolSpec(uri, 10L, null, null)).await().indefinitely();
         try {
-            Api.as(project).contentType(ContentType.JSON).body("{}").put("/v2/queues/behind").then().statusCode(201);
-            assertEquals(name, Db.run(pool, "SELECT pool FROM placements WHERE project = $1 AND queue = 'behind'",
-                    project).iterator().next().getString("pool"));
-            String id = Api.as(project).contentType(ContentType.JSON)
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{}")
+                    .put("/v2/queues/behind")
+                    .then()
+                    .statusCode(201);
+            assertEquals(
+                    name,
+                    Db.run(pool, "SELECT pool FROM placements WHERE project = $1 AND queue = 'behind'", project)
+                            .iterator()
+                            .next()
+                            .getString("pool"));
+            String id = Api.as(project)
+                    .contentType(ContentType.JSON)
                     .body("{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 600}")
-                    .post("/v2/queues/behind/subscriptions").then().statusCode(201)
-                    .extract().jsonPath().getString("subscription_id");
+                    .post("/v2/queues/behind/subscriptions")
+                    .then()
+                    .statusCode(201)
+                    .extract()
+                    .jsonPath()
+                    .getString("subscription_id");
 
             // As an upgrade finds it: the pool's database without the latest migration (V16), which confirming uses.
             Pool behind = clients.of(name).await().indefinitely();
             Db.run(behind, "ALTER TABLE subscriptions DROP COLUMN confirmation_until");
             Db.run(behind, "DELETE FROM flyway_schema_history WHERE version = '16'");
-            String groupIds = "SELECT pg_sequence_last_value(pg_get_serial_sequence('dispatch_groups', 'id')::regclass)";
+            String groupIds =
+                    "SELECT pg_sequence_last_value(pg_get_serial_sequence('dispatch_groups', 'id')::regclass)";
             long groupIdsBefore = Db.count(behind, groupIds);
             confirmBehind(project, id).statusCode(500);
             // Rows that no pass may stop at: a uri that does not parse, a server that does not answer, and the
             // configured database (refused at registration; only Quarkus's Flyway migrates it).
-            Db.run(pool, "INSERT INTO pools (name, uri, weight) VALUES ($1, 'not a uri', 0), "
-                    + "($2, 'postgresql://postgres:postgres@localhost:1/nothing', 0), ($3, $4, 0)",
-                    unreadable, unreachable, configured, Db.configuredDatabase());
+            Db.run(
+                    pool,
+                    "INSERT INTO pools (name, uri, weight) VALUES ($1, 'not a uri', 0), "
+                            + "($2, 'postgresql://postgres:postgres@localhost:1/nothing', 0), ($3, $4, 0)",
+                    unreadable,
+                    unreachable,
+                    configured,
+                    Db.configuredDatabase());
 
-            Map<String, PoolUpgrades.Outcome> outcomes = upgrades.upgradeRegistered().await().indefinitely();
+            Map<String, PoolUpgrades.Outcome> outcomes =
+                    upgrades.upgradeRegistered().await().indefinitely();
 
-            assertEquals(1, Db.count(behind, "SELECT count(*) FROM flyway_schema_history WHERE version = '16' AND success"));
+            assertEquals(
+                    1, Db.count(behind, "SELECT count(*) FROM flyway_schema_history WHERE version = '16' AND success"));
             confirmBehind(project, id).statusCode(204);
-            Api.as(project).get("/v2/queues/behind/subscriptions/" + id).then().statusCode(200)
+            Api.as(project)
+                    .get("/v2/queues/behind/subscriptions/" + id)
+                    .then()
+                    .statusCode(200)
                     .body("confirmed", Matchers.equalTo(true));
             assertEquals(groupIdsBefore, Db.count(behind, groupIds), "the pool's group ids stay in their block");
             assertTrue(groupIdsBefore >= 1L << PoolSchemas.ID_BLOCK_BITS);
-            assertEquals(Map.of(name, PoolUpgrades.Outcome.MIGRATED, unreadable, PoolUpgrades.Outcome.INVALID,
-                    unreachable, PoolUpgrades.Outcome.UNREACHABLE, configured, PoolUpgrades.Outcome.CATALOGUE),
-                    Map.of(name, outcomes.get(name), unreadable, outcomes.get(unreadable), unreachable,
-                            outcomes.get(unreachable), configured, outcomes.get(configured)));
+            assertEquals(
+                    Map.of(
+                            name,
+                            PoolUpgrades.Outcome.MIGRATED,
+                            unreadable,
+                            PoolUpgrades.Outcome.INVALID,
+                            unreachable,
+                            PoolUpgrades.Outcome.UNREACHABLE,
+                            configured,
+                            PoolUpgrades.Outcome.CATALOGUE),
+                    Map.of(
+                            name,
+                            outcomes.get(name),
+                            unreadable,
+                            outcomes.get(unreadable),
+                            unreachable,
+                            outcomes.get(unreachable),
+                            configured,
+                            outcomes.get(configured)));
         } finally {
             Db.run(pool, "DELETE FROM pools WHERE name IN ($1, $2, $3)", unreadable, unreachable, configured);
             Api.as(project).delete("/v2/queues/behind").then().statusCode(204);
@@ -157,7 +207,10 @@ class PoolClientsTest {
     }
 
     private static ValidatableResponse confirmBehind(String project, String id) {
-        return Api.as(project).contentType(ContentType.JSON).body("{\"confirmed\": true}")
-                .put("/v2/queues/behind/subscriptions/" + id + "/confirm").then();
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"confirmed\": true}")
+                .put("/v2/queues/behind/subscriptions/" + id + "/confirm")
+                .then();
     }
 }

@@ -12,12 +12,15 @@ import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Receiver;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.response.Response;
+import io.restassured.response.ValidatableResponse;
 import io.restassured.specification.RequestSpecification;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -27,6 +30,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,10 +45,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import io.restassured.RestAssured;
-import io.restassured.response.ValidatableResponse;
-import java.nio.charset.StandardCharsets;
-import java.util.Locale;
 
 /**
  * Pools on three PostgreSQL servers: the tests' own server (the configured database, which holds the catalogue) and
@@ -76,7 +76,9 @@ class ThreeServersTest {
     }
 
     private static EmbeddedPostgres server(Path data, int port) throws IOException {
-        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false)
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setDataDirectory(data)
+                .setCleanDataDirectory(false)
                 .setServerConfig("max_connections", "100");
         if (port > 0) {
             builder.setPort(port);
@@ -122,8 +124,10 @@ class ThreeServersTest {
 
     /** The first column of the first row of {@code sql} on that server's database. */
     private static long count(EmbeddedPostgres server, String uri, String sql) {
-        try (Connection connection = server.getDatabase("postgres", databaseOf(uri)).getConnection();
-                Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+        try (Connection connection =
+                        server.getDatabase("postgres", databaseOf(uri)).getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);
         } catch (SQLException e) {
@@ -134,18 +138,28 @@ class ThreeServersTest {
     private long countOf(EmbeddedPostgres server, String uri, String table, String queue) {
         String where = table.equals("queues") ? "name" : table.equals("subscriptions") ? "source" : null;
         if (where != null) {
-            return count(server, uri, "SELECT count(*) FROM " + table + " WHERE project = '" + project + "' AND " + where
-                    + " = '" + queue + "'");
+            return count(
+                    server,
+                    uri,
+                    "SELECT count(*) FROM " + table + " WHERE project = '" + project + "' AND " + where + " = '" + queue
+                            + "'");
         }
-        return count(server, uri, "SELECT count(*) FROM " + table + " t JOIN queues q ON q.id = t.queue_id WHERE q.project = '"
-                + project + "' AND q.name = '" + queue + "'");
+        return count(
+                server,
+                uri,
+                "SELECT count(*) FROM " + table + " t JOIN queues q ON q.id = t.queue_id WHERE q.project = '" + project
+                        + "' AND q.name = '" + queue + "'");
     }
 
     private String register(String name, String uri, long weight, String flavor) {
         String full = name + "-" + suffix;
-        operator().contentType("application/json").body("{\"uri\": \"" + uri + "\", \"weight\": " + weight
-                + (flavor == null ? "" : ", \"flavor\": \"" + flavor + "\"") + "}")
-                .put("/v2/pools/" + full).then().statusCode(201);
+        operator()
+                .contentType("application/json")
+                .body("{\"uri\": \"" + uri + "\", \"weight\": " + weight
+                        + (flavor == null ? "" : ", \"flavor\": \"" + flavor + "\"") + "}")
+                .put("/v2/pools/" + full)
+                .then()
+                .statusCode(201);
         return full;
     }
 
@@ -156,15 +170,24 @@ class ThreeServersTest {
     }
 
     private String post(String queue, String body) {
-        return Api.as(project).contentType("application/json").body("{\"messages\": [" + body + "]}")
-                .post("/v2/queues/" + queue + "/messages").then().statusCode(201).extract().path("resources[0]");
+        return Api.as(project)
+                .contentType("application/json")
+                .body("{\"messages\": [" + body + "]}")
+                .post("/v2/queues/" + queue + "/messages")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("resources[0]");
     }
 
     private ValidatableResponse patchDeadLetterQueue(String queue, String deadLetterQueue) {
         String patch = "[{\"op\": \"add\", \"path\": \"/metadata/_dead_letter_queue\", \"value\": \"" + deadLetterQueue
                 + "\"}]";
-        return Api.as(project).contentType("application/openstack-messaging-v2.0-json-patch")
-                .body(patch.getBytes(StandardCharsets.UTF_8)).patch("/v2/queues/" + queue).then();
+        return Api.as(project)
+                .contentType("application/openstack-messaging-v2.0-json-patch")
+                .body(patch.getBytes(StandardCharsets.UTF_8))
+                .patch("/v2/queues/" + queue)
+                .then();
     }
 
     @Test
@@ -174,15 +197,33 @@ class ThreeServersTest {
         String plainPool = register("plain", onSecond, 1, null);
         String fastFlavor = "fast-" + suffix;
         String fastPool = register("fast", onThird, 1, fastFlavor);
-        operator().contentType("application/json").body("{\"pool_list\": [\"" + fastPool + "\"]}")
-                .put("/v2/flavors/" + fastFlavor).then().statusCode(201);
+        operator()
+                .contentType("application/json")
+                .body("{\"pool_list\": [\"" + fastPool + "\"]}")
+                .put("/v2/flavors/" + fastFlavor)
+                .then()
+                .statusCode(201);
 
         // Placement: without a flavor among the pools of none, with one among its own.
-        Api.as(project).contentType("application/json").body("{}").put("/v2/queues/plain").then().statusCode(201);
-        Api.as(project).contentType("application/json").body("{\"_flavor\": \"" + fastFlavor + "\"}")
-                .put("/v2/queues/quick").then().statusCode(201);
-        Api.as(project).contentType("application/json").body("{\"_flavor\": \"nothing-" + suffix + "\"}")
-                .put("/v2/queues/nowhere").then().statusCode(400).body("description", containsString("nothing-" + suffix));
+        Api.as(project)
+                .contentType("application/json")
+                .body("{}")
+                .put("/v2/queues/plain")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"_flavor\": \"" + fastFlavor + "\"}")
+                .put("/v2/queues/quick")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"_flavor\": \"nothing-" + suffix + "\"}")
+                .put("/v2/queues/nowhere")
+                .then()
+                .statusCode(400)
+                .body("description", containsString("nothing-" + suffix));
         assertEquals(plainPool, placementOf("plain"));
         assertEquals(fastPool, placementOf("quick"));
         assertEquals(1, countOf(second, onSecond, "queues", "plain"));
@@ -194,32 +235,53 @@ class ThreeServersTest {
         for (String queue : List.of("plain", "quick")) {
             EmbeddedPostgres server = queue.equals("plain") ? second : third;
             String uri = queue.equals("plain") ? onSecond : onThird;
-            Api.as(project).contentType("application/json")
+            Api.as(project)
+                    .contentType("application/json")
                     .body("{\"subscriber\": \"" + receiver.url("/" + suffix + "/" + queue) + "\", \"ttl\": 3600}")
-                    .post("/v2/queues/" + queue + "/subscriptions").then().statusCode(201);
+                    .post("/v2/queues/" + queue + "/subscriptions")
+                    .then()
+                    .statusCode(201);
             assertEquals(1, countOf(server, uri, "subscriptions", queue));
             String first = post(queue, "{\"body\": {\"n\": 1}}");
             post(queue, "{\"body\": {\"n\": 2}}, {\"body\": {\"n\": 3}}");
             assertEquals(3, countOf(server, uri, "messages", queue));
-            Eventually.await("the notifications of " + queue, Duration.ofSeconds(20),
+            Eventually.await(
+                    "the notifications of " + queue,
+                    Duration.ofSeconds(20),
                     () -> receiver.calls("/" + suffix + "/" + queue).size() == 3);
 
-            Response claim = Api.as(project).contentType("application/json").body("{\"ttl\": 300, \"grace\": 60}")
-                    .queryParam("limit", 2).post("/v2/queues/" + queue + "/claims");
+            Response claim = Api.as(project)
+                    .contentType("application/json")
+                    .body("{\"ttl\": 300, \"grace\": 60}")
+                    .queryParam("limit", 2)
+                    .post("/v2/queues/" + queue + "/claims");
             claim.then().statusCode(201).body("messages", hasSize(2));
             assertEquals(2, count(server, uri, "SELECT count(*) FROM messages WHERE claim_id IS NOT NULL"));
-            String claimId = claim.header("Location").substring(claim.header("Location").lastIndexOf('/') + 1);
+            String claimId =
+                    claim.header("Location").substring(claim.header("Location").lastIndexOf('/') + 1);
             Api.as(project).delete(first + "?claim_id=" + claimId).then().statusCode(204);
             assertEquals(2, countOf(server, uri, "messages", queue));
-            Api.as(project).get("/v2/queues/" + queue + "/stats").then().statusCode(200)
-                    .body("messages.total", equalTo(2)).body("messages.claimed", equalTo(1))
+            Api.as(project)
+                    .get("/v2/queues/" + queue + "/stats")
+                    .then()
+                    .statusCode(200)
+                    .body("messages.total", equalTo(2))
+                    .body("messages.claimed", equalTo(1))
                     .body("messages.free", equalTo(1));
         }
-        Api.as(project).get("/v2/queues").then().statusCode(200).body("queues.name", containsInAnyOrder("plain", "quick"));
+        Api.as(project)
+                .get("/v2/queues")
+                .then()
+                .statusCode(200)
+                .body("queues.name", containsInAnyOrder("plain", "quick"));
 
         // Purge, on the queue's server.
-        Api.as(project).contentType("application/json").body("{\"resource_types\": [\"messages\", \"subscriptions\"]}")
-                .post("/v2/queues/quick/purge").then().statusCode(204);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"resource_types\": [\"messages\", \"subscriptions\"]}")
+                .post("/v2/queues/quick/purge")
+                .then()
+                .statusCode(204);
         assertEquals(0, countOf(third, onThird, "messages", "quick"));
         assertEquals(0, countOf(third, onThird, "subscriptions", "quick"));
 
@@ -229,13 +291,22 @@ class ThreeServersTest {
         assertEquals(plainPool, placementOf("plain-dead"));
 
         // A pool that holds queues is not deleted; once they are gone it is, and its placements with it.
-        operator().delete("/v2/pools/" + plainPool).then().statusCode(403).body("description", containsString("holds queues"));
+        operator()
+                .delete("/v2/pools/" + plainPool)
+                .then()
+                .statusCode(403)
+                .body("description", containsString("holds queues"));
         Api.as(project).delete("/v2/queues/plain").then().statusCode(204);
         assertEquals(0, countOf(second, onSecond, "queues", "plain"));
         operator().delete("/v2/pools/" + plainPool).then().statusCode(204);
         assertEquals(0, Db.count(home, "SELECT count(*) FROM placements WHERE pool = $1", plainPool));
         // Its queue names are placed again where queues now go (only the flavored pool is left: at home).
-        Api.as(project).contentType("application/json").body("{}").put("/v2/queues/plain").then().statusCode(201);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{}")
+                .put("/v2/queues/plain")
+                .then()
+                .statusCode(201);
         assertEquals(null, placementOf("plain"));
         assertEquals(1, Db.count(home, "SELECT count(*) FROM queues WHERE project = $1 AND name = 'plain'", project));
     }
@@ -252,8 +323,11 @@ class ThreeServersTest {
         register("groups-c", onThird, 1, null);
         int groups = 24;
         for (int i = 0; i < groups; i++) {
-            Api.as(project).contentType("application/json").body("{\"n\": " + i + "}")
-                    .post("/v3/queue/key-" + i + "/POST/" + receiver.service("/" + suffix + "/group/" + i)).then()
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{\"n\": " + i + "}")
+                    .post("/v3/queue/key-" + i + "/POST/" + receiver.service("/" + suffix + "/group/" + i))
+                    .then()
                     .statusCode(201);
         }
         Eventually.await("every group delivered", Duration.ofSeconds(30), () -> {
@@ -267,19 +341,36 @@ class ThreeServersTest {
         String byProject = "SELECT count(*) FROM dispatch_groups WHERE project = '" + project + "'";
         // Pushes to one key and address merge on one server however many there are (a stable choice).
         for (int i = 0; i < 3; i++) {
-            Api.as(project).contentType("application/json").body("{\"again\": " + i + "}").queryParam("ontime", inAnHour())
-                    .post("/v3/queue/merged/POST/" + receiver.service("/" + suffix + "/merged")).then().statusCode(201);
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{\"again\": " + i + "}")
+                    .queryParam("ontime", inAnHour())
+                    .post("/v3/queue/merged/POST/" + receiver.service("/" + suffix + "/merged"))
+                    .then()
+                    .statusCode(201);
         }
-        long[] where = {count(second, onSecond, byProject), count(third, onThird, byProject),
-            Db.count(home, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project)};
+        long[] where = {
+            count(second, onSecond, byProject),
+            count(third, onThird, byProject),
+            Db.count(home, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project)
+        };
         assertEquals(1, where[0] + where[1] + where[2], "one group, on one server");
-        Api.as(project).get("/v3/queue/merged/POST/" + receiver.service("/" + suffix + "/merged")).then().statusCode(200)
-                .body("groups", hasSize(1)).body("groups[0].items", hasSize(3));
+        Api.as(project)
+                .get("/v3/queue/merged/POST/" + receiver.service("/" + suffix + "/merged"))
+                .then()
+                .statusCode(200)
+                .body("groups", hasSize(1))
+                .body("groups[0].items", hasSize(3));
         // The groups of one project are spread: with 40 keys, each of the three servers takes some.
         int later = 40;
         for (int i = 0; i < later; i++) {
-            Api.as(project).contentType("application/json").body("{}").queryParam("ontime", inAnHour())
-                    .post("/v3/queue/later-" + i + "/POST/" + receiver.service("/" + suffix + "/later")).then().statusCode(201);
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{}")
+                    .queryParam("ontime", inAnHour())
+                    .post("/v3/queue/later-" + i + "/POST/" + receiver.service("/" + suffix + "/later"))
+                    .then()
+                    .statusCode(201);
         }
         long laterB = count(second, onSecond, byProject) - where[0];
         long laterC = count(third, onThird, byProject) - where[1];
@@ -295,18 +386,26 @@ class ThreeServersTest {
         String onThird = newDatabase(third);
         // What another replica's registration leaves: the server migrated, the pool in the catalogue.
         PoolUri uri = PoolUri.parse(onThird);
-        Flyway.configure().locations("classpath:db/migration").dataSource(uri.jdbcUrl(), uri.user(), uri.password())
-                .load().migrate();
+        Flyway.configure()
+                .locations("classpath:db/migration")
+                .dataSource(uri.jdbcUrl(), uri.user(), uri.password())
+                .load()
+                .migrate();
         String name = "elsewhere-" + suffix;
         Db.run(home, "INSERT INTO pools (name, uri, weight) VALUES ($1, $2, 1)", name, onThird);
 
-        Api.as(project).contentType("application/json")
+        Api.as(project)
+                .contentType("application/json")
                 .body("{\"subscriber\": \"" + receiver.url("/" + suffix + "/elsewhere") + "\", \"ttl\": 3600}")
-                .post("/v2/queues/fresh/subscriptions").then().statusCode(201);
+                .post("/v2/queues/fresh/subscriptions")
+                .then()
+                .statusCode(201);
         post("fresh", "{\"body\": \"hello\"}");
         assertEquals(name, placementOf("fresh"));
         assertEquals(1, countOf(third, onThird, "messages", "fresh"));
-        Eventually.await("the notification, from the new pool's dispatcher", Duration.ofSeconds(20),
+        Eventually.await(
+                "the notification, from the new pool's dispatcher",
+                Duration.ofSeconds(20),
                 () -> receiver.calls("/" + suffix + "/elsewhere").size() == 1);
     }
 
@@ -320,7 +419,12 @@ class ThreeServersTest {
         List<String> stoppingQueues = new ArrayList<>();
         for (int i = 0; liveQueues.size() < 2 || stoppingQueues.size() < 2; i++) {
             String queue = "load-" + i;
-            Api.as(project).contentType("application/json").body("{}").put("/v2/queues/" + queue).then().statusCode(201);
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{}")
+                    .put("/v2/queues/" + queue)
+                    .then()
+                    .statusCode(201);
             (placementOf(queue).equals(live) ? liveQueues : stoppingQueues).add(queue);
         }
         Map<String, List<String>> acknowledged = new ConcurrentHashMap<>();
@@ -335,11 +439,15 @@ class ThreeServersTest {
             done.add(clients.submit(() -> {
                 int n = 0;
                 while (running.get()) {
-                    Response answer = Api.as(project).contentType("application/json")
-                            .body("{\"messages\": [{\"body\": " + n++ + "}]}").post("/v2/queues/" + queue + "/messages");
+                    Response answer = Api.as(project)
+                            .contentType("application/json")
+                            .body("{\"messages\": [{\"body\": " + n++ + "}]}")
+                            .post("/v2/queues/" + queue + "/messages");
                     statuses.merge(answer.statusCode(), 1, Integer::sum);
                     if (answer.statusCode() == 201) {
-                        acknowledged.computeIfAbsent(queue, q -> new ArrayList<>()).add(answer.path("resources[0]"));
+                        acknowledged
+                                .computeIfAbsent(queue, q -> new ArrayList<>())
+                                .add(answer.path("resources[0]"));
                     } else if (liveQueues.contains(queue)) {
                         refusedOnLive.merge(queue + " " + answer.statusCode(), 1, Integer::sum);
                     }
@@ -356,12 +464,21 @@ class ThreeServersTest {
         }
         Api.as(project).get("/v2/queues/" + liveQueues.get(0) + "/stats").then().statusCode(200);
         RestAssured.given().get("/q/health/ready").then().statusCode(200);
-        operator().get("/v2/health").then().statusCode(200).body("catalog_reachable", equalTo(true))
+        operator()
+                .get("/v2/health")
+                .then()
+                .statusCode(200)
+                .body("catalog_reachable", equalTo(true))
                 .body("pools.'" + stopping + "'.storage_reachable", equalTo(false))
                 .body("pools.'" + live + "'.storage_reachable", equalTo(true));
         third = server(thirdData, thirdPort);
-        Eventually.await("the restarted pool's queues answer again", Duration.ofSeconds(30), () -> Api.as(project)
-                .get("/v2/queues/" + stoppingQueues.get(0) + "/stats").statusCode() == 200);
+        Eventually.await(
+                "the restarted pool's queues answer again",
+                Duration.ofSeconds(30),
+                () -> Api.as(project)
+                                .get("/v2/queues/" + stoppingQueues.get(0) + "/stats")
+                                .statusCode()
+                        == 200);
         Eventually.pause(Duration.ofMillis(500));
         running.set(false);
         for (Future<?> client : done) {

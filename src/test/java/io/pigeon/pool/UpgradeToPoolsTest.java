@@ -33,8 +33,12 @@ class UpgradeToPoolsTest {
     Vertx vertx;
 
     private void migrate(PoolUri uri, String target) {
-        Flyway.configure(Thread.currentThread().getContextClassLoader()).configuration(application.getConfiguration())
-                .dataSource(uri.jdbcUrl(), uri.user(), uri.password()).target(target).load().migrate();
+        Flyway.configure(Thread.currentThread().getContextClassLoader())
+                .configuration(application.getConfiguration())
+                .dataSource(uri.jdbcUrl(), uri.user(), uri.password())
+                .target(target)
+                .load()
+                .migrate();
     }
 
     @Test
@@ -42,11 +46,15 @@ class UpgradeToPoolsTest {
         Api.newProject();
         PoolUri uri = PoolUri.parse(Db.newDatabase(pool));
         migrate(uri, "7");
-        Pool older = Pool.newInstance(PgBuilder.pool().connectingTo(PgConnectOptions.fromUri(uri.text()))
-                .using(vertx.getDelegate()).build());
+        Pool older = Pool.newInstance(PgBuilder.pool()
+                .connectingTo(PgConnectOptions.fromUri(uri.text()))
+                .using(vertx.getDelegate())
+                .build());
         try {
             Db.run(older, "INSERT INTO queues (project, name, metadata) VALUES ('p', 'orders', '{\"owner\": \"me\"}')");
-            Db.run(older, """
+            Db.run(
+                    older,
+                    """
                     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at)
                     SELECT id, gen_random_uuid(), 600, '{"n": ' || n || '}', now() + interval '600 seconds'
                     FROM queues, generate_series(1, 3) AS n""");
@@ -55,14 +63,21 @@ class UpgradeToPoolsTest {
             assertEquals(3, Db.count(older, "SELECT count(*) FROM messages"));
             assertEquals(1, Db.count(older, "SELECT count(*) FROM queues WHERE metadata->>'owner' = 'me'"));
             // Placed where it is, at home, so that replicas route it from memory.
-            assertEquals(1, Db.count(older, "SELECT count(*) FROM placements WHERE project = 'p' AND queue = 'orders' AND pool IS NULL"));
+            assertEquals(
+                    1,
+                    Db.count(
+                            older,
+                            "SELECT count(*) FROM placements WHERE project = 'p' AND queue = 'orders' AND pool IS NULL"));
 
             // A pool that takes new queues is registered; the queue made before stays home, a new one goes to the pool.
             Db.run(older, "INSERT INTO pools (name, uri, weight) VALUES ('p1', 'postgresql://h/db', 10)");
-            Row kept = Db.run(older, Placements.PLACE, "p", "orders", null).iterator().next();
+            Row kept = Db.run(older, Placements.PLACE, "p", "orders", null)
+                    .iterator()
+                    .next();
             assertTrue(kept.getBoolean("placed"));
             assertNull(kept.getString("pool"));
-            Row placed = Db.run(older, Placements.PLACE, "p", "new", null).iterator().next();
+            Row placed =
+                    Db.run(older, Placements.PLACE, "p", "new", null).iterator().next();
             assertEquals("p1", placed.getString("pool"));
             assertEquals(2, Db.count(older, "SELECT count(*) FROM placements"));
         } finally {

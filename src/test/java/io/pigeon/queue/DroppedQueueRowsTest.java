@@ -42,9 +42,18 @@ class DroppedQueueRowsTest {
     @Test
     void deletingAQueueDeletesItsMessagesAndClaimsAndTheSweeperReclaimsLateRows() {
         String project = Api.newProject();
-        Api.as(project).contentType(ContentType.JSON).body(POST).post("/v2/queues/doomed/messages").then().statusCode(201);
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 300, \"grace\": 60}")
-                .post("/v2/queues/doomed/claims?limit=1").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(POST)
+                .post("/v2/queues/doomed/messages")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 300, \"grace\": 60}")
+                .post("/v2/queues/doomed/claims?limit=1")
+                .then()
+                .statusCode(201);
         long id = queueId(pool, project, "doomed");
         assertEquals(2, Db.count(pool, "SELECT count(*) FROM messages WHERE queue_id = $1", id));
         assertEquals(1, Db.count(pool, "SELECT count(*) FROM claims WHERE queue_id = $1", id));
@@ -55,14 +64,28 @@ class DroppedQueueRowsTest {
         assertEquals(1, Db.count(pool, "SELECT count(*) FROM dropped_queues WHERE queue_id = $1", id));
 
         // What a post and a claim that read the queue before its delete committed would write after it.
-        Db.run(pool, "INSERT INTO messages (queue_id, client_id, ttl, body, expires_at) "
-                + "VALUES ($1, gen_random_uuid(), 300, '\"late\"', now() + interval '5 minutes')", id);
-        Db.run(pool, "INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids) "
-                + "VALUES (gen_random_uuid(), $1, 300, 60, now() + interval '5 minutes', '{}')", id);
+        Db.run(
+                pool,
+                "INSERT INTO messages (queue_id, client_id, ttl, body, expires_at) "
+                        + "VALUES ($1, gen_random_uuid(), 300, '\"late\"', now() + interval '5 minutes')",
+                id);
+        Db.run(
+                pool,
+                "INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids) "
+                        + "VALUES (gen_random_uuid(), $1, 300, 60, now() + interval '5 minutes', '{}')",
+                id);
         // The queue made again under its name is another queue: the late rows are not its.
         Api.as(project).get("/v2/queues/doomed/stats").then().statusCode(200).body("messages.total", is(0));
-        Api.as(project).contentType(ContentType.JSON).body("{}").put("/v2/queues/doomed").then().statusCode(201);
-        Api.as(project).get("/v2/queues/doomed/messages?echo=true").then().statusCode(200)
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{}")
+                .put("/v2/queues/doomed")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .get("/v2/queues/doomed/messages?echo=true")
+                .then()
+                .statusCode(200)
                 .body("messages.size()", is(0));
         Api.as(project).get("/v2/queues/doomed/stats").then().statusCode(200).body("messages.total", is(0));
 
@@ -93,10 +116,16 @@ class DroppedQueueRowsTest {
                     int answered = 0;
                     while (deleting.get()) {
                         int status = claims
-                                ? Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 300, \"grace\": 60}")
-                                        .post("/v2/queues/raced/claims?limit=2").statusCode()
-                                : Api.as(project).contentType(ContentType.JSON).body(POST)
-                                        .post("/v2/queues/raced/messages").statusCode();
+                                ? Api.as(project)
+                                        .contentType(ContentType.JSON)
+                                        .body("{\"ttl\": 300, \"grace\": 60}")
+                                        .post("/v2/queues/raced/claims?limit=2")
+                                        .statusCode()
+                                : Api.as(project)
+                                        .contentType(ContentType.JSON)
+                                        .body(POST)
+                                        .post("/v2/queues/raced/messages")
+                                        .statusCode();
                         assertTrue(status == 201 || status == 204 || status == 404, "answered " + status);
                         answered++;
                     }

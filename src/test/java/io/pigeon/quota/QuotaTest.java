@@ -27,9 +27,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.hamcrest.Matchers;
 
 /**
  * Per-project quotas: past a limit the answer is 403 (a count the caller must lower) or 429 (a backlog that
@@ -56,17 +56,24 @@ class QuotaTest {
     /** A /v3 push's query: due in a day, so never during a test, and within the ontime horizon. */
     private static final String LATER = "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400);
 
-    private static final String SERVICE = Base64.getUrlEncoder().withoutPadding()
+    private static final String SERVICE = Base64.getUrlEncoder()
+            .withoutPadding()
             .encodeToString("http://127.0.0.1:9/later".getBytes(StandardCharsets.UTF_8));
 
     private ValidatableResponse push(String mergeKey, String body) {
-        return given().header("X-Project-Id", project).contentType(ContentType.JSON).body(body)
-                .post("/v3/queue/" + mergeKey + "/POST/" + SERVICE + LATER).then();
+        return given().header("X-Project-Id", project)
+                .contentType(ContentType.JSON)
+                .body(body)
+                .post("/v3/queue/" + mergeKey + "/POST/" + SERVICE + LATER)
+                .then();
     }
 
     private long items(String mergeKey) {
-        return Db.count(pool, "SELECT count(*) FROM dispatch_items i JOIN dispatch_groups g ON g.id = i.group_id "
-                + "WHERE g.project = $1 AND g.merge_key = '" + mergeKey + "'", project);
+        return Db.count(
+                pool,
+                "SELECT count(*) FROM dispatch_items i JOIN dispatch_groups g ON g.id = i.group_id "
+                        + "WHERE g.project = $1 AND g.merge_key = '" + mergeKey + "'",
+                project);
     }
 
     private static void refused(ValidatableResponse response, int status, String setting) {
@@ -82,15 +89,24 @@ class QuotaTest {
     private ValidatableResponse postV2(String queue, int messages) {
         StringBuilder document = new StringBuilder("{\"messages\": [");
         for (int i = 0; i < messages; i++) {
-            document.append(i == 0 ? "" : ",").append("{\"ttl\": 300, \"body\": ").append(i).append('}');
+            document.append(i == 0 ? "" : ",")
+                    .append("{\"ttl\": 300, \"body\": ")
+                    .append(i)
+                    .append('}');
         }
-        return Api.as(project).contentType(ContentType.JSON).body(document.append("]}").toString())
-                .post("/v2/queues/" + queue + "/messages").then();
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(document.append("]}").toString())
+                .post("/v2/queues/" + queue + "/messages")
+                .then();
     }
 
     /** Runs the usage check; again when the scheduled one held its lock at that moment and this one did nothing. */
     private void checkUsage() {
-        Eventually.await("a usage check that ran", Duration.ofSeconds(5), () -> usage.check().await().indefinitely() >= 0);
+        Eventually.await(
+                "a usage check that ran",
+                Duration.ofSeconds(5),
+                () -> usage.check().await().indefinitely() >= 0);
     }
 
     private long count(String sql) {
@@ -100,14 +116,26 @@ class QuotaTest {
     @Test
     void queuesPerProject() {
         Api.as(project).put("/v1/queues/a").then().statusCode(201);
-        Api.as(project).contentType(ContentType.JSON).body("{}").put("/v2/queues/b").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{}")
+                .put("/v2/queues/b")
+                .then()
+                .statusCode(201);
         postV2("c", 1).statusCode(201);
         refused(Api.as(project).put("/v1/queues/d").then(), 403, "pigeon.quotas.max-queues-per-project");
-        refused(Api.as(project).contentType(ContentType.JSON).body("{\"k\": 1}").put("/v2/queues/d").then(), 403,
+        refused(
+                Api.as(project)
+                        .contentType(ContentType.JSON)
+                        .body("{\"k\": 1}")
+                        .put("/v2/queues/d")
+                        .then(),
+                403,
                 "pigeon.quotas.max-queues-per-project");
         refused(postV2("d", 1), 403, "pigeon.quotas.max-queues-per-project");
         assertEquals(3, count("SELECT count(*) FROM queues WHERE project = $1"));
-        assertEquals(1, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+        assertEquals(
+                1, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
         // What exists stays usable, and a deleted queue makes room.
         Api.as(project).put("/v1/queues/a").then().statusCode(204);
         postV2("c", 1).statusCode(201);
@@ -120,9 +148,16 @@ class QuotaTest {
         postV2("full", 6).statusCode(201);
         checkUsage();
         refused(postV2("full", 1), 429, "pigeon.quotas.max-messages-per-queue");
-        refused(Api.as(project).contentType(ContentType.JSON).body("[{\"ttl\": 300, \"body\": 1}]")
-                .post("/v1/queues/full/messages").then(), 429, "pigeon.quotas.max-messages-per-queue");
-        assertEquals(6, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+        refused(
+                Api.as(project)
+                        .contentType(ContentType.JSON)
+                        .body("[{\"ttl\": 300, \"body\": 1}]")
+                        .post("/v1/queues/full/messages")
+                        .then(),
+                429,
+                "pigeon.quotas.max-messages-per-queue");
+        assertEquals(
+                6, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
         // Another queue of the project is not affected; a drained queue takes posts again after the next count.
         postV2("other", 1).statusCode(201);
         Api.as(project).delete("/v2/queues/full/messages?pop=4").then().statusCode(200);
@@ -133,27 +168,45 @@ class QuotaTest {
     @Test
     void subscriptionsPerQueue() {
         for (int i = 0; i < 2; i++) {
-            Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"mailto:s" + i + "@example.com\"}")
-                    .post("/v2/queues/q/subscriptions").then().statusCode(201);
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{\"subscriber\": \"mailto:s" + i + "@example.com\"}")
+                    .post("/v2/queues/q/subscriptions")
+                    .then()
+                    .statusCode(201);
         }
-        refused(Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"mailto:s2@example.com\"}")
-                .post("/v2/queues/q/subscriptions").then(), 403, "pigeon.quotas.max-subscriptions-per-queue");
+        refused(
+                Api.as(project)
+                        .contentType(ContentType.JSON)
+                        .body("{\"subscriber\": \"mailto:s2@example.com\"}")
+                        .post("/v2/queues/q/subscriptions")
+                        .then(),
+                403,
+                "pigeon.quotas.max-subscriptions-per-queue");
         assertEquals(2, count("SELECT count(*) FROM subscriptions WHERE project = $1"));
         // Another queue has its own allowance.
-        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"mailto:s2@example.com\"}")
-                .post("/v2/queues/q2/subscriptions").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"mailto:s2@example.com\"}")
+                .post("/v2/queues/q2/subscriptions")
+                .then()
+                .statusCode(201);
     }
 
     @Test
     void notificationsPerPost() {
         for (int i = 0; i < 2; i++) {
-            Api.as(project).contentType(ContentType.JSON)
+            Api.as(project)
+                    .contentType(ContentType.JSON)
                     .body("{\"subscriber\": \"http://127.0.0.1:9/hook" + i + "\"}")
-                    .post("/v2/queues/fan/subscriptions").then().statusCode(201);
+                    .post("/v2/queues/fan/subscriptions")
+                    .then()
+                    .statusCode(201);
         }
         // 3 messages x 2 webhooks = 6 notifications, over the 4 one post may queue.
         refused(postV2("fan", 3), 429, "pigeon.quotas.max-notifications-per-post");
-        assertEquals(0, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+        assertEquals(
+                0, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
         assertEquals(0, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
         postV2("fan", 2).statusCode(201);
         assertEquals(4, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
@@ -161,33 +214,50 @@ class QuotaTest {
 
     @Test
     void pendingDeliveriesPerProjectOnceCounted() {
-        String service = Base64.getUrlEncoder().withoutPadding()
+        String service = Base64.getUrlEncoder()
+                .withoutPadding()
                 .encodeToString("http://127.0.0.1:9/later".getBytes(StandardCharsets.UTF_8));
         for (int i = 0; i < 4; i++) {
-            given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"n\": 1}")
-                    .post("/v3/queue/-k" + i + "/POST/" + service + LATER).then().statusCode(201);
+            given().header("X-Project-Id", project)
+                    .contentType(ContentType.JSON)
+                    .body("{\"n\": 1}")
+                    .post("/v3/queue/-k" + i + "/POST/" + service + LATER)
+                    .then()
+                    .statusCode(201);
         }
         checkUsage();
-        refused(given().header("X-Project-Id", project).contentType(ContentType.JSON).body("{\"n\": 1}")
-                .post("/v3/queue/-k9/POST/" + service + LATER).then(), 429,
+        refused(
+                given().header("X-Project-Id", project)
+                        .contentType(ContentType.JSON)
+                        .body("{\"n\": 1}")
+                        .post("/v3/queue/-k9/POST/" + service + LATER)
+                        .then(),
+                429,
                 "pigeon.quotas.max-pending-groups-per-project");
         assertEquals(4, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
         // A post that would queue notifications is refused too; one that would not is not.
-        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"http://127.0.0.1:9/hook\"}")
-                .post("/v2/queues/hooked/subscriptions").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"http://127.0.0.1:9/hook\"}")
+                .post("/v2/queues/hooked/subscriptions")
+                .then()
+                .statusCode(201);
         refused(postV2("hooked", 1), 429, "pigeon.quotas.max-pending-groups-per-project");
         postV2("quiet", 1).statusCode(201);
     }
 
     @Test
     void deadGroupsAreDeletedAfterTheirRetention() {
-        Db.run(pool, """
+        Db.run(
+                pool,
+                """
                 INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body, state, fire_at,
                                              dead_at)
                 VALUES ($1, '-old', 'POST', 'http://127.0.0.1:9/x', false, 'single', '{}', 'dead', now(),
                         now() - interval '8 days'),
                        ($1, '-recent', 'POST', 'http://127.0.0.1:9/x', false, 'single', '{}', 'dead', now(),
-                        now() - interval '6 days')""", project);
+                        now() - interval '6 days')""",
+                project);
         sweeper.sweep().await().indefinitely();
         assertEquals(1, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND merge_key = '-recent'"));
         assertEquals(0, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND merge_key = '-old'"));
@@ -216,7 +286,8 @@ class QuotaTest {
                     start.await();
                     List<Integer> statuses = new ArrayList<>();
                     for (int i = 0; i < 3; i++) {
-                        statuses.add(push("raced", "{\"n\": " + i + "}").extract().statusCode());
+                        statuses.add(
+                                push("raced", "{\"n\": " + i + "}").extract().statusCode());
                     }
                     return statuses;
                 }));
@@ -227,7 +298,10 @@ class QuotaTest {
                 statuses.addAll(answer.get(60, TimeUnit.SECONDS));
             }
             assertEquals(3, statuses.stream().filter(status -> status == 201).count(), statuses.toString());
-            assertEquals(clients * 3 - 3, statuses.stream().filter(status -> status == 429).count(), statuses.toString());
+            assertEquals(
+                    clients * 3 - 3,
+                    statuses.stream().filter(status -> status == 429).count(),
+                    statuses.toString());
         } finally {
             parallel.shutdownNow();
         }
@@ -248,7 +322,10 @@ class QuotaTest {
         refused(push("d", "{\"n\": 0}"), 429, "pigeon.quotas.max-pending-items-per-project");
         assertEquals(0, items("d"));
         // Dropping a path makes room once counted again.
-        given().header("X-Project-Id", project).delete("/v3/queue/a/POST/" + SERVICE).then().statusCode(204);
+        given().header("X-Project-Id", project)
+                .delete("/v3/queue/a/POST/" + SERVICE)
+                .then()
+                .statusCode(204);
         checkUsage();
         push("d", "{\"n\": 0}").statusCode(201);
     }
@@ -269,7 +346,9 @@ class QuotaTest {
     /** Issue 25, item 4: a group pushed for year 9999 was kept until then. */
     @Test
     void pendingGroupsOlderThanTheMaximumAgeAreBuriedAsDead() {
-        Db.run(pool, """
+        Db.run(
+                pool,
+                """
                 WITH g AS (
                     INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, fire_at,
                                                  created_at, lease_token, lease_until)
@@ -280,9 +359,13 @@ class QuotaTest {
                            ($1, 'young', 'POST', 'http://127.0.0.1:9/later', true, 'array', now() + interval '1 day',
                             now() - interval '59 days', NULL, NULL)
                     RETURNING id)
-                INSERT INTO dispatch_items (group_id, body) SELECT id, '{}' FROM g""", project);
+                INSERT INTO dispatch_items (group_id, body) SELECT id, '{}' FROM g""",
+                project);
         sweeper.sweep().await().indefinitely();
-        var dead = given().header("X-Project-Id", project).get("/v3/dead-groups").then().statusCode(200)
+        var dead = given().header("X-Project-Id", project)
+                .get("/v3/dead-groups")
+                .then()
+                .statusCode(200)
                 .body("groups.merge_key", Matchers.contains("ancient"))
                 .body("groups[0].items", equalTo(1))
                 .body("groups[0].last_error", containsString("pigeon.dispatch.max-pending-age"));
@@ -290,19 +373,33 @@ class QuotaTest {
         // The path is free for new pushes, and the buried group can be requeued like any dead one.
         push("ancient", "{}").statusCode(201);
         String id = dead.extract().jsonPath().getString("groups[0].id");
-        given().header("X-Project-Id", project).post("/v3/dead-groups/" + id + "/requeue").then().statusCode(204);
+        given().header("X-Project-Id", project)
+                .post("/v3/dead-groups/" + id + "/requeue")
+                .then()
+                .statusCode(204);
         assertEquals(2, items("ancient"));
         // The moved items are counted in the live group's items.
         assertEquals(2, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'ancient'"));
     }
 
     private ValidatableResponse requeue(String groupId) {
-        return given().header("X-Project-Id", project).post("/v3/dead-groups/" + groupId + "/requeue").then();
+        return given().header("X-Project-Id", project)
+                .post("/v3/dead-groups/" + groupId + "/requeue")
+                .then();
     }
 
     private List<String> deadGroupIds() {
-        return given().header("X-Project-Id", project).get("/v3/dead-groups?limit=100").then().statusCode(200)
-                .extract().jsonPath().getList("groups.id", Object.class).stream().map(String::valueOf).toList();
+        return given()
+                .header("X-Project-Id", project)
+                .get("/v3/dead-groups?limit=100")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("groups.id", Object.class)
+                .stream()
+                .map(String::valueOf)
+                .toList();
     }
 
     /**
@@ -315,8 +412,11 @@ class QuotaTest {
         push("rq", "{\"n\": 1}").statusCode(201);
         push("rq", "{\"n\": 2}").statusCode(201);
         // Buried by the sweeper, as a group pending longer than pigeon.dispatch.max-pending-age is.
-        Db.run(pool, "UPDATE dispatch_groups SET created_at = now() - interval '61 days' "
-                + "WHERE project = $1 AND merge_key = 'rq'", project);
+        Db.run(
+                pool,
+                "UPDATE dispatch_groups SET created_at = now() - interval '61 days' "
+                        + "WHERE project = $1 AND merge_key = 'rq'",
+                project);
         sweeper.sweep().await().indefinitely();
         String dead = deadGroupIds().get(0);
         push("rq", "{\"n\": 3}").statusCode(201);
@@ -326,26 +426,39 @@ class QuotaTest {
         refused(requeue(dead), 429, "pigeon.quotas.max-items-per-group");
         assertEquals(List.of(dead), deadGroupIds(), "the dead group is still there");
         assertEquals(4, items("rq"));
-        assertEquals(2, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
-                + "AND state = 'pending'"));
+        assertEquals(
+                2,
+                count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
+                        + "AND state = 'pending'"));
 
         // Exactly at the limit it joins.
-        given().header("X-Project-Id", project).delete("/v3/queue/rq/POST/" + SERVICE).then().statusCode(204);
+        given().header("X-Project-Id", project)
+                .delete("/v3/queue/rq/POST/" + SERVICE)
+                .then()
+                .statusCode(204);
         push("rq", "{\"n\": 5}").statusCode(201);
         requeue(dead).statusCode(204);
         assertEquals(List.of(), deadGroupIds());
-        assertEquals(3, count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
-                + "AND state = 'pending'"));
+        assertEquals(
+                3,
+                count("SELECT items FROM dispatch_groups WHERE project = $1 AND merge_key = 'rq' "
+                        + "AND state = 'pending'"));
         assertEquals(3, items("rq"));
     }
 
     /** A queue whose webhook subscriber is the given URL, with a retry policy that buries a notification at its first failure. */
     private void subscribe(String queue, String subscriber, boolean noRetries) {
-        String options = noRetries ? ", \"options\": {\"_retry_policy\": {\"retries_with_no_delay\": 0, "
-                + "\"minimum_delay_retries\": 0, \"minimum_delay\": 0, \"maximum_delay\": 0, "
-                + "\"maximum_delay_retries\": 0}}" : "";
-        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"" + subscriber + "\"" + options + "}")
-                .post("/v2/queues/" + queue + "/subscriptions").then().statusCode(201);
+        String options = noRetries
+                ? ", \"options\": {\"_retry_policy\": {\"retries_with_no_delay\": 0, "
+                        + "\"minimum_delay_retries\": 0, \"minimum_delay\": 0, \"maximum_delay\": 0, "
+                        + "\"maximum_delay_retries\": 0}}"
+                : "";
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"" + subscriber + "\"" + options + "}")
+                .post("/v2/queues/" + queue + "/subscriptions")
+                .then()
+                .statusCode(201);
     }
 
     /**
@@ -359,18 +472,25 @@ class QuotaTest {
         subscribe("dying", receiver.url(hook), true);
         // 4 notifications, each dead at its first failure: over the 3 groups the project may hold.
         postV2("dying", 4).statusCode(201);
-        Eventually.await("four dead notifications", Duration.ofSeconds(30), () -> deadGroupIds().size() == 4);
+        Eventually.await(
+                "four dead notifications",
+                Duration.ofSeconds(30),
+                () -> deadGroupIds().size() == 4);
         assertEquals(0, count("SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending'"));
         checkUsage();
 
         refused(push("after", "{}"), 429, "pigeon.quotas.max-pending-groups-per-project");
         refused(postV2("dying", 1), 429, "pigeon.quotas.max-pending-groups-per-project");
         assertEquals(0, items("after"));
-        assertEquals(4, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+        assertEquals(
+                4, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
 
         // Dropping dead groups makes room once counted again.
         for (String id : deadGroupIds()) {
-            given().header("X-Project-Id", project).delete("/v3/dead-groups/" + id).then().statusCode(204);
+            given().header("X-Project-Id", project)
+                    .delete("/v3/dead-groups/" + id)
+                    .then()
+                    .statusCode(204);
         }
         checkUsage();
         push("after", "{}").statusCode(201);
@@ -385,10 +505,13 @@ class QuotaTest {
         // Nothing listens there: the notifications stay pending (retried) or end dead, held either way.
         subscribe("heavy", "http://127.0.0.1:9/hook", false);
         String pad = "n".repeat(2000);
-        Api.as(project).contentType(ContentType.JSON)
-                .body("{\"messages\": [{\"ttl\": 300, \"body\": \"" + pad + "\"}, {\"ttl\": 300, \"body\": \""
-                        + pad + "\"}]}")
-                .post("/v2/queues/heavy/messages").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"ttl\": 300, \"body\": \"" + pad + "\"}, {\"ttl\": 300, \"body\": \"" + pad
+                        + "\"}]}")
+                .post("/v2/queues/heavy/messages")
+                .then()
+                .statusCode(201);
         assertEquals(2, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
         checkUsage();
 

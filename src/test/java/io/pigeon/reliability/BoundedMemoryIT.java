@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.pigeon.testing.PostgresResource;
 import io.pigeon.testing.Slow;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
@@ -16,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -24,12 +26,10 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.concurrent.Future;
 
 /**
  * Delivery never loads more than it sends: Pigeon runs with a 128 MB heap while 8 groups of 100 items of
@@ -47,7 +47,8 @@ class BoundedMemoryIT {
     private static final int PAD = 240_000;
     private static final int MAX_CALL_BYTES = 1024 * 1024;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @Test
     void dueGroupsLargerThanTheHeapAreDeliveredInBoundedCalls() throws Exception {
@@ -72,7 +73,8 @@ class BoundedMemoryIT {
         });
         receiver.start();
         String target = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/bulk";
-        String service = Base64.getUrlEncoder().withoutPadding().encodeToString(target.getBytes(StandardCharsets.UTF_8));
+        String service =
+                Base64.getUrlEncoder().withoutPadding().encodeToString(target.getBytes(StandardCharsets.UTF_8));
 
         Map<String, String> config = new HashMap<>(new PostgresResource().start());
         config.put("PIGEON_DISPATCH_ALLOWED_TARGETS", "127.0.0.0/8");
@@ -92,16 +94,24 @@ class BoundedMemoryIT {
                 }
             }
             // A listing of a loaded path is one bounded page with a link to the next.
-            HttpResponse<String> page = pigeon.send(http, Duration.ofSeconds(30), project, "GET",
-                    "/v3/queue/bulk-0/POST/" + service, null);
+            HttpResponse<String> page =
+                    pigeon.send(http, Duration.ofSeconds(30), project, "GET", "/v3/queue/bulk-0/POST/" + service, null);
             assertEquals(200, page.statusCode(), page.body());
-            assertTrue(page.body().length() < MAX_CALL_BYTES + 2 * PAD, "page of " + page.body().length() + " characters");
+            assertTrue(
+                    page.body().length() < MAX_CALL_BYTES + 2 * PAD,
+                    "page of " + page.body().length() + " characters");
             JsonNode listed = JSON.readTree(page.body());
             assertTrue(listed.get("links").size() == 1, "a next link");
             assertTrue(listed.get("groups").get(0).get("items").size() < ITEMS);
             // All groups due now, together: one more item each, moving the fire time.
             for (int g = 0; g < GROUPS; g++) {
-                push(pigeon, project, g, service, "?update=always", "{\"g\": " + g + ", \"i\": " + ITEMS + ", \"pad\": \"\"}");
+                push(
+                        pigeon,
+                        project,
+                        g,
+                        service,
+                        "?update=always",
+                        "{\"g\": " + g + ", \"i\": " + ITEMS + ", \"pad\": \"\"}");
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             while (delivered.size() < GROUPS * (ITEMS + 1) && System.nanoTime() < deadline) {
@@ -130,26 +140,34 @@ class BoundedMemoryIT {
         Map<String, String> config = new HashMap<>(new PostgresResource().start());
         config.put("PIGEON_DISPATCH_ALLOWED_TARGETS", "127.0.0.0/8");
         config.put("PIGEON_DISPATCH_ALLOWED_PORTS", "*");
-        Replica pigeon = Replica.start("small-heap-listing", config, List.of("-Xmx128m", "-XX:+ExitOnOutOfMemoryError"));
+        Replica pigeon =
+                Replica.start("small-heap-listing", config, List.of("-Xmx128m", "-XX:+ExitOnOutOfMemoryError"));
         String project = "listing-" + System.nanoTime();
         // A target that is never called: the group is due in a day.
-        String service = Base64.getUrlEncoder().withoutPadding()
+        String service = Base64.getUrlEncoder()
+                .withoutPadding()
                 .encodeToString("http://127.0.0.1:9/never".getBytes(StandardCharsets.UTF_8));
         String path = "/v3/queue/big/POST/" + service;
         try {
             pigeon.awaitReady();
             // Bodies the database compresses well, so that storing 250 MB is quick; Pigeon reads them out whole.
             String filler = "x".repeat(pad);
-            HttpResponse<String> created = pigeon.send(http, Duration.ofSeconds(30), project, "POST",
-                    path + "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400), "{\"i\": 0, \"pad\": \"" + filler + "\"}");
+            HttpResponse<String> created = pigeon.send(
+                    http,
+                    Duration.ofSeconds(30),
+                    project,
+                    "POST",
+                    path + "?ontime=" + (System.currentTimeMillis() / 1000 + 86_400),
+                    "{\"i\": 0, \"pad\": \"" + filler + "\"}");
             assertEquals(201, created.statusCode(), created.body());
             var pushers = Executors.newFixedThreadPool(4);
             try {
                 List<Future<Integer>> pushes = new ArrayList<>();
                 for (int i = 1; i < items; i++) {
                     String body = "{\"i\": " + i + ", \"pad\": \"" + filler + "\"}";
-                    pushes.add(pushers.submit(() -> pigeon.send(http, Duration.ofSeconds(30), project, "POST", path, body)
-                            .statusCode()));
+                    pushes.add(
+                            pushers.submit(() -> pigeon.send(http, Duration.ofSeconds(30), project, "POST", path, body)
+                                    .statusCode()));
                 }
                 for (var pushed : pushes) {
                     assertEquals(201, pushed.get());
@@ -157,30 +175,50 @@ class BoundedMemoryIT {
                 // Four listings at once, as in the report (there, the process was unresponsive for 3 minutes).
                 List<Future<HttpResponse<String>>> listings = new ArrayList<>();
                 for (int i = 0; i < 4; i++) {
-                    listings.add(pushers.submit(() -> pigeon.send(http, Duration.ofSeconds(60), project, "GET", path, null)));
+                    listings.add(pushers.submit(
+                            () -> pigeon.send(http, Duration.ofSeconds(60), project, "GET", path, null)));
                 }
                 for (var listing : listings) {
                     HttpResponse<String> page = listing.get();
                     assertEquals(200, page.statusCode(), page.body());
-                    assertTrue(page.body().length() < MAX_CALL_BYTES + 2 * pad, "page of " + page.body().length() + " characters");
+                    assertTrue(
+                            page.body().length() < MAX_CALL_BYTES + 2 * pad,
+                            "page of " + page.body().length() + " characters");
                     JsonNode listed = JSON.readTree(page.body());
                     assertEquals(1, listed.get("links").size(), "a next link");
-                    assertEquals(0, listed.get("groups").get(0).get("items").get(0).get("body").get("i").asInt());
+                    assertEquals(
+                            0,
+                            listed.get("groups")
+                                    .get(0)
+                                    .get("items")
+                                    .get(0)
+                                    .get("body")
+                                    .get("i")
+                                    .asInt());
                 }
             } finally {
                 pushers.shutdownNow();
             }
             assertTrue(pigeon.alive(), "Pigeon died:\n" + tail(pigeon));
-            assertEquals(200, pigeon.send(http, Duration.ofSeconds(10), project, "GET", "/q/health/ready", null).statusCode());
+            assertEquals(
+                    200,
+                    pigeon.send(http, Duration.ofSeconds(10), project, "GET", "/q/health/ready", null)
+                            .statusCode());
             assertFalse(Files.readString(pigeon.log()).contains("OutOfMemoryError"), tail(pigeon));
         } finally {
             pigeon.kill();
         }
     }
 
-    private void push(Replica pigeon, String project, int group, String service, String query, String body) throws Exception {
-        HttpResponse<String> pushed = pigeon.send(http, Duration.ofSeconds(30), project, "POST",
-                "/v3/queue/bulk-" + group + "/POST/" + service + query, body);
+    private void push(Replica pigeon, String project, int group, String service, String query, String body)
+            throws Exception {
+        HttpResponse<String> pushed = pigeon.send(
+                http,
+                Duration.ofSeconds(30),
+                project,
+                "POST",
+                "/v3/queue/bulk-" + group + "/POST/" + service + query,
+                body);
         assertEquals(201, pushed.statusCode(), pushed.body());
     }
 

@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -18,6 +19,9 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,10 +34,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import java.net.http.HttpTimeoutException;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.HashSet;
 
 /**
  * The database stops for a few seconds in the middle of a load of posts, then starts again on the same
@@ -47,7 +47,8 @@ class DatabaseRestartIT {
     private static final int PRODUCERS = 4;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(15);
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @Test
     void aDatabaseRestartIsAnsweredWith503AndLosesNothingAcknowledged() throws Exception {
@@ -57,10 +58,12 @@ class DatabaseRestartIT {
             port = socket.getLocalPort();
         }
         EmbeddedPostgres postgres = start(data, port);
-        Replica pigeon = Replica.start("restart", Map.of(
-                "quarkus.datasource.reactive.url", "postgresql://localhost:" + port + "/postgres",
-                "quarkus.datasource.username", "postgres",
-                "quarkus.datasource.password", "postgres"));
+        Replica pigeon = Replica.start(
+                "restart",
+                Map.of(
+                        "quarkus.datasource.reactive.url", "postgresql://localhost:" + port + "/postgres",
+                        "quarkus.datasource.username", "postgres",
+                        "quarkus.datasource.password", "postgres"));
         try {
             pigeon.awaitReady();
             assertEquals(201, send(pigeon, "PUT", "/v1/queues/restart", null).statusCode());
@@ -83,7 +86,10 @@ class DatabaseRestartIT {
                         long started = System.nanoTime();
                         HttpResponse<String> response;
                         try {
-                            response = send(pigeon, "POST", "/v1/queues/restart/messages",
+                            response = send(
+                                    pigeon,
+                                    "POST",
+                                    "/v1/queues/restart/messages",
                                     "[{\"ttl\": 3600, \"body\": {\"seq\": " + n + "}}]");
                         } catch (HttpTimeoutException e) {
                             timeouts.incrementAndGet();
@@ -91,7 +97,8 @@ class DatabaseRestartIT {
                         }
                         slowest.accumulateAndGet((System.nanoTime() - started) / 1_000_000, Math::max);
                         synchronized (statuses) {
-                            statuses.computeIfAbsent(response.statusCode(), s -> new AtomicInteger()).incrementAndGet();
+                            statuses.computeIfAbsent(response.statusCode(), s -> new AtomicInteger())
+                                    .incrementAndGet();
                         }
                         if (response.statusCode() == 201) {
                             acknowledged.add(n);
@@ -108,8 +115,12 @@ class DatabaseRestartIT {
             running.add(workers.submit(() -> {
                 String last = "";
                 while (!stop.get()) {
-                    int status = http.send(HttpRequest.newBuilder(URI.create(pigeon.url() + "/q/health/ready"))
-                            .timeout(REQUEST_TIMEOUT).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+                    int status = http.send(
+                                    HttpRequest.newBuilder(URI.create(pigeon.url() + "/q/health/ready"))
+                                            .timeout(REQUEST_TIMEOUT)
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode();
                     String state = status == 200 ? "UP" : "DOWN";
                     if (!state.equals(last)) {
                         readiness.add(state);
@@ -136,39 +147,49 @@ class DatabaseRestartIT {
 
             Set<Integer> stored = new HashSet<>();
             try (Connection connection = DriverManager.getConnection(postgres.getJdbcUrl("postgres", "postgres"));
-                    ResultSet rows = connection.createStatement().executeQuery(
-                            "SELECT (body::jsonb->>'seq')::int FROM messages")) {
+                    ResultSet rows = connection
+                            .createStatement()
+                            .executeQuery("SELECT (body::jsonb->>'seq')::int FROM messages")) {
                 while (rows.next()) {
                     stored.add(rows.getInt(1));
                 }
             }
             long lost = acknowledged.stream().filter(n -> !stored.contains(n)).count();
-            System.out.printf("Database restart: answers by status %s, %d timeouts, slowest %d ms, readiness %s, "
-                    + "%d acknowledged before the outage, %d in all, %d lost%n", statuses, timeouts.get(), slowest.get(),
-                    readiness, beforeOutage, acknowledged.size(), lost);
+            System.out.printf(
+                    "Database restart: answers by status %s, %d timeouts, slowest %d ms, readiness %s, "
+                            + "%d acknowledged before the outage, %d in all, %d lost%n",
+                    statuses, timeouts.get(), slowest.get(), readiness, beforeOutage, acknowledged.size(), lost);
 
             assertEquals(0, lost, "acknowledged posts missing from the database");
-            assertTrue(statuses.keySet().stream().allMatch(status -> status == 201 || status == 503),
+            assertTrue(
+                    statuses.keySet().stream().allMatch(status -> status == 201 || status == 503),
                     "only 201 and 503 expected: " + statuses);
             assertTrue(statuses.containsKey(503), "the outage was not noticed: " + statuses);
             assertEquals(0, nonDocuments.get(), "503 answers without the error document");
             assertEquals(0, timeouts.get(), "requests hung past " + REQUEST_TIMEOUT);
-            assertTrue(readiness.containsAll(List.of("UP", "DOWN")) && readiness.get(readiness.size() - 1).equals("UP"),
+            assertTrue(
+                    readiness.containsAll(List.of("UP", "DOWN"))
+                            && readiness.get(readiness.size() - 1).equals("UP"),
                     "readiness should go DOWN and back UP: " + readiness);
             assertTrue(afterRestart > beforeOutage || lastSecondsAcknowledged > 0, "posts did not resume");
         } finally {
             pigeon.kill();
             postgres.close();
             try (var files = Files.walk(data)) {
-                files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+                files.sorted(Comparator.reverseOrder())
+                        .forEach(file -> file.toFile().delete());
             }
         }
     }
 
     /** Starts the server on {@code data}: initialised when empty, kept as it is otherwise (and on close). */
     private static EmbeddedPostgres start(Path data, int port) throws IOException {
-        return EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).setPort(port)
-                .setServerConfig("max_connections", "100").start();
+        return EmbeddedPostgres.builder()
+                .setDataDirectory(data)
+                .setCleanDataDirectory(false)
+                .setPort(port)
+                .setServerConfig("max_connections", "100")
+                .start();
     }
 
     private HttpResponse<String> send(Replica replica, String method, String path, String body)

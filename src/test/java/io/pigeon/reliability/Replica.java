@@ -11,10 +11,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** A Pigeon process started from the packaged application, for tests that crash or restart things. */
 public record Replica(String name, Process process, int port, Path log) {
@@ -25,8 +25,7 @@ public record Replica(String name, Process process, int port, Path log) {
     }
 
     /** As {@link #start(String, Map)}, with JVM options (e.g. a heap bound) before {@code -jar}. */
-    public static Replica start(String name, Map<String, String> database, List<String> jvmOptions)
-            throws IOException {
+    public static Replica start(String name, Map<String, String> database, List<String> jvmOptions) throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         assertTrue(Files.exists(jar), "package the application first: " + jar);
         int port;
@@ -39,8 +38,8 @@ public record Replica(String name, Process process, int port, Path log) {
         command.addAll(jvmOptions);
         command.add("-jar");
         command.add(jar.toString());
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> env = builder.environment();
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
         // An empty map means the database named by this process's own QUARKUS_DATASOURCE_* (inherited).
@@ -51,13 +50,16 @@ public record Replica(String name, Process process, int port, Path log) {
     }
 
     /** A JSON request as the tests' clients send it; {@code project} null means none (v1's default project). */
-    public HttpResponse<String> send(HttpClient http, Duration timeout, String project, String method, String path,
-            String body) throws IOException, InterruptedException {
+    public HttpResponse<String> send(
+            HttpClient http, Duration timeout, String project, String method, String path, String body)
+            throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url() + path))
                 .timeout(timeout)
                 .header("Client-ID", "3381af92-2b9e-11e3-b191-71861300734c")
                 .header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (project != null) {
             request.header("X-Project-Id", project);
         }
@@ -78,8 +80,12 @@ public record Replica(String name, Process process, int port, Path log) {
         while (System.nanoTime() < deadline) {
             assertTrue(process.isAlive(), "replica " + name + " exited:\n" + Files.readString(log));
             try {
-                if (client.send(HttpRequest.newBuilder(URI.create(url() + "/v1/health")).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 204) {
+                if (client.send(
+                                        HttpRequest.newBuilder(URI.create(url() + "/v1/health"))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.discarding())
+                                .statusCode()
+                        == 204) {
                     return;
                 }
             } catch (IOException e) {

@@ -12,6 +12,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,8 +25,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import java.util.Collections;
-import java.util.Comparator;
 
 /**
  * Two Pigeon processes (the packaged application) over one database. Producers post numbered messages
@@ -46,10 +46,10 @@ class TwoReplicasCrashIT {
     private static final String QUEUE = "reliability";
 
     /** One claim of one message, as a consumer saw it: by the consumer's clock, from request to expiry. */
-    private record Holding(long sentAtMillis, long answeredAtMillis, String claimId, int consumer) {
-    }
+    private record Holding(long sentAtMillis, long answeredAtMillis, String claimId, int consumer) {}
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final String project = "reliability-" + System.nanoTime();
 
     @Test
@@ -85,10 +85,16 @@ class TwoReplicasCrashIT {
                         }
                         StringBuilder body = new StringBuilder("[");
                         for (int s = first; s < first + 10; s++) {
-                            body.append(s == first ? "" : ",").append("{\"ttl\": 3600, \"body\": {\"seq\": ").append(s).append("}}");
+                            body.append(s == first ? "" : ",")
+                                    .append("{\"ttl\": 3600, \"body\": {\"seq\": ")
+                                    .append(s)
+                                    .append("}}");
                         }
-                        HttpResponse<String> posted = trySend(live(replicas, index), "POST",
-                                "/v1/queues/" + QUEUE + "/messages", body.append("]").toString());
+                        HttpResponse<String> posted = trySend(
+                                live(replicas, index),
+                                "POST",
+                                "/v1/queues/" + QUEUE + "/messages",
+                                body.append("]").toString());
                         if (posted != null && posted.statusCode() == 201) {
                             for (int s = first; s < first + 10; s++) {
                                 acknowledged.add(s);
@@ -106,7 +112,10 @@ class TwoReplicasCrashIT {
                     while (!stop.get()) {
                         Replica replica = live(replicas, consumer);
                         long sentAt = System.currentTimeMillis();
-                        HttpResponse<String> claimed = trySend(replica, "POST", "/v1/queues/" + QUEUE + "/claims?limit=10",
+                        HttpResponse<String> claimed = trySend(
+                                replica,
+                                "POST",
+                                "/v1/queues/" + QUEUE + "/claims?limit=10",
                                 "{\"ttl\": " + CLAIM_TTL + ", \"grace\": 60}");
                         if (claimed == null) {
                             failedRequests.incrementAndGet();
@@ -127,7 +136,8 @@ class TwoReplicasCrashIT {
                                     .add(new Holding(sentAt, answeredAt, claimId, consumer));
                             HttpResponse<String> deleted = trySend(live(replicas, consumer), "DELETE", href, null);
                             if (deleted != null && deleted.statusCode() == 204) {
-                                deletes.computeIfAbsent(seq, s -> new AtomicInteger()).incrementAndGet();
+                                deletes.computeIfAbsent(seq, s -> new AtomicInteger())
+                                        .incrementAndGet();
                             } else {
                                 // Sent, answer lost (the crash): the message may or may not be deleted.
                                 failedRequests.incrementAndGet();
@@ -168,10 +178,13 @@ class TwoReplicasCrashIT {
             // Gone from the queue (checked above) and never deleted by a consumer that saw 204: lost, unless a
             // consumer's delete of it was sent and its answer lost in the crash.
             long lost = acknowledged.stream()
-                    .filter(seq -> !deletes.containsKey(seq) && !unansweredDeletes.contains(seq)).count();
+                    .filter(seq -> !deletes.containsKey(seq) && !unansweredDeletes.contains(seq))
+                    .count();
             long deletedUnanswered = acknowledged.stream()
-                    .filter(seq -> !deletes.containsKey(seq) && unansweredDeletes.contains(seq)).count();
-            long deletedTwice = deletes.values().stream().filter(count -> count.get() > 1).count();
+                    .filter(seq -> !deletes.containsKey(seq) && unansweredDeletes.contains(seq))
+                    .count();
+            long deletedTwice =
+                    deletes.values().stream().filter(count -> count.get() > 1).count();
             long overlapping = 0;
             long reclaimed = 0;
             for (Map.Entry<Integer, List<Holding>> entry : holdings.entrySet()) {
@@ -197,10 +210,19 @@ class TwoReplicasCrashIT {
             if (overlapping > 0) {
                 problems.add(overlapping + " messages held by two live claims");
             }
-            System.out.printf("Reliability: %d messages, %d acknowledged, B killed after %d deletions; %d claimed again "
-                    + "after their claim expired, %d requests failed (the crash), %d deleted by a request whose answer "
-                    + "was lost; lost %d, deleted twice %d, overlapping claims %d%n", messages, acknowledged.size(),
-                    deletedAtCrash, reclaimed, failedRequests.get(), deletedUnanswered, lost, deletedTwice, overlapping);
+            System.out.printf(
+                    "Reliability: %d messages, %d acknowledged, B killed after %d deletions; %d claimed again "
+                            + "after their claim expired, %d requests failed (the crash), %d deleted by a request whose answer "
+                            + "was lost; lost %d, deleted twice %d, overlapping claims %d%n",
+                    messages,
+                    acknowledged.size(),
+                    deletedAtCrash,
+                    reclaimed,
+                    failedRequests.get(),
+                    deletedUnanswered,
+                    lost,
+                    deletedTwice,
+                    overlapping);
             assertTrue(problems.isEmpty(), String.join("; ", problems));
             assertTrue(acknowledged.size() >= messages * 9 / 10, "most posts should be acknowledged");
         } finally {
@@ -212,7 +234,9 @@ class TwoReplicasCrashIT {
 
     private static Replica live(List<Replica> replicas, int index) {
         Replica preferred = replicas.get(index % replicas.size());
-        return preferred.alive() ? preferred : replicas.stream().filter(Replica::alive).findFirst().orElseThrow();
+        return preferred.alive()
+                ? preferred
+                : replicas.stream().filter(Replica::alive).findFirst().orElseThrow();
     }
 
     private long queueTotal(Replica replica) throws Exception {

@@ -45,6 +45,7 @@ class ConnectionLimitsTest {
     private static final int LIMIT = 200;
     /** Connections opened past the limit, to see each of them closed. */
     private static final int PAST_LIMIT = 20;
+
     private static final String HEALTH = "GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n";
     /** A request head that is never finished. */
     private static final String HALF_HEAD = "GET /v1/health HTTP/1.1\r\n";
@@ -117,8 +118,10 @@ class ConnectionLimitsTest {
                 channel.configureBlocking(false);
             }
             // Well within the 5 s idle timeout: what is closed by then was closed for the limit, not for silence.
-            Eventually.await(PAST_LIMIT + " of " + (LIMIT + PAST_LIMIT) + " silent or half-sent connections closed",
-                    Duration.ofSeconds(3), () -> {
+            Eventually.await(
+                    PAST_LIMIT + " of " + (LIMIT + PAST_LIMIT) + " silent or half-sent connections closed",
+                    Duration.ofSeconds(3),
+                    () -> {
                         for (SocketChannel channel : opened) {
                             if (!closedByServer.contains(channel) && isClosedByServer(channel)) {
                                 closedByServer.add(channel);
@@ -173,7 +176,9 @@ class ConnectionLimitsTest {
             assertTrue(refusedAt <= LIMIT, "refused only at connection " + (refusedAt + 1));
             for (int i = 0; i < refusedAt; i++) {
                 String head = exchange(open.get(i));
-                assertTrue(head != null && head.startsWith("HTTP/1.1 204"), "connection " + (i + 1) + " answered: " + head);
+                assertTrue(
+                        head != null && head.startsWith("HTTP/1.1 204"),
+                        "connection " + (i + 1) + " answered: " + head);
             }
         } finally {
             for (Socket socket : open) {
@@ -195,8 +200,10 @@ class ConnectionLimitsTest {
     void plainHttpIsHttp1OnlyAndAnH2cUpgradeIsAnsweredInHttp1() throws IOException {
         // Cleartext HTTP/2 stays off: with it on, connections are counted only once a whole head is read.
         try (Socket socket = connect()) {
-            socket.getOutputStream().write(("GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
-                    + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream()
+                    .write(("GET /v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                                    + "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
             InputStream in = socket.getInputStream();
             ByteArrayOutputStream head = new ByteArrayOutputStream();

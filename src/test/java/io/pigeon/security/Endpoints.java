@@ -23,11 +23,11 @@ final class Endpoints {
     static final String QUEUE = "spelled";
     static final String MESSAGE_ID = "000000000000000000000001";
     static final String CLAIM_ID = "3381af92-2b9e-11e3-b191-71861300734c";
-    static final String SERVICE = Base64.getUrlEncoder().withoutPadding()
+    static final String SERVICE = Base64.getUrlEncoder()
+            .withoutPadding()
             .encodeToString("http://127.0.0.1:9/x".getBytes(StandardCharsets.UTF_8));
 
-    private Endpoints() {
-    }
+    private Endpoints() {}
 
     /** Every method of every protected resource (the public ones are the discovery documents and /v1/health). */
     static List<Call> protectedCalls() {

@@ -18,8 +18,7 @@ import java.util.TreeMap;
 final class HeaderBytesFuzz {
 
     /** A request and what came back. */
-    record Probe(String description, RawHttp.Answer answer) {
-    }
+    record Probe(String description, RawHttp.Answer answer) {}
 
     private final Random random;
     private final int port;
@@ -96,7 +95,9 @@ final class HeaderBytesFuzz {
      * bare 400 and a closed connection: that answer is not Pigeon's to shape.
      */
     static boolean isHttpLayerRefusal(RawHttp.Answer answer) {
-        return answer.status() == 400 && answer.header("content-type") == null && answer.body().isEmpty();
+        return answer.status() == 400
+                && answer.header("content-type") == null
+                && answer.body().isEmpty();
     }
 
     static Map<Integer, Integer> statuses() {
@@ -105,7 +106,9 @@ final class HeaderBytesFuzz {
 
     /** How many requests the HTTP layer refused before Pigeon saw them. */
     static long httpLayerRefusals(List<Probe> probes) {
-        return probes.stream().filter(probe -> isHttpLayerRefusal(probe.answer())).count();
+        return probes.stream()
+                .filter(probe -> isHttpLayerRefusal(probe.answer()))
+                .count();
     }
 
     private static String printable(Map<String, String> headers) {

@@ -3,12 +3,12 @@ package io.pigeon.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pigeon.testing.Api;
-import io.pigeon.testing.Db;
-import io.pigeon.testing.RawHttp;
 import io.pigeon.tenancy.OidcProfile;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.Tokens;
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Db;
+import io.pigeon.testing.RawHttp;
 import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -16,12 +16,12 @@ import io.restassured.RestAssured;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
-import java.util.Arrays;
 
 /**
  * In OIDC mode, no spelling of a protected path gets past authentication: every endpoint, each in a dozen
@@ -61,7 +61,8 @@ class PathSpellingOidcTest {
         int sent = 0;
         for (Endpoints.Call call : Endpoints.protectedCalls()) {
             for (String path : Endpoints.spellings(call.path())) {
-                RawHttp.Answer answer = RawHttp.send(RestAssured.port, call.method(), path, headers(null, victim), call.body());
+                RawHttp.Answer answer =
+                        RawHttp.send(RestAssured.port, call.method(), path, headers(null, victim), call.body());
                 sent++;
                 if (!Set.of(401, 404, 405).contains(answer.status()) || !answer.isErrorDocument()) {
                     failures.add(call.method() + " " + path + " -> " + answer);
@@ -71,8 +72,10 @@ class PathSpellingOidcTest {
                 }
             }
         }
-        assertTrue(failures.isEmpty(), failures.size() + " of " + sent + " answers let a caller without a token in:\n"
-                + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
+        assertTrue(
+                failures.isEmpty(),
+                failures.size() + " of " + sent + " answers let a caller without a token in:\n"
+                        + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
         assertNothingStoredFor(victim);
     }
 
@@ -82,14 +85,17 @@ class PathSpellingOidcTest {
         List<String> failures = new ArrayList<>();
         for (Endpoints.Call call : Endpoints.protectedCalls()) {
             for (String path : Endpoints.spellings(call.path())) {
-                RawHttp.Answer answer = RawHttp.send(RestAssured.port, call.method(), path, headers(token, victim), call.body());
+                RawHttp.Answer answer =
+                        RawHttp.send(RestAssured.port, call.method(), path, headers(token, victim), call.body());
                 if (!Set.of(403, 404, 405).contains(answer.status()) || !answer.isErrorDocument()) {
                     failures.add(call.method() + " " + path + " -> " + answer);
                 }
             }
         }
-        assertTrue(failures.isEmpty(), failures.size() + " answers let another project's token in:\n"
-                + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
+        assertTrue(
+                failures.isEmpty(),
+                failures.size() + " answers let another project's token in:\n"
+                        + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
         assertNothingStoredFor(victim);
     }
 
@@ -105,8 +111,8 @@ class PathSpellingOidcTest {
     @Test
     void theOwnersTokenIsServedInTheCanonicalSpelling() {
         String token = Tokens.valid(List.of(victim));
-        RawHttp.Answer created = RawHttp.send(RestAssured.port, "PUT", "/v2/queues/" + Endpoints.QUEUE,
-                headers(token, victim), "{}");
+        RawHttp.Answer created =
+                RawHttp.send(RestAssured.port, "PUT", "/v2/queues/" + Endpoints.QUEUE, headers(token, victim), "{}");
         assertEquals(201, created.status(), created.toString());
         // The router's own normalisation still serves the owner, authenticated.
         RawHttp.Answer listed = RawHttp.send(RestAssured.port, "GET", "//v2/queues", headers(token, victim), null);
@@ -117,7 +123,8 @@ class PathSpellingOidcTest {
     @Test
     void publicDocumentsStayOpenInEverySpellingTheRouterServes() {
         for (String path : List.of("/v1/", "/v2/", "/v1/health")) {
-            RawHttp.Answer answer = RawHttp.send(RestAssured.port, "GET", path, Map.of("Accept", "application/json"), null);
+            RawHttp.Answer answer =
+                    RawHttp.send(RestAssured.port, "GET", path, Map.of("Accept", "application/json"), null);
             assertTrue(answer.status() == 200 || answer.status() == 204, path + " -> " + answer);
         }
     }
@@ -130,21 +137,25 @@ class PathSpellingOidcTest {
         long httpLayer = 0;
         int round = 0;
         for (String token : Arrays.asList(Tokens.valid(List.of(victim)), Tokens.valid(List.of(attacker)), null)) {
-            List<HeaderBytesFuzz.Probe> probes = new HeaderBytesFuzz(20261123L + round++, RestAssured.port)
-                    .run(250, victim, Api.CLIENT_ID, token);
+            List<HeaderBytesFuzz.Probe> probes =
+                    new HeaderBytesFuzz(20261123L + round++, RestAssured.port).run(250, victim, Api.CLIENT_ID, token);
             failures.addAll(HeaderBytesFuzz.failures(probes, statuses));
             httpLayer += HeaderBytesFuzz.httpLayerRefusals(probes);
         }
         System.out.println("Path and header fuzz (OIDC): 750 requests, answers by status: " + statuses
                 + ", refused by the HTTP layer itself: " + httpLayer);
-        assertTrue(failures.isEmpty(), failures.size() + " bad answers, e.g.:\n"
-                + String.join("\n", failures.subList(0, Math.min(15, failures.size()))));
+        assertTrue(
+                failures.isEmpty(),
+                failures.size() + " bad answers, e.g.:\n"
+                        + String.join("\n", failures.subList(0, Math.min(15, failures.size()))));
         assertNothingStoredFor(victim);
     }
 
     private void assertNothingStoredFor(String project) {
-        assertEquals(0, Db.count(pool, "SELECT count(*) FROM queues WHERE project = $1", project), "queues of " + project);
-        assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project), "subscriptions");
+        assertEquals(
+                0, Db.count(pool, "SELECT count(*) FROM queues WHERE project = $1", project), "queues of " + project);
+        assertEquals(
+                0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project), "subscriptions");
         assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project), "groups");
     }
 }

@@ -2,9 +2,9 @@ package io.pigeon.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.RawHttp;
-import io.pigeon.tenancy.SignedUrls;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import java.time.Instant;
@@ -30,8 +30,7 @@ final class SignedGrantAttack {
     private static final List<String> METHODS = List.of("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT");
 
     /** A grant and what it may reach (a canonical method and path), as the attacker's oracle. */
-    record Kind(String name, SignedUrls.Grant grant, Predicate<Endpoints.Call> inside) {
-    }
+    record Kind(String name, SignedUrls.Grant grant, Predicate<Endpoints.Call> inside) {}
 
     private final int port;
     private final Pool pool;
@@ -52,16 +51,30 @@ final class SignedGrantAttack {
         for (String queue : List.of(Endpoints.QUEUE, GRANTED)) {
             String base = "/v2/queues/" + queue;
             expect(201, "PUT", base, owner, "{\"_max_claim_count\": 5, \"owner\": \"payroll\"}");
-            expect(201, "POST", base + "/messages", owner, "{\"messages\": [{\"ttl\": 600, \"body\": \"salary\"}, "
-                    + "{\"ttl\": 600, \"body\": \"bonus\"}]}");
+            expect(
+                    201,
+                    "POST",
+                    base + "/messages",
+                    owner,
+                    "{\"messages\": [{\"ttl\": 600, \"body\": \"salary\"}, " + "{\"ttl\": 600, \"body\": \"bonus\"}]}");
             expect(201, "POST", base + "/claims?limit=1", owner, "{\"ttl\": 600, \"grace\": 60}");
         }
-        expect(201, "POST", "/v2/queues/" + Endpoints.QUEUE + "/subscriptions", owner,
+        expect(
+                201,
+                "POST",
+                "/v2/queues/" + Endpoints.QUEUE + "/subscriptions",
+                owner,
                 "{\"subscriber\": \"mailto:payroll@example.com\", \"ttl\": 3600, "
                         + "\"options\": {\"post_headers\": {\"Authorization\": \"Basic c2VjcmV0\"}}}");
-        RawHttp.Answer created = expect(201, "POST", "/v2/queues/" + GRANTED + "/subscriptions", owner,
+        RawHttp.Answer created = expect(
+                201,
+                "POST",
+                "/v2/queues/" + GRANTED + "/subscriptions",
+                owner,
                 "{\"subscriber\": \"mailto:granted@example.com\", \"ttl\": 3600}");
-        return created.body().replaceAll(".*\"subscription_id\": *\"([^\"]+)\".*", "$1").trim();
+        return created.body()
+                .replaceAll(".*\"subscription_id\": *\"([^\"]+)\".*", "$1")
+                .trim();
     }
 
     private RawHttp.Answer expect(int status, String method, String path, Map<String, String> headers, String body) {
@@ -76,13 +89,24 @@ final class SignedGrantAttack {
         String queue = "/v2/queues/" + GRANTED;
         String confirm = queue + "/subscriptions/" + subscriptionId + "/confirm";
         return List.of(
-                new Kind("GET messages", urls.sign(List.of(queue + "/messages"), List.of("GET"), project, expires),
+                new Kind(
+                        "GET messages",
+                        urls.sign(List.of(queue + "/messages"), List.of("GET"), project, expires),
                         call -> call.method().equals("GET") && under(call, queue + "/messages")),
-                new Kind("every method on messages, claims and subscriptions", urls.sign(List.of(queue + "/messages",
-                        queue + "/claims", queue + "/subscriptions"), METHODS, project, expires),
-                        call -> (under(call, queue + "/messages") || under(call, queue + "/claims")
-                                || under(call, queue + "/subscriptions")) && !call.path().endsWith("/confirm")),
-                new Kind("confirmation", urls.sign(List.of(confirm), List.of("PUT"), project, expires),
+                new Kind(
+                        "every method on messages, claims and subscriptions",
+                        urls.sign(
+                                List.of(queue + "/messages", queue + "/claims", queue + "/subscriptions"),
+                                METHODS,
+                                project,
+                                expires),
+                        call -> (under(call, queue + "/messages")
+                                        || under(call, queue + "/claims")
+                                        || under(call, queue + "/subscriptions"))
+                                && !call.path().endsWith("/confirm")),
+                new Kind(
+                        "confirmation",
+                        urls.sign(List.of(confirm), List.of("PUT"), project, expires),
                         call -> call.method().equals("PUT") && call.path().equals(confirm)));
     }
 
@@ -101,8 +125,8 @@ final class SignedGrantAttack {
             List<Endpoints.Call> calls = new ArrayList<>(Endpoints.protectedCalls());
             Endpoints.protectedCalls().stream()
                     .filter(call -> call.path().contains("/" + Endpoints.QUEUE))
-                    .map(call -> new Endpoints.Call(call.method(), call.path().replace("/" + Endpoints.QUEUE, "/" + GRANTED),
-                            call.body()))
+                    .map(call -> new Endpoints.Call(
+                            call.method(), call.path().replace("/" + Endpoints.QUEUE, "/" + GRANTED), call.body()))
                     .forEach(calls::add);
             for (Endpoints.Call call : calls) {
                 boolean inside = kind.inside().test(call);
@@ -133,29 +157,50 @@ final class SignedGrantAttack {
         for (int n = 0; n < requests; n++) {
             Endpoints.Call call = calls.get(random.nextInt(calls.size()));
             if (random.nextBoolean()) {
-                call = new Endpoints.Call(call.method(), call.path().replace("/" + Endpoints.QUEUE, "/" + GRANTED),
-                        call.body());
+                call = new Endpoints.Call(
+                        call.method(), call.path().replace("/" + Endpoints.QUEUE, "/" + GRANTED), call.body());
             }
             List<String> spellings = Endpoints.spellings(call.path());
             String path = spellings.get(random.nextInt(spellings.size()));
-            Map<String, String> headers = headers(kinds.get(random.nextInt(kinds.size())).grant());
+            Map<String, String> headers =
+                    headers(kinds.get(random.nextInt(kinds.size())).grant());
             List<String> signed = List.of("URL-Signature", "URL-Expires", "URL-Methods", "URL-Paths", "X-Project-Id");
             String changed = signed.get(random.nextInt(signed.size()));
             String value = headers.get(changed);
-            headers.put(changed, switch (random.nextInt(4)) {
-                case 0 -> {
-                    // Inside the value: at its ends, a tab would be trimmed as white space and change nothing.
-                    int at = 1 + random.nextInt(value.length() - 1);
-                    yield value.substring(0, at) + oddBytes(random) + value.substring(at);
-                }
-                case 1 -> value + "," + List.of("/v2/queues/" + Endpoints.QUEUE + "/messages", "/", "", "..", ".*",
-                        "/v1/queues", "GET", "*", "DELETE").get(random.nextInt(9));
-                case 2 -> List.of("", "None", "*", "2099-01-01T00:00:00", "0".repeat(64), value.substring(1),
-                        "k:" + value).get(random.nextInt(7));
-                default -> value.repeat(2 + random.nextInt(3));
-            });
+            headers.put(
+                    changed,
+                    switch (random.nextInt(4)) {
+                        case 0 -> {
+                            // Inside the value: at its ends, a tab would be trimmed as white space and change nothing.
+                            int at = 1 + random.nextInt(value.length() - 1);
+                            yield value.substring(0, at) + oddBytes(random) + value.substring(at);
+                        }
+                        case 1 -> value + ","
+                                + List.of(
+                                                "/v2/queues/" + Endpoints.QUEUE + "/messages",
+                                                "/",
+                                                "",
+                                                "..",
+                                                ".*",
+                                                "/v1/queues",
+                                                "GET",
+                                                "*",
+                                                "DELETE")
+                                        .get(random.nextInt(9));
+                        case 2 -> List.of(
+                                        "",
+                                        "None",
+                                        "*",
+                                        "2099-01-01T00:00:00",
+                                        "0".repeat(64),
+                                        value.substring(1),
+                                        "k:" + value)
+                                .get(random.nextInt(7));
+                        default -> value.repeat(2 + random.nextInt(3));
+                    });
             RawHttp.Answer answer = RawHttp.send(port, call.method(), path, headers, call.body());
-            if (answer.status() < 400 || answer.status() >= 500
+            if (answer.status() < 400
+                    || answer.status() >= 500
                     || !answer.isErrorDocument() && !HeaderBytesFuzz.isHttpLayerRefusal(answer)) {
                 failures.add(changed + " changed: " + call.method() + " " + path + " -> " + answer);
             }
@@ -214,22 +259,48 @@ final class SignedGrantAttack {
     /** What the project holds outside the granted queue: queues, metadata, messages, claims, subscriptions. */
     String victimState() {
         StringBuilder state = new StringBuilder();
-        for (Row row : Db.run(pool, "SELECT q.name, q.metadata::text, "
-                + "(SELECT count(*) FROM messages m WHERE m.queue_id = q.id), "
-                + "(SELECT count(*) FROM messages m WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL), "
-                + "(SELECT count(*) FROM claims c WHERE c.queue_id = q.id) "
-                + "FROM queues q WHERE q.project = $1 AND q.name <> $2 ORDER BY q.name", project, GRANTED)) {
-            state.append(row.getString(0)).append(' ').append(row.getString(1)).append(" messages=")
-                    .append(row.getLong(2)).append(" claimed=").append(row.getLong(3)).append(" claims=")
-                    .append(row.getLong(4)).append('\n');
+        for (Row row : Db.run(
+                pool,
+                "SELECT q.name, q.metadata::text, "
+                        + "(SELECT count(*) FROM messages m WHERE m.queue_id = q.id), "
+                        + "(SELECT count(*) FROM messages m WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL), "
+                        + "(SELECT count(*) FROM claims c WHERE c.queue_id = q.id) "
+                        + "FROM queues q WHERE q.project = $1 AND q.name <> $2 ORDER BY q.name",
+                project,
+                GRANTED)) {
+            state.append(row.getString(0))
+                    .append(' ')
+                    .append(row.getString(1))
+                    .append(" messages=")
+                    .append(row.getLong(2))
+                    .append(" claimed=")
+                    .append(row.getLong(3))
+                    .append(" claims=")
+                    .append(row.getLong(4))
+                    .append('\n');
         }
-        for (Row row : Db.run(pool, "SELECT id, source, subscriber, options::text, confirmed, ttl FROM subscriptions "
-                + "WHERE project = $1 AND source <> $2 ORDER BY id", project, GRANTED)) {
-            state.append("subscription ").append(row.getLong(0)).append(' ').append(row.getString(1)).append(' ')
-                    .append(row.getString(2)).append(' ').append(row.getString(3)).append(" confirmed=")
-                    .append(row.getBoolean(4)).append(" ttl=").append(row.getInteger(5)).append('\n');
+        for (Row row : Db.run(
+                pool,
+                "SELECT id, source, subscriber, options::text, confirmed, ttl FROM subscriptions "
+                        + "WHERE project = $1 AND source <> $2 ORDER BY id",
+                project,
+                GRANTED)) {
+            state.append("subscription ")
+                    .append(row.getLong(0))
+                    .append(' ')
+                    .append(row.getString(1))
+                    .append(' ')
+                    .append(row.getString(2))
+                    .append(' ')
+                    .append(row.getString(3))
+                    .append(" confirmed=")
+                    .append(row.getBoolean(4))
+                    .append(" ttl=")
+                    .append(row.getInteger(5))
+                    .append('\n');
         }
-        state.append("groups=").append(Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project));
+        state.append("groups=")
+                .append(Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1", project));
         return state.toString();
     }
 
@@ -238,9 +309,11 @@ final class SignedGrantAttack {
         String before = victimState();
         List<String> failures = run(kinds);
         failures.addAll(fuzz(kinds, 20261125L, 400));
-        Assertions.assertTrue(failures.isEmpty(), failures.size()
-                + " answers served something outside their grant:\n"
-                + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
+        Assertions.assertTrue(
+                failures.isEmpty(),
+                failures.size()
+                        + " answers served something outside their grant:\n"
+                        + String.join("\n", failures.subList(0, Math.min(30, failures.size()))));
         assertEquals(before, victimState(), "the project's other queues changed");
     }
 }

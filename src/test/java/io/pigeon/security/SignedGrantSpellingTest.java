@@ -2,9 +2,9 @@ package io.pigeon.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.RawHttp;
-import io.pigeon.tenancy.SignedUrls;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -48,12 +48,15 @@ class SignedGrantSpellingTest {
 
         // The grants still do what they grant, in the normal spelling.
         Map<String, String> read = SignedGrantAttack.headers(kinds.get(0).grant());
-        RawHttp.Answer messages = RawHttp.send(RestAssured.port, "GET", "/v2/queues/granted/messages?echo=true",
-                read, null);
+        RawHttp.Answer messages =
+                RawHttp.send(RestAssured.port, "GET", "/v2/queues/granted/messages?echo=true", read, null);
         assertEquals(200, messages.status(), messages.toString());
-        RawHttp.Answer confirmed = RawHttp.send(RestAssured.port, "PUT",
+        RawHttp.Answer confirmed = RawHttp.send(
+                RestAssured.port,
+                "PUT",
                 "/v2/queues/granted/subscriptions/" + subscription + "/confirm",
-                SignedGrantAttack.headers(kinds.get(2).grant()), "{\"confirmed\": true}");
+                SignedGrantAttack.headers(kinds.get(2).grant()),
+                "{\"confirmed\": true}");
         assertEquals(204, confirmed.status(), confirmed.toString());
     }
 }

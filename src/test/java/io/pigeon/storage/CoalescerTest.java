@@ -12,8 +12,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Test;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /**
  * The coalescer's own rules, with statements that finish when the test says: who runs alone, who waits, what goes
@@ -27,6 +27,7 @@ class CoalescerTest {
 
     /** Statements started, each a list of requests; a statement answers each request doubled once released. */
     private final List<List<Integer>> statements = new CopyOnWriteArrayList<>();
+
     private final List<CompletableFuture<Void>> releases = new CopyOnWriteArrayList<>();
     private final List<Integer> sizes = Collections.synchronizedList(new ArrayList<>());
 
@@ -35,17 +36,22 @@ class CoalescerTest {
     }
 
     private Coalescer<String, Integer, Integer> coalescer(int maxRows, int maxBytes, int maxInFlight) {
-        return new Coalescer<>((key, requests) -> {
-            statements.add(List.copyOf(requests));
-            CompletableFuture<Void> release = new CompletableFuture<>();
-            releases.add(release);
-            return Uni.createFrom().completionStage(release).map(ignored -> {
-                if (requests.stream().anyMatch(request -> request < 0)) {
-                    throw new IllegalArgumentException("negative: " + requests);
-                }
-                return requests.stream().map(request -> request * 2).toList();
-            });
-        }, request -> Math.abs(request), request -> 1, bounds(maxRows, maxBytes, maxInFlight, true), sizes::add);
+        return new Coalescer<>(
+                (key, requests) -> {
+                    statements.add(List.copyOf(requests));
+                    CompletableFuture<Void> release = new CompletableFuture<>();
+                    releases.add(release);
+                    return Uni.createFrom().completionStage(release).map(ignored -> {
+                        if (requests.stream().anyMatch(request -> request < 0)) {
+                            throw new IllegalArgumentException("negative: " + requests);
+                        }
+                        return requests.stream().map(request -> request * 2).toList();
+                    });
+                },
+                request -> Math.abs(request),
+                request -> 1,
+                bounds(maxRows, maxBytes, maxInFlight, true),
+                sizes::add);
     }
 
     private static PigeonConfig.Coalescing bounds(int maxRows, int maxBytes, int maxInFlight, boolean enabled) {
@@ -132,9 +138,12 @@ class CoalescerTest {
         }
         // 10 rows at most: 4+5, then 3 (3+20 is over), then 20 alone (over the bound, but a statement takes at least
         // one), then 1+1 (two requests of one byte each: the byte bound), then 1.
-        assertEquals(List.of(List.of(1), List.of(4, 5), List.of(3), List.of(20), List.of(1, 1), List.of(1)), statements);
+        assertEquals(
+                List.of(List.of(1), List.of(4, 5), List.of(3), List.of(20), List.of(1, 1), List.of(1)), statements);
         releases.get(5).complete(null);
-        assertEquals(List.of(8, 10, 6, 40, 2, 2, 2), waiting.stream().map(CompletableFuture::join).toList());
+        assertEquals(
+                List.of(8, 10, 6, 40, 2, 2, 2),
+                waiting.stream().map(CompletableFuture::join).toList());
     }
 
     @Test
@@ -157,17 +166,29 @@ class CoalescerTest {
 
     @Test
     void offEveryRequestRunsAloneAtOnce() {
-        Coalescer<String, Integer, Integer> coalescer = new Coalescer<>((key, requests) -> {
-            statements.add(List.copyOf(requests));
-            return Uni.createFrom().item(requests.stream().map(request -> request * 2).toList())
-                    .onItem().delayIt().by(Duration.ofMillis(50));
-        }, request -> 1, request -> 1, bounds(100, 100, 1, false), sizes::add);
+        Coalescer<String, Integer, Integer> coalescer = new Coalescer<>(
+                (key, requests) -> {
+                    statements.add(List.copyOf(requests));
+                    return Uni.createFrom()
+                            .item(requests.stream().map(request -> request * 2).toList())
+                            .onItem()
+                            .delayIt()
+                            .by(Duration.ofMillis(50));
+                },
+                request -> 1,
+                request -> 1,
+                bounds(100, 100, 1, false),
+                sizes::add);
         List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             answers.add(coalescer.submit("q", i).subscribeAsCompletionStage());
         }
-        assertEquals(List.of(2, 4, 6), answers.stream().map(answer -> answer.orTimeout(WAIT.toSeconds(),
-                TimeUnit.SECONDS).join()).toList());
+        assertEquals(
+                List.of(2, 4, 6),
+                answers.stream()
+                        .map(answer -> answer.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS)
+                                .join())
+                        .toList());
         assertEquals(List.of(List.of(1), List.of(2), List.of(3)), statements);
         assertTrue(sizes.stream().allMatch(size -> size == 1));
     }

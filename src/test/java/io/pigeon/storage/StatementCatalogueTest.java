@@ -34,23 +34,41 @@ class StatementCatalogueTest {
     private static final Path SOURCES = Path.of("src/main/java");
     private static final Path CATALOGUE = Path.of("docs/sql/statements.sql");
     private static final String WRITE = "pigeon.statements.write";
-    private static final String REGENERATE =
-            "./mvnw -B -q test -Dtest=StatementCatalogueTest -D" + WRITE + "=true";
+    private static final String REGENERATE = "./mvnw -B -q test -Dtest=StatementCatalogueTest -D" + WRITE + "=true";
 
     private static final Pattern SENT = Pattern.compile("\\b(?:preparedQuery|query|executeQuery|prepareStatement)\\(");
     private static final Pattern OWN_CONSTANT = Pattern.compile("[A-Z][A-Z0-9_]*");
     /** One of two own constants chosen per call (a statement for one request, another for several). */
-    private static final Pattern EITHER_CONSTANT = Pattern.compile(".+\\?\\s*([A-Z][A-Z0-9_]*)\\s*:\\s*([A-Z][A-Z0-9_]*)");
+    private static final Pattern EITHER_CONSTANT =
+            Pattern.compile(".+\\?\\s*([A-Z][A-Z0-9_]*)\\s*:\\s*([A-Z][A-Z0-9_]*)");
+
     private static final Pattern OTHER_CONSTANT = Pattern.compile("([A-Z][A-Za-z0-9]*)\\.([A-Z][A-Z0-9_]*)");
     /** The sweeper sends its batch deletes through one method, {@code repeat(db, STATEMENT, ...)}. */
-    private static final Pattern SWEEPER_REPEAT = Pattern.compile("\\brepeat\\(db, ([A-Z][A-Z0-9_]*),");
+    private static final Pattern SWEEPER_REPEAT = Pattern.compile("\\brepeat\\(\\s*db,\\s*([A-Z][A-Z0-9_]*),");
 
     /** Where the statements are sent from: every one must have at least one (the scan found them). */
-    private static final List<String> COVERED = List.of("MessageStore", "ClaimStore", "SetAsideStore", "QueueStore",
-            "SubscriptionStore", "DispatchStore", "CallMarker", "PoolStore", "FlavorStore", "Placements", "PoolClients",
-            "PoolService", "PoolSchemas", "Sweeper", "HotTableVacuum", "UsageCheck", "StorageHealth", "DatabaseProbe");
+    private static final List<String> COVERED = List.of(
+            "MessageStore",
+            "ClaimStore",
+            "SetAsideStore",
+            "QueueStore",
+            "SubscriptionStore",
+            "DispatchStore",
+            "CallMarker",
+            "PoolStore",
+            "FlavorStore",
+            "Placements",
+            "PoolClients",
+            "PoolService",
+            "PoolSchemas",
+            "Sweeper",
+            "HotTableVacuum",
+            "UsageCheck",
+            "StorageHealth",
+            "DatabaseProbe");
 
-    private static final String HEADER = """
+    private static final String HEADER =
+            """
             -- Every SQL statement Pigeon sends, whole, as the code sends it: the fragments a statement is composed of
             -- (FreeMessages, NotificationFanOut, QueueRows, ...) are expanded. Each entry is named Class.CONSTANT after
             -- the constant that holds it (StorageHealth.OPERATIONS.<name>: the storage health probe's operations),
@@ -66,13 +84,15 @@ class StatementCatalogueTest {
             -- schema and the functions these statements call (pigeon_refuse, dispatch_complete), which are in
             -- src/main/resources/db/migration, and the LISTEN on channel pigeon_dispatch that the PostgreSQL
             -- client's PgSubscriber sends for the dispatcher.
-            """.formatted(REGENERATE);
+            """
+                    .formatted(REGENERATE);
 
     @Test
     void theCatalogueHoldsEveryStatementAsTheCodeSendsIt() throws IOException {
         Map<String, String> statements = statementsOfTheCode();
         for (String source : COVERED) {
-            assertTrue(statements.keySet().stream().anyMatch(name -> name.startsWith(source + ".")),
+            assertTrue(
+                    statements.keySet().stream().anyMatch(name -> name.startsWith(source + ".")),
                     "no statement found in " + source + ": " + statements.keySet());
         }
         String rendered = render(statements);
@@ -120,8 +140,9 @@ class StatementCatalogueTest {
                         add(byClassName, className, simpleName, repeated.group(1));
                     }
                 } else if (simpleName.equals("StorageHealth") && argument.equals("operation.sql()")) {
-                    operations(className).forEach((operation, sql) ->
-                            byClassName.put(className + ".OPERATIONS." + operation,
+                    operations(className)
+                            .forEach((operation, sql) -> byClassName.put(
+                                    className + ".OPERATIONS." + operation,
                                     simpleName + ".OPERATIONS." + operation + "\n" + sql));
                 } else {
                     unnamed.add(simpleName + ": " + argument);
@@ -188,7 +209,8 @@ class StatementCatalogueTest {
 
     static String render(Map<String, String> statements) {
         StringBuilder file = new StringBuilder(HEADER);
-        statements.forEach((name, sql) -> file.append("\n-- name: ").append(name).append('\n').append(sql).append(";\n"));
+        statements.forEach((name, sql) ->
+                file.append("\n-- name: ").append(name).append('\n').append(sql).append(";\n"));
         return file.toString();
     }
 
@@ -200,7 +222,8 @@ class StatementCatalogueTest {
             int newline = parts[i].indexOf('\n');
             String name = parts[i].substring(0, newline < 0 ? parts[i].length() : newline);
             String text = newline < 0 ? "" : parts[i].substring(newline + 1);
-            text = text.endsWith(";\n\n") ? text.substring(0, text.length() - 3)
+            text = text.endsWith(";\n\n")
+                    ? text.substring(0, text.length() - 3)
                     : text.endsWith(";\n") ? text.substring(0, text.length() - 2) : text;
             entries.put(name, text);
         }
@@ -214,13 +237,19 @@ class StatementCatalogueTest {
             if (!written.containsKey(name)) {
                 report.append("  missing from the file: ").append(name).append('\n');
             } else if (!written.get(name).equals(sql)) {
-                report.append("  differs: ").append(name).append(firstDifference(written.get(name), sql)).append('\n');
+                report.append("  differs: ")
+                        .append(name)
+                        .append(firstDifference(written.get(name), sql))
+                        .append('\n');
             }
         });
-        written.keySet().stream().filter(name -> !code.containsKey(name))
-                .forEach(name -> report.append("  in the file, no longer in the code: ").append(name).append('\n'));
+        written.keySet().stream().filter(name -> !code.containsKey(name)).forEach(name -> report.append(
+                        "  in the file, no longer in the code: ")
+                .append(name)
+                .append('\n'));
         if (report.isEmpty()) {
-            report.append(headerAsWritten ? "  the order or spacing of the entries differs\n" : "  the header differs\n");
+            report.append(
+                    headerAsWritten ? "  the order or spacing of the entries differs\n" : "  the header differs\n");
         }
         return report.toString();
     }
@@ -242,7 +271,8 @@ class StatementCatalogueTest {
     private static Map<String, String> classesBySimpleName() {
         Map<String, String> classes = new TreeMap<>();
         for (Path source : sources()) {
-            String className = SOURCES.relativize(source).toString().replace(".java", "").replace('/', '.');
+            String className =
+                    SOURCES.relativize(source).toString().replace(".java", "").replace('/', '.');
             String simpleName = source.getFileName().toString().replace(".java", "");
             String known = classes.put(simpleName, className);
             assertTrue(known == null, "two classes named " + simpleName + ": " + known + ", " + className);
@@ -252,7 +282,9 @@ class StatementCatalogueTest {
 
     private static List<Path> sources() {
         try (Stream<Path> files = Files.walk(SOURCES)) {
-            return files.filter(path -> path.toString().endsWith(".java")).sorted().toList();
+            return files.filter(path -> path.toString().endsWith(".java"))
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -302,7 +334,8 @@ class StatementCatalogueTest {
         Map<String, String> code = Map.of("A.ONE", "SELECT 1\nFROM a", "A.TWO", "SELECT 2");
         Map<String, String> written = entries(render(Map.of("A.ONE", "SELECT 1\nFROM b", "A.OLD", "SELECT 3")));
         String report = differences(written, code, true);
-        assertTrue(report.contains("differs: A.ONE, line 2 of the statement:\n      file: FROM b\n      code: FROM a"),
+        assertTrue(
+                report.contains("differs: A.ONE, line 2 of the statement:\n      file: FROM b\n      code: FROM a"),
                 report);
         assertTrue(report.contains("missing from the file: A.TWO"), report);
         assertTrue(report.contains("in the file, no longer in the code: A.OLD"), report);

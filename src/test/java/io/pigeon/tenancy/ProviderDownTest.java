@@ -23,9 +23,13 @@ class ProviderDownTest {
     void aForgedTokenIsRefusedWithTheErrorDocumentNotA500() {
         for (String token : List.of(Tokens.valid(List.of("p")), "forged.token.value", "x")) {
             for (String path : List.of("/v2/queues", "/v1/queues", "/v3/dead-groups")) {
-                given().auth().oauth2(token).header("X-Project-Id", "p").header("Client-ID", Api.CLIENT_ID)
+                given().auth()
+                        .oauth2(token)
+                        .header("X-Project-Id", "p")
+                        .header("Client-ID", Api.CLIENT_ID)
                         .get(path)
-                        .then().statusCode(anyOf(equalTo(401), equalTo(503)))
+                        .then()
+                        .statusCode(anyOf(equalTo(401), equalTo(503)))
                         .contentType("application/json")
                         .body("title", notNullValue())
                         .body("description", notNullValue());

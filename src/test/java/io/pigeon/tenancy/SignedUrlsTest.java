@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import java.nio.charset.StandardCharsets;
-import io.pigeon.config.PigeonConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,8 +39,11 @@ class SignedUrlsTest {
 
     @Test
     void signsWhatZaqarSigns() {
-        SignedUrls.Grant grant = urls.sign(List.of("/v2/queues/shared/messages", "/v2/queues/shared/claims"),
-                List.of("POST", "GET"), "proj-a", Instant.parse("2030-01-01T00:00:00Z"));
+        SignedUrls.Grant grant = urls.sign(
+                List.of("/v2/queues/shared/messages", "/v2/queues/shared/claims"),
+                List.of("POST", "GET"),
+                "proj-a",
+                Instant.parse("2030-01-01T00:00:00Z"));
         assertEquals(List.of("/v2/queues/shared/claims", "/v2/queues/shared/messages"), grant.paths());
         assertEquals(List.of("GET", "POST"), grant.methods());
         assertEquals("2030-01-01T00:00:00", grant.expires());
@@ -49,28 +52,42 @@ class SignedUrlsTest {
 
     @Test
     void aGrantIsAlwaysForOneProjectAndItsExpiryIsNormalisedToUtc() {
-        SignedUrls.Grant grant = urls.sign(List.of("/v2/queues/shared/messages"), List.of("GET"), "p",
+        SignedUrls.Grant grant = urls.sign(
+                List.of("/v2/queues/shared/messages"),
+                List.of("GET"),
+                "p",
                 SignedUrls.parseExpires("2030-01-01 12:30:45.123+02:00"));
         assertEquals("2030-01-01T10:30:45", grant.expires());
-        assertThrows(NullPointerException.class, () -> urls.sign(List.of("/v2/queues/shared/messages"),
-                List.of("GET"), null, Instant.parse("2030-01-01T00:00:00Z")));
+        assertThrows(
+                NullPointerException.class,
+                () -> urls.sign(
+                        List.of("/v2/queues/shared/messages"),
+                        List.of("GET"),
+                        null,
+                        Instant.parse("2030-01-01T00:00:00Z")));
         assertFalse(urls.verifies(grant.paths(), grant.methods(), null, grant.expires(), grant.signature()));
     }
 
     @Test
     void verifiesItsOwnGrantsAndNothingElse() {
         List<String> paths = List.of("/v2/queues/shared/messages");
-        String signature = urls.sign(paths, List.of("GET"), "proj-a", Instant.parse("2030-01-01T00:00:00Z")).signature();
+        String signature = urls.sign(paths, List.of("GET"), "proj-a", Instant.parse("2030-01-01T00:00:00Z"))
+                .signature();
         assertTrue(urls.verifies(paths, List.of("GET"), "proj-a", "2030-01-01T00:00:00", signature));
         // The expiry must be the signed text itself, not another spelling of the same instant.
-        for (String spelled : List.of("2030-01-01T00:00:00.000Z", "2030-01-01 00:00:00", "2030-01-01T00:00:00Z",
-                "2030-01-01T01:00:00+01:00", "2030-01-01", " 2030-01-01T00:00:00")) {
+        for (String spelled : List.of(
+                "2030-01-01T00:00:00.000Z",
+                "2030-01-01 00:00:00",
+                "2030-01-01T00:00:00Z",
+                "2030-01-01T01:00:00+01:00",
+                "2030-01-01",
+                " 2030-01-01T00:00:00")) {
             assertFalse(urls.verifies(paths, List.of("GET"), "proj-a", spelled, signature), spelled);
         }
         assertFalse(urls.verifies(paths, List.of("GET"), "proj-b", "2030-01-01T00:00:00", signature));
         assertFalse(urls.verifies(paths, List.of("GET", "DELETE"), "proj-a", "2030-01-01T00:00:00", signature));
-        assertFalse(urls.verifies(List.of("/v2/queues/other/messages"), List.of("GET"), "proj-a", "2030-01-01T00:00:00",
-                signature));
+        assertFalse(urls.verifies(
+                List.of("/v2/queues/other/messages"), List.of("GET"), "proj-a", "2030-01-01T00:00:00", signature));
         assertFalse(urls.verifies(paths, List.of("GET"), "proj-a", "2030-01-01T00:00:01", signature));
         assertFalse(urls.verifies(paths, List.of("GET"), "proj-a", null, signature));
         assertFalse(urls.verifies(paths, List.of("GET"), "proj-a", "1893456000", signature));
@@ -82,7 +99,8 @@ class SignedUrlsTest {
     @Test
     void anExpiredGrantVerifiesNothing() {
         List<String> paths = List.of("/v2/queues/shared/messages");
-        String signature = urls.sign(paths, List.of("GET"), "p", NOW.plusSeconds(60)).signature();
+        String signature =
+                urls.sign(paths, List.of("GET"), "p", NOW.plusSeconds(60)).signature();
         SignedUrls later = at(NOW.plusSeconds(61), Map.of("", bytes("test-secret")), "", Duration.ofDays(36500));
         assertTrue(urls.verifies(paths, List.of("GET"), "p", "2026-11-23T12:01:00", signature));
         assertFalse(later.verifies(paths, List.of("GET"), "p", "2026-11-23T12:01:00", signature));
@@ -90,21 +108,30 @@ class SignedUrlsTest {
 
     @Test
     void refusesWhatZaqarRefuses() {
-        assertEquals("`expires` is lower than the current time", assertThrows(Rejection.class,
-                () -> urls.sign(List.of("/p"), List.of("GET"), "p", NOW)).getMessage());
+        assertEquals(
+                "`expires` is lower than the current time",
+                assertThrows(Rejection.class, () -> urls.sign(List.of("/p"), List.of("GET"), "p", NOW))
+                        .getMessage());
         SignedUrls keyless = at(NOW, Map.of(), "", Duration.ofDays(7));
-        assertEquals("The `key` can't be None", assertThrows(Rejection.class,
-                () -> keyless.sign(List.of("/p"), List.of("GET"), "p", NOW.plusSeconds(60))).getMessage());
+        assertEquals(
+                "The `key` can't be None",
+                assertThrows(
+                                Rejection.class,
+                                () -> keyless.sign(List.of("/p"), List.of("GET"), "p", NOW.plusSeconds(60)))
+                        .getMessage());
         assertFalse(keyless.verifies(List.of("/p"), List.of("GET"), "p", "2030-01-01T00:00:00", "00"));
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "2030-01-01T00:00:00        | 2030-01-01T00:00:00Z",
-            "2030-01-01 00:00:00        | 2030-01-01T00:00:00Z",
-            "2030-01-01T02:00:00+02:00  | 2030-01-01T00:00:00Z",
-            "2030-01-01T00:00:00.5Z     | 2030-01-01T00:00:00.5Z",
-            "2030-01-01                 | 2030-01-01T00:00:00Z"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "2030-01-01T00:00:00        | 2030-01-01T00:00:00Z",
+                "2030-01-01 00:00:00        | 2030-01-01T00:00:00Z",
+                "2030-01-01T02:00:00+02:00  | 2030-01-01T00:00:00Z",
+                "2030-01-01T00:00:00.5Z     | 2030-01-01T00:00:00.5Z",
+                "2030-01-01                 | 2030-01-01T00:00:00Z"
+            })
     void readsExpiriesAsZaqarDoes(String text, String instant) {
         assertEquals(Instant.parse(instant), SignedUrls.parseExpires(text));
     }
@@ -118,16 +145,23 @@ class SignedUrlsTest {
     @Test
     void aGrantLivesNoLongerThanTheLongestLifetime() {
         SignedUrls week = at(NOW, Map.of("", bytes("test-secret")), "", Duration.ofDays(7));
-        Rejection refused = assertThrows(Rejection.class, () -> week.sign(List.of("/v2/queues/q/messages"),
-                List.of("GET"), "p", NOW.plus(Duration.ofDays(7)).plusSeconds(1)));
-        assertEquals("`expires` must be at most 604800 seconds from now (pigeon.signed-url.max-lifetime)",
+        Rejection refused = assertThrows(
+                Rejection.class,
+                () -> week.sign(
+                        List.of("/v2/queues/q/messages"),
+                        List.of("GET"),
+                        "p",
+                        NOW.plus(Duration.ofDays(7)).plusSeconds(1)));
+        assertEquals(
+                "`expires` must be at most 604800 seconds from now (pigeon.signed-url.max-lifetime)",
                 refused.getMessage());
-        SignedUrls.Grant lastSecond = week.sign(List.of("/v2/queues/q/messages"), List.of("GET"), "p",
-                NOW.plus(Duration.ofDays(7)));
-        assertTrue(week.verifies(lastSecond.paths(), lastSecond.methods(), "p", lastSecond.expires(),
-                lastSecond.signature()));
+        SignedUrls.Grant lastSecond =
+                week.sign(List.of("/v2/queues/q/messages"), List.of("GET"), "p", NOW.plus(Duration.ofDays(7)));
+        assertTrue(week.verifies(
+                lastSecond.paths(), lastSecond.methods(), "p", lastSecond.expires(), lastSecond.signature()));
         // A grant signed when a longer lifetime was allowed is not accepted beyond today's bound.
-        SignedUrls.Grant year = urls.sign(List.of("/v2/queues/q/messages"), List.of("GET"), "p", NOW.plus(Duration.ofDays(365)));
+        SignedUrls.Grant year =
+                urls.sign(List.of("/v2/queues/q/messages"), List.of("GET"), "p", NOW.plus(Duration.ofDays(365)));
         assertTrue(urls.verifies(year.paths(), year.methods(), "p", year.expires(), year.signature()));
         assertFalse(week.verifies(year.paths(), year.methods(), "p", year.expires(), year.signature()));
     }
@@ -158,13 +192,19 @@ class SignedUrlsTest {
 
     @Test
     void aShortKeyOrAMalformedKeyIdStopsTheStart() {
-        assertThrows(IllegalStateException.class, () -> SignedUrls.configuredKeys(config("test-signing-key", Map.of())));
-        assertThrows(IllegalStateException.class, () -> SignedUrls.configuredKeys(config(null,
-                Map.of("k1", "short"))));
-        assertThrows(IllegalStateException.class, () -> SignedUrls.configuredKeys(config(null,
-                Map.of("k:1", "a-key-that-is-long-enough-for-hmac-sha256"))));
-        assertEquals(2, SignedUrls.configuredKeys(config("a-key-that-is-long-enough-for-hmac-sha256",
-                Map.of("k1", "another-key-that-is-long-enough-too!"))).size());
+        assertThrows(
+                IllegalStateException.class, () -> SignedUrls.configuredKeys(config("test-signing-key", Map.of())));
+        assertThrows(IllegalStateException.class, () -> SignedUrls.configuredKeys(config(null, Map.of("k1", "short"))));
+        assertThrows(
+                IllegalStateException.class,
+                () -> SignedUrls.configuredKeys(
+                        config(null, Map.of("k:1", "a-key-that-is-long-enough-for-hmac-sha256"))));
+        assertEquals(
+                2,
+                SignedUrls.configuredKeys(config(
+                                "a-key-that-is-long-enough-for-hmac-sha256",
+                                Map.of("k1", "another-key-that-is-long-enough-too!")))
+                        .size());
         assertThrows(IllegalStateException.class, () -> at(NOW, Map.of("", bytes("x")), "k9", Duration.ofDays(1)));
     }
 
@@ -193,25 +233,28 @@ class SignedUrlsTest {
     }
 
     @ParameterizedTest(name = "{0} grants {1}: {2}")
-    @CsvSource(delimiter = '|', value = {
-            "/v2/queues/q/messages                 | messages of v2 queues q      | true",
-            "/v2/queues/q/messages                 | messages of v2 queues q2     | false",
-            "/v2/queues/q/messages                 | claims of v2 queues q        | false",
-            "/v2/queues/q/messages                 | messages of v1.1 queues q    | false",
-            "/v2/queues/q/messages                 | messages of v2 topics q      | false",
-            "/v2/queues/q/subscriptions            | subscriptions of v2 queues q | true",
-            "/v2/queues/q/subscriptions            | confirm 1 of v2 queues q     | false",
-            "/v2/queues/q/subscriptions/1/confirm  | confirm 1 of v2 queues q     | true",
-            "/v2/queues/q/subscriptions/1/confirm  | confirm 2 of v2 queues q     | false",
-            "/v2/queues/q/subscriptions/1/confirm  | subscriptions of v2 queues q | false",
-            "/v2/topics/t.x/subscriptions/1/confirm | confirm 1 of v2 topics t.x  | true",
-            "/v2/queues/q/messages/                | messages of v2 queues q      | false",
-            "/v2/queues/q/messages/../../q2/messages | messages of v2 queues q2   | false",
-            "/v2/queues/q                          | messages of v2 queues q      | false",
-            "/v2/queues                            | messages of v2 queues q      | false",
-            "v2/queues/q/messages                  | messages of v2 queues q      | false",
-            "/v2/queues/q/share                    | messages of v2 queues q      | false",
-            "/v2/queues/q/messages/1/confirm       | confirm 1 of v2 queues q     | false"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "/v2/queues/q/messages                 | messages of v2 queues q      | true",
+                "/v2/queues/q/messages                 | messages of v2 queues q2     | false",
+                "/v2/queues/q/messages                 | claims of v2 queues q        | false",
+                "/v2/queues/q/messages                 | messages of v1.1 queues q    | false",
+                "/v2/queues/q/messages                 | messages of v2 topics q      | false",
+                "/v2/queues/q/subscriptions            | subscriptions of v2 queues q | true",
+                "/v2/queues/q/subscriptions            | confirm 1 of v2 queues q     | false",
+                "/v2/queues/q/subscriptions/1/confirm  | confirm 1 of v2 queues q     | true",
+                "/v2/queues/q/subscriptions/1/confirm  | confirm 2 of v2 queues q     | false",
+                "/v2/queues/q/subscriptions/1/confirm  | subscriptions of v2 queues q | false",
+                "/v2/topics/t.x/subscriptions/1/confirm | confirm 1 of v2 topics t.x  | true",
+                "/v2/queues/q/messages/                | messages of v2 queues q      | false",
+                "/v2/queues/q/messages/../../q2/messages | messages of v2 queues q2   | false",
+                "/v2/queues/q                          | messages of v2 queues q      | false",
+                "/v2/queues                            | messages of v2 queues q      | false",
+                "v2/queues/q/messages                  | messages of v2 queues q      | false",
+                "/v2/queues/q/share                    | messages of v2 queues q      | false",
+                "/v2/queues/q/messages/1/confirm       | confirm 1 of v2 queues q     | false"
+            })
     void aGrantedPathNamesOneResourceOfOneQueue(String granted, String target, boolean grants) {
         String[] words = target.split(" ");
         SignedTarget asked = words[0].equals("confirm")

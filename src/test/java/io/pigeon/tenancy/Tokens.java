@@ -8,27 +8,47 @@ import java.util.Set;
 /** Signed access tokens from the mock OIDC server's key, with the claims each test needs. */
 public final class Tokens {
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     /** A valid token whose projects claim is {@code projects} (a String or a List), with {@code roles}. */
     public static String valid(Object projects, String... roles) {
-        return builder(OidcProfile.ISSUER, projects, roles).expiresIn(300).jws().keyId("1").sign();
+        return builder(OidcProfile.ISSUER, projects, roles)
+                .expiresIn(300)
+                .jws()
+                .keyId("1")
+                .sign();
     }
 
     public static String forAudience(String audience, Object projects) {
-        return Jwt.issuer(OidcProfile.ISSUER).subject("worker").upn("worker").audience(audience)
-                .claim("projects", projects).expiresIn(300).jws().keyId("1").sign();
+        return Jwt.issuer(OidcProfile.ISSUER)
+                .subject("worker")
+                .upn("worker")
+                .audience(audience)
+                .claim("projects", projects)
+                .expiresIn(300)
+                .jws()
+                .keyId("1")
+                .sign();
     }
 
     public static String withoutAudience(Object projects) {
-        return Jwt.issuer(OidcProfile.ISSUER).subject("worker").upn("worker")
-                .claim("projects", projects).expiresIn(300).jws().keyId("1").sign();
+        return Jwt.issuer(OidcProfile.ISSUER)
+                .subject("worker")
+                .upn("worker")
+                .claim("projects", projects)
+                .expiresIn(300)
+                .jws()
+                .keyId("1")
+                .sign();
     }
 
     public static String expired(Object projects) {
-        return builder(OidcProfile.ISSUER, projects).issuedAt(Instant.now().minusSeconds(600))
-                .expiresAt(Instant.now().minusSeconds(300)).jws().keyId("1").sign();
+        return builder(OidcProfile.ISSUER, projects)
+                .issuedAt(Instant.now().minusSeconds(600))
+                .expiresAt(Instant.now().minusSeconds(300))
+                .jws()
+                .keyId("1")
+                .sign();
     }
 
     public static String fromIssuer(String issuer, Object projects) {
@@ -36,7 +56,8 @@ public final class Tokens {
     }
 
     private static JwtClaimsBuilder builder(String issuer, Object projects, String... roles) {
-        JwtClaimsBuilder claims = Jwt.issuer(issuer).subject("worker").upn("worker").audience(OidcProfile.AUDIENCE);
+        JwtClaimsBuilder claims =
+                Jwt.issuer(issuer).subject("worker").upn("worker").audience(OidcProfile.AUDIENCE);
         if (projects != null) {
             claims.claim("projects", projects);
         }

@@ -14,8 +14,7 @@ public final class Api {
 
     public static final String CLIENT_ID = "3381af92-2b9e-11e3-b191-71861300734c";
 
-    private Api() {
-    }
+    private Api() {}
 
     public static String newProject() {
         return "test-" + UUID.randomUUID();
@@ -33,8 +32,7 @@ public final class Api {
 
     /** A request from another client (Client-ID) of {@code project}. */
     public static RequestSpecification as(String project, String clientId) {
-        return given()
-                .header("X-Project-Id", project)
+        return given().header("X-Project-Id", project)
                 .header("Client-ID", clientId)
                 .accept(ContentType.JSON);
     }

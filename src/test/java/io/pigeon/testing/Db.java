@@ -4,8 +4,8 @@ import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.Tuple;
-import java.util.Arrays;
 import java.net.URI;
+import java.util.Arrays;
 import java.util.UUID;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -13,11 +13,13 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /** Direct SQL for tests that must move the database clock's deadlines or look at stored rows. */
 public final class Db {
 
-    private Db() {
-    }
+    private Db() {}
 
     public static RowSet<Row> run(Pool pool, String sql, Object... params) {
-        return pool.preparedQuery(sql).execute(Tuple.from(Arrays.asList(params))).await().indefinitely();
+        return pool.preparedQuery(sql)
+                .execute(Tuple.from(Arrays.asList(params)))
+                .await()
+                .indefinitely();
     }
 
     public static long count(Pool pool, String sql, Object... params) {
@@ -36,8 +38,7 @@ public final class Db {
 
     /** The configured database (the catalogue) as a pool URI, with the server's credentials. */
     public static String configuredDatabase() {
-        String url = ConfigProvider.getConfig()
-                .getValue("quarkus.datasource.reactive.url", String.class);
+        String url = ConfigProvider.getConfig().getValue("quarkus.datasource.reactive.url", String.class);
         return onTheTestServer(URI.create(url).getPath().substring(1));
     }
 

@@ -20,14 +20,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DispatchClock implements AutoCloseable {
 
-    private static final String FIRE_NOW = """
+    private static final String FIRE_NOW =
+            """
             WITH moved AS (
                 UPDATE dispatch_groups SET fire_at = now()
                 WHERE project = ANY($1::text[]) AND state = 'pending' AND fire_at > now()
                   AND (lease_until IS NULL OR lease_until <= now())
                 RETURNING id)
             SELECT pg_notify('%s', '') FROM (SELECT count(*) AS moved FROM moved) m WHERE m.moved > 0"""
-            .formatted(DispatchStore.CHANNEL);
+                    .formatted(DispatchStore.CHANNEL);
 
     /** How often a running clock brings the project's groups forward. */
     private static final Duration TICK = Duration.ofMillis(50);
@@ -40,8 +41,11 @@ public final class DispatchClock implements AutoCloseable {
 
     /** Fires the projects' pending groups now (once), in one statement per database: due at one moment. */
     public static void fireNow(PoolClients pools, String... projects) {
-        pools.onEvery(database -> database.client().preparedQuery(FIRE_NOW).execute(Tuple.tuple().addArrayOfString(projects)))
-                .await().indefinitely();
+        pools.onEvery(database -> database.client()
+                        .preparedQuery(FIRE_NOW)
+                        .execute(Tuple.tuple().addArrayOfString(projects)))
+                .await()
+                .indefinitely();
     }
 
     /**
@@ -52,9 +56,16 @@ public final class DispatchClock implements AutoCloseable {
     public static void callEverythingDue(PoolClients pools, String project, Receiver receiver) {
         fireNow(pools, project);
         String marker = "/marker/" + UUID.randomUUID();
-        given().header("X-Project-Id", project).contentType("application/json").body("{}")
-                .post("/v3/queue/-marker/POST/" + receiver.service(marker)).then().statusCode(201);
-        Eventually.await("the marker's call", Duration.ofSeconds(5), () -> receiver.calls(marker).size() == 1);
+        given().header("X-Project-Id", project)
+                .contentType("application/json")
+                .body("{}")
+                .post("/v3/queue/-marker/POST/" + receiver.service(marker))
+                .then()
+                .statusCode(201);
+        Eventually.await(
+                "the marker's call",
+                Duration.ofSeconds(5),
+                () -> receiver.calls(marker).size() == 1);
         Eventually.pause(Duration.ofMillis(300));
     }
 
@@ -68,13 +79,17 @@ public final class DispatchClock implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
-        ticks.scheduleWithFixedDelay(() -> {
-            try {
-                fireNow(pools, project);
-            } catch (RuntimeException e) {
-                // A database that went away (another test's pool) must not stop the clock for the others.
-            }
-        }, 0, TICK.toMillis(), TimeUnit.MILLISECONDS);
+        ticks.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        fireNow(pools, project);
+                    } catch (RuntimeException e) {
+                        // A database that went away (another test's pool) must not stop the clock for the others.
+                    }
+                },
+                0,
+                TICK.toMillis(),
+                TimeUnit.MILLISECONDS);
         return new DispatchClock(ticks);
     }
 

@@ -7,8 +7,7 @@ import org.junit.jupiter.api.Assertions;
 /** Waits for something asynchronous (a delivery) to be seen, failing with a message when it never is. */
 public final class Eventually {
 
-    private Eventually() {
-    }
+    private Eventually() {}
 
     public static void await(String what, Duration within, BooleanSupplier condition) {
         long deadline = System.nanoTime() + within.toNanos();

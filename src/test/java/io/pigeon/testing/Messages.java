@@ -11,16 +11,15 @@ import java.util.stream.IntStream;
 /** v1 message helpers for tests. */
 public final class Messages {
 
-    private Messages() {
-    }
+    private Messages() {}
 
     /** Posts {@code count} messages {"n": i} with the given TTL; their hrefs in order. */
     public static List<String> post(String project, String queue, int count, int ttl) {
         String document = IntStream.range(0, count)
                 .mapToObj(i -> "{\"ttl\": " + ttl + ", \"body\": {\"n\": " + i + "}}")
                 .collect(Collectors.joining(",", "[", "]"));
-        Response response = Api.as(project).contentType(ContentType.JSON).body(document)
-                .post("/v1/queues/" + queue + "/messages");
+        Response response =
+                Api.as(project).contentType(ContentType.JSON).body(document).post("/v1/queues/" + queue + "/messages");
         assertEquals(201, response.statusCode(), response.asString());
         return response.jsonPath().getList("resources", String.class);
     }

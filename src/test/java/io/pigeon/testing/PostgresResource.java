@@ -54,8 +54,12 @@ public class PostgresResource implements QuarkusTestResourceLifecycleManager {
             LOG.info("Tests use a Testcontainers PostgreSQL");
             PostgreSQLContainer container = new PostgreSQLContainer("postgres:17-alpine");
             container.start();
-            return datasource(container.getHost(), container.getMappedPort(5432), container.getDatabaseName(),
-                    container.getUsername(), container.getPassword());
+            return datasource(
+                    container.getHost(),
+                    container.getMappedPort(5432),
+                    container.getDatabaseName(),
+                    container.getUsername(),
+                    container.getPassword());
         }
         LOG.info("No Docker engine: tests use an embedded PostgreSQL");
         try {
@@ -80,7 +84,8 @@ public class PostgresResource implements QuarkusTestResourceLifecycleManager {
         }
     }
 
-    private static Map<String, String> datasource(String host, int port, String database, String user, String password) {
+    private static Map<String, String> datasource(
+            String host, int port, String database, String user, String password) {
         return Map.of(
                 "quarkus.datasource.reactive.url", "postgresql://" + host + ":" + port + "/" + database,
                 "quarkus.datasource.username", user,

@@ -26,7 +26,9 @@ public final class RawHttp {
 
         public boolean isErrorDocument() {
             String type = header("content-type");
-            return type != null && type.startsWith("application/json") && body.contains("\"title\"")
+            return type != null
+                    && type.startsWith("application/json")
+                    && body.contains("\"title\"")
                     && body.contains("\"description\"");
         }
 
@@ -36,16 +38,21 @@ public final class RawHttp {
         }
     }
 
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     /** Sends {@code method rawPath} with {@code headers} (raw bytes, ISO-8859-1) and an optional body. */
     public static Answer send(int port, String method, String rawPath, Map<String, String> headers, String body) {
         byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-        StringBuilder head = new StringBuilder(method).append(' ').append(rawPath).append(" HTTP/1.1\r\n")
-                .append("Host: localhost:").append(port).append("\r\n")
+        StringBuilder head = new StringBuilder(method)
+                .append(' ')
+                .append(rawPath)
+                .append(" HTTP/1.1\r\n")
+                .append("Host: localhost:")
+                .append(port)
+                .append("\r\n")
                 .append("Connection: close\r\n");
-        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        headers.forEach(
+                (name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         if (body != null) {
             head.append("Content-Length: ").append(content.length).append("\r\n");
         }
@@ -63,11 +70,18 @@ public final class RawHttp {
     }
 
     /** Sends {@code body} in chunks of 64 KiB, with no Content-Length: a streamed upload. */
-    public static Answer sendChunked(int port, String method, String rawPath, Map<String, String> headers, byte[] body) {
-        StringBuilder head = new StringBuilder(method).append(' ').append(rawPath).append(" HTTP/1.1\r\n")
-                .append("Host: localhost:").append(port).append("\r\n")
+    public static Answer sendChunked(
+            int port, String method, String rawPath, Map<String, String> headers, byte[] body) {
+        StringBuilder head = new StringBuilder(method)
+                .append(' ')
+                .append(rawPath)
+                .append(" HTTP/1.1\r\n")
+                .append("Host: localhost:")
+                .append(port)
+                .append("\r\n")
                 .append("Connection: close\r\nTransfer-Encoding: chunked\r\n");
-        headers.forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        headers.forEach(
+                (name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         head.append("\r\n");
         try (Socket socket = new Socket("localhost", port)) {
             socket.setSoTimeout(30_000);
@@ -102,14 +116,17 @@ public final class RawHttp {
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
             if (colon > 0) {
-                headers.put(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), lines[i].substring(colon + 1).trim());
+                headers.put(
+                        lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                        lines[i].substring(colon + 1).trim());
             }
         }
         String rest = end < 0 || head ? "" : text.substring(end + 4);
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
             rest = dechunk(rest);
         }
-        return new Answer(status, headers, new String(rest.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
+        return new Answer(
+                status, headers, new String(rest.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
     }
 
     private static String dechunk(String chunked) {
@@ -120,7 +137,8 @@ public final class RawHttp {
             if (lineEnd < 0) {
                 break;
             }
-            int size = Integer.parseInt(chunked.substring(at, lineEnd).split(";")[0].trim(), 16);
+            int size = Integer.parseInt(
+                    chunked.substring(at, lineEnd).split(";")[0].trim(), 16);
             if (size == 0) {
                 break;
             }

@@ -11,12 +11,12 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import java.util.TreeMap;
 
 /**
  * An HTTP receiver inside the test: it records every call it gets and answers as each path is scripted
@@ -90,7 +90,10 @@ public final class Receiver implements AutoCloseable, AfterAllCallback {
 
     /** The calls to paths starting with {@code prefix} being answered now. */
     public int openNow(String prefix) {
-        return open.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToInt(e -> e.getValue().get()).sum();
+        return open.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(prefix))
+                .mapToInt(e -> e.getValue().get())
+                .sum();
     }
 
     public List<Call> calls(String path) {

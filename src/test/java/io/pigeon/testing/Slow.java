@@ -14,5 +14,4 @@ import org.junit.jupiter.api.Tag;
 @Target({ElementType.TYPE, ElementType.METHOD})
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("slow")
-public @interface Slow {
-}
+public @interface Slow {}

@@ -9,8 +9,7 @@ import java.util.Map;
 /** Pigeon's configuration without a running application: its defaults, with {@code values} over them. */
 public final class TestConfig {
 
-    private TestConfig() {
-    }
+    private TestConfig() {}
 
     public static PigeonConfig pigeon(Map<String, String> values) {
         return new SmallRyeConfigBuilder()

@@ -8,8 +8,7 @@ import java.nio.charset.StandardCharsets;
 /** Fixed JSON documents served as they are (home and versions documents), read once from the classpath. */
 public final class StaticFiles {
 
-    private StaticFiles() {
-    }
+    private StaticFiles() {}
 
     public static String load(String resource) {
         try (InputStream in = StaticFiles.class.getResourceAsStream(resource)) {

@@ -18,10 +18,23 @@ public final class V2Home {
     /** Zaqar's admin entries (shown to the operator role only). */
     private static final Set<String> ADMIN = Set.of("rel/health", "rel/pools", "rel/pool", "rel/flavors", "rel/flavor");
     /** The v2 resources that v1.1 does not have (Zaqar's v1.1 home document leaves them out). */
-    private static final List<String> V2_ONLY = List.of("rel/pools", "rel/pool", "rel/flavors", "rel/flavor",
-            "rel/queue_share", "rel/queue_purge", "rel/message_get",
-            "rel/subscriptions_get", "rel/subscriptions_post", "rel/subscription", "rel/subscription_patch",
-            "rel/topics", "rel/topic", "rel/topic_stats", "rel/topic_purge", "rel/topic_messages",
+    private static final List<String> V2_ONLY = List.of(
+            "rel/pools",
+            "rel/pool",
+            "rel/flavors",
+            "rel/flavor",
+            "rel/queue_share",
+            "rel/queue_purge",
+            "rel/message_get",
+            "rel/subscriptions_get",
+            "rel/subscriptions_post",
+            "rel/subscription",
+            "rel/subscription_patch",
+            "rel/topics",
+            "rel/topic",
+            "rel/topic_stats",
+            "rel/topic_purge",
+            "rel/topic_messages",
             "rel/topic_subscriptions");
 
     private static final String PUBLIC;
@@ -57,8 +70,7 @@ public final class V2Home {
         return json.writeValueAsString(v11).replace("\"/v2/", "\"/v1.1/");
     }
 
-    private V2Home() {
-    }
+    private V2Home() {}
 
     /** The home document of {@code version} (v2 or v1.1), in the operator's form or everyone's. */
     public static String of(ApiVersion version, boolean operator) {

@@ -11,8 +11,7 @@ import io.pigeon.rules.Rejection;
  */
 public final class ClaimTermsReader {
 
-    private ClaimTermsReader() {
-    }
+    private ClaimTermsReader() {}
 
     /** A claim's terms; where the version requires them (v1), both ttl and grace, else either may be absent. */
     public static ClaimService.RequestedTerms claim(byte[] document, ApiVersion version) {

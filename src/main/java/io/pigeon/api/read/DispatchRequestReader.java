@@ -10,16 +10,15 @@ public final class DispatchRequestReader {
     /** A push's {@code ontime}: digits with an optional fraction only (Java would also read "1e3" or "Infinity"). */
     private static final Pattern UNIX_SECONDS = Pattern.compile("\\d{1,12}(\\.\\d{1,9})?");
 
-    private DispatchRequestReader() {
-    }
+    private DispatchRequestReader() {}
 
     public static Double ontime(String value) {
         if (value == null) {
             return null;
         }
         if (!UNIX_SECONDS.matcher(value).matches()) {
-            throw Rejection.invalidParameter("ontime", "The value must be a unix time in seconds from 0 to "
-                    + DispatchService.MAX_ONTIME + ".");
+            throw Rejection.invalidParameter(
+                    "ontime", "The value must be a unix time in seconds from 0 to " + DispatchService.MAX_ONTIME + ".");
         }
         return Double.parseDouble(value);
     }

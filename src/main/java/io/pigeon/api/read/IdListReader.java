@@ -9,15 +9,17 @@ import java.util.List;
  */
 public final class IdListReader {
 
-    private IdListReader() {
-    }
+    private IdListReader() {}
 
     /** The items of every value given; null when the parameter was absent or given only empty. */
     public static List<String> of(List<String> values) {
         if (values == null || values.stream().allMatch(String::isEmpty)) {
             return null;
         }
-        return values.stream().flatMap(value -> Arrays.stream(value.split(",")))
-                .map(String::trim).filter(id -> !id.isEmpty()).toList();
+        return values.stream()
+                .flatMap(value -> Arrays.stream(value.split(",")))
+                .map(String::trim)
+                .filter(id -> !id.isEmpty())
+                .toList();
     }
 }

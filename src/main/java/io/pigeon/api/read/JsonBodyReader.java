@@ -14,8 +14,7 @@ import java.util.Map;
 /** Reads request bodies as JSON trees: a document is either understood whole or refused with 400. */
 public final class JsonBodyReader {
 
-    private JsonBodyReader() {
-    }
+    private JsonBodyReader() {}
 
     /** Parses a required JSON body (its Content-Type is checked by the resource, before). */
     public static JsonNode parse(byte[] body) {
@@ -55,7 +54,7 @@ public final class JsonBodyReader {
             if (node.isTextual()) {
                 requireWholeCharacters(node.textValue());
             } else if (node.isObject()) {
-                for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext();) {
+                for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {
                     Map.Entry<String, JsonNode> field = fields.next();
                     requireWholeCharacters(field.getKey());
                     pending.push(field.getValue());

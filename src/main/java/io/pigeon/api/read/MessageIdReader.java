@@ -13,8 +13,7 @@ public final class MessageIdReader {
     /** A malformed claim id can hold nothing: the nil UUID, which no claim has, gives the same answers. */
     private static final UUID NO_SUCH_CLAIM = new UUID(0, 0);
 
-    private MessageIdReader() {
-    }
+    private MessageIdReader() {}
 
     /** Past every message: where a marker that names none leaves a listing. */
     private static final long PAST_THE_END = Long.MAX_VALUE;

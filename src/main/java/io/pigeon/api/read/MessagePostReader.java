@@ -15,8 +15,7 @@ import java.util.List;
  */
 public final class MessagePostReader {
 
-    private MessagePostReader() {
-    }
+    private MessagePostReader() {}
 
     /**
      * A post in {@code version}'s shape: v1's is a bare array of messages, each with a required {@code ttl}; later
@@ -25,8 +24,11 @@ public final class MessagePostReader {
      */
     public static List<NewMessage> read(byte[] document, ApiVersion version, MessageBounds bounds) {
         JsonNode body = read(document, bounds);
-        return newMessages(version.wrapsPosts() ? messagesOf(body) : body, !version.requiresTtl(),
-                version.has(ApiVersion.Feature.DELAYED_MESSAGES), bounds);
+        return newMessages(
+                version.wrapsPosts() ? messagesOf(body) : body,
+                !version.requiresTtl(),
+                version.has(ApiVersion.Feature.DELAYED_MESSAGES),
+                bounds);
     }
 
     private static JsonNode messagesOf(JsonNode body) {
@@ -47,8 +49,8 @@ public final class MessagePostReader {
         return JsonBodyReader.parse(document);
     }
 
-    private static List<NewMessage> newMessages(JsonNode messages, boolean ttlOptional, boolean delayAllowed,
-            MessageBounds bounds) {
+    private static List<NewMessage> newMessages(
+            JsonNode messages, boolean ttlOptional, boolean delayAllowed, MessageBounds bounds) {
         if (messages == null || !messages.isArray()) {
             throw Rejection.invalidBody("Request body could not be parsed.");
         }

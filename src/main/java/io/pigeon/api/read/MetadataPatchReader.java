@@ -14,8 +14,7 @@ public final class MetadataPatchReader {
 
     public static final String PATH_PREFIX = "/metadata/";
 
-    private MetadataPatchReader() {
-    }
+    private MetadataPatchReader() {}
 
     public static MetadataPatch read(JsonNode document) {
         if (!document.isArray() || document.isEmpty()) {
@@ -28,13 +27,15 @@ public final class MetadataPatchReader {
             }
             String op = operation.path("op").asText("");
             String key = key(operation.get("path"));
-            operations.add(switch (op) {
-                case "add" -> new MetadataPatch.Operation(MetadataPatch.Op.ADD, key, value(operation, op));
-                case "replace" -> new MetadataPatch.Operation(MetadataPatch.Op.REPLACE, key, value(operation, op));
-                case "remove" -> new MetadataPatch.Operation(MetadataPatch.Op.REMOVE, key, null);
-                default -> throw Rejection.invalidBody(
-                        "Invalid operation \"" + op + "\": the supported operations are add, replace and remove.");
-            });
+            operations.add(
+                    switch (op) {
+                        case "add" -> new MetadataPatch.Operation(MetadataPatch.Op.ADD, key, value(operation, op));
+                        case "replace" -> new MetadataPatch.Operation(
+                                MetadataPatch.Op.REPLACE, key, value(operation, op));
+                        case "remove" -> new MetadataPatch.Operation(MetadataPatch.Op.REMOVE, key, null);
+                        default -> throw Rejection.invalidBody("Invalid operation \"" + op
+                                + "\": the supported operations are add, replace and remove.");
+                    });
         }
         return new MetadataPatch(operations);
     }

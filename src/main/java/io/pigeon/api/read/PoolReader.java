@@ -19,8 +19,7 @@ public final class PoolReader {
     private static final Set<String> POOL_FIELDS = Set.of("uri", "weight", "flavor", "options");
     private static final Set<String> FLAVOR_FIELDS = Set.of("pool_list", "capabilities");
 
-    private PoolReader() {
-    }
+    private PoolReader() {}
 
     /** A registration (PUT): only Zaqar's four fields. */
     public static PoolSpec pool(byte[] body) {
@@ -66,7 +65,7 @@ public final class PoolReader {
     }
 
     private static void unknownFields(ObjectNode document, Set<String> known, String expectation) {
-        for (Iterator<String> names = document.fieldNames(); names.hasNext();) {
+        for (Iterator<String> names = document.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (!known.contains(name)) {
                 throw Rejection.invalidBody("Unknown field `" + name + "`: " + expectation + ".");
@@ -96,7 +95,10 @@ public final class PoolReader {
         if (options != null && !options.isObject()) {
             throw Rejection.invalidBody("options must be an object.");
         }
-        return new PoolSpec(uri == null ? null : uri.asText(), weight == null ? null : weight.longValue(),
-                flavor == null ? null : flavor.asText(), options == null ? null : (ObjectNode) options);
+        return new PoolSpec(
+                uri == null ? null : uri.asText(),
+                weight == null ? null : weight.longValue(),
+                flavor == null ? null : flavor.asText(),
+                options == null ? null : (ObjectNode) options);
     }
 }

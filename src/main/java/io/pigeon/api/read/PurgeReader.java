@@ -15,8 +15,7 @@ public final class PurgeReader {
         public static final Purge ALL = new Purge(true, true);
     }
 
-    private PurgeReader() {
-    }
+    private PurgeReader() {}
 
     public static Purge read(JsonNode document) {
         JsonNode types = document.get("resource_types");

@@ -6,8 +6,7 @@ import java.util.Locale;
 /** Parses query parameters strictly: a value that is present but malformed is a 400, never a default. */
 public final class QueryParamReader {
 
-    private QueryParamReader() {
-    }
+    private QueryParamReader() {}
 
     /** The integer value of {@code name}, or {@code null} when absent. */
     public static Integer integer(String name, String value) {

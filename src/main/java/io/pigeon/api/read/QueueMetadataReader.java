@@ -7,8 +7,7 @@ import io.pigeon.rules.Rejection;
 /** Queue-metadata documents, read at the edge; their reserved attributes are checked by the queue service. */
 public final class QueueMetadataReader {
 
-    private QueueMetadataReader() {
-    }
+    private QueueMetadataReader() {}
 
     /**
      * A metadata document: a JSON object. The limit bounds the document as sent, whitespace included (as in

@@ -24,14 +24,12 @@ import java.util.stream.Collectors;
 public final class ShareReader {
 
     /** What a share asks to sign. */
-    public record Share(List<String> paths, List<String> methods, Instant expires) {
-    }
+    public record Share(List<String> paths, List<String> methods, Instant expires) {}
 
     private static final Set<String> KNOWN_KEYS = Set.of("paths", "methods", "expires");
     private static final Set<String> SHAREABLE = Set.of("messages", "subscriptions", "claims");
 
-    private ShareReader() {
-    }
+    private ShareReader() {}
 
     public static Share read(JsonNode document, QueueName queue, Instant now) {
         if (!document.isObject()) {
@@ -95,7 +93,7 @@ public final class ShareReader {
             throw Rejection.invalidRequest(refusal);
         }
         List<String> strings = new ArrayList<>();
-        for (Iterator<JsonNode> items = value.elements(); items.hasNext();) {
+        for (Iterator<JsonNode> items = value.elements(); items.hasNext(); ) {
             JsonNode item = items.next();
             if (!item.isTextual() || item.asText().isEmpty() || item.asText().contains(",")) {
                 throw Rejection.invalidRequest(refusal + " of names (non-empty strings without commas)");

@@ -11,8 +11,7 @@ import io.pigeon.subscription.SubscriptionService;
  */
 public final class SubscriptionReader {
 
-    private SubscriptionReader() {
-    }
+    private SubscriptionReader() {}
 
     /** The fields of a subscription to create or to update. */
     public static SubscriptionService.Fields fields(JsonNode document) {
@@ -35,8 +34,9 @@ public final class SubscriptionReader {
         if (options != null && !options.isObject()) {
             throw Rejection.invalidRequest("Options must be a dict.");
         }
-        return new SubscriptionService.Fields(subscriber == null ? null : subscriber.asText(),
-                ttl == null ? null : ttl.intValue(), (ObjectNode) options);
+        return new SubscriptionService.Fields(
+                subscriber == null ? null : subscriber.asText(), ttl == null ? null : ttl.intValue(), (ObjectNode)
+                        options);
     }
 
     /**

@@ -1,13 +1,13 @@
 package io.pigeon.api.v1;
 
 import io.pigeon.api.ApiVersion;
-import io.pigeon.api.read.ClaimTermsReader;
-import io.pigeon.api.view.Hrefs;
-import io.pigeon.api.RequestCaller;
-import io.pigeon.queue.QueueName;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.claim.ClaimService;
+import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -38,7 +38,8 @@ public class V1ClaimResource {
 
     /** v1 requires both ttl and grace. 201 with the claimed messages, or 204 when none is free. */
     @POST
-    public Uni<Response> claim(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> claim(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             @QueryParam("limit") String limitParam,
             byte[] body) {
@@ -48,13 +49,13 @@ public class V1ClaimResource {
         var terms = claims.terms(ClaimTermsReader.claim(body, ApiVersion.V1));
         QueueName queue = QueueName.of(queueName);
         // As in Zaqar 15, a claim on a queue that does not exist claims nothing: 204.
-        return claims.take(project, queue, limit, terms).map(taken -> taken
-                .filter(claim -> !claim.messages().isEmpty())
-                .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, Hrefs.claim(ApiVersion.V1, queue, claim.id()))
-                        .entity(V1Views.claimedItems(queue, claim.id(), claim.messages()))
-                        .build())
-                .orElseGet(() -> Response.noContent().build()));
+        return claims.take(project, queue, limit, terms)
+                .map(taken -> taken.filter(claim -> !claim.messages().isEmpty())
+                        .map(claim -> Response.status(201)
+                                .header(HttpHeaders.LOCATION, Hrefs.claim(ApiVersion.V1, queue, claim.id()))
+                                .entity(V1Views.claimedItems(queue, claim.id(), claim.messages()))
+                                .build())
+                        .orElseGet(() -> Response.noContent().build()));
     }
 
     @GET
@@ -64,8 +65,8 @@ public class V1ClaimResource {
         QueueName queue = QueueName.of(queueName);
         return claims.getNamed(project, queue, claimId).map(claim -> {
             String href = Hrefs.claim(ApiVersion.V1, queue, claim.id());
-            return Response.ok(new V1Views.ClaimView(claim.age(), claim.ttl(),
-                            V1Views.claimedItems(queue, claim.id(), claim.messages()), href))
+            return Response.ok(new V1Views.ClaimView(
+                            claim.age(), claim.ttl(), V1Views.claimedItems(queue, claim.id(), claim.messages()), href))
                     .header("Content-Location", href)
                     .build();
         });
@@ -73,13 +74,15 @@ public class V1ClaimResource {
 
     @PATCH
     @Path("{claimId}")
-    public Uni<Response> renew(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> renew(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId,
             byte[] body) {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
-        return claims.renewNamed(project, QueueName.of(queueName), claimId, ClaimTermsReader.renewal(body, ApiVersion.V1))
+        return claims.renewNamed(
+                        project, QueueName.of(queueName), claimId, ClaimTermsReader.renewal(body, ApiVersion.V1))
                 .map(ignored -> Response.noContent().build());
     }
 

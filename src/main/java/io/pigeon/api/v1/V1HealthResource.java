@@ -22,8 +22,10 @@ public class V1HealthResource {
 
     @GET
     public Uni<Response> health() {
-        return database.reachable().map(up -> up
-                ? Response.noContent().build()
-                : ErrorMappers.error(503, "Service temporarily unavailable", "The database cannot be reached."));
+        return database.reachable()
+                .map(up -> up
+                        ? Response.noContent().build()
+                        : ErrorMappers.error(
+                                503, "Service temporarily unavailable", "The database cannot be reached."));
     }
 }

@@ -4,16 +4,16 @@ import io.pigeon.api.ApiException;
 import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.Rejections;
+import io.pigeon.api.RequestCaller;
 import io.pigeon.api.read.IdListReader;
-import io.pigeon.dispatch.CallMarker;
-import io.pigeon.api.read.MessagePostReader;
 import io.pigeon.api.read.MessageIdReader;
+import io.pigeon.api.read.MessagePostReader;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.NextLinks;
 import io.pigeon.api.view.PageLink;
-import io.pigeon.api.read.QueryParamReader;
-import io.pigeon.api.RequestCaller;
-import io.pigeon.api.Rejections;
+import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
@@ -58,7 +58,8 @@ public class V1MessageResource {
     }
 
     @POST
-    public Uni<Response> post(@HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<Response> post(
+            @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @HeaderParam(CallMarker.HEADER) List<String> callMarker,
             @PathParam("queue") String queueName,
@@ -68,19 +69,25 @@ public class V1MessageResource {
         ContentTypes.requireJson(contentType);
         var newMessages = MessagePostReader.read(body, ApiVersion.V1, messages.bounds());
         QueueName queue = QueueName.of(queueName);
-        return messages.post(project, queue, clientId, newMessages, String.join(",", callMarker)).map(stored -> {
-            long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
-            List<String> hrefs = Arrays.stream(ids).mapToObj(id -> Hrefs.message(ApiVersion.V1, queue, id)).toList();
-            return Response.status(201)
-                    .header(HttpHeaders.LOCATION, Hrefs.messages(ApiVersion.V1, queue) + "?ids=" + MessageIds.join(ids))
-                    .entity(new V1Views.Posted(hrefs, false))
-                    .build();
-        });
+        return messages.post(project, queue, clientId, newMessages, String.join(",", callMarker))
+                .map(stored -> {
+                    long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
+                    List<String> hrefs = Arrays.stream(ids)
+                            .mapToObj(id -> Hrefs.message(ApiVersion.V1, queue, id))
+                            .toList();
+                    return Response.status(201)
+                            .header(
+                                    HttpHeaders.LOCATION,
+                                    Hrefs.messages(ApiVersion.V1, queue) + "?ids=" + MessageIds.join(ids))
+                            .entity(new V1Views.Posted(hrefs, false))
+                            .build();
+                });
     }
 
     /** Lists the queue, or with {@code ids} gets those messages. */
     @GET
-    public Uni<Response> list(@HeaderParam(ClientIds.HEADER) String clientHeader,
+    public Uni<Response> list(
+            @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queue,
             @QueryParam("ids") List<String> ids,
             @QueryParam("marker") String marker,
@@ -89,22 +96,39 @@ public class V1MessageResource {
             @QueryParam("include_claimed") String includeClaimedParam,
             HttpServerRequest request) {
         // As in Zaqar, every answer to a listing names what was asked for, errors included.
-        return Uni.createFrom().deferred(() -> listOrGet(clientHeader, queue, IdListReader.of(ids), marker, limitParam,
-                        echoParam, includeClaimedParam, request))
+        return Uni.createFrom()
+                .deferred(() -> listOrGet(
+                        clientHeader,
+                        queue,
+                        IdListReader.of(ids),
+                        marker,
+                        limitParam,
+                        echoParam,
+                        includeClaimedParam,
+                        request))
                 .onFailure(e -> e instanceof ApiException || e instanceof Rejection)
                 .recoverWithItem(e -> Response.fromResponse(Rejections.toResponse((RuntimeException) e))
-                        .header(CONTENT_LOCATION, request.uri()).build());
+                        .header(CONTENT_LOCATION, request.uri())
+                        .build());
     }
 
-    private Uni<Response> listOrGet(String clientHeader, String queueName, List<String> ids, String marker,
-            String limitParam, String echoParam, String includeClaimedParam, HttpServerRequest request) {
+    private Uni<Response> listOrGet(
+            String clientHeader,
+            String queueName,
+            List<String> ids,
+            String marker,
+            String limitParam,
+            String echoParam,
+            String includeClaimedParam,
+            HttpServerRequest request) {
         String project = caller.optionalProject();
         if (ids != null) {
             return messages.getByIds(project, QueueName.of(queueName), RequestedIds.of(ids))
                     .map(found -> found.isEmpty()
                             ? noContentAt(request)
                             : Response.ok(V1Views.items(QueueName.of(queueName), found))
-                                    .header(CONTENT_LOCATION, request.uri()).build());
+                                    .header(CONTENT_LOCATION, request.uri())
+                                    .build());
         }
         UUID clientId = ClientIds.require(clientHeader);
         Integer limit = QueryParamReader.integer("limit", limitParam);
@@ -112,29 +136,31 @@ public class V1MessageResource {
         boolean includeClaimed = QueryParamReader.bool("include_claimed", includeClaimedParam, false);
         QueueName queue = QueueName.of(queueName);
         long after = MessageIdReader.after(marker);
-        return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, false).map(found -> {
-            // As in Zaqar 15, a queue that does not exist lists as empty. A page that is empty only because its window
-            // of rows held nothing to show is 200 with its next link, so that clients go on.
-            if (found.isEmpty() || found.get().last()) {
-                return noContentAt(request);
-            }
-            List<Message> page = found.get().messages();
-            String next = NextLinks.after(Hrefs.messages(ApiVersion.V1, queue), MessageIds.format(found.get().nextAfter()))
-                    .option("limit", limitParam)
-                    .option("echo", echoParam == null ? null : echo)
-                    .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
-                    .href();
-            return Response.ok(new V1Views.Page(V1Views.items(queue, page),
-                            List.of(PageLink.next(next))))
-                    .header(CONTENT_LOCATION, request.uri())
-                    .build();
-        });
+        return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, false)
+                .map(found -> {
+                    // As in Zaqar 15, a queue that does not exist lists as empty. A page that is empty only because its
+                    // window
+                    // of rows held nothing to show is 200 with its next link, so that clients go on.
+                    if (found.isEmpty() || found.get().last()) {
+                        return noContentAt(request);
+                    }
+                    List<Message> page = found.get().messages();
+                    String next = NextLinks.after(
+                                    Hrefs.messages(ApiVersion.V1, queue),
+                                    MessageIds.format(found.get().nextAfter()))
+                            .option("limit", limitParam)
+                            .option("echo", echoParam == null ? null : echo)
+                            .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
+                            .href();
+                    return Response.ok(new V1Views.Page(V1Views.items(queue, page), List.of(PageLink.next(next))))
+                            .header(CONTENT_LOCATION, request.uri())
+                            .build();
+                });
     }
 
     @GET
     @Path("{id}")
-    public Uni<Response> get(@PathParam("queue") String queueName,
-            @PathParam("id") String id) {
+    public Uni<Response> get(@PathParam("queue") String queueName, @PathParam("id") String id) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
@@ -148,20 +174,20 @@ public class V1MessageResource {
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@PathParam("queue") String queueName,
-            @PathParam("id") String id,
-            @QueryParam("claim_id") String claimId) {
+    public Uni<Response> delete(
+            @PathParam("queue") String queueName, @PathParam("id") String id, @QueryParam("claim_id") String claimId) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return messages.deleteNamed(project, queue, id, MessageIdReader.claimIfNamed(claimId)).map(ignored -> Response.noContent().build());
+        return messages.deleteNamed(project, queue, id, MessageIdReader.claimIfNamed(claimId))
+                .map(ignored -> Response.noContent().build());
     }
 
     @DELETE
-    public Uni<Response> deleteByIds(@PathParam("queue") String queueName,
-            @QueryParam("ids") List<String> ids) {
+    public Uni<Response> deleteByIds(@PathParam("queue") String queueName, @QueryParam("ids") List<String> ids) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return messages.deleteByIds(project, queue, MessageIdReader.requiredIds(IdListReader.of(ids))).map(ignored -> Response.noContent().build());
+        return messages.deleteByIds(project, queue, MessageIdReader.requiredIds(IdListReader.of(ids)))
+                .map(ignored -> Response.noContent().build());
     }
 
     private static Response noContentAt(HttpServerRequest request) {

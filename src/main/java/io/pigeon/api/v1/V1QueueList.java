@@ -13,6 +13,5 @@ public record V1QueueList(List<Entry> queues, List<PageLink> links) {
     /** One listed queue; {@code metadata} only when the listing is detailed. */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Entry(String name, String href, @JsonRawValue String metadata) {
-    }
+    public record Entry(String name, String href, @JsonRawValue String metadata) {}
 }

@@ -1,20 +1,20 @@
 package io.pigeon.api.v1;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiDialect;
 import io.pigeon.api.ApiVersion;
-import io.pigeon.api.Rejections;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.Rejections;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.NextLinks;
-import io.pigeon.api.read.QueueMetadataReader;
-import io.pigeon.api.RequestCaller;
-import io.pigeon.config.PigeonConfig;
-import io.pigeon.queue.QueueName;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.view.PageLink;
-import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.view.StatsView;
+import io.pigeon.config.PigeonConfig;
 import io.pigeon.message.MessageService;
+import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
@@ -52,7 +52,8 @@ public class V1QueueResource {
     }
 
     @GET
-    public Uni<Response> list(@QueryParam("marker") String marker,
+    public Uni<Response> list(
+            @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam,
             HttpServerRequest request) {
@@ -64,10 +65,14 @@ public class V1QueueResource {
                 return Response.noContent().build();
             }
             List<V1QueueList.Entry> entries = page.stream()
-                    .map(q -> new V1QueueList.Entry(q.name(), Hrefs.collection(ApiDialect.V1) + "/" + q.name(),
+                    .map(q -> new V1QueueList.Entry(
+                            q.name(),
+                            Hrefs.collection(ApiDialect.V1) + "/" + q.name(),
                             detailed ? q.metadataJson() : null))
                     .toList();
-            String next = NextLinks.after(Hrefs.collection(ApiDialect.V1), page.get(page.size() - 1).name())
+            String next = NextLinks.after(
+                            Hrefs.collection(ApiDialect.V1),
+                            page.get(page.size() - 1).name())
                     .option("limit", limitParam)
                     .flag("detailed", detailed)
                     .href();
@@ -97,7 +102,9 @@ public class V1QueueResource {
             Response response = found
                     ? Response.noContent().build()
                     : Rejections.toResponse(QueueService.queueNotFound(project, queue));
-            return Response.fromResponse(response).header(CONTENT_LOCATION, Hrefs.queue(ApiVersion.V1, queue)).build();
+            return Response.fromResponse(response)
+                    .header(CONTENT_LOCATION, Hrefs.queue(ApiVersion.V1, queue))
+                    .build();
         });
     }
 
@@ -105,7 +112,8 @@ public class V1QueueResource {
     @Path("{name}")
     public Uni<Response> delete(@PathParam("name") String name) {
         String project = caller.optionalProject();
-        return queues.delete(project, QueueName.of(name)).map(ignored -> Response.noContent().build());
+        return queues.delete(project, QueueName.of(name))
+                .map(ignored -> Response.noContent().build());
     }
 
     @GET
@@ -113,17 +121,17 @@ public class V1QueueResource {
     public Uni<Response> metadata(@PathParam("name") String name) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(name);
-        return queues.metadata(project, queue).map(found -> Response
-                .ok(found.orElseThrow(() -> QueueService.queueNotFound(project, queue)), MediaType.APPLICATION_JSON_TYPE)
+        return queues.metadata(project, queue).map(found -> Response.ok(
+                        found.orElseThrow(() -> QueueService.queueNotFound(project, queue)),
+                        MediaType.APPLICATION_JSON_TYPE)
                 .header(CONTENT_LOCATION, Hrefs.queue(ApiVersion.V1, queue) + "/metadata")
                 .build());
     }
 
     @PUT
     @Path("{name}/metadata")
-    public Uni<Response> replaceMetadata(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("name") String name,
-            byte[] body) {
+    public Uni<Response> replaceMetadata(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name, byte[] body) {
         String project = caller.optionalProject();
         ContentTypes.requireJson(contentType);
         QueueName queue = QueueName.of(name);
@@ -132,7 +140,8 @@ public class V1QueueResource {
             if (!replaced) {
                 throw QueueService.queueNotFound(project, queue);
             }
-            return Response.noContent().header(HttpHeaders.LOCATION, Hrefs.queue(ApiVersion.V1, queue) + "/metadata")
+            return Response.noContent()
+                    .header(HttpHeaders.LOCATION, Hrefs.queue(ApiVersion.V1, queue) + "/metadata")
                     .build();
         });
     }
@@ -143,8 +152,8 @@ public class V1QueueResource {
     public Uni<Response> stats(@PathParam("name") String name) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(name);
-        return messages.stats(project, queue).map(found -> Response
-                .ok(StatsView.of(found.orElseThrow(() -> QueueService.queueNotFound(project, queue)),
+        return messages.stats(project, queue).map(found -> Response.ok(StatsView.of(
+                        found.orElseThrow(() -> QueueService.queueNotFound(project, queue)),
                         id -> Hrefs.message(ApiVersion.V1, queue, id)))
                 .header(CONTENT_LOCATION, Hrefs.queue(ApiVersion.V1, queue) + "/stats")
                 .build());

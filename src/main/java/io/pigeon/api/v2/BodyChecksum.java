@@ -24,8 +24,7 @@ final class BodyChecksum {
     /** Reads numbers as Python does: a fraction or exponent makes a double. */
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private BodyChecksum() {
-    }
+    private BodyChecksum() {}
 
     /** The checksum of a stored body (JSON text); null for a {@code null} body. */
     static String of(String bodyJson) {
@@ -75,8 +74,8 @@ final class BodyChecksum {
                 out.append(']');
             }
             case STRING -> string(node.textValue(), out);
-            case NUMBER -> out.append(node.isIntegralNumber() ? node.bigIntegerValue().toString()
-                    : pythonFloat(node.doubleValue()));
+            case NUMBER -> out.append(
+                    node.isIntegralNumber() ? node.bigIntegerValue().toString() : pythonFloat(node.doubleValue()));
             case BOOLEAN -> out.append(node.booleanValue());
             default -> out.append("null");
         }

@@ -17,8 +17,7 @@ final class DialectPaths {
     /** The second segment of the resources that queues and topics share (topics are v2 only). */
     static final String COLLECTION = "{collection: queues|topics}";
 
-    private DialectPaths() {
-    }
+    private DialectPaths() {}
 
     /** The version a path names (the route admits only v2 and v1.1). */
     static ApiVersion version(String segment) {

@@ -26,17 +26,27 @@ public class SignedResources {
         MultivaluedMap<String, String> path = uri.getPathParameters();
         Class<?> matched = resource.getResourceClass();
         if (matched == V2MessageResource.class) {
-            SignedRequests.target(context, SignedTarget.of(path.getFirst("version"), path.getFirst("collection"),
-                    path.getFirst("queue"), SignedTarget.Kind.MESSAGES));
+            SignedRequests.target(
+                    context,
+                    SignedTarget.of(
+                            path.getFirst("version"),
+                            path.getFirst("collection"),
+                            path.getFirst("queue"),
+                            SignedTarget.Kind.MESSAGES));
         } else if (matched == V2ClaimResource.class) {
-            SignedRequests.target(context, SignedTarget.of(path.getFirst("version"), "queues", path.getFirst("queue"),
-                    SignedTarget.Kind.CLAIMS));
+            SignedRequests.target(
+                    context,
+                    SignedTarget.of(
+                            path.getFirst("version"), "queues", path.getFirst("queue"), SignedTarget.Kind.CLAIMS));
         } else if (matched == V2SubscriptionResource.class) {
             String collection = path.getFirst("collection");
             String queue = path.getFirst("name");
-            SignedRequests.target(context, V2SubscriptionResource.CONFIRM.equals(resource.getMethodName())
-                    ? SignedTarget.confirmation(ApiVersion.V2.segment(), collection, queue, path.getFirst("id"))
-                    : SignedTarget.of(ApiVersion.V2.segment(), collection, queue, SignedTarget.Kind.SUBSCRIPTIONS));
+            SignedRequests.target(
+                    context,
+                    V2SubscriptionResource.CONFIRM.equals(resource.getMethodName())
+                            ? SignedTarget.confirmation(ApiVersion.V2.segment(), collection, queue, path.getFirst("id"))
+                            : SignedTarget.of(
+                                    ApiVersion.V2.segment(), collection, queue, SignedTarget.Kind.SUBSCRIPTIONS));
         }
     }
 }

@@ -14,26 +14,36 @@ public final class SubscriptionViews {
     static final String WEBHOOK = "webhook";
     static final String NOT_DELIVERED = "not delivered: Pigeon has no mail server";
 
-    private SubscriptionViews() {
-    }
+    private SubscriptionViews() {}
 
     @RegisterForReflection
-    public record Created(String subscription_id) {
-    }
+    public record Created(String subscription_id) {}
 
     /** Zaqar's subscription document ({@code confirmed} as PUT .../confirm set it); {@code delivery} is Pigeon's. */
     @RegisterForReflection
-    public record Document(String id, String subscriber, String source, int ttl, @JsonRawValue String options, long age,
-            boolean confirmed, String delivery) {
+    public record Document(
+            String id,
+            String subscriber,
+            String source,
+            int ttl,
+            @JsonRawValue String options,
+            long age,
+            boolean confirmed,
+            String delivery) {
         /** The document of {@code queue}'s subscription: its source named as the client names it. */
         public static Document of(Subscription subscription, QueueName queue) {
-            return new Document(MessageIds.format(subscription.id()), subscription.subscriber(), queue.name(),
-                    subscription.ttl(), subscription.optionsJson(), subscription.age(), subscription.confirmed(),
+            return new Document(
+                    MessageIds.format(subscription.id()),
+                    subscription.subscriber(),
+                    queue.name(),
+                    subscription.ttl(),
+                    subscription.optionsJson(),
+                    subscription.age(),
+                    subscription.confirmed(),
                     subscription.delivered() ? WEBHOOK : NOT_DELIVERED);
         }
     }
 
     @RegisterForReflection
-    public record Page(List<Document> subscriptions, List<PageLink> links) {
-    }
+    public record Page(List<Document> subscriptions, List<PageLink> links) {}
 }

@@ -1,13 +1,13 @@
 package io.pigeon.api.v2;
 
-import io.pigeon.api.read.ClaimTermsReader;
-import io.pigeon.api.view.Hrefs;
-import io.pigeon.api.RequestCaller;
-import io.pigeon.queue.QueueName;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
+import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -38,7 +38,9 @@ public class V2ClaimResource {
 
     /** 201 {@code {"messages": [...]}} with Location, or 204 when nothing is free (or the queue is absent). */
     @POST
-    public Uni<Response> claim(@PathParam("version") String version, @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> claim(
+            @PathParam("version") String version,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             @QueryParam("limit") String limitParam,
             byte[] body) {
@@ -48,46 +50,62 @@ public class V2ClaimResource {
             ContentTypes.requireJson(contentType);
         }
         Integer limit = QueryParamReader.integer("limit", limitParam);
-        ClaimTerms terms = claims.terms(hasBody ? ClaimTermsReader.claim(body, DialectPaths.version(version)) : ClaimService.RequestedTerms.NONE);
+        ClaimTerms terms = claims.terms(
+                hasBody
+                        ? ClaimTermsReader.claim(body, DialectPaths.version(version))
+                        : ClaimService.RequestedTerms.NONE);
         QueueName queue = QueueName.of(queueName);
-        return claims.take(project, queue, limit, terms).map(taken -> taken
-                .filter(claim -> !claim.messages().isEmpty())
+        return claims.take(project, queue, limit, terms).map(taken -> taken.filter(
+                        claim -> !claim.messages().isEmpty())
                 .map(claim -> Response.status(201)
                         .header(HttpHeaders.LOCATION, Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
-                        .entity(new V2Views.Messages(V2Views.claimedItems(DialectPaths.version(version), queue, claim.id(), claim.messages()), null))
+                        .entity(new V2Views.Messages(
+                                V2Views.claimedItems(
+                                        DialectPaths.version(version), queue, claim.id(), claim.messages()),
+                                null))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
     }
 
     @GET
     @Path("{claimId}")
-    public Uni<V2Views.ClaimView> get(@PathParam("version") String version, @PathParam("queue") String queueName,
+    public Uni<V2Views.ClaimView> get(
+            @PathParam("version") String version,
+            @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
         return claims.getNamed(project, queue, claimId)
-                .map(claim -> new V2Views.ClaimView(claim.age(), claim.ttl(),
+                .map(claim -> new V2Views.ClaimView(
+                        claim.age(),
+                        claim.ttl(),
                         V2Views.claimedItems(DialectPaths.version(version), queue, claim.id(), claim.messages()),
                         Hrefs.claim(DialectPaths.version(version), queue, claim.id())));
     }
 
     @PATCH
     @Path("{claimId}")
-    public Uni<Response> renew(@PathParam("version") String version, @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+    public Uni<Response> renew(
+            @PathParam("version") String version,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             @PathParam("claimId") String claimId,
             byte[] body) {
         String project = caller.requiredProject();
         ContentTypes.requireJson(contentType);
         // As in Zaqar v2, a renewal that names no ttl or grace takes the defaults ({} renews for 300 s, grace 60).
-        ClaimService.RequestedTerms terms = claims.withDefaults(ClaimTermsReader.renewal(body, DialectPaths.version(version)));
+        ClaimService.RequestedTerms terms =
+                claims.withDefaults(ClaimTermsReader.renewal(body, DialectPaths.version(version)));
         return claims.renewNamed(project, QueueName.of(queueName), claimId, terms)
                 .map(ignored -> Response.noContent().build());
     }
 
     @DELETE
     @Path("{claimId}")
-    public Uni<Response> release(@PathParam("version") String version, @PathParam("queue") String queueName, @PathParam("claimId") String claimId) {
+    public Uni<Response> release(
+            @PathParam("version") String version,
+            @PathParam("queue") String queueName,
+            @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         return claims.releaseNamed(project, QueueName.of(queueName), claimId)
                 .map(ignored -> Response.noContent().build());

@@ -1,13 +1,13 @@
 package io.pigeon.api.v2;
 
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.Public;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.api.home.StaticFiles;
 import io.pigeon.api.home.V2Home;
 import io.pigeon.health.DatabaseProbe;
 import io.pigeon.health.StorageHealth;
-import io.pigeon.api.RequestCaller;
 import io.smallrye.mutiny.Uni;
-import io.pigeon.api.Public;
-import io.pigeon.api.home.StaticFiles;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HEAD;
@@ -41,7 +41,10 @@ public class V2DiscoveryResource {
     @Public
     @Produces(MediaType.APPLICATION_JSON)
     public Response versions() {
-        return Response.status(300).entity(VERSIONS).type(MediaType.APPLICATION_JSON_TYPE).build();
+        return Response.status(300)
+                .entity(VERSIONS)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .build();
     }
 
     @GET

@@ -2,10 +2,10 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.read.PoolReader;
-import io.pigeon.api.view.PoolViews;
-import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.PoolReader;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.PoolViews;
 import io.pigeon.pool.FlavorService;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
@@ -41,7 +41,9 @@ public class V2FlavorResource {
     }
 
     @GET
-    public Uni<PoolViews.FlavorPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
+    public Uni<PoolViews.FlavorPage> list(
+            @QueryParam("marker") String marker,
+            @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam) {
         caller.requiredProject();
         Integer limit = QueryParamReader.integer("limit", limitParam);
@@ -52,27 +54,28 @@ public class V2FlavorResource {
     /** Creates the flavor with exactly the pools of {@code pool_list} (each must exist): 201. */
     @PUT
     @Path("{name}")
-    public Uni<Response> create(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
-            byte[] body) {
+    public Uni<Response> create(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name, byte[] body) {
         caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
-        return flavors.create(name, PoolReader.poolList(body))
-                .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
+        return flavors.create(name, PoolReader.poolList(body)).map(ignored -> Response.status(201)
+                .header(HttpHeaders.LOCATION, ROOT + "/" + name)
+                .build());
     }
 
     @GET
     @Path("{name}")
     public Uni<PoolViews.FlavorView> get(@PathParam("name") String name) {
         caller.requiredProject();
-        return flavors.get(name).map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
-                true));
+        return flavors.get(name)
+                .map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, true));
     }
 
     /** Sets the flavor's pools to {@code pool_list}: 200 with the flavor. */
     @PATCH
     @Path("{name}")
-    public Uni<PoolViews.FlavorView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("name") String name, byte[] body) {
+    public Uni<PoolViews.FlavorView> update(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name, byte[] body) {
         caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
         return flavors.update(name, PoolReader.poolList(body))

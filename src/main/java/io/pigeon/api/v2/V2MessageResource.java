@@ -5,13 +5,13 @@ import io.pigeon.api.ApiException;
 import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.view.Hrefs;
-import io.pigeon.api.read.IdListReader;
-import io.pigeon.api.read.MessagePostReader;
-import io.pigeon.api.read.MessageIdReader;
-import io.pigeon.api.view.NextLinks;
-import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.IdListReader;
+import io.pigeon.api.read.MessageIdReader;
+import io.pigeon.api.read.MessagePostReader;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.Hrefs;
+import io.pigeon.api.view.NextLinks;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
@@ -54,7 +54,9 @@ public class V2MessageResource {
     }
 
     @POST
-    public Uni<Response> post(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<Response> post(
+            @PathParam("version") String version,
+            @PathParam("collection") String collection,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @HeaderParam(CallMarker.HEADER) List<String> callMarker,
@@ -68,18 +70,26 @@ public class V2MessageResource {
         var newMessages = MessagePostReader.read(body, api, messages.bounds());
         QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
         boolean queueAttributes = api.has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
-        return messages.postCreatingQueue(project, queue, clientId, newMessages, body.length, queueAttributes,
-                String.join(",", callMarker)).map(ids -> Response
-                .status(201)
-                .header(HttpHeaders.LOCATION, Hrefs.messages(api, queue) + "?ids=" + MessageIds.join(ids))
-                .entity(new V2Views.Posted(Arrays.stream(ids)
-                        .mapToObj(id -> Hrefs.message(api, queue, id)).toList()))
-                .build());
+        return messages.postCreatingQueue(
+                        project,
+                        queue,
+                        clientId,
+                        newMessages,
+                        body.length,
+                        queueAttributes,
+                        String.join(",", callMarker))
+                .map(ids -> Response.status(201)
+                        .header(HttpHeaders.LOCATION, Hrefs.messages(api, queue) + "?ids=" + MessageIds.join(ids))
+                        .entity(new V2Views.Posted(Arrays.stream(ids)
+                                .mapToObj(id -> Hrefs.message(api, queue, id))
+                                .toList()))
+                        .build());
     }
 
     /** Lists the queue (200 even when empty or absent), or with {@code ids} gets those messages. */
     @GET
-    public Uni<V2Views.Messages> list(@PathParam("version") String version,
+    public Uni<V2Views.Messages> list(
+            @PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @PathParam("queue") String queueName,
@@ -111,47 +121,63 @@ public class V2MessageResource {
         boolean includeDelayed = delayed && QueryParamReader.bool("include_delayed", includeDelayedParam, false);
         QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
         long after = MessageIdReader.after(marker);
-        return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed).map(found -> {
-            if (found.isEmpty() || found.get().last()) {
-                return new V2Views.Messages(List.of(), List.of());
-            }
-            List<Message> page = found.get().messages();
-            NextLinks next = NextLinks.after(Hrefs.messages(api, queue), MessageIds.format(found.get().nextAfter()))
-                    .option("limit", limitParam)
-                    .option("echo", echoParam == null ? null : echo)
-                    .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
-                    .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed);
-            return new V2Views.Messages(V2Views.items(api, queue, page), List.of(next.link()));
-        });
+        return messages.page(project, queue, clientId, after, limit, echo, includeClaimed, includeDelayed)
+                .map(found -> {
+                    if (found.isEmpty() || found.get().last()) {
+                        return new V2Views.Messages(List.of(), List.of());
+                    }
+                    List<Message> page = found.get().messages();
+                    NextLinks next = NextLinks.after(
+                                    Hrefs.messages(api, queue),
+                                    MessageIds.format(found.get().nextAfter()))
+                            .option("limit", limitParam)
+                            .option("echo", echoParam == null ? null : echo)
+                            .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
+                            .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed);
+                    return new V2Views.Messages(V2Views.items(api, queue, page), List.of(next.link()));
+                });
     }
 
     @GET
     @Path("{id}")
-    public Uni<V2Views.Item> get(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<V2Views.Item> get(
+            @PathParam("version") String version,
+            @PathParam("collection") String collection,
             @PathParam("queue") String queueName,
             @PathParam("id") String id) {
         String project = caller.requiredProject();
         ApiDialect dialect = DialectPaths.dialect(version, collection);
         QueueName queue = dialect.name(queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
-        return messages.get(project, queue, rowId).map(found -> V2Views.item(dialect.version(), queue,
-                found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
+        return messages.get(project, queue, rowId)
+                .map(found -> V2Views.item(
+                        dialect.version(),
+                        queue,
+                        found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
     }
 
     @DELETE
     @Path("{id}")
-    public Uni<Response> delete(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<Response> delete(
+            @PathParam("version") String version,
+            @PathParam("collection") String collection,
             @PathParam("queue") String queueName,
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
         String project = caller.requiredProject();
-        return messages.deleteNamed(project, DialectPaths.dialect(version, collection).name(queueName), id, MessageIdReader.claimIfNamed(claimId))
+        return messages.deleteNamed(
+                        project,
+                        DialectPaths.dialect(version, collection).name(queueName),
+                        id,
+                        MessageIdReader.claimIfNamed(claimId))
                 .map(ignored -> Response.noContent().build());
     }
 
     /** Deletes the messages named by {@code ids}, or pops {@code pop} of the oldest free ones (200 with them). */
     @DELETE
-    public Uni<Response> deleteOrPop(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<Response> deleteOrPop(
+            @PathParam("version") String version,
+            @PathParam("collection") String collection,
             @PathParam("queue") String queueName,
             @QueryParam("ids") List<String> idParams,
             @QueryParam("claim_ids") List<String> claimIdParams,
@@ -176,9 +202,9 @@ public class V2MessageResource {
             if (!dialect.pops()) {
                 throw ApiException.invalidRequest("A topic's messages are not popped: they go to its subscriptions.");
             }
-            return messages.pop(project, queue, count)
-                    .map(popped -> Response.ok(new V2Views.Messages(V2Views.items(dialect.version(), queue,
-                            popped), null)).build());
+            return messages.pop(project, queue, count).map(popped -> Response.ok(
+                            new V2Views.Messages(V2Views.items(dialect.version(), queue, popped), null))
+                    .build());
         }
         if (ids == null) {
             throw ApiException.invalidRequest(
@@ -190,11 +216,17 @@ public class V2MessageResource {
                         + "in the request when message_delete_with_claim_id is True.");
             }
             QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
-            return messages.deleteByIdsWithClaims(project, queue, MessageIdReader.requiredIds(ids),
+            return messages.deleteByIdsWithClaims(
+                            project,
+                            queue,
+                            MessageIdReader.requiredIds(ids),
                             claimIds.stream().map(MessageIdReader::claim).toList())
                     .map(ignored -> Response.noContent().build());
         }
-        return messages.deleteByIds(project, DialectPaths.dialect(version, collection).name(queueName), MessageIdReader.requiredIds(ids))
+        return messages.deleteByIds(
+                        project,
+                        DialectPaths.dialect(version, collection).name(queueName),
+                        MessageIdReader.requiredIds(ids))
                 .map(ignored -> Response.noContent().build());
     }
 

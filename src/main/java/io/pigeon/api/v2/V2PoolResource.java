@@ -2,10 +2,10 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ContentTypes;
-import io.pigeon.api.read.PoolReader;
-import io.pigeon.api.view.PoolViews;
-import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.PoolReader;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.view.PoolViews;
 import io.pigeon.pool.PoolService;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
@@ -41,7 +41,9 @@ public class V2PoolResource {
     }
 
     @GET
-    public Uni<PoolViews.PoolPage> list(@QueryParam("marker") String marker, @QueryParam("limit") String limitParam,
+    public Uni<PoolViews.PoolPage> list(
+            @QueryParam("marker") String marker,
+            @QueryParam("limit") String limitParam,
             @QueryParam("detailed") String detailedParam) {
         caller.requireProjectAndOperator();
         Integer limit = QueryParamReader.integer("limit", limitParam);
@@ -52,12 +54,13 @@ public class V2PoolResource {
     /** Registers or replaces the pool, once its server has answered and taken Pigeon's schema: 201. */
     @PUT
     @Path("{name}")
-    public Uni<Response> register(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name,
-            byte[] body) {
+    public Uni<Response> register(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name, byte[] body) {
         caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
-        return pools.register(name, PoolReader.pool(body))
-                .map(ignored -> Response.status(201).header(HttpHeaders.LOCATION, ROOT + "/" + name).build());
+        return pools.register(name, PoolReader.pool(body)).map(ignored -> Response.status(201)
+                .header(HttpHeaders.LOCATION, ROOT + "/" + name)
+                .build());
     }
 
     @GET
@@ -65,15 +68,15 @@ public class V2PoolResource {
     public Uni<PoolViews.PoolView> get(@PathParam("name") String name, @QueryParam("detailed") String detailedParam) {
         caller.requireProjectAndOperator();
         boolean detailed = QueryParamReader.bool("detailed", detailedParam, false);
-        return pools.get(name).map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name,
-                detailed));
+        return pools.get(name)
+                .map(found -> PoolViews.view(found.orElseThrow(() -> missing(name)), ROOT + "/" + name, detailed));
     }
 
     /** Changes the fields sent: 200 with the pool (without options, as Zaqar answers). */
     @PATCH
     @Path("{name}")
-    public Uni<PoolViews.PoolView> update(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-            @PathParam("name") String name, byte[] body) {
+    public Uni<PoolViews.PoolView> update(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType, @PathParam("name") String name, byte[] body) {
         caller.requireProjectAndOperator();
         ContentTypes.requireJson(contentType);
         return pools.update(name, PoolReader.poolPatch(body))

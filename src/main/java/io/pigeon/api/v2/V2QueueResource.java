@@ -1,39 +1,38 @@
 package io.pigeon.api.v2;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiDialect;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ContentTypes;
+import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.MetadataPatchReader;
 import io.pigeon.api.read.PurgeReader;
+import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.read.ShareReader;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.NextLinks;
-import io.pigeon.api.read.QueueMetadataReader;
-import io.pigeon.api.RequestCaller;
+import io.pigeon.api.view.PageLink;
+import io.pigeon.api.view.StatsView;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
+import io.pigeon.message.MessageService;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.MetadataPatch;
 import io.pigeon.queue.QueueName;
-import io.pigeon.tenancy.SignedUrls;
-import jakarta.ws.rs.NotFoundException;
-import java.time.Instant;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.api.read.JsonBodyReader;
-import io.pigeon.api.view.PageLink;
-import io.pigeon.api.read.QueryParamReader;
-import io.pigeon.api.view.StatsView;
-import io.pigeon.message.MessageService;
 import io.pigeon.queue.QueueService;
+import io.pigeon.tenancy.SignedUrls;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HEAD;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
@@ -44,6 +43,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -65,8 +65,13 @@ public class V2QueueResource {
     private final SignedUrls signedUrls;
     private final PigeonConfig config;
 
-    public V2QueueResource(QueueService queues, MessageService messages, QueuePurge purges, RequestCaller caller,
-            SignedUrls signedUrls, PigeonConfig config) {
+    public V2QueueResource(
+            QueueService queues,
+            MessageService messages,
+            QueuePurge purges,
+            RequestCaller caller,
+            SignedUrls signedUrls,
+            PigeonConfig config) {
         this.signedUrls = signedUrls;
         this.queues = queues;
         this.messages = messages;
@@ -76,7 +81,8 @@ public class V2QueueResource {
     }
 
     @GET
-    public Uni<V2Views.Listing> list(@PathParam("version") String version,
+    public Uni<V2Views.Listing> list(
+            @PathParam("version") String version,
             @PathParam("collection") String collection,
             @QueryParam("marker") String marker,
             @QueryParam("limit") String limitParam,
@@ -95,28 +101,40 @@ public class V2QueueResource {
         String nameFilter = !filtered || name == null || name.isEmpty() ? null : name;
         boolean withDefaults = dialect.version().has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
         String listed = Hrefs.collection(dialect);
-        Uni<Long> count = withCount ? queues.count(project, nameFilter) : Uni.createFrom().nullItem();
-        return queues.list(project, topics, marker, limit, detailed, nameFilter).flatMap(page -> count.map(total -> {
-            List<V2Views.QueueEntry> entries = page.stream().map(q -> new V2Views.QueueEntry(q.name(),
-                    listed + "/" + q.name(),
-                    detailed ? (withDefaults ? queues.withDefaults(q, topics) : StrictJson.readStoredObject(q.metadataJson())) : null))
-                    .toList();
-            List<PageLink> links = page.isEmpty() ? List.of()
-                    : List.of(NextLinks.after(listed, page.get(page.size() - 1).name())
-                            .option("limit", limitParam)
-                            .flag("detailed", detailed)
-                            .flag("with_count", withCount)
-                            .option("name", nameFilter)
-                            .link());
-            return topics ? (V2Views.Listing) new V2Views.TopicList(entries, links)
-                    : new V2Views.QueueList(entries, links, total);
-        }));
+        Uni<Long> count =
+                withCount ? queues.count(project, nameFilter) : Uni.createFrom().nullItem();
+        return queues.list(project, topics, marker, limit, detailed, nameFilter)
+                .flatMap(page -> count.map(total -> {
+                    List<V2Views.QueueEntry> entries = page.stream()
+                            .map(q -> new V2Views.QueueEntry(
+                                    q.name(),
+                                    listed + "/" + q.name(),
+                                    detailed
+                                            ? (withDefaults
+                                                    ? queues.withDefaults(q, topics)
+                                                    : StrictJson.readStoredObject(q.metadataJson()))
+                                            : null))
+                            .toList();
+                    List<PageLink> links = page.isEmpty()
+                            ? List.of()
+                            : List.of(NextLinks.after(
+                                            listed, page.get(page.size() - 1).name())
+                                    .option("limit", limitParam)
+                                    .flag("detailed", detailed)
+                                    .flag("with_count", withCount)
+                                    .option("name", nameFilter)
+                                    .link());
+                    return topics
+                            ? (V2Views.Listing) new V2Views.TopicList(entries, links)
+                            : new V2Views.QueueList(entries, links, total);
+                }));
     }
 
     /** Creates the queue, with the metadata document if one is sent: 201, or 204 when it already exists. */
     @PUT
     @Path("{name}")
-    public Uni<Response> create(@PathParam("version") String version,
+    public Uni<Response> create(
+            @PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
@@ -128,7 +146,8 @@ public class V2QueueResource {
         }
         ApiDialect dialect = DialectPaths.dialect(version, collection);
         QueueName queue = dialect.name(name);
-        ObjectNode metadata = hasBody ? QueueMetadataReader.metadata(body, config.maxQueueMetadata())
+        ObjectNode metadata = hasBody
+                ? QueueMetadataReader.metadata(body, config.maxQueueMetadata())
                 : JsonNodeFactory.instance.objectNode();
         return queues.create(project, queue, metadata).map(created -> Response.status(created ? 201 : 204)
                 .header(HttpHeaders.LOCATION, Hrefs.queue(dialect.version(), queue))
@@ -141,7 +160,9 @@ public class V2QueueResource {
      */
     @GET
     @Path("{name}")
-    public Uni<JsonNode> get(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<JsonNode> get(
+            @PathParam("version") String version,
+            @PathParam("collection") String collection,
             @PathParam("name") String name) {
         String project = caller.requiredProject();
         ApiDialect dialect = DialectPaths.dialect(version, collection);
@@ -162,7 +183,8 @@ public class V2QueueResource {
 
     @PATCH
     @Path("{name}")
-    public Uni<JsonNode> patch(@PathParam("version") String version,
+    public Uni<JsonNode> patch(
+            @PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
@@ -172,7 +194,9 @@ public class V2QueueResource {
         }
         String project = caller.requiredProject();
         if (contentType == null || !contentType.split(";", 2)[0].trim().equalsIgnoreCase(JSON_PATCH)) {
-            throw new ApiException(415, "Accepted media type for PATCH: {'Accept-Patch': '" + JSON_PATCH + "'}.",
+            throw new ApiException(
+                    415,
+                    "Accepted media type for PATCH: {'Accept-Patch': '" + JSON_PATCH + "'}.",
                     "A queue is patched with a JSON patch sent as `" + JSON_PATCH + "`.");
         }
         QueueName queue = DialectPaths.dialect(version, collection).name(name);
@@ -183,7 +207,9 @@ public class V2QueueResource {
 
     @DELETE
     @Path("{name}")
-    public Uni<Response> delete(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<Response> delete(
+            @PathParam("version") String version,
+            @PathParam("collection") String collection,
             @PathParam("name") String name) {
         String project = caller.requiredProject();
         QueueName queue = DialectPaths.dialect(version, collection).name(name);
@@ -193,21 +219,23 @@ public class V2QueueResource {
     /** Message counts; a queue that does not exist has none (v2 queues exist lazily). */
     @GET
     @Path("{name}/stats")
-    public Uni<StatsView> stats(@PathParam("version") String version, @PathParam("collection") String collection,
+    public Uni<StatsView> stats(
+            @PathParam("version") String version,
+            @PathParam("collection") String collection,
             @PathParam("name") String name) {
         String project = caller.requiredProject();
         ApiDialect dialect = DialectPaths.dialect(version, collection);
         QueueName queue = dialect.name(name);
         return messages.stats(project, queue)
-                .map(found -> found.map(stats -> StatsView.of(stats,
-                                id -> Hrefs.message(dialect.version(), queue, id)))
+                .map(found -> found.map(stats -> StatsView.of(stats, id -> Hrefs.message(dialect.version(), queue, id)))
                         .orElseGet(StatsView::empty));
     }
 
     /** Deletes the queue's messages and subscriptions, or those that {@code resource_types} names; the queue stays. */
     @POST
     @Path("{name}/purge")
-    public Uni<Response> purge(@PathParam("version") String version,
+    public Uni<Response> purge(
+            @PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,
@@ -230,7 +258,8 @@ public class V2QueueResource {
      */
     @POST
     @Path("{name}/share")
-    public V2Views.Shared share(@PathParam("version") String version,
+    public V2Views.Shared share(
+            @PathParam("version") String version,
             @PathParam("collection") String collection,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("name") String name,

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiVersion;
+import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
-import io.pigeon.api.view.Hrefs;
 import io.pigeon.message.MessageIds;
 import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -16,58 +16,53 @@ import java.util.UUID;
 /** The v2 (and v1.1) documents of messages, claims and queue lists. */
 public final class V2Views {
 
-    private V2Views() {
-    }
+    private V2Views() {}
 
     /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar. */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Item(String id, String href, int ttl, long age, @JsonRawValue String body, String checksum) {
-    }
+    public record Item(String id, String href, int ttl, long age, @JsonRawValue String body, String checksum) {}
 
     /** {@code {"messages": [...], "links": [...]}}; links absent where v2 has none (get by ids, claims, pops). */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Messages(List<Item> messages, List<PageLink> links) {
-    }
+    public record Messages(List<Item> messages, List<PageLink> links) {}
 
     @RegisterForReflection
-    public record Posted(List<String> resources) {
-    }
+    public record Posted(List<String> resources) {}
 
     @RegisterForReflection
-    public record ClaimView(long age, int ttl, List<Item> messages, String href) {
-    }
+    public record ClaimView(long age, int ttl, List<Item> messages, String href) {}
 
     /** A listed queue; {@code metadata} only when the listing is detailed. */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record QueueEntry(String name, String href, ObjectNode metadata) {
-    }
+    public record QueueEntry(String name, String href, ObjectNode metadata) {}
 
     /** A page of queues or of topics. */
-    public interface Listing {
-    }
+    public interface Listing {}
 
     /** The queue list; {@code count} only with {@code with_count=true}. */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) implements Listing {
-    }
+    public record QueueList(List<QueueEntry> queues, List<PageLink> links, Long count) implements Listing {}
 
     /** The topic list (Zaqar's has no count). */
     @RegisterForReflection
-    public record TopicList(List<QueueEntry> topics, List<PageLink> links) implements Listing {
-    }
+    public record TopicList(List<QueueEntry> topics, List<PageLink> links) implements Listing {}
 
     /** A signed share: what a client sends back as URL-Paths, URL-Methods, X-Project-Id, URL-Expires, URL-Signature. */
     @RegisterForReflection
-    public record Shared(List<String> paths, List<String> methods, String project, String expires, String signature) {
-    }
+    public record Shared(List<String> paths, List<String> methods, String project, String expires, String signature) {}
 
     public static Item item(ApiVersion version, QueueName queue, Message message) {
-        return new Item(MessageIds.format(message.id()), Hrefs.message(version, queue, message.id()), message.ttl(), message.age(),
-                message.body(), BodyChecksum.of(message.body()));
+        return new Item(
+                MessageIds.format(message.id()),
+                Hrefs.message(version, queue, message.id()),
+                message.ttl(),
+                message.age(),
+                message.body(),
+                BodyChecksum.of(message.body()));
     }
 
     public static List<Item> items(ApiVersion version, QueueName queue, List<Message> messages) {
@@ -76,11 +71,17 @@ public final class V2Views {
 
     /** Claimed messages: each href carries the claim id, so that deleting by href proves the claim. */
     public static List<Item> claimedItems(ApiVersion version, QueueName queue, UUID claimId, List<Message> messages) {
-        return messages.stream().map(m -> {
-            Item item = item(version, queue, m);
-            return new Item(item.id(), item.href() + "?claim_id=" + claimId, item.ttl(), item.age(), item.body(),
-                    item.checksum());
-        }).toList();
+        return messages.stream()
+                .map(m -> {
+                    Item item = item(version, queue, m);
+                    return new Item(
+                            item.id(),
+                            item.href() + "?claim_id=" + claimId,
+                            item.ttl(),
+                            item.age(),
+                            item.body(),
+                            item.checksum());
+                })
+                .toList();
     }
-
 }

@@ -10,8 +10,7 @@ import java.util.List;
 /** The wire shapes of /v3: times are unix seconds (as {@code ontime} is), ids are strings. */
 final class V3Views {
 
-    private V3Views() {
-    }
+    private V3Views() {}
 
     @RegisterForReflection
     record Enqueued(String id, String group_id, double fire_at) {
@@ -21,35 +20,54 @@ final class V3Views {
     }
 
     @RegisterForReflection
-    record Item(String id, @JsonRawValue String body, double created) {
-    }
+    record Item(String id, @JsonRawValue String body, double created) {}
 
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record Group(String id, double fire_at, int attempts, boolean in_flight, String last_error, List<Item> items) {
         static Group of(DispatchStore.PendingGroup group) {
-            return new Group(Long.toString(group.id()), group.fireAt(), group.attempts(), group.inFlight(),
-                    group.lastError(), group.items().stream()
-                            .map(item -> new Item(Long.toString(item.id()), item.body(), item.created())).toList());
+            return new Group(
+                    Long.toString(group.id()),
+                    group.fireAt(),
+                    group.attempts(),
+                    group.inFlight(),
+                    group.lastError(),
+                    group.items().stream()
+                            .map(item -> new Item(Long.toString(item.id()), item.body(), item.created()))
+                            .toList());
         }
     }
 
     @RegisterForReflection
-    record Pending(String merge_key, String method, String target, boolean merged, List<Group> groups,
-            List<PageLink> links) {
-    }
+    record Pending(
+            String merge_key, String method, String target, boolean merged, List<Group> groups, List<PageLink> links) {}
 
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    record DeadGroup(String id, String merge_key, String method, String target, int attempts, String last_error,
-            double dead_at, double created_at, long items) {
+    record DeadGroup(
+            String id,
+            String merge_key,
+            String method,
+            String target,
+            int attempts,
+            String last_error,
+            double dead_at,
+            double created_at,
+            long items) {
         static DeadGroup of(DispatchStore.DeadGroup group) {
-            return new DeadGroup(Long.toString(group.id()), group.mergeKey(), group.method(), group.target(),
-                    group.attempts(), group.lastError(), group.deadAt(), group.createdAt(), group.items());
+            return new DeadGroup(
+                    Long.toString(group.id()),
+                    group.mergeKey(),
+                    group.method(),
+                    group.target(),
+                    group.attempts(),
+                    group.lastError(),
+                    group.deadAt(),
+                    group.createdAt(),
+                    group.items());
         }
     }
 
     @RegisterForReflection
-    record DeadGroups(List<DeadGroup> groups, List<PageLink> links) {
-    }
+    record DeadGroups(List<DeadGroup> groups, List<PageLink> links) {}
 }

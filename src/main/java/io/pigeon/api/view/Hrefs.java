@@ -12,8 +12,7 @@ import java.util.UUID;
  */
 public final class Hrefs {
 
-    private Hrefs() {
-    }
+    private Hrefs() {}
 
     /** The listing of the dialect's queues, or of its topics. */
     public static String collection(ApiDialect dialect) {

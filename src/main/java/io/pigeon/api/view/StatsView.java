@@ -20,17 +20,19 @@ public record StatsView(Counts messages) {
 
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Counts(long claimed, long free, long total, Edge oldest, Edge newest) {
-    }
+    public record Counts(long claimed, long free, long total, Edge oldest, Edge newest) {}
 
     @RegisterForReflection
-    public record Edge(String href, long age, String created) {
-    }
+    public record Edge(String href, long age, String created) {}
 
     /** The view of {@code stats}, naming messages with {@code messageHref}. */
     public static StatsView of(QueueStats stats, LongFunction<String> messageHref) {
-        return new StatsView(new Counts(stats.claimed(), stats.free(), stats.total(),
-                edge(stats.oldest(), messageHref), edge(stats.newest(), messageHref)));
+        return new StatsView(new Counts(
+                stats.claimed(),
+                stats.free(),
+                stats.total(),
+                edge(stats.oldest(), messageHref),
+                edge(stats.newest(), messageHref)));
     }
 
     public static StatsView empty() {
@@ -41,7 +43,9 @@ public record StatsView(Counts messages) {
         if (edge == null) {
             return null;
         }
-        String created = edge.created().withOffsetSameInstant(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS)
+        String created = edge.created()
+                .withOffsetSameInstant(ZoneOffset.UTC)
+                .truncatedTo(ChronoUnit.SECONDS)
                 .format(ISO_SECONDS);
         return new Edge(messageHref.apply(edge.id()), edge.age(), created);
     }

@@ -51,8 +51,13 @@ class V1ClaimTest {
 
     /** Moves a claim's end into the past, as the database clock would after its TTL. */
     private void endClaim(String claimId) {
-        Db.run(pool, "UPDATE claims SET expires_at = now() - interval '1 second' WHERE id = $1", UUID.fromString(claimId));
-        Db.run(pool, "UPDATE messages SET claim_expires_at = now() - interval '1 second' WHERE claim_id = $1",
+        Db.run(
+                pool,
+                "UPDATE claims SET expires_at = now() - interval '1 second' WHERE id = $1",
+                UUID.fromString(claimId));
+        Db.run(
+                pool,
+                "UPDATE messages SET claim_expires_at = now() - interval '1 second' WHERE claim_id = $1",
                 UUID.fromString(claimId));
     }
 
@@ -60,7 +65,8 @@ class V1ClaimTest {
     void claimTakesTheOldestFreeMessages() {
         List<String> hrefs = Messages.post(project, q, 4, 300);
         Response claimed = claim("?limit=2", "{\"ttl\": 300, \"grace\": 60}");
-        claimed.then().statusCode(201)
+        claimed.then()
+                .statusCode(201)
                 .contentType("application/json")
                 .header("Location", matchesPattern(claims + "/[0-9a-f-]{36}"))
                 .body("$", hasSize(2))
@@ -75,8 +81,11 @@ class V1ClaimTest {
         rest.then().statusCode(201).body("body.n", contains(2, 3));
         claim("", "{\"ttl\": 60, \"grace\": 60}").then().statusCode(204).body(emptyString());
 
-        Api.as(project).get("/v1/queues/" + q + "/stats")
-                .then().body("messages.claimed", equalTo(4)).body("messages.free", equalTo(0));
+        Api.as(project)
+                .get("/v1/queues/" + q + "/stats")
+                .then()
+                .body("messages.claimed", equalTo(4))
+                .body("messages.free", equalTo(0));
     }
 
     @Test
@@ -91,19 +100,30 @@ class V1ClaimTest {
         Response claimed = claim("?limit=2", "{\"ttl\": 300, \"grace\": 60}");
         String location = claimed.header("Location");
 
-        Api.as(project).get(location)
-                .then().statusCode(200)
+        Api.as(project)
+                .get(location)
+                .then()
+                .statusCode(200)
                 .header("Content-Location", location)
                 .body("ttl", equalTo(300))
                 .body("age", lessThanOrEqualTo(5))
                 .body("href", equalTo(location))
-                .body("messages.href", contains(claimed.jsonPath().getList("href").toArray()))
+                .body(
+                        "messages.href",
+                        contains(claimed.jsonPath().getList("href").toArray()))
                 .body("messages.body.n", contains(0, 1));
 
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 600, \"grace\": 30}")
-                .patch(location).then().statusCode(204).body(emptyString());
-        Api.as(project).get(location)
-                .then().statusCode(200)
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 600, \"grace\": 30}")
+                .patch(location)
+                .then()
+                .statusCode(204)
+                .body(emptyString());
+        Api.as(project)
+                .get(location)
+                .then()
+                .statusCode(200)
                 .body("ttl", equalTo(600))
                 .body("age", allOf(greaterThanOrEqualTo(0), lessThanOrEqualTo(5)))
                 // The messages now live until the claim ends plus grace (630 s from about now).
@@ -111,16 +131,22 @@ class V1ClaimTest {
 
         String messageHref = claimed.jsonPath().getString("[0].href");
         Api.as(project).delete(location).then().statusCode(204);
-        Api.as(project).get(location)
-                .then().statusCode(404)
+        Api.as(project)
+                .get(location)
+                .then()
+                .statusCode(404)
                 .body("title", equalTo("Not found"))
-                .body("description", equalTo("Claim " + location.substring(claims.length() + 1)
-                        + " does not exist in queue " + q + " for project " + project));
+                .body(
+                        "description",
+                        equalTo("Claim " + location.substring(claims.length() + 1) + " does not exist in queue " + q
+                                + " for project " + project));
         Api.as(project).delete(location).then().statusCode(204);
         // Released messages are free at once.
         Api.as(project).get("/v1/queues/" + q + "/stats").then().body("messages.free", equalTo(2));
-        Api.as(project).delete(messageHref)
-                .then().statusCode(400)
+        Api.as(project)
+                .delete(messageHref)
+                .then()
+                .statusCode(400)
                 .body("description", equalTo("A claim was specified, but the message is not currently claimed."));
     }
 
@@ -132,18 +158,26 @@ class V1ClaimTest {
         String claimId = Messages.claimId(withClaim);
 
         Api.as(project).get(hrefs.get(0)).then().statusCode(200).body("href", equalTo(hrefs.get(0)));
-        Api.as(project).delete(hrefs.get(0))
-                .then().statusCode(403)
+        Api.as(project)
+                .delete(hrefs.get(0))
+                .then()
+                .statusCode(403)
                 .body("title", equalTo("Unable to delete"))
-                .body("description", equalTo("This message is claimed; it cannot be deleted without a valid claim ID."));
+                .body(
+                        "description",
+                        equalTo("This message is claimed; it cannot be deleted without a valid claim ID."));
         for (String wrong : List.of("00000000-0000-0000-0000-000000000001", "not-a-claim")) {
-            Api.as(project).delete(hrefs.get(0) + "?claim_id=" + wrong)
-                    .then().statusCode(400)
+            Api.as(project)
+                    .delete(hrefs.get(0) + "?claim_id=" + wrong)
+                    .then()
+                    .statusCode(400)
                     .body("title", equalTo("Unable to delete"))
                     .body("description", equalTo("The specified claim does not exist or has expired."));
         }
-        Api.as(project).delete(hrefs.get(1) + "?claim_id=" + claimId)
-                .then().statusCode(400)
+        Api.as(project)
+                .delete(hrefs.get(1) + "?claim_id=" + claimId)
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Unable to delete"))
                 .body("description", equalTo("A claim was specified, but the message is not currently claimed."));
 
@@ -163,15 +197,28 @@ class V1ClaimTest {
         endClaim(firstClaim);
 
         Api.as(project).get(claims + "/" + firstClaim).then().statusCode(404);
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 100}").patch(claims + "/" + firstClaim)
-                .then().statusCode(404);
-        Api.as(project).get("/v1/queues/" + q + "/stats")
-                .then().body("messages.free", equalTo(2)).body("messages.claimed", equalTo(0));
-        Api.as(project).get("/v1/queues/" + q + "/messages?echo=true").then().statusCode(200).body("messages", hasSize(2));
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 100}")
+                .patch(claims + "/" + firstClaim)
+                .then()
+                .statusCode(404);
+        Api.as(project)
+                .get("/v1/queues/" + q + "/stats")
+                .then()
+                .body("messages.free", equalTo(2))
+                .body("messages.claimed", equalTo(0));
+        Api.as(project)
+                .get("/v1/queues/" + q + "/messages?echo=true")
+                .then()
+                .statusCode(200)
+                .body("messages", hasSize(2));
 
         // A late delete with the ended claim, before anyone else claims the message.
-        Api.as(project).delete(firstHref)
-                .then().statusCode(400)
+        Api.as(project)
+                .delete(firstHref)
+                .then()
+                .statusCode(400)
                 .body("description", equalTo("A claim was specified, but the message is not currently claimed."));
 
         // Claimable again at once, without waiting for the sweeper.
@@ -179,8 +226,10 @@ class V1ClaimTest {
         second.then().statusCode(201).body("$", hasSize(2));
         String secondHref = second.jsonPath().getString("[0].href");
 
-        Api.as(project).delete(firstHref)
-                .then().statusCode(400)
+        Api.as(project)
+                .delete(firstHref)
+                .then()
+                .statusCode(400)
                 .body("description", equalTo("The specified claim does not exist or has expired."));
         Api.as(project).delete(secondHref).then().statusCode(204);
         Api.as(project).get("/v1/queues/" + q + "/stats").then().body("messages.total", equalTo(1));
@@ -192,10 +241,15 @@ class V1ClaimTest {
         Response claimed = claim("?limit=1", "{\"ttl\": 300, \"grace\": 200}");
         claimed.then().statusCode(201).body("[0].ttl", allOf(greaterThanOrEqualTo(500), lessThanOrEqualTo(505)));
 
-        Row row = Db.run(pool, """
+        Row row = Db.run(
+                        pool,
+                        """
                 SELECT extract(epoch FROM m.expires_at - m.claim_expires_at) AS beyond_claim, m.ttl,
                        extract(epoch FROM m.expires_at - m.created_at) AS lifetime
-                FROM messages m WHERE m.id = $1""", Messages.rowId(href)).iterator().next();
+                FROM messages m WHERE m.id = $1""",
+                        Messages.rowId(href))
+                .iterator()
+                .next();
         assertTrue(row.getDouble("beyond_claim") >= 200, "message outlives its claim by the grace");
         assertEquals(row.getInteger("ttl").doubleValue(), row.getDouble("lifetime"), 0.001);
 
@@ -213,25 +267,46 @@ class V1ClaimTest {
     void claimExtensionNeverGoesBeyondFourteenDaysFromPosting() {
         String href = Messages.post(project, q, 1, 60).get(0);
         // Make the message almost 14 days old, still alive for a minute.
-        Db.run(pool, """
+        Db.run(
+                pool,
+                """
                 UPDATE messages SET created_at = now() - interval '1209000 seconds', ttl = 1209060,
                        expires_at = now() - interval '1209000 seconds' + interval '1209060 seconds'
-                WHERE id = $1""", Messages.rowId(href));
-        claim("?limit=1", "{\"ttl\": 43200, \"grace\": 43200}").then().statusCode(201).body("[0].ttl", equalTo(1209600));
-        double lifetime = Db.run(pool, "SELECT extract(epoch FROM expires_at - created_at) FROM messages WHERE id = $1",
-                Messages.rowId(href)).iterator().next().getDouble(0);
+                WHERE id = $1""",
+                Messages.rowId(href));
+        claim("?limit=1", "{\"ttl\": 43200, \"grace\": 43200}")
+                .then()
+                .statusCode(201)
+                .body("[0].ttl", equalTo(1209600));
+        double lifetime = Db.run(
+                        pool,
+                        "SELECT extract(epoch FROM expires_at - created_at) FROM messages WHERE id = $1",
+                        Messages.rowId(href))
+                .iterator()
+                .next()
+                .getDouble(0);
         assertEquals(1209600.0, lifetime, 0.001);
     }
 
     @Test
     void unknownClaims() {
-        for (String id : List.of("51db7067821e727dc24df754", "no-such-claim", UUID.randomUUID().toString())) {
-            Api.as(project).get(claims + "/" + id)
-                    .then().statusCode(404)
+        for (String id : List.of(
+                "51db7067821e727dc24df754", "no-such-claim", UUID.randomUUID().toString())) {
+            Api.as(project)
+                    .get(claims + "/" + id)
+                    .then()
+                    .statusCode(404)
                     .body("title", equalTo("Not found"))
-                    .body("description", equalTo("Claim " + id + " does not exist in queue " + q + " for project " + project));
-            Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 100}").patch(claims + "/" + id)
-                    .then().statusCode(404).body("title", equalTo("Not found"));
+                    .body(
+                            "description",
+                            equalTo("Claim " + id + " does not exist in queue " + q + " for project " + project));
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{\"ttl\": 100}")
+                    .patch(claims + "/" + id)
+                    .then()
+                    .statusCode(404)
+                    .body("title", equalTo("Not found"));
             Api.as(project).delete(claims + "/" + id).then().statusCode(204);
         }
     }
@@ -239,10 +314,10 @@ class V1ClaimTest {
     @Test
     void claimBodyAndLimitValidation() {
         Messages.post(project, q, 1, 300);
-        record Case(String query, String document, String title, String description) {
-        }
+        record Case(String query, String document, String title, String description) {}
         String ttlBounds = "The TTL for a claim may not exceed 43200 seconds, and must be at least 60 seconds long.";
-        String graceBounds = "The grace for a claim may not exceed 43200 seconds, and must be at least 60 seconds long.";
+        String graceBounds =
+                "The grace for a claim may not exceed 43200 seconds, and must be at least 60 seconds long.";
         String limitBounds = "Limit must be at least 1 and may not be greater than 20.";
         List<Case> cases = List.of(
                 new Case("", "{\"ttl\": 59, \"grace\": 60}", "Invalid API request", ttlBounds),
@@ -251,48 +326,83 @@ class V1ClaimTest {
                 new Case("", "{\"ttl\": 60, \"grace\": 59}", "Invalid API request", graceBounds),
                 new Case("", "{}", "Invalid request body", "Missing \"ttl\" field."),
                 new Case("", "{\"ttl\": 60}", "Invalid request body", "Missing \"grace\" field."),
-                new Case("", "{\"ttl\": \"60\", \"grace\": 60}", "Invalid request body", "The value of the \"ttl\" field must be a int."),
+                new Case(
+                        "",
+                        "{\"ttl\": \"60\", \"grace\": 60}",
+                        "Invalid request body",
+                        "The value of the \"ttl\" field must be a int."),
                 new Case("", "{\"ttl\": ", "Invalid request body", "Request body could not be parsed."),
-                new Case("", "[60, 60]", "Invalid request body",
+                new Case(
+                        "",
+                        "[60, 60]",
+                        "Invalid request body",
                         "Document type not supported. A claim is a JSON object with \"ttl\" and \"grace\" fields."),
                 new Case("?limit=21", "{\"ttl\": 60, \"grace\": 60}", "Invalid API request", limitBounds),
                 new Case("?limit=0", "{\"ttl\": 60, \"grace\": 60}", "Invalid API request", limitBounds),
-                new Case("?limit=x", "{\"ttl\": 60, \"grace\": 60}", "Invalid parameter",
+                new Case(
+                        "?limit=x",
+                        "{\"ttl\": 60, \"grace\": 60}",
+                        "Invalid parameter",
                         "The \"limit\" parameter is invalid. The value must be an integer."));
         for (Case c : cases) {
             claim(c.query(), c.document())
-                    .then().statusCode(400)
+                    .then()
+                    .statusCode(400)
                     .contentType("application/json")
                     .body("title", equalTo(c.title()))
                     .body("description", equalTo(c.description()));
         }
-        Api.as(project).contentType(ContentType.JSON).post(claims)
-                .then().statusCode(400).body("description", equalTo("Request body can not be empty"));
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .post(claims)
+                .then()
+                .statusCode(400)
+                .body("description", equalTo("Request body can not be empty"));
         // Nothing was claimed by any of them.
         Api.as(project).get("/v1/queues/" + q + "/stats").then().body("messages.free", equalTo(1));
 
         claim("?limit=1", "{\"ttl\": 60, \"grace\": 60}").then().statusCode(201);
-        String location = Api.as(project).get("/v1/queues/" + q + "/messages?include_claimed=true&echo=true")
-                .jsonPath().getString("messages[0].href");
-        Api.as(project).contentType(ContentType.JSON).body("{\"grace\": 60}")
+        String location = Api.as(project)
+                .get("/v1/queues/" + q + "/messages?include_claimed=true&echo=true")
+                .jsonPath()
+                .getString("messages[0].href");
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"grace\": 60}")
                 .patch(claims + "/" + UUID.randomUUID())
-                .then().statusCode(400).body("description", equalTo("Missing \"ttl\" field."));
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 43201}")
+                .then()
+                .statusCode(400)
+                .body("description", equalTo("Missing \"ttl\" field."));
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 43201}")
                 .patch(claims + "/" + UUID.randomUUID())
-                .then().statusCode(400).body("description", equalTo(ttlBounds));
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 43201}")
+                .then()
+                .statusCode(400)
+                .body("description", equalTo(ttlBounds));
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 60, \"grace\": 43201}")
                 .patch(claims + "/" + UUID.randomUUID())
-                .then().statusCode(400).body("description", equalTo(
-                        "The grace for a claim renewal may not exceed 43200 seconds, and may not be negative."));
+                .then()
+                .statusCode(400)
+                .body(
+                        "description",
+                        equalTo(
+                                "The grace for a claim renewal may not exceed 43200 seconds, and may not be negative."));
         Api.as(project).get(location).then().statusCode(200);
     }
 
     /** As in Zaqar 15: a claim on a queue that does not exist claims nothing (204), in every version. */
     @Test
     void claimOnMissingQueueIsNoContent() {
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 60, \"grace\": 60}")
                 .post("/v1/queues/missing/claims")
-                .then().statusCode(204).body(emptyString());
+                .then()
+                .statusCode(204)
+                .body(emptyString());
         Api.as(project).get("/v1/queues/missing").then().statusCode(404);
     }
 
@@ -302,15 +412,23 @@ class V1ClaimTest {
         Response claimed = claim("?limit=1", "{\"ttl\": 60, \"grace\": 60}");
         String claimId = Messages.claimId(claimed.jsonPath().getString("[0].href"));
         // Message 1 expires; the claim on message 0 ends.
-        Db.run(pool, "UPDATE messages SET expires_at = now() - interval '1 second' WHERE id = $1",
+        Db.run(
+                pool,
+                "UPDATE messages SET expires_at = now() - interval '1 second' WHERE id = $1",
                 Messages.rowId(hrefs.get(1)));
         endClaim(claimId);
 
         Api.as(project).get(hrefs.get(1)).then().statusCode(404);
-        Api.as(project).get("/v1/queues/" + q + "/messages?echo=true&include_claimed=true")
-                .then().statusCode(200).body("messages.href", contains(hrefs.get(0), hrefs.get(2)));
-        Api.as(project).get("/v1/queues/" + q + "/stats")
-                .then().body("messages.total", equalTo(2)).body("messages.claimed", equalTo(0));
+        Api.as(project)
+                .get("/v1/queues/" + q + "/messages?echo=true&include_claimed=true")
+                .then()
+                .statusCode(200)
+                .body("messages.href", contains(hrefs.get(0), hrefs.get(2)));
+        Api.as(project)
+                .get("/v1/queues/" + q + "/stats")
+                .then()
+                .body("messages.total", equalTo(2))
+                .body("messages.claimed", equalTo(0));
 
         Sweeper.Sweep sweep = sweeper.sweep().await().indefinitely();
         assertTrue(sweep.messagesDeleted() >= 1 || gone(hrefs.get(1)), "expired message swept");

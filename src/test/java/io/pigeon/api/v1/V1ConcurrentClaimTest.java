@@ -44,8 +44,10 @@ class V1ConcurrentClaimTest {
         }
         assertEquals(MESSAGES, posted.size());
 
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        URI claimUri = URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/v1/queues/" + queue + "/claims?limit=10");
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        URI claimUri =
+                URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/v1/queues/" + queue + "/claims?limit=10");
         ExecutorService pool = Executors.newFixedThreadPool(CLAIMERS);
         try {
             List<Callable<List<String>>> claimers = new ArrayList<>();
@@ -62,13 +64,16 @@ class V1ConcurrentClaimTest {
         } finally {
             pool.shutdownNow();
         }
-        Api.as(project).get("/v1/queues/" + queue + "/stats")
-                .then().statusCode(200)
+        Api.as(project)
+                .get("/v1/queues/" + queue + "/stats")
+                .then()
+                .statusCode(200)
                 .body("messages.claimed", equalTo(MESSAGES))
                 .body("messages.free", equalTo(0));
     }
 
-    private static List<String> claimUntilNothingIsFree(HttpClient http, URI claimUri, String project) throws Exception {
+    private static List<String> claimUntilNothingIsFree(HttpClient http, URI claimUri, String project)
+            throws Exception {
         List<String> mine = new ArrayList<>();
         HttpRequest request = HttpRequest.newBuilder(claimUri)
                 .header("X-Project-Id", project)

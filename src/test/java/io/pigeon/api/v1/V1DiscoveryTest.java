@@ -21,15 +21,25 @@ class V1DiscoveryTest {
         Api.as(Api.newProject())
                 .get("/v1/")
                 .then()
-                .using().defaultParser(Parser.JSON)
+                .using()
+                .defaultParser(Parser.JSON)
                 .statusCode(200)
                 .contentType(startsWith("application/json-home"))
                 .header("Cache-Control", "max-age=86400")
-                .body("resources.keySet()", containsInAnyOrder("rel/queues", "rel/queue", "rel/queue-metadata",
-                        "rel/queue-stats", "rel/messages", "rel/post-messages", "rel/claim"))
+                .body(
+                        "resources.keySet()",
+                        containsInAnyOrder(
+                                "rel/queues",
+                                "rel/queue",
+                                "rel/queue-metadata",
+                                "rel/queue-stats",
+                                "rel/messages",
+                                "rel/post-messages",
+                                "rel/claim"))
                 .body("resources.'rel/queues'.href-template", equalTo("/v1/queues{?marker,limit,detailed}"))
                 .body("resources.'rel/queue'.hints.allow", containsInAnyOrder("GET", "HEAD", "PUT", "DELETE"))
-                .body("resources.'rel/messages'.href-template",
+                .body(
+                        "resources.'rel/messages'.href-template",
                         equalTo("/v1/queues/{queue_name}/messages{?marker,limit,echo,include_claimed}"))
                 .body("resources.'rel/claim'.hints.accept-post", containsInAnyOrder("application/json"));
     }

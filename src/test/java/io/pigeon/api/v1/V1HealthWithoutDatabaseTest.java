@@ -41,7 +41,8 @@ class V1HealthWithoutDatabaseTest {
     @Test
     void healthIsServiceUnavailable() {
         given().get("/v1/health")
-                .then().statusCode(503)
+                .then()
+                .statusCode(503)
                 .contentType("application/json")
                 .body("title", equalTo("Service temporarily unavailable"));
         given().head("/v1/health").then().statusCode(503);
@@ -49,8 +50,10 @@ class V1HealthWithoutDatabaseTest {
 
     @Test
     void queueRequestsAreServiceUnavailableNotServerErrors() {
-        Api.as(Api.newProject()).put("/v1/queues/any")
-                .then().statusCode(503)
+        Api.as(Api.newProject())
+                .put("/v1/queues/any")
+                .then()
+                .statusCode(503)
                 .contentType("application/json")
                 .body("title", equalTo("Service temporarily unavailable"));
         Api.as(Api.newProject()).get("/v1/queues").then().statusCode(503);

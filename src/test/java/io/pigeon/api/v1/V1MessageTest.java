@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Messages;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.util.ArrayList;
@@ -23,7 +24,6 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import io.restassured.RestAssured;
 
 @QuarkusTest
 class V1MessageTest {
@@ -50,20 +50,36 @@ class V1MessageTest {
     /** python-zaqarclient's queue.messages(*ids) and delete_messages(*ids) send the ids repeated. */
     @Test
     void idsAreReadInTheCommaAndTheRepeatedForm() {
-        List<String> ids = Api.as(project).contentType(ContentType.JSON)
+        List<String> ids = Api.as(project)
+                .contentType(ContentType.JSON)
                 .body("[{\"ttl\": 300, \"body\": 0}, {\"ttl\": 300, \"body\": 1}, {\"ttl\": 300, \"body\": 2}]")
-                .post(messages).jsonPath().getList("resources", String.class).stream().map(Messages::id).toList();
-        Api.as(project).get(messages + "?ids=" + ids.get(0) + "&ids=" + ids.get(1) + "&ids=" + ids.get(2))
-                .then().statusCode(200).body("body", contains(0, 1, 2));
-        Api.as(project).delete(messages + "?ids=" + ids.get(0) + "&ids=" + ids.get(1)).then().statusCode(204);
-        Api.as(project).get(messages + "?ids=" + ids.get(0) + "," + ids.get(1) + "&ids=" + ids.get(2))
-                .then().statusCode(200).body("body", contains(2));
+                .post(messages)
+                .jsonPath()
+                .getList("resources", String.class)
+                .stream()
+                .map(Messages::id)
+                .toList();
+        Api.as(project)
+                .get(messages + "?ids=" + ids.get(0) + "&ids=" + ids.get(1) + "&ids=" + ids.get(2))
+                .then()
+                .statusCode(200)
+                .body("body", contains(0, 1, 2));
+        Api.as(project)
+                .delete(messages + "?ids=" + ids.get(0) + "&ids=" + ids.get(1))
+                .then()
+                .statusCode(204);
+        Api.as(project)
+                .get(messages + "?ids=" + ids.get(0) + "," + ids.get(1) + "&ids=" + ids.get(2))
+                .then()
+                .statusCode(200)
+                .body("body", contains(2));
     }
 
     @Test
     void postOneAndABatchAnswersHrefsInRequestOrder() {
         Response one = post("[{\"ttl\": 300, \"body\": {\"event\": \"one\"}}]");
-        one.then().statusCode(201)
+        one.then()
+                .statusCode(201)
                 .contentType("application/json")
                 .body("partial", equalTo(false))
                 .body("resources", hasSize(1))
@@ -71,18 +87,22 @@ class V1MessageTest {
         String firstId = Messages.id(one.jsonPath().getString("resources[0]"));
         assertEquals(messages + "?ids=" + firstId, one.header("Location"));
 
-        Response batch = post("[{\"ttl\": 300, \"body\": {\"event\": \"two\"}}, {\"ttl\": 600, \"body\": \"a string body\"},"
-                + " {\"ttl\": 900, \"body\": [1, 2, 3]}]");
+        Response batch =
+                post("[{\"ttl\": 300, \"body\": {\"event\": \"two\"}}, {\"ttl\": 600, \"body\": \"a string body\"},"
+                        + " {\"ttl\": 900, \"body\": [1, 2, 3]}]");
         batch.then().statusCode(201).body("resources", hasSize(3)).body("partial", equalTo(false));
         List<String> hrefs = batch.jsonPath().getList("resources", String.class);
         String ids = hrefs.stream().map(Messages::id).collect(Collectors.joining(","));
         assertEquals(messages + "?ids=" + ids, batch.header("Location"));
 
-        Api.as(project, OTHER_CLIENT).get(messages)
-                .then().statusCode(200)
+        Api.as(project, OTHER_CLIENT)
+                .get(messages)
+                .then()
+                .statusCode(200)
                 .header("Content-Location", messages)
-                .body("messages.href", contains(one.jsonPath().getString("resources[0]"), hrefs.get(0), hrefs.get(1),
-                        hrefs.get(2)))
+                .body(
+                        "messages.href",
+                        contains(one.jsonPath().getString("resources[0]"), hrefs.get(0), hrefs.get(1), hrefs.get(2)))
                 .body("messages.ttl", contains(300, 300, 600, 900))
                 .body("messages[0].body.event", equalTo("one"))
                 .body("messages[2].body", equalTo("a string body"))
@@ -94,12 +114,18 @@ class V1MessageTest {
 
     @Test
     void everyJsonValueIsABody() {
-        List<String> bodies = List.of("null", "0", "-1.5", "true", "\"\"", "{}", "[]", "{\"deep\": {\"a\": [1, {\"b\": null}]}}");
-        String document = bodies.stream().map(b -> "{\"ttl\": 60, \"body\": " + b + "}")
+        List<String> bodies =
+                List.of("null", "0", "-1.5", "true", "\"\"", "{}", "[]", "{\"deep\": {\"a\": [1, {\"b\": null}]}}");
+        String document = bodies.stream()
+                .map(b -> "{\"ttl\": 60, \"body\": " + b + "}")
                 .collect(Collectors.joining(",", "[", "]"));
         post(document).then().statusCode(201);
-        Api.as(project).queryParam("echo", true).queryParam("limit", 20).get(messages)
-                .then().statusCode(200)
+        Api.as(project)
+                .queryParam("echo", true)
+                .queryParam("limit", 20)
+                .get(messages)
+                .then()
+                .statusCode(200)
                 .body("messages", hasSize(bodies.size()))
                 .body("messages[0]", hasKey("body"))
                 .body("messages[0].body", nullValue())
@@ -115,9 +141,12 @@ class V1MessageTest {
 
     @Test
     void postToMissingQueueIsNotFoundInV1() {
-        Api.as(project).contentType(ContentType.JSON).body("[{\"ttl\": 60, \"body\": 1}]")
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("[{\"ttl\": 60, \"body\": 1}]")
                 .post("/v1/queues/auto-created-queue/messages")
-                .then().statusCode(404)
+                .then()
+                .statusCode(404)
                 .body("title", equalTo("Not found"))
                 .body("description", equalTo("Queue auto-created-queue does not exist for project " + project));
         Api.as(project).get("/v1/queues/auto-created-queue").then().statusCode(404);
@@ -125,19 +154,30 @@ class V1MessageTest {
 
     @Test
     void listingAnEmptyQueueIsNoContent() {
-        Api.as(project).get(messages)
-                .then().statusCode(204).header("Content-Location", messages).body(emptyString());
+        Api.as(project)
+                .get(messages)
+                .then()
+                .statusCode(204)
+                .header("Content-Location", messages)
+                .body(emptyString());
     }
 
     /** Zaqar 15 lists a queue that does not exist as an empty result (v1: 204); posting to it stays 404. */
     @Test
     void listingAMissingQueueIsNoContent() {
-        Api.as(project).get("/v1/queues/gone/messages?echo=true")
-                .then().statusCode(204)
+        Api.as(project)
+                .get("/v1/queues/gone/messages?echo=true")
+                .then()
+                .statusCode(204)
                 .header("Content-Location", "/v1/queues/gone/messages?echo=true")
                 .body(emptyString());
-        Api.as(project).contentType(ContentType.JSON).body("[{\"ttl\": 60, \"body\": 1}]").post("/v1/queues/gone/messages")
-                .then().statusCode(404).body("description", equalTo("Queue gone does not exist for project " + project));
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("[{\"ttl\": 60, \"body\": 1}]")
+                .post("/v1/queues/gone/messages")
+                .then()
+                .statusCode(404)
+                .body("description", equalTo("Queue gone does not exist for project " + project));
         Api.as(project).get("/v1/queues/gone").then().statusCode(404);
     }
 
@@ -152,17 +192,40 @@ class V1MessageTest {
         Api.withoutClientId(project).get(hrefs.get(0)).then().statusCode(200).body("body.n", equalTo(0));
         Api.withoutClientId(project).get(messages + "?ids=" + id0).then().statusCode(200);
         Api.withoutClientId(project).delete(hrefs.get(0)).then().statusCode(204);
-        Api.withoutClientId(project).delete(messages + "?ids=" + Messages.id(hrefs.get(1))).then().statusCode(204);
-        Api.withoutClientId(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
-                .post("/v1/queues/" + q + "/claims").then().statusCode(201);
-        Api.withoutClientId(project).get(messages).then().statusCode(400)
+        Api.withoutClientId(project)
+                .delete(messages + "?ids=" + Messages.id(hrefs.get(1)))
+                .then()
+                .statusCode(204);
+        Api.withoutClientId(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v1/queues/" + q + "/claims")
+                .then()
+                .statusCode(201);
+        Api.withoutClientId(project)
+                .get(messages)
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Missing header value"));
-        Api.withoutClientId(project).contentType(ContentType.JSON).body("[{\"ttl\": 60, \"body\": 1}]").post(messages)
-                .then().statusCode(400).body("title", equalTo("Missing header value"));
+        Api.withoutClientId(project)
+                .contentType(ContentType.JSON)
+                .body("[{\"ttl\": 60, \"body\": 1}]")
+                .post(messages)
+                .then()
+                .statusCode(400)
+                .body("title", equalTo("Missing header value"));
         for (String malformed : List.of("", "not-a-uuid")) {
-            Api.withoutClientId(project).header("Client-ID", malformed).get(hrefs.get(2)).then().statusCode(400)
+            Api.withoutClientId(project)
+                    .header("Client-ID", malformed)
+                    .get(hrefs.get(2))
+                    .then()
+                    .statusCode(400)
                     .body("title", equalTo("Wrong UUID value"));
-            Api.withoutClientId(project).header("Client-ID", malformed).get("/v1/queues").then().statusCode(400)
+            Api.withoutClientId(project)
+                    .header("Client-ID", malformed)
+                    .get("/v1/queues")
+                    .then()
+                    .statusCode(400)
                     .body("title", equalTo("Wrong UUID value"));
         }
     }
@@ -171,11 +234,15 @@ class V1MessageTest {
     void aClientDoesNotSeeItsOwnMessagesUnlessEchoIsTrue() {
         List<String> hrefs = Messages.post(project, q, 4, 300);
         Api.as(project).get(messages).then().statusCode(204);
-        Api.as(project, OTHER_CLIENT).get(messages)
-                .then().statusCode(200).body("messages.href", contains(hrefs.toArray()));
+        Api.as(project, OTHER_CLIENT)
+                .get(messages)
+                .then()
+                .statusCode(200)
+                .body("messages.href", contains(hrefs.toArray()));
 
         Response first = Api.as(project).get(messages + "?echo=true&limit=2");
-        first.then().statusCode(200)
+        first.then()
+                .statusCode(200)
                 .header("Content-Location", messages + "?echo=true&limit=2")
                 .body("messages.href", contains(hrefs.get(0), hrefs.get(1)));
         String next = first.jsonPath().getString("links[0].href");
@@ -212,24 +279,38 @@ class V1MessageTest {
     @Test
     void claimedMessagesAreListedOnlyWithIncludeClaimed() {
         List<String> hrefs = Messages.post(project, q, 3, 300);
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 300, \"grace\": 60}")
-                .post("/v1/queues/" + q + "/claims?limit=2").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 300, \"grace\": 60}")
+                .post("/v1/queues/" + q + "/claims?limit=2")
+                .then()
+                .statusCode(201);
 
-        Api.as(project).get(messages + "?echo=true")
-                .then().statusCode(200).body("messages.href", contains(hrefs.get(2)));
-        Api.as(project).get(messages + "?echo=true&include_claimed=true")
-                .then().statusCode(200)
+        Api.as(project)
+                .get(messages + "?echo=true")
+                .then()
+                .statusCode(200)
+                .body("messages.href", contains(hrefs.get(2)));
+        Api.as(project)
+                .get(messages + "?echo=true&include_claimed=true")
+                .then()
+                .statusCode(200)
                 .body("messages.href", contains(hrefs.toArray()))
                 .body("links[0].href", containsString("include_claimed=true"));
-        Api.as(project).get(messages + "?echo=true&include_claimed=false")
-                .then().statusCode(200).body("messages.href", contains(hrefs.get(2)));
+        Api.as(project)
+                .get(messages + "?echo=true&include_claimed=false")
+                .then()
+                .statusCode(200)
+                .body("messages.href", contains(hrefs.get(2)));
     }
 
     @Test
     void getOneMessage() {
         String href = Messages.post(project, q, 1, 300).get(0);
-        Api.as(project).get(href)
-                .then().statusCode(200)
+        Api.as(project)
+                .get(href)
+                .then()
+                .statusCode(200)
                 .header("Content-Location", href)
                 .body("href", equalTo(href))
                 .body("ttl", equalTo(300))
@@ -237,11 +318,15 @@ class V1MessageTest {
                 .body("body.n", equalTo(0));
 
         for (String unknown : List.of("5c6c9d8a1b7d4a3e2f1a0b9c", "nonexistent", "ffffffffffffffffffffffff")) {
-            Api.as(project).get(messages + "/" + unknown)
-                    .then().statusCode(404)
+            Api.as(project)
+                    .get(messages + "/" + unknown)
+                    .then()
+                    .statusCode(404)
                     .body("title", equalTo("Not found"))
-                    .body("description", equalTo("Message " + unknown + " does not exist in queue " + q
-                            + " for project " + project));
+                    .body(
+                            "description",
+                            equalTo("Message " + unknown + " does not exist in queue " + q + " for project "
+                                    + project));
         }
     }
 
@@ -249,18 +334,27 @@ class V1MessageTest {
     void getMessagesByIdsIgnoresMalformedAndUnknownIds() {
         List<String> hrefs = Messages.post(project, q, 3, 300);
         String ids = Messages.id(hrefs.get(0)) + ",garbage," + Messages.id(hrefs.get(2)) + ",5c6c9d8a1b7d4a3e2f1a0b9c";
-        Api.as(project).urlEncodingEnabled(false).get(messages + "?ids=" + ids)
-                .then().statusCode(200)
+        Api.as(project)
+                .urlEncodingEnabled(false)
+                .get(messages + "?ids=" + ids)
+                .then()
+                .statusCode(200)
                 .header("Content-Location", messages + "?ids=" + ids)
                 .body("href", contains(hrefs.get(0), hrefs.get(2)))
                 .body("[1].body.n", equalTo(2));
 
-        Api.as(project).get(messages + "?ids=5c6c9d8a1b7d4a3e2f1a0b9c")
-                .then().statusCode(204).header("Content-Location", messages + "?ids=5c6c9d8a1b7d4a3e2f1a0b9c");
+        Api.as(project)
+                .get(messages + "?ids=5c6c9d8a1b7d4a3e2f1a0b9c")
+                .then()
+                .statusCode(204)
+                .header("Content-Location", messages + "?ids=5c6c9d8a1b7d4a3e2f1a0b9c");
 
-        String twentyOne = IntStream.range(0, 21).mapToObj(i -> String.format("%024x", i)).collect(Collectors.joining(","));
-        Api.as(project).get(messages + "?ids=" + twentyOne)
-                .then().statusCode(400)
+        String twentyOne =
+                IntStream.range(0, 21).mapToObj(i -> String.format("%024x", i)).collect(Collectors.joining(","));
+        Api.as(project)
+                .get(messages + "?ids=" + twentyOne)
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Invalid API request"))
                 .body("description", equalTo("Limit must be at least 1 and may not be greater than 20."));
     }
@@ -279,25 +373,38 @@ class V1MessageTest {
     @Test
     void bulkDeleteByIds() {
         List<String> hrefs = Messages.post(project, q, 3, 300);
-        Api.as(project).delete(messages + "?ids=" + Messages.id(hrefs.get(0)) + "," + Messages.id(hrefs.get(1)) + ",junk")
-                .then().statusCode(204);
-        Api.as(project).get(messages + "?echo=true").then().statusCode(200).body("messages.href", contains(hrefs.get(2)));
+        Api.as(project)
+                .delete(messages + "?ids=" + Messages.id(hrefs.get(0)) + "," + Messages.id(hrefs.get(1)) + ",junk")
+                .then()
+                .statusCode(204);
+        Api.as(project)
+                .get(messages + "?echo=true")
+                .then()
+                .statusCode(200)
+                .body("messages.href", contains(hrefs.get(2)));
 
-        Api.as(project).delete(messages)
-                .then().statusCode(400)
+        Api.as(project)
+                .delete(messages)
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Missing parameter"))
                 .body("description", equalTo("The \"ids\" parameter is required."));
-        String twentyOne = IntStream.range(0, 21).mapToObj(i -> String.format("%024x", i)).collect(Collectors.joining(","));
-        Api.as(project).delete(messages + "?ids=" + twentyOne)
-                .then().statusCode(400)
+        String twentyOne =
+                IntStream.range(0, 21).mapToObj(i -> String.format("%024x", i)).collect(Collectors.joining(","));
+        Api.as(project)
+                .delete(messages + "?ids=" + twentyOne)
+                .then()
+                .statusCode(400)
                 .body("description", equalTo("Limit must be at least 1 and may not be greater than 20."));
         Api.as(project).get(hrefs.get(2)).then().statusCode(200);
     }
 
     @Test
     void statsCountMessagesByState() {
-        Api.as(project).get("/v1/queues/" + q + "/stats")
-                .then().statusCode(200)
+        Api.as(project)
+                .get("/v1/queues/" + q + "/stats")
+                .then()
+                .statusCode(200)
                 .header("Content-Location", "/v1/queues/" + q + "/stats")
                 .body("messages.free", equalTo(0))
                 .body("messages.claimed", equalTo(0))
@@ -306,11 +413,17 @@ class V1MessageTest {
                 .body("messages", not(hasKey("newest")));
 
         List<String> hrefs = Messages.post(project, q, 4, 300);
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 300, \"grace\": 60}")
-                .post("/v1/queues/" + q + "/claims?limit=3").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 300, \"grace\": 60}")
+                .post("/v1/queues/" + q + "/claims?limit=3")
+                .then()
+                .statusCode(201);
 
-        Api.as(project).get("/v1/queues/" + q + "/stats")
-                .then().statusCode(200)
+        Api.as(project)
+                .get("/v1/queues/" + q + "/stats")
+                .then()
+                .statusCode(200)
                 .body("messages.free", equalTo(1))
                 .body("messages.claimed", equalTo(3))
                 .body("messages.total", equalTo(4))
@@ -320,8 +433,10 @@ class V1MessageTest {
                 .body("messages.oldest.keySet()", contains("href", "age", "created"))
                 .body("messages.newest.href", equalTo(hrefs.get(3)));
 
-        Api.as(project).get("/v1/queues/no-such-queue/stats")
-                .then().statusCode(404)
+        Api.as(project)
+                .get("/v1/queues/no-such-queue/stats")
+                .then()
+                .statusCode(404)
                 .body("description", equalTo("Queue no-such-queue does not exist for project " + project));
     }
 
@@ -336,17 +451,23 @@ class V1MessageTest {
 
     @Test
     void messageTtlBounds() {
-        post("[{\"ttl\": 60, \"body\": 1}, {\"ttl\": 1209600, \"body\": 2}]").then().statusCode(201);
+        post("[{\"ttl\": 60, \"body\": 1}, {\"ttl\": 1209600, \"body\": 2}]")
+                .then()
+                .statusCode(201);
         for (String ttl : List.of("59", "1209601", "0", "-60", "99999999999999999999")) {
             post("[{\"ttl\": " + ttl + ", \"body\": \"x\"}]")
-                    .then().statusCode(400)
+                    .then()
+                    .statusCode(400)
                     .body("title", equalTo("Invalid API request"))
-                    .body("description", equalTo(
-                            "The TTL for a message may not exceed 1209600 seconds, and must be at least 60 seconds long."));
+                    .body(
+                            "description",
+                            equalTo(
+                                    "The TTL for a message may not exceed 1209600 seconds, and must be at least 60 seconds long."));
         }
         for (String ttl : List.of("\"abc\"", "\"60\"", "60.5", "null", "true")) {
             post("[{\"ttl\": " + ttl + ", \"body\": \"x\"}]")
-                    .then().statusCode(400)
+                    .then()
+                    .statusCode(400)
                     .body("title", equalTo("Invalid request body"))
                     .body("description", equalTo("The value of the \"ttl\" field must be a int."));
         }
@@ -355,18 +476,25 @@ class V1MessageTest {
 
     @Test
     void malformedPostsAreRefusedAndStoreNothing() {
-        record Case(String document, String title, String description) {
-        }
+        record Case(String document, String title, String description) {}
         List<Case> cases = List.of(
                 new Case("[{\"ttl\": 60}]", "Invalid request body", "Missing \"body\" field."),
                 new Case("[{\"body\": \"x\"}]", "Invalid request body", "Missing \"ttl\" field."),
                 new Case("[]", "Invalid API request", "No messages to enqueu."),
-                new Case("{\"messages\": [ {\"ttl\": 60, \"body\": ", "Invalid request body", "Request body could not be parsed."),
+                new Case(
+                        "{\"messages\": [ {\"ttl\": 60, \"body\": ",
+                        "Invalid request body",
+                        "Request body could not be parsed."),
                 new Case("42", "Invalid request body", "Request body could not be parsed."),
                 new Case("{\"ttl\": 60, \"body\": 1}", "Invalid request body", "Request body could not be parsed."),
-                new Case("[1]", "Invalid request body", "Each message must be a JSON object with \"ttl\" and \"body\" fields."),
+                new Case(
+                        "[1]",
+                        "Invalid request body",
+                        "Each message must be a JSON object with \"ttl\" and \"body\" fields."),
                 // All or nothing: one bad message refuses the whole batch.
-                new Case("[{\"ttl\": 60, \"body\": 1}, {\"ttl\": 59, \"body\": 2}]", "Invalid API request",
+                new Case(
+                        "[{\"ttl\": 60, \"body\": 1}, {\"ttl\": 59, \"body\": 2}]",
+                        "Invalid API request",
                         "The TTL for a message may not exceed 1209600 seconds, and must be at least 60 seconds long."),
                 new Case("[{\"ttl\": 60, \"body\": \"a\\u0000b\"}, {\"ttl\": 60, \"body\": 1}]", null, null));
         for (Case c : cases) {
@@ -374,17 +502,27 @@ class V1MessageTest {
             if (c.title() == null) {
                 // A NUL is legal JSON and stored as text: accepted whole.
                 response.then().statusCode(201);
-                Api.as(project).delete(messages + "?ids=" + response.jsonPath().getList("resources", String.class).stream()
-                        .map(Messages::id).collect(Collectors.joining(","))).then().statusCode(204);
+                Api.as(project)
+                        .delete(messages + "?ids="
+                                + response.jsonPath().getList("resources", String.class).stream()
+                                        .map(Messages::id)
+                                        .collect(Collectors.joining(",")))
+                        .then()
+                        .statusCode(204);
                 continue;
             }
-            response.then().statusCode(400)
+            response.then()
+                    .statusCode(400)
                     .contentType("application/json")
                     .body("title", equalTo(c.title()))
                     .body("description", equalTo(c.description()));
         }
-        Api.as(project).contentType(ContentType.JSON).post(messages)
-                .then().statusCode(400).body("description", equalTo("Request body can not be empty"));
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .post(messages)
+                .then()
+                .statusCode(400)
+                .body("description", equalTo("Request body can not be empty"));
         assertNothingStored();
     }
 
@@ -395,7 +533,9 @@ class V1MessageTest {
         String atLimit = prefix + "a".repeat(262144 - prefix.length() - suffix.length()) + suffix;
         post(atLimit).then().statusCode(201);
         String overLimit = prefix + "a".repeat(262145 - prefix.length() - suffix.length()) + suffix;
-        post(overLimit).then().statusCode(400)
+        post(overLimit)
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Invalid API request"))
                 .body("description", equalTo("Message collection size is too large. Max size 262144"));
         Api.as(project).get("/v1/queues/" + q + "/stats").then().body("messages.total", equalTo(1));
@@ -408,9 +548,12 @@ class V1MessageTest {
 
     @Test
     void formEncodedPostIsRefused() {
-        Api.as(project).contentType("application/x-www-form-urlencoded").body("[{\"ttl\": 60, \"body\": \"x\"}]")
+        Api.as(project)
+                .contentType("application/x-www-form-urlencoded")
+                .body("[{\"ttl\": 60, \"body\": \"x\"}]")
                 .post(messages)
-                .then().statusCode(400)
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Invalid Content-Type"))
                 .body("description", containsString("`application/x-www-form-urlencoded`"));
         assertNothingStored();
@@ -419,19 +562,25 @@ class V1MessageTest {
     @Test
     void listLimitBounds() {
         for (String limit : List.of("0", "21", "-1")) {
-            Api.as(project).get(messages + "?limit=" + limit)
-                    .then().statusCode(400)
+            Api.as(project)
+                    .get(messages + "?limit=" + limit)
+                    .then()
+                    .statusCode(400)
                     .header("Content-Location", messages + "?limit=" + limit)
                     .body("title", equalTo("Invalid API request"))
                     .body("description", equalTo("Limit must be at least 1 and may not be greater than 20."));
         }
-        Api.as(project).get(messages + "?limit=abc")
-                .then().statusCode(400)
+        Api.as(project)
+                .get(messages + "?limit=abc")
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Invalid parameter"))
                 .body("description", equalTo("The \"limit\" parameter is invalid. The value must be an integer."));
         // A marker that names no message is not an error in Zaqar: the listing is past the end (204 in v1).
-        Api.as(project).get(messages + "?marker=zzz")
-                .then().statusCode(204)
+        Api.as(project)
+                .get(messages + "?marker=zzz")
+                .then()
+                .statusCode(204)
                 .header("Content-Location", messages + "?marker=zzz");
         Api.as(project).get(messages + "?limit=20").then().statusCode(204);
     }
@@ -441,37 +590,62 @@ class V1MessageTest {
         String href = Messages.post(project, q, 1, 300).get(0);
         List<Response> missing = List.of(
                 RestAssured.given().header("X-Project-Id", project).get(messages),
-                RestAssured.given().header("X-Project-Id", project).contentType(ContentType.JSON)
-                        .body("[{\"ttl\": 60, \"body\": \"x\"}]").post(messages));
+                RestAssured.given()
+                        .header("X-Project-Id", project)
+                        .contentType(ContentType.JSON)
+                        .body("[{\"ttl\": 60, \"body\": \"x\"}]")
+                        .post(messages));
         for (Response response : missing) {
-            response.then().statusCode(400)
+            response.then()
+                    .statusCode(400)
                     .contentType("application/json")
                     .body("title", equalTo("Missing header value"))
                     .body("description", equalTo("The \"Client-ID\" header is required."));
         }
-        for (String bad : List.of("not-a-uuid", "3381af92-2b9e-11e3-b191-71861300734", "3381af922b9e11e3b19171861300734cc",
-                "3381af92-2b9e-11e3-b191-71861300734g", "")) {
-            RestAssured.given().header("X-Project-Id", project).header("Client-ID", bad).get(messages)
-                    .then().statusCode(400)
+        for (String bad : List.of(
+                "not-a-uuid",
+                "3381af92-2b9e-11e3-b191-71861300734",
+                "3381af922b9e11e3b19171861300734cc",
+                "3381af92-2b9e-11e3-b191-71861300734g",
+                "")) {
+            RestAssured.given()
+                    .header("X-Project-Id", project)
+                    .header("Client-ID", bad)
+                    .get(messages)
+                    .then()
+                    .statusCode(400)
                     // As in Zaqar v1, a header that is sent must be a UUID, even empty.
                     .body("title", equalTo("Wrong UUID value"));
         }
         // The forms Zaqar (Python's uuid.UUID) accepts, e.g. python-zaqarclient's 32 bare digits, name the same
         // client: its own message stays hidden without echo.
-        for (String sameClient : List.of("3381af922b9e11e3b19171861300734c", "{3381af92-2b9e-11e3-b191-71861300734c}",
+        for (String sameClient : List.of(
+                "3381af922b9e11e3b19171861300734c",
+                "{3381af92-2b9e-11e3-b191-71861300734c}",
                 "urn:uuid:3381AF92-2B9E-11E3-B191-71861300734C")) {
-            RestAssured.given().header("X-Project-Id", project).header("Client-ID", sameClient).get(messages)
-                    .then().statusCode(204);
+            RestAssured.given()
+                    .header("X-Project-Id", project)
+                    .header("Client-ID", sameClient)
+                    .get(messages)
+                    .then()
+                    .statusCode(204);
         }
         // Queue operations do not need it.
-        RestAssured.given().header("X-Project-Id", project).put("/v1/queues/" + q).then().statusCode(204);
+        RestAssured.given()
+                .header("X-Project-Id", project)
+                .put("/v1/queues/" + q)
+                .then()
+                .statusCode(204);
         Api.as(project).get(href).then().statusCode(200).body("body.n", equalTo(0));
     }
 
     @Test
     void invalidQueueNameOnMessages() {
-        Api.as(project).get("/v1/queues/bad$queue/messages")
-                .then().statusCode(400).body("title", equalTo("Invalid queue identification"));
+        Api.as(project)
+                .get("/v1/queues/bad$queue/messages")
+                .then()
+                .statusCode(400)
+                .body("title", equalTo("Invalid queue identification"));
     }
 
     @Test
@@ -484,9 +658,16 @@ class V1MessageTest {
         Api.as(other).get(hrefs.get(0)).then().statusCode(404);
         Api.as(other).get(messages + "?ids=" + Messages.id(hrefs.get(0))).then().statusCode(204);
         Api.as(other).delete(hrefs.get(0)).then().statusCode(204);
-        Api.as(other).delete(messages + "?ids=" + Messages.id(hrefs.get(1))).then().statusCode(204);
-        Api.as(other).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
-                .post("/v1/queues/" + q + "/claims").then().statusCode(204);
+        Api.as(other)
+                .delete(messages + "?ids=" + Messages.id(hrefs.get(1)))
+                .then()
+                .statusCode(204);
+        Api.as(other)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v1/queues/" + q + "/claims")
+                .then()
+                .statusCode(204);
         Api.as(other).get("/v1/queues/" + q + "/stats").then().statusCode(200).body("messages.total", equalTo(0));
 
         Api.as(project).get(hrefs.get(0)).then().statusCode(200);

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Messages;
@@ -57,8 +57,10 @@ class CoalescedQueueTest {
     @Inject
     MeterRegistry registry;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private String project;
 
     /** Every post answered 201: "client-post" to the row ids it was given, in the order of its messages. */
@@ -69,17 +71,21 @@ class CoalescedQueueTest {
     private final List<Claimed> claimed = new CopyOnWriteArrayList<>();
     /** Claims that ended with their messages deleted (so their rows are still live): claim to its row ids. */
     private final Map<String, List<Long>> claimsDeleted = new ConcurrentHashMap<>();
+
     private final Set<Long> deleted = ConcurrentHashMap.newKeySet();
     private final List<String> failures = new CopyOnWriteArrayList<>();
 
-    private record Claimed(long id, JsonNode body, String claim) {
-    }
+    private record Claimed(long id, JsonNode body, String claim) {}
 
     @Test
     void everyClientGetsExactlyItsOwnAnswerAndTheDatabaseHoldsWhatTheyWereTold() throws Exception {
         project = Api.newProject();
-        Api.as(project).contentType(ContentType.JSON).body("{\"_max_messages_post_size\": " + MAX_POST_SIZE + "}")
-                .put("/v2/queues/hammered").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_max_messages_post_size\": " + MAX_POST_SIZE + "}")
+                .put("/v2/queues/hammered")
+                .then()
+                .statusCode(201);
         double[] before = {carried("post"), carried("claim"), carried("delete")};
         long[] statementsBefore = {statements("post"), statements("claim"), statements("delete")};
 
@@ -99,7 +105,9 @@ class CoalescedQueueTest {
         } finally {
             clients.shutdownNow();
         }
-        assertEquals(List.of(), failures.subList(0, Math.min(20, failures.size())),
+        assertEquals(
+                List.of(),
+                failures.subList(0, Math.min(20, failures.size())),
                 failures.size() + " unexpected answers, the first 20");
 
         // Requests did share statements (else this test would only be testing requests one by one).
@@ -107,12 +115,16 @@ class CoalescedQueueTest {
         for (int k = 0; k < kinds.length; k++) {
             double requests = carried(kinds[k]) - before[k];
             long statements = statements(kinds[k]) - statementsBefore[k];
-            assertTrue(requests > statements, kinds[k] + ": " + requests + " requests in " + statements + " statements");
+            assertTrue(
+                    requests > statements, kinds[k] + ": " + requests + " requests in " + statements + " statements");
         }
 
         Map<Long, String> stored = new HashMap<>();
-        for (Row row : Db.run(pool, "SELECT m.id, m.body FROM messages m JOIN queues q ON q.id = m.queue_id "
-                + "WHERE q.project = $1 AND q.name = 'hammered'", project)) {
+        for (Row row : Db.run(
+                pool,
+                "SELECT m.id, m.body FROM messages m JOIN queues q ON q.id = m.queue_id "
+                        + "WHERE q.project = $1 AND q.name = 'hammered'",
+                project)) {
             stored.put(row.getLong("id"), row.getString("body"));
         }
         Set<Long> acknowledged = new HashSet<>();
@@ -133,8 +145,12 @@ class CoalescedQueueTest {
         }
         // Each claim whose messages were deleted is recorded with exactly the rows it answered.
         for (Map.Entry<String, List<Long>> claim : claimsDeleted.entrySet()) {
-            Row row = Db.run(pool, "SELECT message_ids FROM claims WHERE id = $1::uuid", claim.getKey()).iterator().next();
-            assertEquals(claim.getValue().stream().sorted().toList(), List.of(row.getArrayOfLongs("message_ids")),
+            Row row = Db.run(pool, "SELECT message_ids FROM claims WHERE id = $1::uuid", claim.getKey())
+                    .iterator()
+                    .next();
+            assertEquals(
+                    claim.getValue().stream().sorted().toList(),
+                    List.of(row.getArrayOfLongs("message_ids")),
                     "claim " + claim.getKey());
         }
         assertTrue(deleted.size() > CLIENTS * ROUNDS / 4, "the clients deleted " + deleted.size() + " messages");
@@ -163,7 +179,8 @@ class CoalescedQueueTest {
 
     private void post(int client, int post, int count) throws Exception {
         String document = IntStream.range(0, count)
-                .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"client\": " + client + ", \"post\": " + post + ", \"i\": " + i + "}}")
+                .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"client\": " + client + ", \"post\": " + post + ", \"i\": "
+                        + i + "}}")
                 .collect(Collectors.joining(",", "{\"messages\": [", "]}"));
         HttpResponse<String> response = send("POST", "/messages", document);
         if (response.statusCode() != 201) {
@@ -188,8 +205,8 @@ class CoalescedQueueTest {
     }
 
     private void claimAndEnd(ThreadLocalRandom random) throws Exception {
-        HttpResponse<String> response = send("POST", "/claims?limit=" + (1 + random.nextInt(10)),
-                "{\"ttl\": 3600, \"grace\": 60}");
+        HttpResponse<String> response =
+                send("POST", "/claims?limit=" + (1 + random.nextInt(10)), "{\"ttl\": 3600, \"grace\": 60}");
         if (response.statusCode() == 204) {
             return;
         }
@@ -251,7 +268,8 @@ class CoalescedQueueTest {
                 .header("Client-ID", Api.CLIENT_ID)
                 .timeout(Duration.ofSeconds(30));
         if (body != null) {
-            request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body));
         } else {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }

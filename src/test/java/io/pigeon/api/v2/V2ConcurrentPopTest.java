@@ -39,12 +39,18 @@ class V2ConcurrentPopTest {
         String project = Api.newProject();
         for (int batch = 0; batch < MESSAGES / 20; batch++) {
             int first = batch * 20;
-            String document = IntStream.range(first, first + 20).mapToObj(i -> "{\"ttl\": 3600, \"body\": " + i + "}")
+            String document = IntStream.range(first, first + 20)
+                    .mapToObj(i -> "{\"ttl\": 3600, \"body\": " + i + "}")
                     .collect(Collectors.joining(",", "{\"messages\": [", "]}"));
-            Api.as(project).contentType(ContentType.JSON).body(document).post("/v2/queues/popped/messages")
-                    .then().statusCode(201);
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body(document)
+                    .post("/v2/queues/popped/messages")
+                    .then()
+                    .statusCode(201);
         }
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         URI pop = URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/v2/queues/popped/messages?pop=7");
         ExecutorService pool = Executors.newFixedThreadPool(POPPERS);
         try {
@@ -58,7 +64,10 @@ class V2ConcurrentPopTest {
             }
             Set<Integer> distinct = new HashSet<>(popped);
             assertEquals(popped.size(), distinct.size(), "a message was popped twice");
-            assertEquals(IntStream.range(0, MESSAGES).boxed().collect(Collectors.toSet()), distinct, "every message is popped");
+            assertEquals(
+                    IntStream.range(0, MESSAGES).boxed().collect(Collectors.toSet()),
+                    distinct,
+                    "every message is popped");
         } finally {
             pool.shutdownNow();
         }

@@ -5,7 +5,9 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.encryption.MessageCipher;
 import io.pigeon.maintenance.Sweeper;
+import io.pigeon.message.UnreadableMessages;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.testing.Api;
@@ -15,15 +17,13 @@ import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
-import java.util.UUID;
-import org.junit.jupiter.api.Test;
-import io.pigeon.encryption.MessageCipher;
-import io.pigeon.message.UnreadableMessages;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
 
 /** A message claimed _max_claim_count times, and not deleted, moves to the dead-letter queue. */
 @QuarkusTest
@@ -53,7 +53,9 @@ class V2DeadLetterTest {
     private final String project = Api.newProject();
 
     private Response claim(String queue) {
-        return Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 60, \"grace\": 60}")
                 .post("/v2/queues/" + queue + "/claims?limit=5");
     }
 
@@ -67,17 +69,27 @@ class V2DeadLetterTest {
 
     @Test
     void aMessageClaimedTooOftenMovesToTheDeadLetterQueue() {
-        Api.as(project).contentType(ContentType.JSON)
-                .body("{\"_max_claim_count\": 2, \"_dead_letter_queue\": \"dead\", \"_dead_letter_queue_messages_ttl\": 777}")
-                .put("/v2/queues/work").then().statusCode(201);
-        Api.as(project).contentType(ContentType.JSON)
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(
+                        "{\"_max_claim_count\": 2, \"_dead_letter_queue\": \"dead\", \"_dead_letter_queue_messages_ttl\": 777}")
+                .put("/v2/queues/work")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
                 .body("{\"messages\": [{\"ttl\": 300, \"body\": \"poison\"}, {\"ttl\": 300, \"body\": \"fine\"}]}")
-                .post("/v2/queues/work/messages").then().statusCode(201);
+                .post("/v2/queues/work/messages")
+                .then()
+                .statusCode(201);
 
         Response first = claim("work");
         first.then().statusCode(201).body("messages.body", contains("poison", "fine"));
         // "fine" is deleted by its worker; "poison" is not.
-        Api.as(project).delete(first.jsonPath().getString("messages[1].href")).then().statusCode(204);
+        Api.as(project)
+                .delete(first.jsonPath().getString("messages[1].href"))
+                .then()
+                .statusCode(204);
         endClaim(first);
 
         Response second = claim("work");
@@ -89,13 +101,20 @@ class V2DeadLetterTest {
 
         // The scheduled sweep may get there first; either way, after this sweep the move has happened.
         sweeper.sweep().await().indefinitely();
-        assertEquals(1, Db.count(pool, """
+        assertEquals(
+                1,
+                Db.count(
+                        pool,
+                        """
                 SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id
-                WHERE q.project = $1 AND q.name = 'dead'""", project));
+                WHERE q.project = $1 AND q.name = 'dead'""",
+                        project));
 
         Api.as(project).get("/v2/queues/work/stats").then().body("messages.total", equalTo(0));
-        Api.as(project).get("/v2/queues/dead/messages?echo=true")
-                .then().statusCode(200)
+        Api.as(project)
+                .get("/v2/queues/dead/messages?echo=true")
+                .then()
+                .statusCode(200)
                 .body("messages.body", contains("poison"))
                 .body("messages[0].ttl", equalTo(777));
         // In the dead-letter queue it starts afresh: it can be claimed there.
@@ -104,8 +123,13 @@ class V2DeadLetterTest {
 
     @Test
     void withoutADeadLetterQueueTheClaimCountDoesNotLimitClaims() {
-        Api.as(project).contentType(ContentType.JSON).body("{\"_max_claim_count\": 1}").put("/v2/queues/plain");
-        Api.as(project).contentType(ContentType.JSON).body("{\"messages\": [{\"ttl\": 300, \"body\": 1}]}")
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_max_claim_count\": 1}")
+                .put("/v2/queues/plain");
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"ttl\": 300, \"body\": 1}]}")
                 .post("/v2/queues/plain/messages");
         for (int round = 0; round < 3; round++) {
             Response claimed = claim("plain");
@@ -121,30 +145,47 @@ class V2DeadLetterTest {
      */
     @Test
     void claimsEndingDuringSweepsLeaveNoMessageStranded() throws Exception {
-        Api.as(project).contentType(ContentType.JSON)
+        Api.as(project)
+                .contentType(ContentType.JSON)
                 .body("{\"_max_claim_count\": 1, \"_dead_letter_queue\": \"race-dead\"}")
-                .put("/v2/queues/race").then().statusCode(201);
+                .put("/v2/queues/race")
+                .then()
+                .statusCode(201);
         int messages = 240;
         for (int posted = 0; posted < messages; posted += 20) {
             StringBuilder batch = new StringBuilder("{\"messages\": [");
             for (int i = 0; i < 20; i++) {
-                batch.append(i == 0 ? "" : ",").append("{\"ttl\": 600, \"body\": ").append(posted + i).append('}');
+                batch.append(i == 0 ? "" : ",")
+                        .append("{\"ttl\": 600, \"body\": ")
+                        .append(posted + i)
+                        .append('}');
             }
-            Api.as(project).contentType(ContentType.JSON).body(batch.append("]}").toString())
-                    .post("/v2/queues/race/messages").then().statusCode(201);
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body(batch.append("]}").toString())
+                    .post("/v2/queues/race/messages")
+                    .then()
+                    .statusCode(201);
         }
         for (int claimed = 0; claimed < messages; claimed += 4) {
-            Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 60, \"grace\": 60}")
-                    .post("/v2/queues/race/claims?limit=4").then().statusCode(201);
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{\"ttl\": 60, \"grace\": 60}")
+                    .post("/v2/queues/race/claims?limit=4")
+                    .then()
+                    .statusCode(201);
         }
         // Each claim ends at its own moment over the next 1.5 s, by the database clock.
-        Db.run(pool, """
+        Db.run(
+                pool,
+                """
                 WITH spread AS (
                     SELECT c.queue_id, c.id, now() + (row_number() OVER (ORDER BY c.id)) * interval '25 milliseconds' AS ends
                     FROM claims c JOIN queues q ON q.id = c.queue_id WHERE q.project = $1 AND q.name = 'race'),
                 c AS (UPDATE claims SET expires_at = s.ends FROM spread s WHERE claims.queue_id = s.queue_id
                       AND claims.id = s.id RETURNING claims.id, claims.expires_at)
-                UPDATE messages SET claim_expires_at = c.expires_at FROM c WHERE messages.claim_id = c.id""", project);
+                UPDATE messages SET claim_expires_at = c.expires_at FROM c WHERE messages.claim_id = c.id""",
+                project);
         long until = System.currentTimeMillis() + 2_000;
         ExecutorService sweepers = Executors.newFixedThreadPool(2);
         List<Future<?>> running = new ArrayList<>();
@@ -161,10 +202,16 @@ class V2DeadLetterTest {
         }
         sweepers.shutdown();
         sweeper.sweep().await().indefinitely();
-        long left = Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
-                + "WHERE q.project = $1 AND q.name = 'race'", project);
-        long dead = Db.count(pool, "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
-                + "WHERE q.project = $1 AND q.name = 'race-dead'", project);
+        long left = Db.count(
+                pool,
+                "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
+                        + "WHERE q.project = $1 AND q.name = 'race'",
+                project);
+        long dead = Db.count(
+                pool,
+                "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
+                        + "WHERE q.project = $1 AND q.name = 'race-dead'",
+                project);
         assertEquals(0, left, "messages stranded in the queue");
         assertEquals(messages, dead, "messages in the dead-letter queue");
     }

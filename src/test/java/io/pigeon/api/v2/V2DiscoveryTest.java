@@ -20,8 +20,10 @@ class V2DiscoveryTest {
 
     @Test
     void versionsDocumentListsV1AndV2WithV2Current() {
-        given().accept("application/json").get("/")
-                .then().statusCode(300)
+        given().accept("application/json")
+                .get("/")
+                .then()
+                .statusCode(300)
                 .contentType("application/json")
                 .body("versions.id", contains("1", "1.1", "2"))
                 .body("versions.status", contains("DEPRECATED", "DEPRECATED", "CURRENT"))
@@ -32,12 +34,24 @@ class V2DiscoveryTest {
 
     @Test
     void homeDocument() {
-        Api.as(project).get("/v2/")
-                .then().using().defaultParser(Parser.JSON)
+        Api.as(project)
+                .get("/v2/")
+                .then()
+                .using()
+                .defaultParser(Parser.JSON)
                 .statusCode(200)
                 .contentType(startsWith("application/json-home"))
-                .body("resources.keySet()", hasItems("rel/queues", "rel/queue", "rel/messages", "rel/post_messages",
-                        "rel/claim", "rel/ping", "rel/queue_purge", "rel/queue_share"))
+                .body(
+                        "resources.keySet()",
+                        hasItems(
+                                "rel/queues",
+                                "rel/queue",
+                                "rel/messages",
+                                "rel/post_messages",
+                                "rel/claim",
+                                "rel/ping",
+                                "rel/queue_purge",
+                                "rel/queue_share"))
                 .body("resources.'rel/queues'.href-template", startsWith("/v2/queues"))
                 .body("resources.keySet()", hasItems("rel/topics", "rel/topic", "rel/topic_messages"))
                 // The admin block (health, pools, flavors) for the operator only.
@@ -45,11 +59,16 @@ class V2DiscoveryTest {
                 .body("resources.keySet()", not(hasItems("rel/flavors")))
                 .body("resources.keySet()", not(hasItems("rel/health")))
                 .header("Cache-Control", equalTo("max-age=86400"));
-        Api.as(project).header("X-Roles", "admin").get("/v2/")
-                .then().using().defaultParser(Parser.JSON)
+        Api.as(project)
+                .header("X-Roles", "admin")
+                .get("/v2/")
+                .then()
+                .using()
+                .defaultParser(Parser.JSON)
                 .statusCode(200)
-                .body("resources.keySet()", hasItems("rel/health", "rel/queues", "rel/pools", "rel/pool", "rel/flavors",
-                        "rel/flavor"))
+                .body(
+                        "resources.keySet()",
+                        hasItems("rel/health", "rel/queues", "rel/pools", "rel/pool", "rel/flavors", "rel/flavor"))
                 .header("Cache-Control", equalTo("private, max-age=86400"));
         Api.as(project).get("/v2").then().statusCode(404).body("title", equalTo("404 Not Found"));
     }
@@ -62,35 +81,60 @@ class V2DiscoveryTest {
 
     @Test
     void healthIsForTheOperatorOnly() {
-        Api.as(project).get("/v2/health")
-                .then().statusCode(403)
+        Api.as(project)
+                .get("/v2/health")
+                .then()
+                .statusCode(403)
                 .body("title", equalTo("Not authorized"))
                 .body("description", equalTo("You are not authorized to complete this action."));
-        Api.as(project).header("X-Roles", "member,admin").get("/v2/health")
-                .then().statusCode(200)
+        Api.as(project)
+                .header("X-Roles", "member,admin")
+                .get("/v2/health")
+                .then()
+                .statusCode(200)
                 .body("storage_reachable", equalTo(true))
-                .body("operation_status.keySet()", contains("create_queue", "post_messages", "claim_messages",
-                        "list_messages", "delete_messages", "delete_queue"))
+                .body(
+                        "operation_status.keySet()",
+                        contains(
+                                "create_queue",
+                                "post_messages",
+                                "claim_messages",
+                                "list_messages",
+                                "delete_messages",
+                                "delete_queue"))
                 .body("operation_status.values().succeeded", everyItem(equalTo(true)));
-        Api.as(project).header("X-Roles", "admin").head("/v2/health")
-                .then().statusCode(405).header("Allow", "GET, OPTIONS");
+        Api.as(project)
+                .header("X-Roles", "admin")
+                .head("/v2/health")
+                .then()
+                .statusCode(405)
+                .header("Allow", "GET, OPTIONS");
         // The probe left nothing behind.
         Api.as(project).get("/v2/queues").then().statusCode(200).body("queues.size()", equalTo(0));
     }
 
     @Test
     void everyV2CallNeedsProjectAndClientHeaders() {
-        given().header("Client-ID", Api.CLIENT_ID).accept("application/json").get("/v2/queues")
-                .then().statusCode(400)
+        given().header("Client-ID", Api.CLIENT_ID)
+                .accept("application/json")
+                .get("/v2/queues")
+                .then()
+                .statusCode(400)
                 .contentType("application/json")
                 .body("title", equalTo("Project-Id Missing"))
                 .body("description", equalTo("The header X-PROJECT-ID was missing"));
-        given().header("X-Project-Id", project).accept("application/json").put("/v2/queues/errors-queue")
-                .then().statusCode(400)
+        given().header("X-Project-Id", project)
+                .accept("application/json")
+                .put("/v2/queues/errors-queue")
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Missing header value"))
                 .body("description", equalTo("The \"Client-ID\" header is required."));
-        given().header("X-Project-Id", project).header("Client-ID", "not-a-uuid").get("/v2/queues/errors-queue/messages")
-                .then().statusCode(400)
+        given().header("X-Project-Id", project)
+                .header("Client-ID", "not-a-uuid")
+                .get("/v2/queues/errors-queue/messages")
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Wrong UUID value"));
         given().header("X-Project-Id", project).get("/v2/ping").then().statusCode(400);
         // Nothing was created by the refused PUT.
@@ -100,12 +144,22 @@ class V2DiscoveryTest {
     @Test
     void unknownUrlsAndMethodsAndMediaTypes() {
         Api.as(project).get("/v2/nothing-here").then().statusCode(404).body("title", equalTo("404 Not Found"));
-        Api.as(project).contentType("application/json").body("{}").post("/v2/queues/errors-queue")
-                .then().statusCode(405)
+        Api.as(project)
+                .contentType("application/json")
+                .body("{}")
+                .post("/v2/queues/errors-queue")
+                .then()
+                .statusCode(405)
                 .header("Allow", "DELETE, GET, PATCH, PUT, OPTIONS")
                 .body("title", equalTo("405 Method Not Allowed"));
         Api.as(project).head("/v2/queues/errors-queue").then().statusCode(405);
-        given().header("X-Project-Id", project).header("Client-ID", Api.CLIENT_ID).accept("text/plain").get("/v2/queues")
-                .then().statusCode(406).contentType("application/json").body("title", equalTo("Not acceptable"));
+        given().header("X-Project-Id", project)
+                .header("Client-ID", Api.CLIENT_ID)
+                .accept("text/plain")
+                .get("/v2/queues")
+                .then()
+                .statusCode(406)
+                .contentType("application/json")
+                .body("title", equalTo("Not acceptable"));
     }
 }

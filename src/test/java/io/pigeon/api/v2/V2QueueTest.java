@@ -13,10 +13,10 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import java.nio.charset.StandardCharsets;
 
 @QuarkusTest
 class V2QueueTest {
@@ -31,14 +31,19 @@ class V2QueueTest {
 
     @Test
     void createWithMetadataThenReadItWithReservedDefaults() {
-        Api.as(project).contentType(ContentType.JSON).body("{\"_default_message_ttl\": 3600, \"description\": \"demo\"}")
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_default_message_ttl\": 3600, \"description\": \"demo\"}")
                 .put("/v2/queues/demo-queue")
-                .then().statusCode(201).header("Location", "/v2/queues/demo-queue");
-        Api.as(project).put("/v2/queues/demo-queue")
-                .then().statusCode(204).header("Location", "/v2/queues/demo-queue");
+                .then()
+                .statusCode(201)
+                .header("Location", "/v2/queues/demo-queue");
+        Api.as(project).put("/v2/queues/demo-queue").then().statusCode(204).header("Location", "/v2/queues/demo-queue");
 
-        Api.as(project).get("/v2/queues/demo-queue")
-                .then().statusCode(200)
+        Api.as(project)
+                .get("/v2/queues/demo-queue")
+                .then()
+                .statusCode(200)
                 .body("description", equalTo("demo"))
                 .body("_default_message_ttl", equalTo(3600))
                 .body("_max_messages_post_size", equalTo(262144))
@@ -52,124 +57,206 @@ class V2QueueTest {
 
     @Test
     void aQueueThatDoesNotExistAnswersDefaultsAsInZaqar() {
-        Api.as(project).get("/v2/queues/no-such-queue")
-                .then().statusCode(200)
+        Api.as(project)
+                .get("/v2/queues/no-such-queue")
+                .then()
+                .statusCode(200)
                 .body("_default_message_ttl", equalTo(3600))
                 .body("$", not(hasKey("description")));
-        Api.as(project).get("/v2/queues/no-such-queue/stats")
-                .then().statusCode(200)
-                .body("messages.free", equalTo(0)).body("messages.claimed", equalTo(0)).body("messages.total", equalTo(0));
+        Api.as(project)
+                .get("/v2/queues/no-such-queue/stats")
+                .then()
+                .statusCode(200)
+                .body("messages.free", equalTo(0))
+                .body("messages.claimed", equalTo(0))
+                .body("messages.total", equalTo(0));
         Api.as(project).get("/v2/queues").then().statusCode(200).body("queues.size()", equalTo(0));
     }
 
     @Test
     void jsonPatchAddsReplacesAndRemoves() {
-        Api.as(project).contentType(ContentType.JSON).body("{\"description\": \"demo\", \"old\": 1}").put("/v2/queues/p");
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"description\": \"demo\", \"old\": 1}")
+                .put("/v2/queues/p");
         patch("[{\"op\": \"add\", \"path\": \"/metadata/color\", \"value\": \"blue\"},"
-                + " {\"op\": \"replace\", \"path\": \"/metadata/description\", \"value\": \"patched\"},"
-                + " {\"op\": \"remove\", \"path\": \"/metadata/old\"}]")
+                        + " {\"op\": \"replace\", \"path\": \"/metadata/description\", \"value\": \"patched\"},"
+                        + " {\"op\": \"remove\", \"path\": \"/metadata/old\"}]")
                 .patch("/v2/queues/p")
-                .then().statusCode(200)
+                .then()
+                .statusCode(200)
                 .body("color", equalTo("blue"))
                 .body("description", equalTo("patched"))
                 .body("$", not(hasKey("old")))
                 .body("_default_message_ttl", equalTo(3600));
-        Api.as(project).get("/v2/queues/p").then().body("color", equalTo("blue")).body("description", equalTo("patched"));
+        Api.as(project)
+                .get("/v2/queues/p")
+                .then()
+                .body("color", equalTo("blue"))
+                .body("description", equalTo("patched"));
 
-        // Reserved attributes always have a value: replacing one that is unset sets it, removing it restores the default.
+        // Reserved attributes always have a value: replacing one that is unset sets it, removing it restores the
+        // default.
         patch("[{\"op\": \"replace\", \"path\": \"/metadata/_default_message_ttl\", \"value\": 120}]")
-                .patch("/v2/queues/p").then().statusCode(200).body("_default_message_ttl", equalTo(120));
+                .patch("/v2/queues/p")
+                .then()
+                .statusCode(200)
+                .body("_default_message_ttl", equalTo(120));
         patch("[{\"op\": \"remove\", \"path\": \"/metadata/_default_message_ttl\"},"
-                + " {\"op\": \"remove\", \"path\": \"/metadata/_max_claim_count\"}]")
-                .patch("/v2/queues/p").then().statusCode(200).body("_default_message_ttl", equalTo(3600));
+                        + " {\"op\": \"remove\", \"path\": \"/metadata/_max_claim_count\"}]")
+                .patch("/v2/queues/p")
+                .then()
+                .statusCode(200)
+                .body("_default_message_ttl", equalTo(3600));
     }
 
     @Test
     void jsonPatchErrorsChangeNothing() {
-        Api.as(project).contentType(ContentType.JSON).body("{\"description\": \"demo\"}").put("/v2/queues/p");
-        Api.as(project).contentType(ContentType.JSON).body("[{\"op\": \"add\", \"path\": \"/metadata/x\", \"value\": 1}]")
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"description\": \"demo\"}")
+                .put("/v2/queues/p");
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("[{\"op\": \"add\", \"path\": \"/metadata/x\", \"value\": 1}]")
                 .patch("/v2/queues/p")
-                .then().statusCode(415)
+                .then()
+                .statusCode(415)
                 .contentType("application/json")
                 .body("title", equalTo("Accepted media type for PATCH: {'Accept-Patch': '" + JSON_PATCH + "'}."));
-        patch("[{\"op\": \"remove\", \"path\": \"/metadata/nope\"}]").patch("/v2/queues/p")
-                .then().statusCode(409)
+        patch("[{\"op\": \"remove\", \"path\": \"/metadata/nope\"}]")
+                .patch("/v2/queues/p")
+                .then()
+                .statusCode(409)
                 .body("title", equalTo("Resource conflict"))
                 .body("description", equalTo("Can't remove non-existent object nope."));
-        record Case(String document, int status, String description) {
-        }
+        record Case(String document, int status, String description) {}
         for (Case c : List.of(
                 new Case("[{\"op\": \"add\", \"path\": \"/color\", \"value\": 1}]", 400, "Invalid path \"/color\""),
                 new Case("[{\"op\": \"add\", \"path\": \"/metadata/a/b\", \"value\": 1}]", 400, "Invalid path"),
-                new Case("[{\"op\": \"move\", \"path\": \"/metadata/description\"}]", 400, "Invalid operation \"move\""),
+                new Case(
+                        "[{\"op\": \"move\", \"path\": \"/metadata/description\"}]", 400, "Invalid operation \"move\""),
                 new Case("[{\"op\": \"add\", \"path\": \"/metadata/color\"}]", 400, "needs a \"value\""),
                 new Case("{\"op\": \"add\"}", 400, "non-empty JSON array"),
                 new Case("[]", 400, "non-empty JSON array"),
-                new Case("[{\"op\": \"add\", \"path\": \"/metadata/_default_message_ttl\", \"value\": 59}]", 400,
+                new Case(
+                        "[{\"op\": \"add\", \"path\": \"/metadata/_default_message_ttl\", \"value\": 59}]",
+                        400,
                         "_default_message_ttl must be an integer from 60 to 1209600"),
-                new Case("[{\"op\": \"add\", \"path\": \"/metadata/_enable_encrypt_messages\", \"value\": \"yes\"}]", 400,
+                new Case(
+                        "[{\"op\": \"add\", \"path\": \"/metadata/_enable_encrypt_messages\", \"value\": \"yes\"}]",
+                        400,
                         "_enable_encrypt_messages must be a boolean"),
                 // All or nothing: the valid first operation is not applied either.
-                new Case("[{\"op\": \"add\", \"path\": \"/metadata/color\", \"value\": \"red\"},"
-                        + " {\"op\": \"remove\", \"path\": \"/metadata/nope\"}]", 409, "nope"),
+                new Case(
+                        "[{\"op\": \"add\", \"path\": \"/metadata/color\", \"value\": \"red\"},"
+                                + " {\"op\": \"remove\", \"path\": \"/metadata/nope\"}]",
+                        409,
+                        "nope"),
                 new Case("[{\"op\": \"add\",", 400, "Request body could not be parsed."))) {
-            patch(c.document()).patch("/v2/queues/p")
-                    .then().statusCode(c.status()).body("description", containsString(c.description()));
+            patch(c.document())
+                    .patch("/v2/queues/p")
+                    .then()
+                    .statusCode(c.status())
+                    .body("description", containsString(c.description()));
         }
-        Api.as(project).get("/v2/queues/p").then().body("description", equalTo("demo")).body("$", not(hasKey("color")));
-        patch("[{\"op\": \"add\", \"path\": \"/metadata/x\", \"value\": 1}]").patch("/v2/queues/missing")
-                .then().statusCode(404).body("title", equalTo("Not found"));
+        Api.as(project)
+                .get("/v2/queues/p")
+                .then()
+                .body("description", equalTo("demo"))
+                .body("$", not(hasKey("color")));
+        patch("[{\"op\": \"add\", \"path\": \"/metadata/x\", \"value\": 1}]")
+                .patch("/v2/queues/missing")
+                .then()
+                .statusCode(404)
+                .body("title", equalTo("Not found"));
     }
 
     @Test
     void reservedAttributesAreValidatedOnCreate() {
-        for (String metadata : List.of("{\"_max_messages_post_size\": 262145}", "{\"_max_messages_post_size\": 0}",
-                "{\"_default_message_delay\": 901}", "{\"_default_message_ttl\": \"long\"}",
-                "{\"_max_claim_count\": 0}", "{\"_dead_letter_queue\": \"bad$name\"}", "{\"_dead_letter_queue_messages_ttl\": 59}")) {
-            Api.as(project).contentType(ContentType.JSON).body(metadata).put("/v2/queues/strict")
-                    .then().statusCode(400).contentType("application/json");
+        for (String metadata : List.of(
+                "{\"_max_messages_post_size\": 262145}",
+                "{\"_max_messages_post_size\": 0}",
+                "{\"_default_message_delay\": 901}",
+                "{\"_default_message_ttl\": \"long\"}",
+                "{\"_max_claim_count\": 0}",
+                "{\"_dead_letter_queue\": \"bad$name\"}",
+                "{\"_dead_letter_queue_messages_ttl\": 59}")) {
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body(metadata)
+                    .put("/v2/queues/strict")
+                    .then()
+                    .statusCode(400)
+                    .contentType("application/json");
         }
         Api.as(project).get("/v2/queues").then().body("queues.size()", equalTo(0));
-        Api.as(project).contentType(ContentType.JSON)
-                .body("{\"_max_claim_count\": 3, \"_dead_letter_queue\": \"dlq\", \"_dead_letter_queue_messages_ttl\": 600}")
-                .put("/v2/queues/strict").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(
+                        "{\"_max_claim_count\": 3, \"_dead_letter_queue\": \"dlq\", \"_dead_letter_queue_messages_ttl\": 600}")
+                .put("/v2/queues/strict")
+                .then()
+                .statusCode(201);
     }
 
     @Test
     void metadataDocumentErrors() {
-        Api.as(project).contentType(ContentType.JSON).body("{bad json").put("/v2/queues/errors-queue")
-                .then().statusCode(400)
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{bad json")
+                .put("/v2/queues/errors-queue")
+                .then()
+                .statusCode(400)
                 .body("title", equalTo("Invalid request body"))
                 .body("description", equalTo("Request body could not be parsed."));
         String prefix = "{\"k\": \"";
-        Api.as(project).contentType(ContentType.JSON).body(prefix + "a".repeat(65537 - prefix.length() - 2) + "\"}")
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(prefix + "a".repeat(65537 - prefix.length() - 2) + "\"}")
                 .put("/v2/queues/errors-queue")
-                .then().statusCode(400)
+                .then()
+                .statusCode(400)
                 .body("description", equalTo("Queue metadata is too large. Max size: 65536"));
         Api.as(project).get("/v2/queues").then().body("queues.size()", equalTo(0));
     }
 
     @Test
     void listingWithPagingDetailCountAndNameFilter() {
-        Api.as(project).get("/v2/queues").then().statusCode(200).body("queues", equalTo(List.of())).body("links", equalTo(List.of()));
+        Api.as(project)
+                .get("/v2/queues")
+                .then()
+                .statusCode(200)
+                .body("queues", equalTo(List.of()))
+                .body("links", equalTo(List.of()));
         for (String name : List.of("demo-queue", "demo-queue-2", "other")) {
             Api.as(project).put("/v2/queues/" + name).then().statusCode(201);
         }
-        Api.as(project).get("/v2/queues")
-                .then().statusCode(200)
+        Api.as(project)
+                .get("/v2/queues")
+                .then()
+                .statusCode(200)
                 .body("queues.name", contains("demo-queue", "demo-queue-2", "other"))
                 .body("queues.href", contains("/v2/queues/demo-queue", "/v2/queues/demo-queue-2", "/v2/queues/other"))
                 .body("queues[0]", not(hasKey("metadata")))
                 .body("$", not(hasKey("count")))
                 .body("links[0].href", equalTo("/v2/queues?marker=other"));
-        Api.as(project).get("/v2/queues?detailed=true")
-                .then().body("queues[0].metadata._default_message_ttl", equalTo(3600));
-        Api.as(project).get("/v2/queues?with_count=true&limit=1")
-                .then().statusCode(200).body("count", equalTo(3)).body("queues.name", contains("demo-queue"));
-        Api.as(project).get("/v2/queues?name=demo-queue-2")
-                .then().body("queues.name", contains("demo-queue-2"));
-        Api.as(project).get("/v2/queues?name=demo&with_count=true")
-                .then().body("queues.name", contains("demo-queue", "demo-queue-2")).body("count", equalTo(2));
+        Api.as(project)
+                .get("/v2/queues?detailed=true")
+                .then()
+                .body("queues[0].metadata._default_message_ttl", equalTo(3600));
+        Api.as(project)
+                .get("/v2/queues?with_count=true&limit=1")
+                .then()
+                .statusCode(200)
+                .body("count", equalTo(3))
+                .body("queues.name", contains("demo-queue"));
+        Api.as(project).get("/v2/queues?name=demo-queue-2").then().body("queues.name", contains("demo-queue-2"));
+        Api.as(project)
+                .get("/v2/queues?name=demo&with_count=true")
+                .then()
+                .body("queues.name", contains("demo-queue", "demo-queue-2"))
+                .body("count", equalTo(2));
 
         List<String> seen = new ArrayList<>();
         String href = "/v2/queues?limit=1";
@@ -186,32 +273,57 @@ class V2QueueTest {
         assertEquals(List.of("demo-queue", "demo-queue-2", "other"), seen);
 
         for (String limit : List.of("0", "1001")) {
-            Api.as(project).get("/v2/queues?limit=" + limit)
-                    .then().statusCode(400).body("description", equalTo("Limit must be at least 1 and no greater than 20."));
+            Api.as(project)
+                    .get("/v2/queues?limit=" + limit)
+                    .then()
+                    .statusCode(400)
+                    .body("description", equalTo("Limit must be at least 1 and no greater than 20."));
         }
     }
 
     @Test
     void invalidNames() {
-        Api.as(project).put("/v2/queues/bad$queue").then().statusCode(400).body("title", equalTo("Invalid queue identification"));
+        Api.as(project)
+                .put("/v2/queues/bad$queue")
+                .then()
+                .statusCode(400)
+                .body("title", equalTo("Invalid queue identification"));
         Api.as(project).put("/v2/queues/" + "q".repeat(65)).then().statusCode(400);
         Api.as(project).get("/v2/queues/bad$queue/messages").then().statusCode(400);
     }
 
     @Test
     void purgeDeletesMessagesButKeepsTheQueue() {
-        Api.as(project).contentType(ContentType.JSON).body("{\"description\": \"kept\"}").put("/v2/queues/purged");
-        Api.as(project).contentType(ContentType.JSON)
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"description\": \"kept\"}")
+                .put("/v2/queues/purged");
+        Api.as(project)
+                .contentType(ContentType.JSON)
                 .body("{\"messages\": [{\"ttl\": 300, \"body\": 0}, {\"ttl\": 300, \"body\": 1}]}")
-                .post("/v2/queues/purged/messages").then().statusCode(201);
-        Api.as(project).contentType(ContentType.JSON).body("{\"resource_types\": [\"bogus\"]}").post("/v2/queues/purged/purge")
-                .then().statusCode(400)
+                .post("/v2/queues/purged/messages")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"resource_types\": [\"bogus\"]}")
+                .post("/v2/queues/purged/purge")
+                .then()
+                .statusCode(400)
                 .body("description", equalTo("Resource types must be a sub set of {'messages', 'subscriptions'}."));
-        Api.as(project).contentType(ContentType.JSON).body("{\"resource_types\": [\"subscriptions\"]}")
-                .post("/v2/queues/purged/purge").then().statusCode(204);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"resource_types\": [\"subscriptions\"]}")
+                .post("/v2/queues/purged/purge")
+                .then()
+                .statusCode(204);
         Api.as(project).get("/v2/queues/purged/stats").then().body("messages.total", equalTo(2));
-        Api.as(project).contentType(ContentType.JSON).body("{\"resource_types\": [\"messages\"]}").post("/v2/queues/purged/purge")
-                .then().statusCode(204);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"resource_types\": [\"messages\"]}")
+                .post("/v2/queues/purged/purge")
+                .then()
+                .statusCode(204);
         Api.as(project).get("/v2/queues/purged/stats").then().body("messages.total", equalTo(0));
         Api.as(project).get("/v2/queues/purged").then().body("description", equalTo("kept"));
         Api.as(project).post("/v2/queues/purged/purge").then().statusCode(204);
@@ -228,12 +340,19 @@ class V2QueueTest {
     @Test
     void projectsAreIsolated() {
         String other = Api.newProject();
-        Api.as(project).contentType(ContentType.JSON).body("{\"owner\": \"first\"}").put("/v2/queues/shared");
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"owner\": \"first\"}")
+                .put("/v2/queues/shared");
         Api.as(other).get("/v2/queues").then().body("queues.size()", equalTo(0));
         Api.as(other).get("/v2/queues/shared").then().statusCode(200).body("$", not(hasKey("owner")));
-        Api.as(other).contentType(JSON_PATCH)
-                .body("[{\"op\": \"add\", \"path\": \"/metadata/owner\", \"value\": \"x\"}]".getBytes(StandardCharsets.UTF_8))
-                .patch("/v2/queues/shared").then().statusCode(404);
+        Api.as(other)
+                .contentType(JSON_PATCH)
+                .body("[{\"op\": \"add\", \"path\": \"/metadata/owner\", \"value\": \"x\"}]"
+                        .getBytes(StandardCharsets.UTF_8))
+                .patch("/v2/queues/shared")
+                .then()
+                .statusCode(404);
         Api.as(other).delete("/v2/queues/shared").then().statusCode(204);
         Api.as(project).get("/v2/queues/shared").then().body("owner", equalTo("first"));
     }

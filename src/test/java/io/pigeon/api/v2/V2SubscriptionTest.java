@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pigeon.maintenance.Sweeper;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
@@ -25,18 +26,18 @@ import io.restassured.response.ValidatableResponse;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import io.pigeon.maintenance.Sweeper;
-import java.util.Comparator;
 
 /** v2 subscriptions: the API, and delivery of posted messages to webhooks by the delivery engine. */
 @QuarkusTest
 class V2SubscriptionTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
     @RegisterExtension
     static final Receiver receiver = new Receiver();
 
@@ -52,18 +53,28 @@ class V2SubscriptionTest {
     private final String project = Api.newProject();
 
     private ValidatableResponse subscribe(String queue, String document) {
-        return Api.as(project).contentType(ContentType.JSON).body(document)
-                .post("/v2/queues/" + queue + "/subscriptions").then();
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(document)
+                .post("/v2/queues/" + queue + "/subscriptions")
+                .then();
     }
 
     private String subscribeWebhook(String queue, String path, String extra) {
         return subscribe(queue, "{\"subscriber\": \"" + receiver.url(path) + "\", \"ttl\": 3600" + extra + "}")
-                .statusCode(201).extract().jsonPath().getString("subscription_id");
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getString("subscription_id");
     }
 
     private void post(String queue, String messages) {
-        Api.as(project).contentType(ContentType.JSON).body("{\"messages\": " + messages + "}")
-                .post("/v2/queues/" + queue + "/messages").then().statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"messages\": " + messages + "}")
+                .post("/v2/queues/" + queue + "/messages")
+                .then()
+                .statusCode(201);
     }
 
     private static JsonNode json(String text) {
@@ -75,34 +86,54 @@ class V2SubscriptionTest {
     }
 
     private ValidatableResponse confirm(String queue, String id, String document) {
-        return Api.as(project).contentType(ContentType.JSON).body(document)
-                .put("/v2/queues/" + queue + "/subscriptions/" + id + "/confirm").then();
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(document)
+                .put("/v2/queues/" + queue + "/subscriptions/" + id + "/confirm")
+                .then();
     }
 
     @Test
     void confirmationsAreCheckedAsZaqarChecksThem() {
         String id = subscribeWebhook("confirming", "/confirming", "");
         for (String bad : List.of("{}", "{\"confirmed\": \"yes\"}", "{\"confirmed\": 1}", "[]")) {
-            confirm("confirming", id, bad).statusCode(400).body("title", equalTo("Invalid API request"))
+            confirm("confirming", id, bad)
+                    .statusCode(400)
+                    .body("title", equalTo("Invalid API request"))
                     .body("description", equalTo("The 'confirmed' should be boolean."));
         }
-        Api.as(project).put("/v2/queues/confirming/subscriptions/" + id + "/confirm").then().statusCode(400);
-        confirm("confirming", "000000000000000000000fff", "{\"confirmed\": true}").statusCode(404);
+        Api.as(project)
+                .put("/v2/queues/confirming/subscriptions/" + id + "/confirm")
+                .then()
+                .statusCode(400);
+        confirm("confirming", "000000000000000000000fff", "{\"confirmed\": true}")
+                .statusCode(404);
         confirm("confirming", "not-an-id", "{\"confirmed\": true}").statusCode(404);
-        Api.as(Api.newProject()).contentType(ContentType.JSON).body("{\"confirmed\": true}")
-                .put("/v2/queues/confirming/subscriptions/" + id + "/confirm").then().statusCode(404);
+        Api.as(Api.newProject())
+                .contentType(ContentType.JSON)
+                .body("{\"confirmed\": true}")
+                .put("/v2/queues/confirming/subscriptions/" + id + "/confirm")
+                .then()
+                .statusCode(404);
         Api.as(project).get("/v2/queues/confirming/subscriptions/" + id).then().body("confirmed", equalTo(false));
     }
 
     @Test
     void createShowUpdateAndDelete() {
-        String id = subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 600, "
-                + "\"options\": {\"name\": \"first\"}}")
+        String id = subscribe(
+                        "orders",
+                        "{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 600, "
+                                + "\"options\": {\"name\": \"first\"}}")
                 .statusCode(201)
                 .header("Location", matchesPattern("/v2/queues/orders/subscriptions/[0-9a-f]{24}"))
                 .body("subscription_id", matchesPattern("[0-9a-f]{24}"))
-                .extract().jsonPath().getString("subscription_id");
-        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().statusCode(200)
+                .extract()
+                .jsonPath()
+                .getString("subscription_id");
+        Api.as(project)
+                .get("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(200)
                 .body("id", equalTo(id))
                 .body("subscriber", equalTo("http://localhost:9/hook"))
                 .body("source", equalTo("orders"))
@@ -114,67 +145,103 @@ class V2SubscriptionTest {
 
         // One live subscription per subscriber and queue: as in Zaqar 15, subscribing again while it is unconfirmed
         // answers its id (ttl and options stay), and 409 once it is confirmed.
-        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 900}").statusCode(201)
+        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\", \"ttl\": 900}")
+                .statusCode(201)
                 .body("subscription_id", equalTo(id));
         Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("ttl", equalTo(600));
-        confirm("orders", id, "{\"confirmed\": true}").statusCode(204)
+        confirm("orders", id, "{\"confirmed\": true}")
+                .statusCode(204)
                 .header("Location", equalTo("/v2/queues/orders/subscriptions/" + id + "/confirm"));
         Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("confirmed", equalTo(true));
-        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\"}").statusCode(409)
+        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\"}")
+                .statusCode(409)
                 .body("description", containsString("already exists"));
         confirm("orders", id, "{\"confirmed\": false}").statusCode(204);
         Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().body("confirmed", equalTo(false));
-        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\"}").statusCode(201)
+        subscribe("orders", "{\"subscriber\": \"http://localhost:9/hook\"}")
+                .statusCode(201)
                 .body("subscription_id", equalTo(id));
 
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 7200, \"options\": {\"name\": \"second\"}}")
-                .patch("/v2/queues/orders/subscriptions/" + id).then().statusCode(204);
-        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then()
-                .body("ttl", equalTo(7200)).body("options.name", equalTo("second"))
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 7200, \"options\": {\"name\": \"second\"}}")
+                .patch("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(204);
+        Api.as(project)
+                .get("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .body("ttl", equalTo(7200))
+                .body("options.name", equalTo("second"))
                 .body("subscriber", equalTo("http://localhost:9/hook"));
 
-        String other = subscribe("orders", "{\"subscriber\": \"http://localhost:9/other\"}").statusCode(201)
-                .extract().jsonPath().getString("subscription_id");
+        String other = subscribe("orders", "{\"subscriber\": \"http://localhost:9/other\"}")
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getString("subscription_id");
         Api.as(project).get("/v2/queues/orders/subscriptions/" + other).then().body("ttl", equalTo(3600));
-        Api.as(project).contentType(ContentType.JSON).body("{\"subscriber\": \"http://localhost:9/hook\"}")
-                .patch("/v2/queues/orders/subscriptions/" + other).then().statusCode(409);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"http://localhost:9/hook\"}")
+                .patch("/v2/queues/orders/subscriptions/" + other)
+                .then()
+                .statusCode(409);
 
         // Another project sees none of it.
-        Api.as(Api.newProject()).get("/v2/queues/orders/subscriptions/" + id).then().statusCode(404);
+        Api.as(Api.newProject())
+                .get("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(404);
         Api.as(Api.newProject()).get("/v2/queues/orders/subscriptions").then().body("subscriptions", empty());
 
         Api.as(project).delete("/v2/queues/orders/subscriptions/" + id).then().statusCode(204);
-        Api.as(project).get("/v2/queues/orders/subscriptions/" + id).then().statusCode(404)
+        Api.as(project)
+                .get("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(404)
                 .body("title", equalTo("Not found"));
         Api.as(project).delete("/v2/queues/orders/subscriptions/" + id).then().statusCode(204);
-        Api.as(project).contentType(ContentType.JSON).body("{\"ttl\": 700}")
-                .patch("/v2/queues/orders/subscriptions/" + id).then().statusCode(404);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 700}")
+                .patch("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(404);
     }
 
     @Test
     void listingPagesThroughTheQueuesSubscriptions() {
         for (int i = 0; i < 3; i++) {
-            subscribe("paged", "{\"subscriber\": \"http://localhost:9/s" + i + "\"}").statusCode(201);
+            subscribe("paged", "{\"subscriber\": \"http://localhost:9/s" + i + "\"}")
+                    .statusCode(201);
         }
         subscribe("elsewhere", "{\"subscriber\": \"http://localhost:9/x\"}").statusCode(201);
-        ValidatableResponse first = Api.as(project).get("/v2/queues/paged/subscriptions?limit=2").then()
+        ValidatableResponse first = Api.as(project)
+                .get("/v2/queues/paged/subscriptions?limit=2")
+                .then()
                 .statusCode(200)
                 .body("subscriptions", hasSize(2))
                 .body("subscriptions[0].subscriber", equalTo("http://localhost:9/s0"))
                 .body("subscriptions[0].source", equalTo("paged"))
                 .body("links[0].rel", equalTo("next"));
         String next = first.extract().jsonPath().getString("links[0].href");
-        Api.as(project).get(next).then().statusCode(200)
+        Api.as(project)
+                .get(next)
+                .then()
+                .statusCode(200)
                 .body("subscriptions", hasSize(1))
                 .body("subscriptions[0].subscriber", equalTo("http://localhost:9/s2"));
-        Api.as(project).get("/v2/queues/paged/subscriptions?limit=21").then().statusCode(400)
+        Api.as(project)
+                .get("/v2/queues/paged/subscriptions?limit=21")
+                .then()
+                .statusCode(400)
                 .body("description", containsString("20"));
     }
 
     @Test
     void invalidSubscriptionsAreRefusedAndNothingIsStored() {
-        record Case(String document, String mentions) {
-        }
+        record Case(String document, String mentions) {}
         for (Case bad : List.of(
                 new Case("{}", "No subscription"),
                 new Case("[]", "must be a dict"),
@@ -186,15 +253,21 @@ class V2SubscriptionTest {
                 new Case("{\"subscriber\": \"http://localhost/x\", \"ttl\": 59}", "at least 60"),
                 new Case("{\"subscriber\": \"http://localhost/x\", \"ttl\": \"long\"}", "TTL must be an integer"),
                 new Case("{\"subscriber\": \"http://localhost/x\", \"options\": [1]}", "Options must be a dict"),
-                new Case("{\"subscriber\": \"http://localhost/x\", \"options\": {\"_retry_policy\": "
-                        + "{\"retries_with_no_delay\": -1}}}", "retries_with_no_delay must be an integer from 0 to 100"),
-                new Case("{\"subscriber\": \"http://localhost/x\", \"options\": {\"_retry_policy\": "
-                        + "{\"minimum_delay\": 40, \"maximum_delay\": 30}}}", "must not exceed"),
-                new Case("{\"subscriber\": \"http://localhost/x\", \"options\": {\"post_headers\": "
-                        + "{\"X-A\": 1}}}", "post_headers"),
+                new Case(
+                        "{\"subscriber\": \"http://localhost/x\", \"options\": {\"_retry_policy\": "
+                                + "{\"retries_with_no_delay\": -1}}}",
+                        "retries_with_no_delay must be an integer from 0 to 100"),
+                new Case(
+                        "{\"subscriber\": \"http://localhost/x\", \"options\": {\"_retry_policy\": "
+                                + "{\"minimum_delay\": 40, \"maximum_delay\": 30}}}",
+                        "must not exceed"),
+                new Case(
+                        "{\"subscriber\": \"http://localhost/x\", \"options\": {\"post_headers\": " + "{\"X-A\": 1}}}",
+                        "post_headers"),
                 // A template repeating the notification would multiply every call's size.
-                new Case("{\"subscriber\": \"http://localhost/x\", \"options\": {\"post_data\": "
-                        + "\"[\\\"$zaqar_message$\\\", \\\"$zaqar_message$\\\", \\\"$zaqar_message$\\\"]\"}}",
+                new Case(
+                        "{\"subscriber\": \"http://localhost/x\", \"options\": {\"post_data\": "
+                                + "\"[\\\"$zaqar_message$\\\", \\\"$zaqar_message$\\\", \\\"$zaqar_message$\\\"]\"}}",
                         "at most 2 times"))) {
             subscribe("strict", bad.document()).statusCode(400).body("description", containsString(bad.mentions()));
         }
@@ -209,14 +282,23 @@ class V2SubscriptionTest {
         subscribeWebhook("events", second, "");
         post("events", "[{\"ttl\": 300, \"body\": {\"event\": \"created\"}}, {\"ttl\": 400, \"body\": [1, 2]}]");
 
-        Eventually.await("two notifications at each subscriber", Duration.ofSeconds(3),
-                () -> receiver.calls(first).size() == 2 && receiver.calls(second).size() == 2);
-        List<JsonNode> delivered = receiver.calls(first).stream().map(call -> json(call.body()))
-                .sorted(Comparator.comparingInt(node -> node.get("ttl").intValue())).toList();
-        assertEquals(json("{\"body\": {\"event\": \"created\"}, \"ttl\": 300, \"queue_name\": \"events\", "
-                + "\"Message_Type\": \"Notification\"}"), delivered.get(0));
-        assertEquals(json("{\"body\": [1, 2], \"ttl\": 400, \"queue_name\": \"events\", "
-                + "\"Message_Type\": \"Notification\"}"), delivered.get(1));
+        Eventually.await(
+                "two notifications at each subscriber",
+                Duration.ofSeconds(3),
+                () -> receiver.calls(first).size() == 2
+                        && receiver.calls(second).size() == 2);
+        List<JsonNode> delivered = receiver.calls(first).stream()
+                .map(call -> json(call.body()))
+                .sorted(Comparator.comparingInt(node -> node.get("ttl").intValue()))
+                .toList();
+        assertEquals(
+                json("{\"body\": {\"event\": \"created\"}, \"ttl\": 300, \"queue_name\": \"events\", "
+                        + "\"Message_Type\": \"Notification\"}"),
+                delivered.get(0));
+        assertEquals(
+                json("{\"body\": [1, 2], \"ttl\": 400, \"queue_name\": \"events\", "
+                        + "\"Message_Type\": \"Notification\"}"),
+                delivered.get(1));
         receiver.calls(first).forEach(call -> {
             assertEquals("POST", call.method());
             assertEquals("t0k3n", call.header("X-Token"));
@@ -233,13 +315,17 @@ class V2SubscriptionTest {
         String path = "/sub/" + UUID.randomUUID();
         receiver.script(path, Answer.status(500), Answer.status(502), Answer.status(200));
         // Two immediate retries, then nothing: three calls in all.
-        Api.as(project).contentType(ContentType.JSON)
+        Api.as(project)
+                .contentType(ContentType.JSON)
                 .body("{\"_retry_policy\": {\"retries_with_no_delay\": 2, \"minimum_delay_retries\": 0, "
                         + "\"minimum_delay\": 1, \"maximum_delay\": 1, \"maximum_delay_retries\": 0}}")
-                .put("/v2/queues/retrying").then().statusCode(201);
+                .put("/v2/queues/retrying")
+                .then()
+                .statusCode(201);
         subscribeWebhook("retrying", path, "");
         post("retrying", "[{\"ttl\": 300, \"body\": \"again\"}]");
-        Eventually.await("three calls", Duration.ofSeconds(3), () -> receiver.calls(path).size() == 3);
+        Eventually.await(
+                "three calls", Duration.ofSeconds(3), () -> receiver.calls(path).size() == 3);
         Eventually.pause(Duration.ofMillis(500));
         assertEquals(3, receiver.calls(path).size());
 
@@ -248,19 +334,33 @@ class V2SubscriptionTest {
         receiver.script(failing, Answer.status(500));
         subscribeWebhook("retrying", failing, "");
         post("retrying", "[{\"ttl\": 300, \"body\": \"doomed\"}]");
-        Eventually.await("the notification dead", Duration.ofSeconds(3), () -> Db.count(pool,
-                "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'dead' AND target = $2",
-                project, receiver.url(failing)) == 1);
+        Eventually.await(
+                "the notification dead",
+                Duration.ofSeconds(3),
+                () -> Db.count(
+                                pool,
+                                "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'dead' AND target = $2",
+                                project,
+                                receiver.url(failing))
+                        == 1);
         assertEquals(3, receiver.calls(failing).size());
-        Api.as(project).get("/v3/dead-groups").then().body("groups", hasSize(1))
+        Api.as(project)
+                .get("/v3/dead-groups")
+                .then()
+                .body("groups", hasSize(1))
                 .body("groups[0].target", equalTo(receiver.url(failing)));
     }
 
     @Test
     void mailtoSubscriptionsAreKeptButSayTheyAreNotDelivered() {
-        String id = subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\"}").statusCode(201)
-                .extract().jsonPath().getString("subscription_id");
-        Api.as(project).get("/v2/queues/mail/subscriptions/" + id).then()
+        String id = subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\"}")
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getString("subscription_id");
+        Api.as(project)
+                .get("/v2/queues/mail/subscriptions/" + id)
+                .then()
                 .body("subscriber", equalTo("mailto:ops@example.com"))
                 .body("delivery", containsString("not delivered"));
         post("mail", "[{\"ttl\": 300, \"body\": 1}]");
@@ -290,8 +390,12 @@ class V2SubscriptionTest {
 
         subscribe("purged", "{\"subscriber\": \"http://localhost:9/a\"}").statusCode(201);
         post("purged", "[{\"ttl\": 300, \"body\": 1}]");
-        Api.as(project).contentType(ContentType.JSON).body("{\"resource_types\": [\"subscriptions\"]}")
-                .post("/v2/queues/purged/purge").then().statusCode(204);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"resource_types\": [\"subscriptions\"]}")
+                .post("/v2/queues/purged/purge")
+                .then()
+                .statusCode(204);
         Api.as(project).get("/v2/queues/purged/subscriptions").then().body("subscriptions", empty());
         Api.as(project).get("/v2/queues/purged/stats").then().body("messages.free", equalTo(1));
     }
@@ -304,20 +408,38 @@ class V2SubscriptionTest {
             String path = "/cancel/" + UUID.randomUUID();
             // Fails every time: without the delete it would be retried every second.
             receiver.script(path, Answer.status(500));
-            String id = subscribeWebhook(queue, path, ", \"options\": {\"_retry_policy\": {\"retries_with_no_delay\": 0, "
-                    + "\"minimum_delay_retries\": 20, \"minimum_delay\": 1, \"maximum_delay\": 1}}");
+            String id = subscribeWebhook(
+                    queue,
+                    path,
+                    ", \"options\": {\"_retry_policy\": {\"retries_with_no_delay\": 0, "
+                            + "\"minimum_delay_retries\": 20, \"minimum_delay\": 1, \"maximum_delay\": 1}}");
             post(queue, "[{\"ttl\": 600, \"body\": \"" + how + "\"}]");
-            Eventually.await("the first call (" + how + ")", Duration.ofSeconds(5), () -> receiver.calls(path).size() >= 1);
+            Eventually.await(
+                    "the first call (" + how + ")",
+                    Duration.ofSeconds(5),
+                    () -> receiver.calls(path).size() >= 1);
             switch (how) {
-                case "subscription" -> Api.as(project).delete("/v2/queues/" + queue + "/subscriptions/" + id)
-                        .then().statusCode(204);
-                case "purge" -> Api.as(project).contentType(ContentType.JSON)
-                        .body("{\"resource_types\": [\"subscriptions\"]}").post("/v2/queues/" + queue + "/purge")
-                        .then().statusCode(204);
+                case "subscription" -> Api.as(project)
+                        .delete("/v2/queues/" + queue + "/subscriptions/" + id)
+                        .then()
+                        .statusCode(204);
+                case "purge" -> Api.as(project)
+                        .contentType(ContentType.JSON)
+                        .body("{\"resource_types\": [\"subscriptions\"]}")
+                        .post("/v2/queues/" + queue + "/purge")
+                        .then()
+                        .statusCode(204);
                 default -> Api.as(project).delete("/v2/queues/" + queue).then().statusCode(204);
             }
-            assertEquals(0, Db.count(pool, "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending' "
-                    + "AND merge_key = '-subscription:' || $2", project, id), how);
+            assertEquals(
+                    0,
+                    Db.count(
+                            pool,
+                            "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND state = 'pending' "
+                                    + "AND merge_key = '-subscription:' || $2",
+                            project,
+                            id),
+                    how);
             int calls = receiver.calls(path).size();
             DispatchClock.callEverythingDue(pools, project, receiver);
             assertEquals(calls, receiver.calls(path).size(), "a cancelled notification was retried (" + how + ")");

@@ -17,25 +17,25 @@ import io.pigeon.testing.Receiver;
 import io.pigeon.testing.Receiver.Answer;
 import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import io.restassured.path.json.config.JsonPathConfig;
 import io.restassured.response.ValidatableResponse;
 import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import io.restassured.path.json.JsonPath;
-import io.restassured.path.json.config.JsonPathConfig;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Locale;
-import java.util.Map;
-import java.util.stream.IntStream;
 
 /**
  * The delayed-dispatch queue end to end: pushes over HTTP, deliveries to a receiver inside the test.
@@ -81,8 +81,9 @@ class V3DispatchTest {
 
     /** A number of the answer read as a double (RestAssured's default, float, cannot hold a unix time to the second). */
     private static double exact(ValidatableResponse response, String path) {
-        return response.extract().jsonPath(JsonPathConfig.jsonPathConfig()
-                .numberReturnType(JsonPathConfig.NumberReturnType.DOUBLE)).getDouble(path);
+        return response.extract()
+                .jsonPath(JsonPathConfig.jsonPathConfig().numberReturnType(JsonPathConfig.NumberReturnType.DOUBLE))
+                .getDouble(path);
     }
 
     private RequestSpecification client() {
@@ -90,12 +91,16 @@ class V3DispatchTest {
     }
 
     private ValidatableResponse push(String mergeKey, String path, String body, String query) {
-        return client().contentType("application/json").body(body)
-                .post("/v3/queue/" + mergeKey + "/POST/" + receiver.service(path) + query).then();
+        return client().contentType("application/json")
+                .body(body)
+                .post("/v3/queue/" + mergeKey + "/POST/" + receiver.service(path) + query)
+                .then();
     }
 
     private ValidatableResponse pending(String mergeKey, String path) {
-        return client().get("/v3/queue/" + mergeKey + "/POST/" + receiver.service(path)).then().statusCode(200);
+        return client().get("/v3/queue/" + mergeKey + "/POST/" + receiver.service(path))
+                .then()
+                .statusCode(200);
     }
 
     @Test
@@ -108,12 +113,17 @@ class V3DispatchTest {
             push("digest", path, "{\"n\": " + i + "}", "?ontime=" + unix(ontime))
                     .statusCode(201)
                     .header("Location", containsString("/v3/queue/digest/POST/"))
-                    .body("id", notNullValue()).body("group_id", notNullValue());
+                    .body("id", notNullValue())
+                    .body("group_id", notNullValue());
         }
-        pending("digest", path).body("merged", equalTo(true)).body("groups", hasSize(1))
-                .body("groups[0].items", hasSize(3)).body("groups[0].items[2].body.n", equalTo(3));
+        pending("digest", path)
+                .body("merged", equalTo(true))
+                .body("groups", hasSize(1))
+                .body("groups[0].items", hasSize(3))
+                .body("groups[0].items[2].body.n", equalTo(3));
 
-        Eventually.await("one call", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 1);
+        Eventually.await(
+                "one call", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 1);
         Eventually.pause(Duration.ofMillis(300));
         List<Receiver.Call> calls = receiver.calls(path);
         assertEquals(1, calls.size());
@@ -121,8 +131,11 @@ class V3DispatchTest {
         assertEquals("[{\"n\": 1},{\"n\": 2},{\"n\": 3}]", calls.get(0).body());
         assertEquals("application/json", calls.get(0).header("Content-Type"));
         assertTrue(calls.get(0).at() >= ontime - 0.05, "fired before its ontime");
-        Eventually.await("the delivered group gone", Duration.ofSeconds(2),
-                () -> pending("digest", path).extract().jsonPath().getList("groups").isEmpty());
+        Eventually.await("the delivered group gone", Duration.ofSeconds(2), () -> pending("digest", path)
+                .extract()
+                .jsonPath()
+                .getList("groups")
+                .isEmpty());
     }
 
     @Test
@@ -130,12 +143,15 @@ class V3DispatchTest {
         String path = uniquePath();
         double ontime = now() + 3;
         for (int i = 1; i <= 3; i++) {
-            push("-single", path, "{\"n\": " + i + "}", "?ontime=" + unix(ontime)).statusCode(201);
+            push("-single", path, "{\"n\": " + i + "}", "?ontime=" + unix(ontime))
+                    .statusCode(201);
         }
         pending("-single", path).body("merged", equalTo(false)).body("groups", hasSize(3));
         DispatchClock.fireNow(pools, project);
-        Eventually.await("three calls", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 3);
-        List<String> bodies = receiver.calls(path).stream().map(Receiver.Call::body).sorted().toList();
+        Eventually.await(
+                "three calls", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 3);
+        List<String> bodies =
+                receiver.calls(path).stream().map(Receiver.Call::body).sorted().toList();
         assertEquals(List.of("[{\"n\": 1}]", "[{\"n\": 2}]", "[{\"n\": 3}]"), bodies);
     }
 
@@ -143,7 +159,8 @@ class V3DispatchTest {
     void updateOnceKeepsTheGroupsTimeAndUpdateAlwaysReplacesIt() {
         String path = uniquePath();
         double later = now() + 60;
-        double fireTime = exact(push("k", path, "{\"n\": 1}", "?ontime=" + unix(later)).statusCode(201), "fire_at");
+        double fireTime =
+                exact(push("k", path, "{\"n\": 1}", "?ontime=" + unix(later)).statusCode(201), "fire_at");
         assertEquals(later, fireTime, 0.01);
         // once is the default: an existing group keeps its time.
         push("k", path, "{\"n\": 2}", "?ontime=" + unix(now())).statusCode(201);
@@ -154,9 +171,15 @@ class V3DispatchTest {
         assertEquals(later, fireAt, 0.01);
 
         double pushedAt = now();
-        push("k", path, "{\"n\": 4}", "?ontime=" + unix(pushedAt) + "&update=always").statusCode(201);
-        Eventually.await("the call after update=always", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 1);
-        assertEquals("[{\"n\": 1},{\"n\": 2},{\"n\": 3},{\"n\": 4}]", receiver.calls(path).get(0).body());
+        push("k", path, "{\"n\": 4}", "?ontime=" + unix(pushedAt) + "&update=always")
+                .statusCode(201);
+        Eventually.await(
+                "the call after update=always",
+                Duration.ofSeconds(2),
+                () -> receiver.calls(path).size() == 1);
+        assertEquals(
+                "[{\"n\": 1},{\"n\": 2},{\"n\": 3},{\"n\": 4}]",
+                receiver.calls(path).get(0).body());
         assertTrue(receiver.calls(path).get(0).at() - pushedAt < 1.0, "not within 1 s of its ontime");
     }
 
@@ -167,8 +190,10 @@ class V3DispatchTest {
         double pushedAt = now();
         push("p", past, "{}", "?ontime=" + (long) (pushedAt - 3600)).statusCode(201);
         push("p", absent, "[1, 2]", "").statusCode(201);
-        Eventually.await("both calls", Duration.ofSeconds(3), () -> receiver.calls(past).size() == 1
-                && receiver.calls(absent).size() == 1);
+        Eventually.await(
+                "both calls",
+                Duration.ofSeconds(3),
+                () -> receiver.calls(past).size() == 1 && receiver.calls(absent).size() == 1);
         assertEquals("[[1, 2]]", receiver.calls(absent).get(0).body());
     }
 
@@ -178,7 +203,8 @@ class V3DispatchTest {
         String path = uniquePath();
         double ontime = now() + 2;
         push("f", path, "{}", "?ontime=" + unix(ontime)).statusCode(201);
-        Eventually.await("the call", Duration.ofSeconds(4), () -> receiver.calls(path).size() == 1);
+        Eventually.await(
+                "the call", Duration.ofSeconds(4), () -> receiver.calls(path).size() == 1);
         double at = receiver.calls(path).get(0).at();
         assertTrue(at >= ontime - 0.05, "fired " + (ontime - at) + " s early");
         assertTrue(at - ontime < 1.0, "fired " + (at - ontime) + " s late");
@@ -203,17 +229,24 @@ class V3DispatchTest {
         hurryRetries();
         push("r", path, "{\"n\": 1}", "").statusCode(201);
         push("r", path, "{\"n\": 2}", "").statusCode(201);
-        Eventually.await("three calls", Duration.ofSeconds(10), () -> receiver.calls(path).size() == 3);
+        Eventually.await(
+                "three calls",
+                Duration.ofSeconds(10),
+                () -> receiver.calls(path).size() == 3);
         Eventually.pause(Duration.ofMillis(500));
         List<Receiver.Call> calls = receiver.calls(path);
         assertEquals(3, calls.size());
-        assertEquals(List.of("1", "2", "3"), calls.stream().map(call -> call.header("X-Pigeon-Attempt")).toList());
+        assertEquals(
+                List.of("1", "2", "3"),
+                calls.stream().map(call -> call.header("X-Pigeon-Attempt")).toList());
         // Only the last call succeeded; the items it carried are exactly the two pushed, once each.
         String delivered = calls.get(2).body();
         assertTrue(delivered.equals("[{\"n\": 1},{\"n\": 2}]") || delivered.equals("[{\"n\": 1}]"), delivered);
         long ones = calls.stream().filter(call -> call == calls.get(2)).count();
         assertEquals(1, ones);
-        Eventually.await("no group left", Duration.ofSeconds(2),
+        Eventually.await(
+                "no group left",
+                Duration.ofSeconds(2),
                 () -> pending("r", path).extract().jsonPath().getList("groups").isEmpty());
     }
 
@@ -223,14 +256,20 @@ class V3DispatchTest {
         // The test profile's read timeout is 2 s.
         receiver.script(path, new Answer(200, 3500), Answer.status(200));
         push("t", path, "{\"slow\": true}", "").statusCode(201);
-        Eventually.await("the first call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 1);
+        Eventually.await(
+                "the first call",
+                Duration.ofSeconds(2),
+                () -> receiver.calls(path).size() == 1);
         Eventually.await("its timeout recorded", Duration.ofSeconds(4), () -> {
             String error = pending("t", path).extract().jsonPath().getString("groups[0].last_error");
             return "timed out".equals(error);
         });
         DispatchClock.fireNow(pools, project);
-        Eventually.await("the retry", Duration.ofSeconds(6), () -> receiver.calls(path).size() == 2);
-        Eventually.await("no group left", Duration.ofSeconds(2),
+        Eventually.await(
+                "the retry", Duration.ofSeconds(6), () -> receiver.calls(path).size() == 2);
+        Eventually.await(
+                "no group left",
+                Duration.ofSeconds(2),
                 () -> pending("t", path).extract().jsonPath().getList("groups").isEmpty());
     }
 
@@ -240,9 +279,12 @@ class V3DispatchTest {
         String path = uniquePath();
         receiver.script(path, Answer.status(500), Answer.status(200));
         push("o", path, "{\"n\": 1}", "").statusCode(201);
-        Eventually.await("the failed call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 1);
-        Eventually.await("the failure recorded", Duration.ofSeconds(2),
-                () -> "HTTP 5xx".equals(pending("o", path).extract().jsonPath().getString("groups[0].last_error")));
+        Eventually.await(
+                "the failed call",
+                Duration.ofSeconds(2),
+                () -> receiver.calls(path).size() == 1);
+        Eventually.await("the failure recorded", Duration.ofSeconds(2), () -> "HTTP 5xx"
+                .equals(pending("o", path).extract().jsonPath().getString("groups[0].last_error")));
         // The retry is due in 2 s; a push with update=once (the default) moves it anyway: the overwrite flag.
         double later = now() + 60;
         push("o", path, "{\"n\": 2}", "?ontime=" + unix(later)).statusCode(201);
@@ -252,8 +294,11 @@ class V3DispatchTest {
         assertEquals(1, receiver.calls(path).size(), "the retry time won over the push's");
         // Until a call succeeds, every push keeps setting it.
         push("o", path, "{\"n\": 3}", "?ontime=" + unix(now())).statusCode(201);
-        Eventually.await("the call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 2);
-        assertEquals("[{\"n\": 1},{\"n\": 2},{\"n\": 3}]", receiver.calls(path).get(1).body());
+        Eventually.await(
+                "the call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 2);
+        assertEquals(
+                "[{\"n\": 1},{\"n\": 2},{\"n\": 3}]",
+                receiver.calls(path).get(1).body());
     }
 
     @Test
@@ -262,11 +307,20 @@ class V3DispatchTest {
         receiver.script(path, Answer.status(500), Answer.status(500), Answer.status(500), Answer.status(200));
         hurryRetries();
         push("dead", path, "{\"n\": 1}", "").statusCode(201);
-        Eventually.await("three failed calls", Duration.ofSeconds(10), () -> receiver.calls(path).size() == 3);
-        Eventually.await("the group dead", Duration.ofSeconds(2),
-                () -> !client().get("/v3/dead-groups").then().extract().jsonPath().getList("groups").isEmpty());
+        Eventually.await(
+                "three failed calls",
+                Duration.ofSeconds(10),
+                () -> receiver.calls(path).size() == 3);
+        Eventually.await("the group dead", Duration.ofSeconds(2), () -> !client().get("/v3/dead-groups")
+                .then()
+                .extract()
+                .jsonPath()
+                .getList("groups")
+                .isEmpty());
         pending("dead", path).body("groups", empty());
-        ValidatableResponse dead = client().get("/v3/dead-groups").then().statusCode(200)
+        ValidatableResponse dead = client().get("/v3/dead-groups")
+                .then()
+                .statusCode(200)
                 .body("groups", hasSize(1))
                 .body("groups[0].merge_key", equalTo("dead"))
                 .body("groups[0].method", equalTo("POST"))
@@ -278,23 +332,43 @@ class V3DispatchTest {
         DispatchClock.callEverythingDue(pools, project, receiver);
         assertEquals(3, receiver.calls(path).size(), "a dead group was called again");
         // Another project sees none of it.
-        given().header("X-Project-Id", Api.newProject()).get("/v3/dead-groups").then().body("groups", empty());
-        given().header("X-Project-Id", Api.newProject()).post("/v3/dead-groups/" + id + "/requeue").then().statusCode(404);
+        given().header("X-Project-Id", Api.newProject())
+                .get("/v3/dead-groups")
+                .then()
+                .body("groups", empty());
+        given().header("X-Project-Id", Api.newProject())
+                .post("/v3/dead-groups/" + id + "/requeue")
+                .then()
+                .statusCode(404);
 
         client().post("/v3/dead-groups/" + id + "/requeue").then().statusCode(204);
-        Eventually.await("the requeued call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 4);
+        Eventually.await(
+                "the requeued call",
+                Duration.ofSeconds(2),
+                () -> receiver.calls(path).size() == 4);
         assertEquals("[{\"n\": 1}]", receiver.calls(path).get(3).body());
         assertEquals("1", receiver.calls(path).get(3).header("X-Pigeon-Attempt"));
         client().get("/v3/dead-groups").then().body("groups", empty());
-        client().post("/v3/dead-groups/" + id + "/requeue").then().statusCode(404)
+        client().post("/v3/dead-groups/" + id + "/requeue")
+                .then()
+                .statusCode(404)
                 .body("title", equalTo("Not found"));
 
         String doomed = uniquePath();
         receiver.script(doomed, Answer.status(500));
         push("doomed", doomed, "{}", "").statusCode(201);
-        Eventually.await("dead again", Duration.ofSeconds(10),
-                () -> client().get("/v3/dead-groups").then().extract().jsonPath().getList("groups").size() == 1);
-        String doomedId = client().get("/v3/dead-groups").then().extract().jsonPath().getString("groups[0].id");
+        Eventually.await(
+                "dead again",
+                Duration.ofSeconds(10),
+                () -> client().get("/v3/dead-groups")
+                                .then()
+                                .extract()
+                                .jsonPath()
+                                .getList("groups")
+                                .size()
+                        == 1);
+        String doomedId =
+                client().get("/v3/dead-groups").then().extract().jsonPath().getString("groups[0].id");
         client().delete("/v3/dead-groups/" + doomedId).then().statusCode(204);
         client().get("/v3/dead-groups").then().body("groups", empty());
     }
@@ -303,7 +377,10 @@ class V3DispatchTest {
     void aTargetOutsideTheAllowedListIsRefusedAndNothingIsStored() {
         for (String url : List.of("http://example.com/hook", "http://10.1.2.3/hook", "https://internal.corp:8443/x")) {
             String service = Base64.getUrlEncoder().encodeToString(url.getBytes(StandardCharsets.UTF_8));
-            client().contentType("application/json").body("{}").post("/v3/queue/k/POST/" + service).then()
+            client().contentType("application/json")
+                    .body("{}")
+                    .post("/v3/queue/k/POST/" + service)
+                    .then()
                     .statusCode(400)
                     .body("title", equalTo("Invalid API request"))
                     .body("description", containsString("pigeon.dispatch.allowed-targets"))
@@ -317,8 +394,7 @@ class V3DispatchTest {
         String service = receiver.service(uniquePath());
         String ftp = Base64.getUrlEncoder().encodeToString("ftp://127.0.0.1/x".getBytes(StandardCharsets.UTF_8));
         String relative = Base64.getUrlEncoder().encodeToString("/just/a/path".getBytes(StandardCharsets.UTF_8));
-        record Case(String path, String body, String mentions) {
-        }
+        record Case(String path, String body, String mentions) {}
         for (Case bad : List.of(
                 new Case("/v3/queue/k/TRACE/" + service, "{}", "\"method\""),
                 new Case("/v3/queue/k/POST/not*base64!", "{}", "\"service\""),
@@ -331,7 +407,10 @@ class V3DispatchTest {
                 new Case("/v3/queue/k/POST/" + service, "{not json", "could not be parsed"),
                 new Case("/v3/queue/k/POST/" + service, "", "empty"),
                 new Case("/v3/queue/" + "m".repeat(257) + "/POST/" + service, "{}", "\"merge_key\""))) {
-            client().contentType("application/json").body(bad.body()).post(bad.path()).then()
+            client().contentType("application/json")
+                    .body(bad.body())
+                    .post(bad.path())
+                    .then()
                     .statusCode(400)
                     .body("description", containsString(bad.mentions()));
         }
@@ -346,17 +425,25 @@ class V3DispatchTest {
         given().contentType("application/x-www-form-urlencoded")
                 .body("{\"to\": {\"identity_id\": 789}, \"cross_id\": 123}")
                 .post("/v3/queue/cross123_789/POST/" + padded + "?update=always&ontime=" + (long) now())
-                .then().statusCode(201);
-        Eventually.await("the call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 1);
-        assertEquals("[{\"to\": {\"identity_id\": 789}, \"cross_id\": 123}]", receiver.calls(path).get(0).body());
+                .then()
+                .statusCode(201);
+        Eventually.await(
+                "the call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 1);
+        assertEquals(
+                "[{\"to\": {\"identity_id\": 789}, \"cross_id\": 123}]",
+                receiver.calls(path).get(0).body());
     }
 
     @Test
     void otherMethodsAreUsedAsGiven() {
         String path = uniquePath();
-        client().contentType("application/json").body("{\"a\": 1}")
-                .post("/v3/queue/m/put/" + receiver.service(path)).then().statusCode(201);
-        Eventually.await("the call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 1);
+        client().contentType("application/json")
+                .body("{\"a\": 1}")
+                .post("/v3/queue/m/put/" + receiver.service(path))
+                .then()
+                .statusCode(201);
+        Eventually.await(
+                "the call", Duration.ofSeconds(2), () -> receiver.calls(path).size() == 1);
         assertEquals("PUT", receiver.calls(path).get(0).method());
     }
 
@@ -365,13 +452,19 @@ class V3DispatchTest {
         String path = uniquePath();
         push("secret", path, "{}", "?ontime=" + unix(now() + 3)).statusCode(201);
         String other = Api.newProject();
-        given().header("X-Project-Id", other).get("/v3/queue/secret/POST/" + receiver.service(path)).then()
-                .statusCode(200).body("groups", empty());
-        given().header("X-Project-Id", other).delete("/v3/queue/secret/POST/" + receiver.service(path)).then()
+        given().header("X-Project-Id", other)
+                .get("/v3/queue/secret/POST/" + receiver.service(path))
+                .then()
+                .statusCode(200)
+                .body("groups", empty());
+        given().header("X-Project-Id", other)
+                .delete("/v3/queue/secret/POST/" + receiver.service(path))
+                .then()
                 .statusCode(204);
         pending("secret", path).body("groups", hasSize(1));
         DispatchClock.fireNow(pools, project);
-        Eventually.await("the call", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 1);
+        Eventually.await(
+                "the call", Duration.ofSeconds(8), () -> receiver.calls(path).size() == 1);
     }
 
     /** A path's pending items are listed in pages of at most `limit` items and 1 MiB of bodies, with a next link. */
@@ -389,16 +482,24 @@ class V3DispatchTest {
                 .body("links", hasSize(1));
         String next = first.extract().jsonPath().getString("links[0].href");
         assertTrue(next.contains("marker="), next);
-        client().get(next).then().statusCode(200)
+        client().get(next)
+                .then()
+                .statusCode(200)
                 .body("groups[0].items", hasSize(2))
                 .body("groups[0].items[0].body.n", equalTo(4))
                 .body("links", empty());
-        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?limit=2").then().statusCode(200)
+        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?limit=2")
+                .then()
+                .statusCode(200)
                 .body("groups[0].items", hasSize(2))
                 .body("links[0].href", containsString("limit=2"));
-        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?limit=0").then().statusCode(400)
+        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?limit=0")
+                .then()
+                .statusCode(400)
                 .body("description", containsString("limit"));
-        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?marker=x").then().statusCode(400)
+        client().get("/v3/queue/paged/POST/" + receiver.service(path) + "?marker=x")
+                .then()
+                .statusCode(400)
                 .body("description", containsString("marker"));
     }
 
@@ -422,14 +523,19 @@ class V3DispatchTest {
             }
             for (Integer limit : Arrays.asList(null, 3)) {
                 List<Integer> seen = new ArrayList<>();
-                String next = "/v3/queue/" + key + "/POST/" + receiver.service(path) + (limit == null ? "" : "?limit=" + limit);
+                String next = "/v3/queue/" + key + "/POST/" + receiver.service(path)
+                        + (limit == null ? "" : "?limit=" + limit);
                 int pages = 0;
                 while (next != null) {
                     assertTrue(++pages <= pads.length, "more pages than items");
-                    JsonPath page = client().get(next).then().statusCode(200).extract().jsonPath();
+                    JsonPath page =
+                            client().get(next).then().statusCode(200).extract().jsonPath();
                     List<Integer> shown = page.<List<Integer>>getList("groups.items.body.n").stream()
-                            .flatMap(List::stream).toList();
-                    List<String> ids = page.<List<String>>getList("groups.items.id").stream().flatMap(List::stream).toList();
+                            .flatMap(List::stream)
+                            .toList();
+                    List<String> ids = page.<List<String>>getList("groups.items.id").stream()
+                            .flatMap(List::stream)
+                            .toList();
                     int bytes = shown.stream().mapToInt(sizes::get).sum();
                     assertTrue(!shown.isEmpty(), "an empty page at " + next);
                     assertTrue(shown.size() == 1 || bytes <= maxBytes, "a page of " + bytes + " bytes: " + shown);
@@ -443,15 +549,15 @@ class V3DispatchTest {
                         assertEquals(limit != null, next.contains("limit=" + limit), next);
                         // Full: the next item would not have fitted.
                         int following = seen.size();
-                        assertTrue((limit != null && shown.size() == limit) || bytes + sizes.get(following) > maxBytes,
+                        assertTrue(
+                                (limit != null && shown.size() == limit) || bytes + sizes.get(following) > maxBytes,
                                 "page " + shown + " stopped before item " + following);
                     } else {
                         assertEquals(List.of(), links, "a next link after the last item");
                         next = null;
                     }
                 }
-                assertEquals(IntStream.range(0, pads.length).boxed().toList(), seen,
-                        key + " with limit " + limit);
+                assertEquals(IntStream.range(0, pads.length).boxed().toList(), seen, key + " with limit " + limit);
             }
         }
     }
@@ -461,7 +567,8 @@ class V3DispatchTest {
     void anOntimeBeyondTheHorizonIsRefusedWithTheBound() {
         String path = uniquePath();
         double inAMonth = now() + 29 * 86_400;
-        double fireAt = exact(push("far", path, "{\"n\": 1}", "?ontime=" + unix(inAMonth)).statusCode(201), "fire_at");
+        double fireAt = exact(
+                push("far", path, "{\"n\": 1}", "?ontime=" + unix(inAMonth)).statusCode(201), "fire_at");
         for (String ontime : List.of(unix(now() + 31 * 86_400), "253402300799")) {
             for (String update : List.of("", "&update=always")) {
                 push("far", path, "{\"n\": 2}", "?ontime=" + ontime + update)
@@ -474,7 +581,8 @@ class V3DispatchTest {
             }
         }
         // Nothing of the refused pushes was stored, and the group kept its time.
-        ValidatableResponse shown = pending("far", path).body("groups", hasSize(1)).body("groups[0].items", hasSize(1));
+        ValidatableResponse shown =
+                pending("far", path).body("groups", hasSize(1)).body("groups[0].items", hasSize(1));
         assertEquals(fireAt, exact(shown, "groups[0].fire_at"), 0.001);
         pending("-far", path).body("groups", empty());
     }

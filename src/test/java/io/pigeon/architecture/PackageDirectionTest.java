@@ -3,9 +3,7 @@ package io.pigeon.architecture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import io.pigeon.testing.JavaSources;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,7 +15,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,8 +44,8 @@ class PackageDirectionTest {
     void noDomainPackageMentionsTheWebLayer() {
         List<String> offences = new ArrayList<>();
         for (String domainPackage : DOMAIN) {
-            for (Path source : sources(SOURCES.resolve(domainPackage))) {
-                String code = withoutComments(read(source));
+            for (Path source : JavaSources.under(SOURCES.resolve(domainPackage))) {
+                String code = JavaSources.withoutComments(JavaSources.read(source));
                 if (code.contains("io.pigeon.api") || code.contains("jakarta.ws.rs")) {
                     offences.add(SOURCES.relativize(source).toString());
                 }
@@ -60,12 +57,12 @@ class PackageDirectionTest {
     @Test
     void thePackageGraphHasNoCircles() {
         Map<String, Set<String>> uses = new TreeMap<>();
-        for (Path source : sources(SOURCES)) {
+        for (Path source : JavaSources.under(SOURCES)) {
             String from = SOURCES.relativize(source).getName(0).toString();
             if (from.endsWith(".java")) {
                 continue;
             }
-            Matcher reference = REFERENCE.matcher(withoutComments(read(source)));
+            Matcher reference = REFERENCE.matcher(JavaSources.withoutComments(JavaSources.read(source)));
             while (reference.find()) {
                 if (!reference.group(1).equals(from)) {
                     uses.computeIfAbsent(from, any -> new TreeSet<>()).add(reference.group(1));
@@ -98,27 +95,5 @@ class PackageDirectionTest {
             }
         }
         return List.of();
-    }
-
-    private static List<Path> sources(Path root) {
-        try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(file -> file.toString().endsWith(".java"))
-                    .sorted()
-                    .toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String read(Path source) {
-        try {
-            return Files.readString(source);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String withoutComments(String code) {
-        return code.replaceAll("(?s)/\\*.*?\\*/", "").replaceAll("//[^\n]*", "");
     }
 }

@@ -2,9 +2,7 @@ package io.pigeon.architecture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
+import io.pigeon.testing.JavaSources;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,8 +30,8 @@ class QualifiedNamesTest {
     void noSourceSpellsOutATypeItCouldImport() {
         List<String> offences = new ArrayList<>();
         for (Path root : ROOTS) {
-            for (Path source : sources(root)) {
-                String text = read(source);
+            for (Path source : JavaSources.under(root)) {
+                String text = JavaSources.read(source);
                 Map<String, String> imported = new HashMap<>();
                 Matcher imports = IMPORT.matcher(text);
                 while (imports.find()) {
@@ -89,26 +86,5 @@ class QualifiedNamesTest {
             i = end;
         }
         return code.toString();
-    }
-
-    private static List<Path> sources(Path root) {
-        if (!Files.isDirectory(root)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.walk(root)) {
-            return files.filter(file -> file.toString().endsWith(".java"))
-                    .sorted()
-                    .toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String read(Path source) {
-        try {
-            return Files.readString(source);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

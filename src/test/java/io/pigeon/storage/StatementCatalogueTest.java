@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.pigeon.testing.JavaSources;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -114,10 +113,10 @@ class StatementCatalogueTest {
         Map<String, String> byClassName = new TreeMap<>();
         Map<String, String> classes = classesBySimpleName();
         List<String> unnamed = new ArrayList<>();
-        for (Path source : sources()) {
+        for (Path source : JavaSources.under(SOURCES)) {
             String simpleName = source.getFileName().toString().replace(".java", "");
             String className = classes.get(simpleName);
-            String code = withoutComments(read(source));
+            String code = withoutComments(JavaSources.read(source));
             Matcher call = SENT.matcher(code);
             while (call.find()) {
                 String argument = argumentAt(code, call.end());
@@ -270,7 +269,7 @@ class StatementCatalogueTest {
     /** Every main class by simple name (each simple name is one class: the catalogue names statements by it). */
     private static Map<String, String> classesBySimpleName() {
         Map<String, String> classes = new TreeMap<>();
-        for (Path source : sources()) {
+        for (Path source : JavaSources.under(SOURCES)) {
             String className =
                     SOURCES.relativize(source).toString().replace(".java", "").replace('/', '.');
             String simpleName = source.getFileName().toString().replace(".java", "");
@@ -278,24 +277,6 @@ class StatementCatalogueTest {
             assertTrue(known == null, "two classes named " + simpleName + ": " + known + ", " + className);
         }
         return classes;
-    }
-
-    private static List<Path> sources() {
-        try (Stream<Path> files = Files.walk(SOURCES)) {
-            return files.filter(path -> path.toString().endsWith(".java"))
-                    .sorted()
-                    .toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String read(Path source) {
-        try {
-            return Files.readString(source, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** The code without its comments; string literals and text blocks are kept as they are. */

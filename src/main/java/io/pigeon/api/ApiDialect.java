@@ -32,11 +32,6 @@ public enum ApiDialect {
         return Optional.empty();
     }
 
-    /** The queues of {@code version}. */
-    public static ApiDialect queuesOf(ApiVersion version) {
-        return of(version, "queues").orElseThrow();
-    }
-
     public ApiVersion version() {
         return version;
     }

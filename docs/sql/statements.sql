@@ -115,7 +115,7 @@ WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids F
 WITH c AS (
     UPDATE claims c
     SET ttl = $4, grace = COALESCE($5, c.grace), created_at = now(),
-        expires_at = now() + $4 * interval '1 second'
+        expires_at = now() + $4::integer * interval '1 second'
     FROM queues q
     WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
     RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at),

@@ -120,6 +120,9 @@ public class ClaimStore {
             ORDER BY m.id"""
                     .formatted(AGE.formatted("c"), AGE.formatted("m"));
 
+    // $4 is cast where it scales the interval: untyped, PostgreSQL would deduce it as an integer (the ttl column) and
+    // a double precision (the product) at once, refuse to prepare the statement, and the client would prepare it a
+    // second time with the value's type -- a failed parse and an ERROR in the server's log per connection.
     // The claim's rows are found through the primary key with the ids the claim recorded. Scalar
     // subqueries over c (rather than a join) give the key's values to the index scan, and
     // "IS NOT DISTINCT FROM" (equal to "=" for a non-null claim id) does not imply "claim_id IS NOT NULL",
@@ -129,7 +132,7 @@ public class ClaimStore {
             WITH c AS (
                 UPDATE claims c
                 SET ttl = $4, grace = COALESCE($5, c.grace), created_at = now(),
-                    expires_at = now() + $4 * interval '1 second'
+                    expires_at = now() + $4::integer * interval '1 second'
                 FROM queues q
                 WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
                 RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at),

@@ -1,6 +1,7 @@
 package io.pigeon.api;
 
 import io.pigeon.queue.QueueName;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -14,6 +15,9 @@ public enum ApiDialect {
     V2_QUEUES(ApiVersion.V2, "queues"),
     V2_TOPICS(ApiVersion.V2, "topics");
 
+    /** Every value, read once: {@code values()} copies its array on each call, and this runs per request. */
+    private static final List<ApiDialect> ALL = List.of(values());
+
     private final ApiVersion version;
     private final String collection;
 
@@ -24,7 +28,7 @@ public enum ApiDialect {
 
     /** The dialect of {@code version}'s {@code collection}; none where the version has no such collection. */
     public static Optional<ApiDialect> of(ApiVersion version, String collection) {
-        for (ApiDialect dialect : values()) {
+        for (ApiDialect dialect : ALL) {
             if (dialect.version == version && dialect.collection.equals(collection)) {
                 return Optional.of(dialect);
             }

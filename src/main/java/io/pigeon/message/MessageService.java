@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 /**
  * The rules of messages: TTL and delay bounds, paging bounds, and who may delete what. Reads of one queue
@@ -37,6 +38,8 @@ public class MessageService {
     private final MessageCipher cipher;
     private final UnreadableMessages unreadable;
     private final CallMarker marker;
+    /** Read from the configuration once: it does not change while the application runs. */
+    private final MessageBounds bounds;
     /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
     private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
 
@@ -67,6 +70,7 @@ public class MessageService {
         this.store = store;
         this.databases = databases;
         this.config = config;
+        this.bounds = MessageBounds.of(config);
         this.metrics = metrics;
         this.deliveries = deliveries;
         this.posts = new Coalescer<>(
@@ -85,28 +89,23 @@ public class MessageService {
 
     /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */
     private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
-        return store.postCreatingQueue(
-                        key.queue(),
-                        key.keyId(),
-                        key.fromPigeon(),
-                        together,
-                        config.maxMessagesPostSize(),
-                        config.defaultMessageTtl())
+        Supplier<Uni<List<MessageStore.Posted>>> post = () -> store.postCreatingQueue(
+                key.queue(),
+                key.keyId(),
+                key.fromPigeon(),
+                together,
+                config.maxMessagesPostSize(),
+                config.defaultMessageTtl());
+        return post.get()
                 .flatMap(stored -> stored.get(0).maxSize() == null
                         // The queue was being created by a concurrent request: now it exists.
-                        ? store.postCreatingQueue(
-                                key.queue(),
-                                key.keyId(),
-                                key.fromPigeon(),
-                                together,
-                                config.maxMessagesPostSize(),
-                                config.defaultMessageTtl())
+                        ? post.get()
                         : Uni.createFrom().item(stored));
     }
 
     /** The bounds of a new message, which the readers of post documents check as they read. */
     public MessageBounds bounds() {
-        return MessageBounds.of(config);
+        return bounds;
     }
 
     /** Checks one new message's TTL and delay against their bounds (a missing one takes the queue's default). */
@@ -116,11 +115,11 @@ public class MessageService {
     }
 
     public void checkTtl(Integer ttl) {
-        bounds().checkTtl(ttl);
+        bounds.checkTtl(ttl);
     }
 
     public void checkDelay(Integer delay) {
-        bounds().checkDelay(delay);
+        bounds.checkDelay(delay);
     }
 
     private void checkAll(List<NewMessage> messages) {

@@ -871,9 +871,6 @@ SELECT name, uri FROM pools;
 -- name: PoolClients.REGISTERED
 SELECT name, uri FROM pools ORDER BY name;
 
--- name: PoolClients.URI_OF
-SELECT uri FROM pools WHERE name = $1;
-
 -- name: PoolSchemas.IDENTITY
 SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || current_database();
 

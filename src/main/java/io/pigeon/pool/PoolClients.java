@@ -6,7 +6,6 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.PoolOptions;
@@ -33,7 +32,6 @@ public class PoolClients {
 
     private static final Logger LOG = Logger.getLogger(PoolClients.class);
 
-    private static final String URI_OF = "SELECT uri FROM pools WHERE name = $1";
     private static final String REGISTERED = "SELECT name, uri FROM pools ORDER BY name";
     private static final String EVERY_POOL = "SELECT name, uri FROM pools";
 
@@ -58,16 +56,19 @@ public class PoolClients {
 
     private final Map<String, Client> clients = new ConcurrentHashMap<>();
     private final Pool catalogue;
+    private final PoolStore store;
     private final Vertx vertx;
     private final StatementCachePoolCreator configured;
     private final int maxConnections;
 
     public PoolClients(
             Pool catalogue,
+            PoolStore store,
             Vertx vertx,
             StatementCachePoolCreator configured,
             @ConfigProperty(name = "quarkus.datasource.reactive.max-size", defaultValue = "20") int maxConnections) {
         this.catalogue = catalogue;
+        this.store = store;
         this.vertx = vertx;
         this.configured = configured;
         this.maxConnections = maxConnections;
@@ -79,11 +80,8 @@ public class PoolClients {
         if (known != null) {
             return Uni.createFrom().item(known.pool());
         }
-        return catalogue.preparedQuery(URI_OF).execute(Tuple.of(name)).map(rows -> {
-            if (rows.size() == 0) {
-                throw new UnknownPool(name);
-            }
-            String uri = rows.iterator().next().getString(0);
+        return store.storedUri(catalogue, name).map(stored -> {
+            String uri = stored.orElseThrow(() -> new UnknownPool(name));
             // Two first uses at once make one client: the loser's is never made.
             return clients.computeIfAbsent(name, ignored -> client(uri)).pool();
         });

@@ -462,9 +462,16 @@ DELETE FROM messages m USING queues q
 WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[]);
 
 -- name: MessageStore.DELETE_BY_IDS_SHARED
-DELETE FROM messages m USING queues q
-WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])
-RETURNING m.id;
+WITH q AS (
+    SELECT q.id, r.ord
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
+    JOIN queues q ON q.project = r.project AND q.name = r.name),
+named AS MATERIALIZED (
+    SELECT q.ord AS queue_ord, q.id AS queue_id, d.id
+    FROM q JOIN unnest($3::int[], $4::bigint[]) AS d (queue_ord, id) ON d.queue_ord = q.ord)
+DELETE FROM messages m USING named n
+WHERE m.queue_id = n.queue_id AND m.id = n.id
+RETURNING n.queue_ord, m.id;
 
 -- name: MessageStore.DELETE_BY_IDS_WITH_CLAIMS
 WITH target AS (

@@ -221,13 +221,13 @@ public interface PigeonConfig {
         }
     }
 
-    /** How requests on one queue share statements. */
+    /** How requests on one database share statements. */
     Coalescing coalescing();
 
     interface Coalescing {
         /**
-         * Whether posts, claims and deletes arriving for a queue while its statement of that kind is in flight wait and
-         * go together in the next statement. Off: every request is its own statement.
+         * Whether posts, claims and deletes arriving for a database while its statement of that kind is in flight wait
+         * and go together in the next statement, whatever their queues. Off: every request is its own statement.
          */
         @WithDefault("true")
         boolean enabled();
@@ -241,7 +241,7 @@ public interface PigeonConfig {
         int maxBytes();
 
         /**
-         * Statements of one kind on one queue in flight at once, per replica: 1 lets the most requests share each
+         * Statements of one kind on one database in flight at once, per replica: 1 lets the most requests share each
          * statement; more overlap their round trips, with fewer requests in each.
          */
         @WithDefault("1")

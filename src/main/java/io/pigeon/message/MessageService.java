@@ -13,6 +13,7 @@ import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,8 +47,8 @@ public class MessageService {
     private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
     /** Posts to one queue, sealed with one key (or none), arriving while one is being stored, share the next statement. */
     private final Coalescer<PostKey, MessageStore.NewPost, MessageStore.Posted> posts;
-    /** Deletes by ids of one queue arriving while one is running share the next statement. */
-    private final Coalescer<PlacedQueue, long[], Integer> deletesByIds;
+    /** Deletes by ids on one database arriving while one is running share the next statement, whatever their queues. */
+    private final Coalescer<SqlClient, MessageStore.IdsInQueue, Integer> deletesByIds;
 
     /**
      * What posts sharing a statement must have in common: their queue, the key their bodies are sealed with, and
@@ -81,7 +82,7 @@ public class MessageService {
                 metrics.statementRequests("post"));
         this.deletesByIds = new Coalescer<>(
                 store::deleteByIds,
-                ids -> ids.length,
+                request -> request.ids().length,
                 ids -> 0,
                 config.coalescing(),
                 metrics.statementRequests("delete"));
@@ -356,7 +357,8 @@ public class MessageService {
         return ids.rowIds().length == 0
                 ? Uni.createFrom().voidItem()
                 : PlacedQueue.of(databases, project, queue)
-                        .chain(placed -> deletesByIds.submit(placed, ids.rowIds()))
+                        .chain(placed ->
+                                deletesByIds.submit(placed.db(), new MessageStore.IdsInQueue(placed, ids.rowIds())))
                         .invoke(metrics::deleted)
                         .replaceWithVoid();
     }

@@ -9,14 +9,18 @@ import io.pigeon.quota.Quotas;
 import io.pigeon.storage.QueueRows;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -222,8 +226,25 @@ public class MessageStore {
             DELETE FROM messages m USING queues q
             WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
 
-    /** Deletes of several callers: which rows went, so that each is told its own count. */
-    private static final String DELETE_BY_IDS_SHARED = DELETE_BY_IDS + "\nRETURNING m.id";
+    // Deletes of several callers, on one queue or several (of any projects), in one statement: which rows went, by the
+    // ordinal of their queue among $1/$2, so that each caller is told its own count. Each distinct queue is looked up
+    // once by its (project, name) key, and each id named is paired with its own queue's id, so a caller can never
+    // delete a row of another queue whatever ids it names. The pairs are materialized so that the delete probes the
+    // primary key with both columns: joined freely, with statistics that count few rows per queue, the generic plan
+    // scanned each named queue's whole key range. Generic plans checked with 20,000 queues and a queue of 50,000
+    // rows, and with a near-empty table: index scans of queues_project_name_key and messages_pkey only.
+    private static final String DELETE_BY_IDS_SHARED =
+            """
+            WITH q AS (
+                SELECT q.id, r.ord
+                FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
+                JOIN queues q ON q.project = r.project AND q.name = r.name),
+            named AS MATERIALIZED (
+                SELECT q.ord AS queue_ord, q.id AS queue_id, d.id
+                FROM q JOIN unnest($3::int[], $4::bigint[]) AS d (queue_ord, id) ON d.queue_ord = q.ord)
+            DELETE FROM messages m USING named n
+            WHERE m.queue_id = n.queue_id AND m.id = n.id
+            RETURNING n.queue_ord, m.id""";
 
     // A bulk delete that must name the claims of the claimed messages among its ids: the rows are locked first;
     // if one is held by a live claim not among $4, nothing is deleted.
@@ -558,35 +579,91 @@ public class MessageStore {
                 });
     }
 
+    /** The ids one request names in its queue. */
+    public record IdsInQueue(PlacedQueue queue, long[] ids) {}
+
     /**
-     * Deletes the messages of every list in one statement; how many each list deleted, in their order (a message
-     * named by several lists counts for the first).
+     * Deletes the messages of every request in one statement, each in its own queue (all on {@code db}); how many
+     * each request deleted, in their order (a message named by several requests counts for the first).
      */
-    public Uni<List<Integer>> deleteByIds(PlacedQueue queue, List<long[]> lists) {
-        if (lists.size() == 1) {
-            return queue.db()
-                    .preparedQuery(DELETE_BY_IDS)
-                    .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(lists.get(0))))
+    public Uni<List<Integer>> deleteByIds(SqlClient db, List<IdsInQueue> requests) {
+        if (requests.size() == 1) {
+            IdsInQueue request = requests.get(0);
+            return db.preparedQuery(DELETE_BY_IDS)
+                    .execute(Tuple.of(request.queue().project(), request.queue().storedName())
+                            .addArrayOfLong(boxed(request.ids())))
                     .map(rows -> List.of(rows.rowCount()));
         }
-        long[] all = lists.stream().flatMapToLong(Arrays::stream).toArray();
-        return queue.db()
-                .preparedQuery(DELETE_BY_IDS_SHARED)
-                .execute(Tuple.of(queue.project(), queue.storedName()).addArrayOfLong(boxed(all)))
-                .map(rows -> {
-                    Set<Long> deleted = new HashSet<>();
-                    rows.forEach(row -> deleted.add(row.getLong(0)));
-                    List<Integer> counts = new ArrayList<>(lists.size());
-                    for (long[] ids : lists) {
-                        int count = 0;
-                        for (long id : ids) {
-                            count += deleted.remove(id) ? 1 : 0;
-                        }
-                        counts.add(count);
-                    }
-                    return counts;
-                });
+        SharedDelete shared = SharedDelete.of(requests);
+        return db.preparedQuery(DELETE_BY_IDS_SHARED)
+                .execute(shared.parameters())
+                .map(shared::counts);
     }
+
+    /**
+     * The parameters of a shared delete and the counting of its answer: the distinct queues ($1 projects, $2 names),
+     * and every id named with the ordinal of its queue ($3, $4).
+     */
+    private record SharedDelete(List<IdsInQueue> requests, List<PlacedQueue> queues, int[] queueOrdinals) {
+
+        static SharedDelete of(List<IdsInQueue> requests) {
+            List<PlacedQueue> queues = new ArrayList<>();
+            Map<QueueKey, Integer> ordinals = new HashMap<>();
+            int[] queueOrdinals = new int[requests.size()];
+            for (int i = 0; i < requests.size(); i++) {
+                PlacedQueue queue = requests.get(i).queue();
+                queueOrdinals[i] = ordinals.computeIfAbsent(QueueKey.of(queue), key -> {
+                    queues.add(queue);
+                    return queues.size();
+                });
+            }
+            return new SharedDelete(requests, queues, queueOrdinals);
+        }
+
+        Tuple parameters() {
+            int count =
+                    requests.stream().mapToInt(request -> request.ids().length).sum();
+            Integer[] ordinals = new Integer[count];
+            Long[] ids = new Long[count];
+            int next = 0;
+            for (int i = 0; i < requests.size(); i++) {
+                for (long id : requests.get(i).ids()) {
+                    ordinals[next] = queueOrdinals[i];
+                    ids[next++] = id;
+                }
+            }
+            return Tuple.tuple()
+                    .addArrayOfString(queues.stream().map(PlacedQueue::project).toArray(String[]::new))
+                    .addArrayOfString(
+                            queues.stream().map(PlacedQueue::storedName).toArray(String[]::new))
+                    .addArrayOfInteger(ordinals)
+                    .addArrayOfLong(ids);
+        }
+
+        /** Each request's count from the rows the statement returned (queue ordinal, id). */
+        List<Integer> counts(RowSet<Row> rows) {
+            Set<DeletedRow> deleted = new HashSet<>();
+            rows.forEach(row -> deleted.add(new DeletedRow(row.getInteger(0), row.getLong(1))));
+            List<Integer> counts = new ArrayList<>(requests.size());
+            for (int i = 0; i < requests.size(); i++) {
+                int count = 0;
+                for (long id : requests.get(i).ids()) {
+                    count += deleted.remove(new DeletedRow(queueOrdinals[i], id)) ? 1 : 0;
+                }
+                counts.add(count);
+            }
+            return counts;
+        }
+    }
+
+    /** A queue as a statement names it: its project and stored name. */
+    private record QueueKey(String project, String name) {
+        static QueueKey of(PlacedQueue queue) {
+            return new QueueKey(queue.project(), queue.storedName());
+        }
+    }
+
+    private record DeletedRow(int queueOrdinal, long id) {}
 
     /**
      * Deletes the listed messages if every claimed one among them is held by one of {@code claimIds}; how many

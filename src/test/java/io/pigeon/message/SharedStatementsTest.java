@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -177,9 +178,13 @@ class SharedStatementsTest {
                 .getList("resources");
         long[] ids = hrefs.stream().mapToLong(Messages::rowId).toArray();
 
+        PlacedQueue deleted = queue(project, "deleted");
         List<Integer> counts = messages.deleteByIds(
-                        queue(project, "deleted"),
-                        List.of(new long[] {ids[0], ids[1]}, new long[] {ids[1], ids[2]}, new long[] {ids[3] + 1000}))
+                        pool,
+                        List.of(
+                                new MessageStore.IdsInQueue(deleted, new long[] {ids[0], ids[1]}),
+                                new MessageStore.IdsInQueue(deleted, new long[] {ids[1], ids[2]}),
+                                new MessageStore.IdsInQueue(deleted, new long[] {ids[3] + 1000})))
                 .await()
                 .indefinitely();
 
@@ -190,6 +195,53 @@ class SharedStatementsTest {
                 .then()
                 .statusCode(200)
                 .body("body", equalTo(3));
+    }
+
+    @Test
+    void deletesSharingAStatementAcrossQueuesAndProjectsDeleteOnlyInTheirOwnQueue() {
+        String project = Api.newProject();
+        String other = Api.newProject();
+        long[] first = postThree(project, "first");
+        long[] second = postThree(project, "second");
+        long[] othersFirst = postThree(other, "first");
+        long[] all = LongStream.concat(
+                        LongStream.concat(LongStream.of(first), LongStream.of(second)), LongStream.of(othersFirst))
+                .toArray();
+
+        // Each request names every row of the three queues: only its own queue's rows go, and the other project's
+        // queue of the same name loses only what its own request named.
+        List<Integer> counts = messages.deleteByIds(
+                        pool,
+                        List.of(
+                                new MessageStore.IdsInQueue(queue(project, "first"), all),
+                                new MessageStore.IdsInQueue(queue(project, "second"), new long[] {second[1]}),
+                                new MessageStore.IdsInQueue(queue(project, "missing"), all),
+                                new MessageStore.IdsInQueue(queue(other, "first"), new long[] {othersFirst[2]}),
+                                new MessageStore.IdsInQueue(
+                                        queue(project, "second"), new long[] {second[1], second[2]})))
+                .await()
+                .indefinitely();
+
+        assertEquals(List.of(3, 1, 0, 1, 1), counts);
+        Api.as(project).get("/v2/queues/first/stats").then().body("messages.total", equalTo(0));
+        Api.as(project).get("/v2/queues/second/stats").then().body("messages.total", equalTo(1));
+        Api.as(other).get("/v2/queues/first/stats").then().body("messages.total", equalTo(2));
+    }
+
+    /** Posts three messages to the project's queue; their row ids. */
+    private static long[] postThree(String project, String queue) {
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"body\": 1}, {\"body\": 2}, {\"body\": 3}]}")
+                .post("/v2/queues/" + queue + "/messages")
+                .then()
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getList("resources", String.class)
+                .stream()
+                .mapToLong(Messages::rowId)
+                .toArray();
     }
 
     /** The queue's handle on the configured database (the tests' queues are never placed on a pool). */

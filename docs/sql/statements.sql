@@ -15,30 +15,41 @@
 -- client's PgSubscriber sends for the dispatcher.
 
 -- name: ClaimStore.CREATE
-WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
-     THEN (metadata->>'_max_claim_count')::int END AS max_claims FROM queues WHERE project = $1 AND name = $2),
-asked AS (
-    SELECT a.claim_id, a.ttl, a.grace, a.claim_index,
-           sum(a.wanted) OVER (ORDER BY a.claim_index) - a.wanted AS after,
-           sum(a.wanted) OVER (ORDER BY a.claim_index) AS up_to
-    FROM unnest($3::uuid[], $4::int[], $5::int[], $6::int[])
-         WITH ORDINALITY AS a (claim_id, wanted, ttl, grace, claim_index)),
-taken AS (
-    SELECT f.id, a.claim_index, a.claim_id, a.ttl, a.grace
-    FROM unnest(ARRAY(SELECT f.id FROM (
+WITH asked AS (
+    SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims
+    FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::int[], $6::int[])
+         WITH ORDINALITY AS a (project, name, claim_id, wanted, ttl, grace, claim_index)
+    LEFT JOIN queues q ON q.project = a.project AND q.name = a.name),
+ranked AS (
+    SELECT claim_index, claim_id, ttl, grace, queue_id,
+           sum(wanted) OVER w - wanted AS after, sum(wanted) OVER w AS up_to
+    FROM asked
+    WHERE queue_id IS NOT NULL
+    WINDOW w AS (PARTITION BY queue_id ORDER BY claim_index)),
+locked AS MATERIALIZED (
+    SELECT w.queue_id, o.id, o.rank
+    FROM (SELECT queue_id, max_claims, sum(wanted) AS wanted
+          FROM asked
+          WHERE queue_id IS NOT NULL
+          GROUP BY queue_id, max_claims) w
+    CROSS JOIN LATERAL unnest(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
-        ORDER BY m.id LIMIT $8
+        WHERE m.queue_id = w.queue_id AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
+        ORDER BY m.id LIMIT w.wanted
         FOR UPDATE OF m SKIP LOCKED) u
     UNION ALL
     SELECT r.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
-        ORDER BY m.claim_expires_at LIMIT $8
+        WHERE m.queue_id = w.queue_id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
+        ORDER BY m.claim_expires_at LIMIT w.wanted
         FOR UPDATE OF m SKIP LOCKED) r
-) f ORDER BY f.id LIMIT $8)) WITH ORDINALITY AS f (id, rank)
-    JOIN asked a ON f.rank > a.after AND f.rank <= a.up_to),
+) f ORDER BY f.id LIMIT w.wanted)) WITH ORDINALITY AS o (id, rank)),
+taken AS (
+    SELECT l.queue_id, l.id, r.claim_index, r.claim_id, r.ttl, r.grace
+    FROM locked l
+    JOIN ranked r ON r.queue_id = l.queue_id AND l.rank > r.after AND l.rank <= r.up_to),
 claimed AS (
     UPDATE messages m
     SET claim_id = t.claim_id,
@@ -47,16 +58,16 @@ claimed AS (
         ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)),
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second'
     FROM taken t
-    WHERE m.queue_id = (SELECT id FROM q) AND m.id = t.id
+    WHERE m.queue_id = t.queue_id AND m.id = t.id
     RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
-    SELECT a.claim_id, (SELECT id FROM q), a.ttl, a.grace, now() + a.ttl * interval '1 second', h.ids
+    SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
     FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
-    JOIN asked a ON a.claim_index = h.claim_index)
-SELECT q.id AS queue_id, c.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id
-FROM q LEFT JOIN claimed c ON true
-ORDER BY c.id;
+    JOIN ranked r ON r.claim_index = h.claim_index)
+SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id
+FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
+ORDER BY a.claim_index, c.id;
 
 -- name: ClaimStore.CREATE_ONE
 WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL

@@ -12,6 +12,7 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
@@ -27,8 +28,11 @@ public class ClaimService {
     private final PigeonConfig config;
     private final QueueMetrics metrics;
     private final UnreadableMessages unreadable;
-    /** Claims on one queue arriving while one is being taken share the next statement, oldest messages to the first. */
-    private final Coalescer<PlacedQueue, ClaimStore.Request, Optional<List<Message>>> claims;
+    /**
+     * Claims on the queues of one database arriving while one is being taken there share the next statement: each
+     * queue's oldest messages to its first claim.
+     */
+    private final Coalescer<SqlClient, ClaimStore.Request, Optional<List<Message>>> claims;
 
     public ClaimService(
             ClaimStore store,
@@ -52,18 +56,28 @@ public class ClaimService {
     }
 
     /**
-     * Takes claims in one statement; the messages it took that do not open are set aside before any claim is
-     * answered, so that each claim holds exactly the messages its answer lists. This never fails once the statement
-     * has committed (a failed set-aside is logged), so the coalescer's rerun of a failed shared statement, request by
-     * request, only ever follows a statement that stored nothing.
+     * Takes claims in one statement on {@code db}; the messages it took that do not open are set aside, queue by queue,
+     * before any claim is answered, so that each claim holds exactly the messages its answer lists. This never fails
+     * once the statement has committed (a failed set-aside is logged), so the coalescer's rerun of a failed shared
+     * statement, request by request, only ever follows a statement that stored nothing.
      */
-    private Uni<List<Optional<List<Message>>>> takeTogether(PlacedQueue queue, List<ClaimStore.Request> requests) {
-        return store.create(queue, requests, config.maxMessageTtl())
-                .call(taken -> unreadable.setAsideClaimed(queue, taken.queueId(), taken.unreadable(), taken.holders()))
+    private Uni<List<Optional<List<Message>>>> takeTogether(SqlClient db, List<ClaimStore.Request> requests) {
+        return store.create(db, requests, config.maxMessageTtl())
+                .call(taken -> setAside(taken.unreadable()))
                 .map(ClaimStore.Taken::answers);
     }
 
-    /** How many claims wait for the next statement of their queue, behind one in flight (for tests). */
+    /** Sets aside the unreadable rows of each queue in turn; never fails. */
+    private Uni<Void> setAside(List<ClaimStore.Unreadable> queues) {
+        Uni<Void> done = Uni.createFrom().voidItem();
+        for (ClaimStore.Unreadable rows : queues) {
+            done = done.chain(
+                    () -> unreadable.setAsideClaimed(rows.queue(), rows.queueId(), rows.rows(), rows.holders()));
+        }
+        return done;
+    }
+
+    /** How many claims wait for the next statement of their database, behind one in flight (for tests). */
     public int claimsWaiting() {
         return claims.waiting();
     }
@@ -102,7 +116,7 @@ public class ClaimService {
         UUID claimId = UUID.randomUUID();
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> metrics.timeClaim(
-                        () -> claims.submit(placed, new ClaimStore.Request(claimId, pageSize, terms))))
+                        () -> claims.submit(placed.db(), new ClaimStore.Request(placed, claimId, pageSize, terms))))
                 .map(claimed -> claimed.map(taken -> {
                     metrics.claimed(taken.size());
                     return new NewClaim(claimId, taken);

@@ -114,12 +114,13 @@ class SharedStatementsTest {
         UUID second = UUID.randomUUID();
         UUID third = UUID.randomUUID();
 
+        PlacedQueue claimed = queue(project, "claimed");
         List<Optional<List<Message>>> taken = claims.create(
-                        queue(project, "claimed"),
+                        pool,
                         List.of(
-                                new ClaimStore.Request(first, 2, new ClaimTerms(60, 60)),
-                                new ClaimStore.Request(second, 3, new ClaimTerms(120, 70)),
-                                new ClaimStore.Request(third, 10, new ClaimTerms(90, 80))),
+                                new ClaimStore.Request(claimed, first, 2, new ClaimTerms(60, 60)),
+                                new ClaimStore.Request(claimed, second, 3, new ClaimTerms(120, 70)),
+                                new ClaimStore.Request(claimed, third, 10, new ClaimTerms(90, 80))),
                         1209600)
                 .await()
                 .indefinitely()
@@ -137,10 +138,10 @@ class SharedStatementsTest {
 
         UUID late = UUID.randomUUID();
         List<Optional<List<Message>>> nothingLeft = claims.create(
-                        queue(project, "claimed"),
+                        pool,
                         List.of(
-                                new ClaimStore.Request(late, 5, new ClaimTerms(60, 60)),
-                                new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))),
+                                new ClaimStore.Request(claimed, late, 5, new ClaimTerms(60, 60)),
+                                new ClaimStore.Request(claimed, UUID.randomUUID(), 5, new ClaimTerms(60, 60))),
                         1209600)
                 .await()
                 .indefinitely()
@@ -149,11 +150,12 @@ class SharedStatementsTest {
         assertEquals(
                 0, Db.count(pool, "SELECT count(*) FROM claims WHERE id = $1", late), "a claim of nothing is not kept");
 
+        PlacedQueue missing = queue(project, "missing");
         List<Optional<List<Message>>> noQueue = claims.create(
-                        queue(project, "missing"),
+                        pool,
                         List.of(
-                                new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60)),
-                                new ClaimStore.Request(UUID.randomUUID(), 5, new ClaimTerms(60, 60))),
+                                new ClaimStore.Request(missing, UUID.randomUUID(), 5, new ClaimTerms(60, 60)),
+                                new ClaimStore.Request(missing, UUID.randomUUID(), 5, new ClaimTerms(60, 60))),
                         1209600)
                 .await()
                 .indefinitely()

@@ -30,7 +30,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -510,6 +512,77 @@ class EncryptedQueueTest {
                             UUID.fromString(Messages.id(a.header("Location"))),
                             UUID.fromString(Messages.id(b.header("Location")))
                         }),
+                "the two shared one statement");
+    }
+
+    @Test
+    void claimsOnTwoQueuesSharingAStatementEachSetAsideTheirOwnQueuesUnreadableRows() throws Exception {
+        createQueue("held-plain", false);
+        post("held-plain", "{\"messages\": [{\"body\": \"held\"}]}");
+        Map<String, List<String>> hrefs = new HashMap<>();
+        for (String queue : List.of("tampered-a", "tampered-b")) {
+            createQueue(queue, true);
+            hrefs.put(
+                    queue,
+                    post(
+                            queue,
+                            "{\"messages\": [{\"body\": \"" + queue + " one\"}, {\"body\": \"" + queue
+                                    + " two\"}, {\"body\": \"" + queue + " three\"}]}"));
+            tamper(queue, hrefs.get(queue).get(1));
+        }
+        Function<String, Response> claim = queue -> Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/" + queue + "/claims?limit=2");
+
+        // A claim on a third queue is held at its insert of the claim by a lock on the table; the claims on the two
+        // tampered queues wait behind it (one database) and then share the next statement.
+        SqlConnection holder = pool.getConnection().await().indefinitely();
+        Transaction held = holder.begin().await().indefinitely();
+        ExecutorService clients = Executors.newFixedThreadPool(3);
+        Future<Response> first;
+        Future<Response> a;
+        Future<Response> b;
+        try {
+            holder.query("LOCK TABLE claims IN SHARE MODE").execute().await().indefinitely();
+            first = clients.submit(() -> claim.apply("held-plain"));
+            Eventually.await(
+                    "a claim held by the lock",
+                    Duration.ofSeconds(10),
+                    () -> Db.count(
+                                    pool,
+                                    """
+                    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+                    AND wait_event_type = 'Lock' AND query LIKE 'WITH q AS (SELECT id, CASE WHEN metadata%'""")
+                            > 0);
+            a = clients.submit(() -> claim.apply("tampered-a"));
+            b = clients.submit(() -> claim.apply("tampered-b"));
+            Eventually.await("two claims waiting", Duration.ofSeconds(10), () -> claimService.claimsWaiting() == 2);
+        } finally {
+            held.rollback().await().indefinitely();
+            holder.close().await().indefinitely();
+        }
+        first.get(30, TimeUnit.SECONDS).then().statusCode(201).body("messages.body", contains("held"));
+        Map<String, Response> answers =
+                Map.of("tampered-a", a.get(30, TimeUnit.SECONDS), "tampered-b", b.get(30, TimeUnit.SECONDS));
+        clients.shutdown();
+
+        for (Map.Entry<String, Response> answer : answers.entrySet()) {
+            String queue = answer.getKey();
+            Response response = answer.getValue();
+            response.then().statusCode(201).body("messages.body", contains(queue + " one"));
+            assertEquals(
+                    List.of(Messages.rowId(hrefs.get(queue).get(0))),
+                    claimedBy(response.header("Location")),
+                    queue + ": claimed, exactly as answered");
+            assertEquals(1, setAside(hrefs.get(queue).get(1)), queue + ": its unreadable row set aside");
+        }
+        assertEquals(
+                1,
+                Db.count(pool, "SELECT count(DISTINCT created_at) FROM claims WHERE id = ANY($1::uuid[])", (Object)
+                        answers.values().stream()
+                                .map(response -> UUID.fromString(Messages.id(response.header("Location"))))
+                                .toArray(UUID[]::new)),
                 "the two shared one statement");
     }
 

@@ -9,8 +9,8 @@ import io.vertx.mutiny.sqlclient.SqlClient;
  * the name the edge made, and hands to every store method that acts on the queue as its first argument. Its
  * statements name the queue by {@link #project} and {@link #storedName}, so one project never reaches another's rows.
  *
- * <p>Equal handles are the same queue on the same client (the database's pool compares by identity): what requests
- * sharing a statement have in common (see {@link io.pigeon.storage.Coalescer}).
+ * <p>Equal handles are the same queue on the same client (the database's pool compares by identity). Requests sharing
+ * a statement have their {@link #db} in common, not their queue (see {@link io.pigeon.storage.Coalescer}).
  *
  * <p>Inside a transaction, the handle is made on the transaction's connection: the store methods then run within it,
  * unchanged (one type for both, no store method twice).

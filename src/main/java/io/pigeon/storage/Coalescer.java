@@ -15,7 +15,7 @@ import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
 
 /**
- * Lets concurrent requests of one kind on one key (a queue on its database) share statements, without waiting for
+ * Lets concurrent requests of one kind on one key (a database, whatever the queues) share statements, without waiting for
  * company: a request finding its key idle runs at once, alone; requests arriving while that statement is in flight
  * wait and then run together in the next one, as many as the bounds allow (the rest in the one after). So a lone
  * client pays nothing, and under load the number of statements (and commits) per request falls as requests pile up.

@@ -52,13 +52,14 @@ class SharedStatementsTest {
                 .put("/v2/queues/shared")
                 .then()
                 .statusCode(201);
+        PlacedQueue shared = queue(project, "shared");
         List<MessageStore.NewPost> posts = List.of(
-                post(FIRST_CLIENT, "a", 3, 500), post(SECOND_CLIENT, "b", 2, 1001), post(SECOND_CLIENT, "c", 4, 1000));
+                post(shared, FIRST_CLIENT, "a", 3, 500),
+                post(shared, SECOND_CLIENT, "b", 2, 1001),
+                post(shared, SECOND_CLIENT, "c", 4, 1000));
 
-        List<MessageStore.Posted> answers = messages.postCreatingQueue(
-                        queue(project, "shared"), null, false, posts, 262144, 3600)
-                .await()
-                .indefinitely();
+        List<MessageStore.Posted> answers =
+                messages.postCreatingQueue(posts, false, 262144, 3600).await().indefinitely();
 
         assertEquals(3, answers.size());
         assertEquals(3, answers.get(0).ids().length);
@@ -81,11 +82,10 @@ class SharedStatementsTest {
     @Test
     void postsSharingAStatementCreateTheQueueOnce() {
         String project = Api.newProject();
+        PlacedQueue created = queue(project, "new");
         List<MessageStore.Posted> answers = messages.postCreatingQueue(
-                        queue(project, "new"),
-                        null,
+                        List.of(post(created, FIRST_CLIENT, "a", 1, 100), post(created, SECOND_CLIENT, "b", 2, 100)),
                         false,
-                        List.of(post(FIRST_CLIENT, "a", 1, 100), post(SECOND_CLIENT, "b", 2, 100)),
                         262144,
                         3600)
                 .await()
@@ -197,12 +197,12 @@ class SharedStatementsTest {
         return new PlacedQueue(pool, project, QueueName.of(name));
     }
 
-    private static MessageStore.NewPost post(UUID client, String tag, int count, int documentSize) {
+    private static MessageStore.NewPost post(PlacedQueue queue, UUID client, String tag, int count, int documentSize) {
         List<NewMessage> bodies = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             bodies.add(new NewMessage(3600, null, body(tag, i)));
         }
-        return new MessageStore.NewPost(client, bodies, documentSize);
+        return new MessageStore.NewPost(queue, null, client, bodies, documentSize);
     }
 
     private static String body(String tag, int index) {

@@ -123,6 +123,11 @@ public class MessageService {
                 posts, key.fromPigeon(), config.maxMessagesPostSize(), config.defaultMessageTtl());
     }
 
+    /** How many creating posts wait for the next statement of their database, behind one in flight (for tests). */
+    public int postsWaiting() {
+        return posts.waiting();
+    }
+
     /** The bounds of a new message, which the readers of post documents check as they read. */
     public MessageBounds bounds() {
         return bounds;

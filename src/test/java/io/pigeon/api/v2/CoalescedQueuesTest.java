@@ -11,14 +11,13 @@ import io.pigeon.message.MessageService;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
+import io.pigeon.testing.HeldPosts;
 import io.pigeon.testing.Messages;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.mutiny.sqlclient.SqlConnection;
-import io.vertx.mutiny.sqlclient.Transaction;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -99,11 +98,8 @@ class CoalescedQueuesTest {
         // wait behind it and then share the next statement: deterministically, whatever the machine's speed.
         CountDownLatch firstInFlight = new CountDownLatch(1);
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
-        SqlConnection holder = pool.getConnection().await().indefinitely();
-        Transaction held = holder.begin().await().indefinitely();
         List<Future<Void>> done = new ArrayList<>();
-        try {
-            holder.query("LOCK TABLE messages IN SHARE MODE").execute().await().indefinitely();
+        try (HeldPosts held = HeldPosts.hold(pool)) {
             for (int c = 0; c < CLIENTS; c++) {
                 int client = c;
                 Callable<Void> work = () -> {
@@ -115,23 +111,12 @@ class CoalescedQueuesTest {
                 };
                 done.add(clients.submit(work));
             }
-            // pg_stat_activity keeps the statement's first 1,024 bytes: the post statement is known by its start.
-            Eventually.await(
-                    "a post held by the lock",
-                    Duration.ofSeconds(10),
-                    () -> Db.count(
-                                    pool,
-                                    """
-                    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-                    AND wait_event_type = 'Lock' AND query LIKE 'WITH known AS (%'""")
-                            > 0);
+            held.awaitOneHeld();
             firstInFlight.countDown();
             Eventually.await(
                     "fifteen posts waiting", Duration.ofSeconds(20), () -> messages.postsWaiting() == CLIENTS - 1);
         } finally {
             firstInFlight.countDown();
-            held.rollback().await().indefinitely();
-            holder.close().await().indefinitely();
         }
         try {
             for (Future<Void> each : done) {

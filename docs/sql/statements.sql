@@ -683,58 +683,78 @@ AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
                               WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
                               ORDER BY b.kind DESC LIMIT 1)));
 
--- name: MessageStore.POST_CREATING_QUEUE_SHARED
-WITH known AS (
-    SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
+-- name: MessageStore.POST_CREATING_QUEUES
+WITH post AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[])
+                  WITH ORDINALITY AS p (project, name, client_id, document_size, key_id, post)),
+wanted AS (
+    SELECT DISTINCT project, name FROM post),
+known AS (
+    SELECT w.project, w.name, k.id, k.metadata
+    FROM wanted w
+    CROSS JOIN LATERAL (SELECT id, metadata FROM queues WHERE project = w.project AND name = w.name LIMIT 1) k),
 created AS (
-    INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
+    INSERT INTO queues (project, name)
+    SELECT w.project, w.name FROM wanted w
+    WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.project = w.project AND k.name = w.name)
+    ORDER BY w.project, w.name
     ON CONFLICT (project, name) DO NOTHING
-    RETURNING id, metadata),
+    RETURNING id, metadata, project, name),
 q AS (
-    SELECT id, metadata FROM known
+    SELECT project, name, id, metadata FROM known
     UNION ALL
-    SELECT id, metadata FROM created
-    LIMIT 1),
+    SELECT project COLLATE "default", name COLLATE "default", id, metadata FROM created),
 target AS (
-    SELECT id,
-           COALESCE((metadata->>'_max_messages_post_size')::int, $7) AS max_size,
-           COALESCE((metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
+    SELECT project, name, id, metadata,
+           COALESCE((metadata->>'_max_messages_post_size')::int, $10) AS max_size,
+           COALESCE((metadata->>'_default_message_ttl')::int, $11) AS default_ttl,
            COALESCE((metadata->>'_default_message_delay')::int, 0) AS default_delay
     FROM q
-    WHERE (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
- OR pigeon_refuse('429', $12)) AND (COALESCE((metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($17::text IS NOT NULL)
+    WHERE (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = q.project AND b.kind = 'messages' AND b.queue_id = q.id)
+ OR pigeon_refuse('429', $14))),
+routed AS (
+    SELECT p.post, p.client_id, p.key_id, p.document_size <= t.max_size AS fits,
+           t.id, t.max_size, t.default_ttl, t.default_delay
+    FROM post p JOIN target t ON t.project = p.project AND t.name = p.name
+    WHERE (COALESCE((t.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = (p.key_id::text IS NOT NULL)
  OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))),
 inserted AS (
     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
-    SELECT t.id, n.client_id, COALESCE(n.ttl, t.default_ttl), n.body,
-           now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
-           CASE WHEN COALESCE(n.delay, t.default_delay) > 0
-                THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-           $17
-    FROM target t, unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])
-                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)
-    WHERE n.document_size <= t.max_size
+    SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
+           now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
+           CASE WHEN COALESCE(n.delay, r.default_delay) > 0
+                THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
+           r.key_id
+    FROM routed r
+    JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[]) WITH ORDINALITY AS n (post, ttl, delay, body, ord)
+      ON n.post = r.post
+    WHERE r.fits
     ORDER BY n.ord
-    RETURNING id, ttl, body, visible_at, key_id),
+    RETURNING id, queue_id, ttl, body, visible_at, key_id),
+stored_posts AS (
+    SELECT r.id AS queue_id, count(*) AS messages
+    FROM routed r JOIN unnest($6::int[]) AS n (post) ON n.post = r.post
+    WHERE r.fits
+    GROUP BY r.post, r.id),
 subscribed AS MATERIALIZED (
     SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
-    FROM (SELECT s.id AS subscription_id, s.subscriber,
+    FROM (SELECT t.id AS queue_id, t.project, ltrim(t.name, '~') AS queue_name, s.id AS subscription_id, s.subscriber,
                CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
                s.options->'post_headers' AS headers,
-               json_build_object('queue', (SELECT metadata FROM q)->'_retry_policy', 'subscription', s.options->'_retry_policy')
+               json_build_object('queue', t.metadata->'_retry_policy', 'subscription', s.options->'_retry_policy')
                    AS retry_policy
-        FROM subscriptions s
-        WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
-          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $16::boolean)
-          AND NOT $18::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
+        FROM target t JOIN subscriptions s ON s.project = t.project AND s.source = t.name
+        WHERE s.expires_at > now()
+          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $18::boolean)
+          AND NOT $19::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
-    SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
+    SELECT s.project, s.queue_name, s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
            i.ttl, i.body, i.key_id, i.visible_at
-    FROM inserted i CROSS JOIN subscribed s),
+    FROM inserted i JOIN subscribed s ON s.queue_id = i.queue_id),
 fan_groups AS (
     INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
                                  headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
-    SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
+    SELECT f.project, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
            f.headers, f.retry_policy,
            COALESCE(f.visible_at, now()),
            c.sealed, f.key_id,
@@ -742,23 +762,31 @@ fan_groups AS (
     FROM fan f
     CROSS JOIN LATERAL (
         SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
-                                 'ttl', f.ttl, 'queue_name', ltrim($2::text, '~'),
+                                 'ttl', f.ttl, 'queue_name', f.queue_name,
                                  'Message_Type', 'Notification')::text AS doc) n
     CROSS JOIN LATERAL (
         SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
                     ELSE n.doc END AS body,
                CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)
-SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
+SELECT ARRAY(SELECT r.max_size FROM post p LEFT JOIN routed r ON r.post = p.post ORDER BY p.post) AS max_sizes,
+       ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
        (SELECT count(*) FROM fan) AS notifications
-WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
-       OR pigeon_refuse('403', $11))
-  AND ((SELECT count(*) FROM fan) <= $13 OR pigeon_refuse('429', $14))
-AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
+WHERE (NOT EXISTS (SELECT 1 FROM created)
+       OR NOT EXISTS (SELECT 1 FROM (SELECT project, count(*) AS queues FROM created GROUP BY project) c
+                      WHERE (SELECT count(*) FROM queues WHERE project = c.project) + c.queues > $12)
+       OR pigeon_refuse('403', $13))
+  AND (NOT EXISTS (SELECT 1 FROM subscribed) OR NOT EXISTS (
+     SELECT 1 FROM stored_posts p
+     WHERE p.messages * (SELECT count(*) FROM subscribed s WHERE s.queue_id = p.queue_id) > $15)
+ OR pigeon_refuse('429', $16))
+AND (NOT EXISTS (SELECT 1 FROM fan) OR NOT EXISTS (
          SELECT 1 FROM quota_breaches b
-         WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
-     OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $15 ELSE $19 END
+         WHERE b.project = ANY(ARRAY(SELECT DISTINCT project FROM fan)) AND b.kind IN ('groups', 'bytes')
+           AND b.queue_id = 0)
+     OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $17 ELSE $20 END
                               FROM quota_breaches b
-                              WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
+                              WHERE b.project = ANY(ARRAY(SELECT DISTINCT project FROM fan))
+                                AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
                               ORDER BY b.kind DESC LIMIT 1)));
 
 -- name: MessageStore.PURGE

@@ -12,7 +12,8 @@ package io.pigeon.dispatch;
  * the body goes, and the row keeps that text and its key id, for the dispatcher to open when it sends the call.
  *
  * <p>Used after a CTE {@code inserted(id, ttl, body, key_id, visible_at)}, with $1 the project and $2 the
- * queue's name. The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
+ * queue's name; or, in a statement that posts to several queues, with each message's {@code queue_id} (see
+ * {@link #ctesAcrossQueues}). The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
  *
  * <p>Each row records what it holds in {@code item_bytes} (its body, sealed body, headers and retry policy), so that
  * notifications count toward the project's bytes quota as /v3 items do (see {@code UsageCheck}).
@@ -20,27 +21,29 @@ package io.pigeon.dispatch;
 public final class NotificationFanOut {
 
     // A subscription's options are JSON text (json): each is read once per post, in subscribed, not once per message.
+    // One text for one queue and for several: {queue} adds the columns that tell the queues apart, {from} and {match}
+    // find the subscriptions, {fan} and {join} hand each message to its own queue's, {project} is the group's project.
     private static final String CTES =
             """
             subscribed AS MATERIALIZED (
                 SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
-                FROM (SELECT s.id AS subscription_id, s.subscriber,
+                FROM (SELECT {queue}s.id AS subscription_id, s.subscriber,
                            CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
                            s.options->'post_headers' AS headers,
                            json_build_object('queue', %1$s->'_retry_policy', 'subscription', s.options->'_retry_policy')
                                AS retry_policy
-                    FROM subscriptions s
-                    WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
+                    FROM {from}
+                    WHERE {match}s.expires_at > now()
                       AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
                       AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)) p),
             fan AS MATERIALIZED (
-                SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
+                SELECT {fan}s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
                        i.ttl, i.body, i.key_id, i.visible_at
-                FROM inserted i CROSS JOIN subscribed s),
+                FROM inserted i {join}),
             fan_groups AS (
                 INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
                                              headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
-                SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
+                SELECT {project}, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
                        f.headers, f.retry_policy,
                        COALESCE(f.visible_at, now()),
                        c.sealed, f.key_id,
@@ -64,7 +67,34 @@ public final class NotificationFanOut {
      * that a subscription whose webhook leads back to Pigeon, however indirectly, cannot loop.
      */
     public static String ctes(String queueMetadata, String confirmationRequired, String queueName, String fromPigeon) {
-        return CTES.formatted(queueMetadata, confirmationRequired + "::boolean", queueName, fromPigeon + "::boolean");
+        return CTES.replace("{queue}", "")
+                .replace("{from}", "subscriptions s")
+                .replace("{match}", "s.project = $1 AND s.source = $2 AND ")
+                .replace("{fan}", "")
+                .replace("{join}", "CROSS JOIN subscribed s")
+                .replace("{project}", "$1")
+                .formatted(queueMetadata, confirmationRequired + "::boolean", queueName, fromPigeon + "::boolean");
+    }
+
+    /**
+     * The CTEs for a statement that posts to several queues, possibly of several projects: each message is handed to
+     * the subscriptions of its own queue only, and each notification names its own queue and takes its retry policy.
+     * {@code queues} is a relation of the statement's queues, one row each: {@code id}, {@code project}, {@code name}
+     * (the subscriptions are found by these two, so they must not carry the queues table's "C" collation, which would
+     * keep the subscriptions' index from serving) and {@code metadata}; the CTE {@code inserted} must return
+     * {@code queue_id} too. {@code queueName} is the expression of the name the documents give, of the queue's
+     * {@code t.name}; the other arguments are those of {@link #ctes}. Use {@link #WITHIN_DELIVERY_QUOTAS_ACROSS_QUEUES}
+     * for the final SELECT's guard.
+     */
+    public static String ctesAcrossQueues(
+            String queues, String confirmationRequired, String queueName, String fromPigeon) {
+        return CTES.replace("{queue}", "t.id AS queue_id, t.project, " + queueName + " AS queue_name, ")
+                .replace("{from}", queues + " t JOIN subscriptions s ON s.project = t.project AND s.source = t.name")
+                .replace("{match}", "")
+                .replace("{fan}", "s.project, s.queue_name, ")
+                .replace("{join}", "JOIN subscribed s ON s.queue_id = i.queue_id")
+                .replace("{project}", "f.project")
+                .formatted("t.metadata", confirmationRequired + "::boolean", "f.queue_name", fromPigeon + "::boolean");
     }
 
     /** The number of notifications the statement queued, for its final SELECT. */
@@ -88,11 +118,46 @@ public final class NotificationFanOut {
                                           WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
                                           ORDER BY b.kind DESC LIMIT 1)))""";
 
-    /** A guard that the queue {@code q} is not over its message quota (found by the usage check), refusal {@code %s}. */
-    public static final String WITHIN_MESSAGE_QUOTA =
+    /**
+     * The final SELECT's guard of the delivery quotas for a statement that posts to several queues (see
+     * {@link #ctesAcrossQueues}), each post and each project checked as {@link #WITHIN_DELIVERY_QUOTAS} checks one:
+     * {@code %1$s} is a relation (a CTE) of the posts that stored messages, one row each, with its {@code queue_id} and the
+     * number of {@code messages} it stored (each post may queue at most {@code %2$s} notifications, else refusal
+     * {@code %3$s}); {@code %4$s} and {@code %5$s} are the refusals of a project over its deliveries' count or bytes.
+     * The refusal a shared statement fails with is not a caller's answer: each post then runs again alone (see
+     * {@code Coalescer}), for its own.
+     */
+    public static final String WITHIN_DELIVERY_QUOTAS_ACROSS_QUEUES =
             """
-            (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
-             OR pigeon_refuse('429', %s))""";
+            (NOT EXISTS (SELECT 1 FROM subscribed) OR NOT EXISTS (
+                 SELECT 1 FROM %1$s p
+                 WHERE p.messages * (SELECT count(*) FROM subscribed s WHERE s.queue_id = p.queue_id) > %2$s)
+             OR pigeon_refuse('429', %3$s))
+            AND (NOT EXISTS (SELECT 1 FROM fan) OR NOT EXISTS (
+                     SELECT 1 FROM quota_breaches b
+                     WHERE b.project = ANY(ARRAY(SELECT DISTINCT project FROM fan)) AND b.kind IN ('groups', 'bytes')
+                       AND b.queue_id = 0)
+                 OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN %4$s ELSE %5$s END
+                                          FROM quota_breaches b
+                                          WHERE b.project = ANY(ARRAY(SELECT DISTINCT project FROM fan))
+                                            AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
+                                          ORDER BY b.kind DESC LIMIT 1)))""";
+
+    // The queue q's project: $1 in a statement of one queue, q.project in one of several.
+    private static final String WITHIN_MESSAGE_QUOTA_OF =
+            """
+            (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = %1$s AND b.kind = 'messages' AND b.queue_id = q.id)
+             OR pigeon_refuse('429', %2$s))""";
+
+    /** A guard that the queue {@code q} is not over its message quota (found by the usage check), refusal {@code %s}. */
+    public static final String WITHIN_MESSAGE_QUOTA = WITHIN_MESSAGE_QUOTA_OF.formatted("$1", "%s");
+
+    /**
+     * {@link #WITHIN_MESSAGE_QUOTA} for a statement of several queues, possibly of several projects: the queue
+     * {@code q} carries its {@code project}.
+     */
+    public static final String WITHIN_MESSAGE_QUOTA_ACROSS_QUEUES =
+            WITHIN_MESSAGE_QUOTA_OF.formatted("q.project", "%s");
 
     /**
      * A CTE that cancels the pending notifications of the subscriptions a statement deletes (a CTE

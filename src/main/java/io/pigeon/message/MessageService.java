@@ -22,7 +22,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
-import java.util.function.Supplier;
 
 /**
  * The rules of messages: TTL and delay bounds, paging bounds, and who may delete what. Reads of one queue
@@ -45,16 +44,16 @@ public class MessageService {
     private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
 
     private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
-    /** Posts to one queue, sealed with one key (or none), arriving while one is being stored, share the next statement. */
+    /** Posts to any queues of one database, arriving while one is being stored, share the next statement. */
     private final Coalescer<PostKey, MessageStore.NewPost, MessageStore.Posted> posts;
     /** Deletes by ids on one database arriving while one is running share the next statement, whatever their queues. */
     private final Coalescer<SqlClient, MessageStore.IdsInQueue, Integer> deletesByIds;
 
     /**
-     * What posts sharing a statement must have in common: their queue, the key their bodies are sealed with, and
-     * whether they are calls Pigeon made (which notify nobody).
+     * What posts sharing a statement must have in common: their database (a pool, equal only to itself), and whether
+     * they are calls Pigeon made (which notify nobody). Each post carries its own queue and sealing key.
      */
-    private record PostKey(PlacedQueue queue, String keyId, boolean fromPigeon) {}
+    private record PostKey(SqlClient db, boolean fromPigeon) {}
 
     public MessageService(
             MessageStore store,
@@ -88,20 +87,45 @@ public class MessageService {
                 metrics.statementRequests("delete"));
     }
 
-    /** Stores posts in one statement, once more if the queue was being created by a concurrent request meanwhile. */
+    /**
+     * Stores posts in one statement; once more those whose queue was being created by a concurrent request meanwhile
+     * (they stored nothing; now their queue exists).
+     */
     private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
-        Supplier<Uni<List<MessageStore.Posted>>> post = () -> store.postCreatingQueue(
-                key.queue(),
-                key.keyId(),
-                key.fromPigeon(),
-                together,
-                config.maxMessagesPostSize(),
-                config.defaultMessageTtl());
-        return post.get()
-                .flatMap(stored -> stored.get(0).maxSize() == null
-                        // The queue was being created by a concurrent request: now it exists.
-                        ? post.get()
-                        : Uni.createFrom().item(stored));
+        return storePosts(key, together).flatMap(stored -> {
+            List<Integer> again = new ArrayList<>();
+            for (int i = 0; i < stored.size(); i++) {
+                if (stored.get(i).maxSize() == null) {
+                    again.add(i);
+                }
+            }
+            if (again.isEmpty()) {
+                return Uni.createFrom().item(stored);
+            }
+            return storePosts(key, again.stream().map(together::get).toList()).map(retried -> {
+                List<MessageStore.Posted> answers = new ArrayList<>(stored);
+                for (int j = 0; j < again.size(); j++) {
+                    MessageStore.Posted first = stored.get(again.get(j));
+                    MessageStore.Posted second = retried.get(j);
+                    // The first statement's notifications may be counted in a post retried: they are kept.
+                    answers.set(
+                            again.get(j),
+                            new MessageStore.Posted(
+                                    second.maxSize(), second.ids(), first.notifications() + second.notifications()));
+                }
+                return answers;
+            });
+        });
+    }
+
+    private Uni<List<MessageStore.Posted>> storePosts(PostKey key, List<MessageStore.NewPost> posts) {
+        return store.postCreatingQueue(
+                posts, key.fromPigeon(), config.maxMessagesPostSize(), config.defaultMessageTtl());
+    }
+
+    /** How many creating posts wait for the next statement of their database, behind one in flight (for tests). */
+    public int postsWaiting() {
+        return posts.waiting();
     }
 
     /** The bounds of a new message, which the readers of post documents check as they read. */
@@ -159,8 +183,8 @@ public class MessageService {
                                         placed,
                                         toStore,
                                         (bodies, keyId) -> posts.submit(
-                                                new PostKey(placed, keyId, fromPigeon),
-                                                new MessageStore.NewPost(clientId, bodies, checkedSize)))
+                                                new PostKey(placed.db(), fromPigeon),
+                                                new MessageStore.NewPost(placed, keyId, clientId, bodies, checkedSize)))
                                 .map(posted -> {
                                     if (posted.maxSize() != null && posted.ids().length == 0) {
                                         throw Rejection.invalidRequest(

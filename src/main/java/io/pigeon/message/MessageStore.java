@@ -51,7 +51,12 @@ public class MessageStore {
              OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))""";
 
     /** The name a notification gives: the queue's ($2), or the topic's, without the prefix it is stored under. */
-    private static final String SHOWN_NAME = "ltrim($2::text, '" + QueueName.TOPIC_PREFIX + "')";
+    private static final String SHOWN_NAME = shownName("$2::text");
+
+    /** The name a notification gives of the queue stored under {@code name} (a topic's without its prefix). */
+    private static String shownName(String name) {
+        return "ltrim(" + name + ", '" + QueueName.TOPIC_PREFIX + "')";
+    }
 
     /** The SQLSTATE of a post whose sealing did not match the queue's setting (nothing was stored). */
     static final String SEALING_MISMATCH = "PQENC";
@@ -112,11 +117,9 @@ public class MessageStore {
     // another transaction after this statement's snapshot is seen by neither branch of q: then max_size
     // comes back null and the caller retries. The insert runs only when the queue is not there: an
     // INSERT … ON CONFLICT that finds the queue still draws a value from the identity sequence and makes a
-    // speculative insertion, on every post. One statement may carry several posts (see Coalescer): then every
-    // message comes with its post's client id ($3) and document size ($9), and a post whose document exceeds
-    // the queue's limit stores none of its messages, whatever the others do. A post alone binds them as scalars,
-    // which costs PostgreSQL less (no per-message arrays).
-    private static final String POST_CREATING_QUEUE_TEMPLATE =
+    // speculative insertion, on every post. This is the statement of a post alone, the common case at one
+    // client: its client id ($3), document size ($9) and queue are scalars, which costs PostgreSQL least.
+    static final String POST_CREATING_QUEUE =
             """
             WITH known AS (
                 SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
@@ -138,13 +141,13 @@ public class MessageStore {
                 WHERE %s AND %s),
             inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
-                SELECT t.id, {client}, COALESCE(n.ttl, t.default_ttl), n.body,
+                SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
                        now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                             THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
                        $17
-                FROM target t, {messages}
-                WHERE {fits}
+                FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
+                WHERE $9 <= t.max_size
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at, key_id),
             %s
@@ -160,22 +163,99 @@ public class MessageStore {
                             NotificationFanOut.QUEUED,
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15", "$19"));
 
-    /** One post alone: its client id ($3) and document size ($9) are scalars. */
-    static final String POST_CREATING_QUEUE = POST_CREATING_QUEUE_TEMPLATE
-            .replace("{client}", "$3")
-            .replace(
-                    "{messages}",
-                    "unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)")
-            .replace("{fits}", "$9 <= t.max_size");
-
-    /** Several posts: each message comes with its post's client id ($3) and document size ($9). */
-    static final String POST_CREATING_QUEUE_SHARED = POST_CREATING_QUEUE_TEMPLATE
-            .replace("{client}", "n.client_id")
-            .replace(
-                    "{messages}",
-                    "unnest($3::uuid[], $4::int[], $5::int[], $6::text[], $9::int[])\n"
-                            + "                               WITH ORDINALITY AS n (client_id, ttl, delay, body, document_size, ord)")
-            .replace("{fits}", "n.document_size <= t.max_size");
+    /*
+     * Posts of several callers (see Coalescer), to any queues of the database, possibly of several projects, in one
+     * statement: POST_CREATING_QUEUE for each distinct queue at once, every rule per queue, per project or per post as
+     * there. Each post ($1 to $5: one element per post) names its queue by project and name, always as a pair, so a
+     * post never reaches another project's queue of the same name; each message ($6 to $9: one element per message)
+     * names its post by ordinal. A queue missing is created (creation only when missing, as for a post alone, in one
+     * order of names, so that two statements creating the same queues cannot deadlock), within its project's queue
+     * quota counting every queue the statement creates; one created concurrently by another transaction after this
+     * statement's snapshot is in neither known nor created: its posts are answered a null max_size and the caller
+     * retries them. A post over its own queue's size limit stores none of its messages, whatever the others do. The
+     * message quota is checked per queue, the sealing per post against its queue's setting, the notifications per
+     * post and the delivery quotas per project; the messages of each queue notify that queue's subscriptions only.
+     * Answers: the max_size of each post's queue in post order (null: not stored, retry) and every id in insertion
+     * order, which is the order of posts and of each post's messages (ORDER BY n.ord).
+     *
+     * The generic plan (the pool's plan_cache_mode=force_generic_plan), checked with EXPLAIN EXECUTE on PostgreSQL 15
+     * holding 10,000 queues of 2,000 projects, 3,000 subscriptions, 50,000 messages and 5,800 quota breaches: each
+     * distinct queue found by an Index Scan of queues_project_name_key (project, name) inside the LATERAL LIMIT 1,
+     * each target's subscriptions by an Index Scan of subscriptions_project_source_subscriber_key (project, source),
+     * a created queue's project counted by a Bitmap Index Scan of queues_project_name_key, the quota breaches read by
+     * their primary key; the posts and messages joined to their queues by hash joins of the CTEs, no scan of all
+     * queues or subscriptions. The names in q are COLLATE "default" so that they meet the subscriptions' index: a
+     * column of queues (collation "C") would win the comparison and turn the subscriptions' lookup into a scan. With
+     * a single queue in the database the planner scans it, as it does for POST_CREATING_QUEUE.
+     */
+    private static final String POST_CREATING_QUEUES =
+            """
+            WITH post AS (
+                SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[])
+                              WITH ORDINALITY AS p (project, name, client_id, document_size, key_id, post)),
+            wanted AS (
+                SELECT DISTINCT project, name FROM post),
+            known AS (
+                SELECT w.project, w.name, k.id, k.metadata
+                FROM wanted w
+                CROSS JOIN LATERAL (SELECT id, metadata FROM queues WHERE project = w.project AND name = w.name LIMIT 1) k),
+            created AS (
+                INSERT INTO queues (project, name)
+                SELECT w.project, w.name FROM wanted w
+                WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.project = w.project AND k.name = w.name)
+                ORDER BY w.project, w.name
+                ON CONFLICT (project, name) DO NOTHING
+                RETURNING id, metadata, project, name),
+            q AS (
+                SELECT project, name, id, metadata FROM known
+                UNION ALL
+                SELECT project COLLATE "default", name COLLATE "default", id, metadata FROM created),
+            target AS (
+                SELECT project, name, id, metadata,
+                       COALESCE((metadata->>'_max_messages_post_size')::int, $10) AS max_size,
+                       COALESCE((metadata->>'_default_message_ttl')::int, $11) AS default_ttl,
+                       COALESCE((metadata->>'_default_message_delay')::int, 0) AS default_delay
+                FROM q
+                WHERE %s),
+            routed AS (
+                SELECT p.post, p.client_id, p.key_id, p.document_size <= t.max_size AS fits,
+                       t.id, t.max_size, t.default_ttl, t.default_delay
+                FROM post p JOIN target t ON t.project = p.project AND t.name = p.name
+                WHERE %s),
+            inserted AS (
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
+                SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
+                       now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
+                       CASE WHEN COALESCE(n.delay, r.default_delay) > 0
+                            THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
+                       r.key_id
+                FROM routed r
+                JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[]) WITH ORDINALITY AS n (post, ttl, delay, body, ord)
+                  ON n.post = r.post
+                WHERE r.fits
+                ORDER BY n.ord
+                RETURNING id, queue_id, ttl, body, visible_at, key_id),
+            stored_posts AS (
+                SELECT r.id AS queue_id, count(*) AS messages
+                FROM routed r JOIN unnest($6::int[]) AS n (post) ON n.post = r.post
+                WHERE r.fits
+                GROUP BY r.post, r.id),
+            %s
+            SELECT ARRAY(SELECT r.max_size FROM post p LEFT JOIN routed r ON r.post = p.post ORDER BY p.post) AS max_sizes,
+                   ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
+                   %s AS notifications
+            WHERE (NOT EXISTS (SELECT 1 FROM created)
+                   OR NOT EXISTS (SELECT 1 FROM (SELECT project, count(*) AS queues FROM created GROUP BY project) c
+                                  WHERE (SELECT count(*) FROM queues WHERE project = c.project) + c.queues > $12)
+                   OR pigeon_refuse('403', $13))
+              AND %s"""
+                    .formatted(
+                            NotificationFanOut.WITHIN_MESSAGE_QUOTA_ACROSS_QUEUES.formatted("$14"),
+                            SEALED_AS_THE_QUEUE_ASKS.formatted("t.metadata", "p.key_id"),
+                            NotificationFanOut.ctesAcrossQueues("target", "$18", shownName("t.name"), "$19"),
+                            NotificationFanOut.QUEUED,
+                            NotificationFanOut.WITHIN_DELIVERY_QUOTAS_ACROSS_QUEUES.formatted(
+                                    "stored_posts", "$15", "$16", "$17", "$20"));
 
     private static final String POP =
             """
@@ -322,8 +402,12 @@ public class MessageStore {
         return false;
     }
 
-    /** One post of a shared post statement: who posts, its messages, and the size of its document (0: unbounded). */
-    public record NewPost(UUID clientId, List<NewMessage> messages, int documentSize) {
+    /**
+     * One post of a creating post statement: its queue (the database it runs on and the project and name it is
+     * stored under), the key its bodies are sealed with (null: in clear), who posts, its messages, and the size of
+     * its document (0: unbounded).
+     */
+    public record NewPost(PlacedQueue queue, String keyId, UUID clientId, List<NewMessage> messages, int documentSize) {
         /** Its bodies' length in characters (their bytes when ASCII), without encoding them again to count. */
         int bodyLength() {
             int length = 0;
@@ -335,88 +419,131 @@ public class MessageStore {
     }
 
     /**
-     * v2: creates the queue if needed and inserts the messages of all {@code posts} in one statement, but none of a
-     * post whose {@code documentSize} exceeds the queue's own post-size limit; what each post stored, in their order.
-     * A null {@code maxSize} in the answers means the queue was being created concurrently and nothing was stored:
-     * try again. The bodies are sealed with key {@code keyId}, or in clear when it is null; see
-     * {@link #isSealingMismatch}. The notifications queued are all counted in the first post's answer.
+     * v2: creates the queues if needed and inserts the messages of all {@code posts} (to any queues of one database,
+     * that of their queues) in one statement, but none of a post whose {@code documentSize} exceeds its queue's own
+     * post-size limit; what each post stored, in their order. A null {@code maxSize} in an answer means that post's
+     * queue was being created concurrently and nothing of that post was stored: post it again. Each post's bodies are
+     * sealed with its key, or in clear when it has none; see {@link #isSealingMismatch}. The notifications queued are
+     * all counted in the first post's answer.
      */
     public Uni<List<Posted>> postCreatingQueue(
-            PlacedQueue queue,
-            String keyId,
-            boolean fromPigeon,
-            List<NewPost> posts,
-            int defaultMaxSize,
-            int defaultTtl) {
-        CreatingPost post = new CreatingPost(keyId, fromPigeon, posts, defaultMaxSize, defaultTtl);
-        return queue.db()
-                .preparedQuery(post.alone() ? POST_CREATING_QUEUE : POST_CREATING_QUEUE_SHARED)
-                .execute(post.parameters(queue, quotas, confirmationRequired))
-                .map(rows -> postedOf(rows.iterator().next(), posts));
+            List<NewPost> posts, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
+        boolean alone = posts.size() == 1;
+        return posts.get(0)
+                .queue()
+                .db()
+                .preparedQuery(alone ? POST_CREATING_QUEUE : POST_CREATING_QUEUES)
+                .execute(
+                        alone
+                                ? aloneParameters(posts.get(0), fromPigeon, defaultMaxSize, defaultTtl)
+                                : sharedParameters(posts, fromPigeon, defaultMaxSize, defaultTtl))
+                .map(rows -> alone
+                        ? List.of(postedAlone(rows.iterator().next(), posts.get(0)))
+                        : postedOf(rows.iterator().next(), posts));
+    }
+
+    /** {@link #POST_CREATING_QUEUE}'s parameters, $1 to $19: the queue, its client id and document size as scalars. */
+    private Tuple aloneParameters(NewPost post, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
+        List<NewMessage> messages = post.messages();
+        Integer[] ttls = new Integer[messages.size()];
+        Integer[] delays = new Integer[messages.size()];
+        String[] bodies = new String[messages.size()];
+        for (int i = 0; i < messages.size(); i++) {
+            ttls[i] = messages.get(i).ttl();
+            delays[i] = messages.get(i).delay();
+            bodies[i] = messages.get(i).body();
+        }
+        Tuple params = Tuple.of(post.queue().project(), post.queue().storedName(), post.clientId())
+                .addArrayOfInteger(ttls)
+                .addArrayOfInteger(delays)
+                .addArrayOfString(bodies)
+                .addInteger(defaultMaxSize)
+                .addInteger(defaultTtl)
+                .addInteger(post.documentSize())
+                .addInteger(quotas.limits().maxQueuesPerProject())
+                .addString(quotas.queues());
+        return withFanOutGuards(params, quotas, confirmationRequired, post.keyId(), fromPigeon);
     }
 
     /**
-     * What the creating post statement takes besides its queue. The record owns the order of its parameters, $1 to
-     * $19, for both forms: one post alone ({@link #POST_CREATING_QUEUE}) binds its client id ($3) and document size
-     * ($9) as scalars, which costs PostgreSQL less; several ({@link #POST_CREATING_QUEUE_SHARED}) bind one of each per
-     * message.
+     * {@link #POST_CREATING_QUEUES}'s parameters, $1 to $20: one element per post of its project, queue name, client
+     * id, document size and key ($1 to $5); one per message of its post's ordinal (from 1), TTL, delay and body ($6 to
+     * $9); then the defaults, the queue quota and the fan-out's guards, in the order the statement takes them.
      */
-    private record CreatingPost(
-            String keyId, boolean fromPigeon, List<NewPost> posts, int defaultMaxSize, int defaultTtl) {
-
-        boolean alone() {
-            return posts.size() == 1;
+    private Tuple sharedParameters(List<NewPost> posts, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
+        int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
+        String[] projects = new String[posts.size()];
+        String[] names = new String[posts.size()];
+        UUID[] clientIds = new UUID[posts.size()];
+        Integer[] documentSizes = new Integer[posts.size()];
+        String[] keyIds = new String[posts.size()];
+        Integer[] ordinals = new Integer[count];
+        Integer[] ttls = new Integer[count];
+        Integer[] delays = new Integer[count];
+        String[] bodies = new String[count];
+        int i = 0;
+        for (int p = 0; p < posts.size(); p++) {
+            NewPost post = posts.get(p);
+            projects[p] = post.queue().project();
+            names[p] = post.queue().storedName();
+            clientIds[p] = post.clientId();
+            documentSizes[p] = post.documentSize();
+            keyIds[p] = post.keyId();
+            for (NewMessage message : post.messages()) {
+                ordinals[i] = p + 1;
+                ttls[i] = message.ttl();
+                delays[i] = message.delay();
+                bodies[i++] = message.body();
+            }
         }
+        return Tuple.tuple()
+                .addArrayOfString(projects)
+                .addArrayOfString(names)
+                .addArrayOfUUID(clientIds)
+                .addArrayOfInteger(documentSizes)
+                .addArrayOfString(keyIds)
+                .addArrayOfInteger(ordinals)
+                .addArrayOfInteger(ttls)
+                .addArrayOfInteger(delays)
+                .addArrayOfString(bodies)
+                .addInteger(defaultMaxSize)
+                .addInteger(defaultTtl)
+                .addInteger(quotas.limits().maxQueuesPerProject())
+                .addString(quotas.queues())
+                .addString(quotas.messages())
+                .addInteger(quotas.limits().maxNotificationsPerPost())
+                .addString(quotas.notifications())
+                .addString(quotas.groups())
+                .addBoolean(confirmationRequired)
+                .addBoolean(fromPigeon)
+                .addString(quotas.pendingBytes());
+    }
 
-        Tuple parameters(PlacedQueue queue, Quotas quotas, boolean confirmationRequired) {
-            int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
-            UUID[] clientIds = new UUID[count];
-            Integer[] ttls = new Integer[count];
-            Integer[] delays = new Integer[count];
-            String[] bodies = new String[count];
-            Integer[] documentSizes = new Integer[count];
-            int i = 0;
-            for (NewPost post : posts) {
-                for (NewMessage message : post.messages()) {
-                    clientIds[i] = post.clientId();
-                    ttls[i] = message.ttl();
-                    delays[i] = message.delay();
-                    bodies[i] = message.body();
-                    documentSizes[i++] = post.documentSize();
-                }
-            }
-            Tuple params = Tuple.of(queue.project(), queue.storedName());
-            if (alone()) {
-                params.addUUID(posts.get(0).clientId());
-            } else {
-                params.addArrayOfUUID(clientIds);
-            }
-            params.addArrayOfInteger(ttls)
-                    .addArrayOfInteger(delays)
-                    .addArrayOfString(bodies)
-                    .addInteger(defaultMaxSize)
-                    .addInteger(defaultTtl);
-            if (alone()) {
-                params.addInteger(posts.get(0).documentSize());
-            } else {
-                params.addArrayOfInteger(documentSizes);
-            }
-            params.addInteger(quotas.limits().maxQueuesPerProject()).addString(quotas.queues());
-            return withFanOutGuards(params, quotas, confirmationRequired, keyId, fromPigeon);
+    /** What a post alone stored: all its messages, none over {@code max_size}, or none when it is null. */
+    private static Posted postedAlone(Row row, NewPost post) {
+        Integer maxSize = row.getInteger("max_size");
+        Long[] ids = row.getArrayOfLongs("ids");
+        long[] own = new long[ids.length];
+        for (int j = 0; j < own.length; j++) {
+            own[j] = ids[j];
         }
+        return new Posted(maxSize, own, row.getLong("notifications"));
     }
 
     /**
-     * What each post stored, from the creating post's answer row: ids are drawn in insertion order, which is the
-     * posts' order and each post's own; a post over {@code max_size} (or every post, when it is null) stored none.
+     * What each post stored, from the shared statement's answer row: ids are drawn in insertion order, which is the
+     * posts' order and each post's own; a post over its queue's {@code max_size} (or whose queue's is null) stored
+     * none.
      */
     private static List<Posted> postedOf(Row row, List<NewPost> posts) {
-        Integer maxSize = row.getInteger("max_size");
+        Integer[] maxSizes = row.getArrayOfIntegers("max_sizes");
         long notifications = row.getLong("notifications");
         Long[] ids = row.getArrayOfLongs("ids");
         List<Posted> answers = new ArrayList<>(posts.size());
         int next = 0;
-        for (NewPost post : posts) {
+        for (int p = 0; p < posts.size(); p++) {
+            NewPost post = posts.get(p);
+            Integer maxSize = maxSizes[p];
             boolean stored = maxSize != null && post.documentSize() <= maxSize;
             long[] own = new long[stored ? post.messages().size() : 0];
             for (int j = 0; j < own.length; j++) {
@@ -428,10 +555,11 @@ public class MessageStore {
     }
 
     /**
-     * The last eight parameters of both post statements ({@link #POST}'s $6 to $13, the creating post's $12 to $19),
-     * in the order their fragments take them: the message quota's refusal, the notifications a post may queue and the
-     * refusals past the delivery quotas, whether subscriptions must be confirmed, the sealing key, whether the post is
-     * a call Pigeon made (then it notifies nobody), and the refusal of a project over its delivery bytes.
+     * The last eight parameters of the post statements of one queue ({@link #POST}'s $6 to $13,
+     * {@link #POST_CREATING_QUEUE}'s $12 to $19), in the order their fragments take them: the message quota's refusal,
+     * the notifications a post may queue and the refusals past the delivery quotas, whether subscriptions must be
+     * confirmed, the sealing key, whether the post is a call Pigeon made (then it notifies nobody), and the refusal of
+     * a project over its delivery bytes.
      */
     private static Tuple withFanOutGuards(
             Tuple params, Quotas quotas, boolean confirmationRequired, String keyId, boolean fromPigeon) {

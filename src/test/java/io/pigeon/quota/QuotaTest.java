@@ -6,9 +6,11 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pigeon.maintenance.Sweeper;
+import io.pigeon.message.MessageService;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
+import io.pigeon.testing.HeldPosts;
 import io.pigeon.testing.Receiver;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -50,6 +52,9 @@ class QuotaTest {
 
     @Inject
     Sweeper sweeper;
+
+    @Inject
+    MessageService messages;
 
     private final String project = Api.newProject();
 
@@ -210,6 +215,75 @@ class QuotaTest {
         assertEquals(0, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
         postV2("fan", 2).statusCode(201);
         assertEquals(4, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"));
+    }
+
+    @Test
+    void postsSharingAStatementAcrossQueuesAreEachRefusedOnlyByTheirOwnQuota() throws Exception {
+        String other = Api.newProject();
+        postV2("full", 6).statusCode(201);
+        checkUsage();
+        postV2("fan", 1).statusCode(201);
+        for (int i = 0; i < 2; i++) {
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{\"subscriber\": \"http://127.0.0.1:9/hook" + i + "\"}")
+                    .post("/v2/queues/fan/subscriptions")
+                    .then()
+                    .statusCode(201);
+        }
+        ExecutorService clients = Executors.newFixedThreadPool(5);
+        Future<ValidatableResponse> first;
+        List<Future<ValidatableResponse>> together = new ArrayList<>();
+        try (HeldPosts held = HeldPosts.hold(pool)) {
+            first = clients.submit(() -> postTo(other, "first", 1));
+            held.awaitOneHeld();
+            // Behind it, four posts to three queues of two projects wait and share the next statement.
+            together.add(clients.submit(() -> postTo(project, "full", 1)));
+            together.add(clients.submit(() -> postTo(project, "fan", 3)));
+            together.add(clients.submit(() -> postTo(project, "fan", 2)));
+            together.add(clients.submit(() -> postTo(other, "created", 1)));
+            Eventually.await("four posts waiting", Duration.ofSeconds(10), () -> messages.postsWaiting() == 4);
+        }
+        first.get(30, TimeUnit.SECONDS).statusCode(201);
+        // Each caller gets the answer it would get alone: the queue over its message count, the post over the
+        // notifications one may queue (3 messages x 2 webhooks > 4), and the others stored.
+        refused(together.get(0).get(30, TimeUnit.SECONDS), 429, "pigeon.quotas.max-messages-per-queue");
+        refused(together.get(1).get(30, TimeUnit.SECONDS), 429, "pigeon.quotas.max-notifications-per-post");
+        together.get(2).get(30, TimeUnit.SECONDS).statusCode(201);
+        together.get(3).get(30, TimeUnit.SECONDS).statusCode(201);
+        clients.shutdown();
+        assertEquals(
+                List.of("fan:3", "full:6"),
+                Db.run(
+                                pool,
+                                "SELECT q.name || ':' || count(*) FROM messages m JOIN queues q ON q.id = m.queue_id "
+                                        + "WHERE q.project = $1 GROUP BY q.name ORDER BY q.name",
+                                project)
+                        .stream()
+                        .map(row -> row.getString(0))
+                        .toList());
+        assertEquals(4, count("SELECT count(*) FROM dispatch_groups WHERE project = $1"), "2 messages x 2 webhooks");
+        assertEquals(
+                2,
+                Db.count(
+                        pool,
+                        "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1",
+                        other));
+    }
+
+    private ValidatableResponse postTo(String project, String queue, int messages) {
+        StringBuilder document = new StringBuilder("{\"messages\": [");
+        for (int i = 0; i < messages; i++) {
+            document.append(i == 0 ? "" : ",")
+                    .append("{\"ttl\": 300, \"body\": ")
+                    .append(i)
+                    .append('}');
+        }
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .body(document.append("]}").toString())
+                .post("/v2/queues/" + queue + "/messages")
+                .then();
     }
 
     @Test

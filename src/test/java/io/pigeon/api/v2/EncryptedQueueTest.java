@@ -12,9 +12,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.maintenance.Sweeper;
+import io.pigeon.message.MessageService;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
+import io.pigeon.testing.HeldPosts;
 import io.pigeon.testing.Messages;
 import io.pigeon.testing.Receiver;
 import io.pigeon.testing.Version1Seal;
@@ -73,6 +75,9 @@ class EncryptedQueueTest {
 
     @Inject
     ClaimService claimService;
+
+    @Inject
+    MessageService messages;
 
     private final String project = Api.newProject();
 
@@ -584,6 +589,67 @@ class EncryptedQueueTest {
                                 .map(response -> UUID.fromString(Messages.id(response.header("Location"))))
                                 .toArray(UUID[]::new)),
                 "the two shared one statement");
+    }
+
+    @Test
+    void postsToSealedAndClearQueuesSharingAStatementAreEachStoredAsTheirQueueAsks() throws Exception {
+        createQueue("known-vault", true);
+        createQueue("new-vault", true);
+        createQueue("open", false);
+        createQueue("holder", false);
+        // This replica learns that known-vault seals; new-vault it has never posted to.
+        post("known-vault", "{\"messages\": [{\"body\": \"learnt\"}]}");
+        String document = "{\"messages\": [{\"body\": {\"card\": \"" + SECRET + "\"}}]}";
+
+        // Sealed for one queue, clear for the other: one statement, which stores both (one created_at).
+        List<List<String>> first = postBehindAHeldOne(List.of("known-vault", "open"), document);
+        assertEquals(
+                1,
+                Db.count(pool, "SELECT count(DISTINCT created_at) FROM messages WHERE id = ANY($1::bigint[])", (Object)
+                        rowIds(List.of(first.get(0).get(0), first.get(1).get(0)))
+                                .toArray(Long[]::new)),
+                "the two posts shared one statement");
+        // new-vault's post is sent in clear, which its queue refuses: it is sealed and sent again, by itself.
+        postBehindAHeldOne(List.of("new-vault", "open"), document);
+
+        for (String queue : List.of("known-vault", "new-vault", "open")) {
+            List<Row> rows = stored(queue);
+            Row last = rows.get(rows.size() - 1);
+            boolean sealed = !queue.equals("open");
+            assertEquals(sealed ? "current" : null, last.getString("key_id"), queue);
+            assertEquals(!sealed, last.getString("body").contains(SECRET), queue + ": " + last.getString("body"));
+        }
+        for (String href : first.get(0)) {
+            Api.as(project).get(href).then().statusCode(200).body("body.card", equalTo(SECRET));
+        }
+    }
+
+    /** Posts {@code document} to each queue, all waiting behind a held post and then sharing a statement. */
+    private List<List<String>> postBehindAHeldOne(List<String> queues, String document) throws Exception {
+        ExecutorService clients = Executors.newFixedThreadPool(queues.size() + 1);
+        try {
+            Future<List<String>> held;
+            List<Future<List<String>>> together = new ArrayList<>();
+            try (HeldPosts holding = HeldPosts.hold(pool)) {
+                held = clients.submit(() -> post("holder", document));
+                holding.awaitOneHeld();
+                for (String queue : queues) {
+                    together.add(clients.submit(() -> post(queue, document)));
+                }
+                Eventually.await(
+                        queues.size() + " posts waiting",
+                        Duration.ofSeconds(10),
+                        () -> messages.postsWaiting() == queues.size());
+            }
+            held.get(30, TimeUnit.SECONDS);
+            List<List<String>> answers = new ArrayList<>();
+            for (Future<List<String>> answer : together) {
+                answers.add(answer.get(30, TimeUnit.SECONDS));
+            }
+            return answers;
+        } finally {
+            clients.shutdown();
+        }
     }
 
     @Test

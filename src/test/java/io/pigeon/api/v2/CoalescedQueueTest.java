@@ -34,14 +34,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Sixteen real parallel clients hammer one queue with posts (some over the queue's size limit), claims, and then
- * deletes by ids, deletes one by one with the claim, or releases, so that their requests share statements; then
- * what each client was answered is checked against what the database holds.
+ * Sixteen real parallel clients hammer one queue, or a queue each, with posts (some over the queue's size limit),
+ * claims, and then deletes by ids, deletes one by one with the claim, or releases, so that their requests share
+ * statements (on one queue, or across the queues of the database); then what each client was answered is checked
+ * against what the database holds.
  */
 @QuarkusTest
 class CoalescedQueueTest {
@@ -61,7 +63,10 @@ class CoalescedQueueTest {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
             .build();
-    private String project;
+    /** Each client's project and queue. */
+    private IntFunction<String> projectOf;
+
+    private IntFunction<String> queueOf;
 
     /** Every post answered 201: "client-post" to the row ids it was given, in the order of its messages. */
     private final Map<String, List<Long>> posted = new ConcurrentHashMap<>();
@@ -75,17 +80,45 @@ class CoalescedQueueTest {
     private final Set<Long> deleted = ConcurrentHashMap.newKeySet();
     private final List<String> failures = new CopyOnWriteArrayList<>();
 
-    private record Claimed(long id, JsonNode body, String claim) {}
+    private record Claimed(long id, JsonNode body, String claim, int claimer) {}
 
     @Test
-    void everyClientGetsExactlyItsOwnAnswerAndTheDatabaseHoldsWhatTheyWereTold() throws Exception {
-        project = Api.newProject();
-        Api.as(project)
-                .contentType(ContentType.JSON)
-                .body("{\"_max_messages_post_size\": " + MAX_POST_SIZE + "}")
-                .put("/v2/queues/hammered")
-                .then()
-                .statusCode(201);
+    void onOneQueueEveryClientGetsExactlyItsOwnAnswerAndTheDatabaseHoldsWhatTheyWereTold() throws Exception {
+        String project = Api.newProject();
+        hammerAndCheck(client -> project, client -> "hammered");
+    }
+
+    /**
+     * A queue per client, in two projects that use the same queue names: statements are shared across queues and
+     * projects, and yet each claim holds only messages its own client posted to its own queue.
+     */
+    @Test
+    void withAQueueEachInTwoProjectsEveryClientGetsOnlyItsOwnQueuesMessages() throws Exception {
+        String even = Api.newProject();
+        String odd = Api.newProject();
+        hammerAndCheck(client -> client % 2 == 0 ? even : odd, client -> "hammered-" + client / 2);
+        for (Claimed message : claimed) {
+            assertEquals(
+                    message.claimer(),
+                    message.body().get("client").intValue(),
+                    "message " + message.id() + " was claimed by a client of another queue");
+        }
+    }
+
+    private void hammerAndCheck(IntFunction<String> projects, IntFunction<String> queues) throws Exception {
+        projectOf = projects;
+        queueOf = queues;
+        Set<String> created = new HashSet<>();
+        for (int client = 0; client < CLIENTS; client++) {
+            if (created.add(projectOf.apply(client) + "/" + queueOf.apply(client))) {
+                Api.as(projectOf.apply(client))
+                        .contentType(ContentType.JSON)
+                        .body("{\"_max_messages_post_size\": " + MAX_POST_SIZE + "}")
+                        .put("/v2/queues/" + queueOf.apply(client))
+                        .then()
+                        .statusCode(201);
+            }
+        }
         double[] before = {carried("post"), carried("claim"), carried("delete")};
         long[] statementsBefore = {statements("post"), statements("claim"), statements("delete")};
 
@@ -120,12 +153,16 @@ class CoalescedQueueTest {
         }
 
         Map<Long, String> stored = new HashMap<>();
-        for (Row row : Db.run(
-                pool,
-                "SELECT m.id, m.body FROM messages m JOIN queues q ON q.id = m.queue_id "
-                        + "WHERE q.project = $1 AND q.name = 'hammered'",
-                project)) {
-            stored.put(row.getLong("id"), row.getString("body"));
+        for (String place : created) {
+            String[] projectAndQueue = place.split("/");
+            for (Row row : Db.run(
+                    pool,
+                    "SELECT m.id, m.body FROM messages m JOIN queues q ON q.id = m.queue_id "
+                            + "WHERE q.project = $1 AND q.name = $2",
+                    projectAndQueue[0],
+                    projectAndQueue[1])) {
+                stored.put(row.getLong("id"), row.getString("body"));
+            }
         }
         Set<Long> acknowledged = new HashSet<>();
         posted.values().forEach(acknowledged::addAll);
@@ -172,7 +209,7 @@ class CoalescedQueueTest {
             } else if (roll < 5) {
                 post(client, round, 1 + random.nextInt(10));
             } else {
-                claimAndEnd(random);
+                claimAndEnd(client, random);
             }
         }
     }
@@ -182,7 +219,7 @@ class CoalescedQueueTest {
                 .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"client\": " + client + ", \"post\": " + post + ", \"i\": "
                         + i + "}}")
                 .collect(Collectors.joining(",", "{\"messages\": [", "]}"));
-        HttpResponse<String> response = send("POST", "/messages", document);
+        HttpResponse<String> response = send(client, "POST", "/messages", document);
         if (response.statusCode() != 201) {
             failures.add("post: " + response.statusCode() + " " + response.body());
             return;
@@ -198,15 +235,15 @@ class CoalescedQueueTest {
     private void postOverSized(int client, int post) throws Exception {
         String document = "{\"messages\": [{\"ttl\": 3600, \"body\": {\"client\": " + client + ", \"post\": " + post
                 + ", \"i\": 0, \"pad\": \"" + "x".repeat(MAX_POST_SIZE) + "\"}}]}";
-        HttpResponse<String> response = send("POST", "/messages", document);
+        HttpResponse<String> response = send(client, "POST", "/messages", document);
         if (response.statusCode() != 400 || !response.body().contains(String.valueOf(MAX_POST_SIZE))) {
             failures.add("over-sized post: " + response.statusCode() + " " + response.body());
         }
     }
 
-    private void claimAndEnd(ThreadLocalRandom random) throws Exception {
+    private void claimAndEnd(int client, ThreadLocalRandom random) throws Exception {
         HttpResponse<String> response =
-                send("POST", "/claims?limit=" + (1 + random.nextInt(10)), "{\"ttl\": 3600, \"grace\": 60}");
+                send(client, "POST", "/claims?limit=" + (1 + random.nextInt(10)), "{\"ttl\": 3600, \"grace\": 60}");
         if (response.statusCode() == 204) {
             return;
         }
@@ -223,7 +260,7 @@ class CoalescedQueueTest {
             claim = Messages.claimId(href);
             ids.add(id);
             wireIds.add(Messages.id(href));
-            claimed.add(new Claimed(id, message.get("body"), claim));
+            claimed.add(new Claimed(id, message.get("body"), claim, client));
             String holder = held.putIfAbsent(id, claim);
             if (holder != null) {
                 failures.add("message " + id + " claimed by " + claim + " while held by live claim " + holder);
@@ -231,17 +268,19 @@ class CoalescedQueueTest {
         }
         int ending = random.nextInt(10);
         if (ending < 6) {
-            expect204("delete by ids", send("DELETE", "/messages?ids=" + String.join(",", wireIds), null));
+            expect204("delete by ids", send(client, "DELETE", "/messages?ids=" + String.join(",", wireIds), null));
             finishDeleting(claim, ids);
         } else if (ending < 8) {
             for (String wireId : wireIds) {
-                expect204("delete with claim", send("DELETE", "/messages/" + wireId + "?claim_id=" + claim, null));
+                expect204(
+                        "delete with claim",
+                        send(client, "DELETE", "/messages/" + wireId + "?claim_id=" + claim, null));
             }
             finishDeleting(claim, ids);
         } else {
             // Forgotten before the release is sent: once it is answered another claim may take them.
             ids.forEach(held::remove);
-            expect204("release", send("DELETE", "/claims/" + claim, null));
+            expect204("release", send(client, "DELETE", "/claims/" + claim, null));
         }
     }
 
@@ -261,10 +300,10 @@ class CoalescedQueueTest {
         }
     }
 
-    private HttpResponse<String> send(String method, String path, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(
-                        URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/v2/queues/hammered" + path))
-                .header("X-Project-Id", project)
+    private HttpResponse<String> send(int client, String method, String path, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(
+                        RestAssured.baseURI + ":" + RestAssured.port + "/v2/queues/" + queueOf.apply(client) + path))
+                .header("X-Project-Id", projectOf.apply(client))
                 .header("Client-ID", Api.CLIENT_ID)
                 .timeout(Duration.ofSeconds(30));
         if (body != null) {

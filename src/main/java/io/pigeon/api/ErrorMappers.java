@@ -129,6 +129,15 @@ public class ErrorMappers {
             // A streamed body past the bound: the HTTP layer has answered 413 already; the client's fault, not ours.
             return error(413, "Request entity too large", "The request body is too large.");
         }
+        if (DatabaseFailures.isAbortedByConflict(e)) {
+            // Run again already (see DatabaseFailures.retriedOnConflict), or a statement that is not: nothing was
+            // changed, and the client may simply try again.
+            LOG.warnf("Statement aborted by a conflict with a concurrent one: %s", e.toString());
+            return error(
+                    503,
+                    "Service temporarily unavailable",
+                    "The request conflicted with a concurrent one and changed nothing. Please try again.");
+        }
         if (DatabaseFailures.isUnavailable(e)) {
             LOG.warnf("Database unavailable: %s", e.toString());
             return error(

@@ -5,6 +5,7 @@ import io.pigeon.message.FreeMessages;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageRows;
 import io.pigeon.queue.PlacedQueue;
+import io.pigeon.storage.DatabaseFailures;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
@@ -370,20 +371,24 @@ public class ClaimStore {
                 });
     }
 
+    // Renewing and releasing lock the claim's row, then its messages; the sweeper, ending other claims, may hold one of
+    // those messages (locked as the newest version of a row it meant to free) and wait for a row of ours: PostgreSQL
+    // aborts one of the two, and an aborted renewal or release changed nothing, so it runs again.
+
     /** Renews a live claim from now with new terms ({@code grace} null keeps the old one); false if none. */
     public Uni<Boolean> renew(PlacedQueue queue, UUID claimId, int ttl, Integer grace, int maxMessageTtl) {
-        return queue.db()
-                .preparedQuery(RENEW)
-                .execute(Tuple.from(
-                        Arrays.asList(queue.project(), queue.storedName(), claimId, ttl, grace, maxMessageTtl)))
+        return DatabaseFailures.retriedOnConflict(queue.db()
+                        .preparedQuery(RENEW)
+                        .execute(Tuple.from(Arrays.asList(
+                                queue.project(), queue.storedName(), claimId, ttl, grace, maxMessageTtl))))
                 .map(rows -> rows.iterator().next().getLong("claims") > 0);
     }
 
     /** Ends the claim now; its messages are free at once. */
     public Uni<Void> release(PlacedQueue queue, UUID claimId) {
-        return queue.db()
-                .preparedQuery(RELEASE)
-                .execute(Tuple.of(queue.project(), queue.storedName(), claimId))
+        return DatabaseFailures.retriedOnConflict(queue.db()
+                        .preparedQuery(RELEASE)
+                        .execute(Tuple.of(queue.project(), queue.storedName(), claimId)))
                 .replaceWithVoid();
     }
 }

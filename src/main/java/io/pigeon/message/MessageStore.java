@@ -6,6 +6,7 @@ import io.pigeon.encryption.MessageCipher;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
+import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.storage.QueueRows;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -717,9 +718,13 @@ public class MessageStore {
     public Uni<List<Integer>> deleteByIds(SqlClient db, List<IdsInQueue> requests) {
         if (requests.size() == 1) {
             IdsInQueue request = requests.get(0);
-            return db.preparedQuery(DELETE_BY_IDS)
-                    .execute(Tuple.of(request.queue().project(), request.queue().storedName())
-                            .addArrayOfLong(boxed(request.ids())))
+            // Several rows, locked in the order the plan meets them: a concurrent delete naming the same rows the other
+            // way round (another replica's), or the sweeper, may deadlock with it; aborted, it deleted nothing.
+            return DatabaseFailures.retriedOnConflict(db.preparedQuery(DELETE_BY_IDS)
+                            .execute(Tuple.of(
+                                            request.queue().project(),
+                                            request.queue().storedName())
+                                    .addArrayOfLong(boxed(request.ids()))))
                     .map(rows -> List.of(rows.rowCount()));
         }
         SharedDelete shared = SharedDelete.of(requests);
@@ -798,11 +803,11 @@ public class MessageStore {
      * were deleted, or empty when one was held by another claim (then none is deleted).
      */
     public Uni<Optional<Integer>> deleteByIdsWithClaims(PlacedQueue queue, long[] ids, UUID[] claimIds) {
-        return queue.db()
-                .preparedQuery(DELETE_BY_IDS_WITH_CLAIMS)
-                .execute(Tuple.of(queue.project(), queue.storedName())
-                        .addArrayOfLong(boxed(ids))
-                        .addArrayOfUUID(claimIds))
+        return DatabaseFailures.retriedOnConflict(queue.db()
+                        .preparedQuery(DELETE_BY_IDS_WITH_CLAIMS)
+                        .execute(Tuple.of(queue.project(), queue.storedName())
+                                .addArrayOfLong(boxed(ids))
+                                .addArrayOfUUID(claimIds)))
                 .map(rows -> {
                     Row row = rows.iterator().next();
                     return row.getBoolean("refused")

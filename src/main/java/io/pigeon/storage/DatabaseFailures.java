@@ -1,6 +1,7 @@
 package io.pigeon.storage;
 
 import com.fasterxml.jackson.core.JacksonException;
+import io.smallrye.mutiny.Uni;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.ClosedConnectionException;
 import java.io.IOException;
@@ -38,6 +39,35 @@ public final class DatabaseFailures {
             }
         }
         return false;
+    }
+
+    /** How often a statement PostgreSQL aborted for a conflict with a concurrent one is run, in all. */
+    static final int CONFLICT_ATTEMPTS = 3;
+
+    /**
+     * SQLSTATE 40P01 (deadlock detected) or 40001 (serialization failure): PostgreSQL aborted the statement to break a
+     * conflict with a concurrent transaction (a request's, or the sweeper's). Every request is one autocommit statement,
+     * so the aborted one changed nothing and running it again is safe.
+     */
+    public static boolean isAbortedByConflict(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PgException pg && ("40P01".equals(pg.getSqlState()) || "40001".equals(pg.getSqlState()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The statement, run again (up to {@value #CONFLICT_ATTEMPTS} times in all) when PostgreSQL aborts it for a
+     * conflict: for statements that lock rows of two tables, or several rows, in an order a concurrent statement may
+     * take the other way round (a claim's row then its messages, while the sweeper holds one of them).
+     */
+    public static <T> Uni<T> retriedOnConflict(Uni<T> statement) {
+        return statement
+                .onFailure(DatabaseFailures::isAbortedByConflict)
+                .retry()
+                .atMost(CONFLICT_ATTEMPTS - 1);
     }
 
     /** SQLSTATE 23505: a unique constraint refused the row (a concurrent twin, or a duplicate). */

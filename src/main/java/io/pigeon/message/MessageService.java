@@ -82,7 +82,7 @@ public class MessageService {
         this.deletesByIds = new Coalescer<>(
                 store::deleteByIds,
                 request -> request.ids().length,
-                ids -> 0,
+                request -> 0,
                 config.coalescing(),
                 metrics.statementRequests("delete"));
     }

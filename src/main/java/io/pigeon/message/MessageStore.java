@@ -13,7 +13,6 @@ import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
-import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -395,12 +394,7 @@ public class MessageStore {
 
     /** Whether a post failed only because its bodies were (not) sealed and the queue asks otherwise. */
     public static boolean isSealingMismatch(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PgException pg && SEALING_MISMATCH.equals(pg.getSqlState())) {
-                return true;
-            }
-        }
-        return false;
+        return DatabaseFailures.hasSqlState(failure, SEALING_MISMATCH::equals);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.vertx.sqlclient.ClosedConnectionException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 /** Tells a database outage (answered 503, worth a retry) from a bug (answered 500). */
 public final class DatabaseFailures {
@@ -50,12 +51,7 @@ public final class DatabaseFailures {
      * so the aborted one changed nothing and running it again is safe.
      */
     public static boolean isAbortedByConflict(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PgException pg && ("40P01".equals(pg.getSqlState()) || "40001".equals(pg.getSqlState()))) {
-                return true;
-            }
-        }
-        return false;
+        return hasSqlState(failure, state -> state.equals("40P01") || state.equals("40001"));
     }
 
     /**
@@ -80,12 +76,7 @@ public final class DatabaseFailures {
      * have at most {@value #MAX_WHOLE_DIGITS} digits before the decimal point and {@value #MAX_FRACTION_DIGITS} after).
      */
     public static boolean isNumberOutOfRange(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PgException pg && "22003".equals(pg.getSqlState())) {
-                return true;
-            }
-        }
-        return false;
+        return hasSqlState(failure, "22003"::equals);
     }
 
     /** PostgreSQL's numeric: digits before the decimal point, and after it. */
@@ -95,10 +86,13 @@ public final class DatabaseFailures {
 
     /** SQLSTATE class 22 (data exception): the database refused a value, e.g. a NUL character in jsonb. */
     public static boolean isRejectedValue(Throwable failure) {
+        return hasSqlState(failure, state -> state.startsWith("22"));
+    }
+
+    /** Whether the failure, or one of its causes, is the server's error with a SQLSTATE that {@code state} accepts. */
+    public static boolean hasSqlState(Throwable failure, Predicate<String> state) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof PgException pg
-                    && pg.getSqlState() != null
-                    && pg.getSqlState().startsWith("22")) {
+            if (t instanceof PgException pg && pg.getSqlState() != null && state.test(pg.getSqlState())) {
                 return true;
             }
         }

@@ -735,11 +735,12 @@ public class MessageStore {
 
         static SharedDelete of(List<IdsInQueue> requests) {
             List<PlacedQueue> queues = new ArrayList<>();
-            Map<QueueKey, Integer> ordinals = new HashMap<>();
+            // Equal handles are the same queue (every request here is on the same database).
+            Map<PlacedQueue, Integer> ordinals = new HashMap<>();
             int[] queueOrdinals = new int[requests.size()];
             for (int i = 0; i < requests.size(); i++) {
                 PlacedQueue queue = requests.get(i).queue();
-                queueOrdinals[i] = ordinals.computeIfAbsent(QueueKey.of(queue), key -> {
+                queueOrdinals[i] = ordinals.computeIfAbsent(queue, key -> {
                     queues.add(queue);
                     return queues.size();
                 });
@@ -780,13 +781,6 @@ public class MessageStore {
                 counts.add(count);
             }
             return counts;
-        }
-    }
-
-    /** A queue as a statement names it: its project and stored name. */
-    private record QueueKey(String project, String name) {
-        static QueueKey of(PlacedQueue queue) {
-            return new QueueKey(queue.project(), queue.storedName());
         }
     }
 

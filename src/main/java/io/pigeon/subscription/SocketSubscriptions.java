@@ -1,0 +1,38 @@
+package io.pigeon.subscription;
+
+import io.pigeon.queue.QueueName;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * Subscriptions whose subscriber is a socket held open by a replica (Zaqar's websocket self-subscription), not a
+ * URL that the dispatcher calls. A subscribed socket receives every message posted to the queue afterwards, by any
+ * replica; the subscription lives as long as the socket does (and no longer than its ttl).
+ */
+public interface SocketSubscriptions {
+
+    /**
+     * Subscribes the socket to the queue, creating the queue as any subscription does; the subscription's id. A
+     * second subscription of the same socket to the same queue is refused as a duplicate, as Zaqar refuses a
+     * subscriber twice.
+     */
+    Uni<Long> subscribe(String project, QueueName queue, SubscriptionService.Fields fields, SocketInbox inbox);
+
+    /** Deletes every subscription the socket made for itself; called once, when the socket closes. */
+    Uni<Void> forget(SocketInbox inbox);
+
+    /** Where a subscribed socket's notifications go: the transport frames and sends them. */
+    interface SocketInbox {
+
+        /** Unique for the life of the replica; never reused. */
+        String socketId();
+
+        /** One posted message. Called on any thread; must not block. */
+        void deliver(SocketNotification notification);
+    }
+
+    /**
+     * What Zaqar pushes for one message: its ttl, its body (the JSON text the message was posted with) and its
+     * queue's name.
+     */
+    record SocketNotification(int ttl, String bodyJson, String queueName) {}
+}

@@ -384,6 +384,12 @@ WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM subscriptions WHERE expires_at <= now()
     LIMIT $1 FOR UPDATE SKIP LOCKED));
 
+-- name: Sweeper.DELETE_LAPSED_SOCKET_SUBSCRIPTIONS
+DELETE FROM subscriptions
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM subscriptions WHERE socket_lease_until <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
 -- name: Sweeper.DELETE_OLD_DEAD_GROUPS
 DELETE FROM dispatch_groups
 WHERE ctid = ANY(ARRAY(
@@ -575,6 +581,7 @@ subscribed AS MATERIALIZED (
         FROM subscriptions s
         WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
           AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $10::boolean)
+          AND s.socket_lease_until IS NULL
           AND NOT $12::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
     SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
@@ -596,8 +603,16 @@ fan_groups AS (
     CROSS JOIN LATERAL (
         SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
                     ELSE n.doc END AS body,
-               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)
-SELECT id, (SELECT count(*) FROM fan) AS notifications FROM inserted WHERE ((SELECT count(*) FROM fan) <= $7 OR pigeon_refuse('429', $8))
+               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c),
+sockets_told AS (
+    SELECT pg_notify('pigeon_socket_posts', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'ids', array_agg(c.id ORDER BY c.id))::text)
+    FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 300 AS notice FROM inserted) c
+    WHERE EXISTS (SELECT 1 FROM subscriptions s
+                  WHERE s.project = $1 AND s.source = $2 AND s.socket_lease_until > now()
+                    AND s.expires_at > now())
+    GROUP BY c.notice)
+SELECT id, (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told FROM inserted WHERE ((SELECT count(*) FROM fan) <= $7 OR pigeon_refuse('429', $8))
 AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
          SELECT 1 FROM quota_breaches b
          WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
@@ -648,6 +663,7 @@ subscribed AS MATERIALIZED (
         FROM subscriptions s
         WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
           AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $16::boolean)
+          AND s.socket_lease_until IS NULL
           AND NOT $18::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
     SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
@@ -669,9 +685,17 @@ fan_groups AS (
     CROSS JOIN LATERAL (
         SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
                     ELSE n.doc END AS body,
-               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)
+               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c),
+sockets_told AS (
+    SELECT pg_notify('pigeon_socket_posts', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'ids', array_agg(c.id ORDER BY c.id))::text)
+    FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 300 AS notice FROM inserted) c
+    WHERE EXISTS (SELECT 1 FROM subscriptions s
+                  WHERE s.project = $1 AND s.source = $2 AND s.socket_lease_until > now()
+                    AND s.expires_at > now())
+    GROUP BY c.notice)
 SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-       (SELECT count(*) FROM fan) AS notifications
+       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told
 WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
        OR pigeon_refuse('403', $11))
   AND ((SELECT count(*) FROM fan) <= $13 OR pigeon_refuse('429', $14))
@@ -746,6 +770,7 @@ subscribed AS MATERIALIZED (
         FROM target t JOIN subscriptions s ON s.project = t.project AND s.source = t.name
         WHERE s.expires_at > now()
           AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $18::boolean)
+          AND s.socket_lease_until IS NULL
           AND NOT $19::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
     SELECT s.project, s.queue_name, s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
@@ -767,10 +792,20 @@ fan_groups AS (
     CROSS JOIN LATERAL (
         SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
                     ELSE n.doc END AS body,
-               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c)
+               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c),
+sockets_told AS (
+    SELECT pg_notify('pigeon_socket_posts', json_build_object('project', c.project, 'queue', c.name,
+                                               'ids', array_agg(c.id ORDER BY c.id))::text)
+    FROM (SELECT t.project, t.name, i.id,
+                 (row_number() OVER (PARTITION BY i.queue_id ORDER BY i.id) - 1) / 300 AS notice
+          FROM target t JOIN inserted i ON i.queue_id = t.id
+          WHERE EXISTS (SELECT 1 FROM subscriptions s
+                        WHERE s.project = t.project AND s.source = t.name AND s.socket_lease_until > now()
+                          AND s.expires_at > now())) c
+    GROUP BY c.project, c.name, c.notice)
 SELECT ARRAY(SELECT r.max_size FROM post p LEFT JOIN routed r ON r.post = p.post ORDER BY p.post) AS max_sizes,
        ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-       (SELECT count(*) FROM fan) AS notifications
+       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told
 WHERE (NOT EXISTS (SELECT 1 FROM created)
        OR NOT EXISTS (SELECT 1 FROM (SELECT project, count(*) AS queues FROM created GROUP BY project) c
                       WHERE (SELECT count(*) FROM queues WHERE project = c.project) + c.queues > $12)
@@ -1047,6 +1082,47 @@ added AS (
     ON CONFLICT DO NOTHING
     RETURNING 1)
 SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM found) AS breaches;
+
+-- name: SocketSubscriptionStore.CREATE
+INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)
+SELECT $1, $2, $3, $4::int, $5::text::json, now() + $4::int * interval '1 second',
+       now() + $6::int * interval '1 second'
+WHERE ((SELECT count(*) FROM subscriptions WHERE project = $1 AND source = $2 AND expires_at > now()) < $7
+       OR pigeon_refuse('403', $8))
+  AND ((SELECT count(*) FROM subscriptions
+        WHERE project = $1 AND socket_lease_until > now() AND expires_at > now()) < $9
+       OR pigeon_refuse('403', $10))
+ON CONFLICT (project, source, subscriber) DO UPDATE
+SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at,
+    confirmed = false, confirmation_until = NULL, socket_lease_until = EXCLUDED.socket_lease_until
+WHERE s.expires_at <= now() OR s.socket_lease_until <= now()
+RETURNING id;
+
+-- name: SocketSubscriptionStore.FORGET
+DELETE FROM subscriptions WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL;
+
+-- name: SocketSubscriptionStore.READ_BACK
+WITH wanted AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) AS w (project, name, id)),
+queue AS (
+    SELECT DISTINCT project, name FROM wanted)
+SELECT q.project, q.name, l.sockets, m.id, m.ttl,
+       floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+FROM queue q
+CROSS JOIN LATERAL (SELECT id FROM queues WHERE project = q.project AND name = q.name LIMIT 1) k
+CROSS JOIN LATERAL (
+    SELECT array_agg(s.subscriber) AS sockets FROM subscriptions s
+    WHERE s.project = q.project AND s.source = q.name AND s.socket_lease_until > now()
+      AND s.expires_at > now()) l
+JOIN wanted w ON w.project = q.project AND w.name = q.name
+JOIN messages m ON m.queue_id = k.id AND m.id = w.id
+WHERE l.sockets IS NOT NULL AND m.expires_at > now()
+ORDER BY q.project, q.name, m.id;
+
+-- name: SocketSubscriptionStore.RENEW
+UPDATE subscriptions SET socket_lease_until = now() + $2::int * interval '1 second'
+WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL
+RETURNING id;
 
 -- name: SubscriptionStore.ASK_TO_CONFIRM
 UPDATE subscriptions

@@ -274,6 +274,47 @@ public interface PigeonConfig {
         int maxBatchesPerRun();
     }
 
+    /**
+     * Subscriptions of sockets to queues (Zaqar's websocket self-subscription): how many, how long a replica's hold on
+     * them lasts, and how the messages posted to their queues are read back for them.
+     */
+    SocketSubscriptions socketSubscriptions();
+
+    interface SocketSubscriptions {
+        /** Queues one socket may be subscribed to at once; a subscription past it is refused (403). */
+        @WithDefault("100")
+        int maxPerSocket();
+
+        /**
+         * Live socket subscriptions one project may have on one database (the configured one or a pool), whatever
+         * socket or replica holds them; a subscription past it is refused (403).
+         */
+        @WithDefault("1000")
+        int maxPerProject();
+
+        /**
+         * How long a socket subscription outlives the last renewal by the replica that holds its socket: the rows of
+         * a replica that died are swept this long after it stopped renewing them.
+         */
+        @WithDefault("30s")
+        Duration lease();
+
+        /** How often a replica renews the leases of the subscriptions of the sockets it holds (well under lease). */
+        @WithDefault("10s")
+        Duration renewal();
+
+        /** Most messages one read-back statement reads for the subscribed sockets of one database. */
+        @WithDefault("1000")
+        int readBackBatch();
+
+        /**
+         * Most posted messages waiting to be read back for one database's sockets; past it, notices are dropped (and
+         * logged) rather than held without bound.
+         */
+        @WithDefault("100000")
+        int maxWaiting();
+    }
+
     /** The delivery engine of the delayed-dispatch queue (/v3/queue) and of v2 subscriptions. */
     Dispatch dispatch();
 

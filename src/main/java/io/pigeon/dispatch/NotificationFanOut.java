@@ -15,6 +15,9 @@ package io.pigeon.dispatch;
  * queue's name; or, in a statement that posts to several queues, with each message's {@code queue_id} (see
  * {@link #ctesAcrossQueues}). The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
  *
+ * <p>A socket's subscription (one with a lease, {@code socket_lease_until}) is never handed a row: its socket is
+ * pushed the message by the replica that holds it, told by the statement's NOTIFY ({@link #SOCKET_CHANNEL}).
+ *
  * <p>Each row records what it holds in {@code item_bytes} (its body, sealed body, headers and retry policy), so that
  * notifications count toward the project's bytes quota as /v3 items do (see {@code UsageCheck}).
  */
@@ -35,6 +38,7 @@ public final class NotificationFanOut {
                     FROM {from}
                     WHERE {match}s.expires_at > now()
                       AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
+                      AND s.socket_lease_until IS NULL
                       AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)) p),
             fan AS MATERIALIZED (
                 SELECT {fan}s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
@@ -68,12 +72,14 @@ public final class NotificationFanOut {
      */
     public static String ctes(String queueMetadata, String confirmationRequired, String queueName, String fromPigeon) {
         return CTES.replace("{queue}", "")
-                .replace("{from}", "subscriptions s")
-                .replace("{match}", "s.project = $1 AND s.source = $2 AND ")
-                .replace("{fan}", "")
-                .replace("{join}", "CROSS JOIN subscribed s")
-                .replace("{project}", "$1")
-                .formatted(queueMetadata, confirmationRequired + "::boolean", queueName, fromPigeon + "::boolean");
+                        .replace("{from}", "subscriptions s")
+                        .replace("{match}", "s.project = $1 AND s.source = $2 AND ")
+                        .replace("{fan}", "")
+                        .replace("{join}", "CROSS JOIN subscribed s")
+                        .replace("{project}", "$1")
+                        .formatted(
+                                queueMetadata, confirmationRequired + "::boolean", queueName, fromPigeon + "::boolean")
+                + ",\n" + SOCKETS_TOLD_OF_ONE_QUEUE;
     }
 
     /**
@@ -89,13 +95,70 @@ public final class NotificationFanOut {
     public static String ctesAcrossQueues(
             String queues, String confirmationRequired, String queueName, String fromPigeon) {
         return CTES.replace("{queue}", "t.id AS queue_id, t.project, " + queueName + " AS queue_name, ")
-                .replace("{from}", queues + " t JOIN subscriptions s ON s.project = t.project AND s.source = t.name")
-                .replace("{match}", "")
-                .replace("{fan}", "s.project, s.queue_name, ")
-                .replace("{join}", "JOIN subscribed s ON s.queue_id = i.queue_id")
-                .replace("{project}", "f.project")
-                .formatted("t.metadata", confirmationRequired + "::boolean", "f.queue_name", fromPigeon + "::boolean");
+                        .replace(
+                                "{from}",
+                                queues + " t JOIN subscriptions s ON s.project = t.project AND s.source = t.name")
+                        .replace("{match}", "")
+                        .replace("{fan}", "s.project, s.queue_name, ")
+                        .replace("{join}", "JOIN subscribed s ON s.queue_id = i.queue_id")
+                        .replace("{project}", "f.project")
+                        .formatted(
+                                "t.metadata",
+                                confirmationRequired + "::boolean",
+                                "f.queue_name",
+                                fromPigeon + "::boolean")
+                + ",\n" + SOCKETS_TOLD_ACROSS_QUEUES.replace("{queues}", queues);
     }
+
+    /**
+     * The channel on which a post tells the replicas which messages it stored in a queue that has a live socket
+     * subscription (see {@code io.pigeon.subscription.SocketPushes}). Each payload is a JSON object, {@code project},
+     * {@code queue} (the name the queue is stored under) and {@code ids} (ascending), at most
+     * {@value #SOCKET_IDS_PER_NOTICE} ids: at most 256 + 2 * 64 + 300 * 20 bytes, within NOTIFY's 8,000. Never bodies:
+     * the replicas that hold sockets for the queue read them back.
+     */
+    public static final String SOCKET_CHANNEL = "pigeon_socket_posts";
+
+    /** The most message ids one notice carries; a post of more sends several. */
+    public static final int SOCKET_IDS_PER_NOTICE = 300;
+
+    // Sent only when the queue has a live socket subscription: a probe of a partial index that holds socket
+    // subscriptions only (migration V17), empty for most queues, decided once per statement (it names only $1 and $2).
+    // pg_notify delivers at commit, so a post that fails notifies nobody. Not tied to fromPigeon: a socket cannot
+    // post back by itself, so no loop can form through it.
+    private static final String SOCKETS_TOLD_OF_ONE_QUEUE =
+            """
+            sockets_told AS (
+                SELECT pg_notify('%1$s', json_build_object('project', $1::text, 'queue', $2::text,
+                                                           'ids', array_agg(c.id ORDER BY c.id))::text)
+                FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / %2$d AS notice FROM inserted) c
+                WHERE EXISTS (SELECT 1 FROM subscriptions s
+                              WHERE s.project = $1 AND s.source = $2 AND s.socket_lease_until > now()
+                                AND s.expires_at > now())
+                GROUP BY c.notice)"""
+                    .formatted(SOCKET_CHANNEL, SOCKET_IDS_PER_NOTICE);
+
+    // The same for a statement of several queues: each queue of {queues} that has a live socket subscription gets its
+    // own notices, of its own messages.
+    private static final String SOCKETS_TOLD_ACROSS_QUEUES =
+            """
+            sockets_told AS (
+                SELECT pg_notify('%1$s', json_build_object('project', c.project, 'queue', c.name,
+                                                           'ids', array_agg(c.id ORDER BY c.id))::text)
+                FROM (SELECT t.project, t.name, i.id,
+                             (row_number() OVER (PARTITION BY i.queue_id ORDER BY i.id) - 1) / %2$d AS notice
+                      FROM {queues} t JOIN inserted i ON i.queue_id = t.id
+                      WHERE EXISTS (SELECT 1 FROM subscriptions s
+                                    WHERE s.project = t.project AND s.source = t.name AND s.socket_lease_until > now()
+                                      AND s.expires_at > now())) c
+                GROUP BY c.project, c.name, c.notice)"""
+                    .formatted(SOCKET_CHANNEL, SOCKET_IDS_PER_NOTICE);
+
+    /**
+     * The number of socket notices the statement sent, for its final SELECT: the CTE that sends them runs only when
+     * the statement reads it.
+     */
+    public static final String SOCKETS_TOLD = "(SELECT count(*) FROM sockets_told)";
 
     /** The number of notifications the statement queued, for its final SELECT. */
     public static final String QUEUED = "(SELECT count(*) FROM fan)";

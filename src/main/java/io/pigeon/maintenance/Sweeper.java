@@ -155,6 +155,15 @@ public class Sweeper {
                 SELECT ctid FROM subscriptions WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
+    // Socket subscriptions whose replica stopped renewing their lease (it died, or lost its database for longer than
+    // the lease): their sockets are gone, or no longer pushed to. Found on the partial index of V17.
+    private static final String DELETE_LAPSED_SOCKET_SUBSCRIPTIONS =
+            """
+            DELETE FROM subscriptions
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM subscriptions WHERE socket_lease_until <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     // Dead groups are kept for inspection (/v3/dead-groups) for pigeon.dispatch.dead-retention ($2 seconds).
     private static final String DELETE_OLD_DEAD_GROUPS =
             """
@@ -230,8 +239,8 @@ public class Sweeper {
 
     /**
      * One sweep: end expired claims (dead-lettering what has been claimed too often, freeing the rest), then
-     * delete expired messages and subscriptions, and rows left behind by deleted queues; bury delivery groups pending
-     * for too long and delete dead ones kept long enough.
+     * delete expired messages and subscriptions (and socket subscriptions whose lease ran out), and rows left behind
+     * by deleted queues; bury delivery groups pending for too long and delete dead ones kept long enough.
      */
     public Uni<Sweep> sweep() {
         // One sweep at a time in this process: a sweep started while another runs waits for it, so that when a
@@ -282,6 +291,7 @@ public class Sweeper {
                         db, DELETE_EXPIRED_MESSAGES, 0, 0)
                 .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
+                .call(messages -> repeat(db, DELETE_LAPSED_SOCKET_SUBSCRIPTIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
                 .call(messages -> buryOldPendingGroups(db, 0, 0))
                 .call(messages -> deleteOldDeadGroups(db, 0, 0))

@@ -71,7 +71,7 @@ public class MessageStore {
                 ORDER BY t.ord
                 RETURNING id, ttl, body, visible_at, key_id),
             %s
-            SELECT id, %s AS notifications FROM inserted WHERE %s"""
+            SELECT id, %s AS notifications, %s AS sockets_told FROM inserted WHERE %s"""
                     .formatted(
                             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
                             SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
@@ -81,6 +81,7 @@ public class MessageStore {
                                     SHOWN_NAME,
                                     "$12"),
                             NotificationFanOut.QUEUED,
+                            NotificationFanOut.SOCKETS_TOLD,
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9", "$13"));
 
     /**
@@ -152,7 +153,7 @@ public class MessageStore {
                 RETURNING id, ttl, body, visible_at, key_id),
             %s
             SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-                   %s AS notifications
+                   %s AS notifications, %s AS sockets_told
             WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
                    OR pigeon_refuse('403', $11))
               AND %s"""
@@ -161,6 +162,7 @@ public class MessageStore {
                             SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
                             NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18"),
                             NotificationFanOut.QUEUED,
+                            NotificationFanOut.SOCKETS_TOLD,
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15", "$19"));
 
     /*
@@ -243,7 +245,7 @@ public class MessageStore {
             %s
             SELECT ARRAY(SELECT r.max_size FROM post p LEFT JOIN routed r ON r.post = p.post ORDER BY p.post) AS max_sizes,
                    ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-                   %s AS notifications
+                   %s AS notifications, %s AS sockets_told
             WHERE (NOT EXISTS (SELECT 1 FROM created)
                    OR NOT EXISTS (SELECT 1 FROM (SELECT project, count(*) AS queues FROM created GROUP BY project) c
                                   WHERE (SELECT count(*) FROM queues WHERE project = c.project) + c.queues > $12)
@@ -254,6 +256,7 @@ public class MessageStore {
                             SEALED_AS_THE_QUEUE_ASKS.formatted("t.metadata", "p.key_id"),
                             NotificationFanOut.ctesAcrossQueues("target", "$18", shownName("t.name"), "$19"),
                             NotificationFanOut.QUEUED,
+                            NotificationFanOut.SOCKETS_TOLD,
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS_ACROSS_QUEUES.formatted(
                                     "stored_posts", "$15", "$16", "$17", "$20"));
 

@@ -79,7 +79,8 @@ public class SubscriptionConfirmations {
 
     private Uni<Void> send(
             String project, QueueName queue, Subscription subscription, String type, String text, Instant until) {
-        if (!required || !subscription.delivered()) {
+        // A socket's subscription is asked nothing: its socket consented by subscribing itself.
+        if (!required || !subscription.delivered() || SocketPushes.isSocket(subscription)) {
             return Uni.createFrom().voidItem();
         }
         if (!signedUrls.enabled()) {

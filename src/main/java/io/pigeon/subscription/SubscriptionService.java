@@ -212,7 +212,17 @@ public class SubscriptionService {
         return count;
     }
 
-    private static Rejection duplicate() {
+    /** The ttl of a subscription to create: {@code fields}' checked as a create checks it, or the default. */
+    int ttlToCreate(Fields fields) {
+        return fields.ttl() != null ? ttl(fields.ttl()) : config.defaultSubscriptionTtl();
+    }
+
+    /** The options of a subscription to create, as JSON text: {@code fields}' checked as a create checks them, or none. */
+    String optionsToCreate(Fields fields) {
+        return fields.options() != null ? options(fields.options()) : "{}";
+    }
+
+    static Rejection duplicate() {
         return new Rejection(
                 Rejection.Reason.DUPLICATE,
                 "Such subscription already exists. Subscriptions are unique by " + "project + queue + subscriber URI.");

@@ -161,16 +161,16 @@ public class SubscriptionConfirmations {
             return Uni.createFrom().voidItem();
         }
         String link = mailConfirmationPage.get()
-                + "?Signature=" + query(grant.signature())
+                + "?Signature=" + urlEncoded(grant.signature())
                 + "&Methods=PUT"
-                + "&Paths=" + query(confirmPath)
-                + "&Project=" + query(project)
-                + "&Expires=" + query(grant.expires())
+                + "&Paths=" + urlEncoded(confirmPath)
+                + "&Project=" + urlEncoded(project)
+                + "&Expires=" + urlEncoded(grant.expires())
                 + "&Url="
-                + query(publicUrl
+                + urlEncoded(publicUrl
                         .map(base -> base.replaceAll("/+$", "") + confirmPath)
                         .orElse(""))
-                + "&Queue=" + query(queue.name());
+                + "&Queue=" + urlEncoded(queue.name());
         boolean subscribing = type.equals("SubscriptionConfirmation");
         String text = subscribing
                 ? "You have chosen to subscribe to the " + queue.kind() + ": " + queue + ". This " + queue.kind()
@@ -190,7 +190,7 @@ public class SubscriptionConfirmations {
                 JSON.createObjectNode().put("topic", subject).toString());
     }
 
-    private static String query(String value) {
+    private static String urlEncoded(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 }

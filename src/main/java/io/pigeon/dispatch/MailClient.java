@@ -4,6 +4,7 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
 import io.quarkus.mailer.Mail;
 import io.quarkus.mailer.reactive.ReactiveMailer;
+import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.ext.mail.SMTPException;
@@ -52,7 +53,8 @@ public class MailClient {
         this.cipher = cipher;
         this.enabled = config.notification().mail().enabled();
         this.sender = sender.filter(from -> !from.isBlank());
-        this.mock = mock.orElse(false);
+        // Quarkus's own default: mock in dev and test mode, real sends in production.
+        this.mock = mock.orElse(LaunchMode.current() != LaunchMode.NORMAL);
         this.domainRates = new HostRates<>(config.dispatch().maxCallsPerHostPerSecond(), System::nanoTime);
         this.callTimeoutMillis = config.dispatch().callTimeout().toMillis();
     }

@@ -574,13 +574,17 @@ WITH inserted AS (
 subscribed AS MATERIALIZED (
     SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
     FROM (SELECT s.id AS subscription_id, s.subscriber,
-               CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
-               s.options->'post_headers' AS headers,
+               CASE WHEN json_typeof(s.options->'post_data') = 'string'
+                         AND s.subscriber !~* '^mailto:' THEN s.options->>'post_data' END AS template,
+               CASE WHEN s.subscriber ~* '^mailto:'
+                    THEN json_build_object('subject', s.options->'subject', 'from', s.options->'from')
+                    ELSE s.options->'post_headers' END AS headers,
                json_build_object('queue', (SELECT metadata FROM queues WHERE project = $1 AND name = $2)->'_retry_policy', 'subscription', s.options->'_retry_policy')
                    AS retry_policy
         FROM subscriptions s
         WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
-          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $10::boolean)
+          AND (s.subscriber ~* '^https?:' OR $14::boolean AND s.subscriber ~* '^mailto:')
+          AND (s.confirmed OR NOT $10::boolean)
           AND s.socket_lease_until IS NULL
           AND NOT $12::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
@@ -656,13 +660,17 @@ inserted AS (
 subscribed AS MATERIALIZED (
     SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
     FROM (SELECT s.id AS subscription_id, s.subscriber,
-               CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
-               s.options->'post_headers' AS headers,
+               CASE WHEN json_typeof(s.options->'post_data') = 'string'
+                         AND s.subscriber !~* '^mailto:' THEN s.options->>'post_data' END AS template,
+               CASE WHEN s.subscriber ~* '^mailto:'
+                    THEN json_build_object('subject', s.options->'subject', 'from', s.options->'from')
+                    ELSE s.options->'post_headers' END AS headers,
                json_build_object('queue', (SELECT metadata FROM q)->'_retry_policy', 'subscription', s.options->'_retry_policy')
                    AS retry_policy
         FROM subscriptions s
         WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
-          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $16::boolean)
+          AND (s.subscriber ~* '^https?:' OR $20::boolean AND s.subscriber ~* '^mailto:')
+          AND (s.confirmed OR NOT $16::boolean)
           AND s.socket_lease_until IS NULL
           AND NOT $18::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
@@ -763,13 +771,17 @@ stored_posts AS (
 subscribed AS MATERIALIZED (
     SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
     FROM (SELECT t.id AS queue_id, t.project, ltrim(t.name, '~') AS queue_name, s.id AS subscription_id, s.subscriber,
-               CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
-               s.options->'post_headers' AS headers,
+               CASE WHEN json_typeof(s.options->'post_data') = 'string'
+                         AND s.subscriber !~* '^mailto:' THEN s.options->>'post_data' END AS template,
+               CASE WHEN s.subscriber ~* '^mailto:'
+                    THEN json_build_object('subject', s.options->'subject', 'from', s.options->'from')
+                    ELSE s.options->'post_headers' END AS headers,
                json_build_object('queue', t.metadata->'_retry_policy', 'subscription', s.options->'_retry_policy')
                    AS retry_policy
         FROM target t JOIN subscriptions s ON s.project = t.project AND s.source = t.name
         WHERE s.expires_at > now()
-          AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $18::boolean)
+          AND (s.subscriber ~* '^https?:' OR $21::boolean AND s.subscriber ~* '^mailto:')
+          AND (s.confirmed OR NOT $18::boolean)
           AND s.socket_lease_until IS NULL
           AND NOT $19::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (

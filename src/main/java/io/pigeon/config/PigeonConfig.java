@@ -143,6 +143,34 @@ public interface PigeonConfig {
          */
         @WithDefault("false")
         boolean requireConfirmation();
+
+        /** The notifications of {@code mailto:} subscribers. */
+        Mail mail();
+
+        interface Mail {
+            /**
+             * Whether {@code mailto:} subscribers are sent their notifications, through the SMTP server that the
+             * {@code quarkus.mailer.*} settings name (host, port, TLS, credentials, and the sender,
+             * {@code quarkus.mailer.from}, which must be set). Off: they are stored and never sent, as before, and
+             * their subscriptions say so.
+             */
+            @WithDefault("false")
+            boolean enabled();
+
+            /**
+             * Zaqar's {@code external_confirmation_url}: the page a confirmation mail links to (with the grant in its
+             * query). With confirmation required and no such page, a {@code mailto:} subscriber is sent no
+             * confirmation request (as in Zaqar), so it is never confirmed nor notified.
+             */
+            Optional<String> confirmationUrl();
+
+            /**
+             * Pigeon's own public base URL (e.g. {@code https://queues.example.com}), for the {@code Url} parameter of
+             * a confirmation mail's link: the address of the confirm request (Zaqar's {@code WSGISubscribeURL}, taken
+             * from its service catalogue). Unset: the parameter is empty.
+             */
+            Optional<String> publicUrl();
+        }
     }
 
     /** Zaqar's pre-signed URLs ({@code POST /v2/queues/{name}/share}). */

@@ -63,7 +63,7 @@ public class DeliveryClient {
     private final AllowedTargets allowedTargets;
     private final MessageCipher cipher;
     private final CallMarker marker;
-    private final HostRates hostRates;
+    private final HostRates<InetAddress> hostRates;
     private final long callTimeoutMillis;
     private final long readTimeoutMillis;
 
@@ -104,7 +104,7 @@ public class DeliveryClient {
         PigeonConfig.Dispatch dispatch = config.dispatch();
         this.cipher = cipher;
         this.marker = marker;
-        this.hostRates = new HostRates(dispatch.maxCallsPerHostPerSecond(), System::nanoTime);
+        this.hostRates = new HostRates<>(dispatch.maxCallsPerHostPerSecond(), System::nanoTime);
         this.vertx = vertx;
         this.allowedTargets = allowedTargets;
         this.callTimeoutMillis = dispatch.callTimeout().toMillis();
@@ -139,7 +139,7 @@ public class DeliveryClient {
                     int port = AllowedTargets.port(target);
                     // Opened here, so that a body that does not open fails this call alone (retried by its policy: the
                     // operator may yet configure the missing key).
-                    byte[] payload = payloadOf(group);
+                    byte[] payload = payloadOf(cipher, group);
                     return resolve(target, port).flatMap(address -> {
                         if (address == null) {
                             return Uni.createFrom().item(Outcome.refused("target not allowed"));
@@ -190,8 +190,11 @@ public class DeliveryClient {
                 false);
     }
 
-    /** The body to send: as stored, with a sealed message's text (a JSON string in it) replaced by the opened body. */
-    private byte[] payloadOf(DispatchStore.TakenGroup group) {
+    /**
+     * The body to send: as stored, with a sealed message's text (a JSON string in it) replaced by the opened body (a
+     * webhook's call and a mail alike).
+     */
+    static byte[] payloadOf(MessageCipher cipher, DispatchStore.TakenGroup group) {
         if (group.sealedKeyId() == null) {
             return group.payload();
         }

@@ -43,6 +43,7 @@ public class Dispatcher {
 
     private final DispatchStore store;
     private final DeliveryClient client;
+    private final MailClient mail;
     private final PigeonConfig.Dispatch config;
     private final Vertx vertx;
     private final PoolClients pools;
@@ -74,12 +75,14 @@ public class Dispatcher {
     public Dispatcher(
             DispatchStore store,
             DeliveryClient client,
+            MailClient mail,
             PigeonConfig config,
             Vertx vertx,
             MeterRegistry registry,
             PoolClients pools) {
         this.store = store;
         this.client = client;
+        this.mail = mail;
         this.config = config.dispatch();
         this.vertx = vertx;
         this.pools = pools;
@@ -238,11 +241,15 @@ public class Dispatcher {
                                 group.id(), failure.toString()));
     }
 
-    /** The call of {@code group}, taken from {@code db}, then its outcome stored; a call that cannot be made failed. */
+    /**
+     * The call of {@code group}, taken from {@code db}, then its outcome stored; a call that cannot be made failed. A
+     * group whose target is a {@code mailto:} subscriber is sent as a mail, on the same terms.
+     */
     private Uni<Void> callAndSettle(SqlClient db, DispatchStore.TakenGroup group) {
         return Uni.createFrom()
-                .deferred(() ->
-                        group.empty() ? Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED) : client.call(group))
+                .deferred(() -> group.empty()
+                        ? Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED)
+                        : ZaqarMail.isMail(group.target()) ? mail.send(group) : client.call(group))
                 .onFailure()
                 .recoverWithItem(failure -> {
                     LOG.warnf("Group %d: its call could not be made: %s", group.id(), failure.toString());

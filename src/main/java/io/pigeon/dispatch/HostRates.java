@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -15,8 +14,11 @@ import java.util.function.LongSupplier;
  * <p>A call that finds no room is not made: {@link #admit} tells how long it should wait, and those waits are
  * spread one call interval apart per address, so that calls put back come due one by one at the rate, not all
  * together. Each address's state is two times; when many are remembered, those with full room again are forgotten.
+ *
+ * <p>{@code K} is what a target is known by: an {@link java.net.InetAddress} for calls, a recipient's mail domain for
+ * mail ({@link MailClient}).
  */
-final class HostRates {
+final class HostRates<K> {
 
     /** Addresses remembered at most; past it the idle ones are forgotten first (an idle one has full room anyway). */
     private static final int MAX_REMEMBERED = 10_000;
@@ -24,7 +26,7 @@ final class HostRates {
     private final long intervalNanos;
     private final long burstNanos;
     private final LongSupplier clock;
-    private final Map<InetAddress, Host> hosts = new HashMap<>();
+    private final Map<K, Host> hosts = new HashMap<>();
 
     /** Per address: the theoretical arrival time of the next call (GCRA), and the end of the waits handed out. */
     private static final class Host {
@@ -45,7 +47,7 @@ final class HostRates {
      * 0 when a call to {@code address} may start now (and counts it), else the milliseconds it should wait before it
      * is tried again (at least 1).
      */
-    synchronized long admit(InetAddress address) {
+    synchronized long admit(K address) {
         long now = clock.getAsLong();
         if (hosts.size() >= MAX_REMEMBERED) {
             forgetIdle(now);

@@ -18,6 +18,10 @@ package io.pigeon.dispatch;
  * <p>A socket's subscription (one with a lease, {@code socket_lease_until}) is never handed a row: its socket is
  * pushed the message by the replica that holds it, told by the statement's NOTIFY ({@link #SOCKET_CHANNEL}).
  *
+ * <p>Where mail is sent ({@code pigeon.notification.mail.enabled}), each live {@code mailto:} subscription is handed
+ * its notifications the same way, the row carrying the subscription's {@code subject} and {@code from} options as its
+ * headers, for {@link MailClient}.
+ *
  * <p>Each row records what it holds in {@code item_bytes} (its body, sealed body, headers and retry policy), so that
  * notifications count toward the project's bytes quota as /v3 items do (see {@code UsageCheck}).
  */
@@ -31,13 +35,17 @@ public final class NotificationFanOut {
             subscribed AS MATERIALIZED (
                 SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
                 FROM (SELECT {queue}s.id AS subscription_id, s.subscriber,
-                           CASE WHEN json_typeof(s.options->'post_data') = 'string' THEN s.options->>'post_data' END AS template,
-                           s.options->'post_headers' AS headers,
+                           CASE WHEN json_typeof(s.options->'post_data') = 'string'
+                                     AND s.subscriber !~* '^mailto:' THEN s.options->>'post_data' END AS template,
+                           CASE WHEN s.subscriber ~* '^mailto:'
+                                THEN json_build_object('subject', s.options->'subject', 'from', s.options->'from')
+                                ELSE s.options->'post_headers' END AS headers,
                            json_build_object('queue', %1$s->'_retry_policy', 'subscription', s.options->'_retry_policy')
                                AS retry_policy
                     FROM {from}
                     WHERE {match}s.expires_at > now()
-                      AND s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
+                      AND (s.subscriber ~* '^https?:' OR %5$s AND s.subscriber ~* '^mailto:')
+                      AND (s.confirmed OR NOT %2$s)
                       AND s.socket_lease_until IS NULL
                       AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)) p),
             fan AS MATERIALIZED (
@@ -68,9 +76,13 @@ public final class NotificationFanOut {
      * is the boolean parameter that says whether only confirmed subscriptions are notified; {@code queueName} the
      * expression of the name the documents give (a topic's without the prefix it is stored under); {@code fromPigeon}
      * the boolean parameter that says the post is a call Pigeon made ({@link CallMarker}): it notifies nobody, so
-     * that a subscription whose webhook leads back to Pigeon, however indirectly, cannot loop.
+     * that a subscription whose webhook leads back to Pigeon, however indirectly, cannot loop; {@code mailSent} the
+     * boolean parameter that says {@code mailto:} subscribers are sent mail ({@code pigeon.notification.mail.enabled}):
+     * their notifications are rows as a webhook's, with the subscription's {@code subject} and {@code from} options as
+     * the row's headers and no {@code post_data} template (Zaqar's mail task ignores it).
      */
-    public static String ctes(String queueMetadata, String confirmationRequired, String queueName, String fromPigeon) {
+    public static String ctes(
+            String queueMetadata, String confirmationRequired, String queueName, String fromPigeon, String mailSent) {
         return CTES.replace("{queue}", "")
                         .replace("{from}", "subscriptions s")
                         .replace("{match}", "s.project = $1 AND s.source = $2 AND ")
@@ -78,7 +90,11 @@ public final class NotificationFanOut {
                         .replace("{join}", "CROSS JOIN subscribed s")
                         .replace("{project}", "$1")
                         .formatted(
-                                queueMetadata, confirmationRequired + "::boolean", queueName, fromPigeon + "::boolean")
+                                queueMetadata,
+                                confirmationRequired + "::boolean",
+                                queueName,
+                                fromPigeon + "::boolean",
+                                mailSent + "::boolean")
                 + ",\n" + SOCKETS_TOLD_OF_ONE_QUEUE;
     }
 
@@ -93,7 +109,7 @@ public final class NotificationFanOut {
      * for the final SELECT's guard.
      */
     public static String ctesAcrossQueues(
-            String queues, String confirmationRequired, String queueName, String fromPigeon) {
+            String queues, String confirmationRequired, String queueName, String fromPigeon, String mailSent) {
         return CTES.replace("{queue}", "t.id AS queue_id, t.project, " + queueName + " AS queue_name, ")
                         .replace(
                                 "{from}",
@@ -106,7 +122,8 @@ public final class NotificationFanOut {
                                 "t.metadata",
                                 confirmationRequired + "::boolean",
                                 "f.queue_name",
-                                fromPigeon + "::boolean")
+                                fromPigeon + "::boolean",
+                                mailSent + "::boolean")
                 + ",\n" + SOCKETS_TOLD_ACROSS_QUEUES.replace("{queues}", queues);
     }
 

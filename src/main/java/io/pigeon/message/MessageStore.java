@@ -79,7 +79,8 @@ public class MessageStore {
                                     "(SELECT metadata FROM queues WHERE project = $1 AND name = $2)",
                                     "$10",
                                     SHOWN_NAME,
-                                    "$12"),
+                                    "$12",
+                                    "$14"),
                             NotificationFanOut.QUEUED,
                             NotificationFanOut.SOCKETS_TOLD,
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9", "$13"));
@@ -160,7 +161,7 @@ public class MessageStore {
                     .formatted(
                             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
                             SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
-                            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18"),
+                            NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18", "$20"),
                             NotificationFanOut.QUEUED,
                             NotificationFanOut.SOCKETS_TOLD,
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15", "$19"));
@@ -254,7 +255,7 @@ public class MessageStore {
                     .formatted(
                             NotificationFanOut.WITHIN_MESSAGE_QUOTA_ACROSS_QUEUES.formatted("$14"),
                             SEALED_AS_THE_QUEUE_ASKS.formatted("t.metadata", "p.key_id"),
-                            NotificationFanOut.ctesAcrossQueues("target", "$18", shownName("t.name"), "$19"),
+                            NotificationFanOut.ctesAcrossQueues("target", "$18", shownName("t.name"), "$19", "$21"),
                             NotificationFanOut.QUEUED,
                             NotificationFanOut.SOCKETS_TOLD,
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS_ACROSS_QUEUES.formatted(
@@ -381,12 +382,16 @@ public class MessageStore {
 
     private final Quotas quotas;
     private final boolean confirmationRequired;
+    /** Whether posts fan out to {@code mailto:} subscribers too (mail is configured). */
+    private final boolean mailSent;
+
     private final MessageCipher cipher;
 
     public MessageStore(Quotas quotas, PigeonConfig config, MessageCipher cipher) {
         this.quotas = quotas;
         this.cipher = cipher;
         this.confirmationRequired = config.notification().requireConfirmation();
+        this.mailSent = config.notification().mail().enabled();
     }
 
     /**
@@ -440,7 +445,7 @@ public class MessageStore {
                         : postedOf(rows.iterator().next(), posts));
     }
 
-    /** {@link #POST_CREATING_QUEUE}'s parameters, $1 to $19: the queue, its client id and document size as scalars. */
+    /** {@link #POST_CREATING_QUEUE}'s parameters, $1 to $20: the queue, its client id and document size as scalars. */
     private Tuple aloneParameters(NewPost post, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
         List<NewMessage> messages = post.messages();
         Integer[] ttls = new Integer[messages.size()];
@@ -460,11 +465,11 @@ public class MessageStore {
                 .addInteger(post.documentSize())
                 .addInteger(quotas.limits().maxQueuesPerProject())
                 .addString(quotas.queues());
-        return withFanOutGuards(params, quotas, confirmationRequired, post.keyId(), fromPigeon);
+        return withFanOutGuards(params, quotas, confirmationRequired, post.keyId(), fromPigeon, mailSent);
     }
 
     /**
-     * {@link #POST_CREATING_QUEUES}'s parameters, $1 to $20: one element per post of its project, queue name, client
+     * {@link #POST_CREATING_QUEUES}'s parameters, $1 to $21: one element per post of its project, queue name, client
      * id, document size and key ($1 to $5); one per message of its post's ordinal (from 1), TTL, delay and body ($6 to
      * $9); then the defaults, the queue quota and the fan-out's guards, in the order the statement takes them.
      */
@@ -514,7 +519,8 @@ public class MessageStore {
                 .addString(quotas.groups())
                 .addBoolean(confirmationRequired)
                 .addBoolean(fromPigeon)
-                .addString(quotas.pendingBytes());
+                .addString(quotas.pendingBytes())
+                .addBoolean(mailSent);
     }
 
     /** What a post alone stored: all its messages, none over {@code max_size}, or none when it is null. */
@@ -553,14 +559,19 @@ public class MessageStore {
     }
 
     /**
-     * The last eight parameters of the post statements of one queue ({@link #POST}'s $6 to $13,
-     * {@link #POST_CREATING_QUEUE}'s $12 to $19), in the order their fragments take them: the message quota's refusal,
+     * The last nine parameters of the post statements of one queue ({@link #POST}'s $6 to $14,
+     * {@link #POST_CREATING_QUEUE}'s $12 to $20), in the order their fragments take them: the message quota's refusal,
      * the notifications a post may queue and the refusals past the delivery quotas, whether subscriptions must be
-     * confirmed, the sealing key, whether the post is a call Pigeon made (then it notifies nobody), and the refusal of
-     * a project over its delivery bytes.
+     * confirmed, the sealing key, whether the post is a call Pigeon made (then it notifies nobody), the refusal of
+     * a project over its delivery bytes, and whether {@code mailto:} subscribers are sent mail.
      */
     private static Tuple withFanOutGuards(
-            Tuple params, Quotas quotas, boolean confirmationRequired, String keyId, boolean fromPigeon) {
+            Tuple params,
+            Quotas quotas,
+            boolean confirmationRequired,
+            String keyId,
+            boolean fromPigeon,
+            boolean mailSent) {
         return params.addString(quotas.messages())
                 .addInteger(quotas.limits().maxNotificationsPerPost())
                 .addString(quotas.notifications())
@@ -568,7 +579,8 @@ public class MessageStore {
                 .addBoolean(confirmationRequired)
                 .addString(keyId)
                 .addBoolean(fromPigeon)
-                .addString(quotas.pendingBytes());
+                .addString(quotas.pendingBytes())
+                .addBoolean(mailSent);
     }
 
     /**
@@ -609,7 +621,8 @@ public class MessageStore {
                         quotas,
                         confirmationRequired,
                         keyId,
-                        fromPigeon))
+                        fromPigeon,
+                        mailSent))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();

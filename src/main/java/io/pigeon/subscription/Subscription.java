@@ -1,11 +1,32 @@
 package io.pigeon.subscription;
 
-/** A stored subscription: who is notified of the messages posted to its queue ({@code source}). */
+/**
+ * A stored subscription: who is notified of the messages posted to its queue ({@code source}). {@code delivered}:
+ * whether this deployment sends it its notifications (a webhook always; a {@code mailto:} subscriber only when mail is
+ * configured, {@code pigeon.notification.mail.enabled}).
+ */
 public record Subscription(
-        long id, String source, String subscriber, int ttl, String optionsJson, long age, boolean confirmed) {
+        long id,
+        String source,
+        String subscriber,
+        int ttl,
+        String optionsJson,
+        long age,
+        boolean confirmed,
+        boolean delivered) {
 
-    /** Pigeon sends no mail: only http(s) subscribers are called. */
-    public boolean delivered() {
+    /** Whether {@code subscriber} is an http(s) URL, called by the dispatcher. */
+    public static boolean isWebhook(String subscriber) {
         return subscriber.regionMatches(true, 0, "http:", 0, 5) || subscriber.regionMatches(true, 0, "https:", 0, 6);
+    }
+
+    /** Whether {@code subscriber} is a {@code mailto:} URI, sent mail when mail is configured. */
+    public static boolean isMail(String subscriber) {
+        return subscriber.regionMatches(true, 0, "mailto:", 0, 7);
+    }
+
+    /** Whether this subscription's subscriber is a {@code mailto:} URI. */
+    public boolean mail() {
+        return isMail(subscriber);
     }
 }

@@ -12,7 +12,12 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.tenancy.SignedUrls;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -20,7 +25,8 @@ import org.jboss.logging.Logger;
  * new (or re-subscribing, unconfirmed) webhook subscriber is posted a document that carries a pre-signed URL
  * granting {@code PUT} on its own {@code .../confirm} path, and the bodies to send there; an unsubscribed one is
  * told so. Delivered by the delivery engine, with its retries. Without a signing key nothing can be signed:
- * as in Zaqar, the request is not sent and the operator is told in the log.
+ * as in Zaqar, the request is not sent and the operator is told in the log. Where mail is sent, a {@code mailto:}
+ * subscriber is asked by mail, as Zaqar's mail task does ({@link #sendMail}).
  */
 @ApplicationScoped
 public class SubscriptionConfirmations {
@@ -30,12 +36,19 @@ public class SubscriptionConfirmations {
 
     private final boolean required;
     private final int unsubscribedTtl;
+    /** Zaqar's {@code external_confirmation_url}: the page a confirmation mail links to (none: no mail is sent). */
+    private final Optional<String> mailConfirmationPage;
+    /** Pigeon's public base URL, for the link's {@code Url} parameter (none: empty). */
+    private final Optional<String> publicUrl;
+
     private final SignedUrls signedUrls;
     private final DispatchService deliveries;
 
     public SubscriptionConfirmations(PigeonConfig config, SignedUrls signedUrls, DispatchService deliveries) {
         this.required = config.notification().requireConfirmation();
         this.unsubscribedTtl = config.defaultSubscriptionTtl();
+        this.mailConfirmationPage = config.notification().mail().confirmationUrl();
+        this.publicUrl = config.notification().mail().publicUrl();
         this.signedUrls = signedUrls;
         this.deliveries = deliveries;
     }
@@ -102,6 +115,9 @@ public class SubscriptionConfirmations {
                 .put("X-Project-ID", project)
                 .put("URL-Expires", grant.expires())
                 .put("queue_name", queue.name());
+        if (subscription.mail()) {
+            return sendMail(project, queue, subscription, type, grant, confirmPath);
+        }
         document.putObject("SubscribeBody").put("confirmed", true);
         document.putObject("UnsubscribeBody").put("confirmed", false);
         DispatchAddress address =
@@ -115,5 +131,67 @@ public class SubscriptionConfirmations {
                 address,
                 document.toString(),
                 headers == null || !headers.isObject() ? null : headers.toString());
+    }
+
+    /**
+     * A {@code mailto:} subscriber's confirmation request or unsubscribe notice, as Zaqar's mail task writes it: its
+     * template's subject and text, with a link to the confirmation page ({@code confirmation-url}) that carries the
+     * grant in its query. Without such a page, as in Zaqar, nothing is sent (and the operator is told in the log).
+     */
+    private Uni<Void> sendMail(
+            String project,
+            QueueName queue,
+            Subscription subscription,
+            String type,
+            SignedUrls.Grant grant,
+            String confirmPath) {
+        if (mailConfirmationPage.isEmpty()) {
+            LOG.errorf(
+                    "Subscription %d of %s %s was not sent its confirmation mail: no confirmation page is set "
+                            + "(pigeon.notification.mail.confirmation-url, Zaqar's external_confirmation_url)",
+                    subscription.id(), queue.kind(), queue);
+            return Uni.createFrom().voidItem();
+        }
+        URI recipient;
+        try {
+            recipient = new URI("mailto", subscription.subscriber().substring("mailto:".length()), null);
+        } catch (URISyntaxException e) {
+            LOG.errorf(
+                    "Subscription %d was not sent its confirmation mail: its subscriber is not a URI",
+                    subscription.id());
+            return Uni.createFrom().voidItem();
+        }
+        String link = mailConfirmationPage.get()
+                + "?Signature=" + urlEncoded(grant.signature())
+                + "&Methods=PUT"
+                + "&Paths=" + urlEncoded(confirmPath)
+                + "&Project=" + urlEncoded(project)
+                + "&Expires=" + urlEncoded(grant.expires())
+                + "&Url="
+                + urlEncoded(publicUrl
+                        .map(base -> base.replaceAll("/+$", "") + confirmPath)
+                        .orElse(""))
+                + "&Queue=" + urlEncoded(queue.name());
+        boolean subscribing = type.equals("SubscriptionConfirmation");
+        String text = subscribing
+                ? "You have chosen to subscribe to the " + queue.kind() + ": " + queue + ". This " + queue.kind()
+                        + " belongs to project: " + project + ". To confirm this subscription, click or visit this "
+                        + "link below: " + link
+                : "You have unsubscribed successfully to the " + queue.kind() + ": " + queue + ". This "
+                        + queue.kind() + " belongs to project: " + project + ". To resubscribe this subscription, "
+                        + "click or visit this link below: " + link;
+        String subject = subscribing
+                ? "Zaqar Notification - Subscription Confirmation"
+                : "Zaqar Notification - Unsubscribe Confirmation";
+        return deliveries.call(
+                project,
+                "confirm:" + subscription.id(),
+                new DispatchAddress("POST", recipient),
+                text,
+                JSON.createObjectNode().put("topic", subject).toString());
+    }
+
+    private static String urlEncoded(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 }

@@ -1,5 +1,6 @@
 package io.pigeon.subscription;
 
+import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.quota.Quotas;
@@ -105,9 +106,12 @@ public class SubscriptionStore {
                     .formatted(NotificationFanOut.CANCEL_DROPPED);
 
     private final Quotas quotas;
+    /** Whether {@code mailto:} subscribers are sent mail here (else only webhooks are delivered). */
+    private final boolean mailSent;
 
-    public SubscriptionStore(Quotas quotas) {
+    public SubscriptionStore(Quotas quotas, PigeonConfig config) {
         this.quotas = quotas;
+        this.mailSent = config.notification().mail().enabled();
     }
 
     /** The new subscription's id, or empty when the queue has a live one with this subscriber already. */
@@ -133,7 +137,7 @@ public class SubscriptionStore {
         return queue.db()
                 .preparedQuery(LIST)
                 .execute(Tuple.of(queue.project(), queue.storedName(), marker, limit))
-                .map(SubscriptionStore::toSubscriptions);
+                .map(this::toSubscriptions);
     }
 
     /** False when there is no such live subscription. */
@@ -192,17 +196,19 @@ public class SubscriptionStore {
                 .replaceWithVoid();
     }
 
-    private static List<Subscription> toSubscriptions(RowSet<Row> rows) {
+    private List<Subscription> toSubscriptions(RowSet<Row> rows) {
         List<Subscription> subscriptions = new ArrayList<>(rows.size());
         for (Row row : rows) {
+            String subscriber = row.getString("subscriber");
             subscriptions.add(new Subscription(
                     row.getLong("id"),
                     row.getString("source"),
-                    row.getString("subscriber"),
+                    subscriber,
                     row.getInteger("ttl"),
                     row.getString("options"),
                     row.getLong("age"),
-                    row.getBoolean("confirmed")));
+                    row.getBoolean("confirmed"),
+                    Subscription.isWebhook(subscriber) || mailSent && Subscription.isMail(subscriber)));
         }
         return subscriptions;
     }

@@ -12,6 +12,8 @@ import java.util.List;
 public final class SubscriptionViews {
 
     static final String WEBHOOK = "webhook";
+    static final String MAIL = "mail";
+    /** A {@code mailto:} subscriber where no SMTP server is configured (pigeon.notification.mail.enabled off). */
     static final String NOT_DELIVERED = "not delivered: Pigeon has no mail server";
 
     private SubscriptionViews() {}
@@ -40,7 +42,7 @@ public final class SubscriptionViews {
                     subscription.optionsJson(),
                     subscription.age(),
                     subscription.confirmed(),
-                    subscription.delivered() ? WEBHOOK : NOT_DELIVERED);
+                    !subscription.delivered() ? NOT_DELIVERED : subscription.mail() ? MAIL : WEBHOOK);
         }
     }
 

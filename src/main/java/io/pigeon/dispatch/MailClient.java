@@ -1,0 +1,125 @@
+package io.pigeon.dispatch;
+
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.encryption.MessageCipher;
+import io.quarkus.mailer.Mail;
+import io.quarkus.mailer.reactive.ReactiveMailer;
+import io.quarkus.runtime.LaunchMode;
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.mutiny.Uni;
+import io.vertx.ext.mail.SMTPException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/**
+ * Sends the mail of a taken group whose target is a {@code mailto:} subscriber, formatted as Zaqar's mail task does
+ * ({@link ZaqarMail}), through the SMTP server of the {@code quarkus.mailer.*} settings (the reactive mailer: the
+ * event loop never waits on it). A mail is a call like a webhook's: it holds a call slot, ends within
+ * {@code pigeon.dispatch.call-timeout}, and its outcome is settled with the same retries, deadlines and dead state.
+ *
+ * <p>What counts: the SMTP server accepted the mail, delivered. A 5xx answer to the recipient's address (no such
+ * mailbox, domain refused) will not change: refused, the group goes to the dead state at once. Anything else (the
+ * server down or refusing connections, a 4xx, a timeout, a 5xx to the sender or the data, which the operator may yet
+ * fix) is retried. Mails to one recipient domain start at most {@code pigeon.dispatch.max-calls-per-host-per-second}
+ * a second on this replica, as calls to one address do (the rate protects the receivers, as for webhooks; the SMTP
+ * server's own connections are bounded by {@code quarkus.mailer.max-pool-size}).
+ */
+@ApplicationScoped
+public class MailClient {
+
+    /** The dispatcher's category: one logger to turn up for the whole delivery engine. */
+    private static final Logger LOG = Logger.getLogger(Dispatcher.class);
+
+    private final ReactiveMailer mailer;
+    private final MessageCipher cipher;
+    private final boolean enabled;
+    private final Optional<String> sender;
+    private final boolean mock;
+    private final HostRates<String> domainRates;
+    private final long callTimeoutMillis;
+
+    public MailClient(
+            ReactiveMailer mailer,
+            MessageCipher cipher,
+            PigeonConfig config,
+            @ConfigProperty(name = "quarkus.mailer.from") Optional<String> sender,
+            @ConfigProperty(name = "quarkus.mailer.mock") Optional<Boolean> mock) {
+        this.mailer = mailer;
+        this.cipher = cipher;
+        this.enabled = config.notification().mail().enabled();
+        this.sender = sender.filter(from -> !from.isBlank());
+        // Quarkus's own default: mock in dev and test mode, real sends in production.
+        this.mock = mock.orElse(LaunchMode.current() != LaunchMode.NORMAL);
+        this.domainRates = new HostRates<>(config.dispatch().maxCallsPerHostPerSecond(), System::nanoTime);
+        this.callTimeoutMillis = config.dispatch().callTimeout().toMillis();
+    }
+
+    /** With mail on, a sender must be configured: every mail needs one, and a subscription's {@code from} is optional. */
+    void check(@Observes StartupEvent started) {
+        if (!enabled) {
+            return;
+        }
+        if (sender.isEmpty()) {
+            throw new IllegalStateException("pigeon.notification.mail.enabled is true but no sender is set: set "
+                    + "quarkus.mailer.from (QUARKUS_MAILER_FROM) to the address mails are sent from");
+        }
+        if (mock) {
+            LOG.warn("pigeon.notification.mail.enabled is true but quarkus.mailer.mock is on (the default in dev and "
+                    + "test mode): mails are logged, not sent");
+        }
+    }
+
+    /** The mail of {@code group}; never fails: every failure is an {@link DeliveryClient.Outcome}. */
+    public Uni<DeliveryClient.Outcome> send(DispatchStore.TakenGroup group) {
+        return Uni.createFrom()
+                .deferred(() -> {
+                    if (!enabled) {
+                        // Stored while mail was on (or sent by another replica's choice): kept, retried by its policy.
+                        return Uni.createFrom().item(DeliveryClient.Outcome.failed("mail is not configured"));
+                    }
+                    String body = new String(DeliveryClient.payloadOf(cipher, group), StandardCharsets.UTF_8);
+                    ZaqarMail mail = ZaqarMail.of(group.target(), group.headersJson(), body);
+                    if (mail == null) {
+                        return Uni.createFrom().item(DeliveryClient.Outcome.refused("not a mail address"));
+                    }
+                    long wait = domainRates.admit(mail.domain());
+                    if (wait > 0) {
+                        return Uni.createFrom().item(DeliveryClient.Outcome.deferred(wait));
+                    }
+                    Mail message = Mail.withText(mail.to(), mail.subject(), mail.text());
+                    if (mail.from() != null) {
+                        message.setFrom(mail.from());
+                    }
+                    return mailer.send(message).replaceWith(DeliveryClient.Outcome.DELIVERED);
+                })
+                .ifNoItem()
+                .after(Duration.ofMillis(callTimeoutMillis))
+                .failWith(DeliveryClient.CallTimedOut::new)
+                .onFailure()
+                .recoverWithItem(failure -> {
+                    LOG.debugf("Group %d: mail failed: %s", group.id(), failure.toString());
+                    return outcomeOf(failure);
+                });
+    }
+
+    /**
+     * What a failed send means: refused for good when the server answered the recipient's address with a 5xx, else
+     * retried. The error a tenant sees says only the kind of failure and the reply's class.
+     */
+    static DeliveryClient.Outcome outcomeOf(Throwable failure) {
+        if (failure instanceof SMTPException smtp) {
+            String kind = "mail " + (smtp.getReplyCode() / 100) + "xx";
+            String message = smtp.getMessage() == null ? "" : smtp.getMessage();
+            if (smtp.isPermanent() && message.startsWith("recipient address not accepted")) {
+                return DeliveryClient.Outcome.refused(kind + ": recipient refused");
+            }
+            return DeliveryClient.Outcome.failed(kind);
+        }
+        return DeliveryClient.Outcome.failed(DeliveryClient.describe(failure));
+    }
+}

@@ -1,0 +1,97 @@
+package io.pigeon.dispatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.ext.mail.SMTPException;
+import java.net.ConnectException;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** A mail as Zaqar 15's mail task writes it, and what an SMTP failure means for its group. */
+class ZaqarMailTest {
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // Python's repr of a float: positional from 1e-4 up to 1e16, else an exponent of at least 2 digits.
+                "1.5 | 1.5",
+                "100 | 100.0",
+                "0.0001 | 0.0001",
+                "0.00001 | 1e-05",
+                "1e16 | 1e+16",
+                "1.5e300 | 1.5e+300",
+                "-2.25 | -2.25",
+                "123456789012345.6 | 123456789012345.6",
+                "-0.0 | -0.0"
+            })
+    void floatsAreWrittenAsPythonWritesThem(double value, String python) {
+        assertEquals(python, ZaqarMail.pythonFloat(value));
+    }
+
+    @Test
+    void theNotificationIsWrittenInZaqarsOrderAsciiOnly() {
+        String stored = "{\"body\" : {\"b\": [1, 2.0, \"\\u00e9\\n\\\"\", null, true], \"a\": {}}, \"ttl\" : 60, "
+                + "\"queue_name\" : \"q\", \"Message_Type\" : \"Notification\"}";
+        assertEquals(
+                "{\"ttl\": 60, \"body\": {\"b\": [1, 2.0, \"\\u00e9\\n\\\"\", null, true], \"a\": {}}, "
+                        + "\"Message_Type\": \"Notification\", \"queue_name\": \"q\"}",
+                ZaqarMail.notificationText(stored));
+    }
+
+    @Test
+    void theSubjectOfTheAddressWinsOverTheOptionAndTheOptionsSenderIsUsed() {
+        ZaqarMail mail = ZaqarMail.of(
+                "mailto:ops@example.com?Subject=Queue+news%21&cc=x@example.com",
+                "{\"subject\": \"option\", \"from\": \"Queues <queues@example.org>\"}",
+                "{\"body\": 1, \"ttl\": 60, \"queue_name\": \"q\", \"Message_Type\": \"Notification\"}");
+        assertEquals("ops@example.com", mail.to());
+        assertEquals("Queue news!", mail.subject());
+        assertEquals("Queues <queues@example.org>", mail.from());
+        assertEquals("example.com", mail.domain());
+    }
+
+    @Test
+    void aSenderOrSubjectThatWouldBreakTheHeaderIsNotUsedAsItIs() {
+        ZaqarMail mail = ZaqarMail.of(
+                "mailto:ops@Example.COM",
+                "{\"subject\": \"a\\r\\nBcc: victim@example.com\", \"from\": \"x@example.org\\r\\nBcc: y@example.com\"}",
+                "{}");
+        assertNull(mail.from(), "the configured sender instead");
+        assertFalse(mail.subject().contains("\n"));
+        assertEquals("example.com", mail.domain());
+        assertEquals("", ZaqarMail.of("mailto:ops@example.com", null, "{}").subject());
+        assertNull(ZaqarMail.of("mailto:nobody", null, "{}"));
+    }
+
+    @Test
+    void aConfirmationKeepsItsTopicAndText() {
+        ZaqarMail mail = ZaqarMail.of(
+                "mailto:ops@example.com?subject=ignored", "{\"topic\": \"Confirm\"}", "Visit this link: https://x");
+        assertEquals("Confirm", mail.subject());
+        assertEquals("Visit this link: https://x", mail.text());
+        assertNull(mail.from());
+    }
+
+    @Test
+    void onlyARecipientRefusedForGoodEndsTheGroup() {
+        DeliveryClient.Outcome unknownUser = MailClient.outcomeOf(
+                new SMTPException("recipient address not accepted", 550, List.of("550 5.1.1 no such user"), true));
+        assertFalse(unknownUser.retryable());
+        assertTrue(unknownUser.error().startsWith("mail 5xx"), unknownUser.error());
+        DeliveryClient.Outcome mailboxBusy = MailClient.outcomeOf(
+                new SMTPException("recipient address not accepted", 450, List.of("450 mailbox busy"), false));
+        assertTrue(mailboxBusy.retryable());
+        DeliveryClient.Outcome badCredentials = MailClient.outcomeOf(
+                new SMTPException("authentication failed", 535, List.of("535 bad credentials"), false));
+        assertTrue(badCredentials.retryable(), "the operator may yet fix it");
+        DeliveryClient.Outcome down = MailClient.outcomeOf(new ConnectException("Connection refused"));
+        assertTrue(down.retryable());
+        assertEquals("connection failed", down.error());
+    }
+}

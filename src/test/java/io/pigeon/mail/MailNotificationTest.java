@@ -1,0 +1,299 @@
+package io.pigeon.mail;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.icegreen.greenmail.util.GreenMail;
+import com.icegreen.greenmail.util.ServerSetup;
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Eventually;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import jakarta.mail.Address;
+import jakarta.mail.Message;
+import jakarta.mail.MessagingException;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeMessage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code mailto:} subscribers receive real mail, through a real SMTP server (GreenMail) that the test starts, stops and
+ * starts again: what a user of Zaqar's mail notifications sees in their mailbox, from the confirmation request to the
+ * notifications, formatted as Zaqar 15's mail task writes them.
+ */
+@QuarkusTest
+@TestProfile(MailProfile.class)
+class MailNotificationTest {
+
+    private static final ServerSetup SMTP =
+            new ServerSetup(MailProfile.SMTP_PORT, "127.0.0.1", ServerSetup.PROTOCOL_SMTP);
+    private static final Pattern CONFIRMATION_LINK =
+            Pattern.compile(Pattern.quote(MailProfile.CONFIRMATION_PAGE) + "\\?(\\S+)");
+    private static final Duration MAIL_WITHIN = Duration.ofSeconds(10);
+
+    private static GreenMail smtp;
+
+    private final String project = Api.newProject();
+    private final String address = "user-" + UUID.randomUUID() + "@example.com";
+
+    @BeforeAll
+    static void startSmtp() {
+        smtp = new GreenMail(SMTP);
+        smtp.start();
+    }
+
+    @AfterAll
+    static void stopSmtp() {
+        if (smtp != null) {
+            smtp.stop();
+        }
+    }
+
+    @Test
+    void aPostArrivesAsZaqarsMailWithTheSubscriptionsSubjectAndSender() throws Exception {
+        subscribeAndConfirm(
+                "orders", "mailto:" + address, "{\"from\": \"queues@example.org\", \"subject\": \"Orders\"}");
+
+        post(
+                "orders",
+                "{\"ttl\": 300, \"body\": {\"event\": \"caf\u00e9 \u2615\", \"n\": 1.5, \"ok\": true, "
+                        + "\"none\": null, \"list\": [1, \"two\"]}}");
+
+        MimeMessage mail = awaitMails(2).get(1);
+        assertEquals(List.of(address), recipients(mail));
+        assertEquals("queues@example.org", sender(mail));
+        assertEquals("Orders", mail.getSubject());
+        assertEquals(
+                "{\"ttl\": 300, \"body\": {\"event\": \"caf\\u00e9 \\u2615\", \"n\": 1.5, \"ok\": true, \"none\": null, "
+                        + "\"list\": [1, \"two\"]}, \"Message_Type\": \"Notification\", \"queue_name\": \"orders\"}",
+                text(mail));
+    }
+
+    @Test
+    void theAddressesSubjectWinsAndTheConfiguredSenderStandsInForNone() throws Exception {
+        String id = subscribeAndConfirm(
+                "orders", "mailto:" + address + "?subject=Hello%20there", "{\"subject\": \"not this one\"}");
+        Api.as(project)
+                .get("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(200)
+                .body("delivery", equalTo("mail"))
+                .body("confirmed", equalTo(true));
+
+        post("orders", "{\"ttl\": 60, \"body\": \"plain\"}");
+
+        MimeMessage mail = awaitMails(2).get(1);
+        assertEquals(List.of(address), recipients(mail));
+        assertEquals(MailProfile.SENDER, sender(mail));
+        assertEquals("Hello there", mail.getSubject());
+        assertEquals(
+                "{\"ttl\": 60, \"body\": \"plain\", \"Message_Type\": \"Notification\", \"queue_name\": \"orders\"}",
+                text(mail));
+    }
+
+    @Test
+    void aBatchPostSendsOneMailPerMessage() throws Exception {
+        subscribeAndConfirm("orders", "mailto:" + address, "{}");
+
+        post("orders", "{\"ttl\": 60, \"body\": 1}, {\"ttl\": 60, \"body\": 2}, {\"ttl\": 60, \"body\": 3}");
+
+        List<MimeMessage> mails = awaitMails(4).subList(1, 4);
+        Set<String> texts = mails.stream().map(MailNotificationTest::text).collect(Collectors.toSet());
+        assertEquals(
+                Set.of(
+                        "{\"ttl\": 60, \"body\": 1, \"Message_Type\": \"Notification\", \"queue_name\": \"orders\"}",
+                        "{\"ttl\": 60, \"body\": 2, \"Message_Type\": \"Notification\", \"queue_name\": \"orders\"}",
+                        "{\"ttl\": 60, \"body\": 3, \"Message_Type\": \"Notification\", \"queue_name\": \"orders\"}"),
+                texts);
+    }
+
+    @Test
+    void aQueueOfTheProjectWithoutSubscriberSendsNothing() throws Exception {
+        subscribeAndConfirm("orders", "mailto:" + address, "{}");
+
+        // The quiet queue's post comes first: had it been sent, its mail would be due before the other's.
+        post("quiet", "{\"ttl\": 60, \"body\": \"not for mail\"}");
+        post("orders", "{\"ttl\": 60, \"body\": \"for mail\"}");
+
+        awaitMails(2);
+        Eventually.pause(Duration.ofSeconds(1));
+        List<MimeMessage> mails = mailsTo(address);
+        assertEquals(2, mails.size(), "the confirmation request and the notification of the subscribed queue");
+        assertEquals(
+                "{\"ttl\": 60, \"body\": \"for mail\", \"Message_Type\": \"Notification\", \"queue_name\": \"orders\"}",
+                text(mails.get(1)));
+        assertTrue(
+                Arrays.stream(smtp.getReceivedMessages())
+                        .noneMatch(mail -> text(mail).contains("not for mail")),
+                "no mail of the quiet queue, to anyone");
+    }
+
+    @Test
+    void aMailIsRetriedWhileTheServerIsDownAndArrivesOnceItIsBack() throws Exception {
+        // A retry every second, long enough to outlast the outage.
+        subscribeAndConfirm(
+                "orders",
+                "mailto:" + address,
+                "{\"_retry_policy\": {\"retries_with_no_delay\": 0, \"minimum_delay_retries\": 100, "
+                        + "\"minimum_delay\": 1, \"maximum_delay\": 1, \"maximum_delay_retries\": 0}}");
+        smtp.stop();
+        try {
+            double failedBefore = failedCalls();
+            post("orders", "{\"ttl\": 60, \"body\": \"through the outage\"}");
+            // What the operator sees: the delivery fails (its metric counts it), and nothing is lost.
+            Eventually.await(
+                    "a failed send while the SMTP server is down", MAIL_WITHIN, () -> failedCalls() > failedBefore);
+        } finally {
+            smtp = new GreenMail(SMTP);
+            smtp.start();
+        }
+
+        List<MimeMessage> mails = awaitMails(1);
+        assertEquals(List.of(address), recipients(mails.get(0)));
+        assertEquals(
+                "{\"ttl\": 60, \"body\": \"through the outage\", \"Message_Type\": \"Notification\", "
+                        + "\"queue_name\": \"orders\"}",
+                text(mails.get(0)));
+        Eventually.pause(Duration.ofSeconds(1));
+        assertEquals(1, mailsTo(address).size(), "sent once, once the server is back");
+    }
+
+    /**
+     * Subscribes {@code subscriber} (at this test's address) to {@code queue} and confirms it as its owner would: with
+     * the grant in the link of the confirmation mail, and nothing else of the project's. The subscription's id.
+     */
+    private String subscribeAndConfirm(String queue, String subscriber, String options) throws Exception {
+        String id = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"" + subscriber + "\", \"ttl\": 3600, \"options\": " + options + "}")
+                .post("/v2/queues/" + queue + "/subscriptions")
+                .then()
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getString("subscription_id");
+        MimeMessage request = awaitMails(1).get(0);
+        assertEquals(List.of(address), recipients(request));
+        assertEquals(MailProfile.SENDER, sender(request));
+        assertEquals("Zaqar Notification - Subscription Confirmation", request.getSubject());
+        String text = text(request);
+        assertTrue(
+                text.startsWith("You have chosen to subscribe to the queue: " + queue + ". This queue belongs to "
+                        + "project: " + project + ". To confirm this subscription, click or visit this link "
+                        + "below: " + MailProfile.CONFIRMATION_PAGE + "?"),
+                text);
+        Matcher link = CONFIRMATION_LINK.matcher(text);
+        assertTrue(link.find(), text);
+        Map<String, String> grant = query(link.group(1));
+        String confirmPath = "/v2/queues/" + queue + "/subscriptions/" + id + "/confirm";
+        assertEquals(confirmPath, grant.get("Paths"));
+        assertEquals("PUT", grant.get("Methods"));
+        assertEquals(project, grant.get("Project"));
+        assertEquals(queue, grant.get("Queue"));
+        assertEquals("https://queues.example.test" + confirmPath, grant.get("Url"));
+
+        given().header("Client-ID", Api.CLIENT_ID)
+                .header("X-Project-Id", grant.get("Project"))
+                .header("URL-Signature", grant.get("Signature"))
+                .header("URL-Expires", grant.get("Expires"))
+                .header("URL-Methods", grant.get("Methods"))
+                .header("URL-Paths", grant.get("Paths"))
+                .contentType(ContentType.JSON)
+                .body("{\"confirmed\": true}")
+                .put(grant.get("Url").substring("https://queues.example.test".length()))
+                .then()
+                .statusCode(204);
+        return id;
+    }
+
+    private void post(String queue, String messages) {
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"messages\": [" + messages + "]}")
+                .post("/v2/queues/" + queue + "/messages")
+                .then()
+                .statusCode(201);
+    }
+
+    /** Waits until {@code count} mails have reached this test's address; all of them, in arrival order. */
+    private List<MimeMessage> awaitMails(int count) {
+        Eventually.await(
+                count + " mail(s) to " + address,
+                MAIL_WITHIN,
+                () -> mailsTo(address).size() >= count);
+        return mailsTo(address);
+    }
+
+    private static List<MimeMessage> mailsTo(String address) {
+        return Arrays.stream(smtp.getReceivedMessages())
+                .filter(mail -> recipients(mail).contains(address))
+                .toList();
+    }
+
+    private static List<String> recipients(MimeMessage mail) {
+        try {
+            Address[] to = mail.getRecipients(Message.RecipientType.TO);
+            return to == null
+                    ? List.of()
+                    : Arrays.stream(to)
+                            .map(one -> ((InternetAddress) one).getAddress())
+                            .toList();
+        } catch (MessagingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String sender(MimeMessage mail) throws MessagingException {
+        return ((InternetAddress) mail.getFrom()[0]).getAddress();
+    }
+
+    private static String text(MimeMessage mail) {
+        try {
+            return mail.getContent().toString().strip();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (MessagingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, String> query(String query) {
+        Map<String, String> parameters = new HashMap<>();
+        for (String pair : query.split("&")) {
+            int equals = pair.indexOf('=');
+            parameters.put(
+                    URLDecoder.decode(pair.substring(0, equals), StandardCharsets.UTF_8),
+                    URLDecoder.decode(pair.substring(equals + 1), StandardCharsets.UTF_8));
+        }
+        return parameters;
+    }
+
+    /** What /q/metrics counts of the delivery engine's failed calls and mails (on this replica, since start). */
+    private static double failedCalls() {
+        return given().get("/q/metrics")
+                .asString()
+                .lines()
+                .filter(line -> line.startsWith("pigeon_dispatch_calls_total{") && line.contains("outcome=\"failed\""))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+}

@@ -25,6 +25,14 @@ public record Subscription(
         return subscriber.regionMatches(true, 0, "mailto:", 0, 7);
     }
 
+    /**
+     * Whether this subscription is a websocket's own ({@link SocketPushes}): pushed to its socket by the replica that
+     * holds it, never called or mailed. No client can spell such a subscriber: only a socket makes one.
+     */
+    public boolean socket() {
+        return subscriber.startsWith(SocketPushes.SUBSCRIBER_PREFIX);
+    }
+
     /** Whether this subscription's subscriber is a {@code mailto:} URI. */
     public boolean mail() {
         return isMail(subscriber);

@@ -13,6 +13,8 @@ public final class SubscriptionViews {
 
     static final String WEBHOOK = "webhook";
     static final String MAIL = "mail";
+    /** A websocket's own subscription: its messages are pushed to that socket. */
+    static final String WEBSOCKET = "websocket";
     /** A {@code mailto:} subscriber where no SMTP server is configured (pigeon.notification.mail.enabled off). */
     static final String NOT_DELIVERED = "not delivered: Pigeon has no mail server";
 
@@ -42,7 +44,14 @@ public final class SubscriptionViews {
                     subscription.optionsJson(),
                     subscription.age(),
                     subscription.confirmed(),
-                    !subscription.delivered() ? NOT_DELIVERED : subscription.mail() ? MAIL : WEBHOOK);
+                    delivery(subscription));
+        }
+
+        private static String delivery(Subscription subscription) {
+            if (subscription.socket()) {
+                return WEBSOCKET;
+            }
+            return !subscription.delivered() ? NOT_DELIVERED : subscription.mail() ? MAIL : WEBHOOK;
         }
     }
 

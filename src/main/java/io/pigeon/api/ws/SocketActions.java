@@ -489,7 +489,10 @@ class SocketActions {
     private Uni<SocketAnswer> claimGet(Call call) {
         QueueName queue = call.queue();
         String claimId = call.text("claim_id");
-        return claims.getNamed(call.project(), queue, claimId)
+        // The service refuses a malformed id before asking the database (thrown, not a failed Uni): deferred, so
+        // that both refusals get Zaqar's friendly text.
+        return Uni.createFrom()
+                .deferred(() -> claims.getNamed(call.project(), queue, claimId))
                 .map(claim -> {
                     ObjectNode body = FrameCodec.object();
                     body.put("age", claim.age());
@@ -507,7 +510,8 @@ class SocketActions {
         // As HTTP v2: a renewal that names no ttl or grace takes the defaults.
         ClaimService.RequestedTerms terms =
                 claims.withDefaults(ClaimTermsReader.renewal(call.document("ttl", "grace"), ApiVersion.V2));
-        return claims.renewNamed(call.project(), queue, claimId, terms)
+        return Uni.createFrom()
+                .deferred(() -> claims.renewNamed(call.project(), queue, claimId, terms))
                 .map(renewed -> SocketAnswer.text(204, "Claim " + claimId + " updated."))
                 .onFailure(Rejection.class)
                 .recoverWithItem(failure -> claimMissing((Rejection) failure, claimId));

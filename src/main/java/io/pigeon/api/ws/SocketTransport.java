@@ -33,6 +33,8 @@ public class SocketTransport {
 
     static final int GOING_AWAY = 1001;
     static final int POLICY_VIOLATION = 1008;
+    static final int MESSAGE_TOO_BIG = 1009;
+    static final int UNEXPECTED = 1011;
 
     private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
     /** Sockets of this replica acting for each project (guarded by itself). */
@@ -42,6 +44,7 @@ public class SocketTransport {
     private final Instance<SocketSubscriptions> socketSubscriptions;
     private final PigeonConfig.Websocket limits;
     private final Vertx vertx;
+    private final long maxMessageBytes;
 
     SocketTransport(
             SocketActions actions,
@@ -52,6 +55,7 @@ public class SocketTransport {
         this.socketSubscriptions = socketSubscriptions;
         this.limits = config.websocket();
         this.vertx = vertx;
+        this.maxMessageBytes = config.maxRequestBody();
     }
 
     /** Looks for idle sockets a few times per idle timeout. */
@@ -117,6 +121,20 @@ public class SocketTransport {
                                     "The subscriptions of closed socket %s were not deleted: %s",
                                     connection.id(), failure.toString()));
         }
+    }
+
+    /**
+     * The socket failed below the frames: a message past the size bound (Vert.x refuses it while reading) closes it
+     * with 1009; anything else (a text frame that is not UTF-8, ...) with 1011, logged.
+     */
+    void failed(WebSocketConnection connection, Throwable failure) {
+        String message = failure.getMessage();
+        if (failure instanceof IllegalStateException && message != null && message.contains("max message size")) {
+            close(connection, MESSAGE_TOO_BIG, "A message may hold at most " + maxMessageBytes + " bytes.");
+            return;
+        }
+        LOG.debugf("Socket %s failed: %s", connection.id(), failure);
+        close(connection, UNEXPECTED, "The socket failed.");
     }
 
     private interface Decoder {

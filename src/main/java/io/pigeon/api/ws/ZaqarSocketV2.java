@@ -3,6 +3,7 @@ package io.pigeon.api.ws;
 import io.quarkus.websockets.next.InboundProcessingMode;
 import io.quarkus.websockets.next.OnBinaryMessage;
 import io.quarkus.websockets.next.OnClose;
+import io.quarkus.websockets.next.OnError;
 import io.quarkus.websockets.next.OnOpen;
 import io.quarkus.websockets.next.OnPongMessage;
 import io.quarkus.websockets.next.OnTextMessage;
@@ -47,6 +48,12 @@ public class ZaqarSocketV2 {
     @OnPongMessage
     public Uni<Void> pong(WebSocketConnection connection, Buffer data) {
         transport.pong(connection);
+        return Uni.createFrom().voidItem();
+    }
+
+    @OnError
+    public Uni<Void> error(WebSocketConnection connection, Throwable failure) {
+        transport.failed(connection, failure);
         return Uni.createFrom().voidItem();
     }
 

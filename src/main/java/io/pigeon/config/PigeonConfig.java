@@ -419,10 +419,10 @@ public interface PigeonConfig {
         Duration idleTimeout();
 
         /**
-         * Bytes of notification frames a socket may have waiting to be written (a client that does not read); one
-         * more closes the socket with 1008.
+         * Bytes of notification frames a socket may have waiting to be written (a client that does not read them);
+         * one more closes the socket with 1008. Room for a burst of several full posts (262144 bytes each).
          */
-        @WithDefault("1048576")
+        @WithDefault("4194304")
         int maxPendingNotificationBytes();
     }
 }

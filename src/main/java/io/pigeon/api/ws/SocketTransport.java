@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.subscription.SocketSubscriptions;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.websockets.next.CloseReason;
 import io.quarkus.websockets.next.WebSocketConnection;
@@ -62,6 +64,24 @@ public class SocketTransport {
     void start(@Observes StartupEvent started) {
         long every = Math.max(1000, limits.idleTimeout().toMillis() / 4);
         vertx.setPeriodic(every, tick -> closeIdle());
+    }
+
+    /**
+     * Closes every socket (1001) when the replica starts shutting down: an open socket is a request that never ends,
+     * which graceful shutdown would otherwise wait for until its timeout. Clients reconnect to another replica.
+     */
+    void stop(@Observes ShutdownDelayInitiatedEvent stopping) {
+        closeAll();
+    }
+
+    void stop(@Observes ShutdownEvent stopping) {
+        closeAll();
+    }
+
+    private void closeAll() {
+        for (SocketSession session : sessions.values()) {
+            close(session.connection(), GOING_AWAY, "The server is shutting down.");
+        }
     }
 
     /** Whether this replica holds as many sockets as it may: a new one is refused at its upgrade (503). */

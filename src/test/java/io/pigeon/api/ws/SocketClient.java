@@ -46,7 +46,11 @@ final class SocketClient implements AutoCloseable {
     private final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
     private final WebSocket socket;
 
-    private SocketClient(String path) {
+    /** A client that stops reading after its first frame (a slow reader). */
+    private final boolean stalls;
+
+    private SocketClient(String path, boolean stalls) {
+        this.stalls = stalls;
         URI uri = URI.create("ws://localhost:" + RestAssured.port + path);
         this.socket = HttpClient.newHttpClient()
                 .newWebSocketBuilder()
@@ -56,11 +60,16 @@ final class SocketClient implements AutoCloseable {
     }
 
     static SocketClient open() {
-        return new SocketClient("/");
+        return new SocketClient("/", false);
     }
 
     static SocketClient open(String path) {
-        return new SocketClient(path);
+        return new SocketClient(path, false);
+    }
+
+    /** A client that reads its first frame and then nothing more. */
+    static SocketClient stalled() {
+        return new SocketClient("/", true);
     }
 
     void sendText(String frame) {
@@ -89,6 +98,11 @@ final class SocketClient implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** A stalled client reads again, everything. */
+    void resume() {
+        socket.request(Long.MAX_VALUE);
     }
 
     /** The next frame received; fails when none comes in time. */
@@ -174,7 +188,9 @@ final class SocketClient implements AutoCloseable {
                     frames.add(new Received(null, false, frame));
                 }
             }
-            webSocket.request(1);
+            if (!stalls) {
+                webSocket.request(1);
+            }
             return null;
         }
 
@@ -192,7 +208,9 @@ final class SocketClient implements AutoCloseable {
                     frames.add(new Received(null, true, null));
                 }
             }
-            webSocket.request(1);
+            if (!stalls) {
+                webSocket.request(1);
+            }
             return null;
         }
 

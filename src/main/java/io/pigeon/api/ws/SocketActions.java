@@ -34,6 +34,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.StreamSupport;
 
 /**
  * The actions of Zaqar's websocket API, each answered by the services the v2 HTTP resources call, through the same
@@ -664,7 +665,7 @@ class SocketActions {
     private static List<String> texts(JsonNode array) {
         return array == null
                 ? List.of()
-                : java.util.stream.StreamSupport.stream(array.spliterator(), false)
+                : StreamSupport.stream(array.spliterator(), false)
                         .map(JsonNode::asText)
                         .toList();
     }

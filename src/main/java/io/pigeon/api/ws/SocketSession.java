@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -158,8 +159,7 @@ final class SocketSession {
 
         private final WebSocketConnection connection;
         private final int maxPendingBytes;
-        private final java.util.concurrent.atomic.AtomicLong pendingBytes =
-                new java.util.concurrent.atomic.AtomicLong();
+        private final AtomicLong pendingBytes = new AtomicLong();
         private volatile boolean binary;
 
         SocketInbox(WebSocketConnection connection, int maxPendingBytes) {

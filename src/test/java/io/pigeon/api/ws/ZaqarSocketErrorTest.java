@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -93,7 +94,7 @@ class ZaqarSocketErrorTest {
     @Test
     void schemaFailures() {
         try (SocketClient socket = SocketClient.open()) {
-            List<JsonNode> frames = new java.util.ArrayList<>();
+            List<JsonNode> frames = new ArrayList<>();
             frames.add(SocketClient.JSON.createObjectNode().put("action", "queue_list"));
             ObjectNode noClient = frame("queue_list", project, null);
             ((ObjectNode) noClient.get("headers")).remove("Client-ID");

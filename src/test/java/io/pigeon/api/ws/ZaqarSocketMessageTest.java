@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -382,7 +383,7 @@ class ZaqarSocketMessageTest {
                             .body()
                             .get("subscriptions")
                             .size());
-            assertNull(socket.poll(java.time.Duration.ofMillis(100)), "no stray frame");
+            assertNull(socket.poll(Duration.ofMillis(100)), "no stray frame");
         }
     }
 }

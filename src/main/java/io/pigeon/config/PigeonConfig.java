@@ -452,4 +452,46 @@ public interface PigeonConfig {
         @WithDefault("10s")
         Duration maxSleep();
     }
+
+    /** Zaqar's WebSocket transport (io.pigeon.api.ws): what one socket, one project and one replica may hold. */
+    Websocket websocket();
+
+    interface Websocket {
+
+        /**
+         * Request frames a socket may have sent and not yet had answered: they are answered one at a time, in order,
+         * and one more than this closes the socket with 1008.
+         */
+        @WithDefault("16")
+        int maxFramesInFlight();
+
+        /** Open sockets on one replica; past it the upgrade is refused with 503. */
+        @WithDefault("10000")
+        int maxSockets();
+
+        /**
+         * Sockets on one replica that may act for one project; a frame that would make one more closes its socket with
+         * 1008.
+         */
+        @WithDefault("1000")
+        int maxSocketsPerProject();
+
+        /**
+         * How often the server pings each socket (the pongs, like frames, show the client is there). Sets
+         * quarkus.websockets-next.server.auto-ping-interval.
+         */
+        @WithDefault("30s")
+        Duration pingInterval();
+
+        /** A socket from which nothing (no frame, no pong) came for this long is closed with 1001. */
+        @WithDefault("120s")
+        Duration idleTimeout();
+
+        /**
+         * Bytes of notification frames a socket may have waiting to be written (a client that does not read them);
+         * one more closes the socket with 1008. Room for a burst of several full posts (262144 bytes each).
+         */
+        @WithDefault("4194304")
+        int maxPendingNotificationBytes();
+    }
 }

@@ -1,0 +1,221 @@
+package io.pigeon.api.ws;
+
+import io.pigeon.subscription.SocketSubscriptions;
+import io.pigeon.tenancy.Caller;
+import io.pigeon.tenancy.Projects;
+import io.pigeon.tenancy.TokenTenancy;
+import io.quarkus.websockets.next.WebSocketConnection;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * What Pigeon knows of one open socket: who is calling ({@link #callerFor}), the frames waiting for their answers
+ * (answered one at a time, in order), the projects it acted for (counted against each project's socket bound), its
+ * inbox for the notifications of the subscriptions it made for itself, and when the client was last heard.
+ */
+final class SocketSession {
+
+    /** A socket may act for this many projects (frames name theirs, with authentication off). */
+    static final int MAX_PROJECTS_PER_SOCKET = 16;
+
+    private final WebSocketConnection connection;
+    private final SocketInbox inbox;
+    private final Queue<Runnable> waiting = new ArrayDeque<>();
+    private final Set<String> projects = new HashSet<>();
+    private boolean answering;
+    private int inFlight;
+    private volatile long lastHeard = System.nanoTime();
+    private volatile boolean subscribed;
+
+    /**
+     * The authenticated caller, once the socket has authenticated (token mode); null before. With authentication
+     * off, each frame's own headers name its caller.
+     */
+    private Caller authenticated;
+
+    SocketSession(WebSocketConnection connection, int maxPendingNotificationBytes) {
+        this.connection = connection;
+        this.inbox = new SocketInbox(connection, maxPendingNotificationBytes);
+    }
+
+    WebSocketConnection connection() {
+        return connection;
+    }
+
+    SocketInbox inbox() {
+        return inbox;
+    }
+
+    /** Refused when the socket is not authenticated (token mode): Zaqar's 403 "Not authentified.". */
+    static final class NotAuthenticated extends RuntimeException {
+        NotAuthenticated() {
+            super("Not authentified.", null, false, false);
+        }
+    }
+
+    /**
+     * The caller a frame acts as. With authentication off, the project its {@code X-Project-ID} names, through the
+     * same tenancy rule as an HTTP request's header (and its {@code X-Roles}, believed only where the operator says
+     * so). In token mode, the caller the socket authenticated as; none yet: {@link NotAuthenticated}.
+     */
+    synchronized Caller callerFor(SocketRequest request, TokenTenancy tenancy) {
+        if (tenancy.tokensRequired()) {
+            if (authenticated == null) {
+                throw new NotAuthenticated();
+            }
+            return authenticated;
+        }
+        return tenancy.unauthenticated(request.header(FrameSchema.PROJECT_ID), request.header("X-Roles"));
+    }
+
+    /** The project a frame acts for: its caller's, which must be named (as every v2 call must). */
+    String projectFor(SocketRequest request, TokenTenancy tenancy) {
+        return Projects.required(callerFor(request, tenancy).project());
+    }
+
+    /**
+     * Notes that the socket acts for {@code project}: true when it did already, or when {@code admit} (the
+     * replica's per-project count) takes it; false when the socket acts for too many projects already or the
+     * project has too many sockets.
+     */
+    synchronized boolean actsFor(String project, Function<String, Boolean> admit) {
+        if (projects.contains(project)) {
+            return true;
+        }
+        if (projects.size() >= MAX_PROJECTS_PER_SOCKET || !admit.apply(project)) {
+            return false;
+        }
+        projects.add(project);
+        return true;
+    }
+
+    synchronized Set<String> projects() {
+        return Set.copyOf(projects);
+    }
+
+    /**
+     * Takes one more request frame: false when the socket has {@code max} frames unanswered already. Its answer is
+     * given after every earlier frame's ({@code answer} runs when those are sent, and calls {@link #answered}).
+     */
+    boolean received(Runnable answer, int max) {
+        lastHeard = System.nanoTime();
+        synchronized (this) {
+            if (inFlight >= max) {
+                return false;
+            }
+            inFlight++;
+            if (answering) {
+                waiting.add(answer);
+                return true;
+            }
+            answering = true;
+        }
+        answer.run();
+        return true;
+    }
+
+    /** The answer of the oldest frame was sent (or the socket is gone): the next frame's turn. */
+    void answered() {
+        Runnable next;
+        synchronized (this) {
+            inFlight--;
+            next = waiting.poll();
+            if (next == null) {
+                answering = false;
+                return;
+            }
+        }
+        next.run();
+    }
+
+    /** A pong (or any frame) came: the client is there. */
+    void heard() {
+        lastHeard = System.nanoTime();
+    }
+
+    long lastHeardNanos() {
+        return lastHeard;
+    }
+
+    /** The socket subscribed itself to a queue: its notifications take the encoding of that request frame. */
+    void subscribed(boolean binary) {
+        subscribed = true;
+        inbox.binary(binary);
+    }
+
+    boolean hasSubscribed() {
+        return subscribed;
+    }
+
+    /**
+     * Where a socket's notifications go: each is framed as Zaqar's bare notification and written at once; a client
+     * that does not read them closes its socket once {@code maxPendingBytes} of them wait to be written.
+     */
+    static final class SocketInbox implements SocketSubscriptions.SocketInbox {
+
+        private final WebSocketConnection connection;
+        private final int maxPendingBytes;
+        private final AtomicLong pendingBytes = new AtomicLong();
+        private volatile boolean binary;
+
+        SocketInbox(WebSocketConnection connection, int maxPendingBytes) {
+            this.connection = connection;
+            this.maxPendingBytes = maxPendingBytes;
+        }
+
+        void binary(boolean binary) {
+            this.binary = binary;
+        }
+
+        @Override
+        public String socketId() {
+            return connection.id();
+        }
+
+        @Override
+        public void deliver(SocketSubscriptions.SocketNotification notification) {
+            if (!connection.isOpen()) {
+                return;
+            }
+            // Zaqar's webhook document, key order included: ttl, body, Message_Type, queue_name.
+            var frame = FrameCodec.object();
+            frame.put("ttl", notification.ttl());
+            frame.set("body", FrameCodec.readStored(notification.bodyJson()));
+            frame.put("Message_Type", "Notification");
+            frame.put("queue_name", notification.queueName());
+            if (binary) {
+                byte[] bytes = FrameCodec.writeBinary(frame);
+                if (reserve(bytes.length)) {
+                    connection
+                            .sendBinary(bytes)
+                            .subscribe()
+                            .with(sent -> release(bytes.length), failed -> release(bytes.length));
+                }
+            } else {
+                String text = FrameCodec.writeText(frame);
+                int size = text.length();
+                if (reserve(size)) {
+                    connection.sendText(text).subscribe().with(sent -> release(size), failed -> release(size));
+                }
+            }
+        }
+
+        /** Counts a frame about to be written; past the bound the reader is too slow and its socket is closed. */
+        private boolean reserve(int bytes) {
+            if (pendingBytes.addAndGet(bytes) > maxPendingBytes) {
+                pendingBytes.addAndGet(-bytes);
+                SocketTransport.close(connection, SocketTransport.POLICY_VIOLATION, "Notifications are not read.");
+                return false;
+            }
+            return true;
+        }
+
+        private void release(int bytes) {
+            pendingBytes.addAndGet(-bytes);
+        }
+    }
+}

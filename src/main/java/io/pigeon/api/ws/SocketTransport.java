@@ -1,0 +1,263 @@
+package io.pigeon.api.ws;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.subscription.SocketSubscriptions;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.websockets.next.CloseReason;
+import io.quarkus.websockets.next.WebSocketConnection;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jboss.logging.Logger;
+
+/**
+ * Zaqar's websocket transport behind the endpoints: one {@link SocketSession} per open socket, each request frame
+ * decoded (text: JSON, binary: MessagePack), answered by {@link SocketActions} and the answer written in the frame's
+ * own encoding, one answer per frame and in the order the frames came, whatever order the services finish in. The
+ * bounds of {@code pigeon.websocket.*} are kept here: frames in flight per socket, sockets per replica and per
+ * project, the idle timeout.
+ */
+@ApplicationScoped
+public class SocketTransport {
+
+    private static final Logger LOG = Logger.getLogger(SocketTransport.class);
+
+    static final int GOING_AWAY = 1001;
+    static final int POLICY_VIOLATION = 1008;
+    static final int MESSAGE_TOO_BIG = 1009;
+    static final int UNEXPECTED = 1011;
+
+    private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
+    /** Sockets of this replica acting for each project (guarded by itself). */
+    private final Map<String, Integer> projectSockets = new HashMap<>();
+
+    private final SocketActions actions;
+    private final Instance<SocketSubscriptions> socketSubscriptions;
+    private final PigeonConfig.Websocket limits;
+    private final Vertx vertx;
+    private final long maxMessageBytes;
+
+    SocketTransport(
+            SocketActions actions,
+            Instance<SocketSubscriptions> socketSubscriptions,
+            PigeonConfig config,
+            Vertx vertx) {
+        this.actions = actions;
+        this.socketSubscriptions = socketSubscriptions;
+        this.limits = config.websocket();
+        this.vertx = vertx;
+        this.maxMessageBytes = config.maxRequestBody();
+    }
+
+    /** Looks for idle sockets a few times per idle timeout. */
+    void start(@Observes StartupEvent started) {
+        long every = Math.max(1000, limits.idleTimeout().toMillis() / 4);
+        vertx.setPeriodic(every, tick -> closeIdle());
+    }
+
+    /**
+     * Closes every socket (1001) when the replica starts shutting down: an open socket is a request that never ends,
+     * which graceful shutdown would otherwise wait for until its timeout. Clients reconnect to another replica.
+     */
+    void stop(@Observes ShutdownDelayInitiatedEvent stopping) {
+        closeAll();
+    }
+
+    void stop(@Observes ShutdownEvent stopping) {
+        closeAll();
+    }
+
+    private void closeAll() {
+        for (SocketSession session : sessions.values()) {
+            close(session.connection(), GOING_AWAY, "The server is shutting down.");
+        }
+    }
+
+    /** Whether this replica holds as many sockets as it may: a new one is refused at its upgrade (503). */
+    boolean full() {
+        return sessions.size() >= limits.maxSockets();
+    }
+
+    /** Open sockets on this replica. */
+    public int openSockets() {
+        return sessions.size();
+    }
+
+    void opened(WebSocketConnection connection) {
+        if (full()) {
+            // Raced past the upgrade check with others.
+            close(connection, POLICY_VIOLATION, "Too many sockets on this server.");
+            return;
+        }
+        sessions.put(connection.id(), new SocketSession(connection, limits.maxPendingNotificationBytes()));
+    }
+
+    void text(WebSocketConnection connection, String frame) {
+        received(connection, () -> FrameCodec.readText(frame), false);
+    }
+
+    void binary(WebSocketConnection connection, Buffer frame) {
+        byte[] bytes = frame.getBytes();
+        received(connection, () -> FrameCodec.readBinary(bytes), true);
+    }
+
+    void pong(WebSocketConnection connection) {
+        SocketSession session = sessions.get(connection.id());
+        if (session != null) {
+            session.heard();
+        }
+    }
+
+    /** The socket is gone: its projects are released and the subscriptions it made for itself deleted. */
+    void closed(WebSocketConnection connection) {
+        SocketSession session = sessions.remove(connection.id());
+        if (session == null) {
+            return;
+        }
+        synchronized (projectSockets) {
+            for (String project : session.projects()) {
+                projectSockets.computeIfPresent(project, (name, count) -> count > 1 ? count - 1 : null);
+            }
+        }
+        if (session.hasSubscribed() && socketSubscriptions.isResolvable()) {
+            socketSubscriptions
+                    .get()
+                    .forget(session.inbox())
+                    .subscribe()
+                    .with(
+                            forgotten -> {},
+                            failure -> LOG.warnf(
+                                    "The subscriptions of closed socket %s were not deleted: %s",
+                                    connection.id(), failure.toString()));
+        }
+    }
+
+    /**
+     * The socket failed below the frames: a message past the size bound (Vert.x refuses it while reading) closes it
+     * with 1009; anything else (a text frame that is not UTF-8, ...) with 1011, logged.
+     */
+    void failed(WebSocketConnection connection, Throwable failure) {
+        String message = failure.getMessage();
+        if (failure instanceof IllegalStateException && message != null && message.contains("max message size")) {
+            close(connection, MESSAGE_TOO_BIG, "A message may hold at most " + maxMessageBytes + " bytes.");
+            return;
+        }
+        LOG.debugf("Socket %s failed: %s", connection.id(), failure);
+        close(connection, UNEXPECTED, "The socket failed.");
+    }
+
+    private interface Decoder {
+        JsonNode decode() throws FrameCodec.Undecodable;
+    }
+
+    private void received(WebSocketConnection connection, Decoder frame, boolean binary) {
+        SocketSession session = sessions.get(connection.id());
+        if (session == null) {
+            return;
+        }
+        if (!session.received(() -> answer(session, frame, binary), limits.maxFramesInFlight())) {
+            close(
+                    connection,
+                    POLICY_VIOLATION,
+                    "Too many frames in flight: at most " + limits.maxFramesInFlight() + ".");
+        }
+    }
+
+    /** Answers one frame, then lets the socket's next frame be answered. */
+    private void answer(SocketSession session, Decoder frame, boolean binary) {
+        SocketRequest request = SocketRequest.unreadable(binary);
+        Uni<SocketAnswer> answer;
+        try {
+            JsonNode document = frame.decode();
+            if (document instanceof ObjectNode object) {
+                request = SocketRequest.of(object, binary);
+                answer = actions.answer(session, request, this::admit);
+            } else {
+                answer = Uni.createFrom()
+                        .item(SocketAnswer.error(400, "Unexpected body type. Expected dict or dict like."));
+            }
+        } catch (FrameCodec.Undecodable undecodable) {
+            answer = Uni.createFrom().item(SocketAnswer.error(400, undecodable.getMessage()));
+        }
+        SocketRequest answered = request;
+        answer.chain(reply -> send(session.connection(), answered, reply))
+                .subscribe()
+                .with(sent -> session.answered(), failure -> {
+                    if (failure instanceof SocketActions.TooManySockets refused) {
+                        close(session.connection(), POLICY_VIOLATION, refused.getMessage());
+                    } else if (session.connection().isOpen()) {
+                        LOG.warnf(
+                                "An answer could not be written to socket %s: %s",
+                                session.connection().id(), failure);
+                    }
+                    session.answered();
+                });
+    }
+
+    private static Uni<Void> send(WebSocketConnection connection, SocketRequest request, SocketAnswer answer) {
+        if (!connection.isOpen()) {
+            return Uni.createFrom().voidItem();
+        }
+        // authenticate's answer does not echo its headers, which hold the token.
+        boolean echoHeaders = !FrameSchema.AUTHENTICATE.equals(request.actionName()) || answer.status() == 400;
+        ObjectNode frame = answer.envelope(request, echoHeaders);
+        try {
+            return request.binary()
+                    ? connection.sendBinary(FrameCodec.writeBinary(frame))
+                    : connection.sendText(FrameCodec.writeText(frame));
+        } catch (RuntimeException unwritable) {
+            // A value of the request that the answer's encoding cannot hold: answered without the echo.
+            ObjectNode fallback = SocketAnswer.exception(
+                            500, "The answer cannot be encoded: " + unwritable.getMessage(), "Unexpected error.")
+                    .envelope(SocketRequest.unreadable(request.binary()), false);
+            return request.binary()
+                    ? connection.sendBinary(FrameCodec.writeBinary(fallback))
+                    : connection.sendText(FrameCodec.writeText(fallback));
+        }
+    }
+
+    /** Counts the socket against {@code project} the first time it acts for it; false past the project's bound. */
+    private boolean admit(SocketSession session, String project) {
+        return session.actsFor(project, name -> {
+            synchronized (projectSockets) {
+                int count = projectSockets.getOrDefault(name, 0);
+                if (count >= limits.maxSocketsPerProject()) {
+                    return false;
+                }
+                projectSockets.put(name, count + 1);
+                return true;
+            }
+        });
+    }
+
+    private void closeIdle() {
+        long now = System.nanoTime();
+        long idle = limits.idleTimeout().toNanos();
+        for (SocketSession session : sessions.values()) {
+            if (now - session.lastHeardNanos() > idle) {
+                close(session.connection(), GOING_AWAY, "Idle for " + describe(limits.idleTimeout()) + ".");
+            }
+        }
+    }
+
+    private static String describe(Duration duration) {
+        return duration.toSeconds() + " s";
+    }
+
+    static void close(WebSocketConnection connection, int code, String reason) {
+        if (connection.isOpen()) {
+            connection.close(new CloseReason(code, reason)).subscribe().with(closed -> {}, failure -> {});
+        }
+    }
+}

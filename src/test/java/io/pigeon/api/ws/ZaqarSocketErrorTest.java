@@ -1,0 +1,268 @@
+package io.pigeon.api.ws;
+
+import static io.pigeon.api.ws.SocketClient.body;
+import static io.pigeon.api.ws.SocketClient.frame;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Zaqar's error answers (§7 of the reference): undecodable frames, non-object frames, unknown actions, schema
+ * failures; the actions Zaqar declares without serving, and authenticate, answered with the socket still usable; a
+ * fuzz of bad frames that only ever gets error answers and stores nothing; the bounds of a frame.
+ */
+@QuarkusTest
+class ZaqarSocketErrorTest {
+
+    private final String project = Api.newProject();
+
+    private static void assertStillAnswers(SocketClient socket, String project) {
+        var listed = socket.call(frame("queue_list", project, null));
+        assertEquals(200, listed.status(), "the socket still answers");
+    }
+
+    @Test
+    void framesThatAreNoRequest() {
+        try (SocketClient socket = SocketClient.open()) {
+            socket.sendText("{\"action\": \"queue_list\", ");
+            var invalid = socket.next();
+            assertEquals(400, invalid.status());
+            assertTrue(invalid.body().get("error").asText().startsWith("Can't decode text (JSON) request."));
+            assertEquals(
+                    "{\"action\":null,\"body\":{},\"headers\":{},\"api\":\"v2\"}",
+                    invalid.document().get("request").toString());
+
+            socket.sendText("[\"queue_list\"]");
+            assertEquals(
+                    "Unexpected body type. Expected dict or dict like.",
+                    socket.next().body().get("error").asText());
+            socket.sendText("\"queue_list\"");
+            assertEquals(400, socket.next().status());
+
+            socket.sendBinary(new byte[] {(byte) 0xc1, (byte) 0xff, 0x20});
+            var packed = socket.next();
+            assertTrue(packed.binary());
+            assertTrue(packed.body().get("error").asText().startsWith("Can't decode binary (MessagePack) request."));
+            socket.sendBinary(new byte[] {(byte) 0x93, 1, 2, 3});
+            assertEquals(
+                    "Unexpected body type. Expected dict or dict like.",
+                    socket.next().body().get("error").asText());
+            assertStillAnswers(socket, project);
+        }
+    }
+
+    @Test
+    void actionsThatAreNone() {
+        try (SocketClient socket = SocketClient.open()) {
+            assertEquals(
+                    "nope is not a valid action",
+                    socket.call(frame("nope", project, body()))
+                            .body()
+                            .get("error")
+                            .asText());
+            ObjectNode missing = frame("x", project, null);
+            missing.remove("action");
+            var none = socket.call(missing);
+            assertEquals("None is not a valid action", none.body().get("error").asText());
+            assertTrue(none.document().at("/request/action").isNull());
+            ObjectNode number = frame("x", project, null);
+            number.put("action", 42);
+            var answered = socket.call(number);
+            assertEquals(
+                    "42 is not a valid action", answered.body().get("error").asText());
+            assertEquals(42, answered.document().at("/request/action").asInt());
+            assertEquals(
+                    "queue_update is not a valid action",
+                    socket.call(frame("queue_update", project, body().put("queue_name", "q")))
+                            .body()
+                            .get("error")
+                            .asText());
+            assertStillAnswers(socket, project);
+        }
+    }
+
+    @Test
+    void schemaFailures() {
+        try (SocketClient socket = SocketClient.open()) {
+            List<JsonNode> frames = new ArrayList<>();
+            frames.add(SocketClient.JSON.createObjectNode().put("action", "queue_list"));
+            ObjectNode noClient = frame("queue_list", project, null);
+            ((ObjectNode) noClient.get("headers")).remove("Client-ID");
+            frames.add(noClient);
+            ObjectNode httpSpelling = frame("queue_list", project, null);
+            ((ObjectNode) httpSpelling.get("headers")).remove("X-Project-ID");
+            ((ObjectNode) httpSpelling.get("headers")).put("X-Project-Id", project);
+            frames.add(httpSpelling);
+            ObjectNode numberProject = frame("queue_list", project, null);
+            ((ObjectNode) numberProject.get("headers")).put("X-Project-ID", 7);
+            frames.add(numberProject);
+            ObjectNode textBody = frame("queue_get", project, null);
+            textBody.put("body", "q");
+            frames.add(textBody);
+            frames.add(frame("queue_get", project, body()));
+            frames.add(frame("message_list", project, null));
+            frames.add(frame("queue_list", project, body().put("limit", "1")));
+            frames.add(frame("queue_list", project, body().put("limit", 1.0)));
+            frames.add(
+                    frame("claim_create", project, body().put("queue_name", "q").put("ttl", "60")));
+            frames.add(
+                    frame("message_list", project, body().put("queue_name", "q").put("echo", "true")));
+            ObjectNode objectMessages = body().put("queue_name", "q");
+            objectMessages.putObject("messages").put("ttl", 300).put("body", 1);
+            frames.add(frame("message_post", project, objectMessages));
+            ObjectNode numberIds = body().put("queue_name", "q");
+            numberIds.putArray("message_ids").add(1);
+            frames.add(frame("message_get_many", project, numberIds));
+            for (JsonNode sent : frames) {
+                var answer = socket.call(sent);
+                assertEquals(400, answer.status(), sent.toString());
+                assertEquals(
+                        "Schema validation failed.", answer.body().get("error").asText(), sent.toString());
+            }
+            // Extra keys are accepted and echoed.
+            ObjectNode extra =
+                    frame("queue_get", project, body().put("queue_name", "q").put("extra", 1));
+            extra.put("id", 17);
+            ((ObjectNode) extra.get("headers")).put("X-Extra", "yes");
+            var echoed = socket.call(extra);
+            assertEquals(200, echoed.status());
+            assertEquals("yes", echoed.document().at("/request/headers/X-Extra").asText());
+            assertEquals(1, echoed.document().at("/request/body/extra").asInt());
+            assertEquals(
+                    0,
+                    socket.call(frame("queue_list", project, null))
+                            .body()
+                            .get("queues")
+                            .size());
+        }
+    }
+
+    @Test
+    void declaredButUnservedActionsAreAnsweredAndTheSocketStaysUsable() {
+        try (SocketClient socket = SocketClient.open()) {
+            for (String action : List.of(
+                    "get_home_doc",
+                    "ping_node",
+                    "check_node_health",
+                    "pool_list",
+                    "pool_create",
+                    "pool_get",
+                    "pool_update",
+                    "pool_delete",
+                    "flavor_list",
+                    "flavor_create",
+                    "flavor_get",
+                    "flavor_update",
+                    "flavor_delete")) {
+                var answer = socket.call(frame(action, project, body()));
+                assertEquals(501, answer.status(), action);
+                assertTrue(answer.body().get("error").asText().startsWith(action + " is not served"), action);
+            }
+            assertStillAnswers(socket, project);
+        }
+    }
+
+    @Test
+    void authenticateWithoutAuthenticationSucceedsAndHidesTheToken() {
+        try (SocketClient socket = SocketClient.open()) {
+            ObjectNode authenticate = SocketClient.JSON.createObjectNode().put("action", "authenticate");
+            authenticate.putObject("headers").put("X-Auth-Token", "secret").put("X-Project-ID", project);
+            var answer = socket.call(authenticate);
+            assertEquals(200, answer.status());
+            assertEquals("Authentified.", answer.body().get("message").asText());
+            assertEquals("{}", answer.document().at("/request/headers").toString());
+            ObjectNode noToken = SocketClient.JSON.createObjectNode().put("action", "authenticate");
+            noToken.putObject("headers").put("X-Project-ID", project);
+            assertEquals(
+                    "Schema validation failed.",
+                    socket.call(noToken).body().get("error").asText());
+            assertStillAnswers(socket, project);
+        }
+    }
+
+    @Test
+    void socketSubscriptionWithoutItsImplementationIs503() {
+        try (SocketClient socket = SocketClient.open()) {
+            var answer = socket.call(frame("subscription_create", project, body().put("queue_name", "self")));
+            if (answer.status() == 503) {
+                assertNotNull(answer.body().get("error"));
+            } else {
+                // Once the push is merged, the socket subscribes itself.
+                assertEquals(201, answer.status());
+            }
+        }
+    }
+
+    /**
+     * Random bytes, deep nesting, huge numbers, wrong types, in both encodings: each frame gets an error answer (a
+     * 4xx), the socket keeps answering, and no queue was created.
+     */
+    @Test
+    void fuzzedFramesGetOnlyErrorAnswers() throws Exception {
+        Random random = new Random(28);
+        try (SocketClient socket = SocketClient.open()) {
+            int sent = 0;
+            for (int i = 0; i < 60; i++) {
+                byte[] noise = new byte[1 + random.nextInt(200)];
+                random.nextBytes(noise);
+                if (i % 2 == 0) {
+                    socket.sendBinary(noise);
+                } else {
+                    socket.sendText(new String(noise, StandardCharsets.ISO_8859_1));
+                }
+                sent++;
+            }
+            socket.sendText("[".repeat(5000) + "]".repeat(5000));
+            socket.sendText(
+                    "{\"action\": \"queue_list\", \"body\": " + "{\"a\":".repeat(3000) + "1" + "}".repeat(3001));
+            socket.sendText("{\"action\": \"queue_list\", \"headers\": {\"Client-ID\": \"x\", \"X-Project-ID\": \""
+                    + project + "\"}, \"body\": {\"limit\": 1" + "0".repeat(2000) + "}}");
+            socket.sendText("{\"action\": \"queue_list\", \"headers\": {\"Client-ID\": \"x\", \"X-Project-ID\": \""
+                    + project + "\"}, \"body\": {\"limit\": 100000000000000000000000000}}");
+            socket.sendText("{\"action\": \"message_post\", \"headers\": {\"Client-ID\": \"" + Api.CLIENT_ID
+                    + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {\"queue_name\": \"fuzz\", "
+                    + "\"messages\": [{\"ttl\": 1e2147483648, \"body\": 1}]}}");
+            socket.sendText("{\"action\": \"message_post\", \"headers\": {\"Client-ID\": \"" + Api.CLIENT_ID
+                    + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {\"queue_name\": \"fuzz\", "
+                    + "\"messages\": [{\"ttl\": 300, \"body\": 1}, 7]}}");
+            socket.sendText("{\"action\": \"message_post\", \"headers\": {\"Client-ID\": \"" + Api.CLIENT_ID
+                    + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {\"queue_name\": \"fuzz\", "
+                    + "\"messages\": [{\"ttl\": 300, \"body\": \"\\ud800\"}]}}");
+            socket.sendText("{\"action\": \"queue_create\", \"headers\": {\"Client-ID\": \"" + Api.CLIENT_ID
+                    + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {\"queue_name\": \"fuzz\", "
+                    + "\"metadata\": {\"_default_message_ttl\": \"x\"}}}");
+            sent += 8;
+            for (int i = 0; i < sent; i++) {
+                var answer = socket.next();
+                assertNotNull(answer.document(), "an answer frame that decodes");
+                int status = answer.status();
+                assertTrue(status >= 400 && status < 500, "an error answer, not " + status + ": " + answer.body());
+            }
+            assertStillAnswers(socket, project);
+            assertEquals(
+                    0,
+                    socket.call(frame("queue_list", project, null))
+                            .body()
+                            .get("queues")
+                            .size());
+        }
+    }
+
+    @Test
+    void aFrameOverTheBodyLimitClosesTheSocket() {
+        try (SocketClient socket = SocketClient.open()) {
+            socket.sendText("{\"action\": \"queue_list\", \"x\": \"" + "a".repeat(1_100_000) + "\"}");
+            assertEquals(1009, socket.closeCode());
+        }
+    }
+}

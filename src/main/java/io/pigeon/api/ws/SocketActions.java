@@ -31,7 +31,6 @@ import io.pigeon.subscription.SubscriptionService;
 import io.pigeon.tenancy.TokenTenancy;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.StreamSupport;
@@ -50,7 +49,7 @@ class SocketActions {
     private final ClaimService claims;
     private final SubscriptionService subscriptions;
     private final QueuePurge purges;
-    private final Instance<SocketSubscriptions> socketSubscriptions;
+    private final SocketSubscriptions socketSubscriptions;
     private final TokenTenancy tenancy;
     private final PigeonConfig config;
 
@@ -60,7 +59,7 @@ class SocketActions {
             ClaimService claims,
             SubscriptionService subscriptions,
             QueuePurge purges,
-            Instance<SocketSubscriptions> socketSubscriptions,
+            SocketSubscriptions socketSubscriptions,
             TokenTenancy tenancy,
             PigeonConfig config) {
         this.queues = queues;
@@ -543,10 +542,6 @@ class SocketActions {
         String subscriber = call.text("subscriber");
         Uni<Long> created;
         if (subscriber == null || subscriber.isEmpty()) {
-            if (!socketSubscriptions.isResolvable()) {
-                return Uni.createFrom()
-                        .item(SocketAnswer.error(503, "Sockets cannot subscribe themselves on this server yet."));
-            }
             ObjectNode document = FrameCodec.object();
             copy(call, document, "ttl");
             copy(call, document, "options");
@@ -555,7 +550,6 @@ class SocketActions {
                     : SubscriptionReader.fields(document);
             SocketSession session = call.session();
             created = socketSubscriptions
-                    .get()
                     .subscribe(
                             call.project(),
                             queue,

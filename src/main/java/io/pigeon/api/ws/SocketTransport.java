@@ -14,7 +14,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Instance;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -43,16 +42,12 @@ public class SocketTransport {
     private final Map<String, Integer> projectSockets = new HashMap<>();
 
     private final SocketActions actions;
-    private final Instance<SocketSubscriptions> socketSubscriptions;
+    private final SocketSubscriptions socketSubscriptions;
     private final PigeonConfig.Websocket limits;
     private final Vertx vertx;
     private final long maxMessageBytes;
 
-    SocketTransport(
-            SocketActions actions,
-            Instance<SocketSubscriptions> socketSubscriptions,
-            PigeonConfig config,
-            Vertx vertx) {
+    SocketTransport(SocketActions actions, SocketSubscriptions socketSubscriptions, PigeonConfig config, Vertx vertx) {
         this.actions = actions;
         this.socketSubscriptions = socketSubscriptions;
         this.limits = config.websocket();
@@ -130,9 +125,8 @@ public class SocketTransport {
                 projectSockets.computeIfPresent(project, (name, count) -> count > 1 ? count - 1 : null);
             }
         }
-        if (session.hasSubscribed() && socketSubscriptions.isResolvable()) {
+        if (session.hasSubscribed()) {
             socketSubscriptions
-                    .get()
                     .forget(session.inbox())
                     .subscribe()
                     .with(

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The official python-zaqarclient against this Pigeon: the v2 scenario (create queue, metadata, post, list
  * with paging, claim, renew, delete with claim id, release, stats, pop, delete queue), subscriptions with a
- * webhook that receives a notification, pools and flavors, and the v1 smoke test.
+ * webhook that receives a notification, pools and flavors, the websocket transport, and the v1 smoke test.
  * Runs where Debian's python3-zaqarclient is installed (.ci/run installs it); skipped elsewhere.
  */
 @QuarkusTest
@@ -37,12 +37,17 @@ class ZaqarClientScenarioTest {
     @BeforeAll
     static void requireTheClient() throws Exception {
         assumeTrue(Files.isExecutable(Path.of(PYTHON)), "no " + PYTHON);
-        Process probe = new ProcessBuilder(PYTHON, "-c", "import zaqarclient")
+        assumeTrue(
+                runs("import zaqarclient"),
+                "python3-zaqarclient is not installed (apt-get install python3-zaqarclient)");
+    }
+
+    /** Whether the Python statement runs (a module is installed). */
+    private static boolean runs(String statement) throws IOException, InterruptedException {
+        Process probe = new ProcessBuilder(PYTHON, "-c", statement)
                 .redirectErrorStream(true)
                 .start();
-        assumeTrue(
-                probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0,
-                "python3-zaqarclient is not installed (apt-get install python3-zaqarclient)");
+        return probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0;
     }
 
     @Test
@@ -67,6 +72,14 @@ class ZaqarClientScenarioTest {
     void v2PoolsAndFlavors() throws Exception {
         String output =
                 run("src/test/clients/zaqarclient_pools.py", pigeonUrl(), Db.newDatabase(pool), Db.newDatabase(pool));
+        assertTrue(output.contains("all steps passed"), output);
+    }
+
+    /** The client's websocket transport (python3-websocket): its requests, and a socket subscription pushed to. */
+    @Test
+    void v2OverWebSocket() throws Exception {
+        assumeTrue(runs("import websocket"), "python3-websocket is not installed (apt-get install python3-websocket)");
+        String output = run("src/test/clients/zaqarclient_websocket.py", pigeonUrl());
         assertTrue(output.contains("all steps passed"), output);
     }
 

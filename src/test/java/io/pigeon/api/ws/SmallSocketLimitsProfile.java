@@ -2,9 +2,8 @@ package io.pigeon.api.ws;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
-import java.util.Set;
 
-/** Small websocket bounds, no server pings, and the recording stand-in for the socket subscriptions. */
+/** Small websocket bounds, no server pings. */
 public class SmallSocketLimitsProfile implements QuarkusTestProfile {
 
     @Override
@@ -16,10 +15,5 @@ public class SmallSocketLimitsProfile implements QuarkusTestProfile {
                 "pigeon.websocket.idle-timeout", "2s",
                 "pigeon.websocket.ping-interval", "1h",
                 "pigeon.websocket.max-pending-notification-bytes", "65536");
-    }
-
-    @Override
-    public Set<Class<?>> getEnabledAlternatives() {
-        return Set.of(RecordingSocketSubscriptions.class);
     }
 }

@@ -100,6 +100,13 @@ final class SocketClient implements AutoCloseable {
         }
     }
 
+    /** An unsolicited pong: the client is heard without sending a request. */
+    void pong() {
+        socket.sendPong(ByteBuffer.allocate(0))
+                .orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS)
+                .join();
+    }
+
     /** A stalled client reads again, everything. */
     void resume() {
         socket.request(Long.MAX_VALUE);

@@ -1,0 +1,97 @@
+package io.pigeon.api.ws;
+
+import static io.pigeon.api.ws.SocketClient.body;
+import static io.pigeon.api.ws.SocketClient.frame;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Eventually;
+import io.quarkus.test.junit.QuarkusTest;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sockets that subscribe themselves, with the real push: a message posted over HTTP reaches the subscribed socket as
+ * Zaqar's bare notification frame, in the encoding of the frame that subscribed; a socket of another project with a
+ * queue of the same name gets nothing; a closed socket's subscription is deleted.
+ */
+@QuarkusTest
+class ZaqarSocketPushTest {
+
+    private final String project = Api.newProject();
+    private final String other = Api.newProject();
+
+    @Test
+    void aPostOverHttpIsPushedInTheSubscribingFramesEncoding() throws Exception {
+        try (SocketClient text = SocketClient.open();
+                SocketClient packed = SocketClient.open("/v2")) {
+            assertEquals(
+                    201,
+                    text.call(frame("subscription_create", project, body().put("queue_name", "pushed")))
+                            .status());
+            assertEquals(
+                    201,
+                    packed.callPacked(frame("subscription_create", other, body().put("queue_name", "pushed")))
+                            .status());
+
+            post(project, "{\"messages\": [{\"ttl\": 300, \"body\": {\"event\": 1.5}}, {\"body\": [\"two\"]}]}");
+            var first = text.next();
+            assertFalse(first.binary());
+            assertEquals(
+                    "{\"ttl\":300,\"body\":{\"event\":1.5},\"Message_Type\":\"Notification\",\"queue_name\":\"pushed\"}",
+                    first.text());
+            // The second message had no ttl: the queue's default, as the webhook's notification says.
+            assertEquals(
+                    "{\"ttl\":3600,\"body\":[\"two\"],\"Message_Type\":\"Notification\",\"queue_name\":\"pushed\"}",
+                    text.next().text());
+            assertNull(packed.poll(Duration.ofMillis(500)), "another project's socket was pushed a message");
+
+            post(other, "{\"messages\": [{\"ttl\": 60, \"body\": \"packed\"}]}");
+            var binary = packed.next();
+            assertTrue(binary.binary());
+            assertEquals(
+                    "{\"ttl\":60,\"body\":\"packed\",\"Message_Type\":\"Notification\",\"queue_name\":\"pushed\"}",
+                    binary.document().toString());
+            assertNull(text.poll(Duration.ofMillis(500)), "a socket was pushed another project's message");
+        }
+    }
+
+    @Test
+    void aClosedSocketsSubscriptionIsDeleted() {
+        try (SocketClient socket = SocketClient.open()) {
+            assertEquals(
+                    201,
+                    socket.call(frame("subscription_create", project, body().put("queue_name", "closing")))
+                            .status());
+            Api.as(project)
+                    .get("/v2/queues/closing/subscriptions")
+                    .then()
+                    .statusCode(200)
+                    .body("subscriptions", hasSize(1))
+                    .body("subscriptions[0].delivery", equalTo("websocket"));
+        }
+        Eventually.await("the closed socket's subscription deleted", Duration.ofSeconds(10), () -> Api.as(project)
+                .get("/v2/queues/closing/subscriptions")
+                .then()
+                .extract()
+                .jsonPath()
+                .getList("subscriptions")
+                .isEmpty());
+        Api.as(project).get("/v2/queues/closing/subscriptions").then().body("subscriptions", empty());
+    }
+
+    private static void post(String project, String document) {
+        Api.as(project)
+                .contentType("application/json")
+                .body(document)
+                .post("/v2/queues/pushed/messages")
+                .then()
+                .statusCode(201);
+    }
+}

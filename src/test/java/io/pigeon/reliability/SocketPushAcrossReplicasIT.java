@@ -1,0 +1,183 @@
+package io.pigeon.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pigeon.testing.PostgresResource;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two Pigeon processes over one database. A websocket subscribed on replica B and one on replica A receive each
+ * message posted over HTTP on A, B's through PostgreSQL's NOTIFY: within one second, latencies printed. Then B is
+ * killed with SIGKILL: its subscription, left behind, is swept once its lease runs out, and A's stays.
+ */
+class SocketPushAcrossReplicasIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int POSTS = 200;
+    private static final String QUEUE = "pushed";
+
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final String project = "pushes-" + System.nanoTime();
+
+    @Test
+    void aSocketOnAnotherReplicaReceivesPostsAndADeadReplicasSubscriptionIsSwept() throws Exception {
+        Map<String, String> config = new HashMap<>(new PostgresResource().start());
+        config.put("pigeon.socket-subscriptions.lease", "3s");
+        config.put("pigeon.socket-subscriptions.renewal", "1s");
+        config.put("pigeon.sweeper.interval", "1s");
+        Replica a = Replica.start("a", config);
+        Replica b = Replica.start("b", config);
+        try {
+            a.awaitReady();
+            b.awaitReady();
+            Frames onA = Frames.open(a, http);
+            Frames onB = Frames.open(b, http);
+            assertEquals(
+                    201, onA.call(subscribe()).path("headers").path("status").asInt());
+            assertEquals(
+                    201, onB.call(subscribe()).path("headers").path("status").asInt());
+
+            List<Long> sameReplica = new ArrayList<>();
+            List<Long> acrossReplicas = new ArrayList<>();
+            for (int n = 0; n < POSTS; n++) {
+                long sent = System.nanoTime();
+                HttpResponse<String> posted = a.send(
+                        http,
+                        Duration.ofSeconds(10),
+                        project,
+                        "POST",
+                        "/v2/queues/" + QUEUE + "/messages",
+                        "{\"messages\": [{\"ttl\": 300, \"body\": {\"n\": " + n + "}}]}");
+                assertEquals(201, posted.statusCode(), posted.body());
+                JsonNode fromA = onA.next(Duration.ofSeconds(1));
+                long atA = System.nanoTime();
+                JsonNode fromB = onB.next(Duration.ofSeconds(1));
+                long atB = System.nanoTime();
+                assertNotNull(fromA, "no push on replica A within 1 s for message " + n);
+                assertNotNull(fromB, "no push on replica B within 1 s for message " + n);
+                for (JsonNode pushed : List.of(fromA, fromB)) {
+                    assertEquals("Notification", pushed.path("Message_Type").asText(), pushed.toString());
+                    assertEquals(QUEUE, pushed.path("queue_name").asText(), pushed.toString());
+                    assertEquals(n, pushed.path("body").path("n").asInt(), pushed.toString());
+                }
+                sameReplica.add(atA - sent);
+                acrossReplicas.add(atB - sent);
+            }
+            System.out.printf(
+                    "post over HTTP on A -> frame on a socket: same replica p50 %.2f ms p99 %.2f ms; "
+                            + "across replicas p50 %.2f ms p99 %.2f ms (%d posts)%n",
+                    percentile(sameReplica, 50),
+                    percentile(sameReplica, 99),
+                    percentile(acrossReplicas, 50),
+                    percentile(acrossReplicas, 99),
+                    POSTS);
+
+            b.kill();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            int left;
+            do {
+                Thread.sleep(500);
+                left = subscriptions(a).size();
+            } while (left > 1 && System.nanoTime() < deadline);
+            assertEquals(1, left, "the dead replica's socket subscription is still there");
+            // A's socket still receives: its subscription is the one that stayed.
+            a.send(
+                    http,
+                    Duration.ofSeconds(10),
+                    project,
+                    "POST",
+                    "/v2/queues/" + QUEUE + "/messages",
+                    "{\"messages\": [{\"ttl\": 300, \"body\": \"after\"}]}");
+            JsonNode after = onA.next(Duration.ofSeconds(1));
+            assertNotNull(after);
+            assertEquals("after", after.path("body").asText());
+            onA.close();
+        } finally {
+            a.kill();
+            b.kill();
+        }
+    }
+
+    private String subscribe() {
+        return "{\"action\": \"subscription_create\", \"headers\": {\"Client-ID\": \"" + UUID.randomUUID()
+                + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {\"queue_name\": \"" + QUEUE
+                + "\", \"ttl\": 3600}}";
+    }
+
+    private List<JsonNode> subscriptions(Replica replica) throws Exception {
+        HttpResponse<String> listed = replica.send(
+                http, Duration.ofSeconds(10), project, "GET", "/v2/queues/" + QUEUE + "/subscriptions", null);
+        assertEquals(200, listed.statusCode(), listed.body());
+        List<JsonNode> found = new ArrayList<>();
+        JSON.readTree(listed.body()).path("subscriptions").forEach(found::add);
+        return found;
+    }
+
+    private static double percentile(List<Long> nanos, int percent) {
+        List<Long> sorted = new ArrayList<>(nanos);
+        Collections.sort(sorted);
+        int index = (int) Math.ceil(percent / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, index)) / 1_000_000.0;
+    }
+
+    /** A websocket to one replica and the text frames it received, in order. */
+    private record Frames(WebSocket socket, BlockingQueue<String> received) {
+
+        static Frames open(Replica replica, HttpClient http) throws Exception {
+            BlockingQueue<String> received = new LinkedBlockingQueue<>();
+            WebSocket socket = http.newWebSocketBuilder()
+                    .buildAsync(URI.create("ws://127.0.0.1:" + replica.port() + "/"), new WebSocket.Listener() {
+                        private final StringBuilder partial = new StringBuilder();
+
+                        @Override
+                        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+                            partial.append(data);
+                            if (last) {
+                                received.add(partial.toString());
+                                partial.setLength(0);
+                            }
+                            webSocket.request(1);
+                            return null;
+                        }
+                    })
+                    .get(10, TimeUnit.SECONDS);
+            return new Frames(socket, received);
+        }
+
+        JsonNode call(String frame) throws Exception {
+            socket.sendText(frame, true).get(10, TimeUnit.SECONDS);
+            JsonNode answer = next(Duration.ofSeconds(10));
+            assertTrue(answer != null && answer.has("request"), "no answer to " + frame);
+            return answer;
+        }
+
+        JsonNode next(Duration wait) throws Exception {
+            String frame = received.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+            return frame == null ? null : JSON.readTree(frame);
+        }
+
+        void close() {
+            socket.sendClose(WebSocket.NORMAL_CLOSURE, "").join();
+        }
+    }
+}

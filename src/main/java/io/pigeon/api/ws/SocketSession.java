@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * What Pigeon knows of one open socket: the token it authenticated with ({@link SocketAuthentication}), the frames waiting for their answers
- * (answered one at a time, in order), the projects it acted for (counted against each project's socket bound), its
- * inbox for the notifications of the subscriptions it made for itself, and when the client was last heard.
+ * What Pigeon knows of one open socket: the token it authenticated with ({@link SocketAuthentication}), the frames
+ * waiting for their answers (answered one at a time, in order), the projects it acted for (counted against each
+ * project's socket bound), its inbox for the notifications of the subscriptions it made for itself, and when the
+ * client was last heard.
  */
 final class SocketSession {
 

@@ -125,9 +125,12 @@ final class FrameSchema {
         return new Field(name, type, false);
     }
 
-    /** Whether a frame for a served action has the headers and the body fields its schema asks for. */
-    static boolean valid(SocketRequest request, List<Field> fields) {
-        if (!hasHeaders(request, CLIENT_ID, PROJECT_ID)) {
+    /**
+     * Whether a frame for a served action has the headers and the body fields its schema asks for; the project
+     * header only where {@code projectRequired} (a socket holding a token may leave it to the token).
+     */
+    static boolean valid(SocketRequest request, List<Field> fields, boolean projectRequired) {
+        if (!(projectRequired ? hasHeaders(request, CLIENT_ID, PROJECT_ID) : hasHeaders(request, CLIENT_ID))) {
             return false;
         }
         if (request.body() != null && !request.body().isObject()) {

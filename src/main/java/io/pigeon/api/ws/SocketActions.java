@@ -28,7 +28,8 @@ import io.pigeon.rules.Rejection;
 import io.pigeon.subscription.SocketSubscriptions;
 import io.pigeon.subscription.Subscription;
 import io.pigeon.subscription.SubscriptionService;
-import io.pigeon.tenancy.TokenTenancy;
+import io.pigeon.tenancy.Caller;
+import io.pigeon.tenancy.Projects;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
@@ -50,7 +51,7 @@ class SocketActions {
     private final SubscriptionService subscriptions;
     private final QueuePurge purges;
     private final SocketSubscriptions socketSubscriptions;
-    private final TokenTenancy tenancy;
+    private final SocketAuthentication authentication;
     private final PigeonConfig config;
 
     SocketActions(
@@ -60,7 +61,7 @@ class SocketActions {
             SubscriptionService subscriptions,
             QueuePurge purges,
             SocketSubscriptions socketSubscriptions,
-            TokenTenancy tenancy,
+            SocketAuthentication authentication,
             PigeonConfig config) {
         this.queues = queues;
         this.messages = messages;
@@ -68,7 +69,7 @@ class SocketActions {
         this.subscriptions = subscriptions;
         this.purges = purges;
         this.socketSubscriptions = socketSubscriptions;
-        this.tenancy = tenancy;
+        this.authentication = authentication;
         this.config = config;
     }
 
@@ -101,7 +102,7 @@ class SocketActions {
     }
 
     private static SocketAnswer refusal(Throwable failure) {
-        if (failure instanceof SocketSession.NotAuthenticated) {
+        if (failure instanceof SocketAuthentication.NotAuthenticated) {
             return SocketAnswer.error(403, "Not authentified.");
         }
         if (failure instanceof Refused refused) {
@@ -127,20 +128,27 @@ class SocketActions {
     private Uni<SocketAnswer> dispatch(SocketSession session, SocketRequest request, ProjectAdmission admission) {
         String action = request.actionName();
         if (FrameSchema.AUTHENTICATE.equals(action)) {
-            return authenticate(request);
+            // Zaqar's schema: the token and the project (which the token must grant).
+            if (!FrameSchema.hasHeaders(request, FrameSchema.AUTH_TOKEN, FrameSchema.PROJECT_ID)) {
+                throw schemaFailure();
+            }
+            return authentication.authenticate(session, request);
         }
         if (action == null || !(FrameSchema.SERVED.containsKey(action) || FrameSchema.UNSERVED.contains(action))) {
             throw new Refused(SocketAnswer.error(400, request.actionAsPython() + " is not a valid action"));
         }
-        // Token mode: nothing is served before the socket authenticates (Zaqar's order: before the schema).
-        session.callerFor(request, tenancy);
         if (FrameSchema.UNSERVED.contains(action)) {
+            // Token mode: refused before authentication, as every action; then not served, for anyone.
+            authentication.callerFor(session, request);
             return Uni.createFrom().item(unserved(action));
         }
-        if (!FrameSchema.valid(request, FrameSchema.SERVED.get(action))) {
+        // Zaqar's order: the schema, then who is calling (a grant is read on the frame's action and queue_name).
+        if (!FrameSchema.valid(
+                request, FrameSchema.SERVED.get(action), authentication.projectHeaderRequired(session))) {
             throw schemaFailure();
         }
-        String project = session.projectFor(request, tenancy);
+        Caller caller = authentication.callerFor(session, request);
+        String project = Projects.required(caller.project());
         if (!admission.admit(session, project)) {
             throw new TooManySockets(project);
         }
@@ -214,24 +222,7 @@ class SocketActions {
         }
     }
 
-    // ---- authentication and the actions Zaqar declares but does not serve
-
-    private Uni<SocketAnswer> authenticate(SocketRequest request) {
-        if (!FrameSchema.hasHeaders(request, FrameSchema.AUTH_TOKEN, FrameSchema.PROJECT_ID)) {
-            throw schemaFailure();
-        }
-        if (tenancy.tokensRequired()) {
-            // The token check of the HTTP edge is to be plugged in here (SocketSession.callerFor).
-            return Uni.createFrom()
-                    .item(SocketAnswer.error(
-                            501,
-                            "Authentication over the websocket is not served yet; use the HTTP API with the token."));
-        }
-        // With authentication off there is nothing to check: every frame names its project (Zaqar 15 crashes here).
-        ObjectNode body = FrameCodec.object();
-        body.put("message", "Authentified.");
-        return Uni.createFrom().item(new SocketAnswer(200, body));
-    }
+    // ---- the actions Zaqar declares but does not serve
 
     private static SocketAnswer unserved(String action) {
         return SocketAnswer.error(

@@ -39,12 +39,32 @@ record SocketAnswer(int status, JsonNode body) {
         ObjectNode echoed = FrameCodec.object();
         echoed.set("action", request.action() == null ? echoed.nullNode() : request.action());
         echoed.set("body", request.body() == null ? FrameCodec.object() : request.body());
-        echoed.set("headers", request.headers() == null || !echoHeaders ? FrameCodec.object() : request.headers());
+        echoed.set(
+                "headers", request.headers() == null || !echoHeaders ? FrameCodec.object() : echoed(request.headers()));
         echoed.put("api", "v2");
         ObjectNode frame = FrameCodec.object();
         frame.set("request", echoed);
         frame.set("body", body);
         frame.putObject("headers").put("status", status);
         return frame;
+    }
+
+    /**
+     * The request's headers as echoed: all but a token ({@code X-Auth-Token}, however spelt), which is never sent
+     * back.
+     */
+    private static JsonNode echoed(JsonNode headers) {
+        if (!(headers instanceof ObjectNode object)) {
+            return headers;
+        }
+        ObjectNode copy = null;
+        for (var names = object.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (name.equalsIgnoreCase(FrameSchema.AUTH_TOKEN)) {
+                copy = copy == null ? object.deepCopy() : copy;
+                copy.remove(name);
+            }
+        }
+        return copy == null ? headers : copy;
     }
 }

@@ -41,6 +41,11 @@ record SocketRequest(JsonNode action, JsonNode body, JsonNode headers, boolean b
         return value != null && value.isTextual() ? value.textValue() : null;
     }
 
+    /** Whether the headers hold {@code name}, whatever its value. */
+    boolean hasHeader(String name) {
+        return headers instanceof ObjectNode object && object.has(name);
+    }
+
     /** The action as Zaqar prints it in "... is not a valid action": Python's spelling of the value. */
     String actionAsPython() {
         if (action == null || action.isNull()) {

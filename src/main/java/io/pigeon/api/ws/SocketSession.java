@@ -1,10 +1,9 @@
 package io.pigeon.api.ws;
 
 import io.pigeon.subscription.SocketSubscriptions;
-import io.pigeon.tenancy.Caller;
-import io.pigeon.tenancy.Projects;
-import io.pigeon.tenancy.TokenTenancy;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.websockets.next.WebSocketConnection;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Queue;
@@ -13,9 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * What Pigeon knows of one open socket: who is calling ({@link #callerFor}), the frames waiting for their answers
- * (answered one at a time, in order), the projects it acted for (counted against each project's socket bound), its
- * inbox for the notifications of the subscriptions it made for itself, and when the client was last heard.
+ * What Pigeon knows of one open socket: the token it authenticated with ({@link SocketAuthentication}), the frames
+ * waiting for their answers (answered one at a time, in order), the projects it acted for (counted against each
+ * project's socket bound), its inbox for the notifications of the subscriptions it made for itself, and when the
+ * client was last heard.
  */
 final class SocketSession {
 
@@ -31,11 +31,8 @@ final class SocketSession {
     private volatile long lastHeard = System.nanoTime();
     private volatile boolean subscribed;
 
-    /**
-     * The authenticated caller, once the socket has authenticated (token mode); null before. With authentication
-     * off, each frame's own headers name its caller.
-     */
-    private Caller authenticated;
+    /** The token the socket authenticated with (OIDC mode); null before, and once it expired. */
+    private Authentication authentication;
 
     SocketSession(WebSocketConnection connection, int maxPendingNotificationBytes) {
         this.connection = connection;
@@ -50,31 +47,36 @@ final class SocketSession {
         return inbox;
     }
 
-    /** Refused when the socket is not authenticated (token mode): Zaqar's 403 "Not authentified.". */
-    static final class NotAuthenticated extends RuntimeException {
-        NotAuthenticated() {
-            super("Not authentified.", null, false, false);
-        }
-    }
-
     /**
-     * The caller a frame acts as. With authentication off, the project its {@code X-Project-ID} names, through the
-     * same tenancy rule as an HTTP request's header (and its {@code X-Roles}, believed only where the operator says
-     * so). In token mode, the caller the socket authenticated as; none yet: {@link NotAuthenticated}.
+     * A token the socket authenticated with: the identity Quarkus OIDC made of it, when it expires (null when the
+     * token does not say), and the timer that closes the socket then (-1: none).
      */
-    synchronized Caller callerFor(SocketRequest request, TokenTenancy tenancy) {
-        if (tenancy.tokensRequired()) {
-            if (authenticated == null) {
-                throw new NotAuthenticated();
-            }
-            return authenticated;
+    record Authentication(SecurityIdentity identity, Instant expires, long timer) {
+
+        boolean expired(Instant now) {
+            return expires != null && !now.isBefore(expires);
         }
-        return tenancy.unauthenticated(request.header(FrameSchema.PROJECT_ID), request.header("X-Roles"));
     }
 
-    /** The project a frame acts for: its caller's, which must be named (as every v2 call must). */
-    String projectFor(SocketRequest request, TokenTenancy tenancy) {
-        return Projects.required(callerFor(request, tenancy).project());
+    /** The socket's token; null when it has authenticated with none (or it expired). */
+    synchronized Authentication authentication() {
+        return authentication;
+    }
+
+    /** The socket acts with {@code next} from now on (null: with none); the one it replaces is returned. */
+    synchronized Authentication authenticated(Authentication next) {
+        Authentication previous = authentication;
+        authentication = next;
+        return previous;
+    }
+
+    /** The timer of a token fired: true when that token was still the socket's (it no longer is). */
+    synchronized boolean expire(long timer) {
+        if (authentication == null || authentication.timer() != timer) {
+            return false;
+        }
+        authentication = null;
+        return true;
     }
 
     /**

@@ -42,13 +42,20 @@ public class SocketTransport {
     private final Map<String, Integer> projectSockets = new HashMap<>();
 
     private final SocketActions actions;
+    private final SocketAuthentication authentication;
     private final SocketSubscriptions socketSubscriptions;
     private final PigeonConfig.Websocket limits;
     private final Vertx vertx;
     private final long maxMessageBytes;
 
-    SocketTransport(SocketActions actions, SocketSubscriptions socketSubscriptions, PigeonConfig config, Vertx vertx) {
+    SocketTransport(
+            SocketActions actions,
+            SocketAuthentication authentication,
+            SocketSubscriptions socketSubscriptions,
+            PigeonConfig config,
+            Vertx vertx) {
         this.actions = actions;
+        this.authentication = authentication;
         this.socketSubscriptions = socketSubscriptions;
         this.limits = config.websocket();
         this.vertx = vertx;
@@ -120,6 +127,7 @@ public class SocketTransport {
         if (session == null) {
             return;
         }
+        authentication.closed(session);
         synchronized (projectSockets) {
             for (String project : session.projects()) {
                 projectSockets.computeIfPresent(project, (name, count) -> count > 1 ? count - 1 : null);
@@ -203,9 +211,11 @@ public class SocketTransport {
         if (!connection.isOpen()) {
             return Uni.createFrom().voidItem();
         }
-        // authenticate's answer does not echo its headers, which hold the token.
-        boolean echoHeaders = !FrameSchema.AUTHENTICATE.equals(request.actionName()) || answer.status() == 400;
-        ObjectNode frame = answer.envelope(request, echoHeaders);
+        // authenticate's answer echoes neither body nor headers, as Zaqar's (but for a schema failure); no answer
+        // echoes a token (SocketAnswer.envelope).
+        ObjectNode frame = FrameSchema.AUTHENTICATE.equals(request.actionName()) && answer.status() != 400
+                ? answer.envelope(new SocketRequest(request.action(), null, null, request.binary()), false)
+                : answer.envelope(request, true);
         try {
             return request.binary()
                     ? connection.sendBinary(FrameCodec.writeBinary(frame))

@@ -1,0 +1,238 @@
+package io.pigeon.api.ws;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.SignedRequests;
+import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.Caller;
+import io.pigeon.tenancy.SignedTarget;
+import io.pigeon.tenancy.SignedUrls;
+import io.pigeon.tenancy.TokenTenancy;
+import io.pigeon.tenancy.Unauthenticated;
+import io.quarkus.oidc.AccessTokenCredential;
+import io.quarkus.oidc.TenantIdentityProvider;
+import io.quarkus.oidc.TokenIntrospection;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+
+/**
+ * Who a frame acts as, with the HTTP edge's rules ({@code io.pigeon.api.Authentication}). With authentication off,
+ * the frame's own {@code X-Project-ID} (and {@code X-Roles} where the operator believes it). In OIDC mode the socket
+ * authenticates once with {@code authenticate} and its bearer token in {@code X-Auth-Token}: the token is checked by
+ * Quarkus OIDC exactly as an HTTP bearer token is (signature, issuer, audience, expiry), and each later frame is
+ * admitted by {@link TokenTenancy} on that token's projects and roles, as an HTTP request is. Until then only a
+ * message action carrying a valid pre-signed grant for its queue is served. The socket is closed (4003) when the
+ * token expires.
+ */
+@ApplicationScoped
+class SocketAuthentication {
+
+    /** Zaqar's close code for a socket whose token expired. */
+    static final int AUTHENTICATION_EXPIRED = 4003;
+
+    static final String SIGNATURE = SignedRequests.SIGNATURE;
+
+    /**
+     * The HTTP method each message action stands for when a grant is checked (Zaqar's handler maps them the same
+     * way); no other action can be opened by a grant.
+     */
+    private static final Map<String, String> GRANTED_METHODS = Map.of(
+            "message_list", "GET",
+            "message_get", "GET",
+            "message_get_many", "GET",
+            "message_post", "POST",
+            "message_delete", "DELETE",
+            "message_delete_many", "DELETE");
+
+    private final TokenTenancy tenancy;
+    private final SignedUrls signedUrls;
+    private final Instance<TenantIdentityProvider> identities;
+    private final Vertx vertx;
+
+    SocketAuthentication(
+            TokenTenancy tenancy, SignedUrls signedUrls, Instance<TenantIdentityProvider> identities, Vertx vertx) {
+        this.tenancy = tenancy;
+        this.signedUrls = signedUrls;
+        this.identities = identities;
+        this.vertx = vertx;
+    }
+
+    /** Refused when the socket is not authenticated (token mode): Zaqar's 403 "Not authentified.". */
+    static final class NotAuthenticated extends RuntimeException {
+        NotAuthenticated() {
+            super("Not authentified.", null, false, false);
+        }
+    }
+
+    /**
+     * Whether a served action's frame must name its project in {@code X-Project-ID} (Zaqar's schema): not once the
+     * socket holds a token, which may name the project itself (a token granting exactly one), as over HTTP.
+     */
+    boolean projectHeaderRequired(SocketSession session) {
+        return !tenancy.tokensRequired() || session.authentication() == null;
+    }
+
+    /**
+     * The caller a frame acts as. Token mode: a frame carrying a grant ({@code URL-Signature}) is decided by the
+     * grant alone, as an HTTP request carrying one is; any other by the socket's token, for the project the frame
+     * names; none yet (or expired): {@link NotAuthenticated}.
+     */
+    Caller callerFor(SocketSession session, SocketRequest request) {
+        if (!tenancy.tokensRequired()) {
+            return tenancy.unauthenticated(request.header(FrameSchema.PROJECT_ID), request.header("X-Roles"));
+        }
+        if (request.hasHeader(SIGNATURE)) {
+            return granted(request).orElseThrow(NotAuthenticated::new);
+        }
+        SocketSession.Authentication authentication = session.authentication();
+        if (authentication == null || authentication.expired(Instant.now())) {
+            throw new NotAuthenticated();
+        }
+        return tenancy.admit(authentication.identity(), request.header(FrameSchema.PROJECT_ID), true);
+    }
+
+    /**
+     * The caller a pre-signed grant admits this frame as: the grant's project (never the operator), when the action
+     * is a message action whose method the grant names, on the queue the frame names, and the signature holds. The
+     * grant's methods and paths may come as Zaqar's websocket clients send them (arrays) or as HTTP headers (text
+     * joined with commas).
+     */
+    private Optional<Caller> granted(SocketRequest request) {
+        String method = GRANTED_METHODS.get(request.actionName());
+        String queue = request.text("queue_name");
+        if (method == null || queue == null) {
+            return Optional.empty();
+        }
+        SignedUrls.Presented presented = new SignedUrls.Presented(
+                request.header(SIGNATURE),
+                request.header("URL-Expires"),
+                joined(request, "URL-Methods"),
+                joined(request, "URL-Paths"),
+                request.header(FrameSchema.PROJECT_ID));
+        SignedTarget target = SignedTarget.of("v2", "queues", queue, SignedTarget.Kind.MESSAGES);
+        if (presented.expires() == null || !signedUrls.admits(presented, method, target)) {
+            return Optional.empty();
+        }
+        return Optional.of(Caller.signed(presented.project(), SignedUrls.expiryOf(presented)));
+    }
+
+    /** A list header: a string as sent, or an array of strings joined with commas; null otherwise. */
+    private static String joined(SocketRequest request, String name) {
+        JsonNode value = request.headers() instanceof ObjectNode headers ? headers.get(name) : null;
+        if (value == null) {
+            return null;
+        }
+        if (value.isTextual()) {
+            return value.textValue();
+        }
+        if (!value.isArray() || value.isEmpty()) {
+            return null;
+        }
+        StringBuilder joined = new StringBuilder();
+        for (JsonNode item : value) {
+            if (!item.isTextual()) {
+                return null;
+            }
+            joined.append(joined.isEmpty() ? "" : ",").append(item.textValue());
+        }
+        return joined.toString();
+    }
+
+    /**
+     * Zaqar's {@code authenticate}. With authentication off there is nothing to check (every frame names its
+     * project; Zaqar 15 crashes here). In OIDC mode the token is checked as HTTP checks a bearer token and must grant
+     * the project the frame names; the socket then acts with that token (replacing one it held) until it expires. A
+     * token that fails leaves the socket as it was.
+     */
+    Uni<SocketAnswer> authenticate(SocketSession session, SocketRequest request) {
+        if (!tenancy.tokensRequired()) {
+            return Uni.createFrom().item(authentified());
+        }
+        String token = request.header(FrameSchema.AUTH_TOKEN).trim();
+        if (token.isEmpty()) {
+            return Uni.createFrom().item(failed());
+        }
+        return Uni.createFrom()
+                .deferred(() -> identities.get().authenticate(new AccessTokenCredential(token)))
+                .map(identity -> {
+                    // The token's projects and roles alone decide: the project the frame names must be one of them.
+                    tenancy.admit(identity, request.header(FrameSchema.PROJECT_ID), true);
+                    bind(session, identity);
+                    return authentified();
+                })
+                .onFailure(failure ->
+                        failure instanceof AuthenticationFailedException || failure instanceof Unauthenticated)
+                .recoverWithItem(SocketAuthentication::failed)
+                // Anything else but a refusal of the project means the token could not be checked (the provider
+                // cannot be reached): as HTTP, the client is told to try again.
+                .onFailure(failure -> !(failure instanceof Rejection))
+                .recoverWithItem(() -> SocketAnswer.exception(
+                        503,
+                        "The identity provider cannot be reached to check the bearer token; try again later.",
+                        "Authentication failed."));
+    }
+
+    /** The socket acts with {@code identity} from now on, until its token expires (then it is closed, 4003). */
+    private void bind(SocketSession session, SecurityIdentity identity) {
+        Instant expires = expiryOf(identity);
+        long timer = expires == null
+                ? -1
+                : vertx.setTimer(
+                        Math.max(1, expires.toEpochMilli() - System.currentTimeMillis()), id -> expired(session, id));
+        SocketSession.Authentication previous =
+                session.authenticated(new SocketSession.Authentication(identity, expires, timer));
+        if (previous != null && previous.timer() >= 0) {
+            vertx.cancelTimer(previous.timer());
+        }
+        if (!session.connection().isOpen()) {
+            // Closed while the token was being checked: nothing is left to watch.
+            closed(session);
+        }
+    }
+
+    private static void expired(SocketSession session, long timer) {
+        if (session.expire(timer)) {
+            SocketTransport.close(session.connection(), AUTHENTICATION_EXPIRED, "Authentication expired.");
+        }
+    }
+
+    /** The socket is gone: the expiry of its token is no longer watched. */
+    void closed(SocketSession session) {
+        SocketSession.Authentication forgotten = session.authenticated(null);
+        if (forgotten != null && forgotten.timer() >= 0) {
+            vertx.cancelTimer(forgotten.timer());
+        }
+    }
+
+    /** When the token expires: a JWT's {@code exp}, or what the provider's introspection said of an opaque one. */
+    private static Instant expiryOf(SecurityIdentity identity) {
+        if (identity.getPrincipal() instanceof JsonWebToken jwt && jwt.getExpirationTime() > 0) {
+            return Instant.ofEpochSecond(jwt.getExpirationTime());
+        }
+        if (identity.getAttribute("introspection") instanceof TokenIntrospection introspection) {
+            Long exp = introspection.getLong("exp");
+            if (exp != null && exp > 0) {
+                return Instant.ofEpochSecond(exp);
+            }
+        }
+        return null;
+    }
+
+    private static SocketAnswer authentified() {
+        ObjectNode body = FrameCodec.object();
+        body.put("message", "Authentified.");
+        return new SocketAnswer(200, body);
+    }
+
+    private static SocketAnswer failed() {
+        return SocketAnswer.error(401, "Authentication failed.");
+    }
+}

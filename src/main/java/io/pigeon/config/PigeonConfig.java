@@ -466,7 +466,7 @@ public interface PigeonConfig {
         int maxFramesInFlight();
 
         /** Open sockets on one replica; past it the upgrade is refused with 503. */
-        @WithDefault("10000")
+        @WithDefault("3000")
         int maxSockets();
 
         /**

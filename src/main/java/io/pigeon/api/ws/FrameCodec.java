@@ -66,10 +66,35 @@ final class FrameCodec {
                 throw new Undecodable(
                         "Can't decode binary (MessagePack) request. It nests deeper than " + MAX_DEPTH + " levels.");
             }
+            if (holdsWhatJsonCannot(node)) {
+                throw new Undecodable("Can't decode binary (MessagePack) request. It holds a value that JSON has no "
+                        + "spelling for (binary, an extension type, NaN or an infinity).");
+            }
             return node;
         } catch (IOException | RuntimeException e) {
             throw new Undecodable("Can't decode binary (MessagePack) request. " + reason(e));
         }
+    }
+
+    /**
+     * Whether the document holds a value that a JSON document cannot: every message body and metadata is stored and
+     * read back as JSON, so such a value would come back as something else (binary as base64 text, NaN as a string)
+     * or not at all (an extension type).
+     */
+    private static boolean holdsWhatJsonCannot(JsonNode document) {
+        Deque<JsonNode> pending = new ArrayDeque<>();
+        pending.push(document);
+        while (!pending.isEmpty()) {
+            JsonNode next = pending.pop();
+            if (next.isBinary() || next.isPojo()) {
+                return true;
+            }
+            if (next.isFloatingPointNumber() && !Double.isFinite(next.doubleValue())) {
+                return true;
+            }
+            next.forEach(pending::push);
+        }
+        return false;
     }
 
     /**

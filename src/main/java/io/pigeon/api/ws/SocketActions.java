@@ -540,6 +540,7 @@ class SocketActions {
                     ? new SubscriptionService.Fields(null, null, null)
                     : SubscriptionReader.fields(document);
             SocketSession session = call.session();
+            session.subscribing();
             created = socketSubscriptions
                     .subscribe(
                             call.project(),

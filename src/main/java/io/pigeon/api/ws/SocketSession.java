@@ -28,6 +28,9 @@ final class SocketSession {
     private final Set<String> projects = new HashSet<>();
     private boolean answering;
     private int inFlight;
+    /** Guarded by {@code this}: frames came past the bound of frames in flight; the socket is closing. */
+    private boolean refusing;
+
     private volatile long lastHeard = System.nanoTime();
     private volatile boolean subscribed;
 
@@ -106,6 +109,9 @@ final class SocketSession {
     boolean received(Runnable answer, int max) {
         lastHeard = System.nanoTime();
         synchronized (this) {
+            if (refusing) {
+                return true; // past the bound already: the socket closes once the frames taken are answered
+            }
             if (inFlight >= max) {
                 return false;
             }
@@ -118,6 +124,24 @@ final class SocketSession {
         }
         answer.run();
         return true;
+    }
+
+    /**
+     * Past the bound of frames in flight: no frame is taken any more, and {@code close} runs once every frame taken
+     * before has been answered, so that a client learns the outcome of each frame that was carried out.
+     */
+    void refuseAfterAnswers(Runnable close) {
+        synchronized (this) {
+            if (refusing) {
+                return;
+            }
+            refusing = true;
+            if (answering) {
+                waiting.add(close);
+                return;
+            }
+        }
+        close.run();
     }
 
     /** The answer of the oldest frame was sent (or the socket is gone): the next frame's turn. */
@@ -141,6 +165,14 @@ final class SocketSession {
 
     long lastHeardNanos() {
         return lastHeard;
+    }
+
+    /**
+     * The socket asks to subscribe itself: from now on its close must forget its subscriptions, even when it closes
+     * before the subscription is stored (the push then deletes the row it stores).
+     */
+    void subscribing() {
+        subscribed = true;
     }
 
     /** The socket subscribed itself to a queue: its notifications take the encoding of that request frame. */

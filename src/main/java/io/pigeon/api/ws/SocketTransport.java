@@ -169,10 +169,10 @@ public class SocketTransport {
             return;
         }
         if (!session.received(() -> answer(session, frame, binary), limits.maxFramesInFlight())) {
-            close(
+            session.refuseAfterAnswers(() -> close(
                     connection,
                     POLICY_VIOLATION,
-                    "Too many frames in flight: at most " + limits.maxFramesInFlight() + ".");
+                    "Too many frames in flight: at most " + limits.maxFramesInFlight() + "."));
         }
     }
 

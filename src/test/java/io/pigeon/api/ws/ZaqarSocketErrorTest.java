@@ -2,6 +2,7 @@ package io.pigeon.api.ws;
 
 import static io.pigeon.api.ws.SocketClient.body;
 import static io.pigeon.api.ws.SocketClient.frame;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,7 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
+import org.msgpack.core.MessageBufferPacker;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessagePacker;
 
 /**
  * Zaqar's error answers (§7 of the reference): undecodable frames, non-object frames, unknown actions, schema
@@ -263,6 +268,54 @@ class ZaqarSocketErrorTest {
         try (SocketClient socket = SocketClient.open()) {
             socket.sendText("{\"action\": \"queue_list\", \"x\": \"" + "a".repeat(1_100_000) + "\"}");
             assertEquals(1009, socket.closeCode());
+        }
+    }
+
+    /**
+     * MessagePack can spell what JSON cannot (binary, extension types, NaN): such a frame is refused whole, since every
+     * body is stored and read back as JSON and would come back as something else.
+     */
+    @Test
+    void messagePackValuesThatJsonCannotHoldAreRefused() throws Exception {
+        List<Consumer<MessagePacker>> bodies = List.of(
+                packer -> uncheck(
+                        () -> packer.packExtensionTypeHeader((byte) 5, 3).writePayload(new byte[] {1, 2, 3})),
+                packer -> uncheck(() -> packer.packBinaryHeader(2).writePayload(new byte[] {0, -1})),
+                packer -> uncheck(() -> packer.packDouble(Double.NaN)),
+                packer -> uncheck(() -> packer.packDouble(Double.NEGATIVE_INFINITY)));
+        try (SocketClient socket = SocketClient.open()) {
+            for (Consumer<MessagePacker> body : bodies) {
+                MessageBufferPacker packer = MessagePack.newDefaultBufferPacker();
+                packer.packMapHeader(3);
+                packer.packString("action").packString("message_post");
+                packer.packString("headers").packMapHeader(2);
+                packer.packString("Client-ID").packString("3381af92-2b9e-11e3-b191-71861300734c");
+                packer.packString("X-Project-ID").packString(project);
+                packer.packString("body").packMapHeader(2);
+                packer.packString("queue_name").packString("unspellable");
+                packer.packString("messages").packArrayHeader(1).packMapHeader(2);
+                packer.packString("ttl").packInt(60);
+                packer.packString("body");
+                body.accept(packer);
+                socket.sendBinary(packer.toByteArray());
+                var answer = socket.next();
+                assertEquals(400, answer.status(), answer.document().toString());
+            }
+            // The socket still answers, and nothing was stored.
+            assertEquals(200, socket.call(frame("queue_list", project, body())).status());
+        }
+        Api.as(project).get("/v2/queues/unspellable/stats").then().body("messages.total", equalTo(0));
+    }
+
+    private interface Packing {
+        void pack() throws Exception;
+    }
+
+    private static void uncheck(Packing packing) {
+        try {
+            packing.pack();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 }

@@ -2,13 +2,16 @@ package io.pigeon.api.ws;
 
 import static io.pigeon.api.ws.SocketClient.body;
 import static io.pigeon.api.ws.SocketClient.frame;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import java.net.http.WebSocketHandshakeException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -51,17 +54,33 @@ class ZaqarSocketLimitsTest {
     }
 
     @Test
-    void framesBeyondTheInFlightBoundCloseTheSocket() {
+    void framesBeyondTheInFlightBoundCloseTheSocketAfterTheTakenFramesAreAnswered() {
+        int answered = 0;
         try (SocketClient socket = SocketClient.open()) {
             for (int i = 0; i < 200 && !socket.closedByServer(); i++) {
                 try {
-                    socket.send(frame("queue_get_stats", project, body().put("queue_name", "busy")));
+                    socket.send(frame(
+                            "message_post",
+                            project,
+                            body().put("queue_name", "busy")
+                                    .set(
+                                            "messages",
+                                            SocketClient.JSON.createArrayNode().add(body().put("body", i)))));
                 } catch (CompletionException closed) {
                     break;
                 }
             }
             assertEquals(1008, socket.closeCode());
+            // Every frame carried out was answered before the close: the client knows which posts landed.
+            for (var frame = socket.poll(Duration.ofSeconds(1));
+                    frame != null;
+                    frame = socket.poll(Duration.ofSeconds(1))) {
+                assertEquals(201, frame.status(), frame.document().toString());
+                answered++;
+            }
         }
+        assertTrue(answered >= 1, "no frame was answered before the close");
+        Api.as(project).get("/v2/queues/busy/stats").then().body("messages.total", equalTo(answered));
     }
 
     @Test

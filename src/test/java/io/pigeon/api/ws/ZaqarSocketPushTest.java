@@ -86,6 +86,23 @@ class ZaqarSocketPushTest {
         Api.as(project).get("/v2/queues/closing/subscriptions").then().body("subscriptions", empty());
     }
 
+    /** A socket that closes before its subscription is answered (stored or not yet) leaves nothing behind. */
+    @Test
+    void aSocketClosedWhileSubscribingLeavesNoSubscription() {
+        for (int i = 0; i < 20; i++) {
+            try (SocketClient socket = SocketClient.open()) {
+                socket.send(frame("subscription_create", project, body().put("queue_name", "hasty")));
+            }
+        }
+        Eventually.await("the subscriptions of closed sockets deleted", Duration.ofSeconds(15), () -> Api.as(project)
+                .get("/v2/queues/hasty/subscriptions")
+                .then()
+                .extract()
+                .jsonPath()
+                .getList("subscriptions")
+                .isEmpty());
+    }
+
     private static void post(String project, String document) {
         Api.as(project)
                 .contentType("application/json")

@@ -128,6 +128,7 @@ class DatabaseSessionTest {
                 .addBoolean(false)
                 .addString(null)
                 .addBoolean(false)
-                .addString("bytes quota");
+                .addString("bytes quota")
+                .addBoolean(false); // mail not sent
     }
 }

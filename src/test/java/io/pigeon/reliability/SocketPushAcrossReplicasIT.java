@@ -2,6 +2,7 @@ package io.pigeon.reliability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,6 +12,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,7 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -118,6 +123,49 @@ class SocketPushAcrossReplicasIT {
         }
     }
 
+    /**
+     * SIGTERM on a replica that has served sockets: the open one is closed at once with 1001, a new upgrade is refused
+     * (503), and the replica stops after its shutdown delay (5 s) instead of waiting its whole shutdown timeout (set
+     * to 60 s here) for the requests that were upgraded to sockets and never "end".
+     */
+    @Test
+    void aStoppingReplicaClosesItsSocketsAndDoesNotWaitForThem() throws Exception {
+        Map<String, String> config = new HashMap<>(new PostgresResource().start());
+        config.put("quarkus.shutdown.timeout", "60s");
+        Replica replica = Replica.start("stopping", config);
+        try {
+            replica.awaitReady();
+            Frames closedBefore = Frames.open(replica, http);
+            closedBefore.call(list());
+            closedBefore.close();
+            Frames open = Frames.open(replica, http);
+            open.call(list());
+
+            long stopped = System.nanoTime();
+            replica.process().destroy();
+            assertEquals(1001, open.closedWith().get(5, TimeUnit.SECONDS), "the open socket's close code");
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> Frames.open(replica, http));
+            assertTrue(
+                    refused.getCause() instanceof WebSocketHandshakeException handshake
+                            && handshake.getResponse().statusCode() == 503,
+                    "an upgrade during shutdown: " + refused.getCause());
+            assertTrue(replica.process().waitFor(30, TimeUnit.SECONDS), "the replica did not stop within 30 s");
+            double seconds = (System.nanoTime() - stopped) / 1e9;
+            String log = Files.readString(replica.log());
+            assertTrue(
+                    !log.contains("Timed out waiting for graceful shutdown") && !log.contains("Error Occurred After"),
+                    "shutdown waited for its timeout or failed after it:\n" + log);
+            System.out.printf("a replica that served 2 sockets stopped %.1f s after SIGTERM%n", seconds);
+        } finally {
+            replica.kill();
+        }
+    }
+
+    private String list() {
+        return "{\"action\": \"queue_list\", \"headers\": {\"Client-ID\": \"" + UUID.randomUUID()
+                + "\", \"X-Project-ID\": \"" + project + "\"}}";
+    }
+
     private String subscribe() {
         return "{\"action\": \"subscription_create\", \"headers\": {\"Client-ID\": \"" + UUID.randomUUID()
                 + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {\"queue_name\": \"" + QUEUE
@@ -141,10 +189,11 @@ class SocketPushAcrossReplicasIT {
     }
 
     /** A websocket to one replica and the text frames it received, in order. */
-    private record Frames(WebSocket socket, BlockingQueue<String> received) {
+    private record Frames(WebSocket socket, BlockingQueue<String> received, CompletableFuture<Integer> closedWith) {
 
         static Frames open(Replica replica, HttpClient http) throws Exception {
             BlockingQueue<String> received = new LinkedBlockingQueue<>();
+            CompletableFuture<Integer> closedWith = new CompletableFuture<>();
             WebSocket socket = http.newWebSocketBuilder()
                     .buildAsync(URI.create("ws://127.0.0.1:" + replica.port() + "/"), new WebSocket.Listener() {
                         private final StringBuilder partial = new StringBuilder();
@@ -159,9 +208,15 @@ class SocketPushAcrossReplicasIT {
                             webSocket.request(1);
                             return null;
                         }
+
+                        @Override
+                        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+                            closedWith.complete(statusCode);
+                            return null;
+                        }
                     })
                     .get(10, TimeUnit.SECONDS);
-            return new Frames(socket, received);
+            return new Frames(socket, received, closedWith);
         }
 
         JsonNode call(String frame) throws Exception {

@@ -47,6 +47,8 @@ public class SocketTransport {
     private final PigeonConfig.Websocket limits;
     private final Vertx vertx;
     private final long maxMessageBytes;
+    /** Set once the replica starts shutting down: no socket is taken any more. */
+    private volatile boolean stopping;
 
     SocketTransport(
             SocketActions actions,
@@ -69,15 +71,31 @@ public class SocketTransport {
     }
 
     /**
-     * Closes every socket (1001) when the replica starts shutting down: an open socket is a request that never ends,
-     * which graceful shutdown would otherwise wait for until its timeout. Clients reconnect to another replica.
+     * Closes every socket (1001) when the replica starts shutting down, and takes no new one: readiness is already
+     * down, so clients reconnect to another replica. Each closed socket ends its upgraded request
+     * ({@link UpgradedRequests}), so graceful shutdown does not wait for its timeout because of sockets.
      */
-    void stop(@Observes ShutdownDelayInitiatedEvent stopping) {
+    void stop(@Observes ShutdownDelayInitiatedEvent shutdown) {
+        stopping = true;
         closeAll();
     }
 
-    void stop(@Observes ShutdownEvent stopping) {
+    /**
+     * Without a shutdown delay this is the first word of shutdown. It waits (boundedly) for the close frames to go out
+     * while the beans the sockets' callbacks need still exist.
+     */
+    void stop(@Observes ShutdownEvent shutdown) {
+        stopping = true;
         closeAll();
+        long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        while (!sessions.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private void closeAll() {
@@ -86,9 +104,11 @@ public class SocketTransport {
         }
     }
 
-    /** Whether this replica holds as many sockets as it may: a new one is refused at its upgrade (503). */
+    /**
+     * Whether this replica takes no new socket, being full or shutting down: the upgrade is refused (503).
+     */
     boolean full() {
-        return sessions.size() >= limits.maxSockets();
+        return stopping || sessions.size() >= limits.maxSockets();
     }
 
     /** Open sockets on this replica. */
@@ -97,6 +117,10 @@ public class SocketTransport {
     }
 
     void opened(WebSocketConnection connection) {
+        if (stopping) {
+            close(connection, GOING_AWAY, "The server is shutting down.");
+            return;
+        }
         if (full()) {
             // Raced past the upgrade check with others.
             close(connection, POLICY_VIOLATION, "Too many sockets on this server.");
@@ -123,6 +147,10 @@ public class SocketTransport {
 
     /** The socket is gone: its projects are released and the subscriptions it made for itself deleted. */
     void closed(WebSocketConnection connection) {
+        Runnable endUpgrade = connection.userData().remove(UpgradedRequests.END);
+        if (endUpgrade != null) {
+            endUpgrade.run();
+        }
         SocketSession session = sessions.remove(connection.id());
         if (session == null) {
             return;

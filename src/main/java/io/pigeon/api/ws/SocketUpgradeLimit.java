@@ -4,7 +4,10 @@ import io.quarkus.websockets.next.HttpUpgradeCheck;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 
-/** Refuses a websocket upgrade with 503 while the replica holds {@code pigeon.websocket.max-sockets} sockets. */
+/**
+ * Refuses a websocket upgrade with 503 while the replica holds {@code pigeon.websocket.max-sockets} sockets or is
+ * shutting down; a permitted upgrade keeps the way to end its HTTP request ({@link UpgradedRequests}).
+ */
 @ApplicationScoped
 public class SocketUpgradeLimit implements HttpUpgradeCheck {
 
@@ -16,6 +19,10 @@ public class SocketUpgradeLimit implements HttpUpgradeCheck {
 
     @Override
     public Uni<CheckResult> perform(HttpUpgradeContext context) {
-        return transport.full() ? CheckResult.rejectUpgrade(503) : CheckResult.permitUpgrade();
+        if (transport.full()) {
+            return CheckResult.rejectUpgrade(503);
+        }
+        context.userData().put(UpgradedRequests.END, UpgradedRequests.ender(context.httpRequest()));
+        return CheckResult.permitUpgrade();
     }
 }

@@ -67,6 +67,14 @@ class PathSpellingOidcTest {
                 if (!Set.of(401, 404, 405).contains(answer.status()) || !answer.isErrorDocument()) {
                     failures.add(call.method() + " " + path + " -> " + answer);
                 }
+                if (call.method().equals("GET")) {
+                    // The same GET as a websocket upgrade: authentication still comes first, no socket is opened.
+                    RawHttp.Answer upgrade = RawHttp.upgrade(RestAssured.port, path, headers(null, victim));
+                    sent++;
+                    if (!Set.of(401, 404, 405).contains(upgrade.status()) || !upgrade.isErrorDocument()) {
+                        failures.add("upgrade " + path + " -> " + upgrade);
+                    }
+                }
                 if (path.equals(call.path().split("\\?")[0]) && answer.status() != 401) {
                     failures.add(call.method() + " " + path + " (canonical) -> " + answer + ", expected 401");
                 }
@@ -89,6 +97,12 @@ class PathSpellingOidcTest {
                         RawHttp.send(RestAssured.port, call.method(), path, headers(token, victim), call.body());
                 if (!Set.of(403, 404, 405).contains(answer.status()) || !answer.isErrorDocument()) {
                     failures.add(call.method() + " " + path + " -> " + answer);
+                }
+                if (call.method().equals("GET")) {
+                    RawHttp.Answer upgrade = RawHttp.upgrade(RestAssured.port, path, headers(token, victim));
+                    if (!Set.of(403, 404, 405).contains(upgrade.status()) || !upgrade.isErrorDocument()) {
+                        failures.add("upgrade " + path + " -> " + upgrade);
+                    }
                 }
             }
         }

@@ -1,5 +1,6 @@
 package io.pigeon.testing;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -64,6 +65,60 @@ public final class RawHttp {
             out.write(content);
             out.flush();
             return read(socket.getInputStream(), method.equals("HEAD"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A websocket upgrade request ({@code GET rawPath} with the upgrade headers and {@code headers}): a 101 answer is
+     * returned as soon as its head is read (the socket is then closed); any other answer whole.
+     */
+    public static Answer upgrade(int port, String rawPath, Map<String, String> headers) {
+        StringBuilder head = new StringBuilder("GET ")
+                .append(rawPath)
+                .append(" HTTP/1.1\r\nHost: localhost:")
+                .append(port)
+                .append("\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n")
+                .append("Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n");
+        headers.forEach(
+                (name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        head.append("\r\n");
+        try (Socket socket = new Socket("localhost", port)) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream read = new ByteArrayOutputStream();
+            while (!read.toString(StandardCharsets.ISO_8859_1).contains("\r\n\r\n")) {
+                int b = in.read();
+                if (b < 0) {
+                    break;
+                }
+                read.write(b);
+            }
+            Answer answered = read(new ByteArrayInputStream(read.toByteArray()), true);
+            if (answered.status() == 101) {
+                return answered;
+            }
+            // Anything else is an ordinary answer: read its body by its length (the connection may stay open).
+            String length = answered.header("content-length");
+            if (length != null) {
+                read.write(in.readNBytes(Integer.parseInt(length)));
+            } else if ("chunked".equalsIgnoreCase(answered.header("transfer-encoding"))) {
+                ByteArrayOutputStream chunks = new ByteArrayOutputStream();
+                while (!chunks.toString(StandardCharsets.ISO_8859_1).endsWith("0\r\n\r\n")) {
+                    int b = in.read();
+                    if (b < 0) {
+                        break;
+                    }
+                    chunks.write(b);
+                }
+                read.write(chunks.toByteArray());
+            } else if (answered.status() != 204 && answered.status() != 304) {
+                read.write(in.readAllBytes());
+            }
+            return read(new ByteArrayInputStream(read.toByteArray()), false);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

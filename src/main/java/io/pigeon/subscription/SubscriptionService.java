@@ -179,12 +179,29 @@ public class SubscriptionService {
         Integer ttl = fields.ttl() != null ? ttl(fields.ttl()) : null;
         String options = fields.options() != null ? options(fields.options()) : null;
         return PlacedQueue.of(databases, project, queue)
+                .call(placed -> subscriber == null ? Uni.createFrom().voidItem() : refuseSocketReaddressing(placed, id))
                 .chain(placed -> store.update(placed, id, subscriber, ttl, options)
                         .call(updated -> updated && subscriber != null && confirmations.required()
                                 ? askAgainUnlessConfirmed(placed, id)
                                 : Uni.createFrom().voidItem()))
                 .onFailure(DatabaseFailures::isUniqueViolation)
                 .transform(failure -> duplicate());
+    }
+
+    /**
+     * A websocket's own subscription keeps its socket: given a webhook or mail subscriber, it would keep the socket's
+     * lease and be swept when the socket goes, and the socket would silently stop being pushed to.
+     */
+    private Uni<Void> refuseSocketReaddressing(PlacedQueue queue, long id) {
+        return store.get(queue, id)
+                .invoke(found -> {
+                    if (found.isPresent() && found.get().socket()) {
+                        throw Rejection.invalidRequest(
+                                "subscriber of a websocket's own subscription cannot change: delete it"
+                                        + " and subscribe the new subscriber.");
+                    }
+                })
+                .replaceWithVoid();
     }
 
     /** A subscription given a new subscriber is unconfirmed: the new subscriber is asked, as a new one would be. */

@@ -2,6 +2,7 @@ package io.pigeon.api.ws;
 
 import static io.pigeon.api.ws.SocketClient.body;
 import static io.pigeon.api.ws.SocketClient.frame;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
@@ -14,6 +15,7 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,6 +86,49 @@ class ZaqarSocketPushTest {
                 .getList("subscriptions")
                 .isEmpty());
         Api.as(project).get("/v2/queues/closing/subscriptions").then().body("subscriptions", empty());
+    }
+
+    /**
+     * Over HTTP, a socket's own subscription cannot be given another subscriber (it would keep the socket's lease and
+     * the socket would stop hearing), and nothing about it changes; its ttl can change, and the socket still hears.
+     */
+    @Test
+    void aSocketsSubscriptionCannotBeReaddressedOverHttp() throws Exception {
+        try (SocketClient socket = SocketClient.open()) {
+            assertEquals(
+                    201,
+                    socket.call(frame("subscription_create", project, body().put("queue_name", "pushed")))
+                            .status());
+            String id = Api.as(project)
+                    .get("/v2/queues/pushed/subscriptions")
+                    .then()
+                    .statusCode(200)
+                    .extract()
+                    .path("subscriptions[0].id");
+            for (String subscriber : List.of("http://127.0.0.1:9/hook", "mailto:someone@example.com")) {
+                Api.as(project)
+                        .contentType("application/json")
+                        .body("{\"subscriber\": \"" + subscriber + "\"}")
+                        .patch("/v2/queues/pushed/subscriptions/" + id)
+                        .then()
+                        .statusCode(400)
+                        .body("description", containsString("subscriber"));
+            }
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{\"ttl\": 7200}")
+                    .patch("/v2/queues/pushed/subscriptions/" + id)
+                    .then()
+                    .statusCode(204);
+            Api.as(project)
+                    .get("/v2/queues/pushed/subscriptions/" + id)
+                    .then()
+                    .statusCode(200)
+                    .body("ttl", equalTo(7200))
+                    .body("delivery", equalTo("websocket"));
+            post(project, "{\"messages\": [{\"ttl\": 60, \"body\": \"still\"}]}");
+            assertEquals("still", socket.next().document().path("body").asText());
+        }
     }
 
     /** A socket that closes before its subscription is answered (stored or not yet) leaves nothing behind. */

@@ -2,8 +2,8 @@ package io.pigeon.dispatch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pigeon.json.PythonJson;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -89,9 +89,9 @@ record ZaqarMail(String to, String from, String subject, String text) {
             JsonNode value = document.get(key);
             if (value != null) {
                 text.append(separator);
-                writeString(key, text);
+                PythonJson.writeString(key, text);
                 text.append(": ");
-                write(value, text);
+                PythonJson.write(value, text);
                 separator = ", ";
             }
         }
@@ -101,106 +101,13 @@ record ZaqarMail(String to, String from, String subject, String text) {
                     && !field.getKey().equals("Message_Type")
                     && !field.getKey().equals("queue_name")) {
                 text.append(separator);
-                writeString(field.getKey(), text);
+                PythonJson.writeString(field.getKey(), text);
                 text.append(": ");
-                write(field.getValue(), text);
+                PythonJson.write(field.getValue(), text);
                 separator = ", ";
             }
         }
         return text.append('}').toString();
-    }
-
-    /** {@code value} as Python's {@code json.dumps} writes it (default options: ASCII only, spaced separators). */
-    static String pythonJson(JsonNode value) {
-        StringBuilder text = new StringBuilder();
-        write(value, text);
-        return text.toString();
-    }
-
-    private static void write(JsonNode value, StringBuilder text) {
-        if (value.isObject()) {
-            text.append('{');
-            String separator = "";
-            for (Map.Entry<String, JsonNode> field : value.properties()) {
-                text.append(separator);
-                writeString(field.getKey(), text);
-                text.append(": ");
-                write(field.getValue(), text);
-                separator = ", ";
-            }
-            text.append('}');
-        } else if (value.isArray()) {
-            text.append('[');
-            for (int i = 0; i < value.size(); i++) {
-                if (i > 0) {
-                    text.append(", ");
-                }
-                write(value.get(i), text);
-            }
-            text.append(']');
-        } else if (value.isTextual()) {
-            writeString(value.asText(), text);
-        } else if (value.isFloatingPointNumber()) {
-            text.append(pythonFloat(value.doubleValue()));
-        } else if (value.isNumber()) {
-            text.append(value.bigIntegerValue());
-        } else if (value.isBoolean()) {
-            text.append(value.booleanValue() ? "true" : "false");
-        } else {
-            text.append("null");
-        }
-    }
-
-    private static void writeString(String value, StringBuilder text) {
-        text.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> text.append("\\\"");
-                case '\\' -> text.append("\\\\");
-                case '\n' -> text.append("\\n");
-                case '\r' -> text.append("\\r");
-                case '\t' -> text.append("\\t");
-                case '\b' -> text.append("\\b");
-                case '\f' -> text.append("\\f");
-                default -> {
-                    if (c < 0x20 || c > 0x7e) {
-                        // Python escapes every char outside ASCII (and 0x7f stays as it is, as in Python).
-                        if (c == 0x7f) {
-                            text.append(c);
-                        } else {
-                            text.append(String.format("\\u%04x", (int) c));
-                        }
-                    } else {
-                        text.append(c);
-                    }
-                }
-            }
-        }
-        text.append('"');
-    }
-
-    /** A float as Python's {@code repr}: positional from 1e-4 up to 1e16, else d.ddde+XX. */
-    static String pythonFloat(double value) {
-        if (Double.isNaN(value)) {
-            return "NaN";
-        }
-        if (Double.isInfinite(value)) {
-            return value > 0 ? "Infinity" : "-Infinity";
-        }
-        if (value == 0) {
-            return (1 / value < 0) ? "-0.0" : "0.0";
-        }
-        BigDecimal decimal = new BigDecimal(Double.toString(value)).stripTrailingZeros();
-        String digits = decimal.unscaledValue().abs().toString();
-        int exponent = digits.length() - 1 - decimal.scale();
-        String sign = value < 0 ? "-" : "";
-        if (exponent >= -4 && exponent < 16) {
-            String plain = decimal.abs().toPlainString();
-            return sign + (plain.indexOf('.') < 0 ? plain + ".0" : plain);
-        }
-        String mantissa = digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
-        return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + String.format("%02d", Math.abs(exponent));
     }
 
     /** Zaqar's {@code options.get(key, '')} written into a header: a string as it is, anything else as text. */
@@ -208,7 +115,7 @@ record ZaqarMail(String to, String from, String subject, String text) {
         if (option == null || option.isNull()) {
             return "";
         }
-        return option.isTextual() ? option.asText() : pythonJson(option);
+        return option.isTextual() ? option.asText() : PythonJson.dumps(option);
     }
 
     /**

@@ -39,20 +39,4 @@ class BodyChecksumTest {
     void aNullBodyHasNone() {
         assertNull(BodyChecksum.of("null"));
     }
-
-    @ParameterizedTest(name = "{0}")
-    @CsvSource({
-        "1e16, 1e+16",
-        "1e15, 1000000000000000.0",
-        "0.0001, 0.0001",
-        "1e-05, 1e-05",
-        "123.456, 123.456",
-        "-2.5e-7, -2.5e-07",
-        "1.5e300, 1.5e+300",
-        "100, 100.0",
-        "0.1, 0.1"
-    })
-    void floatsAreWrittenAsPythonReprWritesThem(double value, String python) {
-        assertEquals(python, BodyChecksum.pythonFloat(value));
-    }
 }

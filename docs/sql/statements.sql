@@ -122,6 +122,26 @@ UPDATE messages m SET claim_expires_at = now()
 WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
   AND m.claim_id IS NOT DISTINCT FROM $3;
 
+-- name: ClaimStore.RELEASE_MESSAGES
+WITH c AS (
+    SELECT c.queue_id
+    FROM queues q JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+    WHERE q.project = $1 AND q.name = $2),
+released AS (
+    UPDATE messages m
+    SET claim_id = $5, claim_expires_at = now(),
+        visible_at = CASE WHEN $6::integer > 0 THEN now() + $6::integer * interval '1 second'
+                          ELSE m.visible_at END
+    WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY($4::bigint[])
+      AND m.claim_id IS NOT DISTINCT FROM $3 AND m.claim_expires_at > now() AND m.expires_at > now()
+    RETURNING m.id),
+ended AS (
+    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+    SELECT $5, c.queue_id, 0, 0, now(), ARRAY(SELECT id FROM released ORDER BY id)
+    FROM c
+    WHERE EXISTS (SELECT 1 FROM released))
+SELECT count(*) AS claims FROM c;
+
 -- name: ClaimStore.RENEW
 WITH c AS (
     UPDATE claims c

@@ -2,6 +2,7 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.ClaimReleaseReader;
 import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.read.IncludedFields;
 import io.pigeon.api.read.QueryParamReader;
@@ -24,7 +25,10 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 
-/** The v2 and v1.1 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
+/**
+ * The v2 and v1.1 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release; and Pigeon's
+ * release of single messages of a claim.
+ */
 @Path("/" + DialectPaths.SEGMENT + "/queues/{queue}/claims")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
@@ -118,6 +122,24 @@ public class V2ClaimResource {
             @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         return claims.releaseNamed(project, QueueName.of(queueName), claimId)
+                .map(ignored -> Response.noContent().build());
+    }
+
+    /**
+     * Pigeon's extension: releases single messages of a live claim ({@code {"ids": [...], "delay": seconds}}), free
+     * again at once or after the delay, their claim counts kept; the claim keeps the others. 204; 404 as a renewal's
+     * when the claim is not the caller's or has ended. A path of its own, so a real Zaqar answers it 404.
+     */
+    @POST
+    @Path("{claimId}/release")
+    public Uni<Response> releaseMessages(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("queue") String queueName,
+            @PathParam("claimId") String claimId,
+            byte[] body) {
+        String project = caller.requiredProject();
+        ContentTypes.requireJson(contentType);
+        return claims.releaseMessagesNamed(project, QueueName.of(queueName), claimId, ClaimReleaseReader.read(body))
                 .map(ignored -> Response.noContent().build());
     }
 }

@@ -59,13 +59,13 @@ claimed AS (
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second'
     FROM taken t
     WHERE m.queue_id = t.queue_id AND m.id = t.id
-    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id),
+    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
     FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
     JOIN ranked r ON r.claim_index = h.claim_index)
-SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id
+SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count
 FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
 ORDER BY a.claim_index, c.id;
 
@@ -93,18 +93,18 @@ claimed AS (
         ORDER BY m.claim_expires_at LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $4))
-    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id),
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
     FROM q
     WHERE EXISTS (SELECT 1 FROM claimed))
-SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id
+SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count
 FROM q LEFT JOIN claimed c ON true
 ORDER BY c.id;
 
 -- name: ClaimStore.GET
-SELECT c.ttl AS claim_ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS claim_age, m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+SELECT c.ttl AS claim_ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS claim_age, m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count
 FROM queues q
 JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
 LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
@@ -121,6 +121,26 @@ WITH c AS (
 UPDATE messages m SET claim_expires_at = now()
 WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
   AND m.claim_id IS NOT DISTINCT FROM $3;
+
+-- name: ClaimStore.RELEASE_MESSAGES
+WITH c AS (
+    SELECT c.queue_id
+    FROM queues q JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+    WHERE q.project = $1 AND q.name = $2),
+released AS (
+    UPDATE messages m
+    SET claim_id = $5, claim_expires_at = now(),
+        visible_at = CASE WHEN $6::integer > 0 THEN now() + $6::integer * interval '1 second'
+                          ELSE m.visible_at END
+    WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY($4::bigint[])
+      AND m.claim_id IS NOT DISTINCT FROM $3 AND m.claim_expires_at > now() AND m.expires_at > now()
+    RETURNING m.id),
+ended AS (
+    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+    SELECT $5, c.queue_id, 0, 0, now(), ARRAY(SELECT id FROM released ORDER BY id)
+    FROM c
+    WHERE EXISTS (SELECT 1 FROM released))
+SELECT count(*) AS claims FROM c;
 
 -- name: ClaimStore.RENEW
 WITH c AS (
@@ -518,20 +538,20 @@ SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
 FROM target t;
 
 -- name: MessageStore.GET_BY_IDS
-SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count
 FROM queues q JOIN messages m ON m.queue_id = q.id
 WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
 ORDER BY m.id;
 
 -- name: MessageStore.LIST
 SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
-       m.id, m.ttl, m.age, m.body, m.key_id
+       m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count
 FROM queues q
 CROSS JOIN LATERAL (
     SELECT max(r.id) AS last_id, count(*) AS size
     FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
 LEFT JOIN LATERAL (
-    SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+    SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count
     FROM messages m
     WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
       AND ($5 OR m.client_id <> $4)
@@ -559,7 +579,8 @@ WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(SELECT f.id FROM (
         ORDER BY m.claim_expires_at LIMIT $3
         FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $3))
-RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at;
+RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
+          m.claim_count + 1 AS claim_count;
 
 -- name: MessageStore.POST
 WITH inserted AS (

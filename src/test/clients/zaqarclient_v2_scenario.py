@@ -51,6 +51,8 @@ step('list ttl from the default', all(m.ttl == default_ttl for m in listed))
 claim = queue.claim(ttl=60, grace=60, limit=3)
 claimed = list(claim)
 step('claim', [m.body['n'] for m in claimed] == [0, 1, 2])
+# Message.claim_count: v2 documents carry it, the current claim counted; v1.1's do not unless asked (the default, 0).
+step('claim count', [m.claim_count for m in claimed] == [1 if v2 else 0] * 3)
 step('stats while claimed', queue.stats['messages']['claimed'] == 3)
 
 claim.update(ttl=120, grace=60)
@@ -63,8 +65,9 @@ claim.delete()
 stats = queue.stats['messages']
 step('release claim', stats['claimed'] == 0 and stats['free'] == 11)
 
-popped = queue.pop(count=2)
+popped = list(queue.pop(count=2))
 step('pop', sorted(m.body['n'] for m in popped) == [1, 2])
+step('pop claim count', [m.claim_count for m in popped] == [2 if v2 else 0] * 2)
 step('stats after pop', queue.stats['messages']['total'] == 9)
 
 # Get-many by ids: the client sends ids=a&ids=b&ids=c (the repeated form).

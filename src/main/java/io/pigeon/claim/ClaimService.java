@@ -4,6 +4,7 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.ids.Uuids;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
+import io.pigeon.message.RequestedIds;
 import io.pigeon.message.UnreadableMessages;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
@@ -190,6 +191,49 @@ public class ClaimService {
             }
             return null;
         });
+    }
+
+    /**
+     * Single messages of a claim to release, as a request named them: their ids (null: not named) and a delay in
+     * seconds (null: none).
+     */
+    public record RequestedRelease(List<String> ids, Integer delay) {}
+
+    /**
+     * The bounds of a release: at least one id and no more than a claim can hold (max-messages-per-page), and a delay
+     * within the bound of a posted message's.
+     */
+    public void checkRelease(RequestedRelease requested) {
+        if (requested.ids() == null) {
+            throw Rejection.invalidBody("Missing \"ids\" field.");
+        }
+        int named = requested.ids().size();
+        if (named < 1 || named > config.maxMessagesPerPage()) {
+            throw Rejection.invalidRequest("The \"ids\" field must name at least 1 and at most "
+                    + config.maxMessagesPerPage() + " messages (as many as a claim may hold).");
+        }
+        messages.checkDelay(requested.delay());
+    }
+
+    /**
+     * Releases single messages of the live claim a request names: they leave the claim, claimable again at once or
+     * after the delay, with their claim count kept (see {@link ClaimStore#releaseMessages}); the claim keeps the others.
+     * Ids the claim does not hold (any longer, or never) are passed over, as a bulk delete passes over ids of no
+     * message. The request is checked before the claim is looked for, as a renewal's terms are.
+     */
+    public Uni<Void> releaseMessagesNamed(String project, QueueName queue, String claimId, RequestedRelease requested) {
+        checkRelease(requested);
+        UUID id = Uuids.parseCanonical(claimId).orElseThrow(() -> claimNotFound(project, queue, claimId));
+        long[] rowIds = RequestedIds.of(requested.ids()).rowIds();
+        int delay = requested.delay() == null ? 0 : requested.delay();
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> store.releaseMessages(placed, id, rowIds, delay))
+                .map(found -> {
+                    if (!found) {
+                        throw claimNotFound(project, queue, claimId);
+                    }
+                    return null;
+                });
     }
 
     /** Releases the claim a request names; an id that is not a canonical UUID holds nothing to release. */

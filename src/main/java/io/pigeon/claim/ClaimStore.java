@@ -57,13 +57,13 @@ public class ClaimStore {
                     expires_at = m.created_at + %1$s * interval '1 second'
                 FROM q
                 WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(%4$s))
-                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id),
+                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                 SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
                 FROM q
                 WHERE EXISTS (SELECT 1 FROM claimed))
-            SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id
+            SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count
             FROM q LEFT JOIN claimed c ON true
             ORDER BY c.id"""
                     .formatted(
@@ -124,13 +124,13 @@ public class ClaimStore {
                     expires_at = m.created_at + %1$s * interval '1 second'
                 FROM taken t
                 WHERE m.queue_id = t.queue_id AND m.id = t.id
-                RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id),
+                RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                 SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
                 FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
                 JOIN ranked r ON r.claim_index = h.claim_index)
-            SELECT a.queue_id, a.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id
+            SELECT a.queue_id, a.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count
             FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
             ORDER BY a.claim_index, c.id"""
                     .formatted(
@@ -141,7 +141,7 @@ public class ClaimStore {
 
     private static final String GET =
             """
-            SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body, m.key_id
+            SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body, m.key_id, m.claim_count
             FROM queues q
             JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
             LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
@@ -190,6 +190,36 @@ public class ClaimStore {
             UPDATE messages m SET claim_expires_at = now()
             WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
               AND m.claim_id IS NOT DISTINCT FROM $3""";
+
+    // Releasing some messages of a live claim moves them to a claim of their own ($5, a new id never shown) that has
+    // ended already: from then on they are what the messages of any ended claim are. A claim takes them at once, or,
+    // with a delay ($6 seconds), once it has passed (visible_at, as a delayed post; without a delay visible_at is left
+    // as it is). Their claim count is kept, so a message claimed as often as its queue's dead-letter rule allows is no
+    // longer taken, and the sweeper settles the ended claim as any other: it frees what it holds, or moves it to the
+    // dead-letter queue. The claim itself ($3) keeps the others, and is not changed: its reads, renewals and
+    // releases find only the rows that still name it. Ids ($4) that the claim does not hold (any longer) are passed
+    // over. One row: whether the claim was found live. The named rows are reached by primary-key probes; two
+    // releases naming the same rows in another order may deadlock, and the one PostgreSQL aborts changed nothing.
+    private static final String RELEASE_MESSAGES =
+            """
+            WITH c AS (
+                SELECT c.queue_id
+                FROM queues q JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
+                WHERE q.project = $1 AND q.name = $2),
+            released AS (
+                UPDATE messages m
+                SET claim_id = $5, claim_expires_at = now(),
+                    visible_at = CASE WHEN $6::integer > 0 THEN now() + $6::integer * interval '1 second'
+                                      ELSE m.visible_at END
+                WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY($4::bigint[])
+                  AND m.claim_id IS NOT DISTINCT FROM $3 AND m.claim_expires_at > now() AND m.expires_at > now()
+                RETURNING m.id),
+            ended AS (
+                INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+                SELECT $5, c.queue_id, 0, 0, now(), ARRAY(SELECT id FROM released ORDER BY id)
+                FROM c
+                WHERE EXISTS (SELECT 1 FROM released))
+            SELECT count(*) AS claims FROM c""";
 
     private final MessageCipher cipher;
 
@@ -381,6 +411,24 @@ public class ClaimStore {
                         .preparedQuery(RENEW)
                         .execute(Tuple.from(Arrays.asList(
                                 queue.project(), queue.storedName(), claimId, ttl, grace, maxMessageTtl))))
+                .map(rows -> rows.iterator().next().getLong("claims") > 0);
+    }
+
+    /**
+     * Releases the messages {@code ids} of a live claim, free at once or after {@code delay} seconds; ids the claim
+     * does not hold are passed over. False when there is no such live claim.
+     */
+    public Uni<Boolean> releaseMessages(PlacedQueue queue, UUID claimId, long[] ids, int delay) {
+        Long[] boxed = Arrays.stream(ids).boxed().toArray(Long[]::new);
+        return DatabaseFailures.retriedOnConflict(queue.db()
+                        .preparedQuery(RELEASE_MESSAGES)
+                        .execute(Tuple.tuple()
+                                .addString(queue.project())
+                                .addString(queue.storedName())
+                                .addUUID(claimId)
+                                .addArrayOfLong(boxed)
+                                .addUUID(UUID.randomUUID())
+                                .addInteger(delay)))
                 .map(rows -> rows.iterator().next().getLong("claims") > 0);
     }
 

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads messages out of result rows with the columns {@code id, ttl, age, body, key_id}, opening the bodies
+ * Reads messages out of result rows with the columns {@code id, ttl, age, body, key_id, claim_count}, opening the bodies
  * stored sealed, so that every read path answers bodies in clear. A row whose body does not open (its key is not
  * configured, or the row was changed) is never answered and never fails the others: it is counted among the
  * {@link Read#unreadable} rows, for the caller to report, and to set aside when its statement took it.
@@ -51,11 +51,21 @@ public final class MessageRows {
                     row.getLong("id"),
                     row.getInteger("ttl"),
                     row.getLong("age"),
-                    cipher.open(project, queue, keyId, row.getString("body")));
+                    cipher.open(project, queue, keyId, row.getString("body")),
+                    claimCount(row));
         } catch (MessageCipher.Unreadable e) {
             unreadable.add(new Unopened(row.getLong("id"), keyId, e.getMessage(), row));
             return null;
         }
+    }
+
+    /**
+     * The row's {@code claim_count}, which every statement that answers messages to a reader selects; 0 for rows of
+     * statements that answer no reader (a push to a socket subscriber).
+     */
+    private static int claimCount(Row row) {
+        int column = row.getColumnIndex("claim_count");
+        return column < 0 ? 0 : row.getInteger(column);
     }
 
     public Read read(Iterable<Row> rows) {

@@ -96,13 +96,13 @@ public class MessageStore {
     private static final String LIST =
             """
             SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
-                   m.id, m.ttl, m.age, m.body, m.key_id
+                   m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count
             FROM queues q
             CROSS JOIN LATERAL (
                 SELECT max(r.id) AS last_id, count(*) AS size
                 FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
             LEFT JOIN LATERAL (
-                SELECT m.id, m.ttl, %s AS age, m.body, m.key_id
+                SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count
                 FROM messages m
                 WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
                   AND ($5 OR m.client_id <> $4)
@@ -266,7 +266,8 @@ public class MessageStore {
             WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
             DELETE FROM messages m
             WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(%2$s))
-            RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at"""
+            RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
+                      m.claim_count + 1 AS claim_count"""
                     .formatted(
                             AGE,
                             FreeMessages.lockOldest("(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"),
@@ -281,7 +282,7 @@ public class MessageStore {
 
     private static final String GET_BY_IDS =
             """
-            SELECT m.id, m.ttl, %s AS age, m.body, m.key_id
+            SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count
             FROM queues q JOIN messages m ON m.queue_id = q.id
             WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
             ORDER BY m.id"""

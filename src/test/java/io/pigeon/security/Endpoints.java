@@ -38,6 +38,7 @@ final class Endpoints {
         String v1Messages = "[{\"ttl\": 60, \"body\": 1}]";
         String v2Messages = "{\"messages\": [{\"ttl\": 60, \"body\": 1}]}";
         String claim = "{\"ttl\": 60, \"grace\": 60}";
+        String release = "{\"ids\": [\"" + MESSAGE_ID + "\"]}";
         List<Call> calls = new ArrayList<>(List.of(
                 new Call("GET", "/v1/queues", null),
                 new Call("PUT", v1, null),
@@ -70,6 +71,7 @@ final class Endpoints {
                 new Call("GET", v2 + "/messages/" + MESSAGE_ID, null),
                 new Call("POST", v2 + "/claims", claim),
                 new Call("GET", v2 + "/claims/" + CLAIM_ID, null),
+                new Call("POST", v2 + "/claims/" + CLAIM_ID + "/release", release),
                 new Call("POST", v2 + "/subscriptions", "{\"subscriber\": \"mailto:a@example.com\"}"),
                 new Call("GET", v2 + "/subscriptions", null),
                 new Call("GET", v2 + "/subscriptions/1", null),
@@ -116,6 +118,7 @@ final class Endpoints {
                 new Call("GET", v11 + "/messages/" + MESSAGE_ID, null),
                 new Call("POST", v11 + "/claims", claim),
                 new Call("GET", v11 + "/claims/" + CLAIM_ID, null),
+                new Call("POST", v11 + "/claims/" + CLAIM_ID + "/release", release),
                 new Call("POST", "/v3/queue/k/POST/" + SERVICE, "{\"a\": 1}"),
                 new Call("GET", "/v3/queue/k/POST/" + SERVICE, null),
                 new Call("DELETE", "/v3/queue/k/POST/" + SERVICE, null),

@@ -2,7 +2,9 @@ package io.pigeon.api.v2;
 
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.api.read.ClaimReleaseReader;
 import io.pigeon.api.read.ClaimTermsReader;
+import io.pigeon.api.read.IncludedFields;
 import io.pigeon.api.read.QueryParamReader;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.claim.ClaimService;
@@ -21,8 +23,12 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.List;
 
-/** The v2 and v1.1 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release. */
+/**
+ * The v2 and v1.1 claim resources: claim (ttl and grace default to 300 and 60), query, renew, release; and Pigeon's
+ * release of single messages of a claim.
+ */
 @Path("/" + DialectPaths.SEGMENT + "/queues/{queue}/claims")
 @V2Call
 @Produces(MediaType.APPLICATION_JSON)
@@ -43,6 +49,7 @@ public class V2ClaimResource {
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @PathParam("queue") String queueName,
             @QueryParam("limit") String limitParam,
+            @QueryParam("include") List<String> include,
             byte[] body) {
         String project = caller.requiredProject();
         boolean hasBody = body != null && body.length > 0;
@@ -61,7 +68,11 @@ public class V2ClaimResource {
                         .header(HttpHeaders.LOCATION, Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
                         .entity(new V2Views.Messages(
                                 V2Views.claimedItems(
-                                        DialectPaths.version(version), queue, claim.id(), claim.messages()),
+                                        DialectPaths.version(version),
+                                        queue,
+                                        claim.id(),
+                                        claim.messages(),
+                                        IncludedFields.claimCount(DialectPaths.version(version), include)),
                                 null))
                         .build())
                 .orElseGet(() -> Response.noContent().build()));
@@ -72,14 +83,17 @@ public class V2ClaimResource {
     public Uni<V2Views.ClaimView> get(
             @PathParam("version") String version,
             @PathParam("queue") String queueName,
-            @PathParam("claimId") String claimId) {
+            @PathParam("claimId") String claimId,
+            @QueryParam("include") List<String> include) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
+        boolean claimCount = IncludedFields.claimCount(DialectPaths.version(version), include);
         return claims.getNamed(project, queue, claimId)
                 .map(claim -> new V2Views.ClaimView(
                         claim.age(),
                         claim.ttl(),
-                        V2Views.claimedItems(DialectPaths.version(version), queue, claim.id(), claim.messages()),
+                        V2Views.claimedItems(
+                                DialectPaths.version(version), queue, claim.id(), claim.messages(), claimCount),
                         Hrefs.claim(DialectPaths.version(version), queue, claim.id())));
     }
 
@@ -108,6 +122,24 @@ public class V2ClaimResource {
             @PathParam("claimId") String claimId) {
         String project = caller.requiredProject();
         return claims.releaseNamed(project, QueueName.of(queueName), claimId)
+                .map(ignored -> Response.noContent().build());
+    }
+
+    /**
+     * Pigeon's extension: releases single messages of a live claim ({@code {"ids": [...], "delay": seconds}}), free
+     * again at once or after the delay, their claim counts kept; the claim keeps the others. 204; 404 as a renewal's
+     * when the claim is not the caller's or has ended. A path of its own, so a real Zaqar answers it 404.
+     */
+    @POST
+    @Path("{claimId}/release")
+    public Uni<Response> releaseMessages(
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @PathParam("queue") String queueName,
+            @PathParam("claimId") String claimId,
+            byte[] body) {
+        String project = caller.requiredProject();
+        ContentTypes.requireJson(contentType);
+        return claims.releaseMessagesNamed(project, QueueName.of(queueName), claimId, ClaimReleaseReader.read(body))
                 .map(ignored -> Response.noContent().build());
     }
 }

@@ -7,6 +7,7 @@ import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.api.read.IdListReader;
+import io.pigeon.api.read.IncludedFields;
 import io.pigeon.api.read.MessageIdReader;
 import io.pigeon.api.read.MessagePostReader;
 import io.pigeon.api.read.QueryParamReader;
@@ -98,10 +99,12 @@ public class V2MessageResource {
             @QueryParam("limit") String limitParam,
             @QueryParam("echo") String echoParam,
             @QueryParam("include_claimed") String includeClaimedParam,
-            @QueryParam("include_delayed") String includeDelayedParam) {
+            @QueryParam("include_delayed") String includeDelayedParam,
+            @QueryParam("include") List<String> include) {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
         ApiVersion api = DialectPaths.version(version);
+        boolean claimCount = IncludedFields.claimCount(api, include);
         List<String> wanted = IdListReader.of(idParams);
         if (wanted != null) {
             QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
@@ -110,7 +113,7 @@ public class V2MessageResource {
                     throw ApiException.notFound("No messages with IDs: " + pythonList(wanted) + " found in the "
                             + queue.kind() + " " + queue + " for project " + project + ".");
                 }
-                return new V2Views.Messages(V2Views.items(api, queue, found), null);
+                return new V2Views.Messages(V2Views.items(api, queue, found, claimCount), null);
             });
         }
         Integer limit = QueryParamReader.integer("limit", limitParam);
@@ -134,7 +137,7 @@ public class V2MessageResource {
                             .option("echo", echoParam == null ? null : echo)
                             .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
                             .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed);
-                    return new V2Views.Messages(V2Views.items(api, queue, page), List.of(next.link()));
+                    return new V2Views.Messages(V2Views.items(api, queue, page, claimCount), List.of(next.link()));
                 });
     }
 
@@ -144,16 +147,19 @@ public class V2MessageResource {
             @PathParam("version") String version,
             @PathParam("collection") String collection,
             @PathParam("queue") String queueName,
-            @PathParam("id") String id) {
+            @PathParam("id") String id,
+            @QueryParam("include") List<String> include) {
         String project = caller.requiredProject();
         ApiDialect dialect = DialectPaths.dialect(version, collection);
+        boolean claimCount = IncludedFields.claimCount(dialect.version(), include);
         QueueName queue = dialect.name(queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
         return messages.get(project, queue, rowId)
                 .map(found -> V2Views.item(
                         dialect.version(),
                         queue,
-                        found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id))));
+                        found.orElseThrow(() -> MessageService.messageNotFound(project, queue, id)),
+                        claimCount));
     }
 
     @DELETE
@@ -181,7 +187,8 @@ public class V2MessageResource {
             @PathParam("queue") String queueName,
             @QueryParam("ids") List<String> idParams,
             @QueryParam("claim_ids") List<String> claimIdParams,
-            @QueryParam("pop") String popParam) {
+            @QueryParam("pop") String popParam,
+            @QueryParam("include") List<String> include) {
         String project = caller.requiredProject();
         List<String> ids = IdListReader.of(idParams);
         // Read only with the option on (v2), as in Zaqar (otherwise the parameter is ignored).
@@ -202,8 +209,9 @@ public class V2MessageResource {
             if (!dialect.pops()) {
                 throw ApiException.invalidRequest("A topic's messages are not popped: they go to its subscriptions.");
             }
-            return messages.pop(project, queue, count).map(popped -> Response.ok(
-                            new V2Views.Messages(V2Views.items(dialect.version(), queue, popped), null))
+            boolean claimCount = IncludedFields.claimCount(dialect.version(), include);
+            return messages.pop(project, queue, count).map(popped -> Response.ok(new V2Views.Messages(
+                            V2Views.poppedItems(dialect.version(), queue, UUID.randomUUID(), popped, claimCount), null))
                     .build());
         }
         if (ids == null) {

@@ -1,6 +1,7 @@
 package io.pigeon.api.v2;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiVersion;
@@ -18,10 +19,22 @@ public final class V2Views {
 
     private V2Views() {}
 
-    /** A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar. */
+    /**
+     * A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar.
+     * {@code claim_count} where the request's version shows it (see {@code IncludedFields}); {@code claim_id} in pop
+     * answers only, as in Zaqar's.
+     */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Item(String id, String href, int ttl, long age, @JsonRawValue String body, String checksum) {}
+    public record Item(
+            String id,
+            String href,
+            int ttl,
+            long age,
+            @JsonRawValue String body,
+            String checksum,
+            @JsonProperty("claim_id") String claimId,
+            @JsonProperty("claim_count") Integer claimCount) {}
 
     /** {@code {"messages": [...], "links": [...]}}; links absent where v2 has none (get by ids, claims, pops). */
     @RegisterForReflection
@@ -55,32 +68,61 @@ public final class V2Views {
     @RegisterForReflection
     public record Shared(List<String> paths, List<String> methods, String project, String expires, String signature) {}
 
-    public static Item item(ApiVersion version, QueueName queue, Message message) {
+    /** A message's document; with its {@code claim_count} when {@code claimCount}. */
+    public static Item item(ApiVersion version, QueueName queue, Message message, boolean claimCount) {
         return new Item(
                 MessageIds.format(message.id()),
                 Hrefs.message(version, queue, message.id()),
                 message.ttl(),
                 message.age(),
                 message.body(),
-                BodyChecksum.of(message.body()));
+                BodyChecksum.of(message.body()),
+                null,
+                claimCount ? message.claimCount() : null);
     }
 
-    public static List<Item> items(ApiVersion version, QueueName queue, List<Message> messages) {
-        return messages.stream().map(m -> item(version, queue, m)).toList();
+    public static List<Item> items(ApiVersion version, QueueName queue, List<Message> messages, boolean claimCount) {
+        return messages.stream().map(m -> item(version, queue, m, claimCount)).toList();
     }
 
     /** Claimed messages: each href carries the claim id, so that deleting by href proves the claim. */
-    public static List<Item> claimedItems(ApiVersion version, QueueName queue, UUID claimId, List<Message> messages) {
+    public static List<Item> claimedItems(
+            ApiVersion version, QueueName queue, UUID claimId, List<Message> messages, boolean claimCount) {
         return messages.stream()
                 .map(m -> {
-                    Item item = item(version, queue, m);
+                    Item item = item(version, queue, m, claimCount);
                     return new Item(
                             item.id(),
                             item.href() + "?claim_id=" + claimId,
                             item.ttl(),
                             item.age(),
                             item.body(),
-                            item.checksum());
+                            item.checksum(),
+                            null,
+                            item.claimCount());
+                })
+                .toList();
+    }
+
+    /**
+     * Popped messages. Zaqar pops by claiming and deleting, and its answers name that claim ({@code claim_id}) and
+     * count it ({@code claim_count}); Pigeon deletes in one statement with no claim, so {@code popId} is an id made for
+     * the answer, naming no claim that can be read. Both only where {@code claim_count} is shown.
+     */
+    public static List<Item> poppedItems(
+            ApiVersion version, QueueName queue, UUID popId, List<Message> messages, boolean claimCount) {
+        return messages.stream()
+                .map(m -> {
+                    Item item = item(version, queue, m, claimCount);
+                    return new Item(
+                            item.id(),
+                            item.href(),
+                            item.ttl(),
+                            item.age(),
+                            item.body(),
+                            item.checksum(),
+                            claimCount ? popId.toString() : null,
+                            item.claimCount());
                 })
                 .toList();
     }

@@ -432,7 +432,7 @@ class SocketActions {
             }
             return messages.pop(call.project(), queue, pop).map(popped -> {
                 ObjectNode body = FrameCodec.object();
-                body.set("messages", documents(popped, null));
+                body.set("messages", poppedDocuments(popped, UUID.randomUUID()));
                 return new SocketAnswer(200, body);
             });
         }
@@ -645,6 +645,17 @@ class SocketActions {
     private static ArrayNode documents(List<Message> messages, UUID claimId) {
         ArrayNode listed = FrameCodec.array();
         messages.forEach(message -> listed.add(document(message, claimId)));
+        return listed;
+    }
+
+    /**
+     * Popped messages as Zaqar's socket answers them: each names the claim that took it and counts it. Pigeon pops
+     * with no claim: {@code popId} is an id made for the answer (as the HTTP pop's), naming no claim that can be read.
+     * Only pops carry {@code claim_count}: Zaqar's other socket documents have none, and they stay Zaqar's.
+     */
+    private static ArrayNode poppedDocuments(List<Message> messages, UUID popId) {
+        ArrayNode listed = FrameCodec.array();
+        messages.forEach(message -> listed.add(document(message, popId).put("claim_count", message.claimCount())));
         return listed;
     }
 

@@ -191,6 +191,11 @@ class ZaqarSocketMessageTest {
                 "message_delete_many", project, body().put("queue_name", queue).put("pop", 1)));
         assertEquals(200, popped.status());
         assertEquals(1, popped.body().get("messages").size());
+        // As Zaqar's pops: the claim that took it, and its count (the claim released above, then the pop).
+        JsonNode poppedOne = popped.body().at("/messages/0");
+        assertEquals(ids.get(1), poppedOne.get("id").asText());
+        assertEquals(2, poppedOne.get("claim_count").asInt());
+        assertTrue(poppedOne.get("claim_id").asText().matches("[0-9a-f]{8}-[0-9a-f-]{27}"));
         ObjectNode byIds = body().put("queue_name", queue);
         byIds.putArray("message_ids").add(ids.get(1)).add(ids.get(2));
         var bulk = call.apply(frame("message_delete_many", project, byIds));

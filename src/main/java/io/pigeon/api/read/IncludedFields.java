@@ -1,0 +1,27 @@
+package io.pigeon.api.read;
+
+import io.pigeon.api.ApiVersion;
+import java.util.List;
+
+/**
+ * Which optional fields a request asks its message documents to carry ({@code ?include=claim_count}, comma-separated
+ * or repeated, as {@code ids}). v2 documents always carry {@code claim_count}: Zaqar's clients read it (pop answers
+ * have it). v1.1 documents carry it only when asked for: Zaqar's own v1.1 suite validates them against schemas that
+ * forbid any other key. Values this server does not know are ignored, as Zaqar ignores parameters it does not know.
+ */
+public final class IncludedFields {
+
+    /** The value of {@code include} that asks for {@code claim_count} (and a pop's {@code claim_id}). */
+    public static final String CLAIM_COUNT = "claim_count";
+
+    private IncludedFields() {}
+
+    /** Whether the documents of {@code version} carry {@code claim_count} for a request with these include values. */
+    public static boolean claimCount(ApiVersion version, List<String> include) {
+        if (version == ApiVersion.V2) {
+            return true;
+        }
+        List<String> named = IdListReader.of(include);
+        return version == ApiVersion.V1_1 && named != null && named.contains(CLAIM_COUNT);
+    }
+}

@@ -17,7 +17,8 @@
 -- name: ClaimStore.CREATE
 WITH asked AS (
     SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
-     THEN (metadata->>'_max_claim_count')::int END AS max_claims
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims,
+           (q.metadata->>'_claim_wait_seconds')::int AS wait_default
     FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::int[], $6::int[])
          WITH ORDINALITY AS a (project, name, claim_id, wanted, ttl, grace, claim_index)
     LEFT JOIN queues q ON q.project = a.project AND q.name = a.name),
@@ -65,13 +66,14 @@ recorded AS (
     SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
     FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
     JOIN ranked r ON r.claim_index = h.claim_index)
-SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count
+SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
+       a.wait_default
 FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
 ORDER BY a.claim_index, c.id;
 
 -- name: ClaimStore.CREATE_ONE
 WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
-     THEN (metadata->>'_max_claim_count')::int END AS max_claims FROM queues WHERE project = $1 AND name = $2),
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default FROM queues WHERE project = $1 AND name = $2),
 claimed AS (
     UPDATE messages m
     SET claim_id = $3,
@@ -99,7 +101,8 @@ recorded AS (
     SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
     FROM q
     WHERE EXISTS (SELECT 1 FROM claimed))
-SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count
+SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
+       q.wait_default
 FROM q LEFT JOIN claimed c ON true
 ORDER BY c.id;
 
@@ -117,14 +120,22 @@ WITH c AS (
     UPDATE claims c SET expires_at = now()
     FROM queues q
     WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
-    RETURNING c.queue_id, c.id, c.message_ids)
-UPDATE messages m SET claim_expires_at = now()
-WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
-  AND m.claim_id IS NOT DISTINCT FROM $3;
+    RETURNING c.queue_id, c.id, c.message_ids, q.wake_until),
+freed AS (
+    UPDATE messages m SET claim_expires_at = now()
+    WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
+      AND m.claim_id IS NOT DISTINCT FROM $3
+    RETURNING m.id),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(*) FROM freed))::text)
+    FROM c
+    WHERE true AND c.wake_until > now() AND (SELECT count(*) FROM freed) > 0)
+SELECT (SELECT count(*) FROM waiters_told) AS waiters_told;
 
 -- name: ClaimStore.RELEASE_MESSAGES
 WITH c AS (
-    SELECT c.queue_id
+    SELECT c.queue_id, q.wake_until
     FROM queues q JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
     WHERE q.project = $1 AND q.name = $2),
 released AS (
@@ -139,8 +150,13 @@ ended AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT $5, c.queue_id, 0, 0, now(), ARRAY(SELECT id FROM released ORDER BY id)
     FROM c
-    WHERE EXISTS (SELECT 1 FROM released))
-SELECT count(*) AS claims FROM c;
+    WHERE EXISTS (SELECT 1 FROM released)),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(*) FROM released))::text)
+    FROM c
+    WHERE $6::integer = 0 AND c.wake_until > now() AND (SELECT count(*) FROM released) > 0)
+SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
 -- name: ClaimStore.RENEW
 WITH c AS (
@@ -636,8 +652,13 @@ sockets_told AS (
     WHERE EXISTS (SELECT 1 FROM subscriptions s
                   WHERE s.project = $1 AND s.source = $2 AND s.socket_lease_until > now()
                     AND s.expires_at > now())
-    GROUP BY c.notice)
-SELECT id, (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told FROM inserted WHERE ((SELECT count(*) FROM fan) <= $7 OR pigeon_refuse('429', $8))
+    GROUP BY c.notice),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(*) FROM inserted))::text)
+    FROM queues w
+    WHERE w.project = $1 AND w.name = $2 AND w.wake_until > now() AND (SELECT count(*) FROM inserted) > 0)
+SELECT id, (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told, (SELECT count(*) FROM waiters_told) AS waiters_told FROM inserted WHERE ((SELECT count(*) FROM fan) <= $7 OR pigeon_refuse('429', $8))
 AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
          SELECT 1 FROM quota_breaches b
          WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
@@ -648,7 +669,7 @@ AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
 
 -- name: MessageStore.POST_CREATING_QUEUE
 WITH known AS (
-    SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
+    SELECT id, metadata, wake_until FROM queues WHERE project = $1 AND name = $2),
 created AS (
     INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
     ON CONFLICT (project, name) DO NOTHING
@@ -722,9 +743,14 @@ sockets_told AS (
     WHERE EXISTS (SELECT 1 FROM subscriptions s
                   WHERE s.project = $1 AND s.source = $2 AND s.socket_lease_until > now()
                     AND s.expires_at > now())
-    GROUP BY c.notice)
+    GROUP BY c.notice),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(*) FROM inserted))::text)
+    FROM known k
+    WHERE true AND k.wake_until > now() AND (SELECT count(*) FROM inserted) > 0)
 SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told
+       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told, (SELECT count(*) FROM waiters_told) AS waiters_told
 WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
        OR pigeon_refuse('403', $11))
   AND ((SELECT count(*) FROM fan) <= $13 OR pigeon_refuse('429', $14))
@@ -743,9 +769,10 @@ WITH post AS (
 wanted AS (
     SELECT DISTINCT project, name FROM post),
 known AS (
-    SELECT w.project, w.name, k.id, k.metadata
+    SELECT w.project, w.name, k.id, k.metadata, k.wake_until
     FROM wanted w
-    CROSS JOIN LATERAL (SELECT id, metadata FROM queues WHERE project = w.project AND name = w.name LIMIT 1) k),
+    CROSS JOIN LATERAL (SELECT id, metadata, wake_until FROM queues WHERE project = w.project AND name = w.name
+                        LIMIT 1) k),
 created AS (
     INSERT INTO queues (project, name)
     SELECT w.project, w.name FROM wanted w
@@ -835,10 +862,15 @@ sockets_told AS (
           WHERE EXISTS (SELECT 1 FROM subscriptions s
                         WHERE s.project = t.project AND s.source = t.name AND s.socket_lease_until > now()
                           AND s.expires_at > now())) c
-    GROUP BY c.project, c.name, c.notice)
+    GROUP BY c.project, c.name, c.notice),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', k.project::text, 'queue', k.name::text,
+                                               'messages', s.messages)::text)
+    FROM known k JOIN (SELECT queue_id, sum(messages) AS messages FROM stored_posts GROUP BY queue_id) s ON s.queue_id = k.id
+    WHERE true AND k.wake_until > now() AND s.messages > 0)
 SELECT ARRAY(SELECT r.max_size FROM post p LEFT JOIN routed r ON r.post = p.post ORDER BY p.post) AS max_sizes,
        ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told
+       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told, (SELECT count(*) FROM waiters_told) AS waiters_told
 WHERE (NOT EXISTS (SELECT 1 FROM created)
        OR NOT EXISTS (SELECT 1 FROM (SELECT project, count(*) AS queues FROM created GROUP BY project) c
                       WHERE (SELECT count(*) FROM queues WHERE project = c.project) + c.queues > $12)
@@ -1223,3 +1255,32 @@ SET confirmed = confirmed AND ($4::text IS NULL OR $4::text = subscriber),
     expires_at = CASE WHEN $5::int IS NULL THEN expires_at ELSE now() + $5::int * interval '1 second' END,
     options = COALESCE($6::text::json, options)
 WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now();
+
+-- name: WaitStore.LEASE
+WITH w AS (
+    SELECT q.id, n.project, n.name, COALESCE(q.wake_until > now(), false) AS live
+    FROM unnest($1::text[], $2::text[]) AS n (project, name)
+    JOIN queues q ON q.project = n.project AND q.name = n.name
+    ORDER BY q.id
+    FOR NO KEY UPDATE OF q)
+UPDATE queues q SET wake_until = now() + $3::int * interval '1 second'
+FROM w
+WHERE q.id = w.id
+RETURNING w.project, w.name, w.live;
+
+-- name: WaitStore.NEXT_FREE
+SELECT (q.metadata->>'_claim_wait_seconds')::int AS wait_default,
+       ceil(extract(epoch FROM LEAST(c.due, d.due) - now()) * 1000)::bigint AS due_in_millis,
+       d.scanned
+FROM queues q
+LEFT JOIN LATERAL (
+    SELECT m.claim_expires_at AS due FROM messages m
+    WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
+    ORDER BY m.claim_expires_at LIMIT 1) c ON true
+CROSS JOIN LATERAL (
+    SELECT min(u.visible_at) FILTER (WHERE u.visible_at > now() AND u.visible_at < 'infinity') AS due,
+           count(*) AS scanned
+    FROM (SELECT m.visible_at FROM messages m
+          WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
+          ORDER BY m.id LIMIT $3) u) d
+WHERE q.project = $1 AND q.name = $2;

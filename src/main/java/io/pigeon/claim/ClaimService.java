@@ -12,12 +12,14 @@ import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /** The rules of claims: TTL and grace bounds, claim limits, and what an unknown or ended claim answers. */
 @ApplicationScoped
@@ -33,7 +35,9 @@ public class ClaimService {
      * Claims on the queues of one database arriving while one is being taken there share the next statement: each
      * queue's oldest messages to its first claim.
      */
-    private final Coalescer<SqlClient, ClaimStore.Request, Optional<List<Message>>> claims;
+    private final Coalescer<SqlClient, ClaimStore.Request, ClaimStore.Claimed> claims;
+
+    private final QueueWaits waits;
 
     public ClaimService(
             ClaimStore store,
@@ -41,8 +45,10 @@ public class ClaimService {
             MessageService messages,
             PigeonConfig config,
             QueueMetrics metrics,
-            UnreadableMessages unreadable) {
+            UnreadableMessages unreadable,
+            QueueWaits waits) {
         this.store = store;
+        this.waits = waits;
         this.unreadable = unreadable;
         this.databases = databases;
         this.messages = messages;
@@ -62,10 +68,10 @@ public class ClaimService {
      * once the statement has committed (a failed set-aside is logged), so the coalescer's rerun of a failed shared
      * statement, request by request, only ever follows a statement that stored nothing.
      */
-    private Uni<List<Optional<List<Message>>>> takeTogether(SqlClient db, List<ClaimStore.Request> requests) {
+    private Uni<List<ClaimStore.Claimed>> takeTogether(SqlClient db, List<ClaimStore.Request> requests) {
         return store.create(db, requests, config.maxMessageTtl())
                 .call(taken -> setAside(taken.unreadable()))
-                .map(ClaimStore.Taken::answers);
+                .map(ClaimStore.Taken::claims);
     }
 
     /** Sets aside the unreadable rows of each queue in turn; never fails. */
@@ -116,12 +122,99 @@ public class ClaimService {
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
         return PlacedQueue.of(databases, project, queue)
-                .chain(placed -> metrics.timeClaim(
-                        () -> claims.submit(placed.db(), new ClaimStore.Request(placed, claimId, pageSize, terms))))
-                .map(claimed -> claimed.map(taken -> {
-                    metrics.claimed(taken.size());
-                    return new NewClaim(claimId, taken);
-                }));
+                .chain(placed -> once(placed, claimId, pageSize, terms))
+                .map(claimed -> claimed.messages().map(taken -> new NewClaim(claimId, taken)));
+    }
+
+    private Uni<ClaimStore.Claimed> once(PlacedQueue placed, UUID claimId, int pageSize, ClaimTerms terms) {
+        return metrics.timeClaim(
+                        () -> claims.submit(placed.db(), new ClaimStore.Request(placed, claimId, pageSize, terms)))
+                .invoke(claimed -> claimed.messages().ifPresent(taken -> metrics.claimed(taken.size())));
+    }
+
+    /**
+     * Claims as {@link #take} does, and when nothing is free waits for a message (Pigeon's long polling): up to
+     * {@code wait} seconds, or when null its queue's {@code _claim_wait_seconds} (capped at pigeon.claim-wait.max); 0
+     * is Zaqar's claim. The claim is taken only while {@code connected} says the client is there, and a claim taken for
+     * a client that left before its answer is released at once. Empty when the queue does not exist.
+     */
+    public Uni<Optional<NewClaim>> take(
+            String project, QueueName queue, Integer limit, ClaimTerms terms, Integer wait, BooleanSupplier connected) {
+        if (wait != null) {
+            requireWait(wait);
+        }
+        int pageSize = messages.pageSize(limit);
+        return PlacedQueue.of(databases, project, queue).chain(placed -> {
+            long seen = waits.seen(placed);
+            UUID claimId = UUID.randomUUID();
+            return once(placed, claimId, pageSize, terms).chain(first -> {
+                if (first.messages().isEmpty()) {
+                    return Uni.createFrom().item(Optional.<NewClaim>empty());
+                }
+                int seconds =
+                        wait != null ? wait : Math.min(Math.max(0, orZero(first.waitDefault())), waits.maxSeconds());
+                NewClaim claim = new NewClaim(claimId, first.messages().get());
+                if (seconds == 0) {
+                    return Uni.createFrom().item(Optional.of(claim));
+                }
+                if (!claim.messages().isEmpty()) {
+                    return connected.getAsBoolean()
+                            ? Uni.createFrom().item(Optional.of(claim))
+                            : store.release(placed, claimId).replaceWith(Optional.<NewClaim>empty());
+                }
+                return waits.await(
+                                placed,
+                                seen,
+                                seconds,
+                                pageSize,
+                                new WaitingClaim(placed, pageSize, terms),
+                                connected,
+                                new NewClaim(claimId, List.of()))
+                        .map(Optional::of);
+            });
+        });
+    }
+
+    private static int orZero(Integer value) {
+        return value == null ? 0 : value;
+    }
+
+    /** One try of a waiting claim: a claim of its own id each time. */
+    private final class WaitingClaim implements QueueWaits.Attempt<NewClaim> {
+        private final PlacedQueue placed;
+        private final int pageSize;
+        private final ClaimTerms terms;
+
+        WaitingClaim(PlacedQueue placed, int pageSize, ClaimTerms terms) {
+            this.placed = placed;
+            this.pageSize = pageSize;
+            this.terms = terms;
+        }
+
+        @Override
+        public Uni<NewClaim> run() {
+            UUID claimId = UUID.randomUUID();
+            return once(placed, claimId, pageSize, terms)
+                    .map(claimed -> new NewClaim(claimId, claimed.messages().orElse(List.of())));
+        }
+
+        @Override
+        public int taken(NewClaim outcome) {
+            return outcome.messages().size();
+        }
+
+        @Override
+        public Uni<Void> giveBack(NewClaim outcome) {
+            return store.release(placed, outcome.id());
+        }
+    }
+
+    /** The bounds of a requested wait: 0 to pigeon.claim-wait.max seconds. */
+    public void requireWait(int wait) {
+        if (wait < 0 || wait > waits.maxSeconds()) {
+            throw Rejection.invalidRequest("The \"wait\" value must be an integer from 0 to " + waits.maxSeconds()
+                    + " (seconds to wait for a message; pigeon.claim-wait.max).");
+        }
     }
 
     /** The live claim; empty when there is no such claim, or it has ended. */

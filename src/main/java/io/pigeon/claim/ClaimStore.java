@@ -6,6 +6,8 @@ import io.pigeon.message.Message;
 import io.pigeon.message.MessageRows;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.storage.DatabaseFailures;
+import io.pigeon.waiting.QueueReady;
+import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
@@ -34,6 +36,12 @@ public class ClaimStore {
     private static final String AGE = "floor(extract(epoch FROM now() - %s.created_at))::bigint";
 
     /**
+     * The queue's {@code _claim_wait_seconds} from its metadata column {@code %s} (null: unset), returned with every
+     * claim: a claim that finds nothing free then knows, without another statement, how long its queue wants it to wait.
+     */
+    private static final String WAIT_DEFAULT_OF_METADATA = "(%s->>'" + QueueWaits.DEFAULT_ATTRIBUTE + "')::int";
+
+    /**
      * A claimed message's new lifetime in whole seconds: at least until the claim ends plus grace, never
      * shorter than it was, never beyond max-message-ttl from posting. {@code %1$s} is the claim's TTL plus
      * grace, {@code %2$s} the max-message-ttl.
@@ -47,7 +55,7 @@ public class ClaimStore {
     // statement for several (no hand-out by rank): measured 0.2 ms less per claim at one client.
     static final String CREATE_ONE =
             """
-            WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2),
+            WITH q AS (SELECT id, %3$s AS max_claims, %5$s AS wait_default FROM queues WHERE project = $1 AND name = $2),
             claimed AS (
                 UPDATE messages m
                 SET claim_id = $3,
@@ -63,14 +71,16 @@ public class ClaimStore {
                 SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
                 FROM q
                 WHERE EXISTS (SELECT 1 FROM claimed))
-            SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count
+            SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count,
+                   q.wait_default
             FROM q LEFT JOIN claimed c ON true
             ORDER BY c.id"""
                     .formatted(
                             EXTENDED_LIFETIME.formatted("$5 + $6", "$7"),
                             AGE.formatted("c"),
                             FreeMessages.MAX_CLAIMS_OF_METADATA,
-                            FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"));
+                            FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"),
+                            WAIT_DEFAULT_OF_METADATA.formatted("metadata"));
 
     // One statement for several claims (see Coalescer), on one queue or on several of one database, of one project or
     // of several: each claim names its queue by (project, name), so a claim never reaches another project's queue of
@@ -94,7 +104,8 @@ public class ClaimStore {
     static final String CREATE =
             """
             WITH asked AS (
-                SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, %3$s AS max_claims
+                SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, %3$s AS max_claims,
+                       %5$s AS wait_default
                 FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::int[], $6::int[])
                      WITH ORDINALITY AS a (project, name, claim_id, wanted, ttl, grace, claim_index)
                 LEFT JOIN queues q ON q.project = a.project AND q.name = a.name),
@@ -130,14 +141,16 @@ public class ClaimStore {
                 SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
                 FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
                 JOIN ranked r ON r.claim_index = h.claim_index)
-            SELECT a.queue_id, a.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count
+            SELECT a.queue_id, a.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count,
+                   a.wait_default
             FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
             ORDER BY a.claim_index, c.id"""
                     .formatted(
                             EXTENDED_LIFETIME.formatted("t.ttl + t.grace", "$7"),
                             AGE.formatted("c"),
                             FreeMessages.MAX_CLAIMS_OF_METADATA,
-                            FreeMessages.lockOldest("w.queue_id", "w.wanted", "w.max_claims"));
+                            FreeMessages.lockOldest("w.queue_id", "w.wanted", "w.max_claims"),
+                            WAIT_DEFAULT_OF_METADATA.formatted("q.metadata"));
 
     private static final String GET =
             """
@@ -180,16 +193,31 @@ public class ClaimStore {
     // Releasing ends the claim now rather than deleting it: its messages are free at once (a claim takes
     // messages of ended claims), and the sweeper then frees or dead-letters them like those of any
     // expired claim. As RENEW: primary-key probes only.
+    // The replicas waiting for the queue's messages are told how many came free (see QueueReady).
     private static final String RELEASE =
             """
             WITH c AS (
                 UPDATE claims c SET expires_at = now()
                 FROM queues q
                 WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
-                RETURNING c.queue_id, c.id, c.message_ids)
-            UPDATE messages m SET claim_expires_at = now()
-            WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
-              AND m.claim_id IS NOT DISTINCT FROM $3""";
+                RETURNING c.queue_id, c.id, c.message_ids, q.wake_until),
+            freed AS (
+                UPDATE messages m SET claim_expires_at = now()
+                WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
+                  AND m.claim_id IS NOT DISTINCT FROM $3
+                RETURNING m.id),
+            %s
+            SELECT %s AS waiters_told"""
+                    .formatted(
+                            QueueReady.cte(
+                                    "waiters_told",
+                                    "c",
+                                    "true",
+                                    "$1",
+                                    "$2",
+                                    "(SELECT count(*) FROM freed)",
+                                    "c.wake_until"),
+                            QueueReady.told("waiters_told"));
 
     // Releasing some messages of a live claim moves them to a claim of their own ($5, a new id never shown) that has
     // ended already: from then on they are what the messages of any ended claim are. A claim takes them at once, or,
@@ -200,10 +228,12 @@ public class ClaimStore {
     // releases find only the rows that still name it. Ids ($4) that the claim does not hold (any longer) are passed
     // over. One row: whether the claim was found live. The named rows are reached by primary-key probes; two
     // releases naming the same rows in another order may deadlock, and the one PostgreSQL aborts changed nothing.
+    // Released without a delay, the messages wake the queue's waiting claims (QueueReady); a delayed one wakes them
+    // by the waiters' own timer at its due time.
     private static final String RELEASE_MESSAGES =
             """
             WITH c AS (
-                SELECT c.queue_id
+                SELECT c.queue_id, q.wake_until
                 FROM queues q JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
                 WHERE q.project = $1 AND q.name = $2),
             released AS (
@@ -218,8 +248,19 @@ public class ClaimStore {
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                 SELECT $5, c.queue_id, 0, 0, now(), ARRAY(SELECT id FROM released ORDER BY id)
                 FROM c
-                WHERE EXISTS (SELECT 1 FROM released))
-            SELECT count(*) AS claims FROM c""";
+                WHERE EXISTS (SELECT 1 FROM released)),
+            %s
+            SELECT count(*) AS claims, %s AS waiters_told FROM c"""
+                    .formatted(
+                            QueueReady.cte(
+                                    "waiters_told",
+                                    "c",
+                                    "$6::integer = 0",
+                                    "$1",
+                                    "$2",
+                                    "(SELECT count(*) FROM released)",
+                                    "c.wake_until"),
+                            QueueReady.told("waiters_told"));
 
     private final MessageCipher cipher;
 
@@ -234,7 +275,24 @@ public class ClaimStore {
      * What a claim statement took: for each claim, its messages that open, oldest first (empty: its queue is missing);
      * and, per queue, the rows it took that do not open (they are still claimed: set them aside before answering).
      */
-    public record Taken(List<Optional<List<Message>>> answers, List<Unreadable> unreadable) {}
+    public record Taken(
+            List<Optional<List<Message>>> answers, List<Integer> waitDefaults, List<Unreadable> unreadable) {
+
+        /** Each claim's answer with its queue's {@code _claim_wait_seconds}, in the claims' order. */
+        public List<Claimed> claims() {
+            List<Claimed> claims = new ArrayList<>(answers.size());
+            for (int i = 0; i < answers.size(); i++) {
+                claims.add(new Claimed(answers.get(i), waitDefaults.get(i)));
+            }
+            return claims;
+        }
+    }
+
+    /**
+     * One claim's answer: its messages (empty: its queue is missing), and its queue's {@code _claim_wait_seconds} (null
+     * when the queue sets none, or is missing).
+     */
+    public record Claimed(Optional<List<Message>> messages, Integer waitDefault) {}
 
     /** Rows of queue {@code queueId} ({@code queue}) that a claim statement took and that do not open, held by claims {@code holders}. */
     public record Unreadable(PlacedQueue queue, long queueId, List<MessageRows.Unopened> rows, UUID[] holders) {}
@@ -306,6 +364,7 @@ public class ClaimStore {
      */
     private Taken taken(RowSet<Row> rows, List<Request> claims) {
         List<List<Message>> taken = new ArrayList<>(Collections.nCopies(claims.size(), null));
+        List<Integer> waitDefaults = new ArrayList<>(Collections.nCopies(claims.size(), null));
         Map<Long, UnreadableOfQueue> unreadable = null;
         MessageRows reader = null;
         int readerClaim = -1;
@@ -320,6 +379,7 @@ public class ClaimStore {
             if (messages == null) {
                 messages = new ArrayList<>();
                 taken.set(claim, messages);
+                waitDefaults.set(claim, row.getInteger("wait_default"));
             }
             if (row.getLong("id") == null) {
                 continue; // nothing was left free for it
@@ -348,6 +408,7 @@ public class ClaimStore {
         }
         return new Taken(
                 answers,
+                waitDefaults,
                 unreadable == null
                         ? List.of()
                         : unreadable.values().stream()

@@ -343,6 +343,40 @@ public interface PigeonConfig {
         int maxWaiting();
     }
 
+    /**
+     * Long-polling claims and pops (Pigeon's extension): how long a claim or pop may wait for a message, how many may
+     * wait at once, and how long a replica's mark on a queue it holds waiters for lasts.
+     */
+    ClaimWait claimWait();
+
+    interface ClaimWait {
+        /**
+         * Longest wait, in seconds, a claim or pop may ask for (its body's {@code wait}, {@code Prefer: wait=N}, or its
+         * queue's {@code _claim_wait_seconds}); a body's larger value is refused (400), a header's is capped.
+         */
+        @WithDefault("20")
+        int max();
+
+        /** Requests waiting at once on this replica; one more is refused (429). */
+        @WithDefault("10000")
+        int maxWaiters();
+
+        /** Requests of one project waiting at once on this replica; one more is refused (429). */
+        @WithDefault("1000")
+        int maxWaitersPerProject();
+
+        /**
+         * How long a replica's mark on a queue it holds waiters for outlives its last renewal: posts to the queue tell
+         * the replicas (one NOTIFY each) while a mark is live, so this long after a replica's last waiter left.
+         */
+        @WithDefault("30s")
+        Duration lease();
+
+        /** How often a replica renews its marks (one statement per database); well under {@code lease}. */
+        @WithDefault("10s")
+        Duration renewal();
+    }
+
     /** The delivery engine of the delayed-dispatch queue (/v3/queue) and of v2 subscriptions. */
     Dispatch dispatch();
 

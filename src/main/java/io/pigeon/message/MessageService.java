@@ -12,6 +12,7 @@ import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,6 +23,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 
 /**
  * The rules of messages: TTL and delay bounds, paging bounds, and who may delete what. Reads of one queue
@@ -38,6 +40,7 @@ public class MessageService {
     private final MessageCipher cipher;
     private final UnreadableMessages unreadable;
     private final CallMarker marker;
+    private final QueueWaits waits;
     /** Read from the configuration once: it does not change while the application runs. */
     private final MessageBounds bounds;
     /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
@@ -63,7 +66,9 @@ public class MessageService {
             DispatchService deliveries,
             MessageCipher cipher,
             UnreadableMessages unreadable,
-            CallMarker marker) {
+            CallMarker marker,
+            QueueWaits waits) {
+        this.waits = waits;
         this.cipher = cipher;
         this.unreadable = unreadable;
         this.marker = marker;
@@ -282,13 +287,64 @@ public class MessageService {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
+        return PlacedQueue.of(databases, project, queue).chain(placed -> popOnce(placed, count));
+    }
+
+    private Uni<List<Message>> popOnce(PlacedQueue placed, int count) {
         // The pop has deleted the rows that do not open too: they are kept aside before the answer, which holds
         // every message the pop took that can be read.
-        return PlacedQueue.of(databases, project, queue)
-                .chain(placed ->
-                        store.pop(placed, count).call(popped -> unreadable.keepPopped(placed, popped.unreadable())))
+        return store.pop(placed, count)
+                .call(popped -> unreadable.keepPopped(placed, popped.unreadable()))
                 .map(MessageRows.Read::messages)
                 .invoke(popped -> metrics.deleted(popped.size()));
+    }
+
+    /**
+     * Pops as {@link #pop} does, and when nothing is free waits for a message (Pigeon's long polling): up to {@code
+     * wait} seconds (already within pigeon.claim-wait.max), or when null its queue's {@code _claim_wait_seconds}.
+     * Each try pops only while {@code connected} says the client is there; messages popped for a client that left in
+     * the moment of the pop's statement are lost with the answer, as any pop's whose answer is lost.
+     */
+    public Uni<List<Message>> pop(
+            String project, QueueName queue, Integer count, Integer wait, BooleanSupplier connected) {
+        if (count == null || count < 1 || count > config.maxMessagesPerPage()) {
+            throw Rejection.invalidRequest(
+                    "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
+        }
+        return PlacedQueue.of(databases, project, queue).chain(placed -> {
+            long seen = waits.seen(placed);
+            return popOnce(placed, count).chain(first -> {
+                if (!first.isEmpty() || (wait != null && wait == 0)) {
+                    return Uni.createFrom().item(first);
+                }
+                Uni<Integer> seconds = wait != null
+                        ? Uni.createFrom().item(wait)
+                        : waits.queueDefault(placed).map(found -> Math.min(found, waits.maxSeconds()));
+                return seconds.chain(waitFor -> waits.await(
+                        placed,
+                        seen,
+                        waitFor,
+                        count,
+                        new QueueWaits.Attempt<List<Message>>() {
+                            @Override
+                            public Uni<List<Message>> run() {
+                                return popOnce(placed, count);
+                            }
+
+                            @Override
+                            public int taken(List<Message> outcome) {
+                                return outcome.size();
+                            }
+
+                            @Override
+                            public Uni<Void> giveBack(List<Message> outcome) {
+                                return Uni.createFrom().voidItem(); // a pop's messages are deleted: nothing to give
+                            }
+                        },
+                        connected,
+                        List.<Message>of()));
+            });
+        });
     }
 
     /** Deletes every message and claim of the queue, on its client (the pool, or a caller's transaction). */

@@ -8,6 +8,7 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
 import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.storage.QueueRows;
+import io.pigeon.waiting.QueueReady;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
@@ -58,6 +59,9 @@ public class MessageStore {
         return "ltrim(" + name + ", '" + QueueName.TOPIC_PREFIX + "')";
     }
 
+    /** The CTE of a post statement that tells the replicas waiting for its queue's messages (see QueueReady). */
+    private static final String WAITERS_TOLD = "waiters_told";
+
     /** The SQLSTATE of a post whose sealing did not match the queue's setting (nothing was stored). */
     static final String SEALING_MISMATCH = "PQENC";
 
@@ -70,8 +74,9 @@ public class MessageStore {
                 WHERE q.project = $1 AND q.name = $2 AND %s AND %s
                 ORDER BY t.ord
                 RETURNING id, ttl, body, visible_at, key_id),
+            %s,
             %s
-            SELECT id, %s AS notifications, %s AS sockets_told FROM inserted WHERE %s"""
+            SELECT id, %s AS notifications, %s AS sockets_told, %s AS waiters_told FROM inserted WHERE %s"""
                     .formatted(
                             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$6"),
                             SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$11"),
@@ -81,8 +86,17 @@ public class MessageStore {
                                     SHOWN_NAME,
                                     "$12",
                                     "$14"),
+                            QueueReady.cte(
+                                    WAITERS_TOLD,
+                                    "queues w",
+                                    "w.project = $1 AND w.name = $2",
+                                    "$1",
+                                    "$2",
+                                    "(SELECT count(*) FROM inserted)",
+                                    "w.wake_until"),
                             NotificationFanOut.QUEUED,
                             NotificationFanOut.SOCKETS_TOLD,
+                            QueueReady.told(WAITERS_TOLD),
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$7", "$8", "$9", "$13"));
 
     /**
@@ -124,7 +138,7 @@ public class MessageStore {
     static final String POST_CREATING_QUEUE =
             """
             WITH known AS (
-                SELECT id, metadata FROM queues WHERE project = $1 AND name = $2),
+                SELECT id, metadata, wake_until FROM queues WHERE project = $1 AND name = $2),
             created AS (
                 INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
                 ON CONFLICT (project, name) DO NOTHING
@@ -152,9 +166,10 @@ public class MessageStore {
                 WHERE $9 <= t.max_size
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at, key_id),
+            %s,
             %s
             SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-                   %s AS notifications, %s AS sockets_told
+                   %s AS notifications, %s AS sockets_told, %s AS waiters_told
             WHERE (NOT EXISTS (SELECT 1 FROM created) OR (SELECT count(*) FROM queues WHERE project = $1) < $10
                    OR pigeon_refuse('403', $11))
               AND %s"""
@@ -162,8 +177,18 @@ public class MessageStore {
                             NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$12"),
                             SEALED_AS_THE_QUEUE_ASKS.formatted("metadata", "$17"),
                             NotificationFanOut.ctes("(SELECT metadata FROM q)", "$16", SHOWN_NAME, "$18", "$20"),
+                            // A queue this statement creates has no lease: only a known one can have waiters.
+                            QueueReady.cte(
+                                    WAITERS_TOLD,
+                                    "known k",
+                                    "true",
+                                    "$1",
+                                    "$2",
+                                    "(SELECT count(*) FROM inserted)",
+                                    "k.wake_until"),
                             NotificationFanOut.QUEUED,
                             NotificationFanOut.SOCKETS_TOLD,
+                            QueueReady.told(WAITERS_TOLD),
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$13", "$14", "$15", "$19"));
 
     /*
@@ -199,9 +224,10 @@ public class MessageStore {
             wanted AS (
                 SELECT DISTINCT project, name FROM post),
             known AS (
-                SELECT w.project, w.name, k.id, k.metadata
+                SELECT w.project, w.name, k.id, k.metadata, k.wake_until
                 FROM wanted w
-                CROSS JOIN LATERAL (SELECT id, metadata FROM queues WHERE project = w.project AND name = w.name LIMIT 1) k),
+                CROSS JOIN LATERAL (SELECT id, metadata, wake_until FROM queues WHERE project = w.project AND name = w.name
+                                    LIMIT 1) k),
             created AS (
                 INSERT INTO queues (project, name)
                 SELECT w.project, w.name FROM wanted w
@@ -243,10 +269,11 @@ public class MessageStore {
                 FROM routed r JOIN unnest($6::int[]) AS n (post) ON n.post = r.post
                 WHERE r.fits
                 GROUP BY r.post, r.id),
+            %s,
             %s
             SELECT ARRAY(SELECT r.max_size FROM post p LEFT JOIN routed r ON r.post = p.post ORDER BY p.post) AS max_sizes,
                    ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-                   %s AS notifications, %s AS sockets_told
+                   %s AS notifications, %s AS sockets_told, %s AS waiters_told
             WHERE (NOT EXISTS (SELECT 1 FROM created)
                    OR NOT EXISTS (SELECT 1 FROM (SELECT project, count(*) AS queues FROM created GROUP BY project) c
                                   WHERE (SELECT count(*) FROM queues WHERE project = c.project) + c.queues > $12)
@@ -256,8 +283,19 @@ public class MessageStore {
                             NotificationFanOut.WITHIN_MESSAGE_QUOTA_ACROSS_QUEUES.formatted("$14"),
                             SEALED_AS_THE_QUEUE_ASKS.formatted("t.metadata", "p.key_id"),
                             NotificationFanOut.ctesAcrossQueues("target", "$18", shownName("t.name"), "$19", "$21"),
+                            // Each known queue with a lease and messages stored (a created one has no lease).
+                            QueueReady.cte(
+                                    WAITERS_TOLD,
+                                    "known k JOIN (SELECT queue_id, sum(messages) AS messages FROM stored_posts "
+                                            + "GROUP BY queue_id) s ON s.queue_id = k.id",
+                                    "true",
+                                    "k.project",
+                                    "k.name",
+                                    "s.messages",
+                                    "k.wake_until"),
                             NotificationFanOut.QUEUED,
                             NotificationFanOut.SOCKETS_TOLD,
+                            QueueReady.told(WAITERS_TOLD),
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS_ACROSS_QUEUES.formatted(
                                     "stored_posts", "$15", "$16", "$17", "$20"));
 

@@ -28,6 +28,11 @@ public class ReservedAttributes {
     public static final String FLAVOR = "_flavor";
     /** How notifications to the queue's subscribers are retried; not shown unless set. */
     public static final String RETRY_POLICY = "_retry_policy";
+    /**
+     * How long the queue's claims and pops that name no wait wait for a message (Pigeon's long polling; 0: Zaqar's
+     * answer at once); not shown unless set.
+     */
+    public static final String CLAIM_WAIT_SECONDS = "_claim_wait_seconds";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
     public static final Set<String> ALL = Set.of(
@@ -78,6 +83,7 @@ public class ReservedAttributes {
         integer(metadata, DEFAULT_MESSAGE_DELAY, 0, config.maxMessageDelay(), false);
         integer(metadata, DEAD_LETTER_QUEUE_MESSAGES_TTL, 60, config.maxMessageTtl(), true);
         integer(metadata, MAX_CLAIM_COUNT, 1, Integer.MAX_VALUE, true);
+        integer(metadata, CLAIM_WAIT_SECONDS, 0, config.claimWait().max(), true);
         JsonNode deadLetterQueue = metadata.get(DEAD_LETTER_QUEUE);
         if (deadLetterQueue != null && !deadLetterQueue.isNull()) {
             if (!deadLetterQueue.isTextual()) {

@@ -20,6 +20,21 @@ public final class ClaimTermsReader {
         return new ClaimService.RequestedTerms(field(body, "ttl", required), field(body, "grace", required));
     }
 
+    /**
+     * A claim's terms and, except in v1 (whose claim body is Zaqar v1's: ttl and grace), its {@code wait} (Pigeon's
+     * long polling; null when absent), 0 to {@code maxWait} seconds.
+     */
+    public static Claim claimWithWait(byte[] document, ApiVersion version, int maxWait) {
+        boolean required = version.requiresClaimTerms();
+        JsonNode body = object(document, "A claim is a JSON object with \"ttl\" and \"grace\" fields.");
+        return new Claim(
+                new ClaimService.RequestedTerms(field(body, "ttl", required), field(body, "grace", required)),
+                version == ApiVersion.V1 ? null : WaitReader.fromBody(body, maxWait));
+    }
+
+    /** A claim request's terms and the wait its body asks for (null: none). */
+    public record Claim(ClaimService.RequestedTerms terms, Integer waitSeconds) {}
+
     /** A claim renewal: its ttl (required where the version requires the terms, v1) and, optionally, a grace. */
     public static ClaimService.RequestedTerms renewal(byte[] document, ApiVersion version) {
         boolean ttlRequired = version.requiresClaimTerms();

@@ -6,11 +6,14 @@ import io.pigeon.api.read.ClaimReleaseReader;
 import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.read.IncludedFields;
 import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.read.WaitReader;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
 import io.pigeon.queue.QueueName;
+import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -20,6 +23,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -36,20 +40,28 @@ public class V2ClaimResource {
 
     private final ClaimService claims;
     private final RequestCaller caller;
+    private final QueueWaits waits;
 
-    public V2ClaimResource(ClaimService claims, RequestCaller caller) {
+    public V2ClaimResource(ClaimService claims, RequestCaller caller, QueueWaits waits) {
         this.claims = claims;
         this.caller = caller;
+        this.waits = waits;
     }
 
-    /** 201 {@code {"messages": [...]}} with Location, or 204 when nothing is free (or the queue is absent). */
+    /**
+     * 201 {@code {"messages": [...]}} with Location, or 204 when nothing is free (or the queue is absent). With a wait
+     * (the body's {@code wait}, {@code Prefer: wait=N}, or the queue's {@code _claim_wait_seconds}), a claim that finds
+     * nothing free waits up to so long for a message before its 204.
+     */
     @POST
     public Uni<Response> claim(
             @PathParam("version") String version,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
+            @HeaderParam("Prefer") String prefer,
             @PathParam("queue") String queueName,
             @QueryParam("limit") String limitParam,
             @QueryParam("include") List<String> include,
+            @Context HttpServerResponse response,
             byte[] body) {
         String project = caller.requiredProject();
         boolean hasBody = body != null && body.length > 0;
@@ -57,25 +69,33 @@ public class V2ClaimResource {
             ContentTypes.requireJson(contentType);
         }
         Integer limit = QueryParamReader.integer("limit", limitParam);
-        ClaimTerms terms = claims.terms(
-                hasBody
-                        ? ClaimTermsReader.claim(body, DialectPaths.version(version))
-                        : ClaimService.RequestedTerms.NONE);
+        ClaimTermsReader.Claim request = hasBody
+                ? ClaimTermsReader.claimWithWait(body, DialectPaths.version(version), waits.maxSeconds())
+                : new ClaimTermsReader.Claim(ClaimService.RequestedTerms.NONE, null);
+        ClaimTerms terms = claims.terms(request.terms());
+        Integer preferred = request.waitSeconds() == null ? WaitReader.fromPrefer(prefer, waits.maxSeconds()) : null;
+        Integer wait = request.waitSeconds() != null ? request.waitSeconds() : preferred;
         QueueName queue = QueueName.of(queueName);
-        return claims.take(project, queue, limit, terms).map(taken -> taken.filter(
-                        claim -> !claim.messages().isEmpty())
-                .map(claim -> Response.status(201)
-                        .header(HttpHeaders.LOCATION, Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
-                        .entity(new V2Views.Messages(
-                                V2Views.claimedItems(
-                                        DialectPaths.version(version),
-                                        queue,
-                                        claim.id(),
-                                        claim.messages(),
-                                        IncludedFields.claimCount(DialectPaths.version(version), include)),
-                                null))
-                        .build())
-                .orElseGet(() -> Response.noContent().build()));
+        boolean claimCount = IncludedFields.claimCount(DialectPaths.version(version), include);
+        return claims.take(project, queue, limit, terms, wait, () -> !response.closed())
+                .map(taken -> taken.filter(claim -> !claim.messages().isEmpty())
+                        .map(claim -> Response.status(201)
+                                .header(
+                                        HttpHeaders.LOCATION,
+                                        Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
+                                .entity(new V2Views.Messages(
+                                        V2Views.claimedItems(
+                                                DialectPaths.version(version),
+                                                queue,
+                                                claim.id(),
+                                                claim.messages(),
+                                                claimCount),
+                                        null)))
+                        .orElseGet(Response::noContent))
+                .map(answer -> preferred == null
+                        ? answer.build()
+                        : answer.header(WaitReader.PREFERENCE_APPLIED, WaitReader.applied(preferred))
+                                .build());
     }
 
     @GET

@@ -11,6 +11,7 @@ import io.pigeon.api.read.IncludedFields;
 import io.pigeon.api.read.MessageIdReader;
 import io.pigeon.api.read.MessagePostReader;
 import io.pigeon.api.read.QueryParamReader;
+import io.pigeon.api.read.WaitReader;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.NextLinks;
 import io.pigeon.dispatch.CallMarker;
@@ -19,7 +20,9 @@ import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.RequestedIds;
 import io.pigeon.queue.QueueName;
+import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -28,6 +31,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -49,9 +53,12 @@ public class V2MessageResource {
     private final MessageService messages;
     private final RequestCaller caller;
 
-    public V2MessageResource(MessageService messages, RequestCaller caller) {
+    private final QueueWaits waits;
+
+    public V2MessageResource(MessageService messages, RequestCaller caller, QueueWaits waits) {
         this.messages = messages;
         this.caller = caller;
+        this.waits = waits;
     }
 
     @POST
@@ -188,7 +195,9 @@ public class V2MessageResource {
             @QueryParam("ids") List<String> idParams,
             @QueryParam("claim_ids") List<String> claimIdParams,
             @QueryParam("pop") String popParam,
-            @QueryParam("include") List<String> include) {
+            @QueryParam("include") List<String> include,
+            @HeaderParam("Prefer") String prefer,
+            @Context HttpServerResponse response) {
         String project = caller.requiredProject();
         List<String> ids = IdListReader.of(idParams);
         // Read only with the option on (v2), as in Zaqar (otherwise the parameter is ignored).
@@ -210,9 +219,19 @@ public class V2MessageResource {
                 throw ApiException.invalidRequest("A topic's messages are not popped: they go to its subscriptions.");
             }
             boolean claimCount = IncludedFields.claimCount(dialect.version(), include);
-            return messages.pop(project, queue, count).map(popped -> Response.ok(new V2Views.Messages(
-                            V2Views.poppedItems(dialect.version(), queue, UUID.randomUUID(), popped, claimCount), null))
-                    .build());
+            // Pigeon's long polling: with Prefer: wait=N or the queue's _claim_wait_seconds, a pop that finds nothing
+            // free waits up to so long for a message before its empty answer.
+            Integer preferred = WaitReader.fromPrefer(prefer, waits.maxSeconds());
+            return messages.pop(project, queue, count, preferred, () -> !response.closed())
+                    .map(popped -> {
+                        Response.ResponseBuilder answer = Response.ok(new V2Views.Messages(
+                                V2Views.poppedItems(dialect.version(), queue, UUID.randomUUID(), popped, claimCount),
+                                null));
+                        return preferred == null
+                                ? answer.build()
+                                : answer.header(WaitReader.PREFERENCE_APPLIED, WaitReader.applied(preferred))
+                                        .build();
+                    });
         }
         if (ids == null) {
             throw ApiException.invalidRequest(

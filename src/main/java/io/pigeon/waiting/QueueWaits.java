@@ -1,0 +1,708 @@
+package io.pigeon.waiting;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.pool.PoolClients;
+import io.pigeon.queue.PlacedQueue;
+import io.pigeon.queue.ReservedAttributes;
+import io.pigeon.rules.Rejection;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.UniEmitter;
+import io.vertx.core.Context;
+import io.vertx.mutiny.core.Vertx;
+import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.pgclient.PgConnectOptions;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.jboss.logging.Logger;
+
+/**
+ * Claims and pops that wait for a message (Pigeon's long polling): a request that found nothing free waits here, costing
+ * no statement while it waits, until a message may be free for it, its wait ends (it is answered as an empty claim or
+ * pop), its client leaves, or the replica stops.
+ *
+ * <p>What wakes a queue's waiters, on any replica: a notice on {@link QueueReady#CHANNEL}, which a post or a release
+ * sends when the queue's row carries a live mark ({@code wake_until}, renewed here every
+ * {@code pigeon.claim-wait.renewal} while this replica holds waiters for the queue); and a timer at the moment the
+ * queue's next message comes free by itself (a delay or a claim ending), read in one statement after an empty try. This
+ * replica LISTENs on one connection per database it holds waiters on ({@code application_name} pigeon-waiters), opened
+ * before the queue is marked, so that no notice sent for a mark it made can be missed while the connection is up; after
+ * the connection comes back, every waiter of that database tries again.
+ *
+ * <p>A wake tries the queue's waiters in the order they came, as many as the notice says messages came free (at least
+ * one): each try is one claim (or pop) through the usual shared statements. A waiter that took as many messages as it
+ * asked for passes the wake on to the next (more may be free); one that found nothing goes back to the head of the line
+ * and the queue's next-free time is read again. A waiter whose client has left is not tried; one that took messages
+ * for a client that left meanwhile gives them back at once.
+ */
+@ApplicationScoped
+public class QueueWaits {
+
+    private static final Logger LOG = Logger.getLogger(QueueWaits.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The queue attribute that gives its claims and pops a wait when they name none (not shown unless set). */
+    public static final String DEFAULT_ATTRIBUTE = ReservedAttributes.CLAIM_WAIT_SECONDS;
+
+    private static final long RECONNECT_MILLIS = 1000;
+    /**
+     * After a queue is first marked, its waiters try again at once and once more this much later: a post that began
+     * before the mark was committed did not see it, and commits within this time, in all but a stalled database.
+     */
+    private static final long LATE_POST_MILLIS = 500;
+    /** A timer is armed this much after the database said a message comes free, so that it is free when tried. */
+    private static final long TIMER_MARGIN_MILLIS = 5;
+
+    /** What a waiting request does each time it is woken: one claim or one pop. */
+    public interface Attempt<T> {
+        /** Takes what is free. */
+        Uni<T> run();
+
+        /** How many messages the outcome took; 0 when nothing was free. */
+        int taken(T outcome);
+
+        /** Gives back what the outcome took, its client having left before it could be answered. */
+        Uni<Void> giveBack(T outcome);
+    }
+
+    private record Key(SqlClient db, String project, String name) {}
+
+    private final WaitStore store;
+    private final PoolClients poolClients;
+    private final Vertx vertx;
+    private final PigeonConfig.ClaimWait config;
+    private final String perReplicaRefusal;
+    private final String perProjectRefusal;
+
+    private final Map<Key, QueueLine> lines = new ConcurrentHashMap<>();
+    private final Map<SqlClient, Listener> listeners = new ConcurrentHashMap<>();
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final Map<String, Integer> waitingPerProject = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
+
+    public QueueWaits(WaitStore store, PoolClients poolClients, Vertx vertx, PigeonConfig config) {
+        this.store = store;
+        this.poolClients = poolClients;
+        this.vertx = vertx;
+        this.config = config.claimWait();
+        this.perReplicaRefusal = "This server holds " + this.config.maxWaiters()
+                + " waiting claims and pops, its limit (pigeon.claim-wait.max-waiters); try again without waiting.";
+        this.perProjectRefusal = "The project has " + this.config.maxWaitersPerProject()
+                + " waiting claims and pops on this server, its limit (pigeon.claim-wait.max-waiters-per-project).";
+    }
+
+    /** The longest wait, in seconds. */
+    public int maxSeconds() {
+        return config.max();
+    }
+
+    /**
+     * The notices seen so far for the queue, to take before a request's first try and hand to {@link #await}: a notice
+     * that came between the two makes the waiter try again at once.
+     */
+    public long seen(PlacedQueue queue) {
+        QueueLine line = lines.get(key(queue));
+        if (line == null) {
+            return -1;
+        }
+        synchronized (line) {
+            return line.established ? line.notices : -1;
+        }
+    }
+
+    /**
+     * Waits up to {@code seconds} for {@code attempt} to take something, trying it whenever a message may be free; its
+     * outcome, or {@code nothing} when the wait ends first or the replica stops. {@code wanted} is how many messages a
+     * try asks for. Refused (429) beyond the replica's or the project's bound.
+     */
+    public <T> Uni<T> await(
+            PlacedQueue queue,
+            long seen,
+            int seconds,
+            int wanted,
+            Attempt<T> attempt,
+            BooleanSupplier connected,
+            T nothing) {
+        return Uni.createFrom().deferred(() -> {
+            if (stopping || seconds <= 0) {
+                return Uni.createFrom().item(nothing);
+            }
+            count(queue.project());
+            return Uni.createFrom().<T>emitter(emitter -> {
+                Waiter<T> waiter = new Waiter<>(queue.project(), wanted, attempt, connected, nothing, emitter);
+                emitter.onTermination(waiter::abandon);
+                waiter.deadline = vertx.getDelegate().setTimer(seconds * 1000L, id -> waiter.deadlinePassed());
+                join(key(queue), waiter, seen);
+            });
+        });
+    }
+
+    private static Key key(PlacedQueue queue) {
+        return new Key(queue.db(), queue.project(), queue.storedName());
+    }
+
+    private void count(String project) {
+        if (waiting.incrementAndGet() > config.maxWaiters()) {
+            waiting.decrementAndGet();
+            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, perReplicaRefusal);
+        }
+        boolean[] over = new boolean[1];
+        waitingPerProject.compute(project, (p, held) -> {
+            int now = held == null ? 0 : held;
+            if (now >= config.maxWaitersPerProject()) {
+                over[0] = true;
+                return held;
+            }
+            return now + 1;
+        });
+        if (over[0]) {
+            waiting.decrementAndGet();
+            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, perProjectRefusal);
+        }
+    }
+
+    private void uncount(String project) {
+        waiting.decrementAndGet();
+        waitingPerProject.computeIfPresent(project, (p, held) -> held <= 1 ? null : held - 1);
+    }
+
+    /** The queue's {@code _claim_wait_seconds}: 0 when it sets none or does not exist. */
+    public Uni<Integer> queueDefault(PlacedQueue queue) {
+        return store.nextFree(queue.db(), queue.project(), queue.storedName())
+                .map(found -> found.map(WaitStore.NextFree::waitDefault)
+                        .map(seconds -> Math.max(0, seconds))
+                        .orElse(0));
+    }
+
+    /** Requests waiting on this replica now (for tests and metrics). */
+    public int waiting() {
+        return waiting.get();
+    }
+
+    private void join(Key key, Waiter<?> waiter, long seen) {
+        boolean establish = false;
+        boolean tryNow = false;
+        QueueLine line;
+        while (true) {
+            line = lines.computeIfAbsent(key, QueueLine::new);
+            synchronized (line) {
+                if (line.dropped) {
+                    continue; // dropped by a renewal between the lookup and the lock: make a new one
+                }
+                waiter.line = line;
+                line.idle.addLast(waiter);
+                line.waiters.add(waiter);
+                line.used = true;
+                if (!line.established && !line.establishing) {
+                    line.establishing = true;
+                    establish = true;
+                } else if (line.established && line.notices != seen) {
+                    tryNow = true;
+                }
+            }
+            break;
+        }
+        if (establish) {
+            establish(line);
+        } else if (tryNow) {
+            wake(line, Integer.MAX_VALUE);
+        }
+    }
+
+    /** Listens on the queue's database, then marks the queue; its waiters then try again (see LATE_POST_MILLIS). */
+    private void establish(QueueLine line) {
+        listening(line.key.db())
+                .chain(() -> store.lease(
+                        line.key.db(),
+                        List.of(line.key.project()),
+                        List.of(line.key.name()),
+                        config.lease().toSeconds()))
+                .subscribe()
+                .with(
+                        leased -> {
+                            if (leased.isEmpty()) {
+                                // No such queue: nothing will come; the waiters are answered now.
+                                failAll(line, null);
+                                return;
+                            }
+                            synchronized (line) {
+                                line.establishing = false;
+                                line.established = true;
+                            }
+                            wakeSoonAndLater(line);
+                        },
+                        failure -> {
+                            LOG.warnf(
+                                    "Could not mark queue %s for its waiters: %s", line.key.name(), failure.toString());
+                            failAll(line, failure);
+                        });
+    }
+
+    private void wakeSoonAndLater(QueueLine line) {
+        wake(line, Integer.MAX_VALUE);
+        vertx.getDelegate().setTimer(LATE_POST_MILLIS, id -> wake(line, Integer.MAX_VALUE));
+    }
+
+    /** Answers every waiter of the line: as empty ({@code failure} null) or with the failure; the line goes. */
+    private void failAll(QueueLine line, Throwable failure) {
+        List<Waiter<?>> all;
+        synchronized (line) {
+            line.establishing = false;
+            line.dropped = true;
+            all = new ArrayList<>(line.waiters);
+        }
+        lines.remove(line.key, line);
+        for (Waiter<?> waiter : all) {
+            if (failure == null) {
+                waiter.answerNothing();
+            } else {
+                waiter.fail(failure);
+            }
+        }
+    }
+
+    /** Tries the line's first waiters, as many as {@code messages} may serve (at least one). */
+    void wake(QueueLine line, int messages) {
+        List<Waiter<?>> trying = new ArrayList<>();
+        synchronized (line) {
+            if (!line.established) {
+                return; // establishing: its end wakes them all
+            }
+            long budget = Math.max(1, messages);
+            while (budget > 0 && !line.idle.isEmpty()) {
+                Waiter<?> waiter = line.idle.pollFirst();
+                if (waiter.done.get()) {
+                    continue;
+                }
+                waiter.trying = true;
+                trying.add(waiter);
+                budget -= waiter.wanted;
+            }
+        }
+        for (Waiter<?> waiter : trying) {
+            waiter.tryOnce();
+        }
+    }
+
+    /** Reads when the line's queue next has a message free by itself, and arms its timer; one read at a time. */
+    private void readNextFree(QueueLine line) {
+        synchronized (line) {
+            if (line.reading) {
+                line.readAgain = true;
+                return;
+            }
+            line.reading = true;
+        }
+        store.nextFree(line.key.db(), line.key.project(), line.key.name())
+                .subscribe()
+                .with(
+                        found -> {
+                            Long due =
+                                    found.map(WaitStore.NextFree::dueInMillis).orElse(null);
+                            armTimer(line, due);
+                            readDone(line);
+                        },
+                        failure -> {
+                            LOG.debugf(
+                                    "Could not read when queue %s next frees a message: %s", line.key.name(), failure);
+                            armTimer(line, WaitStore.RECHECK_MILLIS);
+                            readDone(line);
+                        });
+    }
+
+    private void readDone(QueueLine line) {
+        boolean again;
+        synchronized (line) {
+            line.reading = false;
+            again = line.readAgain;
+            line.readAgain = false;
+        }
+        if (again) {
+            readNextFree(line);
+        }
+    }
+
+    private void armTimer(QueueLine line, Long dueInMillis) {
+        synchronized (line) {
+            if (line.timer >= 0) {
+                vertx.getDelegate().cancelTimer(line.timer);
+                line.timer = -1;
+            }
+            if (dueInMillis == null || line.idle.isEmpty()) {
+                return;
+            }
+            long timer = vertx.getDelegate().setTimer(Math.max(1, dueInMillis + TIMER_MARGIN_MILLIS), id -> {
+                synchronized (line) {
+                    if (line.timer == id) {
+                        line.timer = -1;
+                    }
+                }
+                wake(line, 1);
+            });
+            line.timer = timer;
+        }
+    }
+
+    /** Called for each notice: so many messages came free in the queue. */
+    private void noticed(SqlClient db, String project, String name, int messages) {
+        QueueLine line = lines.get(new Key(db, project, name));
+        if (line == null) {
+            return;
+        }
+        synchronized (line) {
+            line.notices++;
+        }
+        wake(line, messages);
+    }
+
+    /** Every waiter of {@code db} tries again (its LISTEN connection came back: notices may have been missed). */
+    private void wakeAll(SqlClient db) {
+        for (QueueLine line : lines.values()) {
+            if (line.key.db() == db) {
+                wake(line, Integer.MAX_VALUE);
+            }
+        }
+    }
+
+    /**
+     * Renews the marks of the queues this replica held waiters for since the last renewal (one statement per
+     * database), and forgets the lines that held none: their marks then lapse.
+     */
+    @Scheduled(
+            every = "${pigeon.claim-wait.renewal}",
+            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
+            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
+    Uni<Void> renewMarks() {
+        Map<SqlClient, List<QueueLine>> byDatabase = new IdentityHashMap<>();
+        for (QueueLine line : lines.values()) {
+            boolean keep;
+            synchronized (line) {
+                keep = !line.waiters.isEmpty() || line.used || line.establishing;
+                line.used = !line.waiters.isEmpty();
+                if (!keep) {
+                    line.dropped = true;
+                }
+            }
+            if (!keep) {
+                lines.remove(line.key, line);
+                armTimer(line, null);
+            } else if (line.established) {
+                byDatabase
+                        .computeIfAbsent(line.key.db(), db -> new ArrayList<>())
+                        .add(line);
+            }
+        }
+        List<Uni<Void>> renewals = new ArrayList<>();
+        byDatabase.forEach((db, held) -> renewals.add(store.lease(
+                        db,
+                        held.stream().map(line -> line.key.project()).toList(),
+                        held.stream().map(line -> line.key.name()).toList(),
+                        config.lease().toSeconds())
+                .invoke(leased -> {
+                    for (WaitStore.Leased queue : leased) {
+                        if (!queue.wasLive()) {
+                            // The mark had lapsed (the database was unreachable): posts meanwhile told nobody.
+                            QueueLine line = lines.get(new Key(db, queue.project(), queue.name()));
+                            if (line != null) {
+                                wakeSoonAndLater(line);
+                            }
+                        }
+                    }
+                })
+                .onFailure()
+                .invoke(failure -> LOG.warnf(
+                        "Could not renew the marks of %d queues with waiting claims, will retry: %s",
+                        held.size(), failure.toString()))
+                .onFailure()
+                .recoverWithNull()
+                .replaceWithVoid()));
+        return renewals.isEmpty()
+                ? Uni.createFrom().voidItem()
+                : Uni.join().all(renewals).andFailFast().replaceWithVoid();
+    }
+
+    /** Answers every waiter now (as an empty claim or pop) and takes no new wait: the replica is stopping. */
+    void stop(@Observes ShutdownDelayInitiatedEvent shutdown) {
+        stopAll();
+    }
+
+    void stop(@Observes ShutdownEvent shutdown) {
+        stopAll();
+        listeners.values().forEach(listener -> listener.subscriber.closeAndForget());
+        listeners.clear();
+    }
+
+    private void stopAll() {
+        stopping = true;
+        for (QueueLine line : lines.values()) {
+            List<Waiter<?>> all;
+            synchronized (line) {
+                all = new ArrayList<>(line.waiters);
+            }
+            all.forEach(Waiter::answerNothing);
+        }
+    }
+
+    /** Ready once this replica LISTENs on {@code db}. */
+    private Uni<Void> listening(SqlClient db) {
+        Listener known = listeners.get(db);
+        if (known != null) {
+            return known.ready;
+        }
+        return poolClients.everyDatabase().chain(every -> {
+            PgConnectOptions options = every.stream()
+                    .filter(database -> database.client() == db)
+                    .map(PoolClients.Named::options)
+                    .findFirst()
+                    .orElse(null);
+            if (options == null) {
+                return Uni.createFrom()
+                        .failure(new Rejection(
+                                Rejection.Reason.UNAVAILABLE, "The queue's database is being moved; try again."));
+            }
+            return listeners.computeIfAbsent(db, client -> new Listener((Pool) client, options)).ready;
+        });
+    }
+
+    /** The waiters of one queue on one database. */
+    private static final class QueueLine {
+        final Key key;
+        /** Waiters not being tried, in the order they came (one tried and back goes first); guarded by this. */
+        final ArrayDeque<Waiter<?>> idle = new ArrayDeque<>();
+        /** Every waiter not yet answered, tried or not; guarded by this. */
+        final List<Waiter<?>> waiters = new ArrayList<>();
+
+        long notices;
+        boolean establishing;
+        boolean established;
+        /** Held a waiter since the last renewal. */
+        boolean used;
+        /** Forgotten by a renewal or a failed mark: a new waiter makes a new line. */
+        boolean dropped;
+
+        boolean reading;
+        boolean readAgain;
+        long timer = -1;
+
+        QueueLine(Key key) {
+            this.key = key;
+        }
+    }
+
+    /** One waiting request. */
+    private final class Waiter<T> {
+        final String project;
+        final int wanted;
+        final Attempt<T> attempt;
+        final BooleanSupplier connected;
+        final T nothing;
+        final UniEmitter<? super T> emitter;
+        /** The request's own context: it is answered there. */
+        final Context context = io.vertx.core.Vertx.currentContext();
+
+        final AtomicBoolean done = new AtomicBoolean();
+        QueueLine line;
+        long deadline = -1;
+        /** Guarded by the line. */
+        boolean trying;
+        /** Guarded by the line: the wait ended during a try, whose outcome is the answer. */
+        boolean lastTry;
+
+        Waiter(
+                String project,
+                int wanted,
+                Attempt<T> attempt,
+                BooleanSupplier connected,
+                T nothing,
+                UniEmitter<? super T> emitter) {
+            this.project = project;
+            this.wanted = wanted;
+            this.attempt = attempt;
+            this.connected = connected;
+            this.nothing = nothing;
+            this.emitter = emitter;
+        }
+
+        void tryOnce() {
+            if (done.get()) {
+                return;
+            }
+            if (!connected.getAsBoolean()) {
+                abandon(); // the client left: nothing is taken for it
+                return;
+            }
+            Uni<T> run;
+            try {
+                run = attempt.run();
+            } catch (RuntimeException e) {
+                fail(e);
+                return;
+            }
+            run.subscribe().with(this::tried, this::fail);
+        }
+
+        private void tried(T outcome) {
+            int taken = attempt.taken(outcome);
+            if (taken > 0) {
+                if (!answer(outcome)) {
+                    // Its client left while the statement ran: what it took is free again at once.
+                    attempt.giveBack(outcome)
+                            .subscribe()
+                            .with(
+                                    ignored -> wake(line, taken),
+                                    failure -> LOG.warnf(
+                                            "Could not give back what a departed waiter took: %s", failure.toString()));
+                } else if (taken >= wanted) {
+                    wake(line, 1); // more may be free
+                }
+                return;
+            }
+            boolean last;
+            synchronized (line) {
+                trying = false;
+                last = lastTry;
+                if (!last && !done.get()) {
+                    line.idle.addFirst(this);
+                }
+            }
+            if (last) {
+                answerNothing();
+            } else if (!done.get()) {
+                readNextFree(line);
+            }
+        }
+
+        void deadlinePassed() {
+            deadline = -1;
+            synchronized (line) {
+                if (trying) {
+                    lastTry = true;
+                    return;
+                }
+            }
+            answerNothing();
+        }
+
+        void answerNothing() {
+            answer(nothing);
+        }
+
+        /** Answers the request unless it was answered or its client left; false then. */
+        boolean answer(T outcome) {
+            if (!leave()) {
+                return false;
+            }
+            if (!connected.getAsBoolean()) {
+                return false;
+            }
+            emit(() -> emitter.complete(outcome));
+            return true;
+        }
+
+        void fail(Throwable failure) {
+            if (leave()) {
+                emit(() -> emitter.fail(failure));
+            }
+        }
+
+        /** The request was cancelled (its client left): it leaves the line. */
+        void abandon() {
+            leave();
+        }
+
+        /** Leaves the line once; false if it had left already. */
+        private boolean leave() {
+            if (!done.compareAndSet(false, true)) {
+                return false;
+            }
+            if (deadline >= 0) {
+                vertx.getDelegate().cancelTimer(deadline);
+            }
+            QueueLine held = line;
+            if (held != null) {
+                synchronized (held) {
+                    held.idle.remove(this);
+                    held.waiters.remove(this);
+                    trying = false;
+                }
+            }
+            uncount(project);
+            return true;
+        }
+
+        private void emit(Runnable answer) {
+            if (context == null || io.vertx.core.Vertx.currentContext() == context) {
+                answer.run();
+            } else {
+                context.runOnContext(ignored -> answer.run());
+            }
+        }
+    }
+
+    /** The LISTEN connection of one database. */
+    private final class Listener {
+        final SqlClient db;
+        final PgSubscriber subscriber;
+        final Uni<Void> ready;
+
+        Listener(Pool db, PgConnectOptions base) {
+            this.db = db;
+            PgConnectOptions options = new PgConnectOptions(base);
+            options.addProperty("application_name", "pigeon-waiters");
+            subscriber = PgSubscriber.subscriber(vertx, options);
+            subscriber.reconnectPolicy(retries -> {
+                LOG.warnf("Lost the connection that listens for messages coming free; reconnecting (waiting claims "
+                        + "wake at their timers meanwhile)");
+                return RECONNECT_MILLIS;
+            });
+            AtomicBoolean first = new AtomicBoolean(true);
+            subscriber.channel(QueueReady.CHANNEL).handler(this::noticed).subscribeHandler(() -> {
+                if (!first.compareAndSet(true, false)) {
+                    wakeAll(db); // listening again: what was sent meanwhile was not heard
+                }
+            });
+            // The LISTEN is sent before connect() completes (the channel is known): ready means listening.
+            ready = subscriber
+                    .connect()
+                    .onFailure()
+                    .invoke(failure -> {
+                        listeners.remove(db, this);
+                        subscriber.closeAndForget();
+                    })
+                    .onFailure()
+                    .transform(failure -> new Rejection(
+                            Rejection.Reason.UNAVAILABLE, "Cannot listen for messages on the queue's database."))
+                    .memoize()
+                    .indefinitely();
+        }
+
+        private void noticed(String payload) {
+            try {
+                JsonNode notice = JSON.readTree(payload);
+                QueueWaits.this.noticed(
+                        db,
+                        notice.path("project").asText(),
+                        notice.path("queue").asText(),
+                        (int) Math.min(
+                                Integer.MAX_VALUE, notice.path("messages").asLong(1)));
+            } catch (Exception e) {
+                LOG.warnf("A notice of messages coming free that does not read: %s", e.toString());
+            }
+        }
+    }
+}

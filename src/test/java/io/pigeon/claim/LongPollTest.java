@@ -103,11 +103,12 @@ class LongPollTest {
         JsonNode messages = JSON.readTree(answer.response().body()).path("messages");
         assertEquals(1, messages.size());
         assertEquals("late", messages.get(0).path("body").asText());
-        assertTrue(answer.millis() < 3250 + 1000, "answered " + answer.millis() + " ms after the claim");
+        // Wide margins: the figures are measured (printed), the assertions only tell a wake from the wait's end (10 s).
+        assertTrue(answer.millis() < 3000 + 2000, "answered " + answer.millis() + " ms after the claim");
         System.out.printf(
                 "long poll: claim answered %d ms after it was sent, %d ms after the post began%n",
                 answer.millis(), afterPost);
-        assertTrue(afterPost < 250 + 500, "answered " + afterPost + " ms after the post began");
+        assertTrue(afterPost < 2000, "answered " + afterPost + " ms after the post began");
     }
 
     @Test
@@ -118,7 +119,7 @@ class LongPollTest {
                 claim(project, "/v2/queues/quiet/claims", "{\"wait\": 2}", null).get();
         assertEquals(204, answer.response().statusCode());
         assertTrue(
-                answer.millis() >= 1500 && answer.millis() <= 2500,
+                answer.millis() >= 1500 && answer.millis() <= 3500,
                 "a 2 s wait answered after " + answer.millis() + " ms");
         assertTrue(answer.response().headers().firstValue("Preference-Applied").isEmpty());
     }
@@ -134,7 +135,7 @@ class LongPollTest {
         Timed answer = waiting.get();
         long afterPost = (System.nanoTime() - posted) / 1_000_000;
         assertEquals(201, answer.response().statusCode());
-        assertTrue(afterPost >= 2500 && afterPost <= 3500, "a 3 s delay woke the claim after " + afterPost + " ms");
+        assertTrue(afterPost >= 2500 && afterPost <= 4500, "a 3 s delay woke the claim after " + afterPost + " ms");
     }
 
     @Test
@@ -162,6 +163,40 @@ class LongPollTest {
                 "wait=10",
                 answer.response().headers().firstValue("Preference-Applied").orElse(null));
         assertTrue(afterRelease < 1000, "the release woke the claim after " + afterRelease + " ms");
+    }
+
+    /** Single messages released from a claim without a delay wake a waiter too; the claim keeps the others. */
+    @Test
+    void messagesReleasedFromAClaimWakeAnotherWaiter() throws Exception {
+        String project = Api.newProject();
+        createQueue(project, "given-back", "{}");
+        post(project, "given-back", "{\"ttl\": 300, \"body\": 1}, {\"ttl\": 300, \"body\": 2}");
+        var claimed = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{}")
+                .post("/v2/queues/given-back/claims")
+                .then()
+                .statusCode(201)
+                .extract();
+        String location = claimed.header("Location");
+        String first = claimed.jsonPath().getString("messages[0].id");
+        CompletableFuture<Timed> waiting = claim(project, "/v2/queues/given-back/claims", "{\"wait\": 10}", null);
+        awaitWaiting(1);
+        Thread.sleep(500);
+        long released = System.nanoTime();
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ids\": [\"" + first + "\"]}")
+                .post(location + "/release")
+                .then()
+                .statusCode(204);
+        Timed answer = waiting.get();
+        long afterRelease = (System.nanoTime() - released) / 1_000_000;
+        assertEquals(201, answer.response().statusCode(), answer.response().body());
+        JsonNode messages = JSON.readTree(answer.response().body()).path("messages");
+        assertEquals(1, messages.size());
+        assertEquals(first, messages.get(0).path("id").asText());
+        assertTrue(afterRelease < 2000, "the release woke the claim after " + afterRelease + " ms");
     }
 
     @Test

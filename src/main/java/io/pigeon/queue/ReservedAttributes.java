@@ -28,6 +28,11 @@ public class ReservedAttributes {
     public static final String FLAVOR = "_flavor";
     /** How notifications to the queue's subscribers are retried; not shown unless set. */
     public static final String RETRY_POLICY = "_retry_policy";
+    /**
+     * Pigeon's: how long, in seconds, the queue remembers the Idempotency-Key of a post and the dedup_id of a message;
+     * not shown unless set (Zaqar has no such attribute, and its clients compare the metadata they read).
+     */
+    public static final String DEDUP_WINDOW_SECONDS = "_dedup_window_seconds";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
     public static final Set<String> ALL = Set.of(
@@ -78,6 +83,7 @@ public class ReservedAttributes {
         integer(metadata, DEFAULT_MESSAGE_DELAY, 0, config.maxMessageDelay(), false);
         integer(metadata, DEAD_LETTER_QUEUE_MESSAGES_TTL, 60, config.maxMessageTtl(), true);
         integer(metadata, MAX_CLAIM_COUNT, 1, Integer.MAX_VALUE, true);
+        integer(metadata, DEDUP_WINDOW_SECONDS, 1, config.idempotency().maxWindow(), true);
         JsonNode deadLetterQueue = metadata.get(DEAD_LETTER_QUEUE);
         if (deadLetterQueue != null && !deadLetterQueue.isNull()) {
             if (!deadLetterQueue.isTextual()) {

@@ -427,8 +427,11 @@ public class MessageService {
                         dedupIdsStored.add(answer[firsts.get(key.key())]);
                     }
                 }
-                return postKeys.remember(placed, fresh, answer, dedupIdsStored)
-                        .replaceWith(new KeyedAnswer(answer, storedAt.size(), posted.notifications()));
+                KeyedAnswer keyed = new KeyedAnswer(answer, storedAt.size(), posted.notifications());
+                return fresh.isEmpty()
+                        ? Uni.createFrom().item(keyed)
+                        : postKeys.remember(placed, fresh, answer, dedupIdsStored)
+                                .replaceWith(keyed);
             });
         });
     }

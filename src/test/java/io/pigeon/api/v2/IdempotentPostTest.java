@@ -12,6 +12,7 @@ import io.pigeon.message.MessageIds;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
+import io.pigeon.testing.HeldPosts;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
@@ -162,11 +163,16 @@ class IdempotentPostTest {
         String head = "POST /v2/queues/cut/messages HTTP/1.1\r\nHost: localhost\r\nX-Project-Id: " + project
                 + "\r\nClient-ID: " + Api.CLIENT_ID + "\r\nContent-Type: application/json\r\n"
                 + "Idempotency-Key: cut-1\r\nContent-Length: " + content.length + "\r\n\r\n";
-        try (Socket socket = new Socket(RestAssured.baseURI.replace("http://", ""), RestAssured.port)) {
-            OutputStream out = socket.getOutputStream();
-            out.write(head.getBytes(StandardCharsets.ISO_8859_1));
-            out.write(content);
-            out.flush();
+        // The post is held in flight (its insert waits for a lock) while its connection is cut, so that it is cut
+        // after the server took the post and before it could answer, whatever the machine's speed.
+        try (HeldPosts held = HeldPosts.hold(pool)) {
+            try (Socket socket = new Socket(RestAssured.baseURI.replace("http://", ""), RestAssured.port)) {
+                OutputStream out = socket.getOutputStream();
+                out.write(head.getBytes(StandardCharsets.ISO_8859_1));
+                out.write(content);
+                out.flush();
+                held.awaitOneHeld();
+            }
         }
         // The post went on without its client: it is stored, and its answer was never read.
         Eventually.await("the post whose connection was cut, stored", Duration.ofSeconds(10), () -> stored("cut") == 2);

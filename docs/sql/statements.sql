@@ -408,6 +408,12 @@ WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM messages WHERE expires_at <= now()
     LIMIT $1 FOR UPDATE SKIP LOCKED));
 
+-- name: Sweeper.DELETE_EXPIRED_POST_KEYS
+DELETE FROM post_keys
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM post_keys WHERE expires_at <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
 -- name: Sweeper.DELETE_EXPIRED_SET_ASIDE
 DELETE FROM messages_set_aside
 WHERE ctid = ANY(ARRAY(
@@ -918,6 +924,34 @@ LEFT JOIN LATERAL (
     WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id DESC LIMIT 1) n ON true
 WHERE q.project = $1 AND q.name = $2;
 
+-- name: PostKeyStore.REMEMBER
+UPDATE post_keys p
+SET message_ids = CASE WHEN p.kind = 'key' THEN $5::bigint[] ELSE ARRAY[r.id] END
+FROM unnest($3::text[], $4::text[], $6::bigint[]) AS r (kind, key, id)
+WHERE p.project = $1 AND p.queue = $2 AND p.kind = r.kind AND p.key = r.key AND p.message_ids IS NULL;
+
+-- name: PostKeyStore.TAKE
+WITH dedup_window AS (
+    SELECT COALESCE(
+        (SELECT CASE WHEN json_typeof(metadata->'_dedup_window_seconds') = 'number'
+                     THEN LEAST(GREATEST((metadata->>'_dedup_window_seconds')::numeric, 1), $4)::int END
+         FROM queues WHERE project = $1 AND name = $2), $3) AS seconds),
+taken AS (
+    INSERT INTO post_keys AS p (project, queue, kind, key, request_hash, expires_at)
+    SELECT $1, $2, w.kind, w.key, CASE WHEN w.kind = 'key' THEN $7::bytea END,
+           now() + (SELECT seconds FROM dedup_window) * interval '1 second'
+    FROM unnest($5::text[], $6::text[]) AS w (kind, key)
+    ORDER BY w.kind, w.key
+    ON CONFLICT (project, queue, kind, key) DO UPDATE
+    SET request_hash = CASE WHEN p.expires_at <= now() THEN excluded.request_hash ELSE p.request_hash END,
+        message_ids = CASE WHEN p.expires_at <= now() THEN NULL ELSE p.message_ids END,
+        expires_at = CASE WHEN p.expires_at <= now() THEN excluded.expires_at ELSE p.expires_at END
+    RETURNING p.kind, p.key, p.request_hash, p.message_ids)
+SELECT kind, key, request_hash, message_ids FROM taken
+WHERE NOT EXISTS (SELECT 1 FROM taken WHERE message_ids IS NULL)
+   OR NOT EXISTS (SELECT 1 FROM quota_breaches WHERE project = $1 AND kind = 'post_keys' AND queue_id = 0)
+   OR pigeon_refuse('429', $8);
+
 -- name: SetAsideStore.KEEP_POPPED
 INSERT INTO messages_set_aside (queue_id, id, client_id, ttl, body, key_id, created_at, expires_at)
 SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::int[], $5::text[], $6::text[],
@@ -1134,7 +1168,12 @@ over_groups AS (
     CROSS JOIN LATERAL (VALUES ('groups', p.groups > $2), ('items', p.items > $4),
                                ('bytes', p.bytes > $5)) AS k (kind, over)
     WHERE k.over),
-found AS (SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups),
+over_post_keys AS (
+    SELECT project, 'post_keys' AS kind, 0::bigint AS queue_id
+    FROM post_keys WHERE (SELECT held FROM lock) AND expires_at > now()
+    GROUP BY project HAVING count(*) > $6),
+found AS (
+    SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups UNION ALL SELECT * FROM over_post_keys),
 cleared AS (
     DELETE FROM quota_breaches b
     WHERE (SELECT held FROM lock)

@@ -34,6 +34,8 @@ public final class Rejections {
             case UNAVAILABLE -> new Answer(503, "Service temporarily unavailable");
             case QUOTA_REACHED -> new Answer(403, "Quota exceeded");
             case QUOTA_BACKLOG -> new Answer(429, "Quota exceeded");
+                // The IETF Idempotency-Key draft's answer to a key reused with another payload.
+            case KEY_REUSED -> new Answer(422, "Idempotency key reused");
         };
     }
 

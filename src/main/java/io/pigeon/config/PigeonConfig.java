@@ -128,6 +128,26 @@ public interface PigeonConfig {
         /** How often the messages of each queue and the pending groups of each project are counted. */
         @WithDefault("30s")
         String checkInterval();
+
+        /**
+         * Keys of idempotent posts (Idempotency-Key headers and dedup_ids) one project may have remembered at once,
+         * on each database (counted every check-interval: a project can pass it by what it posts within one).
+         */
+        @WithDefault("100000")
+        int maxPostKeysPerProject();
+    }
+
+    /** Idempotent posts: how long a queue remembers the keys of its posts. */
+    Idempotency idempotency();
+
+    interface Idempotency {
+        /** A queue's {@code _dedup_window_seconds} when it sets none: SQS's five minutes. */
+        @WithDefault("300")
+        int defaultWindow();
+
+        /** Largest {@code _dedup_window_seconds} a queue may set, in seconds. */
+        @WithDefault("3600")
+        int maxWindow();
     }
 
     /** Who may call, and for which projects. */

@@ -135,6 +135,14 @@ public class Sweeper {
                 SELECT ctid FROM messages_set_aside WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
+    // The keys of idempotent posts whose window has ended (they count as forgotten from then already, migration V18).
+    private static final String DELETE_EXPIRED_POST_KEYS =
+            """
+            DELETE FROM post_keys
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM post_keys WHERE expires_at <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     // Rows written for a queue after its delete (by a post or claim whose statement had read the queue before the
     // delete committed: migration V10) are reclaimed here, once the queue has been gone for longer than any such
     // statement runs; the queue's id is then forgotten.
@@ -290,6 +298,7 @@ public class Sweeper {
         return endClaims(db, 0, 0, 0).call(claims -> reseal(db, 0)).flatMap(claims -> repeat(
                         db, DELETE_EXPIRED_MESSAGES, 0, 0)
                 .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
+                .call(messages -> repeat(db, DELETE_EXPIRED_POST_KEYS, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_LAPSED_SOCKET_SUBSCRIPTIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))

@@ -12,12 +12,18 @@ import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -41,6 +47,7 @@ public class MessageService {
     private final UnreadableMessages unreadable;
     private final CallMarker marker;
     private final QueueWaits waits;
+    private final PostKeyStore postKeys;
     /** Read from the configuration once: it does not change while the application runs. */
     private final MessageBounds bounds;
     /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
@@ -67,8 +74,10 @@ public class MessageService {
             MessageCipher cipher,
             UnreadableMessages unreadable,
             CallMarker marker,
-            QueueWaits waits) {
+            QueueWaits waits,
+            PostKeyStore postKeys) {
         this.waits = waits;
+        this.postKeys = postKeys;
         this.cipher = cipher;
         this.unreadable = unreadable;
         this.marker = marker;
@@ -205,6 +214,231 @@ public class MessageService {
                                 })
                                 .call(posted -> deliveries.notificationsQueued(placed.db(), posted.notifications()))))
                 .map(MessageStore.Posted::ids);
+    }
+
+    /**
+     * {@link #postCreatingQueue(String, QueueName, UUID, List, int, boolean, String)} made idempotent by {@code keys}
+     * (see {@link PostKeys}); without any, exactly that post. With them the post runs in a transaction of its own,
+     * never sharing a statement with others: its keys are taken first (a repeat of a remembered post key answers the
+     * ids it remembers and stores nothing), then the messages whose dedup_ids are new are stored, then the keys are
+     * given their ids. Their ids in request order, a repeated message's being the first's.
+     */
+    public Uni<long[]> postCreatingQueue(
+            String project,
+            QueueName queue,
+            UUID clientId,
+            List<NewMessage> messages,
+            int documentSize,
+            boolean queueAttributes,
+            String callMarker,
+            PostKeys keys) {
+        if (!keys.any()) {
+            return postCreatingQueue(project, queue, clientId, messages, documentSize, queueAttributes, callMarker);
+        }
+        checkAll(messages);
+        List<NewMessage> toStore = queueAttributes
+                ? messages
+                : messages.stream()
+                        .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body()))
+                        .toList();
+        int checkedSize = queueAttributes ? documentSize : 0;
+        return marker.recognises(callMarker)
+                .chain(fromPigeon -> databases
+                        .forCreating(project, queue.value(), null)
+                        .chain(pool -> keyed(
+                                pool,
+                                project,
+                                queue,
+                                messages,
+                                toStore,
+                                keys,
+                                (placed, bodies, keyId) -> store.postCreatingQueue(
+                                                List.of(new MessageStore.NewPost(
+                                                        placed, keyId, clientId, bodies, checkedSize)),
+                                                fromPigeon,
+                                                config.maxMessagesPostSize(),
+                                                config.defaultMessageTtl())
+                                        .map(posted -> {
+                                            MessageStore.Posted alone = posted.get(0);
+                                            if (alone.maxSize() == null) {
+                                                throw new QueueBeingCreated();
+                                            }
+                                            if (alone.ids().length == 0) {
+                                                throw Rejection.invalidRequest(
+                                                        "Message collection size is too large. Max size "
+                                                                + alone.maxSize());
+                                            }
+                                            return alone;
+                                        }))))
+                .map(Optional::orElseThrow);
+    }
+
+    /**
+     * {@link #post(String, QueueName, UUID, List, String)} made idempotent by {@code keys}, as
+     * {@link #postCreatingQueue(String, QueueName, UUID, List, int, boolean, String, PostKeys)} is; empty without the
+     * queue (then no key is remembered).
+     */
+    public Uni<Optional<long[]>> post(
+            String project,
+            QueueName queue,
+            UUID clientId,
+            List<NewMessage> messages,
+            String callMarker,
+            PostKeys keys) {
+        if (!keys.any()) {
+            return post(project, queue, clientId, messages, callMarker);
+        }
+        checkAll(messages);
+        return marker.recognises(callMarker).chain(fromPigeon -> databases
+                .of(project, queue.value())
+                .chain(pool ->
+                        keyed(pool, project, queue, messages, messages, keys, (placed, bodies, keyId) -> store.post(
+                                        placed, clientId, bodies, keyId, fromPigeon)
+                                .map(stored -> stored.orElseThrow(QueueMissing::new)))));
+    }
+
+    /** Stores the messages of a keyed post (sealed with {@code keyId}, null: in clear) on the queue's transaction. */
+    private interface KeyedStatement {
+        Uni<MessageStore.Posted> store(PlacedQueue placed, List<NewMessage> messages, String keyId);
+    }
+
+    /** The queue of a keyed post to an existing queue is missing: its transaction is undone, no key remembered. */
+    private static final class QueueMissing extends RuntimeException {
+        QueueMissing() {
+            super("queue missing", null, false, false);
+        }
+    }
+
+    /** The queue of a keyed post was being created by another transaction: nothing was stored, post again. */
+    private static final class QueueBeingCreated extends RuntimeException {
+        QueueBeingCreated() {
+            super("queue being created", null, false, false);
+        }
+    }
+
+    /** What a keyed post answers: its ids in request order, how many it stored, the notifications it queued. */
+    private record KeyedAnswer(long[] ids, int stored, long notifications) {}
+
+    /**
+     * A keyed post on {@code pool}, in one transaction (again, whole, if it was refused for its sealing, met a queue
+     * being created, or was aborted by a conflict); empty when its queue is missing (an existing queue's post).
+     */
+    private Uni<Optional<long[]>> keyed(
+            Pool pool,
+            String project,
+            QueueName queue,
+            List<NewMessage> asked,
+            List<NewMessage> toStore,
+            PostKeys keys,
+            KeyedStatement statement) {
+        byte[] digest = keys.key() == null ? null : keys.digest(asked);
+        List<PostKeyStore.Taken> taken = new ArrayList<>();
+        if (keys.key() != null) {
+            taken.add(new PostKeyStore.Taken(PostKeyStore.KEY, keys.key()));
+        }
+        if (keys.dedupIds() != null) {
+            keys.dedupIds().stream()
+                    .filter(Objects::nonNull)
+                    .distinct()
+                    .forEach(id -> taken.add(new PostKeyStore.Taken(PostKeyStore.DEDUP, id)));
+        }
+        PlacedQueue outside = new PlacedQueue(pool, project, queue);
+        Uni<KeyedAnswer> once = Uni.createFrom()
+                .deferred(() -> sealedAsTheQueueAsks(
+                        outside,
+                        toStore,
+                        (bodies, keyId) -> pool.withTransaction(tx -> keyedIn(
+                                new PlacedQueue(tx, project, queue), taken, digest, keys, bodies, keyId, statement))));
+        return DatabaseFailures.retriedOnConflict(once)
+                .onFailure(QueueBeingCreated.class)
+                .retry()
+                .atMost(1)
+                .onFailure(QueueBeingCreated.class)
+                .transform(busy -> new Rejection(
+                        Rejection.Reason.UNAVAILABLE,
+                        "The queue is being created by another request. Please try again."))
+                .invoke(answer -> metrics.posted(answer.stored()))
+                .call(answer -> deliveries.notificationsQueued(pool, answer.notifications()))
+                .map(answer -> Optional.of(answer.ids()))
+                .onFailure(QueueMissing.class)
+                .recoverWithItem(Optional.empty());
+    }
+
+    /** The keyed post's transaction: take the keys, store what is new, remember what was stored. */
+    private Uni<KeyedAnswer> keyedIn(
+            PlacedQueue placed,
+            List<PostKeyStore.Taken> taken,
+            byte[] digest,
+            PostKeys keys,
+            List<NewMessage> bodies,
+            String keyId,
+            KeyedStatement statement) {
+        return postKeys.take(placed, taken, digest).chain(remembered -> {
+            if (keys.key() != null) {
+                PostKeyStore.Remembered post = remembered.get(new PostKeyStore.Taken(PostKeyStore.KEY, keys.key()));
+                if (post.ids() != null) {
+                    if (!Arrays.equals(post.requestHash(), digest)) {
+                        throw new Rejection(
+                                Rejection.Reason.KEY_REUSED,
+                                "Idempotency-Key " + keys.key() + " was sent with other messages within the queue's "
+                                        + ReservedAttributes.DEDUP_WINDOW_SECONDS + ": use a new key for a new post.");
+                    }
+                    return Uni.createFrom().item(new KeyedAnswer(post.ids(), 0, 0));
+                }
+            }
+            // Each message is stored, or answered with the id a dedup_id remembers, or with that of the message
+            // before it in this post that has its dedup_id (firsts: the index of each new dedup_id's message).
+            long[] answer = new long[bodies.size()];
+            int[] sameAs = new int[bodies.size()];
+            Arrays.fill(sameAs, -1);
+            Map<String, Integer> firsts = new LinkedHashMap<>();
+            List<Integer> storedAt = new ArrayList<>();
+            for (int i = 0; i < bodies.size(); i++) {
+                String dedupId = keys.dedupId(i);
+                PostKeyStore.Remembered seen =
+                        dedupId == null ? null : remembered.get(new PostKeyStore.Taken(PostKeyStore.DEDUP, dedupId));
+                if (seen != null && seen.ids() != null) {
+                    answer[i] = seen.ids()[0];
+                } else if (dedupId != null && firsts.containsKey(dedupId)) {
+                    sameAs[i] = firsts.get(dedupId);
+                } else {
+                    if (dedupId != null) {
+                        firsts.put(dedupId, i);
+                    }
+                    storedAt.add(i);
+                }
+            }
+            Uni<MessageStore.Posted> stored = storedAt.isEmpty()
+                    ? Uni.createFrom().item(new MessageStore.Posted(null, new long[0], 0))
+                    : statement.store(placed, storedAt.stream().map(bodies::get).toList(), keyId);
+            return stored.chain(posted -> {
+                for (int j = 0; j < storedAt.size(); j++) {
+                    answer[storedAt.get(j)] = posted.ids()[j];
+                }
+                for (int i = 0; i < answer.length; i++) {
+                    if (sameAs[i] >= 0) {
+                        answer[i] = answer[sameAs[i]];
+                    }
+                }
+                // The keys taken now, in the order taken: the post's key (if new), then the new dedup_ids.
+                List<PostKeyStore.Taken> fresh = new ArrayList<>();
+                List<Long> dedupIdsStored = new ArrayList<>();
+                for (PostKeyStore.Taken key : taken) {
+                    if (remembered.get(key).ids() != null) {
+                        continue;
+                    }
+                    fresh.add(key);
+                    if (PostKeyStore.DEDUP.equals(key.kind())) {
+                        dedupIdsStored.add(answer[firsts.get(key.key())]);
+                    }
+                }
+                KeyedAnswer keyed = new KeyedAnswer(answer, storedAt.size(), posted.notifications());
+                return fresh.isEmpty()
+                        ? Uni.createFrom().item(keyed)
+                        : postKeys.remember(placed, fresh, answer, dedupIdsStored)
+                                .replaceWith(keyed);
+            });
+        });
     }
 
     /**

@@ -33,6 +33,11 @@ public class ReservedAttributes {
      * answer at once); not shown unless set.
      */
     public static final String CLAIM_WAIT_SECONDS = "_claim_wait_seconds";
+    /**
+     * Pigeon's: how long, in seconds, the queue remembers the Idempotency-Key of a post and the dedup_id of a message;
+     * not shown unless set (Zaqar has no such attribute, and its clients compare the metadata they read).
+     */
+    public static final String DEDUP_WINDOW_SECONDS = "_dedup_window_seconds";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
     public static final Set<String> ALL = Set.of(
@@ -84,6 +89,7 @@ public class ReservedAttributes {
         integer(metadata, DEAD_LETTER_QUEUE_MESSAGES_TTL, 60, config.maxMessageTtl(), true);
         integer(metadata, MAX_CLAIM_COUNT, 1, Integer.MAX_VALUE, true);
         integer(metadata, CLAIM_WAIT_SECONDS, 0, config.claimWait().max(), true);
+        integer(metadata, DEDUP_WINDOW_SECONDS, 1, config.idempotency().maxWindow(), true);
         JsonNode deadLetterQueue = metadata.get(DEAD_LETTER_QUEUE);
         if (deadLetterQueue != null && !deadLetterQueue.isNull()) {
             if (!deadLetterQueue.isTextual()) {

@@ -44,7 +44,9 @@ public class Rejection extends RuntimeException {
         /** A count the caller must lower first (queues of a project, subscriptions of a queue) is at its quota. */
         QUOTA_REACHED,
         /** A backlog (messages, pending deliveries) is over its quota; it drains, and the request may succeed later. */
-        QUOTA_BACKLOG
+        QUOTA_BACKLOG,
+        /** An idempotency key, still remembered, sent again with another request than the one it was first sent with. */
+        KEY_REUSED
     }
 
     private final Reason reason;

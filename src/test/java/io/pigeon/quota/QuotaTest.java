@@ -170,6 +170,34 @@ class QuotaTest {
         postV2("full", 1).statusCode(201);
     }
 
+    private ValidatableResponse postKeyed(String key, String dedupId) {
+        return Api.as(project)
+                .contentType(ContentType.JSON)
+                .header("Idempotency-Key", key)
+                .body("{\"messages\": [{\"body\": 1, \"dedup_id\": \"" + dedupId + "\"}]}")
+                .post("/v2/queues/keyed/messages")
+                .then();
+    }
+
+    @Test
+    void postKeysPerProjectOnceCounted() {
+        // Two keys each (the post's and its message's dedup_id): four, one past the quota of 3.
+        String first = postKeyed("a", "1").statusCode(201).extract().header("Location");
+        postKeyed("b", "2").statusCode(201);
+        checkUsage();
+        refused(postKeyed("c", "3"), 429, "pigeon.quotas.max-post-keys-per-project");
+        assertEquals(
+                2, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+        assertEquals(4, count("SELECT count(*) FROM post_keys WHERE project = $1"));
+        // A repeat takes no new key: it is still answered.
+        assertEquals(first, postKeyed("a", "1").statusCode(201).extract().header("Location"));
+        // Posts without keys are not affected; keys forgotten make room once counted again.
+        postV2("keyed", 1).statusCode(201);
+        Db.run(pool, "UPDATE post_keys SET expires_at = now() WHERE project = $1", project);
+        checkUsage();
+        postKeyed("c", "3").statusCode(201);
+    }
+
     @Test
     void subscriptionsPerQueue() {
         for (int i = 0; i < 2; i++) {

@@ -22,6 +22,7 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.quotas.max-pending-items-per-project", "8"),
                 Map.entry("pigeon.quotas.max-pending-bytes-per-project", "3000"),
                 Map.entry("pigeon.quotas.max-items-per-group", "3"),
+                Map.entry("pigeon.quotas.max-post-keys-per-project", "3"),
                 Map.entry("pigeon.quotas.check-interval", "1h"),
                 Map.entry("pigeon.dispatch.max-calls-per-host-per-second", "5"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),

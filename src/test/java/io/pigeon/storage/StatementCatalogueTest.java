@@ -50,6 +50,7 @@ class StatementCatalogueTest {
             "MessageStore",
             "ClaimStore",
             "SetAsideStore",
+            "PostKeyStore",
             "QueueStore",
             "SubscriptionStore",
             "DispatchStore",

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.api.ApiVersion;
 import io.pigeon.message.MessageBounds;
 import io.pigeon.message.NewMessage;
+import io.pigeon.message.PostKeys;
 import io.pigeon.rules.Rejection;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Message-post documents, read at the edge into {@link NewMessage}s: the document's size is bounded before it
@@ -23,12 +25,26 @@ public final class MessagePostReader {
      * and, where the version has delayed messages (v2, not v1.1), give a {@code delay}.
      */
     public static List<NewMessage> read(byte[] document, ApiVersion version, MessageBounds bounds) {
+        return readPost(document, version, bounds).messages();
+    }
+
+    /**
+     * A post document's messages and the {@code dedup_id} each gives (Pigeon's; Zaqar drops the field): null when no
+     * message gives one, else one entry per message, null for a message without.
+     */
+    public record Post(List<NewMessage> messages, List<String> dedupIds) {}
+
+    /** {@link #read}, with each message's {@code dedup_id} (1 to 128 visible ASCII characters, or null / absent). */
+    public static Post readPost(byte[] document, ApiVersion version, MessageBounds bounds) {
         JsonNode body = read(document, bounds);
-        return newMessages(
+        List<String> dedupIds = new ArrayList<>();
+        List<NewMessage> messages = newMessages(
                 version.wrapsPosts() ? messagesOf(body) : body,
                 !version.requiresTtl(),
                 version.has(ApiVersion.Feature.DELAYED_MESSAGES),
-                bounds);
+                bounds,
+                dedupIds);
+        return new Post(messages, dedupIds.stream().allMatch(Objects::isNull) ? null : dedupIds);
     }
 
     private static JsonNode messagesOf(JsonNode body) {
@@ -50,7 +66,7 @@ public final class MessagePostReader {
     }
 
     private static List<NewMessage> newMessages(
-            JsonNode messages, boolean ttlOptional, boolean delayAllowed, MessageBounds bounds) {
+            JsonNode messages, boolean ttlOptional, boolean delayAllowed, MessageBounds bounds, List<String> dedupIds) {
         if (messages == null || !messages.isArray()) {
             throw Rejection.invalidBody("Request body could not be parsed.");
         }
@@ -75,6 +91,11 @@ public final class MessagePostReader {
             JsonNode delayNode = delayAllowed ? message.get("delay") : null;
             Integer delay = delayNode == null ? null : JsonBodyReader.integerField("delay", delayNode);
             bounds.checkDelay(delay);
+            JsonNode dedupId = message.get("dedup_id");
+            if (dedupId != null && !dedupId.isNull() && !dedupId.isTextual()) {
+                throw Rejection.invalidBody(PostKeys.dedupIdExpectation());
+            }
+            dedupIds.add(dedupId == null || dedupId.isNull() ? null : PostKeys.dedupId(dedupId.textValue()));
             parsed.add(new NewMessage(ttl, delay, body.toString()));
         }
         return parsed;

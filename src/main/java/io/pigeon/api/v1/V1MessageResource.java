@@ -17,6 +17,7 @@ import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
+import io.pigeon.message.PostKeys;
 import io.pigeon.message.RequestedIds;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
@@ -62,14 +63,16 @@ public class V1MessageResource {
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @HeaderParam(CallMarker.HEADER) List<String> callMarker,
+            @HeaderParam(PostKeys.HEADER) List<String> idempotencyKey,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
-        var newMessages = MessagePostReader.read(body, ApiVersion.V1, messages.bounds());
+        var post = MessagePostReader.readPost(body, ApiVersion.V1, messages.bounds());
+        PostKeys keys = new PostKeys(PostKeys.key(idempotencyKey), post.dedupIds());
         QueueName queue = QueueName.of(queueName);
-        return messages.post(project, queue, clientId, newMessages, String.join(",", callMarker))
+        return messages.post(project, queue, clientId, post.messages(), String.join(",", callMarker), keys)
                 .map(stored -> {
                     long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
                     List<String> hrefs = Arrays.stream(ids)

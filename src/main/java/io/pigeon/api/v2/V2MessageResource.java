@@ -18,6 +18,7 @@ import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
+import io.pigeon.message.PostKeys;
 import io.pigeon.message.RequestedIds;
 import io.pigeon.queue.QueueName;
 import io.pigeon.waiting.QueueWaits;
@@ -68,6 +69,7 @@ public class V2MessageResource {
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @HeaderParam(CallMarker.HEADER) List<String> callMarker,
+            @HeaderParam(PostKeys.HEADER) List<String> idempotencyKey,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.requiredProject();
@@ -75,17 +77,19 @@ public class V2MessageResource {
         ContentTypes.requireJson(contentType);
         // The document is read in the version's shape before the path's collection is checked, as Zaqar does.
         ApiVersion api = DialectPaths.version(version);
-        var newMessages = MessagePostReader.read(body, api, messages.bounds());
+        var post = MessagePostReader.readPost(body, api, messages.bounds());
+        PostKeys keys = new PostKeys(PostKeys.key(idempotencyKey), post.dedupIds());
         QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
         boolean queueAttributes = api.has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
         return messages.postCreatingQueue(
                         project,
                         queue,
                         clientId,
-                        newMessages,
+                        post.messages(),
                         body.length,
                         queueAttributes,
-                        String.join(",", callMarker))
+                        String.join(",", callMarker),
+                        keys)
                 .map(ids -> Response.status(201)
                         .header(HttpHeaders.LOCATION, Hrefs.messages(api, queue) + "?ids=" + MessageIds.join(ids))
                         .entity(new V2Views.Posted(Arrays.stream(ids)

@@ -1,0 +1,151 @@
+package io.pigeon.message;
+
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.queue.PlacedQueue;
+import io.pigeon.queue.ReservedAttributes;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.core.buffer.Buffer;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The SQL of idempotent posts (migration V18): the keys a queue remembers, taken and then filled with the ids of
+ * what their post stored, both within the post's transaction. Posts without keys never come here.
+ */
+@ApplicationScoped
+public class PostKeyStore {
+
+    /** A remembered Idempotency-Key of a post. */
+    static final String KEY = "key";
+
+    /** A remembered dedup_id of a message. */
+    static final String DEDUP = "dedup";
+
+    /**
+     * Takes the keys of one post ($5 kinds, $6 keys; distinct, at most one of kind 'key', which remembers the post's
+     * digest $7) for the
+     * queue's window: each key not remembered, or whose window has ended, is (re)inserted with no ids and comes back
+     * with null ids, to be filled by {@link #REMEMBER} before the transaction commits; each key remembered comes back
+     * with the ids it remembers. A key another transaction is taking is waited for (the primary key), so concurrent
+     * repeats store once. Every key is returned; a remembered one is rewritten unchanged (ON CONFLICT DO UPDATE, so
+     * that it is locked and returned, latest committed version). Keys are taken in one order so that two posts sharing
+     * keys cannot deadlock. The window is the queue's _dedup_window_seconds clamped to 1..$4, else $3 (a queue not
+     * created yet, or without it). A project over its quota of keys ($8, the usage check's breach) may still repeat
+     * remembered keys, but takes none anew.
+     */
+    static final String TAKE =
+            """
+            WITH dedup_window AS (
+                SELECT COALESCE(
+                    (SELECT CASE WHEN json_typeof(metadata->'%1$s') = 'number'
+                                 THEN LEAST(GREATEST((metadata->>'%1$s')::numeric, 1), $4)::int END
+                     FROM queues WHERE project = $1 AND name = $2), $3) AS seconds),
+            taken AS (
+                INSERT INTO post_keys AS p (project, queue, kind, key, request_hash, expires_at)
+                SELECT $1, $2, w.kind, w.key, CASE WHEN w.kind = 'key' THEN $7::bytea END,
+                       now() + (SELECT seconds FROM dedup_window) * interval '1 second'
+                FROM unnest($5::text[], $6::text[]) AS w (kind, key)
+                ORDER BY w.kind, w.key
+                ON CONFLICT (project, queue, kind, key) DO UPDATE
+                SET request_hash = CASE WHEN p.expires_at <= now() THEN excluded.request_hash ELSE p.request_hash END,
+                    message_ids = CASE WHEN p.expires_at <= now() THEN NULL ELSE p.message_ids END,
+                    expires_at = CASE WHEN p.expires_at <= now() THEN excluded.expires_at ELSE p.expires_at END
+                RETURNING p.kind, p.key, p.request_hash, p.message_ids)
+            SELECT kind, key, request_hash, message_ids FROM taken
+            WHERE NOT EXISTS (SELECT 1 FROM taken WHERE message_ids IS NULL)
+               OR NOT EXISTS (SELECT 1 FROM quota_breaches WHERE project = $1 AND kind = 'post_keys' AND queue_id = 0)
+               OR pigeon_refuse('429', $8)"""
+                    .formatted(ReservedAttributes.DEDUP_WINDOW_SECONDS);
+
+    /**
+     * Fills the keys this transaction took ($3 kinds, $4 keys) with what the post answered: a post's key all its ids
+     * ($5, in request order), a dedup_id the id of its message ($6, one per key; ignored for the post's key).
+     */
+    static final String REMEMBER =
+            """
+            UPDATE post_keys p
+            SET message_ids = CASE WHEN p.kind = 'key' THEN $5::bigint[] ELSE ARRAY[r.id] END
+            FROM unnest($3::text[], $4::text[], $6::bigint[]) AS r (kind, key, id)
+            WHERE p.project = $1 AND p.queue = $2 AND p.kind = r.kind AND p.key = r.key AND p.message_ids IS NULL""";
+
+    private final int defaultWindow;
+    private final int maxWindow;
+    private final String overQuota;
+
+    public PostKeyStore(PigeonConfig config) {
+        this.maxWindow = config.idempotency().maxWindow();
+        this.defaultWindow = Math.min(config.idempotency().defaultWindow(), maxWindow);
+        this.overQuota = "The project holds more than " + config.quotas().maxPostKeysPerProject()
+                + " remembered Idempotency-Keys and dedup_ids (pigeon.quotas.max-post-keys-per-project): they are "
+                + "forgotten as their queues' windows end; post again then, or without them.";
+    }
+
+    /** A key as the statements name it. */
+    record Taken(String kind, String key) {}
+
+    /** What a key remembers: the digest of its post (a post's key) and its ids; null ids: taken by this post. */
+    record Remembered(byte[] requestHash, long[] ids) {}
+
+    /** Takes {@code keys} (distinct) for {@code queue}'s window; what each remembers. */
+    Uni<Map<Taken, Remembered>> take(PlacedQueue queue, List<Taken> keys, byte[] requestHash) {
+        String[] kinds = new String[keys.size()];
+        String[] names = new String[keys.size()];
+        for (int i = 0; i < keys.size(); i++) {
+            kinds[i] = keys.get(i).kind();
+            names[i] = keys.get(i).key();
+        }
+        return queue.db()
+                .preparedQuery(TAKE)
+                .execute(Tuple.of(queue.project(), queue.storedName(), defaultWindow, maxWindow)
+                        .addArrayOfString(kinds)
+                        .addArrayOfString(names)
+                        .addValue(requestHash == null ? null : io.vertx.core.buffer.Buffer.buffer(requestHash))
+                        .addString(overQuota))
+                .map(rows -> {
+                    Map<Taken, Remembered> remembered = new HashMap<>();
+                    for (Row row : rows) {
+                        Long[] ids = row.getArrayOfLongs("message_ids");
+                        Buffer hash = row.getBuffer("request_hash");
+                        remembered.put(
+                                new Taken(row.getString("kind"), row.getString("key")),
+                                new Remembered(
+                                        hash == null ? null : hash.getBytes(), ids == null ? null : unboxed(ids)));
+                    }
+                    return remembered;
+                });
+    }
+
+    /** Fills the keys this post took: its key with {@code answer}, each dedup_id with its message's id. */
+    Uni<Void> remember(PlacedQueue queue, List<Taken> taken, long[] answer, List<Long> dedupIdsStored) {
+        List<String> kinds = new ArrayList<>(taken.size());
+        List<String> keys = new ArrayList<>(taken.size());
+        Long[] ids = new Long[taken.size()];
+        int next = 0;
+        for (int i = 0; i < taken.size(); i++) {
+            kinds.add(taken.get(i).kind());
+            keys.add(taken.get(i).key());
+            ids[i] = KEY.equals(taken.get(i).kind()) ? 0L : dedupIdsStored.get(next++);
+        }
+        return queue.db()
+                .preparedQuery(REMEMBER)
+                .execute(Tuple.of(queue.project(), queue.storedName())
+                        .addArrayOfString(kinds.toArray(String[]::new))
+                        .addArrayOfString(keys.toArray(String[]::new))
+                        .addArrayOfLong(MessageStore.boxed(answer))
+                        .addArrayOfLong(ids))
+                .replaceWithVoid();
+    }
+
+    private static long[] unboxed(Long[] ids) {
+        long[] own = new long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            own[i] = ids[i];
+        }
+        return own;
+    }
+}

@@ -368,6 +368,9 @@ final class RatioBench {
 
     private static final String QUOTA_TEXT = "'quota exceeded'";
 
+    /** The post statements' last parameter: whether mailto: subscribers are sent (off, Pigeon's default). */
+    private static final String MAIL_OFF = "false";
+
     private String pgbenchScript(String api) {
         String queue = ":queue";
         String claimId = "md5(:seed::text)::uuid";
@@ -392,7 +395,8 @@ final class RatioBench {
                         "false",
                         "NULL",
                         "false",
-                        QUOTA_TEXT)
+                        QUOTA_TEXT,
+                        MAIL_OFF)
                 : bind(
                         MessageStatements.POST,
                         ":project",
@@ -407,7 +411,8 @@ final class RatioBench {
                         "false",
                         "NULL",
                         "false",
-                        QUOTA_TEXT);
+                        QUOTA_TEXT,
+                        MAIL_OFF);
         String claim = bind(
                 ClaimStatements.CREATE_ONE,
                 ":project",

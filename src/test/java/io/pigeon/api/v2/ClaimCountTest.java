@@ -8,12 +8,18 @@ import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -88,6 +94,40 @@ class ClaimCountTest {
         popped.then().statusCode(200).body("messages.claim_count", contains(1, 1));
         List<String> claims = popped.jsonPath().getList("messages.claim_id", String.class);
         assertEquals(claims.get(0), claims.get(1));
+    }
+
+    /**
+     * gophercloud's {@code messages.PopMessage} as Go's encoding/json reads it: {@code body} an object, {@code age},
+     * {@code ttl} and {@code claim_count} integers (a fraction or a string fails), {@code id} and {@code claim_id}
+     * strings; other keys are ignored.
+     */
+    record GophercloudPopMessage(
+            Map<String, Object> body, int age, String id, int ttl, int claim_count, String claim_id) {}
+
+    @Test
+    void v2PopAnswersReadAsGophercloudsPopMessages() throws Exception {
+        post("v2", "gopher", "{\"messages\": [{\"ttl\": 300, \"body\": {\"n\": 1}}, {\"ttl\": 60, \"body\": {}}]}");
+        String answer = Api.as(project)
+                .delete("/v2/queues/gopher/messages?pop=2")
+                .then()
+                .statusCode(200)
+                .extract()
+                .asString();
+        ObjectMapper go = new ObjectMapper()
+                .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+                .configure(DeserializationFeature.ACCEPT_FLOAT_AS_INT, false)
+                .configure(MapperFeature.ALLOW_COERCION_OF_SCALARS, false);
+        List<GophercloudPopMessage> popped = go.convertValue(
+                go.readTree(answer).path("messages"), new TypeReference<List<GophercloudPopMessage>>() {});
+        assertEquals(2, popped.size());
+        for (GophercloudPopMessage message : popped) {
+            assertEquals(1, message.claim_count());
+            assertEquals(popped.get(0).claim_id(), message.claim_id());
+            assertTrue(message.claim_id().matches("[0-9a-f-]{36}"), message.claim_id());
+            assertTrue(message.id() != null && !message.id().isEmpty());
+        }
+        assertEquals(Map.of("n", 1), popped.get(0).body());
+        assertEquals(300, popped.get(0).ttl());
     }
 
     @Test

@@ -60,10 +60,11 @@ public final class WaitReader {
             if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
                 value = value.substring(1, value.length() - 1);
             }
-            if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            if (value.isEmpty() || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
                 return null;
             }
-            return (int) Math.min(Long.parseLong(value), max);
+            // Any number of digits reads: one too long for a long is still a wait longer than the cap.
+            return value.length() > 18 ? max : (int) Math.min(Long.parseLong(value), max);
         }
         return null;
     }

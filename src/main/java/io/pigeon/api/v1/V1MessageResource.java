@@ -32,6 +32,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -63,14 +64,15 @@ public class V1MessageResource {
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @HeaderParam(CallMarker.HEADER) List<String> callMarker,
-            @HeaderParam(PostKeys.HEADER) List<String> idempotencyKey,
+            @Context HttpServerRequest request,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.optionalProject();
         UUID clientId = ClientIds.require(clientHeader);
         ContentTypes.requireJson(contentType);
         var post = MessagePostReader.readPost(body, ApiVersion.V1, messages.bounds());
-        PostKeys keys = new PostKeys(PostKeys.key(idempotencyKey), post.dedupIds());
+        // The header's raw values: an empty one is a bad key, not an absent one, and a key is never split at commas.
+        PostKeys keys = new PostKeys(PostKeys.key(request.headers().getAll(PostKeys.HEADER)), post.dedupIds());
         QueueName queue = QueueName.of(queueName);
         return messages.post(project, queue, clientId, post.messages(), String.join(",", callMarker), keys)
                 .map(stored -> {

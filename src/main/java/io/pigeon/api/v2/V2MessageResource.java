@@ -23,6 +23,7 @@ import io.pigeon.message.RequestedIds;
 import io.pigeon.queue.QueueName;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -69,7 +70,7 @@ public class V2MessageResource {
             @HeaderParam(ClientIds.HEADER) String clientHeader,
             @HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
             @HeaderParam(CallMarker.HEADER) List<String> callMarker,
-            @HeaderParam(PostKeys.HEADER) List<String> idempotencyKey,
+            @Context HttpServerRequest request,
             @PathParam("queue") String queueName,
             byte[] body) {
         String project = caller.requiredProject();
@@ -78,7 +79,8 @@ public class V2MessageResource {
         // The document is read in the version's shape before the path's collection is checked, as Zaqar does.
         ApiVersion api = DialectPaths.version(version);
         var post = MessagePostReader.readPost(body, api, messages.bounds());
-        PostKeys keys = new PostKeys(PostKeys.key(idempotencyKey), post.dedupIds());
+        // The header's raw values: an empty one is a bad key, not an absent one, and a key is never split at commas.
+        PostKeys keys = new PostKeys(PostKeys.key(request.headers().getAll(PostKeys.HEADER)), post.dedupIds());
         QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
         boolean queueAttributes = api.has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
         return messages.postCreatingQueue(

@@ -4,6 +4,7 @@ import static io.pigeon.api.ws.SocketClient.body;
 import static io.pigeon.api.ws.SocketClient.frame;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,11 +12,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.function.Consumer;
+import java.util.zip.Deflater;
 import org.junit.jupiter.api.Test;
 import org.msgpack.core.MessageBufferPacker;
 import org.msgpack.core.MessagePack;
@@ -261,6 +270,60 @@ class ZaqarSocketErrorTest {
                             .get("queues")
                             .size());
         }
+    }
+
+    /**
+     * Compression is never agreed, per message or per frame: its size bounds would only hold after inflating, on the
+     * event loop. A compressed frame sent anyway (RSV1 set: 10 MB of text deflated to a few KB) ends its socket; the
+     * replica goes on answering.
+     */
+    @Test
+    void compressionIsRefusedAndACompressedFrameEndsTheSocket() throws Exception {
+        try (Socket socket = new Socket("localhost", RestAssured.port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET /v2 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                            + "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits, "
+                            + "x-webkit-deflate-frame, deflate-frame\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            StringBuilder head = new StringBuilder();
+            while (head.indexOf("\r\n\r\n") < 0) {
+                int b = in.read();
+                assertTrue(b >= 0, "the upgrade was not answered: " + head);
+                head.append((char) b);
+            }
+            assertTrue(head.toString().startsWith("HTTP/1.1 101"), head.toString());
+            assertFalse(
+                    head.toString().toLowerCase(Locale.ROOT).contains("sec-websocket-extensions"),
+                    "compression was agreed: " + head);
+
+            byte[] text = ("{\"action\": \"queue_list\", \"pad\": \"" + "a".repeat(10_000_000) + "\"}")
+                    .getBytes(StandardCharsets.US_ASCII);
+            Deflater deflater = new Deflater(Deflater.BEST_COMPRESSION, true);
+            deflater.setInput(text);
+            byte[] buffer = new byte[1 << 20];
+            int length = deflater.deflate(buffer, 0, buffer.length, Deflater.SYNC_FLUSH);
+            deflater.end();
+            byte[] payload = Arrays.copyOf(buffer, length - 4); // without the sync flush's 00 00 ff ff
+            byte[] mask = {1, 2, 3, 4};
+            ByteArrayOutputStream frame = new ByteArrayOutputStream();
+            frame.write(0xC1); // FIN, RSV1 (compressed), text
+            frame.write(0x80 | 126);
+            frame.write(payload.length >> 8);
+            frame.write(payload.length & 0xff);
+            frame.write(mask);
+            for (int i = 0; i < payload.length; i++) {
+                frame.write(payload[i] ^ mask[i % 4]);
+            }
+            out.write(frame.toByteArray());
+            out.flush();
+            // The socket ends: a close frame, then the end of the stream (or the end at once).
+            byte[] rest = in.readAllBytes();
+            assertTrue(rest.length == 0 || (rest[0] & 0x0f) == 0x8, "answered a compressed frame: " + rest.length);
+        }
+        Api.as(project).get("/v2/queues").then().statusCode(200);
     }
 
     @Test

@@ -547,5 +547,27 @@ public interface PigeonConfig {
          */
         @WithDefault("4194304")
         int maxPendingNotificationBytes();
+
+        /**
+         * Bytes of request frames one socket may have sent and not yet had answered; a frame past it is not taken,
+         * the frames taken are answered, and the socket is closed with 1008. Room for several full posts.
+         */
+        @WithDefault("4194304")
+        int maxHeldBytesPerSocket();
+
+        /**
+         * Bytes of request frames waiting for their answers and of answers waiting to be written, over all the
+         * sockets of one replica: a frame or an answer past it closes its socket with 1013 (try again later), so that
+         * sockets whose clients do not read cannot fill the heap together.
+         */
+        @WithDefault("134217728")
+        long maxHeldBytes();
+
+        /**
+         * With OIDC, a socket that has not authenticated, and has had no frame served by a pre-signed grant, for this
+         * long is closed with 1008: it would hold a socket of the replica's bound for nobody.
+         */
+        @WithDefault("30s")
+        Duration authenticationTimeout();
     }
 }

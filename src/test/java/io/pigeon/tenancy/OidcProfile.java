@@ -24,7 +24,10 @@ public class OidcProfile implements QuarkusTestProfile {
                 "quarkus.oidc.auth-server-url", "${keycloak.url}/realms/quarkus/",
                 "quarkus.oidc.client-id", AUDIENCE,
                 "quarkus.oidc.token.issuer", ISSUER,
-                "smallrye.jwt.sign.key.location", "privateKey.jwk");
+                "smallrye.jwt.sign.key.location", "privateKey.jwk",
+                // Short, so that ZaqarSocketOidcTest sees an unauthenticated socket closed; the other tests
+                // authenticate their sockets at once.
+                "pigeon.websocket.authentication-timeout", "4s");
     }
 
     @Override

@@ -18,6 +18,7 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -90,13 +91,25 @@ class SocketAuthentication {
             return tenancy.unauthenticated(request.header(FrameSchema.PROJECT_ID), request.header("X-Roles"));
         }
         if (request.hasHeader(SIGNATURE)) {
-            return granted(request).orElseThrow(NotAuthenticated::new);
+            Caller granted = granted(request).orElseThrow(NotAuthenticated::new);
+            session.admitted();
+            return granted;
         }
         SocketSession.Authentication authentication = session.authentication();
         if (authentication == null || authentication.expired(Instant.now())) {
             throw new NotAuthenticated();
         }
         return tenancy.admit(authentication.identity(), request.header(FrameSchema.PROJECT_ID), true);
+    }
+
+    /**
+     * Whether the socket acts for nobody yet, in OIDC mode: it holds no token, and {@code timeout} passed since it
+     * opened or since a pre-signed grant last served one of its frames.
+     */
+    boolean unauthenticatedFor(SocketSession session, Duration timeout, long now) {
+        return tenancy.tokensRequired()
+                && session.authentication() == null
+                && now - session.lastAdmittedNanos() > timeout.toNanos();
     }
 
     /**

@@ -28,10 +28,15 @@ final class SocketSession {
     private final Set<String> projects = new HashSet<>();
     private boolean answering;
     private int inFlight;
+    /** Guarded by {@code this}: bytes of the frames in flight (taken and not yet answered). */
+    private long heldBytes;
     /** Guarded by {@code this}: frames came past the bound of frames in flight; the socket is closing. */
     private boolean refusing;
 
     private volatile long lastHeard = System.nanoTime();
+    /** When the socket opened, or last had a frame admitted by a token or a grant (OIDC mode). */
+    private volatile long lastAdmitted = System.nanoTime();
+
     private volatile boolean subscribed;
 
     /** The token the socket authenticated with (OIDC mode); null before, and once it expired. */
@@ -102,28 +107,45 @@ final class SocketSession {
         return Set.copyOf(projects);
     }
 
+    /** What became of a request frame. */
+    enum Taken {
+        /** Taken: it is answered in its turn. */
+        TAKEN,
+        /** Not taken: the socket is past a bound already and closes once the frames taken are answered. */
+        DROPPED,
+        /** Not taken: one frame more than the socket may have in flight. */
+        TOO_MANY_FRAMES,
+        /** Not taken: more bytes of frames than the socket may have in flight. */
+        TOO_MANY_BYTES
+    }
+
     /**
-     * Takes one more request frame: false when the socket has {@code max} frames unanswered already. Its answer is
-     * given after every earlier frame's ({@code answer} runs when those are sent, and calls {@link #answered}).
+     * Takes one more request frame of {@code bytes}, unless the socket has {@code maxFrames} frames or would have more
+     * than {@code maxBytes} bytes unanswered. Its answer is given after every earlier frame's ({@code answer} runs
+     * when those are sent, and calls {@link #answered} with the frame's bytes).
      */
-    boolean received(Runnable answer, int max) {
+    Taken received(Runnable answer, int bytes, int maxFrames, long maxBytes) {
         lastHeard = System.nanoTime();
         synchronized (this) {
             if (refusing) {
-                return true; // past the bound already: the socket closes once the frames taken are answered
+                return Taken.DROPPED;
             }
-            if (inFlight >= max) {
-                return false;
+            if (inFlight >= maxFrames) {
+                return Taken.TOO_MANY_FRAMES;
+            }
+            if (heldBytes + bytes > maxBytes) {
+                return Taken.TOO_MANY_BYTES;
             }
             inFlight++;
+            heldBytes += bytes;
             if (answering) {
                 waiting.add(answer);
-                return true;
+                return Taken.TAKEN;
             }
             answering = true;
         }
         answer.run();
-        return true;
+        return Taken.TAKEN;
     }
 
     /**
@@ -144,11 +166,12 @@ final class SocketSession {
         close.run();
     }
 
-    /** The answer of the oldest frame was sent (or the socket is gone): the next frame's turn. */
-    void answered() {
+    /** The answer of the oldest frame ({@code bytes}) was sent (or the socket is gone): the next frame's turn. */
+    void answered(int bytes) {
         Runnable next;
         synchronized (this) {
             inFlight--;
+            heldBytes -= bytes;
             next = waiting.poll();
             if (next == null) {
                 answering = false;
@@ -165,6 +188,15 @@ final class SocketSession {
 
     long lastHeardNanos() {
         return lastHeard;
+    }
+
+    /** A frame was admitted by the socket's token or by a pre-signed grant: it is not waiting for nobody. */
+    void admitted() {
+        lastAdmitted = System.nanoTime();
+    }
+
+    long lastAdmittedNanos() {
+        return lastAdmitted;
     }
 
     /**

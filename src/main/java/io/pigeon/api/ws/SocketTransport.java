@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
@@ -36,6 +37,7 @@ public class SocketTransport {
     static final int POLICY_VIOLATION = 1008;
     static final int MESSAGE_TOO_BIG = 1009;
     static final int UNEXPECTED = 1011;
+    static final int TRY_AGAIN_LATER = 1013;
 
     private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
     /** Sockets of this replica acting for each project (guarded by itself). */
@@ -49,6 +51,8 @@ public class SocketTransport {
     private final long maxMessageBytes;
     /** Set once the replica starts shutting down: no socket is taken any more. */
     private volatile boolean stopping;
+    /** Bytes of request frames in flight and of answers being written, over all sockets (max-held-bytes). */
+    private final AtomicLong heldBytes = new AtomicLong();
 
     SocketTransport(
             SocketActions actions,
@@ -64,9 +68,11 @@ public class SocketTransport {
         this.maxMessageBytes = config.maxRequestBody();
     }
 
-    /** Looks for idle sockets a few times per idle timeout. */
+    /** Looks for idle and unauthenticated sockets a few times per timeout. */
     void start(@Observes StartupEvent started) {
-        long every = Math.max(1000, limits.idleTimeout().toMillis() / 4);
+        long shortest = Math.min(
+                limits.idleTimeout().toMillis(), limits.authenticationTimeout().toMillis());
+        long every = Math.max(1000, shortest / 4);
         vertx.setPeriodic(every, tick -> closeIdle());
     }
 
@@ -130,12 +136,12 @@ public class SocketTransport {
     }
 
     void text(WebSocketConnection connection, String frame) {
-        received(connection, () -> FrameCodec.readText(frame), false);
+        received(connection, () -> FrameCodec.readText(frame), false, frame.length());
     }
 
     void binary(WebSocketConnection connection, Buffer frame) {
         byte[] bytes = frame.getBytes();
-        received(connection, () -> FrameCodec.readBinary(bytes), true);
+        received(connection, () -> FrameCodec.readBinary(bytes), true, bytes.length);
     }
 
     void pong(WebSocketConnection connection) {
@@ -191,21 +197,68 @@ public class SocketTransport {
         JsonNode decode() throws FrameCodec.Undecodable;
     }
 
-    private void received(WebSocketConnection connection, Decoder frame, boolean binary) {
+    /**
+     * Takes a request frame of {@code bytes}, within the socket's bounds (frames and bytes in flight, 1008 past them)
+     * and the replica's (bytes held, 1013 past it); past a bound the frames taken are answered before the close.
+     */
+    private void received(WebSocketConnection connection, Decoder frame, boolean binary, int bytes) {
         SocketSession session = sessions.get(connection.id());
         if (session == null) {
             return;
         }
-        if (!session.received(() -> answer(session, frame, binary), limits.maxFramesInFlight())) {
-            session.refuseAfterAnswers(() -> close(
+        if (!hold(bytes)) {
+            session.refuseAfterAnswers(() -> close(connection, TRY_AGAIN_LATER, replicaBusy()));
+            return;
+        }
+        SocketSession.Taken taken = session.received(
+                () -> answer(session, frame, binary, bytes),
+                bytes,
+                limits.maxFramesInFlight(),
+                limits.maxHeldBytesPerSocket());
+        if (taken == SocketSession.Taken.TAKEN) {
+            return;
+        }
+        release(bytes);
+        switch (taken) {
+            case TOO_MANY_FRAMES -> session.refuseAfterAnswers(() -> close(
                     connection,
                     POLICY_VIOLATION,
                     "Too many frames in flight: at most " + limits.maxFramesInFlight() + "."));
+            case TOO_MANY_BYTES -> session.refuseAfterAnswers(() -> close(
+                    connection,
+                    POLICY_VIOLATION,
+                    "Too many bytes of frames in flight: at most " + limits.maxHeldBytesPerSocket() + "."));
+            default -> {
+                // Dropped: the socket is closing already.
+            }
         }
     }
 
+    /** Counts bytes held by the replica's sockets; false (nothing counted) past pigeon.websocket.max-held-bytes. */
+    private boolean hold(long bytes) {
+        if (heldBytes.addAndGet(bytes) > limits.maxHeldBytes()) {
+            heldBytes.addAndGet(-bytes);
+            return false;
+        }
+        return true;
+    }
+
+    private void release(long bytes) {
+        heldBytes.addAndGet(-bytes);
+    }
+
+    private String replicaBusy() {
+        return "The server holds too many unanswered frames and unread answers (" + limits.maxHeldBytes()
+                + " bytes); try again later.";
+    }
+
+    /** Bytes of frames and answers the replica's sockets hold now (for tests). */
+    long heldBytes() {
+        return heldBytes.get();
+    }
+
     /** Answers one frame, then lets the socket's next frame be answered. */
-    private void answer(SocketSession session, Decoder frame, boolean binary) {
+    private void answer(SocketSession session, Decoder frame, boolean binary, int bytes) {
         SocketRequest request = SocketRequest.unreadable(binary);
         Uni<SocketAnswer> answer;
         try {
@@ -223,7 +276,7 @@ public class SocketTransport {
         SocketRequest answered = request;
         answer.chain(reply -> send(session.connection(), answered, reply))
                 .subscribe()
-                .with(sent -> session.answered(), failure -> {
+                .with(sent -> finished(session, bytes), failure -> {
                     if (failure instanceof SocketActions.TooManySockets refused) {
                         close(session.connection(), POLICY_VIOLATION, refused.getMessage());
                     } else if (session.connection().isOpen()) {
@@ -231,31 +284,51 @@ public class SocketTransport {
                                 "An answer could not be written to socket %s: %s",
                                 session.connection().id(), failure);
                     }
-                    session.answered();
+                    finished(session, bytes);
                 });
     }
 
-    private static Uni<Void> send(WebSocketConnection connection, SocketRequest request, SocketAnswer answer) {
+    /** A frame of {@code bytes} was answered (or its socket is gone): the bytes are no longer held. */
+    private void finished(SocketSession session, int bytes) {
+        release(bytes);
+        session.answered(bytes);
+    }
+
+    /**
+     * Writes an answer, counted against the replica's bytes held until it is written: an answer the replica has no
+     * room for closes its socket (1013) instead.
+     */
+    private Uni<Void> send(WebSocketConnection connection, SocketRequest request, SocketAnswer answer) {
         if (!connection.isOpen()) {
             return Uni.createFrom().voidItem();
         }
+        Object encoded = encode(request, answer);
+        int bytes = encoded instanceof byte[] binary ? binary.length : ((String) encoded).length();
+        if (!hold(bytes)) {
+            close(connection, TRY_AGAIN_LATER, replicaBusy());
+            return Uni.createFrom().voidItem();
+        }
+        Uni<Void> sent = encoded instanceof byte[] binary
+                ? connection.sendBinary(binary)
+                : connection.sendText((String) encoded);
+        return sent.onTermination().invoke(() -> release(bytes));
+    }
+
+    /** The answer frame in the request's encoding: a byte array (MessagePack) or a string (JSON). */
+    private static Object encode(SocketRequest request, SocketAnswer answer) {
         // authenticate's answer echoes neither body nor headers, as Zaqar's (but for a schema failure); no answer
         // echoes a token (SocketAnswer.envelope).
         ObjectNode frame = FrameSchema.AUTHENTICATE.equals(request.actionName()) && answer.status() != 400
                 ? answer.envelope(new SocketRequest(request.action(), null, null, request.binary()), false)
                 : answer.envelope(request, true);
         try {
-            return request.binary()
-                    ? connection.sendBinary(FrameCodec.writeBinary(frame))
-                    : connection.sendText(FrameCodec.writeText(frame));
+            return request.binary() ? FrameCodec.writeBinary(frame) : FrameCodec.writeText(frame);
         } catch (RuntimeException unwritable) {
             // A value of the request that the answer's encoding cannot hold: answered without the echo.
             ObjectNode fallback = SocketAnswer.exception(
                             500, "The answer cannot be encoded: " + unwritable.getMessage(), "Unexpected error.")
                     .envelope(SocketRequest.unreadable(request.binary()), false);
-            return request.binary()
-                    ? connection.sendBinary(FrameCodec.writeBinary(fallback))
-                    : connection.sendText(FrameCodec.writeText(fallback));
+            return request.binary() ? FrameCodec.writeBinary(fallback) : FrameCodec.writeText(fallback);
         }
     }
 
@@ -279,6 +352,11 @@ public class SocketTransport {
         for (SocketSession session : sessions.values()) {
             if (now - session.lastHeardNanos() > idle) {
                 close(session.connection(), GOING_AWAY, "Idle for " + describe(limits.idleTimeout()) + ".");
+            } else if (authentication.unauthenticatedFor(session, limits.authenticationTimeout(), now)) {
+                close(
+                        session.connection(),
+                        POLICY_VIOLATION,
+                        "Not authenticated within " + describe(limits.authenticationTimeout()) + ".");
             }
         }
     }

@@ -17,8 +17,10 @@ import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /**
@@ -149,6 +151,18 @@ final class SocketClient implements AutoCloseable {
     /** The close code the server sent; fails when it does not close in time. */
     int closeCode() {
         return closeCode.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
+    /** The close code the server sent, if it closes within {@code wait}; null otherwise. */
+    Integer closeCodeWithin(Duration wait) {
+        try {
+            return closeCode.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (ExecutionException | TimeoutException notClosed) {
+            return null;
+        }
     }
 
     boolean closedByServer() {

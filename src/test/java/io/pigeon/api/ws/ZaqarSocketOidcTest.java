@@ -85,6 +85,26 @@ class ZaqarSocketOidcTest {
         }
     }
 
+    /**
+     * A socket that never authenticates holds a socket of the replica's bound for nobody: it is closed (1008) after
+     * pigeon.websocket.authentication-timeout (4 s in this profile), however much it answers pings; an authenticated
+     * one stays.
+     */
+    @Test
+    void aSocketThatDoesNotAuthenticateIsClosedAndAnAuthenticatedOneStays() throws InterruptedException {
+        try (SocketClient anonymous = SocketClient.open();
+                SocketClient authenticated = SocketClient.open()) {
+            assertAuthentified(authenticated.call(authenticate(Tokens.valid(List.of(project)), project)));
+            long opened = System.nanoTime();
+            assertNotAuthentified(anonymous.call(frame("queue_list", project, null)));
+            assertEquals(1008, anonymous.closeCode());
+            long closedAfter = (System.nanoTime() - opened) / 1_000_000;
+            assertTrue(closedAfter >= 3000, "closed after " + closedAfter + " ms, before the timeout");
+            assertEquals(
+                    200, authenticated.call(frame("queue_list", project, null)).status());
+        }
+    }
+
     @Test
     void aValidTokenAuthenticatesTheSocketForItsProjects() {
         try (SocketClient socket = SocketClient.open()) {

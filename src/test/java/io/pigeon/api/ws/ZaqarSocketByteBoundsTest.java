@@ -1,0 +1,113 @@
+package io.pigeon.api.ws;
+
+import static io.pigeon.api.ws.SocketClient.body;
+import static io.pigeon.api.ws.SocketClient.frame;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What sockets may make a replica hold in bytes, whatever their number of frames: the frames one socket has in flight
+ * (past its bound: 1008 once the frames taken are answered), and the frames and unwritten answers of all sockets
+ * together (past it: 1013, try again later).
+ */
+@QuarkusTest
+@TestProfile(SocketByteBoundsProfile.class)
+class ZaqarSocketByteBoundsTest {
+
+    private final String project = Api.newProject();
+
+    @Test
+    void framesBeyondTheSocketsBytesCloseItAfterTheTakenFramesAreAnswered() {
+        int answered = 0;
+        String text = "x".repeat(40_000);
+        try (SocketClient socket = SocketClient.open()) {
+            for (int i = 0; i < 500 && !socket.closedByServer(); i++) {
+                try {
+                    socket.send(frame(
+                            "message_post",
+                            project,
+                            body().put("queue_name", "heavy")
+                                    .set(
+                                            "messages",
+                                            SocketClient.JSON.createArrayNode().add(body().put("body", text)))));
+                } catch (CompletionException closed) {
+                    break;
+                }
+            }
+            assertEquals(1008, socket.closeCode());
+            for (var frame = socket.poll(Duration.ofSeconds(1));
+                    frame != null;
+                    frame = socket.poll(Duration.ofSeconds(1))) {
+                assertEquals(201, frame.status(), frame.document().toString());
+                answered++;
+            }
+        }
+        assertTrue(answered >= 1, "no frame was answered before the close");
+        Api.as(project).get("/v2/queues/heavy/stats").then().body("messages.total", equalTo(answered));
+    }
+
+    /**
+     * Clients that ask for big answers and read none: once their answers fill the kernel's buffers, the replica holds
+     * them, and past 400 kB in all a socket is closed with 1013; the replica still answers others.
+     */
+    @Test
+    void answersNobodyReadsAreBoundedOverTheReplica() {
+        String message = "{\"ttl\": 300, \"body\": \"" + "y".repeat(20_000) + "\"}";
+        for (int batch = 0; batch < 2; batch++) {
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{\"messages\": [" + String.join(", ", Collections.nCopies(10, message)) + "]}")
+                    .post("/v2/queues/big/messages")
+                    .then()
+                    .statusCode(201);
+        }
+        List<SocketClient> stalled = new ArrayList<>();
+        List<Integer> closeCodes = new ArrayList<>();
+        try {
+            for (int s = 0; s < 4; s++) {
+                stalled.add(SocketClient.stalled());
+            }
+            // 150 small frames each (about 20 kB, far below a socket's 100 kB), each asking for a page of big messages.
+            for (int round = 0; round < 150; round++) {
+                for (SocketClient socket : stalled) {
+                    try {
+                        socket.send(frame(
+                                "message_list",
+                                project,
+                                body().put("queue_name", "big").put("limit", 20).put("echo", true)));
+                    } catch (CompletionException gone) {
+                        // closed by the server already
+                    }
+                }
+            }
+            for (SocketClient socket : stalled) {
+                socket.resume();
+            }
+            // Reading again, each client first finds what the kernel held for it, then its close, if any.
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!closeCodes.contains(1013) && System.nanoTime() < deadline) {
+                closeCodes.clear();
+                for (SocketClient socket : stalled) {
+                    closeCodes.add(socket.closeCodeWithin(Duration.ofMillis(100)));
+                }
+            }
+        } finally {
+            stalled.forEach(SocketClient::close);
+        }
+        assertTrue(closeCodes.contains(1013), "close codes of the stalled sockets: " + closeCodes);
+        try (SocketClient fresh = SocketClient.open()) {
+            assertEquals(200, fresh.call(frame("queue_list", project, null)).status());
+        }
+    }
+}

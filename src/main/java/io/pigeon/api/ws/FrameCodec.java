@@ -16,7 +16,10 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.Map;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessageUnpacker;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
+import org.msgpack.value.ValueType;
 
 /**
  * The two encodings of a frame: a text frame is JSON, a binary frame MessagePack, both read into and written from
@@ -57,6 +60,7 @@ final class FrameCodec {
     }
 
     static JsonNode readBinary(byte[] frame) throws Undecodable {
+        checkMessagePack(frame);
         try {
             JsonNode node = MESSAGE_PACK.readTree(frame);
             if (node == null || node.isMissingNode()) {
@@ -73,6 +77,52 @@ final class FrameCodec {
             return node;
         } catch (IOException | RuntimeException e) {
             throw new Undecodable("Can't decode binary (MessagePack) request. " + reason(e));
+        }
+    }
+
+    /**
+     * Reads the frame's MessagePack as it is before Jackson does: one document and nothing after it, no deeper than
+     * the JSON reader's bound, and a string for every map key. Jackson's MessagePack reader drops an entry whose key is
+     * an array or a map, and reads a nil key as a field of its own, so a body holding one would be stored as something
+     * else than was sent; bytes after the document would be passed over.
+     */
+    private static void checkMessagePack(byte[] frame) throws Undecodable {
+        try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(frame)) {
+            if (!unpacker.hasNext()) {
+                throw new Undecodable("Can't decode binary (MessagePack) request. The frame holds no document.");
+            }
+            checkValue(unpacker, 1);
+            if (unpacker.hasNext()) {
+                throw new Undecodable("Can't decode binary (MessagePack) request. Bytes follow the document.");
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new Undecodable("Can't decode binary (MessagePack) request. " + reason(e));
+        }
+    }
+
+    private static void checkValue(MessageUnpacker unpacker, int depth) throws IOException, Undecodable {
+        if (depth > MAX_DEPTH) {
+            throw new Undecodable(
+                    "Can't decode binary (MessagePack) request. It nests deeper than " + MAX_DEPTH + " levels.");
+        }
+        ValueType type = unpacker.getNextFormat().getValueType();
+        if (type == ValueType.MAP) {
+            int entries = unpacker.unpackMapHeader();
+            for (int i = 0; i < entries; i++) {
+                if (unpacker.getNextFormat().getValueType() != ValueType.STRING) {
+                    throw new Undecodable("Can't decode binary (MessagePack) request. A map key is not a string"
+                            + " (JSON, which every document is stored as, has only string keys).");
+                }
+                unpacker.skipValue();
+                checkValue(unpacker, depth + 1);
+            }
+        } else if (type == ValueType.ARRAY) {
+            int items = unpacker.unpackArrayHeader();
+            for (int i = 0; i < items; i++) {
+                checkValue(unpacker, depth + 1);
+            }
+        } else {
+            unpacker.skipValue();
         }
     }
 

@@ -80,10 +80,12 @@ class SocketActions {
 
     /** A frame whose project would break the per-project socket bound: its socket is closed (1008). */
     static final class TooManySockets extends RuntimeException {
-        TooManySockets(String project) {
+        TooManySockets(SocketSession session, String project) {
             super(
-                    "Too many sockets act for project " + (project.length() > 64 ? project.substring(0, 64) : project)
-                            + ".",
+                    session.actsForTooMany(project)
+                            ? "A socket may act for at most " + SocketSession.MAX_PROJECTS_PER_SOCKET + " projects."
+                            : "Too many sockets act for project "
+                                    + (project.length() > 64 ? project.substring(0, 64) : project) + ".",
                     null,
                     false,
                     false);
@@ -150,7 +152,7 @@ class SocketActions {
         Caller caller = authentication.callerFor(session, request);
         String project = Projects.required(caller.project());
         if (!admission.admit(session, project)) {
-            throw new TooManySockets(project);
+            throw new TooManySockets(session, project);
         }
         Call call = new Call(session, request, project);
         return switch (action) {

@@ -103,6 +103,11 @@ final class SocketSession {
         return true;
     }
 
+    /** Whether acting for {@code project} too would pass the bound of projects per socket. */
+    synchronized boolean actsForTooMany(String project) {
+        return projects.size() >= MAX_PROJECTS_PER_SOCKET && !projects.contains(project);
+    }
+
     synchronized Set<String> projects() {
         return Set.copyOf(projects);
     }

@@ -326,6 +326,21 @@ class ZaqarSocketErrorTest {
         Api.as(project).get("/v2/queues").then().statusCode(200);
     }
 
+    /** A marker is a string, as Zaqar's schema says: a number is a schema failure, not an empty page. */
+    @Test
+    void aMarkerThatIsNoStringIsASchemaFailure() {
+        try (SocketClient socket = SocketClient.open()) {
+            for (String marker : List.of("300", "1e400", "true", "[]")) {
+                // Sent as written: a JSON library on the client would turn 1e400 into something else first.
+                socket.sendText("{\"action\": \"message_list\", \"headers\": {\"Client-ID\": \"" + Api.CLIENT_ID
+                        + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {\"queue_name\": \"marked\", "
+                        + "\"marker\": " + marker + "}}");
+                var answer = socket.next();
+                assertEquals(400, answer.status(), marker + " -> " + answer.document());
+            }
+        }
+    }
+
     @Test
     void aFrameOverTheBodyLimitClosesTheSocket() {
         try (SocketClient socket = SocketClient.open()) {
@@ -345,7 +360,13 @@ class ZaqarSocketErrorTest {
                         () -> packer.packExtensionTypeHeader((byte) 5, 3).writePayload(new byte[] {1, 2, 3})),
                 packer -> uncheck(() -> packer.packBinaryHeader(2).writePayload(new byte[] {0, -1})),
                 packer -> uncheck(() -> packer.packDouble(Double.NaN)),
-                packer -> uncheck(() -> packer.packDouble(Double.NEGATIVE_INFINITY)));
+                packer -> uncheck(() -> packer.packDouble(Double.NEGATIVE_INFINITY)),
+                // Keys JSON cannot hold: Jackson's reader dropped an array key's entry, so {[1]: 2} was stored as {}.
+                packer -> uncheck(() ->
+                        packer.packMapHeader(1).packArrayHeader(1).packInt(1).packInt(2)),
+                packer -> uncheck(() -> packer.packMapHeader(1).packNil().packInt(2)),
+                packer -> uncheck(() -> packer.packMapHeader(1).packInt(7).packInt(2)),
+                packer -> uncheck(() -> packer.packMapHeader(1).packMapHeader(0).packInt(2)));
         try (SocketClient socket = SocketClient.open()) {
             for (Consumer<MessagePacker> body : bodies) {
                 MessageBufferPacker packer = MessagePack.newDefaultBufferPacker();
@@ -364,6 +385,12 @@ class ZaqarSocketErrorTest {
                 var answer = socket.next();
                 assertEquals(400, answer.status(), answer.document().toString());
             }
+            // A whole frame followed by more bytes is refused too, not read up to its end.
+            byte[] valid = SocketClient.MESSAGE_PACK.writeValueAsBytes(frame("queue_list", project, body()));
+            byte[] trailed = Arrays.copyOf(valid, valid.length + 1);
+            trailed[valid.length] = (byte) 0xc0;
+            socket.sendBinary(trailed);
+            assertEquals(400, socket.next().status());
             // The socket still answers, and nothing was stored.
             assertEquals(200, socket.call(frame("queue_list", project, body())).status());
         }

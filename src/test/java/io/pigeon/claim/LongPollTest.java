@@ -301,6 +301,40 @@ class LongPollTest {
                 .statusCode(204);
     }
 
+    /** No wait happens on a queue that does not exist: the answer is at once, without Preference-Applied. */
+    @Test
+    void aMissingQueueIsNotWaitedForAndThePreferenceIsNotApplied() throws Exception {
+        String project = Api.newProject();
+        Timed v2 = claim(project, "/v2/queues/absent/claims", "{}", "wait=3").get();
+        assertEquals(204, v2.response().statusCode());
+        assertTrue(v2.response().headers().firstValue("Preference-Applied").isEmpty(), "v2 claim");
+        assertTrue(v2.millis() < 2000, "answered after " + v2.millis() + " ms");
+        Timed v1 = claim(project, "/v1/queues/absent/claims", "{\"ttl\": 60, \"grace\": 60}", "wait=3")
+                .get();
+        assertEquals(204, v1.response().statusCode());
+        assertTrue(v1.response().headers().firstValue("Preference-Applied").isEmpty(), "v1 claim");
+        HttpResponse<String> pop = http.send(
+                HttpRequest.newBuilder(uri("/v2/queues/absent/messages?pop=1"))
+                        .timeout(Duration.ofSeconds(60))
+                        .header("X-Project-Id", project)
+                        .header("Client-ID", Api.CLIENT_ID)
+                        .header("Prefer", "wait=3")
+                        .DELETE()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, pop.statusCode());
+        assertEquals(0, JSON.readTree(pop.body()).path("messages").size());
+        assertTrue(pop.headers().firstValue("Preference-Applied").isEmpty(), "pop");
+        // On a queue that exists, the same preference is applied (and waited for).
+        createQueue(project, "present", "{}");
+        Timed present =
+                claim(project, "/v2/queues/present/claims", "{}", "wait=1").get();
+        assertEquals(204, present.response().statusCode());
+        assertEquals(
+                "wait=1",
+                present.response().headers().firstValue("Preference-Applied").orElse(null));
+    }
+
     @Test
     void theQueueDefaultMakesClaimsWaitAndIsShownOnlyWhenSet() throws Exception {
         String project = Api.newProject();

@@ -335,6 +335,23 @@ class LongPollTest {
                 present.response().headers().firstValue("Preference-Applied").orElse(null));
     }
 
+    /** A preference too long for any number type is capped at pigeon.claim-wait.max (20), not ignored. */
+    @Test
+    void anEnormousPreferredWaitIsCapped() throws Exception {
+        String project = Api.newProject();
+        createQueue(project, "enormous", "{}");
+        int before = waits.waiting();
+        CompletableFuture<Timed> waiting =
+                claim(project, "/v2/queues/enormous/claims", "{}", "wait=99999999999999999999");
+        awaitWaiting(before + 1);
+        post(project, "enormous", "{\"ttl\": 300, \"body\": \"soon\"}");
+        Timed answer = waiting.get();
+        assertEquals(201, answer.response().statusCode(), answer.response().body());
+        assertEquals(
+                "wait=20",
+                answer.response().headers().firstValue("Preference-Applied").orElse(null));
+    }
+
     @Test
     void theQueueDefaultMakesClaimsWaitAndIsShownOnlyWhenSet() throws Exception {
         String project = Api.newProject();

@@ -153,9 +153,9 @@ ended AS (
     WHERE EXISTS (SELECT 1 FROM released)),
 waiters_told AS (
     SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
-                                               'messages', (SELECT count(*) FROM released))::text)
+                                               'messages', CASE WHEN $6::integer = 0 THEN (SELECT count(*) FROM released) ELSE LEAST((SELECT count(*) FROM released), 1) END)::text)
     FROM c
-    WHERE $6::integer = 0 AND c.wake_until > now() AND (SELECT count(*) FROM released) > 0)
+    WHERE true AND c.wake_until > now() AND CASE WHEN $6::integer = 0 THEN (SELECT count(*) FROM released) ELSE LEAST((SELECT count(*) FROM released), 1) END > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
 -- name: ClaimStore.RENEW
@@ -163,9 +163,10 @@ WITH c AS (
     UPDATE claims c
     SET ttl = $4, grace = COALESCE($5, c.grace), created_at = now(),
         expires_at = now() + $4::integer * interval '1 second'
-    FROM queues q
+    FROM queues q JOIN claims o ON o.queue_id = q.id AND o.id = $3
     WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
-    RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at),
+    RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at, o.expires_at AS was_until,
+              q.wake_until),
 renewed AS (
     UPDATE messages m
     SET claim_expires_at = (SELECT expires_at FROM c),
@@ -173,8 +174,13 @@ renewed AS (
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + (SELECT ttl + grace FROM c), $6)) * interval '1 second'
     WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
       AND m.claim_id IS NOT DISTINCT FROM $3 AND m.expires_at > now()
-    RETURNING m.id)
-SELECT count(*) AS claims FROM c;
+    RETURNING m.id),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', 1)::text)
+    FROM c
+    WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
+SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
 -- name: CallMarker.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'call-marker';
@@ -1309,8 +1315,8 @@ RETURNING w.project, w.name, w.live;
 
 -- name: WaitStore.NEXT_FREE
 SELECT (q.metadata->>'_claim_wait_seconds')::int AS wait_default,
-       ceil(extract(epoch FROM LEAST(c.due, d.due) - now()) * 1000)::bigint AS due_in_millis,
-       d.scanned
+       ceil(extract(epoch FROM LEAST(c.due, d.due, r.due) - now()) * 1000)::bigint AS due_in_millis,
+       GREATEST(d.scanned, r.scanned) AS scanned
 FROM queues q
 LEFT JOIN LATERAL (
     SELECT m.claim_expires_at AS due FROM messages m
@@ -1322,4 +1328,11 @@ CROSS JOIN LATERAL (
     FROM (SELECT m.visible_at FROM messages m
           WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
           ORDER BY m.id LIMIT $3) u) d
+CROSS JOIN LATERAL (
+    SELECT min(e.visible_at) FILTER (WHERE e.visible_at > now() AND e.visible_at < 'infinity') AS due,
+           count(*) AS scanned
+    FROM (SELECT m.visible_at FROM messages m
+          WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now()
+            AND m.expires_at > now()
+          ORDER BY m.claim_expires_at LIMIT $3) e) r
 WHERE q.project = $1 AND q.name = $2;

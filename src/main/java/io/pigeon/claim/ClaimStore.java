@@ -170,15 +170,20 @@ public class ClaimStore {
     // subqueries over c (rather than a join) give the key's values to the index scan, and
     // "IS NOT DISTINCT FROM" (equal to "=" for a non-null claim id) does not imply "claim_id IS NOT NULL",
     // so the planner cannot pick messages_claim_deadline and walk every claimed row of the queue.
+    // A renewal that ends the claim sooner than it was to end tells the queue's waiting claims (QueueReady): their
+    // timers are armed at the earliest claim end they read, which was this claim's old one; woken, they read the new
+    // one. The claim's old end is read through a second probe of its primary key (o, the row as the statement found
+    // it). A renewal that lengthens the claim tells nobody: a timer armed too early only costs an empty claim.
     private static final String RENEW =
             """
             WITH c AS (
                 UPDATE claims c
                 SET ttl = $4, grace = COALESCE($5, c.grace), created_at = now(),
                     expires_at = now() + $4::integer * interval '1 second'
-                FROM queues q
+                FROM queues q JOIN claims o ON o.queue_id = q.id AND o.id = $3
                 WHERE q.project = $1 AND q.name = $2 AND c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
-                RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at),
+                RETURNING c.queue_id, c.id, c.message_ids, c.ttl, c.grace, c.expires_at, o.expires_at AS was_until,
+                          q.wake_until),
             renewed AS (
                 UPDATE messages m
                 SET claim_expires_at = (SELECT expires_at FROM c),
@@ -186,9 +191,14 @@ public class ClaimStore {
                     expires_at = m.created_at + %1$s * interval '1 second'
                 WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
                   AND m.claim_id IS NOT DISTINCT FROM $3 AND m.expires_at > now()
-                RETURNING m.id)
-            SELECT count(*) AS claims FROM c"""
-                    .formatted(EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6"));
+                RETURNING m.id),
+            %2$s
+            SELECT count(*) AS claims, %3$s AS waiters_told FROM c"""
+                    .formatted(
+                            EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6"),
+                            QueueReady.cte(
+                                    "waiters_told", "c", "c.expires_at < c.was_until", "$1", "$2", "1", "c.wake_until"),
+                            QueueReady.told("waiters_told"));
 
     // Releasing ends the claim now rather than deleting it: its messages are free at once (a claim takes
     // messages of ended claims), and the sweeper then frees or dead-letters them like those of any
@@ -228,8 +238,9 @@ public class ClaimStore {
     // releases find only the rows that still name it. Ids ($4) that the claim does not hold (any longer) are passed
     // over. One row: whether the claim was found live. The named rows are reached by primary-key probes; two
     // releases naming the same rows in another order may deadlock, and the one PostgreSQL aborts changed nothing.
-    // Released without a delay, the messages wake the queue's waiting claims (QueueReady); a delayed one wakes them
-    // by the waiters' own timer at its due time.
+    // The release tells the queue's waiting claims (QueueReady), with a delay too: without one they take the messages
+    // at once; with one, a woken waiter finds nothing, reads the queue's next due time again (WaitStore, which sees
+    // delayed rows of ended claims) and arms its timer for it. A delayed release wakes one waiter, not one per message.
     private static final String RELEASE_MESSAGES =
             """
             WITH c AS (
@@ -255,10 +266,11 @@ public class ClaimStore {
                             QueueReady.cte(
                                     "waiters_told",
                                     "c",
-                                    "$6::integer = 0",
+                                    "true",
                                     "$1",
                                     "$2",
-                                    "(SELECT count(*) FROM released)",
+                                    "CASE WHEN $6::integer = 0 THEN (SELECT count(*) FROM released)"
+                                            + " ELSE LEAST((SELECT count(*) FROM released), 1) END",
                                     "c.wake_until"),
                             QueueReady.told("waiters_told"));
 

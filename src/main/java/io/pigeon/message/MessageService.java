@@ -537,9 +537,10 @@ public class MessageService {
      * Pops as {@link #pop} does, and when nothing is free waits for a message (Pigeon's long polling): up to {@code
      * wait} seconds (already within pigeon.claim-wait.max), or when null its queue's {@code _claim_wait_seconds}.
      * Each try pops only while {@code connected} says the client is there; messages popped for a client that left in
-     * the moment of the pop's statement are lost with the answer, as any pop's whose answer is lost.
+     * the moment of the pop's statement are lost with the answer, as any pop's whose answer is lost. Empty when the
+     * queue does not exist (then nothing was waited for).
      */
-    public Uni<List<Message>> pop(
+    public Uni<Optional<List<Message>>> pop(
             String project, QueueName queue, Integer count, Integer wait, BooleanSupplier connected) {
         if (count == null || count < 1 || count > config.maxMessagesPerPage()) {
             throw Rejection.invalidRequest(
@@ -549,34 +550,41 @@ public class MessageService {
             long seen = waits.seen(placed);
             return popOnce(placed, count).chain(first -> {
                 if (!first.isEmpty() || (wait != null && wait == 0)) {
-                    return Uni.createFrom().item(first);
+                    return Uni.createFrom().item(Optional.of(first));
                 }
-                Uni<Integer> seconds = wait != null
-                        ? Uni.createFrom().item(wait)
-                        : waits.queueDefault(placed).map(found -> Math.min(found, waits.maxSeconds()));
-                return seconds.chain(waitFor -> waits.await(
-                        placed,
-                        seen,
-                        waitFor,
-                        count,
-                        new QueueWaits.Attempt<List<Message>>() {
-                            @Override
-                            public Uni<List<Message>> run() {
-                                return popOnce(placed, count);
-                            }
+                // The pop's statement does not tell a missing queue from an empty one: the queue's default wait is
+                // read (one statement, before any wait), which does.
+                return waits.queueDefault(placed).chain(found -> {
+                    if (found.isEmpty()) {
+                        return Uni.createFrom().item(Optional.<List<Message>>empty());
+                    }
+                    int waitFor = wait != null ? wait : Math.min(found.get(), waits.maxSeconds());
+                    return waits.await(
+                                    placed,
+                                    seen,
+                                    waitFor,
+                                    count,
+                                    new QueueWaits.Attempt<List<Message>>() {
+                                        @Override
+                                        public Uni<List<Message>> run() {
+                                            return popOnce(placed, count);
+                                        }
 
-                            @Override
-                            public int taken(List<Message> outcome) {
-                                return outcome.size();
-                            }
+                                        @Override
+                                        public int taken(List<Message> outcome) {
+                                            return outcome.size();
+                                        }
 
-                            @Override
-                            public Uni<Void> giveBack(List<Message> outcome) {
-                                return Uni.createFrom().voidItem(); // a pop's messages are deleted: nothing to give
-                            }
-                        },
-                        connected,
-                        List.<Message>of()));
+                                        @Override
+                                        public Uni<Void> giveBack(List<Message> outcome) {
+                                            return Uni.createFrom()
+                                                    .voidItem(); // a pop's messages are deleted: nothing to give
+                                        }
+                                    },
+                                    connected,
+                                    List.<Message>of())
+                            .map(Optional::of);
+                });
             });
         });
     }

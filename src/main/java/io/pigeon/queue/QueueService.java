@@ -54,8 +54,9 @@ public class QueueService {
      * Creates a queue with a metadata document (v2); its reserved attributes are checked. An existing queue is
      * left as it is. True when the queue is new.
      */
-    public Uni<Boolean> create(String project, QueueName name, ObjectNode metadata) {
-        reserved.validate(metadata);
+    public Uni<Boolean> create(String project, QueueName name, ObjectNode given) {
+        reserved.validate(given);
+        ObjectNode metadata = ReservedAttributes.withoutUnset(given);
         return PlacedQueue.forCreating(databases, project, name, ReservedAttributes.flavor(metadata))
                 .call(queue -> deadLetterQueueBeside(project, name, metadata))
                 .chain(queue -> store.create(queue, metadata.toString()));
@@ -181,7 +182,8 @@ public class QueueService {
                 return Uni.createFrom().item(Optional.empty());
             }
             String current = found.get();
-            ObjectNode patched = patch.applyTo(StrictJson.readStoredObject(current), ReservedAttributes.ALL);
+            ObjectNode patched = ReservedAttributes.withoutUnset(
+                    patch.applyTo(StrictJson.readStoredObject(current), ReservedAttributes.PATCHABLE_WHEN_UNSET));
             String patchedJson = patched.toString();
             if (patchedJson.getBytes(StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
                 throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
@@ -210,8 +212,9 @@ public class QueueService {
     }
 
     /** Replaces the metadata whole; false when the queue does not exist. */
-    public Uni<Boolean> replaceMetadata(String project, QueueName name, ObjectNode metadata) {
-        reserved.validate(metadata);
+    public Uni<Boolean> replaceMetadata(String project, QueueName name, ObjectNode given) {
+        reserved.validate(given);
+        ObjectNode metadata = ReservedAttributes.withoutUnset(given);
         return PlacedQueue.of(databases, project, name)
                 .call(queue -> deadLetterQueueBeside(project, name, metadata))
                 .chain(queue -> store.replaceMetadata(queue, metadata.toString()));

@@ -9,6 +9,8 @@ import io.pigeon.encryption.MessageCipher;
 import io.pigeon.rules.Rejection;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The reserved queue attributes of v2 (keys starting with an underscore in a queue's metadata): their
@@ -49,6 +51,20 @@ public class ReservedAttributes {
             MAX_CLAIM_COUNT,
             ENABLE_ENCRYPT_MESSAGES);
 
+    /**
+     * Pigeon's own attributes that have a default but are shown only when set: {@code null} is their unset value, so
+     * a queue's metadata never stores them as {@code null} (see {@link #withoutUnset}).
+     */
+    public static final Set<String> SHOWN_WHEN_SET = Set.of(CLAIM_WAIT_SECONDS, DEDUP_WINDOW_SECONDS);
+
+    /**
+     * Every attribute a patch may replace or remove while the queue does not set it, removing it restoring its
+     * default: Zaqar's reserved ones ({@link #ALL}, as Zaqar does) and Pigeon's own with a default. Others (a plain
+     * key, {@code _flavor}, {@code _retry_policy}) are 409 when absent, as in Zaqar.
+     */
+    public static final Set<String> PATCHABLE_WHEN_UNSET =
+            Stream.concat(ALL.stream(), SHOWN_WHEN_SET.stream()).collect(Collectors.toUnmodifiableSet());
+
     private final PigeonConfig config;
     private final MessageCipher cipher;
 
@@ -67,7 +83,7 @@ public class ReservedAttributes {
      * posting (Zaqar shows no others for a topic: its messages are not claimed).
      */
     public ObjectNode withDefaults(ObjectNode metadata, boolean topic) {
-        ObjectNode shown = metadata.deepCopy();
+        ObjectNode shown = withoutUnset(metadata).deepCopy();
         shown.putIfAbsent(MAX_MESSAGES_POST_SIZE, JsonNodeFactory.instance.numberNode(config.maxMessagesPostSize()));
         shown.putIfAbsent(DEFAULT_MESSAGE_TTL, JsonNodeFactory.instance.numberNode(config.defaultMessageTtl()));
         shown.putIfAbsent(DEFAULT_MESSAGE_DELAY, JsonNodeFactory.instance.numberNode(0));
@@ -79,6 +95,24 @@ public class ReservedAttributes {
         shown.putIfAbsent(MAX_CLAIM_COUNT, JsonNodeFactory.instance.nullNode());
         shown.putIfAbsent(ENABLE_ENCRYPT_MESSAGES, JsonNodeFactory.instance.booleanNode(false));
         return shown;
+    }
+
+    /**
+     * {@code metadata} without those of {@link #SHOWN_WHEN_SET} that are {@code null} (unset, so neither stored nor
+     * shown): itself when it has none, else a copy.
+     */
+    public static ObjectNode withoutUnset(ObjectNode metadata) {
+        ObjectNode kept = metadata;
+        for (String name : SHOWN_WHEN_SET) {
+            JsonNode value = metadata.get(name);
+            if (value != null && value.isNull()) {
+                if (kept == metadata) {
+                    kept = metadata.deepCopy();
+                }
+                kept.remove(name);
+            }
+        }
+        return kept;
     }
 
     /** Refuses reserved attributes outside their bounds, naming the attribute and the bound. */

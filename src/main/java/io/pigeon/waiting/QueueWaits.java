@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -181,12 +182,10 @@ public class QueueWaits {
         waitingPerProject.computeIfPresent(project, (p, held) -> held <= 1 ? null : held - 1);
     }
 
-    /** The queue's {@code _claim_wait_seconds}: 0 when it sets none or does not exist. */
-    public Uni<Integer> queueDefault(PlacedQueue queue) {
+    /** The queue's {@code _claim_wait_seconds} (0 when it sets none); empty when the queue does not exist. */
+    public Uni<Optional<Integer>> queueDefault(PlacedQueue queue) {
         return store.nextFree(queue.db(), queue.project(), queue.storedName())
-                .map(found -> found.map(WaitStore.NextFree::waitDefault)
-                        .map(seconds -> Math.max(0, seconds))
-                        .orElse(0));
+                .map(found -> found.map(free -> free.waitDefault() == null ? 0 : Math.max(0, free.waitDefault())));
     }
 
     /** Requests waiting on this replica now (for tests and metrics). */

@@ -14,8 +14,9 @@ import java.util.Optional;
 public class WaitStore {
 
     /**
-     * A waiter scans at most this many of its queue's unclaimed rows for the earliest delay to end; a queue holding
-     * more unclaimed rows and none free (many delayed messages) is looked at again every {@value #RECHECK_MILLIS} ms.
+     * A waiter scans at most this many of its queue's unclaimed rows, and as many rows of ended claims, for the
+     * earliest delay to end; a queue holding more such rows and none free (many delayed messages) is looked at again
+     * every {@value #RECHECK_MILLIS} ms.
      */
     static final int DELAYED_SCAN = 1000;
 
@@ -38,13 +39,15 @@ public class WaitStore {
             RETURNING w.project, w.name, w.live""";
 
     // The queue's default wait, and how long until one of its messages may come free by itself: the earliest end of a
-    // live claim (through messages_claim_deadline, first row) or of a delay among the oldest $3 unclaimed rows
-    // (through messages_free). NULL: nothing will come free without a post or a release. No row: no such queue.
+    // live claim (through messages_claim_deadline, first row), of a delay among the oldest $3 unclaimed rows (through
+    // messages_free), or of a delay among the $3 rows of ended claims that ended first (messages_claim_deadline: a
+    // message released from a claim with a delay is held by an ended claim until the sweeper frees it). NULL: nothing
+    // will come free without a post or a release. No row: no such queue.
     private static final String NEXT_FREE =
             """
             SELECT (q.metadata->>'%1$s')::int AS wait_default,
-                   ceil(extract(epoch FROM LEAST(c.due, d.due) - now()) * 1000)::bigint AS due_in_millis,
-                   d.scanned
+                   ceil(extract(epoch FROM LEAST(c.due, d.due, r.due) - now()) * 1000)::bigint AS due_in_millis,
+                   GREATEST(d.scanned, r.scanned) AS scanned
             FROM queues q
             LEFT JOIN LATERAL (
                 SELECT m.claim_expires_at AS due FROM messages m
@@ -56,6 +59,13 @@ public class WaitStore {
                 FROM (SELECT m.visible_at FROM messages m
                       WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
                       ORDER BY m.id LIMIT $3) u) d
+            CROSS JOIN LATERAL (
+                SELECT min(e.visible_at) FILTER (WHERE e.visible_at > now() AND e.visible_at < 'infinity') AS due,
+                       count(*) AS scanned
+                FROM (SELECT m.visible_at FROM messages m
+                      WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now()
+                        AND m.expires_at > now()
+                      ORDER BY m.claim_expires_at LIMIT $3) e) r
             WHERE q.project = $1 AND q.name = $2"""
                     .formatted(QueueWaits.DEFAULT_ATTRIBUTE);
 

@@ -10,10 +10,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
+import io.pigeon.waiting.QueueReady;
 import io.pigeon.waiting.QueueWaits;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
+import io.vertx.mutiny.pgclient.PgConnection;
+import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
 import jakarta.inject.Inject;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -43,6 +47,9 @@ class LongPollTest {
 
     @Inject
     QueueWaits waits;
+
+    @Inject
+    Pool pool;
 
     private static URI uri(String path) {
         return URI.create(RestAssured.baseURI + ":" + RestAssured.port + path);
@@ -197,6 +204,152 @@ class LongPollTest {
         assertEquals(1, messages.size());
         assertEquals(first, messages.get(0).path("id").asText());
         assertTrue(afterRelease < 2000, "the release woke the claim after " + afterRelease + " ms");
+    }
+
+    /**
+     * A message released from a claim with a delay wakes a waiting claim at its due time, although the waiter had
+     * armed its timer for the claim's end (60 s) and nothing comes free at the release itself.
+     */
+    @Test
+    void aDelayedReleaseWakesAWaiterAtItsDueTime() throws Exception {
+        String project = Api.newProject();
+        createQueue(project, "backed-off", "{}");
+        post(project, "backed-off", "{\"ttl\": 300, \"body\": \"retry me\"}");
+        var claimed = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 60}")
+                .post("/v2/queues/backed-off/claims")
+                .then()
+                .statusCode(201)
+                .extract();
+        String location = claimed.header("Location");
+        String id = claimed.jsonPath().getString("messages[0].id");
+        int before = waits.waiting();
+        CompletableFuture<Timed> waiting = claim(project, "/v2/queues/backed-off/claims", "{\"wait\": 12}", null);
+        awaitWaiting(before + 1);
+        Thread.sleep(800); // the waiter has tried, found nothing and armed its timer for the claim's end
+        long released = System.nanoTime();
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ids\": [\"" + id + "\"], \"delay\": 2}")
+                .post(location + "/release")
+                .then()
+                .statusCode(204);
+        Timed answer = waiting.get();
+        long afterRelease = (System.nanoTime() - released) / 1_000_000;
+        assertEquals(201, answer.response().statusCode(), answer.response().body());
+        assertEquals(
+                id,
+                JSON.readTree(answer.response().body())
+                        .path("messages")
+                        .get(0)
+                        .path("id")
+                        .asText());
+        assertTrue(
+                afterRelease >= 1500 && afterRelease <= 3500,
+                "a release delayed 2 s woke the claim after " + afterRelease + " ms");
+    }
+
+    /**
+     * A renewal that ends a claim sooner tells the queue's waiters (they re-read when a message next comes free: their
+     * timer was armed for the claim's old end); one that ends it later does not. The shortest claim (60 s) outlasts
+     * the longest wait (20 s), so the notice itself is what is observed, on a LISTEN connection of the test's own.
+     */
+    @Test
+    void aRenewalThatShortensAClaimTellsTheWaiters() throws Exception {
+        String project = Api.newProject();
+        createQueue(project, "renewed", "{}");
+        post(project, "renewed", "{\"ttl\": 3600, \"body\": 1}");
+        String location = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 300, \"grace\": 60}")
+                .post("/v2/queues/renewed/claims")
+                .then()
+                .statusCode(201)
+                .extract()
+                .header("Location");
+        int before = waits.waiting();
+        CompletableFuture<Timed> waiting = claim(project, "/v2/queues/renewed/claims", "{\"wait\": 5}", null);
+        awaitWaiting(before + 1);
+        List<String> notices = Collections.synchronizedList(new ArrayList<>());
+        SqlConnection connection = pool.getConnection().await().indefinitely();
+        try {
+            PgConnection.cast(connection).notificationHandler(notice -> {
+                if (notice.getPayload().contains("\"" + project + "\"")) {
+                    notices.add(notice.getPayload());
+                }
+            });
+            connection.query("LISTEN " + QueueReady.CHANNEL).execute().await().indefinitely();
+            // Longer: nobody is told. Then shorter: one notice, after the first statement's (if it sent any).
+            renew(project, location, 600);
+            renew(project, location, 60);
+            Eventually.await("the shortening renewal's notice", Duration.ofSeconds(10), () -> !notices.isEmpty());
+            Thread.sleep(200);
+            assertEquals(1, notices.size(), "notices: " + notices);
+        } finally {
+            connection.close().await().indefinitely();
+        }
+        assertEquals(204, waiting.get().response().statusCode());
+    }
+
+    private static void renew(String project, String location, int ttl) {
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": " + ttl + "}")
+                .patch(location)
+                .then()
+                .statusCode(204);
+    }
+
+    /** No wait happens on a queue that does not exist: the answer is at once, without Preference-Applied. */
+    @Test
+    void aMissingQueueIsNotWaitedForAndThePreferenceIsNotApplied() throws Exception {
+        String project = Api.newProject();
+        Timed v2 = claim(project, "/v2/queues/absent/claims", "{}", "wait=3").get();
+        assertEquals(204, v2.response().statusCode());
+        assertTrue(v2.response().headers().firstValue("Preference-Applied").isEmpty(), "v2 claim");
+        assertTrue(v2.millis() < 2000, "answered after " + v2.millis() + " ms");
+        Timed v1 = claim(project, "/v1/queues/absent/claims", "{\"ttl\": 60, \"grace\": 60}", "wait=3")
+                .get();
+        assertEquals(204, v1.response().statusCode());
+        assertTrue(v1.response().headers().firstValue("Preference-Applied").isEmpty(), "v1 claim");
+        HttpResponse<String> pop = http.send(
+                HttpRequest.newBuilder(uri("/v2/queues/absent/messages?pop=1"))
+                        .timeout(Duration.ofSeconds(60))
+                        .header("X-Project-Id", project)
+                        .header("Client-ID", Api.CLIENT_ID)
+                        .header("Prefer", "wait=3")
+                        .DELETE()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, pop.statusCode());
+        assertEquals(0, JSON.readTree(pop.body()).path("messages").size());
+        assertTrue(pop.headers().firstValue("Preference-Applied").isEmpty(), "pop");
+        // On a queue that exists, the same preference is applied (and waited for).
+        createQueue(project, "present", "{}");
+        Timed present =
+                claim(project, "/v2/queues/present/claims", "{}", "wait=1").get();
+        assertEquals(204, present.response().statusCode());
+        assertEquals(
+                "wait=1",
+                present.response().headers().firstValue("Preference-Applied").orElse(null));
+    }
+
+    /** A preference too long for any number type is capped at pigeon.claim-wait.max (20), not ignored. */
+    @Test
+    void anEnormousPreferredWaitIsCapped() throws Exception {
+        String project = Api.newProject();
+        createQueue(project, "enormous", "{}");
+        int before = waits.waiting();
+        CompletableFuture<Timed> waiting =
+                claim(project, "/v2/queues/enormous/claims", "{}", "wait=99999999999999999999");
+        awaitWaiting(before + 1);
+        post(project, "enormous", "{\"ttl\": 300, \"body\": \"soon\"}");
+        Timed answer = waiting.get();
+        assertEquals(201, answer.response().statusCode(), answer.response().body());
+        assertEquals(
+                "wait=20",
+                answer.response().headers().firstValue("Preference-Applied").orElse(null));
     }
 
     @Test

@@ -63,15 +63,19 @@ public class V1ClaimResource {
         QueueName queue = QueueName.of(queueName);
         // As in Zaqar 15, a claim on a queue that does not exist claims nothing: 204.
         return claims.take(project, queue, limit, terms, preferred, () -> !response.closed())
-                .map(taken -> taken.filter(claim -> !claim.messages().isEmpty())
-                        .map(claim -> Response.status(201)
-                                .header(HttpHeaders.LOCATION, Hrefs.claim(ApiVersion.V1, queue, claim.id()))
-                                .entity(V1Views.claimedItems(queue, claim.id(), claim.messages())))
-                        .orElseGet(Response::noContent))
-                .map(answer -> preferred == null
-                        ? answer.build()
-                        : answer.header(WaitReader.PREFERENCE_APPLIED, WaitReader.applied(preferred))
-                                .build());
+                .map(taken -> {
+                    Response.ResponseBuilder answer = taken.filter(
+                                    claim -> !claim.messages().isEmpty())
+                            .map(claim -> Response.status(201)
+                                    .header(HttpHeaders.LOCATION, Hrefs.claim(ApiVersion.V1, queue, claim.id()))
+                                    .entity(V1Views.claimedItems(queue, claim.id(), claim.messages())))
+                            .orElseGet(Response::noContent);
+                    // A queue that does not exist is not waited for (empty): the preference was not applied.
+                    return preferred == null || taken.isEmpty()
+                            ? answer.build()
+                            : answer.header(WaitReader.PREFERENCE_APPLIED, WaitReader.applied(preferred))
+                                    .build();
+                });
     }
 
     @GET

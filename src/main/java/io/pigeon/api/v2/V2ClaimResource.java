@@ -78,24 +78,28 @@ public class V2ClaimResource {
         QueueName queue = QueueName.of(queueName);
         boolean claimCount = IncludedFields.claimCount(DialectPaths.version(version), include);
         return claims.take(project, queue, limit, terms, wait, () -> !response.closed())
-                .map(taken -> taken.filter(claim -> !claim.messages().isEmpty())
-                        .map(claim -> Response.status(201)
-                                .header(
-                                        HttpHeaders.LOCATION,
-                                        Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
-                                .entity(new V2Views.Messages(
-                                        V2Views.claimedItems(
-                                                DialectPaths.version(version),
-                                                queue,
-                                                claim.id(),
-                                                claim.messages(),
-                                                claimCount),
-                                        null)))
-                        .orElseGet(Response::noContent))
-                .map(answer -> preferred == null
-                        ? answer.build()
-                        : answer.header(WaitReader.PREFERENCE_APPLIED, WaitReader.applied(preferred))
-                                .build());
+                .map(taken -> {
+                    Response.ResponseBuilder answer = taken.filter(
+                                    claim -> !claim.messages().isEmpty())
+                            .map(claim -> Response.status(201)
+                                    .header(
+                                            HttpHeaders.LOCATION,
+                                            Hrefs.claim(DialectPaths.version(version), queue, claim.id()))
+                                    .entity(new V2Views.Messages(
+                                            V2Views.claimedItems(
+                                                    DialectPaths.version(version),
+                                                    queue,
+                                                    claim.id(),
+                                                    claim.messages(),
+                                                    claimCount),
+                                            null)))
+                            .orElseGet(Response::noContent);
+                    // A queue that does not exist is not waited for (empty): the preference was not applied.
+                    return preferred == null || taken.isEmpty()
+                            ? answer.build()
+                            : answer.header(WaitReader.PREFERENCE_APPLIED, WaitReader.applied(preferred))
+                                    .build();
+                });
     }
 
     @GET

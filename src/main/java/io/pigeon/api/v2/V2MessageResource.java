@@ -229,11 +229,17 @@ public class V2MessageResource {
             // free waits up to so long for a message before its empty answer.
             Integer preferred = WaitReader.fromPrefer(prefer, waits.maxSeconds());
             return messages.pop(project, queue, count, preferred, () -> !response.closed())
-                    .map(popped -> {
+                    .map(found -> {
                         Response.ResponseBuilder answer = Response.ok(new V2Views.Messages(
-                                V2Views.poppedItems(dialect.version(), queue, UUID.randomUUID(), popped, claimCount),
+                                V2Views.poppedItems(
+                                        dialect.version(),
+                                        queue,
+                                        UUID.randomUUID(),
+                                        found.orElse(List.of()),
+                                        claimCount),
                                 null));
-                        return preferred == null
+                        // A queue that does not exist is not waited for (empty): the preference was not applied.
+                        return preferred == null || found.isEmpty()
                                 ? answer.build()
                                 : answer.header(WaitReader.PREFERENCE_APPLIED, WaitReader.applied(preferred))
                                         .build();

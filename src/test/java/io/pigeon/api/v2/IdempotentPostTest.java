@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.hasKey;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.maintenance.Sweeper;
 import io.pigeon.message.MessageIds;
@@ -13,6 +14,7 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.HeldPosts;
+import io.pigeon.testing.RawHttp;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
@@ -29,7 +31,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -361,6 +365,56 @@ class IdempotentPostTest {
         post("bad", "k".repeat(255), "{\"messages\": [{\"body\": 1, \"dedup_id\": \"" + "d".repeat(128) + "\"}]}")
                 .then()
                 .statusCode(201);
+    }
+
+    /**
+     * An empty Idempotency-Key header is a bad key, not an absent one (sent raw: HTTP clients drop empty headers), on
+     * v2 and v1; nothing is stored.
+     */
+    @Test
+    void anEmptyKeyIsRefusedAndStoresNothing() {
+        Api.as(project).put("/v1/queues/v1-empty").then().statusCode(201);
+        for (String path : List.of("/v2/queues/empty/messages", "/v1/queues/v1-empty/messages")) {
+            String document = path.startsWith("/v1/") ? "[{\"ttl\": 300, \"body\": 1}]" : TWO;
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put("X-Project-Id", project);
+            headers.put("Client-ID", Api.CLIENT_ID);
+            headers.put("Content-Type", "application/json");
+            headers.put("Idempotency-Key", "");
+            RawHttp.Answer answer = RawHttp.send(RestAssured.port, "POST", path, headers, document);
+            assertEquals(400, answer.status(), path + ": " + answer);
+            assertTrue(answer.isErrorDocument(), path + ": " + answer);
+            assertTrue(answer.body().contains("Idempotency-Key"), path + ": " + answer);
+        }
+        assertEquals(0, stored("empty"));
+        assertEquals(0, stored("v1-empty"));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM post_keys WHERE project = $1", project));
+    }
+
+    /** A dedup_id of null is no dedup_id: such messages are stored each time, and nothing is remembered. */
+    @Test
+    void aNullDedupIdIsAbsent() {
+        String document = "{\"messages\": [{\"ttl\": 300, \"body\": 1, \"dedup_id\": null}]}";
+        post("nulls", null, document).then().statusCode(201);
+        post("nulls", null, document).then().statusCode(201);
+        assertEquals(2, stored("nulls"));
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM post_keys WHERE project = $1", project));
+    }
+
+    /** A key holding a comma is one key: the header is never split into several ("given twice"). */
+    @Test
+    void aKeyWithACommaIsOneKey() {
+        Response first = post("commas", "order,1234", TWO);
+        first.then().statusCode(201);
+        Response again = post("commas", "order,1234", TWO);
+        again.then().statusCode(201);
+        assertEquals(first.jsonPath().getList("resources"), again.jsonPath().getList("resources"));
+        assertEquals(2, stored("commas"));
+        // Not the key before the comma.
+        Response other = post("commas", "order", TWO);
+        other.then().statusCode(201);
+        assertNotEquals(first.jsonPath().getList("resources"), other.jsonPath().getList("resources"));
+        assertEquals(4, stored("commas"));
     }
 
     @Test

@@ -110,6 +110,67 @@ class V2QueueTest {
                 .body("_default_message_ttl", equalTo(3600));
     }
 
+    /**
+     * Pigeon's own attributes with a default (_claim_wait_seconds, _dedup_window_seconds) patch as Zaqar's reserved
+     * ones: replaced or removed while unset (removing restores the default), a bad value is 400 naming the bound, and
+     * null is unset: neither stored nor shown, by a patch or by a create.
+     */
+    @Test
+    void pigeonsAttributesWithADefaultPatchAsReservedOnesAndNullIsUnset() {
+        Api.as(project).contentType(ContentType.JSON).body("{}").put("/v2/queues/own");
+        for (String name : List.of("_claim_wait_seconds", "_dedup_window_seconds")) {
+            patch("[{\"op\": \"remove\", \"path\": \"/metadata/" + name + "\"}]")
+                    .patch("/v2/queues/own")
+                    .then()
+                    .statusCode(200)
+                    .body("$", not(hasKey(name)));
+            patch("[{\"op\": \"replace\", \"path\": \"/metadata/" + name + "\", \"value\": 7}]")
+                    .patch("/v2/queues/own")
+                    .then()
+                    .statusCode(200)
+                    .body(name, equalTo(7));
+            patch("[{\"op\": \"replace\", \"path\": \"/metadata/" + name + "\", \"value\": null}]")
+                    .patch("/v2/queues/own")
+                    .then()
+                    .statusCode(200)
+                    .body("$", not(hasKey(name)));
+            Api.as(project).get("/v2/queues/own").then().statusCode(200).body("$", not(hasKey(name)));
+            patch("[{\"op\": \"add\", \"path\": \"/metadata/" + name + "\", \"value\": null}]")
+                    .patch("/v2/queues/own")
+                    .then()
+                    .statusCode(200)
+                    .body("$", not(hasKey(name)));
+        }
+        patch("[{\"op\": \"replace\", \"path\": \"/metadata/_dedup_window_seconds\", \"value\": 0}]")
+                .patch("/v2/queues/own")
+                .then()
+                .statusCode(400)
+                .body("description", containsString("_dedup_window_seconds must be an integer from 1 to 3600"));
+        patch("[{\"op\": \"replace\", \"path\": \"/metadata/_claim_wait_seconds\", \"value\": 21}]")
+                .patch("/v2/queues/own")
+                .then()
+                .statusCode(400)
+                .body("description", containsString("_claim_wait_seconds must be an integer from 0 to 20"));
+        // _flavor keeps Zaqar's rule for a key that is not reserved: absent is 409.
+        patch("[{\"op\": \"remove\", \"path\": \"/metadata/_flavor\"}]")
+                .patch("/v2/queues/own")
+                .then()
+                .statusCode(409);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_claim_wait_seconds\": null, \"_dedup_window_seconds\": null, \"kept\": null}")
+                .put("/v2/queues/nulls")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .get("/v2/queues/nulls")
+                .then()
+                .statusCode(200)
+                .body("$", not(hasKey("_claim_wait_seconds")))
+                .body("$", not(hasKey("_dedup_window_seconds")))
+                .body("$", hasKey("kept"));
+    }
+
     @Test
     void jsonPatchErrorsChangeNothing() {
         Api.as(project)

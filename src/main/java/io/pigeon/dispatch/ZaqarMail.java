@@ -8,6 +8,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * A mail as Zaqar 15's mail task ({@code zaqar/notification/tasks/mailto.py}) makes it from a {@code mailto:}
@@ -30,6 +31,15 @@ record ZaqarMail(String to, String from, String subject, String text) {
 
     /** The prefix of a mail target (a {@code mailto:} subscriber). */
     static final String SCHEME = "mailto:";
+
+    /**
+     * A sender the mail can carry: one address, bare ({@code a@b}) or after a display name ({@code Name <a@b>}, the
+     * name plain or quoted), with no control character, comma or second address anywhere. Anything else (which the
+     * mailer would fail to send on every try, or read as several addresses) is replaced by the configured sender.
+     */
+    private static final Pattern SENDER = Pattern.compile(
+            "(?:(?:\"[^\"\\\\\\p{Cc}\\p{Zl}\\p{Zp}]*\"|[^\",<>@\\p{Cc}\\p{Zl}\\p{Zp}]*)\\s*<[^\\s\",<>@\\p{Cc}\\p{Zl}\\p{Zp}]+@[^\\s\",<>@\\p{Cc}\\p{Zl}\\p{Zp}]+>"
+                    + "|[^\\s\",<>@\\p{Cc}\\p{Zl}\\p{Zp}]+@[^\\s\",<>@\\p{Cc}\\p{Zl}\\p{Zp}]+)");
 
     /** The stored headers' key of a confirmation's subject (Zaqar's template {@code topic}), which no URI overrides. */
     static final String TOPIC = "topic";
@@ -68,7 +78,7 @@ record ZaqarMail(String to, String from, String subject, String text) {
             subject = optionText(headers.get("subject"));
         }
         String from = optionText(headers.get("from"));
-        if (from.indexOf('@') < 0 || hasLineBreak(from)) {
+        if (!SENDER.matcher(from).matches()) {
             from = null;
         }
         return new ZaqarMail(to, from, oneLine(subject), notificationText(body));

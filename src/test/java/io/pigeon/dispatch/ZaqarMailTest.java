@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vertx.ext.mail.SMTPException;
 import java.net.ConnectException;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** A mail as Zaqar 15's mail task writes it, and what an SMTP failure means for its group. */
 class ZaqarMailTest {
@@ -55,6 +59,34 @@ class ZaqarMailTest {
         assertEquals("example.com", mail.domain());
         assertEquals("", ZaqarMail.of("mailto:ops@example.com", null, "{}").subject());
         assertNull(ZaqarMail.of("mailto:nobody", null, "{}"));
+    }
+
+    /** A sender the mailer could not send from, or that names more than one address, gives way to the configured one. */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '`',
+            value = {
+                "queues@example.org | true",
+                "Queues <queues@example.org> | true",
+                "`\"Queues, Inc.\" <queues@example.org>` | true",
+                "`\"x\" <me@x.com>, victim6@evil.com` | false",
+                "me@x.com>\u000bRCPT | false",
+                "a@b@c | false",
+                "me@x.com victim@evil.com | false",
+                "<me@x.com | false",
+                "me\u0085@x.com | false",
+                "me@x.com\u2028 | false"
+            })
+    void onlyASenderOfOneAddressIsUsed(String from, boolean used) throws Exception {
+        String headers = new ObjectMapper().writeValueAsString(Map.of("from", unescape(from)));
+        ZaqarMail mail = ZaqarMail.of("mailto:ops@example.com", headers, "{}");
+        assertEquals(used ? unescape(from) : null, mail.from(), from);
+    }
+
+    /** The CSV cases write control characters as Java escapes. */
+    private static String unescape(String text) {
+        return text.replace("\\u000b", "\u000b").replace("\\u0085", "\u0085").replace("\\u2028", "\u2028");
     }
 
     @Test

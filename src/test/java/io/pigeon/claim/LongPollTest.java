@@ -3,6 +3,7 @@ package io.pigeon.claim;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -400,7 +401,7 @@ class LongPollTest {
                 .post("/v2/queues/bounds/claims")
                 .then()
                 .statusCode(204)
-                .header("Preference-Applied", org.hamcrest.Matchers.nullValue());
+                .header("Preference-Applied", nullValue());
     }
 
     @Test

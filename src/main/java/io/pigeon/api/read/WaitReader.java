@@ -63,8 +63,10 @@ public final class WaitReader {
             if (value.isEmpty() || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
                 return null;
             }
-            // Any number of digits reads: one too long for a long is still a wait longer than the cap.
-            return value.length() > 18 ? max : (int) Math.min(Long.parseLong(value), max);
+            // Any number of digits reads (leading zeros included): one too long for a long is still a wait longer
+            // than the cap.
+            String digits = value.replaceFirst("^0+(?=.)", "");
+            return digits.length() > 18 ? max : (int) Math.min(Long.parseLong(digits), max);
         }
         return null;
     }

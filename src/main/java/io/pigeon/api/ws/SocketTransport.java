@@ -136,12 +136,25 @@ public class SocketTransport {
     }
 
     void text(WebSocketConnection connection, String frame) {
-        received(connection, () -> FrameCodec.readText(frame), false, frame.length());
+        received(connection, () -> FrameCodec.readText(frame), false, heldByText(frame.length()));
     }
 
     void binary(WebSocketConnection connection, Buffer frame) {
         byte[] bytes = frame.getBytes();
-        received(connection, () -> FrameCodec.readBinary(bytes), true, bytes.length);
+        received(connection, () -> FrameCodec.readBinary(bytes), true, HELD_PER_BINARY_BYTE * bytes.length);
+    }
+
+    /**
+     * What a frame or an answer holds on the heap while it waits, counted against the bounds of bytes held: a text
+     * is a Java string of two bytes per character and, once written, a buffer of its UTF-8 bytes as well (an outside
+     * attack saw twice the bound held when only the characters were counted); binary, the array and its buffer.
+     */
+    private static final int HELD_PER_CHARACTER = 3;
+
+    private static final int HELD_PER_BINARY_BYTE = 2;
+
+    private static int heldByText(int characters) {
+        return (int) Math.min(Integer.MAX_VALUE, (long) HELD_PER_CHARACTER * characters);
     }
 
     void pong(WebSocketConnection connection) {
@@ -303,7 +316,9 @@ public class SocketTransport {
             return Uni.createFrom().voidItem();
         }
         Object encoded = encode(request, answer);
-        int bytes = encoded instanceof byte[] binary ? binary.length : ((String) encoded).length();
+        int bytes = encoded instanceof byte[] binary
+                ? HELD_PER_BINARY_BYTE * binary.length
+                : heldByText(((String) encoded).length());
         if (!hold(bytes)) {
             close(connection, TRY_AGAIN_LATER, replicaBusy());
             return Uni.createFrom().voidItem();

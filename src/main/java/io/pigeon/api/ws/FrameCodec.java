@@ -11,11 +11,16 @@ import io.pigeon.json.StrictJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
@@ -108,14 +113,20 @@ final class FrameCodec {
         ValueType type = unpacker.getNextFormat().getValueType();
         if (type == ValueType.MAP) {
             int entries = unpacker.unpackMapHeader();
+            Set<String> keys = new HashSet<>();
             for (int i = 0; i < entries; i++) {
                 if (unpacker.getNextFormat().getValueType() != ValueType.STRING) {
                     throw new Undecodable("Can't decode binary (MessagePack) request. A map key is not a string"
                             + " (JSON, which every document is stored as, has only string keys).");
                 }
-                unpacker.skipValue();
+                if (!keys.add(utf8(unpacker))) {
+                    // As the JSON reader of every HTTP body: one of the two would be dropped without a word.
+                    throw new Undecodable("Can't decode binary (MessagePack) request. A map holds a key twice.");
+                }
                 checkValue(unpacker, depth + 1);
             }
+        } else if (type == ValueType.STRING) {
+            utf8(unpacker);
         } else if (type == ValueType.ARRAY) {
             int items = unpacker.unpackArrayHeader();
             for (int i = 0; i < items; i++) {
@@ -123,6 +134,24 @@ final class FrameCodec {
             }
         } else {
             unpacker.skipValue();
+        }
+    }
+
+    /**
+     * The next string, which must be UTF-8: a malformed one would be stored with replacement characters, where the
+     * same bytes in a JSON body are refused.
+     */
+    private static String utf8(MessageUnpacker unpacker) throws IOException, Undecodable {
+        byte[] bytes = unpacker.readPayload(unpacker.unpackRawStringHeader());
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
+        } catch (CharacterCodingException malformed) {
+            throw new Undecodable("Can't decode binary (MessagePack) request. A string is not UTF-8.");
         }
     }
 

@@ -366,7 +366,19 @@ class ZaqarSocketErrorTest {
                         packer.packMapHeader(1).packArrayHeader(1).packInt(1).packInt(2)),
                 packer -> uncheck(() -> packer.packMapHeader(1).packNil().packInt(2)),
                 packer -> uncheck(() -> packer.packMapHeader(1).packInt(7).packInt(2)),
-                packer -> uncheck(() -> packer.packMapHeader(1).packMapHeader(0).packInt(2)));
+                packer -> uncheck(() -> packer.packMapHeader(1).packMapHeader(0).packInt(2)),
+                // What JSON bodies refuse over HTTP: a string that is not UTF-8, a key given twice.
+                packer -> uncheck(
+                        () -> packer.packRawStringHeader(2).writePayload(new byte[] {(byte) 0xff, (byte) 0xfe})),
+                packer -> uncheck(() -> packer.packMapHeader(1)
+                        .packRawStringHeader(2)
+                        .writePayload(new byte[] {(byte) 0xc0, (byte) 0xaf})
+                        .packInt(1)),
+                packer -> uncheck(() -> packer.packMapHeader(2)
+                        .packString("a")
+                        .packInt(1)
+                        .packString("a")
+                        .packInt(2)));
         try (SocketClient socket = SocketClient.open()) {
             for (Consumer<MessagePacker> body : bodies) {
                 MessageBufferPacker packer = MessagePack.newDefaultBufferPacker();

@@ -1,11 +1,13 @@
 package io.pigeon.pool;
 
 import io.pigeon.config.StatementCachePoolCreator;
+import io.pigeon.rules.Rejection;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.pgclient.PgBuilder;
 import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.sqlclient.PoolOptions;
@@ -113,6 +115,19 @@ public class PoolClients {
             every.addAll(pools);
             return every;
         });
+    }
+
+    /**
+     * The database whose client is {@code client}, as {@link #everyDatabase()} holds them now: for work that needs its
+     * connect options (a connection of its own, such as a LISTEN). Fails with 503 when none is (any longer): its pool
+     * was moved or removed since the client was handed out.
+     */
+    public Uni<Named> holding(SqlClient client) {
+        return everyDatabase().map(every -> every.stream()
+                .filter(database -> database.client() == client)
+                .findFirst()
+                .orElseThrow(() -> new Rejection(
+                        Rejection.Reason.UNAVAILABLE, "The queue's database is being moved; try again.")));
     }
 
     /**

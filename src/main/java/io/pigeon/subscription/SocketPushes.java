@@ -328,20 +328,9 @@ public class SocketPushes implements SocketSubscriptions {
         if (known != null) {
             return known.ready;
         }
-        return poolClients.everyDatabase().chain(every -> {
-            PgConnectOptions options = every.stream()
-                    .filter(database -> database.client() == db)
-                    .map(PoolClients.Named::options)
-                    .findFirst()
-                    .orElse(null);
-            if (options == null) {
-                return Uni.createFrom()
-                        .failure(new Rejection(
-                                Rejection.Reason.UNAVAILABLE, "The queue's database is being moved; try again."));
-            }
-            Listener listener = listeners.computeIfAbsent(db, client -> new Listener((Pool) client, options));
-            return listener.ready;
-        });
+        return poolClients.holding(db).chain(database -> listeners.computeIfAbsent(
+                        db, client -> new Listener(database.client(), database.options()))
+                .ready);
     }
 
     void stop(@Observes ShutdownEvent stopping) {

@@ -463,19 +463,9 @@ public class QueueWaits {
         if (known != null) {
             return known.ready;
         }
-        return poolClients.everyDatabase().chain(every -> {
-            PgConnectOptions options = every.stream()
-                    .filter(database -> database.client() == db)
-                    .map(PoolClients.Named::options)
-                    .findFirst()
-                    .orElse(null);
-            if (options == null) {
-                return Uni.createFrom()
-                        .failure(new Rejection(
-                                Rejection.Reason.UNAVAILABLE, "The queue's database is being moved; try again."));
-            }
-            return listeners.computeIfAbsent(db, client -> new Listener((Pool) client, options)).ready;
-        });
+        return poolClients.holding(db).chain(database -> listeners.computeIfAbsent(
+                        db, client -> new Listener(database.client(), database.options()))
+                .ready);
     }
 
     /** The waiters of one queue on one database. */

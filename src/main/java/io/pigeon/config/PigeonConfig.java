@@ -569,5 +569,20 @@ public interface PigeonConfig {
          */
         @WithDefault("30s")
         Duration authenticationTimeout();
+
+        /**
+         * Bytes of websocket messages that have begun to arrive and not yet ended (held by Netty and Vert.x before
+         * Pigeon sees a message), over all the sockets of one replica, counted twice over as the buffers collecting
+         * them may have grown to twice their content: a socket whose bytes would pass it is closed with 1013.
+         */
+        @WithDefault("67108864")
+        long maxArrivingBytes();
+
+        /**
+         * A socket holding part of a message must finish a message within this long, or it is closed with 1008: a
+         * client trickling a message, or stopping halfway while it answers pings, cannot keep the room it holds.
+         */
+        @WithDefault("20s")
+        Duration messageArrivalTimeout();
     }
 }

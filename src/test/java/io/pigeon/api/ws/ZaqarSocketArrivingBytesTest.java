@@ -1,0 +1,114 @@
+package io.pigeon.api.ws;
+
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Eventually;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What messages that are still arriving may make a replica hold, before Quarkus hands any of them to Pigeon: past the
+ * replica's bound (2,000,000 as counted here) the socket that asks for more is closed with 1013, and a socket that
+ * does not finish a message within 3 s is closed with 1008; each close comes with its close frame.
+ */
+@QuarkusTest
+@TestProfile(ArrivingBytesProfile.class)
+class ZaqarSocketArrivingBytesTest {
+
+    private final String project = Api.newProject();
+
+    @Inject
+    ArrivingMessages arriving;
+
+    @Test
+    void unfinishedFramesPastTheReplicasBoundCloseTheSocketThatAsksForMore() {
+        List<RawSocket> held = new ArrayList<>();
+        try {
+            // Each declares a frame of 900,000 bytes and sends its 14 bytes of header and 300,000 of payload: 600,028
+            // as counted.
+            for (int s = 0; s < 3; s++) {
+                held.add(RawSocket.open().header(1, true, 900_000).payload(new byte[300_000]));
+            }
+            Eventually.await(
+                    "the arriving bytes counted to be 3 × 600,028",
+                    Duration.ofSeconds(5),
+                    () -> arriving.counted() == 3 * 600_028);
+            try (RawSocket fourth = RawSocket.open()) {
+                fourth.header(1, true, 900_000).payload(new byte[300_000]);
+                RawSocket.Closed closed = fourth.readClose(Duration.ofSeconds(5));
+                assertEquals(1013, closed.code(), closed.reason());
+                assertTrue(closed.reason().contains("2000000"), closed.reason());
+            }
+            assertEquals(3 * 600_028, arriving.counted());
+            // Meanwhile whole messages still pass, and count nothing once answered.
+            try (RawSocket small = RawSocket.open()) {
+                small.text("{\"action\": \"queue_list\", \"headers\": {\"Client-ID\": \""
+                        + "3381af92-2b9e-11e3-b191-71861300734c\", \"X-Project-ID\": \"" + project + "\"}}");
+                String answer = small.readText(Duration.ofSeconds(5));
+                assertNotNull(answer);
+                assertTrue(answer.contains("\"status\":200"), answer);
+            }
+        } finally {
+            held.forEach(RawSocket::close);
+        }
+        Eventually.await("the arriving bytes counted to be 0", Duration.ofSeconds(5), () -> arriving.counted() == 0);
+    }
+
+    @Test
+    void aMessageLeftUnfinishedIsClosedAfterTheArrivalTimeout() {
+        try (RawSocket frame = RawSocket.open();
+                RawSocket fragments = RawSocket.open()) {
+            // An unfinished frame, and a message whose first fragment came whole but whose last never comes.
+            frame.header(2, true, 1000).payload(new byte[999]);
+            fragments.header(1, false, 10_000).payload(new byte[10_000]);
+            long started = System.nanoTime();
+            RawSocket.Closed first = frame.readClose(Duration.ofSeconds(10));
+            RawSocket.Closed second = fragments.readClose(Duration.ofSeconds(10));
+            long waited = Duration.ofNanos(System.nanoTime() - started).toMillis();
+            assertEquals(1008, first.code(), first.reason());
+            assertEquals(1008, second.code(), second.reason());
+            assertTrue(first.reason().contains("3000 ms"), first.reason());
+            assertTrue(waited >= 2_500, "closed after " + waited + " ms");
+        }
+        Eventually.await("the arriving bytes counted to be 0", Duration.ofSeconds(5), () -> arriving.counted() == 0);
+    }
+
+    /** A message sent slowly, in fragments and in pieces, but finished in time, is taken and answered. */
+    @Test
+    void aSlowMessageFinishedInTimeIsAnswered() throws InterruptedException {
+        String post = "{\"action\": \"message_post\", \"headers\": {\"Client-ID\": "
+                + "\"3381af92-2b9e-11e3-b191-71861300734c\", \"X-Project-ID\": \"" + project + "\"}, "
+                + "\"body\": {\"queue_name\": \"slow\", \"messages\": [{\"ttl\": 300, \"body\": \""
+                + "z".repeat(200_000) + "\"}]}}";
+        byte[] bytes = post.getBytes(StandardCharsets.UTF_8);
+        int half = bytes.length / 2;
+        try (RawSocket socket = RawSocket.open()) {
+            socket.header(1, false, half);
+            for (int piece = 0; piece < 4; piece++) {
+                int from = piece * half / 4;
+                int to = (piece + 1) * half / 4;
+                socket.payload(Arrays.copyOfRange(bytes, from, to));
+                Thread.sleep(300);
+            }
+            assertTrue(arriving.counted() >= 2L * half, "counted " + arriving.counted());
+            socket.header(0, true, bytes.length - half);
+            socket.payload(Arrays.copyOfRange(bytes, half, bytes.length));
+            String answer = socket.readText(Duration.ofSeconds(10));
+            assertNotNull(answer);
+            assertTrue(answer.contains("\"status\":201"), answer.substring(0, Math.min(200, answer.length())));
+        }
+        Api.as(project).get("/v2/queues/slow/stats").then().body("messages.total", equalTo(1));
+        Eventually.await("the arriving bytes counted to be 0", Duration.ofSeconds(5), () -> arriving.counted() == 0);
+    }
+}

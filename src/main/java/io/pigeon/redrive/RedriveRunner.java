@@ -2,6 +2,7 @@ package io.pigeon.redrive;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.pool.PoolClients;
+import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -155,8 +156,19 @@ public class RedriveRunner {
                 .chain(taken -> takeFrom(databases, next + 1));
     }
 
-    /** Stops every run and gives its task back, so that another replica takes it at its next look. */
+    /**
+     * Stops every run and gives its task back, so that another replica takes it at its next look: as soon as the
+     * replica begins to stop (its readiness goes down, while requests are still served), or when it stops.
+     */
+    void stop(@Observes ShutdownDelayInitiatedEvent shutdown) {
+        stopAll();
+    }
+
     void stop(@Observes ShutdownEvent shutdown) {
+        stopAll();
+    }
+
+    private void stopAll() {
         stopping = true;
         Map<SqlClient, List<RedriveStore.Leased>> held = new IdentityHashMap<>();
         for (Run run : runs.values()) {

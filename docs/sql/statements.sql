@@ -438,13 +438,6 @@ WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM subscriptions WHERE socket_lease_until <= now()
     LIMIT $1 FOR UPDATE SKIP LOCKED));
 
--- name: Sweeper.DELETE_OLD_DEAD_GROUPS
-DELETE FROM dispatch_groups
-WHERE ctid = ANY(ARRAY(
-    SELECT ctid FROM dispatch_groups
-    WHERE state = 'dead' AND dead_at < now() - $2 * interval '1 second'
-    LIMIT $1 FOR UPDATE SKIP LOCKED));
-
 -- name: Sweeper.DELETE_ROWS_OF_DROPPED_QUEUES
 WITH chosen AS MATERIALIZED (
     SELECT queue_id FROM dropped_queues WHERE dropped_at <= now() - interval '5 minutes'
@@ -465,7 +458,7 @@ held AS (
     SELECT e.queue_id, e.id AS claim_id, h.message_id
     FROM ended e CROSS JOIN LATERAL unnest(e.message_ids) AS h (message_id)),
 rules AS (
-    SELECT q.id AS queue_id, q.project, q.metadata->>'_dead_letter_queue' AS dead_letter_queue,
+    SELECT q.id AS queue_id, q.project, q.name, q.metadata->>'_dead_letter_queue' AS dead_letter_queue,
            (q.metadata->>'_max_claim_count')::int AS max_claims,
            (q.metadata->>'_dead_letter_queue_messages_ttl')::int AS dead_letter_ttl
     FROM (SELECT DISTINCT queue_id FROM ended) e
@@ -477,7 +470,7 @@ created AS (
     ON CONFLICT (project, name) DO NOTHING
     RETURNING id, project, name),
 targets AS (
-    SELECT r.queue_id, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id
+    SELECT r.queue_id, r.name, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id
     FROM rules r
     LEFT JOIN created c ON c.project = r.project AND c.name = r.dead_letter_queue
     LEFT JOIN LATERAL (SELECT id FROM queues d WHERE d.project = r.project AND d.name = r.dead_letter_queue
@@ -495,12 +488,12 @@ moved AS (
     WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
     RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
 -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
--- queue (RESEALING).
+-- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21).
 dead_lettered AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at)
+    INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at, dead_letter_source)
     SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
            now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
-           CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END
+           CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name
     FROM moved m JOIN targets t ON t.queue_id = m.queue_id
     ORDER BY m.id
     RETURNING id),
@@ -511,9 +504,19 @@ freed AS (
 SELECT (SELECT count(*) FROM ended) AS claims, (SELECT count(*) FROM dead_lettered) AS dead_lettered;
 
 -- name: Sweeper.RESEALED
-UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
-FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
-WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity';
+WITH resealed AS (
+    UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
+    FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
+    WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity'
+    RETURNING m.queue_id),
+arrived AS (
+    SELECT queue_id, count(*) AS messages FROM resealed GROUP BY queue_id),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', w.project::text, 'queue', w.name::text,
+                                               'messages', a.messages)::text)
+    FROM queues w JOIN arrived a ON a.queue_id = w.id
+    WHERE true AND w.wake_until > now() AND a.messages > 0)
+SELECT (SELECT count(*) FROM waiters_told) AS waiters_told;
 
 -- name: Sweeper.RESEALING
 SELECT m.queue_id, m.id, m.body, m.key_id, q.project, q.name
@@ -1192,6 +1195,160 @@ added AS (
     ON CONFLICT DO NOTHING
     RETURNING 1)
 SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM found) AS breaches;
+
+-- name: RedriveStore.BATCH
+WITH task AS (
+    SELECT t.id, t.project, t.queue_id, t.target, t.upto_id
+    FROM redrive_tasks t
+    WHERE t.id = $1 AND t.lease_token = $2 AND t.state = 'running' AND t.last_id = $3
+    FOR UPDATE),
+dlq AS (
+    SELECT q.id FROM task t JOIN queues q ON q.id = t.queue_id AND q.project = t.project),
+candidates AS MATERIALIZED (
+    SELECT c.* FROM task t
+    CROSS JOIN LATERAL (
+        SELECT m.id, m.dead_letter_source AS source, m.key_id,
+               m.claim_id IS NOT NULL AND m.claim_expires_at > now() AS claimed
+        FROM messages m
+        WHERE m.queue_id = t.queue_id AND m.id > $3 AND m.id <= t.upto_id AND m.expires_at > now()
+        ORDER BY m.id
+        LIMIT $4
+        FOR UPDATE OF m) c
+    WHERE EXISTS (SELECT 1 FROM dlq)),
+destinations AS (
+    SELECT DISTINCT COALESCE(t.target, c.source) AS name
+    FROM candidates c CROSS JOIN task t
+    WHERE NOT c.claimed AND COALESCE(t.target, c.source) IS NOT NULL),
+targets AS MATERIALIZED (
+    SELECT q.id, q.project COLLATE "default" AS project, q.name COLLATE "default" AS name, q.wake_until
+    FROM task t CROSS JOIN destinations d
+    CROSS JOIN LATERAL (SELECT id, project, name, wake_until FROM queues
+                        WHERE project = t.project AND name = d.name LIMIT 1) q
+    WHERE q.id <> t.queue_id
+      AND NOT EXISTS (SELECT 1 FROM quota_breaches b
+                      WHERE b.project = t.project AND b.kind = 'messages' AND b.queue_id = q.id)),
+decided AS MATERIALIZED (
+    SELECT c.id, q.id AS target_id
+    FROM candidates c CROSS JOIN task t
+    LEFT JOIN targets q ON NOT c.claimed AND q.name = COALESCE(t.target, c.source)),
+moved AS (
+    UPDATE messages m
+    SET queue_id = d.target_id, claim_id = NULL, claim_expires_at = NULL, claim_count = 0,
+        dead_letter_source = NULL,
+        visible_at = CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz ELSE m.visible_at END
+    FROM decided d, task t
+    WHERE m.queue_id = t.queue_id AND m.id = d.id AND d.target_id IS NOT NULL
+    RETURNING m.id, m.queue_id, m.key_id, m.visible_at),
+inserted AS (
+    SELECT id, queue_id FROM moved WHERE key_id IS NULL AND (visible_at IS NULL OR visible_at <= now())),
+arrived AS (
+    SELECT queue_id, count(*) AS messages FROM inserted GROUP BY queue_id),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', w.project::text, 'queue', w.name::text,
+                                               'messages', a.messages)::text)
+    FROM targets w JOIN arrived a ON a.queue_id = w.id
+    WHERE true AND w.wake_until > now() AND a.messages > 0),
+sockets_told AS (
+    SELECT pg_notify('pigeon_socket_posts', json_build_object('project', c.project, 'queue', c.name,
+                                               'ids', array_agg(c.id ORDER BY c.id))::text)
+    FROM (SELECT t.project, t.name, i.id,
+                 (row_number() OVER (PARTITION BY i.queue_id ORDER BY i.id) - 1) / 300 AS notice
+          FROM targets t JOIN inserted i ON i.queue_id = t.id
+          WHERE EXISTS (SELECT 1 FROM subscriptions s
+                        WHERE s.project = t.project AND s.source = t.name AND s.socket_lease_until > now()
+                          AND s.expires_at > now())) c
+    GROUP BY c.project, c.name, c.notice),
+progress AS (
+    UPDATE redrive_tasks r
+    SET last_id = COALESCE((SELECT max(id) FROM candidates), r.last_id),
+        moved = r.moved + (SELECT count(*) FROM moved),
+        skipped = r.skipped + (SELECT count(*) FROM decided WHERE target_id IS NULL),
+        state = s.state,
+        reason = CASE WHEN s.state = 'failed' THEN 'the queue was deleted' END,
+        finished_at = CASE WHEN s.state <> 'running' THEN now() END,
+        lease_token = CASE WHEN s.state = 'running' THEN r.lease_token END,
+        lease_until = CASE WHEN s.state = 'running' THEN now() + $5 * interval '1 millisecond' END
+    FROM task t
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM dlq) THEN 'failed'
+                    WHEN NOT EXISTS (SELECT 1 FROM candidates) THEN 'done'
+                    ELSE 'running' END AS state) s
+    WHERE r.id = t.id
+    RETURNING r.state, r.last_id)
+SELECT p.state, p.last_id, (SELECT count(*) FROM moved) AS moved_now, (SELECT count(*) FROM sockets_told) AS sockets_told,
+       (SELECT count(*) FROM waiters_told) AS waiters_told
+FROM progress p;
+
+-- name: RedriveStore.CANCEL
+WITH cancelled AS (
+    UPDATE redrive_tasks
+    SET state = 'cancelled', finished_at = now(), lease_token = NULL, lease_until = NULL
+    WHERE project = $1 AND queue = $2 AND id = $3 AND state = 'running'
+    RETURNING id)
+SELECT EXISTS (SELECT 1 FROM cancelled)
+       OR EXISTS (SELECT 1 FROM redrive_tasks WHERE project = $1 AND queue = $2 AND id = $3) AS found;
+
+-- name: RedriveStore.GET
+SELECT id, queue, target, rate, state, moved, skipped, started_at, finished_at, reason FROM redrive_tasks WHERE project = $1 AND queue = $2 AND id = $3;
+
+-- name: RedriveStore.GIVE_BACK
+UPDATE redrive_tasks t SET lease_token = NULL, lease_until = NULL
+FROM unnest($1::uuid[], $2::uuid[]) AS r (id, lease_token)
+WHERE t.id = r.id AND t.lease_token = r.lease_token AND t.state = 'running';
+
+-- name: RedriveStore.LIST
+SELECT id, queue, target, rate, state, moved, skipped, started_at, finished_at, reason FROM redrive_tasks
+WHERE project = $1 AND queue = $2
+ORDER BY started_at DESC, id
+LIMIT $3;
+
+-- name: RedriveStore.LOCK_PROJECT
+SELECT pg_advisory_xact_lock(hashtextextended('pigeon.redrive-tasks:' || $1, 0));
+
+-- name: RedriveStore.START
+WITH dlq AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+target AS (SELECT id FROM queues WHERE project = $1 AND name = $3::text),
+running AS (SELECT t.id FROM redrive_tasks t JOIN dlq d ON t.queue_id = d.id WHERE t.state = 'running'),
+held AS (
+    SELECT count(*) AS tasks, count(*) FILTER (WHERE state = 'running') AS running
+    FROM redrive_tasks WHERE project = $1),
+allowed AS (
+    SELECT d.id AS queue_id FROM dlq d
+    WHERE NOT EXISTS (SELECT 1 FROM running)
+      AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM target))
+      AND (SELECT running FROM held) < $8),
+recycled AS (
+    DELETE FROM redrive_tasks
+    WHERE id = ANY(ARRAY(
+        SELECT id FROM redrive_tasks
+        WHERE project = $1 AND state <> 'running' AND EXISTS (SELECT 1 FROM allowed)
+        ORDER BY finished_at, id
+        LIMIT GREATEST(0, (SELECT tasks FROM held) - $8 + 1)))
+    RETURNING id),
+inserted AS (
+    INSERT INTO redrive_tasks (id, project, queue, queue_id, target, rate, upto_id, lease_token, lease_until)
+    SELECT $4, $1, $2, a.queue_id, $3, $5,
+           COALESCE((SELECT max(m.id) FROM messages m WHERE m.queue_id = a.queue_id), 0),
+           $6::uuid, CASE WHEN $6::uuid IS NOT NULL THEN now() + $7 * interval '1 millisecond' END
+    FROM allowed a
+    RETURNING id, queue, target, rate, state, moved, skipped, started_at, finished_at, reason)
+SELECT EXISTS (SELECT 1 FROM dlq) AS queue_found,
+       ($3::text IS NULL OR EXISTS (SELECT 1 FROM target)) AS target_found,
+       (SELECT id FROM running LIMIT 1) AS running_id,
+       (SELECT count(*) FROM recycled) AS recycled,
+       i.*
+FROM (SELECT 1) AS one LEFT JOIN inserted i ON true;
+
+-- name: RedriveStore.TAKE
+UPDATE redrive_tasks
+SET lease_token = gen_random_uuid(), lease_until = now() + $2 * interval '1 millisecond'
+WHERE id = ANY(ARRAY(
+    SELECT id FROM redrive_tasks
+    WHERE state = 'running' AND (lease_until IS NULL OR lease_until <= now())
+    ORDER BY started_at
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED))
+RETURNING id, lease_token, rate, last_id;
 
 -- name: SocketSubscriptionStore.CREATE
 INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)

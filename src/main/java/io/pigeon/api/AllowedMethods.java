@@ -34,6 +34,8 @@ public final class AllowedMethods {
                             route("/v2/queues/" + SEGMENT + "/share", "POST, OPTIONS"),
                             route("/v2/queues/" + SEGMENT + "/claims", "POST, OPTIONS"),
                             route("/v2/queues/" + SEGMENT + "/claims/" + SEGMENT, "DELETE, GET, HEAD, PATCH, OPTIONS"),
+                            route("/v2/queues/" + SEGMENT + "/redrive", "GET, HEAD, POST, OPTIONS"),
+                            route("/v2/queues/" + SEGMENT + "/redrive/" + SEGMENT, "DELETE, GET, HEAD, OPTIONS"),
                             route("/v2/pools", "GET, HEAD, OPTIONS"),
                             route("/v2/pools/" + SEGMENT, "DELETE, GET, HEAD, PATCH, PUT, OPTIONS"),
                             route("/v2/flavors", "GET, HEAD, OPTIONS"),

@@ -397,6 +397,56 @@ public interface PigeonConfig {
         Duration renewal();
     }
 
+    /**
+     * Dead-letter redrive (Pigeon's extension, {@code POST /v2/queues/{name}/redrive}): how fast a task may move
+     * messages, how many tasks a project may hold, how long ended ones are kept, and how replicas share the running.
+     */
+    Redrive redrive();
+
+    interface Redrive {
+        /** A task's rate, in messages per second, when its request names none. */
+        @WithDefault("100")
+        int defaultRate();
+
+        /** The largest rate, in messages per second, a task may ask for; a larger one is refused (400). */
+        @WithDefault("1000")
+        int maxRate();
+
+        /**
+         * Tasks one project may hold on one database (the configured one or a pool), running or ended and kept: a new
+         * task takes the place of the project's oldest ended one there; with this many running, it is refused (429).
+         */
+        @WithDefault("100")
+        int maxTasksPerProject();
+
+        /** How long an ended task (done, cancelled or failed) is kept, for its GET, before the sweeper deletes it. */
+        @WithDefault("7d")
+        Duration retention();
+
+        /**
+         * How long a replica's hold on a task it runs outlives its last batch: a task whose replica died is taken by
+         * another this long after its last batch at most (plus {@code poll-interval}). Well above one second, the
+         * longest wait between two batches.
+         */
+        @WithDefault("10s")
+        Duration lease();
+
+        /** How often each replica looks, on every database, for running tasks that no replica holds. */
+        @WithDefault("2s")
+        Duration pollInterval();
+
+        /** Tasks one replica runs at once; the others wait for a replica with room. */
+        @WithDefault("16")
+        int maxRunningPerReplica();
+
+        /**
+         * Most messages one batch (one statement, one transaction) moves. A task moves about a fifth of its rate per
+         * batch, five batches a second, up to this.
+         */
+        @WithDefault("500")
+        int maxBatch();
+    }
+
     /** The delivery engine of the delayed-dispatch queue (/v3/queue) and of v2 subscriptions. */
     Dispatch dispatch();
 

@@ -172,6 +172,16 @@ public final class NotificationFanOut {
                     .formatted(SOCKET_CHANNEL, SOCKET_IDS_PER_NOTICE);
 
     /**
+     * The CTE {@code sockets_told} alone, for a statement that makes messages claimable in several queues without
+     * posting them (a redrive moves them there): the notices on {@link #SOCKET_CHANNEL} for the messages of a CTE
+     * {@code inserted(id, queue_id)}, sent for each queue of {@code queues} ({@code id}, {@code project}, {@code name},
+     * not in the queues table's "C" collation) that has a live socket subscription. No webhook is notified.
+     */
+    public static String socketsToldAcrossQueues(String queues) {
+        return SOCKETS_TOLD_ACROSS_QUEUES.replace("{queues}", queues);
+    }
+
+    /**
      * The number of socket notices the statement sent, for its final SELECT: the CTE that sends them runs only when
      * the statement reads it.
      */

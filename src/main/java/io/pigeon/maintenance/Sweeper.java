@@ -9,6 +9,7 @@ import io.pigeon.pool.PoolClients;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.storage.QueueRows;
+import io.pigeon.waiting.QueueReady;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -64,7 +65,7 @@ public class Sweeper {
                 SELECT e.queue_id, e.id AS claim_id, h.message_id
                 FROM ended e CROSS JOIN LATERAL unnest(e.message_ids) AS h (message_id)),
             rules AS (
-                SELECT q.id AS queue_id, q.project, q.metadata->>'_dead_letter_queue' AS dead_letter_queue,
+                SELECT q.id AS queue_id, q.project, q.name, q.metadata->>'_dead_letter_queue' AS dead_letter_queue,
                        (q.metadata->>'_max_claim_count')::int AS max_claims,
                        (q.metadata->>'_dead_letter_queue_messages_ttl')::int AS dead_letter_ttl
                 FROM (SELECT DISTINCT queue_id FROM ended) e
@@ -76,7 +77,7 @@ public class Sweeper {
                 ON CONFLICT (project, name) DO NOTHING
                 RETURNING id, project, name),
             targets AS (
-                SELECT r.queue_id, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id
+                SELECT r.queue_id, r.name, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id
                 FROM rules r
                 LEFT JOIN created c ON c.project = r.project AND c.name = r.dead_letter_queue
                 LEFT JOIN LATERAL (SELECT id FROM queues d WHERE d.project = r.project AND d.name = r.dead_letter_queue
@@ -94,12 +95,12 @@ public class Sweeper {
                 WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
                 RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
             -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
-            -- queue (RESEALING).
+            -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21).
             dead_lettered AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at)
+                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at, dead_letter_source)
                 SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
                        now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
-                       CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END
+                       CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name
                 FROM moved m JOIN targets t ON t.queue_id = m.queue_id
                 ORDER BY m.id
                 RETURNING id),
@@ -121,11 +122,29 @@ public class Sweeper {
             LIMIT $1""";
 
     // Another replica may reseal the same row meanwhile: the second update then finds it visible and changes nothing.
+    // The messages are claimable from now: claims and pops waiting on their queues are told (see QueueReady), as a
+    // post tells them (a redrive moves sealed messages back to their queues this way).
     private static final String RESEALED =
             """
-            UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
-            FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
-            WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity'""";
+            WITH resealed AS (
+                UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
+                FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
+                WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity'
+                RETURNING m.queue_id),
+            arrived AS (
+                SELECT queue_id, count(*) AS messages FROM resealed GROUP BY queue_id),
+            %s
+            SELECT %s AS waiters_told"""
+                    .formatted(
+                            QueueReady.cte(
+                                    "waiters_told",
+                                    "queues w JOIN arrived a ON a.queue_id = w.id",
+                                    "true",
+                                    "w.project",
+                                    "w.name",
+                                    "a.messages",
+                                    "w.wake_until"),
+                            QueueReady.told("waiters_told"));
 
     // Messages set aside (unreadable) are kept until they would have expired.
     private static final String DELETE_EXPIRED_SET_ASIDE =
@@ -181,6 +200,16 @@ public class Sweeper {
                 WHERE state = 'dead' AND dead_at < now() - $2 * interval '1 second'
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
+    // Ended redrive tasks are kept for their GET for pigeon.redrive.retention ($2 seconds), found on the partial index
+    // of V21; a running task is never swept (its queue's deletion ends it).
+    private static final String DELETE_OLD_REDRIVE_TASKS =
+            """
+            DELETE FROM redrive_tasks
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM redrive_tasks
+                WHERE state <> 'running' AND finished_at < now() - $2 * interval '1 second'
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     // Nothing stays pending for ever: a pending group older than pigeon.dispatch.max-pending-age ($2 seconds since
     // its first push or its requeue) moves to the dead state, with the reason as its last error ($3), unless a
     // call of it is running (its dispatcher settles it). Its items go with it, and go when dead groups do.
@@ -197,6 +226,7 @@ public class Sweeper {
 
     private final PigeonConfig.Sweeper config;
     private final long deadRetentionSeconds;
+    private final long redriveRetentionSeconds;
     private final long maxPendingAgeSeconds;
     private final String pendingTooLong;
     private final QueueMetrics metrics;
@@ -218,6 +248,7 @@ public class Sweeper {
         this.unreadable = unreadable;
         this.config = config.sweeper();
         this.deadRetentionSeconds = config.dispatch().deadRetention().toSeconds();
+        this.redriveRetentionSeconds = config.redrive().retention().toSeconds();
         this.maxPendingAgeSeconds = config.dispatch().maxPendingAge().toSeconds();
         this.pendingTooLong = "pending longer than " + maxPendingAgeSeconds + " s (pigeon.dispatch.max-pending-age)";
         this.metrics = metrics;
@@ -248,7 +279,8 @@ public class Sweeper {
     /**
      * One sweep: end expired claims (dead-lettering what has been claimed too often, freeing the rest), then
      * delete expired messages and subscriptions (and socket subscriptions whose lease ran out), and rows left behind
-     * by deleted queues; bury delivery groups pending for too long and delete dead ones kept long enough.
+     * by deleted queues; bury delivery groups pending for too long and delete dead ones kept long enough, and ended
+     * redrive tasks kept long enough.
      */
     public Uni<Sweep> sweep() {
         // One sweep at a time in this process: a sweep started while another runs waits for it, so that when a
@@ -303,7 +335,8 @@ public class Sweeper {
                 .call(messages -> repeat(db, DELETE_LAPSED_SOCKET_SUBSCRIPTIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
                 .call(messages -> buryOldPendingGroups(db, 0, 0))
-                .call(messages -> deleteOldDeadGroups(db, 0, 0))
+                .call(messages -> repeatPast(db, DELETE_OLD_DEAD_GROUPS, deadRetentionSeconds, 0, 0))
+                .call(messages -> repeatPast(db, DELETE_OLD_REDRIVE_TASKS, redriveRetentionSeconds, 0, 0))
                 .map(messages -> new Sweep(messages, claims[0], claims[1])));
     }
 
@@ -392,16 +425,17 @@ public class Sweeper {
                         : buryOldPendingGroups(db, done + count, batches + 1));
     }
 
-    private Uni<Long> deleteOldDeadGroups(SqlClient db, long done, int batches) {
+    /** Runs a batch statement of rows kept for {@code retentionSeconds} ($2) as {@link #repeat} runs one. */
+    private Uni<Long> repeatPast(SqlClient db, String sql, long retentionSeconds, long done, int batches) {
         if (batches >= config.maxBatchesPerRun()) {
             return Uni.createFrom().item(done);
         }
-        return db.preparedQuery(DELETE_OLD_DEAD_GROUPS)
-                .execute(Tuple.of(config.batchSize(), deadRetentionSeconds))
+        return db.preparedQuery(sql)
+                .execute(Tuple.of(config.batchSize(), retentionSeconds))
                 .map(rows -> (long) rows.rowCount())
                 .flatMap(count -> count < config.batchSize()
                         ? Uni.createFrom().item(done + count)
-                        : deleteOldDeadGroups(db, done + count, batches + 1));
+                        : repeatPast(db, sql, retentionSeconds, done + count, batches + 1));
     }
 
     /** Runs a batch statement until a batch comes back short or the per-run bound is reached. */

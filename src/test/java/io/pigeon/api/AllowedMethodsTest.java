@@ -41,6 +41,8 @@ class AllowedMethodsTest {
             "/v2/queues/allow-probe/messages/000000000000000000000001",
             "/v2/queues/allow-probe/claims",
             "/v2/queues/allow-probe/claims/00000000-0000-0000-0000-000000000001",
+            "/v2/queues/allow-probe/redrive",
+            "/v2/queues/allow-probe/redrive/00000000-0000-0000-0000-000000000001",
             "/v2/topics",
             "/v2/topics/allow-probe",
             "/v2/topics/allow-probe/stats",

@@ -200,6 +200,42 @@ class MalformedRequestFuzzTest {
                 () -> client().contentType(ContentType.JSON).body(sent).post(path));
     }
 
+    /** Dead-letter redrive (Pigeon's extension): every start here is invalid, every task id names no task. */
+    private Probe malformedRedrive() {
+        String method = pick(List.of("POST", "POST", "GET", "DELETE"));
+        if (!method.equals("POST")) {
+            String path = "/v2/queues/sentinel2/redrive/"
+                    + pick(List.of(
+                            "zz", "%00", "00000000-0000-0000-0000-000000000000", "%27%20OR%201=1", "x".repeat(300)));
+            return new Probe(method + " " + path, () -> client().request(method, path));
+        }
+        String body = pick(List.of(
+                "[]",
+                "null",
+                "1",
+                "{",
+                "{\"rate\": 0}",
+                "{\"rate\": -1}",
+                "{\"rate\": 1001}",
+                "{\"rate\": 2147483648}",
+                "{\"rate\": 1e400}",
+                "{\"rate\": 10.5}",
+                "{\"rate\": \"10\"}",
+                "{\"rate\": [10]}",
+                "{\"target\": 1}",
+                "{\"target\": \"bad name\"}",
+                "{\"target\": \"" + "t".repeat(65) + "\"}",
+                "{\"target\": \"sentinel2\"}",
+                "{\"target\": \"no-such-queue\"}",
+                "{\"target\": \"sentinel\", \"rate\": 10, \"extra\": true}",
+                "{\"rate\": 10, \"rate\": 20}"));
+        String queue = random.nextInt(4) == 0 ? pick(List.of("bad$queue", "q".repeat(65), "%00")) : "sentinel2";
+        String path = "/v2/queues/" + queue + "/redrive";
+        return new Probe(
+                "POST " + path + " " + preview(body.getBytes(StandardCharsets.UTF_8)),
+                () -> client().contentType(ContentType.JSON).body(body).post(path));
+    }
+
     private Probe malformedSubscription() {
         String body = pick(List.of(
                 "",
@@ -264,6 +300,12 @@ class MalformedRequestFuzzTest {
                 project)) {
             rows.append(row.toJson().encode()).append('\n');
         }
+        for (Row row : Db.run(
+                pool,
+                "SELECT id, queue, target, rate, state FROM redrive_tasks WHERE project = $1 ORDER BY id",
+                project)) {
+            rows.append(row.toJson().encode()).append('\n');
+        }
         return rows.toString();
     }
 
@@ -286,7 +328,8 @@ class MalformedRequestFuzzTest {
     // ------------------------------------------------------------------ generators
 
     private Probe probe() {
-        return switch (random.nextInt(11)) {
+        return switch (random.nextInt(12)) {
+            case 11 -> malformedRedrive();
             case 9 -> malformedDispatchPush();
             case 10 -> malformedSubscription();
             case 0 -> badQueueName();

@@ -24,6 +24,7 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.quotas.max-items-per-group", "3"),
                 Map.entry("pigeon.quotas.max-post-keys-per-project", "3"),
                 Map.entry("pigeon.quotas.check-interval", "1h"),
+                Map.entry("pigeon.redrive.max-tasks-per-project", "2"),
                 Map.entry("pigeon.dispatch.max-calls-per-host-per-second", "5"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),
                 Map.entry("quarkus.http.limits.max-connections", "200"));

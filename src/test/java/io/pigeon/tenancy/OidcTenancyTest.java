@@ -96,6 +96,61 @@ class OidcTenancyTest {
                 .statusCode(200);
     }
 
+    /**
+     * Redrive is a queue change like a purge: any token granted the project may start, list, read and cancel its tasks;
+     * a token of another project is 403 for the project and sees nothing of it; the operator may act for any project.
+     */
+    @Test
+    void aRedriveIsTheProjectsOwnAndTheOperators() {
+        String own = Tokens.valid(List.of(projectA));
+        with(own)
+                .header("X-Project-Id", projectA)
+                .contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"ttl\": 600, \"body\": 1}]}")
+                .post("/v2/queues/dlq/messages")
+                .then()
+                .statusCode(201);
+        with(own).header("X-Project-Id", projectA).put("/v2/queues/back").then().statusCode(201);
+        String href = with(own)
+                .header("X-Project-Id", projectA)
+                .contentType(ContentType.JSON)
+                .body("{\"target\": \"back\", \"rate\": 1}")
+                .post("/v2/queues/dlq/redrive")
+                .then()
+                .statusCode(201)
+                .extract()
+                .header("Location");
+        String foreign = Tokens.valid(List.of(projectB));
+        with(foreign)
+                .header("X-Project-Id", projectA)
+                .contentType(ContentType.JSON)
+                .body("{}")
+                .post("/v2/queues/dlq/redrive")
+                .then()
+                .statusCode(403);
+        with(foreign).header("X-Project-Id", projectA).get(href).then().statusCode(403);
+        with(foreign).header("X-Project-Id", projectA).delete(href).then().statusCode(403);
+        with(foreign).header("X-Project-Id", projectB).get(href).then().statusCode(404);
+        with(foreign).header("X-Project-Id", projectB).delete(href).then().statusCode(404);
+        with(own)
+                .header("X-Project-Id", projectA)
+                .get(href)
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("running"));
+        with(Tokens.valid(List.of(), "pigeon-operator"))
+                .header("X-Project-Id", projectA)
+                .delete(href)
+                .then()
+                .statusCode(204);
+        with(own)
+                .header("X-Project-Id", projectA)
+                .get(href)
+                .then()
+                .statusCode(200)
+                .body("state", equalTo("cancelled"));
+    }
+
     @Test
     void openEndpointsNeedNoToken() {
         given().get("/q/health/ready").then().statusCode(200);

@@ -43,4 +43,13 @@ public final class Hrefs {
     public static String subscription(ApiVersion version, QueueName queue, long id) {
         return subscriptions(version, queue) + "/" + MessageIds.format(id);
     }
+
+    /** A queue's redrive tasks (Pigeon's extension, v2 only). */
+    public static String redrive(QueueName queue) {
+        return queue(ApiVersion.V2, queue) + "/redrive";
+    }
+
+    public static String redriveTask(QueueName queue, UUID taskId) {
+        return redrive(queue) + "/" + taskId;
+    }
 }

@@ -1,12 +1,10 @@
 package io.pigeon.api;
 
-import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.Callers;
 import io.pigeon.tenancy.Projects;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.TokenTenancy;
-import io.pigeon.tenancy.Unauthenticated;
-import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
@@ -67,17 +65,9 @@ public class Authentication {
                     .recoverWithNull()
                     .replaceWithVoid();
         }
-        return identities
-                .getDeferredIdentity()
-                .onFailure(AuthenticationFailedException.class)
-                .transform(e -> new Unauthenticated("The bearer token is not valid: it is expired, malformed, "
-                        + "or not issued by the configured OIDC provider."))
-                // Anything else means the token could not be checked (the provider is unreachable): no caller is
-                // admitted, and the client is told to try again rather than shown an internal error.
-                .onFailure(failure -> !(failure instanceof Unauthenticated))
-                .transform(e -> new Rejection(
-                        Rejection.Reason.UNAVAILABLE,
-                        "The identity provider cannot be reached to check the bearer token; try again later."))
+        // A token that could not be checked (the provider is unreachable) admits no caller: the client is told to try
+        // again rather than shown an internal error.
+        return BearerTokens.checked(identities.getDeferredIdentity())
                 // Roles come from the token only: a role header sent by the caller is not believed.
                 .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER), true)))
                 .replaceWithVoid();

@@ -2,7 +2,6 @@ package io.pigeon.api;
 
 import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.Callers;
-import io.pigeon.tenancy.Projects;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.TokenTenancy;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
@@ -16,7 +15,8 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * Who is calling, decided once per request after routing, on the method the router matched: only a method
  * marked {@link Public} is open, so every spelling the router accepts for a protected method is protected. In
  * OIDC mode the token decides the project and roles ({@link TokenTenancy}); with authentication off the
- * request's own headers do; a pre-signed URL's headers, when sent, decide in either mode
+ * request's own headers do; the project asked for is the {@code X-Project-Id} header's, or for a method marked
+ * {@link ProjectInPath} its matched path's; a pre-signed URL's headers, when sent, decide in either mode
  * ({@link SignedRequests}). Either way the answer goes to {@link RequestCaller}, so no resource knows which mode
  * is on and no incoming header is rewritten.
  */
@@ -45,7 +45,7 @@ public class Authentication {
         }
         if (!tenancy.tokensRequired()) {
             caller.resolved(tenancy.unauthenticated(
-                    request.getHeader(Projects.HEADER), request.getHeader(Callers.ROLES_HEADER)));
+                    PathProjects.requested(context, request), request.getHeader(Callers.ROLES_HEADER)));
             return Uni.createFrom().voidItem();
         }
         if (PublicEndpoints.isPublic(context)) {
@@ -69,7 +69,8 @@ public class Authentication {
         // again rather than shown an internal error.
         return BearerTokens.checked(identities.getDeferredIdentity())
                 // Roles come from the token only: a role header sent by the caller is not believed.
-                .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER), true)))
+                .invoke(identity ->
+                        caller.resolved(tenancy.admit(identity, PathProjects.requested(context, request), true)))
                 .replaceWithVoid();
     }
 }

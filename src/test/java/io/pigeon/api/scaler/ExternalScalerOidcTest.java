@@ -37,17 +37,10 @@ class ExternalScalerOidcTest {
     private final String stranger = Api.newProject();
 
     private void post(String project, String queue, int count) {
-        StringBuilder messages = new StringBuilder("{\"messages\": [");
-        for (int i = 0; i < count; i++) {
-            messages.append(i == 0 ? "" : ",")
-                    .append("{\"ttl\": 300, \"body\": ")
-                    .append(i)
-                    .append('}');
-        }
         Api.as(project)
                 .header("Authorization", "Bearer " + Tokens.valid(List.of(project)))
                 .contentType(ContentType.JSON)
-                .body(messages.append("]}").toString())
+                .body(ScalerClient.messages(count))
                 .post("/v2/queues/" + queue + "/messages")
                 .then()
                 .statusCode(201);

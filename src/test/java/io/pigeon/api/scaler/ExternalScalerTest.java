@@ -31,16 +31,9 @@ class ExternalScalerTest {
     private final String project = Api.newProject();
 
     private void post(String queue, int count) {
-        StringBuilder messages = new StringBuilder("{\"messages\": [");
-        for (int i = 0; i < count; i++) {
-            messages.append(i == 0 ? "" : ",")
-                    .append("{\"ttl\": 300, \"body\": ")
-                    .append(i)
-                    .append('}');
-        }
         Api.as(project)
                 .contentType(ContentType.JSON)
-                .body(messages.append("]}").toString())
+                .body(ScalerClient.messages(count))
                 .post("/v2/queues/" + queue + "/messages")
                 .then()
                 .statusCode(201);

@@ -39,6 +39,18 @@ final class ScalerClient implements AutoCloseable {
         return new ScalerClient("localhost", registry.get(GrpcServer.GRPC_PORT));
     }
 
+    /** A v2 post of {@code count} messages (bodies 0, 1, ...), for the tests that fill a queue a trigger reads. */
+    static String messages(int count) {
+        StringBuilder messages = new StringBuilder("{\"messages\": [");
+        for (int i = 0; i < count; i++) {
+            messages.append(i == 0 ? "" : ",")
+                    .append("{\"ttl\": 300, \"body\": ")
+                    .append(i)
+                    .append('}');
+        }
+        return messages.append("]}").toString();
+    }
+
     /** A trigger's metadata: {@code keysAndValues} in pairs. */
     static ScaledObjectRef trigger(String... keysAndValues) {
         Map<String, String> metadata = new LinkedHashMap<>();

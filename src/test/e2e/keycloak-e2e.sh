@@ -10,7 +10,7 @@
 # carol: operator), starts Pigeon in OIDC mode on an embedded PostgreSQL, gets tokens by password grant
 # and checks what each may do. Needs a JDK 21+ for Keycloak (KEYCLOAK_JAVA_HOME, default: the newest
 # JDK under /usr/lib/jvm); Pigeon runs on the default JDK. However it ends (passed, failed, Ctrl-C), it stops every
-# process it started and checks that ports 18080 and 18180 are free again.
+# process it started and checks that ports 18080, 18090 and 18180 are free again.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROOT=$(pwd)
@@ -18,6 +18,8 @@ WORK="$ROOT/target/e2e"
 KC_VERSION="${KC_VERSION:-26.7.3}"
 KC_PORT=18180
 PIGEON_PORT=18080
+# Pigeon's gRPC port (the KEDA external scaler), away from its default 9010.
+PIGEON_GRPC_PORT=18090
 KC_URL="http://127.0.0.1:$KC_PORT"
 PIGEON_URL="http://127.0.0.1:$PIGEON_PORT"
 mkdir -p "$WORK"
@@ -67,13 +69,13 @@ cleanup() {
     for group in ${process_groups[@]+"${process_groups[@]}"}; do stop_group "$group"; done
     wait 2>/dev/null || true
     stop_postgres "$WORK/pgdata"
-    for port in $PIGEON_PORT $KC_PORT; do
+    for port in $PIGEON_PORT $PIGEON_GRPC_PORT $KC_PORT; do
         for _ in $(seq 1 10); do listening "$port" || break; sleep 1; done
         if listening "$port"; then echo "port $port is still in use after the run"; status=1; fi
     done
     exit "$status"
 }
-for port in $PIGEON_PORT $KC_PORT; do
+for port in $PIGEON_PORT $PIGEON_GRPC_PORT $KC_PORT; do
     if listening "$port"; then echo "port $port is in use (a run that did not stop?); free it first"; exit 2; fi
 done
 trap cleanup EXIT
@@ -135,7 +137,7 @@ kcadm add-roles -r pigeon --uusername carol --rolename pigeon-operator >/dev/nul
 
 echo "== starting Pigeon in OIDC mode on $PIGEON_URL"
 PIGEON_AUTH_MODE=oidc QUARKUS_OIDC_TENANT_ENABLED=true QUARKUS_OIDC_AUTH_SERVER_URL="$KC_URL/realms/pigeon" \
-    QUARKUS_OIDC_CLIENT_ID=pigeon-cli QUARKUS_HTTP_PORT=$PIGEON_PORT \
+    QUARKUS_OIDC_CLIENT_ID=pigeon-cli QUARKUS_HTTP_PORT=$PIGEON_PORT QUARKUS_GRPC_SERVER_PORT=$PIGEON_GRPC_PORT \
     start_group ./mvnw -q -B -Plocal -Dpigeon.local.data-dir="$WORK/pgdata" > "$WORK/pigeon.log" 2>&1
 wait_for "$PIGEON_URL/q/health/ready" 300
 

@@ -1,12 +1,9 @@
 package io.pigeon.api;
 
-import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.Callers;
-import io.pigeon.tenancy.Projects;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.TokenTenancy;
-import io.pigeon.tenancy.Unauthenticated;
-import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
@@ -18,7 +15,8 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * Who is calling, decided once per request after routing, on the method the router matched: only a method
  * marked {@link Public} is open, so every spelling the router accepts for a protected method is protected. In
  * OIDC mode the token decides the project and roles ({@link TokenTenancy}); with authentication off the
- * request's own headers do; a pre-signed URL's headers, when sent, decide in either mode
+ * request's own headers do; the project asked for is the {@code X-Project-Id} header's, or for a method marked
+ * {@link ProjectInPath} its matched path's; a pre-signed URL's headers, when sent, decide in either mode
  * ({@link SignedRequests}). Either way the answer goes to {@link RequestCaller}, so no resource knows which mode
  * is on and no incoming header is rewritten.
  */
@@ -47,7 +45,7 @@ public class Authentication {
         }
         if (!tenancy.tokensRequired()) {
             caller.resolved(tenancy.unauthenticated(
-                    request.getHeader(Projects.HEADER), request.getHeader(Callers.ROLES_HEADER)));
+                    PathProjects.requested(context, request), request.getHeader(Callers.ROLES_HEADER)));
             return Uni.createFrom().voidItem();
         }
         if (PublicEndpoints.isPublic(context)) {
@@ -67,19 +65,12 @@ public class Authentication {
                     .recoverWithNull()
                     .replaceWithVoid();
         }
-        return identities
-                .getDeferredIdentity()
-                .onFailure(AuthenticationFailedException.class)
-                .transform(e -> new Unauthenticated("The bearer token is not valid: it is expired, malformed, "
-                        + "or not issued by the configured OIDC provider."))
-                // Anything else means the token could not be checked (the provider is unreachable): no caller is
-                // admitted, and the client is told to try again rather than shown an internal error.
-                .onFailure(failure -> !(failure instanceof Unauthenticated))
-                .transform(e -> new Rejection(
-                        Rejection.Reason.UNAVAILABLE,
-                        "The identity provider cannot be reached to check the bearer token; try again later."))
+        // A token that could not be checked (the provider is unreachable) admits no caller: the client is told to try
+        // again rather than shown an internal error.
+        return BearerTokens.checked(identities.getDeferredIdentity())
                 // Roles come from the token only: a role header sent by the caller is not believed.
-                .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER), true)))
+                .invoke(identity ->
+                        caller.resolved(tenancy.admit(identity, PathProjects.requested(context, request), true)))
                 .replaceWithVoid();
     }
 }

@@ -447,6 +447,37 @@ public interface PigeonConfig {
         int maxBatch();
     }
 
+    /**
+     * Pigeon as a KEDA external scaler (the gRPC server, {@code quarkus.grpc.server.port}): how many
+     * {@code StreamIsActive} streams may be open, and how often an open stream reads its queue again.
+     */
+    Scaler scaler();
+
+    interface Scaler {
+        /** {@code StreamIsActive} streams open at once on this replica; one more is refused (RESOURCE_EXHAUSTED). */
+        @WithDefault("1000")
+        int maxStreams();
+
+        /** Streams of one project open at once on this replica; one more is refused (RESOURCE_EXHAUSTED). */
+        @WithDefault("100")
+        int maxStreamsPerProject();
+
+        /**
+         * How often an open stream reads its queue's counts again (one statement), besides each time a post or a
+         * release tells it that messages came free: how soon it reports a queue that emptied, or one created by its
+         * first post.
+         */
+        @WithDefault("10s")
+        Duration recheck();
+
+        /**
+         * A connection to the gRPC server with no call in flight for this long is closed (KEDA opens it again when
+         * it next asks).
+         */
+        @WithDefault("5m")
+        Duration idleTimeout();
+    }
+
     /** The delivery engine of the delayed-dispatch queue (/v3/queue) and of v2 subscriptions. */
     Dispatch dispatch();
 

@@ -716,6 +716,11 @@ public class MessageService {
         return PlacedQueue.of(databases, project, queue).chain(store::stats);
     }
 
+    /** The message counts of a queue the caller placed already (it watches the queue too); empty when it does not exist. */
+    public Uni<Optional<QueueStats>> stats(PlacedQueue queue) {
+        return store.stats(queue);
+    }
+
     /** A {@code limit} for listing or claiming, 1..max-messages-per-page, {@link Paging#DEFAULT_PAGE_SIZE} when absent. */
     public int pageSize(Integer limit) {
         int pageSize = limit == null ? Paging.DEFAULT_PAGE_SIZE : limit;

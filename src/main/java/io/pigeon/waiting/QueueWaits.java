@@ -30,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -50,6 +51,12 @@ import org.jboss.logging.Logger;
  * asked for passes the wake on to the next (more may be free); one that found nothing goes back to the head of the line
  * and the queue's next-free time is read again. A waiter whose client has left is not tried; one that took messages
  * for a client that left meanwhile gives them back at once.
+ *
+ * <p>A {@link Watch} is interest in a queue's notices that takes nothing (a KEDA scaler's stream waiting for its queue
+ * to fill): it marks the queue and listens exactly as a waiter does, sharing the queue's line with its waiters, and is
+ * told of every notice and of every moment notices may have been missed (the mark made or renewed after it lapsed, a
+ * late post, the LISTEN connection back); it is never tried and never takes a wake from a waiter. Its holder bounds
+ * how many there are.
  */
 @ApplicationScoped
 public class QueueWaits {
@@ -194,33 +201,118 @@ public class QueueWaits {
     }
 
     private void join(Key key, Waiter<?> waiter, long seen) {
-        boolean establish = false;
-        boolean tryNow = false;
-        QueueLine line;
+        Entered entered = enter(key, line -> {
+            waiter.line = line;
+            line.idle.addLast(waiter);
+            line.waiters.add(waiter);
+        });
+        if (entered.establish()) {
+            establish(entered.line());
+        } else if (entered.established() && entered.notices() != seen) {
+            wake(entered.line(), Integer.MAX_VALUE);
+        }
+    }
+
+    /** A line entered: whether the one entering must establish it, or found it established (and its notices then). */
+    private record Entered(QueueLine line, boolean establish, boolean established, long notices) {}
+
+    /** Adds a member to the queue's line ({@code add}, under the line's lock), making the line when there is none. */
+    private Entered enter(Key key, Consumer<QueueLine> add) {
         while (true) {
-            line = lines.computeIfAbsent(key, QueueLine::new);
+            QueueLine line = lines.computeIfAbsent(key, QueueLine::new);
             synchronized (line) {
                 if (line.dropped) {
                     continue; // dropped by a renewal between the lookup and the lock: make a new one
                 }
-                waiter.line = line;
-                line.idle.addLast(waiter);
-                line.waiters.add(waiter);
+                add.accept(line);
                 line.used = true;
-                if (!line.established && !line.establishing) {
+                boolean establish = !line.established && !line.establishing;
+                if (establish) {
                     line.establishing = true;
-                    establish = true;
-                } else if (line.established && line.notices != seen) {
-                    tryNow = true;
+                }
+                return new Entered(line, establish, line.established, line.notices);
+            }
+        }
+    }
+
+    /**
+     * Watches the queue: completes with the watch once the queue is marked and this replica listens for its notices;
+     * from then on {@code told} runs (on any thread) at each notice for it and each moment a notice may have been
+     * missed, until {@link Watch#close}. Empty when the queue does not exist (nothing marks a queue its first post
+     * creates); failed when it cannot be marked or listened for.
+     */
+    public Uni<Optional<Watch>> watch(PlacedQueue queue, Runnable told) {
+        return Uni.createFrom().<Optional<Watch>>emitter(emitter -> {
+            if (stopping) {
+                emitter.fail(new Rejection(Rejection.Reason.UNAVAILABLE, "The server is stopping."));
+                return;
+            }
+            Watch watch = new Watch(told, emitter);
+            emitter.onTermination(() -> {
+                if (!watch.readied) {
+                    watch.close(); // cancelled before it was ready
+                }
+            });
+            Entered entered = enter(key(queue), line -> {
+                watch.line = line;
+                line.watchers.add(watch);
+            });
+            if (entered.establish()) {
+                establish(entered.line());
+            } else if (entered.established()) {
+                watch.ready();
+            }
+        });
+    }
+
+    /** Interest in one queue's notices, held until closed; see {@link #watch}. */
+    public final class Watch {
+        private final Runnable told;
+        private final UniEmitter<? super Optional<Watch>> readiness;
+        /** Set once, as the watch enters its line. */
+        private volatile QueueLine line;
+
+        private volatile boolean readied;
+
+        private Watch(Runnable told, UniEmitter<? super Optional<Watch>> readiness) {
+            this.told = told;
+            this.readiness = readiness;
+        }
+
+        private void ready() {
+            readied = true;
+            readiness.complete(Optional.of(this));
+        }
+
+        private void tell() {
+            try {
+                told.run();
+            } catch (RuntimeException e) {
+                LOG.warnf("A watch of queue %s failed at a notice: %s", line.key.name(), e.toString());
+            }
+        }
+
+        /** No longer told; the queue's mark lapses once no waiter or watch holds it. */
+        public void close() {
+            QueueLine held = line;
+            if (held != null) {
+                synchronized (held) {
+                    held.watchers.remove(this);
                 }
             }
-            break;
         }
-        if (establish) {
-            establish(line);
-        } else if (tryNow) {
-            wake(line, Integer.MAX_VALUE);
+    }
+
+    /** Every watch of the line is told (a notice came, or one may have been missed). */
+    private void tellWatchers(QueueLine line) {
+        List<Watch> watching;
+        synchronized (line) {
+            if (line.watchers.isEmpty()) {
+                return;
+            }
+            watching = new ArrayList<>(line.watchers);
         }
+        watching.forEach(Watch::tell);
     }
 
     /** Listens on the queue's database, then marks the queue; its waiters then try again (see LATE_POST_MILLIS). */
@@ -239,10 +331,13 @@ public class QueueWaits {
                                 failAll(line, null);
                                 return;
                             }
+                            List<Watch> readied;
                             synchronized (line) {
                                 line.establishing = false;
                                 line.established = true;
+                                readied = new ArrayList<>(line.watchers);
                             }
+                            readied.forEach(Watch::ready);
                             wakeSoonAndLater(line);
                         },
                         failure -> {
@@ -253,17 +348,26 @@ public class QueueWaits {
     }
 
     private void wakeSoonAndLater(QueueLine line) {
-        wake(line, Integer.MAX_VALUE);
-        vertx.getDelegate().setTimer(LATE_POST_MILLIS, id -> wake(line, Integer.MAX_VALUE));
+        wakeAndTell(line, Integer.MAX_VALUE);
+        vertx.getDelegate().setTimer(LATE_POST_MILLIS, id -> wakeAndTell(line, Integer.MAX_VALUE));
+    }
+
+    /** Tries the line's waiters as {@link #wake} does, and tells its watches. */
+    private void wakeAndTell(QueueLine line, int messages) {
+        wake(line, messages);
+        tellWatchers(line);
     }
 
     /** Answers every waiter of the line: as empty ({@code failure} null) or with the failure; the line goes. */
     private void failAll(QueueLine line, Throwable failure) {
         List<Waiter<?>> all;
+        List<Watch> watching;
         synchronized (line) {
             line.establishing = false;
             line.dropped = true;
             all = new ArrayList<>(line.waiters);
+            watching = new ArrayList<>(line.watchers);
+            line.watchers.clear();
         }
         lines.remove(line.key, line);
         for (Waiter<?> waiter : all) {
@@ -271,6 +375,13 @@ public class QueueWaits {
                 waiter.answerNothing();
             } else {
                 waiter.fail(failure);
+            }
+        }
+        for (Watch watch : watching) {
+            if (failure == null) {
+                watch.readiness.complete(Optional.empty());
+            } else {
+                watch.readiness.fail(failure);
             }
         }
     }
@@ -366,14 +477,14 @@ public class QueueWaits {
         synchronized (line) {
             line.notices++;
         }
-        wake(line, messages);
+        wakeAndTell(line, messages);
     }
 
     /** Every waiter of {@code db} tries again (its LISTEN connection came back: notices may have been missed). */
     private void wakeAll(SqlClient db) {
         for (QueueLine line : lines.values()) {
             if (line.key.db() == db) {
-                wake(line, Integer.MAX_VALUE);
+                wakeAndTell(line, Integer.MAX_VALUE);
             }
         }
     }
@@ -391,8 +502,9 @@ public class QueueWaits {
         for (QueueLine line : lines.values()) {
             boolean keep;
             synchronized (line) {
-                keep = !line.waiters.isEmpty() || line.used || line.establishing;
-                line.used = !line.waiters.isEmpty();
+                boolean held = !line.waiters.isEmpty() || !line.watchers.isEmpty();
+                keep = held || line.used || line.establishing;
+                line.used = held;
                 if (!keep) {
                     line.dropped = true;
                 }
@@ -475,11 +587,13 @@ public class QueueWaits {
         final ArrayDeque<Waiter<?>> idle = new ArrayDeque<>();
         /** Every waiter not yet answered, tried or not; guarded by this. */
         final List<Waiter<?>> waiters = new ArrayList<>();
+        /** The watches of the queue; guarded by this. */
+        final List<Watch> watchers = new ArrayList<>();
 
         long notices;
         boolean establishing;
         boolean established;
-        /** Held a waiter since the last renewal. */
+        /** Held a waiter or a watch since the last renewal. */
         boolean used;
         /** Forgotten by a renewal or a failed mark: a new waiter makes a new line. */
         boolean dropped;

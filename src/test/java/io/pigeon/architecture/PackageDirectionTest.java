@@ -34,6 +34,7 @@ class PackageDirectionTest {
             "tenancy",
             "purge",
             "quota",
+            "scaling",
             "rules",
             "ids",
             "json",

@@ -1,6 +1,7 @@
 package io.pigeon.deploy;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -122,13 +123,59 @@ class KubernetesManifestsTest {
         }
     }
 
+    /**
+     * The scaler's port is Pigeon's gRPC port in the Deployment, the Service and the external scaler's examples; the
+     * metrics-api example reads the depth endpoint, whose answer holds the value it names.
+     */
+    @Test
+    void theKedaExamplesReachTheScalerAndTheDepthEndpoint() throws IOException {
+        int grpcPort = Integer.parseInt(productionProperty("quarkus.grpc.server.port"));
+        Map<String, Object> scaler = list(container().get("ports")).stream()
+                .filter(port -> "scaler".equals(port.get("name")))
+                .findFirst()
+                .orElseThrow();
+        assertEquals(grpcPort, ((Number) scaler.get("containerPort")).intValue(), "the scaler's containerPort");
+        Map<String, Object> service = documents(BASE).stream()
+                .filter(d -> "Service".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        assertTrue(list(map(service.get("spec")).get("ports")).stream()
+                .anyMatch(port ->
+                        "scaler".equals(port.get("targetPort")) && ((Number) port.get("port")).intValue() == grpcPort));
+        List<Map<String, Object>> triggers = documents(EXAMPLES).stream()
+                .filter(d -> "ScaledObject".equals(d.get("kind")))
+                .flatMap(d -> list(map(d.get("spec")).get("triggers")).stream())
+                .toList();
+        int external = 0;
+        int metricsApi = 0;
+        for (Map<String, Object> trigger : triggers) {
+            Map<String, Object> metadata = map(trigger.get("metadata"));
+            if (String.valueOf(trigger.get("type")).startsWith("external")) {
+                external++;
+                assertTrue(((String) metadata.get("scalerAddress")).endsWith(":" + grpcPort), metadata.toString());
+            } else if ("metrics-api".equals(trigger.get("type"))) {
+                metricsApi++;
+                String url = (String) metadata.get("url");
+                String path = url.replaceFirst("^https?://[^/]+", "");
+                assertTrue(path.matches("/v3/projects/[^/]+/queues/[^/]+/depth"), url);
+                given().get(path).then().statusCode(200).body((String) metadata.get("valueLocation"), equalTo(0));
+            }
+        }
+        assertEquals(2, external, "the external scaler's examples");
+        assertEquals(1, metricsApi, "the metrics-api example");
+    }
+
     /** The port Pigeon listens on outside tests (tests listen on a random one). */
     private static int productionHttpPort() throws IOException {
+        return Integer.parseInt(productionProperty("quarkus.http.port"));
+    }
+
+    private static String productionProperty(String name) throws IOException {
         Properties properties = new Properties();
         try (Reader reader = Files.newBufferedReader(Path.of("src/main/resources/application.properties"))) {
             properties.load(reader);
         }
-        return Integer.parseInt(properties.getProperty("quarkus.http.port"));
+        return properties.getProperty(name);
     }
 
     /** SmallRye Config's environment mapping: upper case, every other character an underscore. */

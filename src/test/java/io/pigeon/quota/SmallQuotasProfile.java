@@ -4,7 +4,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
 /**
- * Quotas, rates and connection limits small enough to reach in a test; the usage check runs when the test asks. Its
+ * Quotas, rates, connection limits and scaler streams small enough to reach in a test; the usage check runs when the test asks. Its
  * tests call receivers on 127.0.0.1 only a few times a second, so the call rate per target address is low too; idle
  * connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each of its
  * connections open until the server closes it: the tests here make far fewer requests within 5 s).
@@ -26,6 +26,8 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.quotas.check-interval", "1h"),
                 Map.entry("pigeon.redrive.max-tasks-per-project", "2"),
                 Map.entry("pigeon.dispatch.max-calls-per-host-per-second", "5"),
+                Map.entry("pigeon.scaler.max-streams", "3"),
+                Map.entry("pigeon.scaler.max-streams-per-project", "2"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),
                 Map.entry("quarkus.http.limits.max-connections", "200"));
     }

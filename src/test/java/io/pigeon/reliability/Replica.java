@@ -16,8 +16,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** A Pigeon process started from the packaged application, for tests that crash or restart things. */
-public record Replica(String name, Process process, int port, Path log) {
+/**
+ * A Pigeon process started from the packaged application, for tests that crash or restart things: its HTTP port and
+ * its gRPC port (the KEDA external scaler), each free when it started, so that replicas on one machine do not meet.
+ */
+public record Replica(String name, Process process, int port, int grpcPort, Path log) {
 
     /** Starts the packaged application on a free port, with {@code config} (Quarkus property names) as its environment. */
     public static Replica start(String name, Map<String, String> database) throws IOException {
@@ -28,10 +31,8 @@ public record Replica(String name, Process process, int port, Path log) {
     public static Replica start(String name, Map<String, String> database, List<String> jvmOptions) throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         assertTrue(Files.exists(jar), "package the application first: " + jar);
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = freePort();
+        int grpcPort = freePort();
         Path log = Files.createTempFile("pigeon-" + name, ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -42,11 +43,18 @@ public record Replica(String name, Process process, int port, Path log) {
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> env = builder.environment();
         env.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        env.put("QUARKUS_GRPC_SERVER_PORT", Integer.toString(grpcPort));
         // An empty map means the database named by this process's own QUARKUS_DATASOURCE_* (inherited).
         database.forEach((key, value) -> env.put(key.toUpperCase(Locale.ROOT).replace('.', '_'), value));
         env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
         env.put("QUARKUS_SHUTDOWN_DELAY_ENABLED", "false");
-        return new Replica(name, builder.start(), port, log);
+        return new Replica(name, builder.start(), port, grpcPort, log);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     /** A JSON request as the tests' clients send it; {@code project} null means none (v1's default project). */

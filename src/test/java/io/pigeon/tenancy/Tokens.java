@@ -19,6 +19,15 @@ public final class Tokens {
                 .sign();
     }
 
+    /** A valid token for {@code projects} that expires {@code seconds} from now. */
+    public static String expiringIn(int seconds, Object projects) {
+        return builder(OidcProfile.ISSUER, projects)
+                .expiresIn(seconds)
+                .jws()
+                .keyId("1")
+                .sign();
+    }
+
     public static String forAudience(String audience, Object projects) {
         return Jwt.issuer(OidcProfile.ISSUER)
                 .subject("worker")

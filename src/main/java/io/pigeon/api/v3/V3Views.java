@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.pigeon.api.view.PageLink;
 import io.pigeon.dispatch.DispatchStore;
+import io.pigeon.scaling.QueueDepth;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 
@@ -11,6 +12,14 @@ import java.util.List;
 final class V3Views {
 
     private V3Views() {}
+
+    /** A queue's depth: free (no live claim holds them, delayed ones included), claimed, and both. */
+    @RegisterForReflection
+    record Depth(long free, long claimed, long total) {
+        static Depth of(QueueDepth depth) {
+            return new Depth(depth.free(), depth.claimed(), depth.total());
+        }
+    }
 
     @RegisterForReflection
     record Enqueued(String id, String group_id, double fire_at) {

@@ -4,25 +4,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.SignedRequests;
 import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.Caller;
 import io.pigeon.tenancy.SignedTarget;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.TokenTenancy;
 import io.pigeon.tenancy.Unauthenticated;
-import io.quarkus.oidc.AccessTokenCredential;
-import io.quarkus.oidc.TenantIdentityProvider;
-import io.quarkus.oidc.TokenIntrospection;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
-import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
  * Who a frame acts as, with the HTTP edge's rules ({@code io.pigeon.api.Authentication}). With authentication off,
@@ -55,14 +51,13 @@ class SocketAuthentication {
 
     private final TokenTenancy tenancy;
     private final SignedUrls signedUrls;
-    private final Instance<TenantIdentityProvider> identities;
+    private final BearerTokens tokens;
     private final Vertx vertx;
 
-    SocketAuthentication(
-            TokenTenancy tenancy, SignedUrls signedUrls, Instance<TenantIdentityProvider> identities, Vertx vertx) {
+    SocketAuthentication(TokenTenancy tenancy, SignedUrls signedUrls, BearerTokens tokens, Vertx vertx) {
         this.tenancy = tenancy;
         this.signedUrls = signedUrls;
-        this.identities = identities;
+        this.tokens = tokens;
         this.vertx = vertx;
     }
 
@@ -173,8 +168,7 @@ class SocketAuthentication {
         if (token.isEmpty()) {
             return Uni.createFrom().item(failed());
         }
-        return Uni.createFrom()
-                .deferred(() -> identities.get().authenticate(new AccessTokenCredential(token)))
+        return tokens.identify(token)
                 .map(identity -> {
                     // The token's projects and roles alone decide: the project the frame names must be one of them.
                     tenancy.admit(identity, request.header(FrameSchema.PROJECT_ID), true);
@@ -195,7 +189,7 @@ class SocketAuthentication {
 
     /** The socket acts with {@code identity} from now on, until its token expires (then it is closed, 4003). */
     private void bind(SocketSession session, SecurityIdentity identity) {
-        Instant expires = expiryOf(identity);
+        Instant expires = BearerTokens.expiryOf(identity);
         long timer = expires == null
                 ? -1
                 : vertx.setTimer(
@@ -223,20 +217,6 @@ class SocketAuthentication {
         if (forgotten != null && forgotten.timer() >= 0) {
             vertx.cancelTimer(forgotten.timer());
         }
-    }
-
-    /** When the token expires: a JWT's {@code exp}, or what the provider's introspection said of an opaque one. */
-    private static Instant expiryOf(SecurityIdentity identity) {
-        if (identity.getPrincipal() instanceof JsonWebToken jwt && jwt.getExpirationTime() > 0) {
-            return Instant.ofEpochSecond(jwt.getExpirationTime());
-        }
-        if (identity.getAttribute("introspection") instanceof TokenIntrospection introspection) {
-            Long exp = introspection.getLong("exp");
-            if (exp != null && exp > 0) {
-                return Instant.ofEpochSecond(exp);
-            }
-        }
-        return null;
     }
 
     private static SocketAnswer authentified() {

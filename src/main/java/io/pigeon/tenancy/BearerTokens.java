@@ -1,0 +1,64 @@
+package io.pigeon.tenancy;
+
+import io.pigeon.rules.Rejection;
+import io.quarkus.oidc.AccessTokenCredential;
+import io.quarkus.oidc.TenantIdentityProvider;
+import io.quarkus.oidc.TokenIntrospection;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import java.time.Instant;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+
+/**
+ * Bearer tokens that arrive outside an HTTP request's {@code Authorization} header (a WebSocket's {@code authenticate}
+ * frame, a KEDA scaler's metadata): checked by Quarkus OIDC exactly as an HTTP bearer token is (signature, issuer,
+ * audience, expiry), and the outcome of a check, for any edge, in the words the HTTP edge uses.
+ */
+@ApplicationScoped
+public class BearerTokens {
+
+    private final Instance<TenantIdentityProvider> identities;
+
+    public BearerTokens(Instance<TenantIdentityProvider> identities) {
+        this.identities = identities;
+    }
+
+    /**
+     * The identity {@code token} stands for. Fails with {@link AuthenticationFailedException} when the token is
+     * refused; any other failure means it could not be checked (the provider cannot be reached).
+     */
+    public Uni<SecurityIdentity> identify(String token) {
+        return Uni.createFrom().deferred(() -> identities.get().authenticate(new AccessTokenCredential(token)));
+    }
+
+    /**
+     * A check's outcome as every edge answers it: a refused token is {@link Unauthenticated}; a token that could not be
+     * checked is {@link Rejection.Reason#UNAVAILABLE} (try again), never an internal error.
+     */
+    public static Uni<SecurityIdentity> checked(Uni<SecurityIdentity> identity) {
+        return identity.onFailure(AuthenticationFailedException.class)
+                .transform(e -> new Unauthenticated("The bearer token is not valid: it is expired, malformed, "
+                        + "or not issued by the configured OIDC provider."))
+                .onFailure(failure -> !(failure instanceof Unauthenticated))
+                .transform(e -> new Rejection(
+                        Rejection.Reason.UNAVAILABLE,
+                        "The identity provider cannot be reached to check the bearer token; try again later."));
+    }
+
+    /** When the token expires: a JWT's {@code exp}, or what the provider's introspection said of an opaque one. */
+    public static Instant expiryOf(SecurityIdentity identity) {
+        if (identity.getPrincipal() instanceof JsonWebToken jwt && jwt.getExpirationTime() > 0) {
+            return Instant.ofEpochSecond(jwt.getExpirationTime());
+        }
+        if (identity.getAttribute("introspection") instanceof TokenIntrospection introspection) {
+            Long exp = introspection.getLong("exp");
+            if (exp != null && exp > 0) {
+                return Instant.ofEpochSecond(exp);
+            }
+        }
+        return null;
+    }
+}

@@ -216,19 +216,24 @@ public class V2QueueResource {
         return queues.delete(project, queue).map(ignored -> Response.noContent().build());
     }
 
-    /** Message counts; a queue that does not exist has none (v2 queues exist lazily). */
+    /**
+     * Message counts; a queue that does not exist has none (v2 queues exist lazily). Pigeon's {@code ?delayed=true}
+     * adds {@code delayed} inside {@code messages}; without it the document is Zaqar's, whose schemas forbid other keys.
+     */
     @GET
     @Path("{name}/stats")
     public Uni<StatsView> stats(
             @PathParam("version") String version,
             @PathParam("collection") String collection,
-            @PathParam("name") String name) {
+            @PathParam("name") String name,
+            @QueryParam("delayed") String delayedParam) {
         String project = caller.requiredProject();
         ApiDialect dialect = DialectPaths.dialect(version, collection);
         QueueName queue = dialect.name(name);
-        return messages.stats(project, queue)
-                .map(found -> found.map(stats -> StatsView.of(stats, id -> Hrefs.message(dialect.version(), queue, id)))
-                        .orElseGet(StatsView::empty));
+        boolean delayed = QueryParamReader.bool("delayed", delayedParam, false);
+        return messages.stats(project, queue).map(found -> found.map(
+                        stats -> StatsView.of(stats, id -> Hrefs.message(dialect.version(), queue, id), delayed))
+                .orElseGet(() -> StatsView.empty(delayed)));
     }
 
     /** Deletes the queue's messages and subscriptions, or those that {@code resource_types} names; the queue stays. */

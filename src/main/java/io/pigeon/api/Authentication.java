@@ -79,7 +79,8 @@ public class Authentication {
                         Rejection.Reason.UNAVAILABLE,
                         "The identity provider cannot be reached to check the bearer token; try again later."))
                 // Roles come from the token only: a role header sent by the caller is not believed.
-                .invoke(identity -> caller.resolved(tenancy.admit(identity, request.getHeader(Projects.HEADER), true)))
+                .invoke(identity -> caller.resolved(tenancy.admit(
+                        identity, request.getHeader(Projects.HEADER), !PublicEndpoints.isProjectOptional(context))))
                 .replaceWithVoid();
     }
 }

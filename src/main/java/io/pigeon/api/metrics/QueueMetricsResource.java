@@ -1,5 +1,6 @@
 package io.pigeon.api.metrics;
 
+import io.pigeon.api.ProjectOptional;
 import io.pigeon.api.RequestCaller;
 import io.pigeon.api.view.QueueSeriesText;
 import io.pigeon.queuemetrics.QueueSeries;
@@ -18,7 +19,8 @@ import java.util.List;
  * {@code topic} (each may be given several times). They name tenants' projects and queues, which the aggregate
  * /q/metrics never does, so they are not open as /q/metrics is: with authentication off every project is readable (as
  * every request may name any project then); in OIDC mode a token is required, the operator role reads every project
- * and any other caller only the project it acts for (a filter naming another is 403, as elsewhere).
+ * (with or without {@code X-Project-Id}: {@link ProjectOptional}) and any other caller only the project it acts for (a
+ * filter naming another is 403, as elsewhere).
  */
 @Path(QueueMetricsResource.SERVED)
 public class QueueMetricsResource {
@@ -37,6 +39,7 @@ public class QueueMetricsResource {
     }
 
     @GET
+    @ProjectOptional
     public Uni<Response> queues(
             @QueryParam("project") List<String> projects,
             @QueryParam("queue") List<String> queues,
@@ -50,6 +53,8 @@ public class QueueMetricsResource {
     /** The filter narrowed to what the caller may read: one project, the caller's, unless it is the operator. */
     private QueueSeries.Filter readable(QueueSeries.Filter asked) {
         if (!tenancy.tokensRequired() || caller.operator()) {
+            // A project named must be one, as on every call, though it narrows nothing here.
+            caller.optionalProject();
             return asked;
         }
         String own = caller.requiredProject();

@@ -27,6 +27,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -202,6 +207,77 @@ class QueueMetricsEndpointTest {
         assertEquals(1.0, scrape.queue("pigeon_queue_notifications_total", project, "work", "outcome=\"failed\""));
         assertEquals(0.0, scrape.queue("pigeon_queue_messages_dead_lettered_total", project, "dead"));
         assertEquals(2, scrape.queues());
+    }
+
+    /** What parallel clients did, as they tallied it from their answers. */
+    private static final class Tally {
+        final AtomicLong posted = new AtomicLong();
+        final AtomicLong claimed = new AtomicLong();
+        final AtomicLong deleted = new AtomicLong();
+        final AtomicLong emptyClaims = new AtomicLong();
+    }
+
+    @Test
+    void totalsAreExactUnderParallelClients() throws Exception {
+        Map<String, Tally> tallies = Map.of("busy-a", new Tally(), "busy-b", new Tally());
+        // Made first: a claim on a queue that does not exist yet is no queue's empty claim.
+        for (String queue : tallies.keySet()) {
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{}")
+                    .put("/v2/queues/" + queue)
+                    .then()
+                    .statusCode(201);
+        }
+        ExecutorService clients = Executors.newFixedThreadPool(8);
+        long deadline = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+        List<Future<?>> running = new ArrayList<>();
+        for (int c = 0; c < 8; c++) {
+            String queue = c % 2 == 0 ? "busy-a" : "busy-b";
+            Tally tally = tallies.get(queue);
+            boolean producer = c < 4;
+            running.add(clients.submit(() -> {
+                while (System.nanoTime() < deadline) {
+                    if (producer) {
+                        post(queue, "{\"ttl\": 300, \"body\": 1}, {\"ttl\": 300, \"body\": 2}");
+                        tally.posted.addAndGet(2);
+                        continue;
+                    }
+                    Response claimed = claim(queue, 3);
+                    if (claimed.statusCode() == 204) {
+                        tally.emptyClaims.incrementAndGet();
+                        continue;
+                    }
+                    List<String> hrefs = claimed.jsonPath().getList("messages.href");
+                    tally.claimed.addAndGet(hrefs.size());
+                    for (String href : hrefs) {
+                        Api.as(project).delete(href).then().statusCode(204);
+                        tally.deleted.incrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> client : running) {
+            client.get(60, TimeUnit.SECONDS);
+        }
+        clients.shutdown();
+        for (Map.Entry<String, Tally> entry : tallies.entrySet()) {
+            String queue = entry.getKey();
+            Tally tally = entry.getValue();
+            assertTrue(tally.posted.get() > 0 && tally.claimed.get() > 0, queue + " was busy");
+            QueueSeriesScrape scrape = settled(
+                    "?project=" + project + "&queue=" + queue,
+                    s -> Double.valueOf(tally.posted.get())
+                                    .equals(s.queue("pigeon_queue_messages_posted_total", project, queue))
+                            && Double.valueOf(tally.deleted.get())
+                                    .equals(s.queue("pigeon_queue_messages_deleted_total", project, queue)));
+            assertEquals(tally.claimed.get(), scrape.queue("pigeon_queue_messages_claimed_total", project, queue));
+            assertEquals(tally.emptyClaims.get(), scrape.queue("pigeon_queue_claims_empty_total", project, queue));
+            assertEquals(
+                    tally.posted.get() - tally.deleted.get(),
+                    scrape.messages(project, queue, "ready") + scrape.messages(project, queue, "claimed"));
+        }
     }
 
     @Test

@@ -114,33 +114,8 @@ final class QueueSampleBench {
                     buffers);
 
             HttpClient http = HttpClient.newHttpClient();
-            HttpRequest scrape = HttpRequest.newBuilder(URI.create(url + "/q/metrics/queues?project=" + project))
-                    .timeout(Duration.ofSeconds(30))
-                    .build();
-            List<Double> scrapeMillis = new ArrayList<>();
-            String body = "";
-            for (int i = 0; i < 25; i++) {
-                long at = System.nanoTime();
-                HttpResponse<String> answer = http.send(scrape, HttpResponse.BodyHandlers.ofString());
-                if (answer.statusCode() != 200) {
-                    throw new IllegalStateException("scrape answered " + answer.statusCode() + ": " + answer.body());
-                }
-                if (i >= 5) { // the first ones warm the JIT
-                    scrapeMillis.add((System.nanoTime() - at) / 1e6);
-                }
-                body = answer.body();
-            }
-            Collections.sort(scrapeMillis);
-            long lines = body.lines().filter(line -> !line.startsWith("#")).count();
-            System.out.printf(
-                    Locale.ROOT,
-                    "one scrape of /q/metrics/queues?project= (%,d queues): median %.1f ms, max %.1f ms (20 scrapes);"
-                            + " %,d series, %,d bytes%n",
-                    queues,
-                    scrapeMillis.get(scrapeMillis.size() / 2),
-                    scrapeMillis.get(scrapeMillis.size() - 1),
-                    lines,
-                    body.length());
+            scrape(http, url + "/q/metrics/queues?project=" + project, "?project= (" + queues + " queues)");
+            scrape(http, url + "/q/metrics/queues", "unfiltered (every queue of the database)");
         } finally {
             psql(
                     """
@@ -149,6 +124,36 @@ final class QueueSampleBench {
                     """
                             .formatted(project));
         }
+    }
+
+    /** 25 scrapes of {@code address}, the first 5 to warm up: prints the time of the others and the answer's size. */
+    private static void scrape(HttpClient http, String address, String what) throws Exception {
+        HttpRequest scrape = HttpRequest.newBuilder(URI.create(address))
+                .timeout(Duration.ofSeconds(30))
+                .build();
+        List<Double> scrapeMillis = new ArrayList<>();
+        String body = "";
+        for (int i = 0; i < 25; i++) {
+            long at = System.nanoTime();
+            HttpResponse<String> answer = http.send(scrape, HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() != 200) {
+                throw new IllegalStateException("scrape answered " + answer.statusCode() + ": " + answer.body());
+            }
+            if (i >= 5) {
+                scrapeMillis.add((System.nanoTime() - at) / 1e6);
+            }
+            body = answer.body();
+        }
+        Collections.sort(scrapeMillis);
+        long series = body.lines().filter(line -> !line.startsWith("#")).count();
+        System.out.printf(
+                Locale.ROOT,
+                "one scrape of /q/metrics/queues %s: median %.1f ms, max %.1f ms (20 scrapes); %,d series, %,d bytes%n",
+                what,
+                scrapeMillis.get(scrapeMillis.size() / 2),
+                scrapeMillis.get(scrapeMillis.size() - 1),
+                series,
+                body.length());
     }
 
     /** A statement of the catalogue, by name, as the code sends it. */

@@ -114,6 +114,10 @@ public final class QueueSeriesText {
         text.append("pigeon_queue_series_truncated ")
                 .append(answer.truncated() ? 1 : 0)
                 .append('\n');
+        if (answer.truncated()) {
+            text.append("# Truncated at pigeon.queue-metrics.max-series: filter by project, queue or topic to see the")
+                    .append(" queues left out.\n");
+        }
         family(
                 text,
                 "pigeon_queue_databases_unreadable",

@@ -60,17 +60,20 @@ public class QueueSeries {
     }
 
     /**
-     * The filter of a request: project ids as given (an empty one is v1's default project), queue and topic names
-     * checked as a path checks them; each parameter at most {@value #MAX_FILTER_VALUES} values.
+     * The filter of a request: project ids as given (at most {@value #MAX_PROJECT_LENGTH} characters, no control
+     * character), queue and topic names checked as a path checks them; each parameter at most
+     * {@value #MAX_FILTER_VALUES} values.
      */
     public Filter filter(List<String> projects, List<String> queues, List<String> topics) {
         requireCount("project", projects);
         requireCount("queue", queues);
         requireCount("topic", topics);
         for (String project : projects) {
-            if (project.length() > MAX_PROJECT_LENGTH) {
+            if (project.length() > MAX_PROJECT_LENGTH || project.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
                 throw Rejection.invalidParameter(
-                        "project", "A project id is at most " + MAX_PROJECT_LENGTH + " characters.");
+                        "project",
+                        "A project id is at most " + MAX_PROJECT_LENGTH + " characters, none of them a control"
+                                + " character.");
             }
         }
         List<String> names = new ArrayList<>(queues.size() + topics.size());
@@ -121,6 +124,12 @@ public class QueueSeries {
                     }
                     all.sort(Comparator.comparing(QueueMetricsStore.QueueReading::project)
                             .thenComparing(QueueMetricsStore.QueueReading::storedName));
+                    if (unreadable == read.size()) {
+                        // Nothing could be read: an empty answer would tell Prometheus every queue is gone.
+                        throw new Rejection(
+                                Rejection.Reason.UNAVAILABLE,
+                                "No database could be read for the queue metrics; try again shortly.");
+                    }
                     boolean truncated = all.size() > maxQueues;
                     return new Answer(
                             true, truncated ? List.copyOf(all.subList(0, maxQueues)) : all, truncated, unreadable);

@@ -62,6 +62,8 @@ class PrometheusScrapeTest {
         String project = label(query, "project");
         String queue = label(query, "queue");
         String other = Api.newProject();
+        // A project id with the characters the text format must escape in a label value.
+        String odd = "odd\"pro\\ject-" + Api.newProject();
         // The ScaledObject's project is a fixed name: start it afresh.
         Api.as(project).delete("/v2/queues/" + queue).then().statusCode(204);
         Api.as(project).delete("/v2/queues/spare").then().statusCode(204);
@@ -74,11 +76,19 @@ class PrometheusScrapeTest {
         post(project, "spare", 2, 0);
         post(other, queue, 5, 0);
         claim(other, queue, 1);
+        post(odd, queue, 3, 0);
         Map<String, Long> ready = Map.of(
                 project + "/" + queue, readyByStats(project, queue),
                 project + "/spare", readyByStats(project, "spare"),
-                other + "/" + queue, readyByStats(other, queue));
-        assertEquals(Map.of(project + "/" + queue, 4L, project + "/spare", 2L, other + "/" + queue, 4L), ready);
+                other + "/" + queue, readyByStats(other, queue),
+                odd + "/" + queue, readyByStats(odd, queue));
+        assertEquals(
+                Map.of(
+                        project + "/" + queue, 4L,
+                        project + "/spare", 2L,
+                        other + "/" + queue, 4L,
+                        odd + "/" + queue, 3L),
+                ready);
 
         Path home = Files.createTempDirectory("pigeon-prometheus");
         int port = freePort();
@@ -92,11 +102,11 @@ class PrometheusScrapeTest {
                   - job_name: pigeon-queues
                     metrics_path: /q/metrics/queues
                     params:
-                      project: ["%s", "%s"]
+                      project: ["%s", "%s", '%s']
                     static_configs:
                       - targets: ["127.0.0.1:%d"]
                 """
-                        .formatted(project, other, RestAssured.port));
+                        .formatted(project, other, odd, RestAssured.port));
         Process prometheus = new ProcessBuilder(
                         PROMETHEUS.toString(),
                         "--config.file=" + home.resolve("prometheus.yml"),
@@ -108,9 +118,10 @@ class PrometheusScrapeTest {
         String server = "http://127.0.0.1:" + port;
         try {
             for (Map.Entry<String, Long> expected : ready.entrySet()) {
-                String[] queueOf = expected.getKey().split("/");
-                String promql = "pigeon_queue_messages{project=\"" + queueOf[0] + "\",queue=\"" + queueOf[1]
-                        + "\",state=\"ready\"}";
+                int slash = expected.getKey().lastIndexOf('/');
+                String promql = "pigeon_queue_messages{project=\""
+                        + promqlString(expected.getKey().substring(0, slash)) + "\",queue=\""
+                        + expected.getKey().substring(slash + 1) + "\",state=\"ready\"}";
                 awaitValue(server, promql, expected.getValue(), home);
             }
             // What KEDA would scale on: the scaled queue's ready and claimed messages, its delayed one left out.
@@ -152,6 +163,11 @@ class PrometheusScrapeTest {
             assertEquals("prometheus", trigger.get("type"));
             return (String) ((Map<String, Object>) trigger.get("metadata")).get("query");
         }
+    }
+
+    /** A PromQL string's content: backslash and double quote escaped. */
+    private static String promqlString(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 
     private static String label(String query, String name) {

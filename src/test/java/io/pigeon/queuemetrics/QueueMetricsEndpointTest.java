@@ -331,6 +331,15 @@ class QueueMetricsEndpointTest {
                 .statusCode(400)
                 .body("description", containsString("\"project\""))
                 .body("description", containsString("256"));
+        given().queryParam("project", "a\u0000b")
+                .get("/q/metrics/queues")
+                .then()
+                .statusCode(400)
+                .body("description", containsString("control"));
+        given().queryParam("project", "line\nfeed")
+                .get("/q/metrics/queues")
+                .then()
+                .statusCode(400);
         StringBuilder many = new StringBuilder("?");
         for (int i = 0; i <= QueueSeries.MAX_FILTER_VALUES; i++) {
             many.append("queue=q").append(i).append('&');

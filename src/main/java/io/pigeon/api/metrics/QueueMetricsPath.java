@@ -7,14 +7,17 @@ import jakarta.enterprise.event.Observes;
 /**
  * Micrometer's Prometheus route answers every path under /q/metrics with the aggregate metrics, ahead of the REST
  * resources; so a request for {@value #PUBLISHED} is sent on, before any route matches it, to the path the resource
- * serves ({@value QueueMetricsResource#SERVED}), with its query. Both paths reach the same resource method, whose caller
- * is decided after routing as every other method's is.
+ * serves ({@value #SERVED}), with its query. Both paths reach the same resource method, whose caller is decided after
+ * routing as every other method's is; the OpenAPI document lists it under the published path.
  */
 @ApplicationScoped
 public class QueueMetricsPath {
 
     /** The path operators scrape. */
-    static final String PUBLISHED = "/q/metrics/queues";
+    public static final String PUBLISHED = "/q/metrics/queues";
+
+    /** The path the resource is routed at. */
+    public static final String SERVED = "/q/queue-metrics";
 
     /** Ahead of every route, Micrometer's included. */
     private static final int PRIORITY = 2000;
@@ -25,7 +28,7 @@ public class QueueMetricsPath {
                     String path = context.normalizedPath();
                     if (PUBLISHED.equals(path) || (PUBLISHED + "/").equals(path)) {
                         String query = context.request().query();
-                        context.reroute(QueueMetricsResource.SERVED + (query == null ? "" : "?" + query));
+                        context.reroute(SERVED + (query == null ? "" : "?" + query));
                     } else {
                         context.next();
                     }

@@ -22,11 +22,8 @@ import java.util.List;
  * (with or without {@code X-Project-Id}: {@link ProjectOptional}) and any other caller only the project it acts for (a
  * filter naming another is 403, as elsewhere).
  */
-@Path(QueueMetricsResource.SERVED)
+@Path(QueueMetricsPath.SERVED)
 public class QueueMetricsResource {
-
-    /** Where the resource is routed; published as /q/metrics/queues ({@link QueueMetricsPath}). */
-    static final String SERVED = "/q/queue-metrics";
 
     private final QueueSeries series;
     private final RequestCaller caller;

@@ -130,6 +130,7 @@ class QueueMetricsEndpointTest {
         QueueSeriesScrape scrape = settled(
                 "?project=" + project,
                 s -> Double.valueOf(2).equals(s.messages(project, "jobs", "ready"))
+                        && Double.valueOf(0).equals(s.messages(project, "idle", "ready"))
                         && Double.valueOf(2).equals(s.queue("pigeon_queue_claims_empty_total", project, "idle"))
                         && Double.valueOf(2).equals(s.queue("pigeon_queue_messages_deleted_total", project, "jobs")));
 
@@ -271,7 +272,10 @@ class QueueMetricsEndpointTest {
                     s -> Double.valueOf(tally.posted.get())
                                     .equals(s.queue("pigeon_queue_messages_posted_total", project, queue))
                             && Double.valueOf(tally.deleted.get())
-                                    .equals(s.queue("pigeon_queue_messages_deleted_total", project, queue)));
+                                    .equals(s.queue("pigeon_queue_messages_deleted_total", project, queue))
+                            // and a sample taken after the last of them
+                            && Double.valueOf(tally.posted.get() - tally.deleted.get())
+                                    .equals(s.backlog(project, queue)));
             assertEquals(tally.claimed.get(), scrape.queue("pigeon_queue_messages_claimed_total", project, queue));
             assertEquals(tally.emptyClaims.get(), scrape.queue("pigeon_queue_claims_empty_total", project, queue));
             assertEquals(
@@ -298,8 +302,11 @@ class QueueMetricsEndpointTest {
                 .then()
                 .statusCode(201);
 
-        QueueSeriesScrape mine =
-                settled("?project=" + project, s -> Double.valueOf(1).equals(s.messages(project, "mine", "ready")));
+        String topicPosted = "pigeon_queue_messages_posted_total{project=\"" + project + "\",topic=\"shared\"} 1\n";
+        QueueSeriesScrape mine = settled(
+                "?project=" + project,
+                s -> Double.valueOf(1).equals(s.messages(project, "mine", "ready"))
+                        && s.text().contains(topicPosted));
         assertEquals(2, mine.queues(), "two queues and no topic counted as a queue: " + mine.text());
         assertTrue(mine.text()
                 .contains("pigeon_queue_messages_posted_total{project=\"" + project + "\",topic=\"shared\"} 1\n"));

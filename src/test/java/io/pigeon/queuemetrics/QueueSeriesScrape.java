@@ -51,6 +51,13 @@ record QueueSeriesScrape(String text, Map<String, Double> samples) {
         return queue("pigeon_queue_messages", project, queue, "state=\"" + state + "\"");
     }
 
+    /** Ready plus claimed messages of the queue; null while it has no sample. */
+    Double backlog(String project, String queue) {
+        Double ready = messages(project, queue, "ready");
+        Double claimed = messages(project, queue, "claimed");
+        return ready == null || claimed == null ? null : ready + claimed;
+    }
+
     /** How many queues (not topics) the answer holds: one posted total each. */
     long queues() {
         return samples.keySet().stream()

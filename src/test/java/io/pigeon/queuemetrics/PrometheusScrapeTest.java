@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
+import io.pigeon.testing.Messages;
 import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -177,21 +178,7 @@ class PrometheusScrapeTest {
     }
 
     private static void post(String project, String queue, int count, int delay) {
-        StringBuilder messages = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            messages.append(i == 0 ? "" : ", ")
-                    .append("{\"ttl\": 600, \"delay\": ")
-                    .append(delay)
-                    .append(", \"body\": ")
-                    .append(i)
-                    .append('}');
-        }
-        Api.as(project)
-                .contentType(ContentType.JSON)
-                .body("{\"messages\": [" + messages + "]}")
-                .post("/v2/queues/" + queue + "/messages")
-                .then()
-                .statusCode(201);
+        Messages.postV2(project, queue, count, 600, delay);
     }
 
     private static void claim(String project, String queue, int limit) {

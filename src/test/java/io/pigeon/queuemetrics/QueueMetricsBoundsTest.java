@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pigeon.quota.SmallQuotasProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
+import io.pigeon.testing.Messages;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.restassured.http.ContentType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,12 +28,7 @@ import org.junit.jupiter.api.Test;
 class QueueMetricsBoundsTest {
 
     private static void post(String project, String queue) {
-        Api.as(project)
-                .contentType(ContentType.JSON)
-                .body("{\"messages\": [{\"ttl\": 300, \"body\": 1}]}")
-                .post("/v2/queues/" + queue + "/messages")
-                .then()
-                .statusCode(201);
+        Messages.postV2(project, queue, 1, 300, 0);
     }
 
     @Test

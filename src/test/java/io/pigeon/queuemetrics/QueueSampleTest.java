@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.storage.OneReplicaAtATime;
 import io.pigeon.testing.Api;
+import io.pigeon.testing.Messages;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.smallrye.mutiny.Uni;
@@ -34,19 +35,7 @@ class QueueSampleTest {
     private final String project = Api.newProject();
 
     private void post(String queue, int count) {
-        StringBuilder messages = new StringBuilder();
-        for (int i = 0; i < count; i++) {
-            messages.append(i == 0 ? "" : ",")
-                    .append("{\"ttl\": 300, \"body\": ")
-                    .append(i)
-                    .append('}');
-        }
-        Api.as(project)
-                .contentType(ContentType.JSON)
-                .body("{\"messages\": [" + messages + "]}")
-                .post("/v2/queues/" + queue + "/messages")
-                .then()
-                .statusCode(201);
+        Messages.postV2(project, queue, count, 300, 0);
     }
 
     private static Uni<Optional<Row>> sampleRow(SqlConnection connection, String project, String queue) {

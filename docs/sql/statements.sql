@@ -332,7 +332,7 @@ LEFT JOIN LATERAL (
                 ORDER BY i.id LIMIT $3 + 1) x
           WINDOW w AS (ORDER BY x.id)) s) items ON true
 WHERE g.id = chosen.id
-RETURNING g.id, g.lease_token, g.project, g.method, g.target, g.envelope, g.headers::text AS headers,
+RETURNING g.id, g.lease_token, g.project, g.merge_key, g.method, g.target, g.envelope, g.headers::text AS headers,
           g.retry_policy::text AS retry_policy, g.attempts, g.body AS single_body,
           g.sealed_body, g.sealed_key_id,
           extract(epoch FROM now() - g.created_at)::float8 AS age,
@@ -487,6 +487,12 @@ moved AS (
     DELETE FROM messages m
     WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
     RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
+-- Each queue's total of messages moved out of it (/q/metrics/queues), in the statement that moves them:
+-- counted exactly once, whatever replica sweeps. Rows are locked in queue order, as every flush locks them.
+dead_letters_counted AS (
+    INSERT INTO queue_counters AS c (queue_id, dead_lettered)
+    SELECT queue_id, count(*) FROM moved GROUP BY queue_id ORDER BY queue_id
+    ON CONFLICT (queue_id) DO UPDATE SET dead_lettered = c.dead_lettered + EXCLUDED.dead_lettered),
 -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
 -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21).
 dead_lettered AS (
@@ -912,13 +918,17 @@ set_aside_gone AS (DELETE FROM messages_set_aside WHERE queue_id = ANY(ARRAY(SEL
 SELECT count(*) AS purged FROM messages_gone;
 
 -- name: MessageStore.STATS
-SELECT h.total AS head_total, h.claimed AS head_claimed, h.last_id AS head_last_id, c.claimed AS claimed,
+SELECT h.total AS head_total, h.claimed AS head_claimed, h.delayed AS head_delayed, h.last_id AS head_last_id,
+       c.claimed AS claimed,
        o.id AS oldest_id, o.age AS oldest_age, o.created_at AS oldest_created,
        n.id AS newest_id, n.age AS newest_age, n.created_at AS newest_created
 FROM queues q
 CROSS JOIN LATERAL (
-    SELECT count(*) AS total, count(*) FILTER (WHERE head.claimed) AS claimed, max(head.id) AS last_id
-    FROM (SELECT m.id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AS claimed FROM messages m
+    SELECT count(*) AS total, count(*) FILTER (WHERE head.claimed) AS claimed,
+           count(*) FILTER (WHERE NOT head.claimed AND NOT head.visible) AS delayed, max(head.id) AS last_id
+    FROM (SELECT m.id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AS claimed,
+                 (m.visible_at IS NULL OR m.visible_at <= now()) AS visible
+          FROM messages m
           WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT $3) head) h
 CROSS JOIN LATERAL (
     SELECT count(*) AS claimed
@@ -1159,6 +1169,112 @@ UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2;
 -- name: QueueStore.REPLACE_METADATA_IF
 UPDATE queues SET metadata = $4::text::json
 WHERE project = $1 AND name = $2 AND metadata::text = $3;
+
+-- name: QueueMetricsStore.FLUSH
+WITH by_queue AS MATERIALIZED (
+    SELECT d.n, q.id AS queue_id, d.posted, d.claimed, d.deleted, d.empty_claims
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+         WITH ORDINALITY AS d (project, name, posted, claimed, deleted, empty_claims, n)
+    JOIN queues q ON q.project = d.project AND q.name = d.name),
+by_subscription AS (
+    SELECT q.id AS queue_id, n.delivered, n.failed
+    FROM unnest($7::text[], $8::bigint[], $9::bigint[], $10::bigint[])
+         AS n (project, subscription, delivered, failed)
+    JOIN subscriptions s ON s.id = n.subscription AND s.project = n.project
+    JOIN queues q ON q.project = s.project AND q.name = s.source),
+added AS (
+    INSERT INTO queue_counters AS c (queue_id, posted, claimed, deleted, empty_claims,
+                                     notifications_delivered, notifications_failed)
+    SELECT a.queue_id, sum(a.posted), sum(a.claimed), sum(a.deleted), sum(a.empty_claims), sum(a.delivered),
+           sum(a.failed)
+    FROM (SELECT queue_id, posted, claimed, deleted, empty_claims, 0 AS delivered, 0 AS failed FROM by_queue
+          UNION ALL
+          SELECT queue_id, 0, 0, 0, 0, delivered, failed FROM by_subscription) a
+    GROUP BY a.queue_id ORDER BY a.queue_id
+    ON CONFLICT (queue_id) DO UPDATE
+    SET posted = c.posted + EXCLUDED.posted, claimed = c.claimed + EXCLUDED.claimed,
+        deleted = c.deleted + EXCLUDED.deleted, empty_claims = c.empty_claims + EXCLUDED.empty_claims,
+        notifications_delivered = c.notifications_delivered + EXCLUDED.notifications_delivered,
+        notifications_failed = c.notifications_failed + EXCLUDED.notifications_failed)
+SELECT n FROM by_queue;
+
+-- name: QueueMetricsStore.READ_EVERY_PROJECT
+SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+       extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+       c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
+       c.notifications_delivered, c.notifications_failed
+FROM queues q
+CROSS JOIN queue_sample_runs r
+LEFT JOIN queue_samples s ON s.queue_id = q.id
+LEFT JOIN queue_counters c ON c.queue_id = q.id
+WHERE cardinality($1::text[]) = 0 AND (cardinality($2::text[]) = 0 OR q.name = ANY($2::text[]))
+ORDER BY q.project, q.name
+LIMIT $3;
+
+-- name: QueueMetricsStore.READ_PROJECTS
+SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+       extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+       c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
+       c.notifications_delivered, c.notifications_failed
+FROM queues q
+CROSS JOIN queue_sample_runs r
+LEFT JOIN queue_samples s ON s.queue_id = q.id
+LEFT JOIN queue_counters c ON c.queue_id = q.id
+WHERE q.project = ANY($1::text[]) AND (cardinality($2::text[]) = 0 OR q.name = ANY($2::text[]))
+ORDER BY q.project, q.name
+LIMIT $3;
+
+-- name: QueueMetricsStore.SAMPLE
+WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS held),
+run AS (
+    UPDATE queue_sample_runs SET sampled_at = now()
+    WHERE (SELECT held FROM lock) AND sampled_at <= now() - $2 * interval '1 millisecond'
+    RETURNING sampled_at),
+counted AS MATERIALIZED (
+    SELECT q.id AS queue_id, h.total > $3 AS estimated,
+           CASE WHEN h.total > $3
+                THEN ((SELECT max(m.id) FROM messages m WHERE m.queue_id = q.id) - h.first_id + 1)::float8
+                     / (h.last_id - h.first_id + 1)
+                ELSE 1 END AS scale,
+           h.ready, h.claimed, h.delayed, h.oldest_ready_at
+    FROM queues q
+    CROSS JOIN LATERAL (SELECT CASE WHEN q.metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (q.metadata->>'_max_claim_count')::int END AS max_claims) r
+    CROSS JOIN LATERAL (
+        SELECT count(*) FILTER (WHERE s.state = 'ready') AS ready,
+               count(*) FILTER (WHERE s.state = 'claimed') AS claimed,
+               count(*) FILTER (WHERE s.state = 'delayed') AS delayed,
+               min(s.created_at) FILTER (WHERE s.state = 'ready') AS oldest_ready_at,
+               count(*) AS total, min(s.id) AS first_id, max(s.id) AS last_id
+        FROM (SELECT m.id, m.created_at,
+                     CASE WHEN (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) THEN 'claimed'
+                          WHEN NOT (m.visible_at IS NULL OR m.visible_at <= now()) THEN 'delayed'
+                          WHEN m.claim_count >= r.max_claims THEN 'dead-lettering'
+                          ELSE 'ready' END AS state
+              FROM messages m
+              WHERE m.queue_id = q.id AND m.expires_at > now()
+              ORDER BY m.id LIMIT $3 + 1) s) h
+    WHERE EXISTS (SELECT 1 FROM run)),
+stored AS (
+    INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated)
+    SELECT queue_id, round(ready * scale), round(claimed * scale), round(delayed * scale), oldest_ready_at,
+           estimated
+    FROM counted ORDER BY queue_id
+    ON CONFLICT (queue_id) DO UPDATE
+    SET ready = EXCLUDED.ready, claimed = EXCLUDED.claimed, delayed = EXCLUDED.delayed,
+        oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated
+    WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated)
+          IS DISTINCT FROM (EXCLUDED.ready, EXCLUDED.claimed, EXCLUDED.delayed, EXCLUDED.oldest_ready_at,
+                            EXCLUDED.estimated)
+    RETURNING 1),
+samples_gone AS (
+    DELETE FROM queue_samples s
+    WHERE EXISTS (SELECT 1 FROM run) AND NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = s.queue_id)),
+totals_gone AS (
+    DELETE FROM queue_counters c
+    WHERE EXISTS (SELECT 1 FROM run) AND NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = c.queue_id))
+SELECT (SELECT held FROM lock) AS held, EXISTS (SELECT 1 FROM run) AS sampled, (SELECT count(*) FROM counted) AS queues,
+       (SELECT count(*) FROM stored) AS changed;
 
 -- name: UsageCheck.COUNT
 WITH lock AS (SELECT pg_try_advisory_xact_lock($3) AS held),

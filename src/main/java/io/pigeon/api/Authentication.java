@@ -69,8 +69,10 @@ public class Authentication {
         // again rather than shown an internal error.
         return BearerTokens.checked(identities.getDeferredIdentity())
                 // Roles come from the token only: a role header sent by the caller is not believed.
-                .invoke(identity ->
-                        caller.resolved(tenancy.admit(identity, PathProjects.requested(context, request), true)))
+                .invoke(identity -> caller.resolved(tenancy.admit(
+                        identity,
+                        PathProjects.requested(context, request),
+                        !PublicEndpoints.isProjectOptional(context))))
                 .replaceWithVoid();
     }
 }

@@ -1,5 +1,6 @@
 package io.pigeon.api;
 
+import io.pigeon.api.metrics.QueueMetricsPath;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ import org.eclipse.microprofile.openapi.models.parameters.Parameter;
 /**
  * The resources that serve both v2 and v1.1 are declared once, under {@code /{version}}, and those that queues and
  * topics share under {@code /{collection}}; the OpenAPI document lists them under each path clients call (topics in
- * v2 only), without those two parameters.
+ * v2 only), without those two parameters. The per-queue metrics are listed under the path operators scrape.
  */
 public class OpenApiVersions implements OASFilter {
 
@@ -34,7 +35,7 @@ public class OpenApiVersions implements OASFilter {
         Map<String, PathItem> expanded = new LinkedHashMap<>();
         paths.getPathItems().forEach((path, item) -> {
             if (!path.contains(VERSION) && !path.contains(COLLECTION)) {
-                expanded.put(path, item);
+                expanded.put(path.equals(QueueMetricsPath.SERVED) ? QueueMetricsPath.PUBLISHED : path, item);
                 return;
             }
             item.getOperations().values().forEach(operation -> {

@@ -123,13 +123,22 @@ public class ClaimService {
         UUID claimId = UUID.randomUUID();
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> once(placed, claimId, pageSize, terms))
-                .map(claimed -> claimed.messages().map(taken -> new NewClaim(claimId, taken)));
+                .map(claimed -> claimed.messages().map(taken -> new NewClaim(claimId, taken)))
+                .invoke(claim -> countEmpty(project, queue, claim));
+    }
+
+    /** A claim request answered with no message from an existing queue counts as that queue's empty claim. */
+    private void countEmpty(String project, QueueName queue, Optional<NewClaim> claim) {
+        if (claim.isPresent() && claim.get().messages().isEmpty()) {
+            metrics.emptyClaim(project, queue.value());
+        }
     }
 
     private Uni<ClaimStore.Claimed> once(PlacedQueue placed, UUID claimId, int pageSize, ClaimTerms terms) {
         return metrics.timeClaim(
                         () -> claims.submit(placed.db(), new ClaimStore.Request(placed, claimId, pageSize, terms)))
-                .invoke(claimed -> claimed.messages().ifPresent(taken -> metrics.claimed(taken.size())));
+                .invoke(claimed -> claimed.messages()
+                        .ifPresent(taken -> metrics.claimed(placed.project(), placed.storedName(), taken.size())));
     }
 
     /**
@@ -144,6 +153,12 @@ public class ClaimService {
             requireWait(wait);
         }
         int pageSize = messages.pageSize(limit);
+        return waitingTake(project, queue, pageSize, terms, wait, connected)
+                .invoke(claim -> countEmpty(project, queue, claim));
+    }
+
+    private Uni<Optional<NewClaim>> waitingTake(
+            String project, QueueName queue, int pageSize, ClaimTerms terms, Integer wait, BooleanSupplier connected) {
         return PlacedQueue.of(databases, project, queue).chain(placed -> {
             long seen = waits.seen(placed);
             UUID claimId = UUID.randomUUID();

@@ -323,6 +323,55 @@ public interface PigeonConfig {
     }
 
     /**
+     * Per-queue metrics (/q/metrics/queues): the periodic sample of each queue's messages, the per-queue counters each
+     * replica adds to the database, and the bound on one answer.
+     */
+    QueueMetrics queueMetrics();
+
+    interface QueueMetrics {
+        /**
+         * Whether queues are sampled and counted: off, no replica samples, counts or flushes, and /q/metrics/queues
+         * answers no series. Set it alike on every replica.
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * How often each database is sampled (by one replica at a time) and each replica adds its counts to it: what
+         * /q/metrics/queues serves is exact once a queue has been quiet this long.
+         */
+        @WithDefault("15s")
+        Duration samplePeriod();
+
+        /**
+         * Live messages of one queue that one sample counts, oldest first: up to it the counts are exact; past it they
+         * are extrapolated from the oldest ones (as stats do past 10,000), so that a deep queue costs a sample no more.
+         */
+        @WithDefault("10000")
+        int exactCountLimit();
+
+        /**
+         * Series one answer of /q/metrics/queues holds at most (a queue is counted as 12): queues are served whole, in
+         * project and queue order, up to it, and the answer says it was truncated ({@code
+         * pigeon_queue_series_truncated 1}).
+         */
+        @WithDefault("60000")
+        int maxSeries();
+
+        /** Answers of /q/metrics/queues this replica prepares at once; one more is refused (429). */
+        @WithDefault("4")
+        int maxScrapesInFlight();
+
+        /**
+         * Queues one replica holds counts for between two flushes; counts of further queues in that time are dropped
+         * (and counted in {@code pigeon_queue_counts_dropped_total}), so that requests naming ever new queues cannot
+         * grow the replica's memory.
+         */
+        @WithDefault("100000")
+        int maxCountedQueues();
+    }
+
+    /**
      * Subscriptions of sockets to queues (Zaqar's websocket self-subscription): how many, how long a replica's hold on
      * them lasts, and how the messages posted to their queues are read back for them.
      */

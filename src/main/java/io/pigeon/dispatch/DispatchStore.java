@@ -153,7 +153,7 @@ public class DispatchStore {
                             ORDER BY i.id LIMIT $3 + 1) x
                       WINDOW w AS (ORDER BY x.id)) s) items ON true
             WHERE g.id = chosen.id
-            RETURNING g.id, g.lease_token, g.project, g.method, g.target, g.envelope, g.headers::text AS headers,
+            RETURNING g.id, g.lease_token, g.project, g.merge_key, g.method, g.target, g.envelope, g.headers::text AS headers,
                       g.retry_policy::text AS retry_policy, g.attempts, g.body AS single_body,
                       g.sealed_body, g.sealed_key_id,
                       extract(epoch FROM now() - g.created_at)::float8 AS age,
@@ -305,7 +305,8 @@ public class DispatchStore {
             boolean empty,
             boolean moreItems,
             String sealedBody,
-            String sealedKeyId) {}
+            String sealedKeyId,
+            Long subscription) {}
 
     public record DeadGroup(
             long id,
@@ -501,7 +502,8 @@ public class DispatchStore {
                         empty,
                         Boolean.TRUE.equals(row.getBoolean("more")),
                         row.getString("sealed_body"),
-                        row.getString("sealed_key_id")));
+                        row.getString("sealed_key_id"),
+                        single ? NotificationFanOut.subscriptionOf(row.getString("merge_key")) : null));
             }
             return taken;
         });

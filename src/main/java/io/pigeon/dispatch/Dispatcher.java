@@ -3,6 +3,7 @@ package io.pigeon.dispatch;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueCounts;
 import io.pigeon.pool.PoolClients;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -79,7 +80,8 @@ public class Dispatcher {
             PigeonConfig config,
             Vertx vertx,
             MeterRegistry registry,
-            PoolClients pools) {
+            PoolClients pools,
+            QueueCounts queues) {
         this.store = store;
         this.client = client;
         this.mail = mail;
@@ -87,7 +89,7 @@ public class Dispatcher {
         this.vertx = vertx;
         this.pools = pools;
         this.slots = new CallSlots(this.config.maxConcurrency(), this.config.maxConcurrencyPerProject());
-        this.settlement = new Settlement(store, this.config, registry);
+        this.settlement = new Settlement(store, this.config, registry, queues);
         lateness = Timer.builder("pigeon.dispatch.lateness")
                 .description("How long after its fire time a group was taken")
                 .publishPercentileHistogram()

@@ -261,5 +261,23 @@ public final class NotificationFanOut {
                 WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
                   AND g.state = 'pending')""";
 
+    /** The merge key of a notification's group: this, then its subscription's id. */
+    static final String SUBSCRIPTION_KEY = "-subscription:";
+
     private NotificationFanOut() {}
+
+    /**
+     * The subscription a notification's group (a 'single' group) was made for, read from its merge key; null for any
+     * other single group (a confirmation request, whose key is {@code -confirm:}).
+     */
+    static Long subscriptionOf(String mergeKey) {
+        if (mergeKey == null || !mergeKey.startsWith(SUBSCRIPTION_KEY)) {
+            return null;
+        }
+        try {
+            return Long.parseLong(mergeKey.substring(SUBSCRIPTION_KEY.length()));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
 }

@@ -3,6 +3,7 @@ package io.pigeon.dispatch;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueCounts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import java.time.Duration;
@@ -22,15 +23,17 @@ final class Settlement {
 
     private final DispatchStore store;
     private final PigeonConfig.Dispatch config;
+    private final QueueCounts queues;
 
     private final Counter delivered;
     private final Counter failed;
     private final Counter buried;
     private final Counter deferred;
 
-    Settlement(DispatchStore store, PigeonConfig.Dispatch config, MeterRegistry registry) {
+    Settlement(DispatchStore store, PigeonConfig.Dispatch config, MeterRegistry registry, QueueCounts queues) {
         this.store = store;
         this.config = config;
+        this.queues = queues;
         delivered = Counter.builder("pigeon.dispatch.calls")
                 .tag("outcome", "delivered")
                 .description("Calls of the delivery engine, by outcome")
@@ -56,9 +59,11 @@ final class Settlement {
         }
         if (outcome.delivered()) {
             delivered.increment();
+            countForTheQueue(db, group, true);
             return store.complete(db, group);
         }
         failed.increment();
+        countForTheQueue(db, group, false);
         Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
         Optional<Duration> retry = outcome.retryable() ? retryAfter(group, age) : Optional.empty();
         if (retry.isPresent()) {
@@ -72,6 +77,13 @@ final class Settlement {
                 group.id(), group.attempts(), outcome.error());
         buried.increment();
         return store.bury(db, group, outcome.error());
+    }
+
+    /** A subscription's notification call counts for the subscription's queue too (/q/metrics/queues). */
+    private void countForTheQueue(SqlClient db, DispatchStore.TakenGroup group, boolean delivered) {
+        if (group.subscription() != null) {
+            queues.notified(db, group.project(), group.subscription(), delivered);
+        }
     }
 
     /** When to call again; a stored policy that cannot be read means no retry (the group goes dead, visibly). */

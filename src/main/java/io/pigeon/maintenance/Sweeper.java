@@ -94,6 +94,12 @@ public class Sweeper {
                 DELETE FROM messages m
                 WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
                 RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
+            -- Each queue's total of messages moved out of it (/q/metrics/queues), in the statement that moves them:
+            -- counted exactly once, whatever replica sweeps. Rows are locked in queue order, as every flush locks them.
+            dead_letters_counted AS (
+                INSERT INTO queue_counters AS c (queue_id, dead_lettered)
+                SELECT queue_id, count(*) FROM moved GROUP BY queue_id ORDER BY queue_id
+                ON CONFLICT (queue_id) DO UPDATE SET dead_lettered = c.dead_lettered + EXCLUDED.dead_lettered),
             -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
             -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21).
             dead_lettered AS (

@@ -209,7 +209,7 @@ public class MessageService {
                                                 Rejection.Reason.UNAVAILABLE,
                                                 "The queue is being created by another request. Please try again.");
                                     }
-                                    metrics.posted(posted.ids().length);
+                                    metrics.posted(project, placed.storedName(), posted.ids().length);
                                     return posted;
                                 })
                                 .call(posted -> deliveries.notificationsQueued(placed.db(), posted.notifications()))))
@@ -357,7 +357,7 @@ public class MessageService {
                 .transform(busy -> new Rejection(
                         Rejection.Reason.UNAVAILABLE,
                         "The queue is being created by another request. Please try again."))
-                .invoke(answer -> metrics.posted(answer.stored()))
+                .invoke(answer -> metrics.posted(project, queue.value(), answer.stored()))
                 .call(answer -> deliveries.notificationsQueued(pool, answer.notifications()))
                 .map(answer -> Optional.of(answer.ids()))
                 .onFailure(QueueMissing.class)
@@ -453,7 +453,8 @@ public class MessageService {
                                 placed,
                                 messages,
                                 (bodies, keyId) -> store.post(placed, clientId, bodies, keyId, fromPigeon))
-                        .invoke(stored -> stored.ifPresent(posted -> metrics.posted(posted.ids().length)))
+                        .invoke(stored -> stored.ifPresent(
+                                posted -> metrics.posted(project, placed.storedName(), posted.ids().length)))
                         .call(stored -> stored.isEmpty()
                                 ? Uni.createFrom().voidItem()
                                 : deliveries.notificationsQueued(
@@ -530,7 +531,7 @@ public class MessageService {
         return store.pop(placed, count)
                 .call(popped -> unreadable.keepPopped(placed, popped.unreadable()))
                 .map(MessageRows.Read::messages)
-                .invoke(popped -> metrics.deleted(popped.size()));
+                .invoke(popped -> metrics.deleted(placed.project(), placed.storedName(), popped.size()));
     }
 
     /**
@@ -591,7 +592,9 @@ public class MessageService {
 
     /** Deletes every message and claim of the queue, on its client (the pool, or a caller's transaction). */
     public Uni<Void> purge(PlacedQueue queue) {
-        return store.purge(queue).invoke(metrics::deleted).replaceWithVoid();
+        return store.purge(queue)
+                .invoke(count -> metrics.deleted(queue.project(), queue.storedName(), count))
+                .replaceWithVoid();
     }
 
     /**
@@ -646,7 +649,7 @@ public class MessageService {
                 .chain(placed -> store.delete(placed, id, claimId))
                 .map(outcome -> switch (outcome) {
                     case DELETED -> {
-                        metrics.deleted(1);
+                        metrics.deleted(project, queue.value(), 1);
                         yield null;
                     }
                     case GONE -> null;
@@ -681,7 +684,7 @@ public class MessageService {
                 : PlacedQueue.of(databases, project, queue)
                         .chain(placed ->
                                 deletesByIds.submit(placed.db(), new MessageStore.IdsInQueue(placed, ids.rowIds())))
-                        .invoke(metrics::deleted)
+                        .invoke(count -> metrics.deleted(project, queue.value(), count))
                         .replaceWithVoid();
     }
 
@@ -706,7 +709,7 @@ public class MessageService {
                             () -> new Rejection(
                                     Rejection.Reason.CLAIM_REQUIRED,
                                     "A message among ids is claimed; it cannot be deleted without its claim's ID in claim_ids."));
-                    metrics.deleted(count);
+                    metrics.deleted(project, queue.value(), count);
                     return null;
                 });
     }

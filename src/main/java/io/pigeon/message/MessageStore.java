@@ -38,7 +38,7 @@ public class MessageStore {
     static final String AGE = "floor(extract(epoch FROM now() - m.created_at))::bigint";
 
     /** Held by a live claim. */
-    static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
+    public static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
 
     /**
      * A post's guard that its bodies are sealed exactly when the queue (metadata {@code %1$s}) asks for encryption:
@@ -393,17 +393,22 @@ public class MessageStore {
      */
     static final int EXACT_STATS_LIMIT = 10_000;
 
-    // The head: the oldest live messages, at most $3 of them, counted (and their claimed ones), with the last id seen;
+    // The head: the oldest live messages, at most $3 of them, counted (and their claimed and delayed ones), with the
+    // last id seen;
     // the live claimed messages, at most $3, through the claim-deadline index; the oldest and newest messages.
     private static final String STATS =
             """
-            SELECT h.total AS head_total, h.claimed AS head_claimed, h.last_id AS head_last_id, c.claimed AS claimed,
+            SELECT h.total AS head_total, h.claimed AS head_claimed, h.delayed AS head_delayed, h.last_id AS head_last_id,
+                   c.claimed AS claimed,
                    o.id AS oldest_id, o.age AS oldest_age, o.created_at AS oldest_created,
                    n.id AS newest_id, n.age AS newest_age, n.created_at AS newest_created
             FROM queues q
             CROSS JOIN LATERAL (
-                SELECT count(*) AS total, count(*) FILTER (WHERE head.claimed) AS claimed, max(head.id) AS last_id
-                FROM (SELECT m.id, %2$s AS claimed FROM messages m
+                SELECT count(*) AS total, count(*) FILTER (WHERE head.claimed) AS claimed,
+                       count(*) FILTER (WHERE NOT head.claimed AND NOT head.visible) AS delayed, max(head.id) AS last_id
+                FROM (SELECT m.id, %2$s AS claimed,
+                             %3$s AS visible
+                      FROM messages m
                       WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT $3) head) h
             CROSS JOIN LATERAL (
                 SELECT count(*) AS claimed
@@ -417,7 +422,7 @@ public class MessageStore {
                 SELECT m.id, %1$s AS age, m.created_at FROM messages m
                 WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id DESC LIMIT 1) n ON true
             WHERE q.project = $1 AND q.name = $2"""
-                    .formatted(AGE, CLAIMED);
+                    .formatted(AGE, CLAIMED, FreeMessages.VISIBLE);
 
     private final Quotas quotas;
     private final boolean confirmationRequired;
@@ -882,8 +887,13 @@ public class MessageStore {
                                     row.getLong("head_last_id"),
                                     row.getLong("newest_id"));
                     long claimed = exact ? row.getLong("head_claimed") : Math.min(row.getLong("claimed"), total);
-                    return Optional.of(
-                            new QueueStats(total - claimed, claimed, edge(row, "oldest"), edge(row, "newest")));
+                    // Past the head, the delayed share of the head is taken for the whole queue's.
+                    long headDelayed = row.getLong("head_delayed");
+                    long delayed = exact
+                            ? headDelayed
+                            : Math.min(total - claimed, Math.round(headDelayed * (double) total / headTotal));
+                    return Optional.of(new QueueStats(
+                            total - claimed, claimed, delayed, edge(row, "oldest"), edge(row, "newest")));
                 });
     }
 

@@ -12,7 +12,9 @@ import java.util.function.Supplier;
 
 /**
  * Pigeon's own metrics, beside the HTTP ones, at /q/metrics: messages posted, claimed, deleted (by clients,
- * pops and purges), expired (removed by the sweeper) and dead-lettered, and how long claims take.
+ * pops and purges), expired (removed by the sweeper) and dead-lettered, and how long claims take. None is per queue,
+ * so that /q/metrics holds as many series with one queue as with a million: what a request does to its queue is also
+ * counted for that queue ({@link QueueCounts}), and served apart, at /q/metrics/queues.
  */
 @Startup // registered at start, so every series is exported (at zero) before the first message
 @ApplicationScoped
@@ -25,9 +27,11 @@ public class QueueMetrics {
     private final Counter deadLettered;
     private final Timer claimLatency;
     private final MeterRegistry registry;
+    private final QueueCounts queues;
 
-    public QueueMetrics(MeterRegistry registry) {
+    public QueueMetrics(MeterRegistry registry, QueueCounts queues) {
         this.registry = registry;
+        this.queues = queues;
         posted = Counter.builder("pigeon.messages.posted")
                 .description("Messages stored by posts")
                 .register(registry);
@@ -52,16 +56,27 @@ public class QueueMetrics {
         }
     }
 
-    public void posted(long count) {
+    /** Messages stored in {@code queue} (its stored name) of {@code project}: counted here and for the queue. */
+    public void posted(String project, String queue, long count) {
         posted.increment(count);
+        queues.posted(project, queue, count);
     }
 
-    public void claimed(long count) {
+    /** Messages taken by a claim on the queue. */
+    public void claimed(String project, String queue, long count) {
         claimed.increment(count);
+        queues.claimed(project, queue, count);
     }
 
-    public void deleted(long count) {
+    /** A claim request on an existing queue that found no message (counted for the queue only). */
+    public void emptyClaim(String project, String queue) {
+        queues.emptyClaim(project, queue);
+    }
+
+    /** Messages of the queue deleted by a client, a pop or a purge. */
+    public void deleted(String project, String queue, long count) {
         deleted.increment(count);
+        queues.deleted(project, queue, count);
     }
 
     public void expired(long count) {

@@ -1,6 +1,7 @@
 package io.pigeon.quota;
 
 import io.pigeon.pool.PoolClients;
+import io.pigeon.storage.OneReplicaAtATime;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -12,7 +13,7 @@ import org.jboss.logging.Logger;
  * Counts what is too costly to count on every request, every {@code pigeon.quotas.check-interval} and on each
  * database that holds queues: the messages of each queue and the delivery groups of each project, and records
  * in that database's {@code quota_breaches} what is over its limit (posts and pushes then read one key). One replica
- * counts a database at a time (an advisory lock); a breach lasts until the next count finds it gone, so a queue may
+ * counts a database at a time ({@link OneReplicaAtATime}); a breach lasts until the next count finds it gone, so a queue may
  * pass its limit by what is posted within one interval. A project's groups, /v3 items and bytes (the sums of its
  * groups' counts; a notification's bytes are its row's, see migration V15) are those it makes Pigeon hold, pending
  * and dead alike: a group that dies moves nothing out of the count, so failing receivers cannot pile up dead groups
@@ -25,12 +26,9 @@ public class UsageCheck {
 
     private static final Logger LOG = Logger.getLogger(UsageCheck.class);
 
-    /** The advisory lock that makes one replica count at a time. */
-    private static final long LOCK = 0x70696765_6f6e7175L;
-
     private static final String COUNT =
             """
-            WITH lock AS (SELECT pg_try_advisory_xact_lock($3) AS held),
+            WITH %s,
             over_messages AS (
                 SELECT q.project, 'messages' AS kind, m.queue_id
                 FROM (SELECT queue_id FROM messages GROUP BY queue_id HAVING count(*) > $1) m
@@ -63,7 +61,8 @@ public class UsageCheck {
                 SELECT project, kind, queue_id FROM found
                 ON CONFLICT DO NOTHING
                 RETURNING 1)
-            SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM found) AS breaches""";
+            SELECT (SELECT held FROM lock) AS held, (SELECT count(*) FROM found) AS breaches"""
+                    .formatted(OneReplicaAtATime.lock("$3"));
 
     private final PoolClients databases;
     private final Quotas quotas;
@@ -109,7 +108,7 @@ public class UsageCheck {
                 .execute(Tuple.of(
                         quotas.limits().maxMessagesPerQueue(),
                         quotas.limits().maxPendingGroupsPerProject(),
-                        LOCK,
+                        OneReplicaAtATime.USAGE_CHECK.key(),
                         quotas.limits().maxPendingItemsPerProject(),
                         quotas.limits().maxPendingBytesPerProject(),
                         quotas.limits().maxPostKeysPerProject()))

@@ -29,7 +29,7 @@ import java.util.stream.IntStream;
  * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle;
  * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
  * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioBench}, {@code soak} {@link SoakBench},
- * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}).
+ * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench}).
  */
 public final class Bench {
 
@@ -72,6 +72,10 @@ public final class Bench {
         }
         Set<String> scenarios = Set.of(
                 System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
+        if (scenarios.contains("sample")) {
+            QueueSampleBench.run(url);
+            return;
+        }
         if (scenarios.contains("dispatch")) {
             DispatchBench.run(url);
             return;

@@ -85,13 +85,15 @@ class OperationsEndpointsTest {
             "/v2/topics",
             "/v2/topics/{name}/stats",
             "/v2/topics/{queue}/messages",
-            "/v2/topics/{name}/subscriptions/{id}/confirm"
+            "/v2/topics/{name}/subscriptions/{id}/confirm",
+            "/q/metrics/queues"
         }) {
             assertTrue(document.contains("\"" + path + "\""), path + " missing from the OpenAPI document");
         }
         assertTrue(!document.contains("{version}"), "the shared v2/v1.1 resources are listed under each version");
         assertTrue(!document.contains("{collection}"), "the resources queues and topics share are listed under each");
         assertTrue(!document.contains("/v1.1/topics"), "topics are v2 only");
+        assertTrue(!document.contains("/q/queue-metrics"), "the per-queue metrics under the path operators scrape");
     }
 
     private static double metric(String name) {

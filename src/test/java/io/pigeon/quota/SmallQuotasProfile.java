@@ -7,7 +7,9 @@ import java.util.Map;
  * Quotas, rates, connection limits and scaler streams small enough to reach in a test; the usage check runs when the test asks. Its
  * tests call receivers on 127.0.0.1 only a few times a second, so the call rate per target address is low too; idle
  * connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each of its
- * connections open until the server closes it: the tests here make far fewer requests within 5 s).
+ * connections open until the server closes it: the tests here make far fewer requests within 5 s). The per-queue
+ * metrics serve 3 queues per answer and count 2 queues per replica between flushes (QueueMetricsBoundsTest; the other
+ * classes of this profile read no per-queue series).
  */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
@@ -29,6 +31,8 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.scaler.max-streams", "3"),
                 Map.entry("pigeon.scaler.max-streams-per-project", "2"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),
-                Map.entry("quarkus.http.limits.max-connections", "200"));
+                Map.entry("quarkus.http.limits.max-connections", "200"),
+                Map.entry("pigeon.queue-metrics.max-series", "36"),
+                Map.entry("pigeon.queue-metrics.max-counted-queues", "2"));
     }
 }

@@ -128,7 +128,9 @@ final class Endpoints {
                 new Call("DELETE", "/v3/queue/k/POST/" + SERVICE, null),
                 new Call("GET", "/v3/dead-groups", null),
                 new Call("POST", "/v3/dead-groups/1/requeue", null),
-                new Call("DELETE", "/v3/dead-groups/1", null)));
+                new Call("DELETE", "/v3/dead-groups/1", null),
+                new Call("GET", "/q/metrics/queues", null),
+                new Call("GET", "/q/metrics/queues?project=" + QUEUE, null)));
         return calls;
     }
 

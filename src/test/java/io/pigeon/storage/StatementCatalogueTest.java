@@ -64,6 +64,7 @@ class StatementCatalogueTest {
             "Sweeper",
             "HotTableVacuum",
             "UsageCheck",
+            "QueueMetricsStore",
             "StorageHealth",
             "DatabaseProbe");
 

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-/** v1 message helpers for tests. */
+/** Message helpers for tests: v1 posts, v2 posts, and the parts of a message href. */
 public final class Messages {
 
     private Messages() {}
@@ -22,6 +22,16 @@ public final class Messages {
                 Api.as(project).contentType(ContentType.JSON).body(document).post("/v1/queues/" + queue + "/messages");
         assertEquals(201, response.statusCode(), response.asString());
         return response.jsonPath().getList("resources", String.class);
+    }
+
+    /** Posts {@code count} messages (bodies 0, 1, ...) through v2, with the given TTL and delay (0: none). */
+    public static void postV2(String project, String queue, int count, int ttl, int delay) {
+        String document = IntStream.range(0, count)
+                .mapToObj(i -> "{\"ttl\": " + ttl + ", \"delay\": " + delay + ", \"body\": " + i + "}")
+                .collect(Collectors.joining(", ", "{\"messages\": [", "]}"));
+        Response response =
+                Api.as(project).contentType(ContentType.JSON).body(document).post("/v2/queues/" + queue + "/messages");
+        assertEquals(201, response.statusCode(), response.asString());
     }
 
     /** The id at the end of a message href (before any query). */

@@ -1,0 +1,258 @@
+package io.pigeon.queuemetrics;
+
+import io.pigeon.message.FreeMessages;
+import io.pigeon.message.MessageStore;
+import io.pigeon.queue.QueueName;
+import io.pigeon.storage.OneReplicaAtATime;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The SQL of per-queue metrics (migration V20): the sample of every queue of a database, the flush of a replica's
+ * counts into the queues' totals, and the read of both that /q/metrics/queues serves.
+ */
+@ApplicationScoped
+public class QueueMetricsStore {
+
+    // One replica at a time ($1, the lock's key), and only once the last sample is $2 ms old, so that replicas ticking
+    // at different moments sample about once per period between them. Each queue's live messages are read through its
+    // primary key, oldest first, at most $3 + 1 of them: each is claimed (a live claim holds it), delayed (not visible
+    // yet), waiting for the sweeper to move it to the dead-letter queue (claimed as often as its queue's rule allows,
+    // and so not claimable: in no count), or ready (what a claim would take: FreeMessages). Past $3 the counts are
+    // scaled by how far the queue's ids reach beyond the head (as stats estimate a deep queue), and so marked. A row is
+    // rewritten only when it changed, and the samples and totals of queues deleted since are dropped.
+    static final String SAMPLE =
+            """
+            WITH %1$s,
+            run AS (
+                UPDATE queue_sample_runs SET sampled_at = now()
+                WHERE %2$s AND sampled_at <= now() - $2 * interval '1 millisecond'
+                RETURNING sampled_at),
+            counted AS MATERIALIZED (
+                SELECT q.id AS queue_id, h.total > $3 AS estimated,
+                       CASE WHEN h.total > $3
+                            THEN ((SELECT max(m.id) FROM messages m WHERE m.queue_id = q.id) - h.first_id + 1)::float8
+                                 / (h.last_id - h.first_id + 1)
+                            ELSE 1 END AS scale,
+                       h.ready, h.claimed, h.delayed, h.oldest_ready_at
+                FROM queues q
+                CROSS JOIN LATERAL (SELECT %3$s AS max_claims) r
+                CROSS JOIN LATERAL (
+                    SELECT count(*) FILTER (WHERE s.state = 'ready') AS ready,
+                           count(*) FILTER (WHERE s.state = 'claimed') AS claimed,
+                           count(*) FILTER (WHERE s.state = 'delayed') AS delayed,
+                           min(s.created_at) FILTER (WHERE s.state = 'ready') AS oldest_ready_at,
+                           count(*) AS total, min(s.id) AS first_id, max(s.id) AS last_id
+                    FROM (SELECT m.id, m.created_at,
+                                 CASE WHEN %5$s THEN 'claimed'
+                                      WHEN NOT %4$s THEN 'delayed'
+                                      WHEN m.claim_count >= r.max_claims THEN 'dead-lettering'
+                                      ELSE 'ready' END AS state
+                          FROM messages m
+                          WHERE m.queue_id = q.id AND m.expires_at > now()
+                          ORDER BY m.id LIMIT $3 + 1) s) h
+                WHERE EXISTS (SELECT 1 FROM run)),
+            stored AS (
+                INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated)
+                SELECT queue_id, round(ready * scale), round(claimed * scale), round(delayed * scale), oldest_ready_at,
+                       estimated
+                FROM counted ORDER BY queue_id
+                ON CONFLICT (queue_id) DO UPDATE
+                SET ready = EXCLUDED.ready, claimed = EXCLUDED.claimed, delayed = EXCLUDED.delayed,
+                    oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated
+                WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated)
+                      IS DISTINCT FROM (EXCLUDED.ready, EXCLUDED.claimed, EXCLUDED.delayed, EXCLUDED.oldest_ready_at,
+                                        EXCLUDED.estimated)
+                RETURNING 1),
+            samples_gone AS (
+                DELETE FROM queue_samples s
+                WHERE EXISTS (SELECT 1 FROM run) AND NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = s.queue_id)),
+            totals_gone AS (
+                DELETE FROM queue_counters c
+                WHERE EXISTS (SELECT 1 FROM run) AND NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = c.queue_id))
+            SELECT %2$s AS held, EXISTS (SELECT 1 FROM run) AS sampled, (SELECT count(*) FROM counted) AS queues,
+                   (SELECT count(*) FROM stored) AS changed"""
+                    .formatted(
+                            OneReplicaAtATime.lock("$1"),
+                            OneReplicaAtATime.HELD,
+                            FreeMessages.MAX_CLAIMS_OF_METADATA.replace("metadata", "q.metadata"),
+                            FreeMessages.VISIBLE,
+                            MessageStore.CLAIMED);
+
+    // Adds one replica's counts to the queues' totals. $1..$6: counts by queue (project, stored name), matched to this
+    // database's queues (a queue lives on one database; counts of a queue deleted since are dropped); $7..$10: each
+    // subscription's notification calls, of the subscriptions of this database, counted for the subscription's queue.
+    // Rows are locked in queue order, as the sweeper's dead-letter count locks them, so that two never deadlock. The
+    // answer: the ordinals of the queue counts this database took.
+    static final String FLUSH =
+            """
+            WITH by_queue AS MATERIALIZED (
+                SELECT d.n, q.id AS queue_id, d.posted, d.claimed, d.deleted, d.empty_claims
+                FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
+                     WITH ORDINALITY AS d (project, name, posted, claimed, deleted, empty_claims, n)
+                JOIN queues q ON q.project = d.project AND q.name = d.name),
+            by_subscription AS (
+                SELECT q.id AS queue_id, n.delivered, n.failed
+                FROM unnest($7::text[], $8::bigint[], $9::bigint[], $10::bigint[])
+                     AS n (project, subscription, delivered, failed)
+                JOIN subscriptions s ON s.id = n.subscription AND s.project = n.project
+                JOIN queues q ON q.project = s.project AND q.name = s.source),
+            added AS (
+                INSERT INTO queue_counters AS c (queue_id, posted, claimed, deleted, empty_claims,
+                                                 notifications_delivered, notifications_failed)
+                SELECT a.queue_id, sum(a.posted), sum(a.claimed), sum(a.deleted), sum(a.empty_claims), sum(a.delivered),
+                       sum(a.failed)
+                FROM (SELECT queue_id, posted, claimed, deleted, empty_claims, 0 AS delivered, 0 AS failed FROM by_queue
+                      UNION ALL
+                      SELECT queue_id, 0, 0, 0, 0, delivered, failed FROM by_subscription) a
+                GROUP BY a.queue_id ORDER BY a.queue_id
+                ON CONFLICT (queue_id) DO UPDATE
+                SET posted = c.posted + EXCLUDED.posted, claimed = c.claimed + EXCLUDED.claimed,
+                    deleted = c.deleted + EXCLUDED.deleted, empty_claims = c.empty_claims + EXCLUDED.empty_claims,
+                    notifications_delivered = c.notifications_delivered + EXCLUDED.notifications_delivered,
+                    notifications_failed = c.notifications_failed + EXCLUDED.notifications_failed)
+            SELECT n FROM by_queue""";
+
+    private static final String READ =
+            """
+            SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+                   extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+                   c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
+                   c.notifications_delivered, c.notifications_failed
+            FROM queues q
+            CROSS JOIN queue_sample_runs r
+            LEFT JOIN queue_samples s ON s.queue_id = q.id
+            LEFT JOIN queue_counters c ON c.queue_id = q.id
+            WHERE %s AND (cardinality($2::text[]) = 0 OR q.name = ANY($2::text[]))
+            ORDER BY q.project, q.name
+            LIMIT $3""";
+
+    // Two texts, so that each has its own plan: every project (an ordered scan of the queues' unique index up to the
+    // limit), or the named ones.
+    static final String READ_EVERY_PROJECT = READ.formatted("cardinality($1::text[]) = 0");
+    static final String READ_PROJECTS = READ.formatted("q.project = ANY($1::text[])");
+
+    /** What one sample statement did on one database. */
+    public record Sampled(boolean held, boolean sampled, long queues, long changed) {}
+
+    /**
+     * Samples every queue of {@code db} if this replica holds the lock and the last sample is {@code dueAfterMillis}
+     * old, counting at most {@code exactCountLimit} live messages of a queue exactly.
+     */
+    public Uni<Sampled> sample(SqlClient db, long dueAfterMillis, int exactCountLimit) {
+        return db.preparedQuery(SAMPLE)
+                .execute(Tuple.of(OneReplicaAtATime.QUEUE_SAMPLE.key(), dueAfterMillis, exactCountLimit))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return new Sampled(
+                            row.getBoolean("held"),
+                            row.getBoolean("sampled"),
+                            row.getLong("queues"),
+                            row.getLong("changed"));
+                });
+    }
+
+    /** One queue's counts since the last flush, as a flush sends them. */
+    public record QueueDeltas(
+            String project, String queue, long posted, long claimed, long deleted, long emptyClaims) {}
+
+    /** One subscription's notification calls since the last flush. */
+    public record CallDeltas(String project, long subscription, long delivered, long failed) {}
+
+    /** Adds the counts to the totals of {@code db}'s queues; the indexes (from 0) of the queue counts it took. */
+    public Uni<List<Integer>> flush(SqlClient db, List<QueueDeltas> queues, List<CallDeltas> calls) {
+        Tuple parameters = Tuple.tuple()
+                .addArrayOfString(queues.stream().map(QueueDeltas::project).toArray(String[]::new))
+                .addArrayOfString(queues.stream().map(QueueDeltas::queue).toArray(String[]::new))
+                .addArrayOfLong(queues.stream().map(QueueDeltas::posted).toArray(Long[]::new))
+                .addArrayOfLong(queues.stream().map(QueueDeltas::claimed).toArray(Long[]::new))
+                .addArrayOfLong(queues.stream().map(QueueDeltas::deleted).toArray(Long[]::new))
+                .addArrayOfLong(queues.stream().map(QueueDeltas::emptyClaims).toArray(Long[]::new))
+                .addArrayOfString(calls.stream().map(CallDeltas::project).toArray(String[]::new))
+                .addArrayOfLong(calls.stream().map(CallDeltas::subscription).toArray(Long[]::new))
+                .addArrayOfLong(calls.stream().map(CallDeltas::delivered).toArray(Long[]::new))
+                .addArrayOfLong(calls.stream().map(CallDeltas::failed).toArray(Long[]::new));
+        return db.preparedQuery(FLUSH).execute(parameters).map(rows -> {
+            List<Integer> taken = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                taken.add((int) (row.getLong("n") - 1));
+            }
+            return taken;
+        });
+    }
+
+    /**
+     * One queue as /q/metrics/queues serves it, by the name it is stored under: its last sample (null counts when it was
+     * never sampled) and its totals (0 until something was counted).
+     */
+    public record QueueReading(
+            String project,
+            String storedName,
+            Long ready,
+            Long claimed,
+            Long delayed,
+            double oldestReadyAgeSeconds,
+            boolean estimated,
+            long posted,
+            long claimedTotal,
+            long deleted,
+            long emptyClaims,
+            long deadLettered,
+            long notificationsDelivered,
+            long notificationsFailed) {
+
+        public boolean sampled() {
+            return ready != null;
+        }
+
+        /** Whether it is a topic (stored under {@link QueueName#TOPIC_PREFIX}). */
+        public boolean topic() {
+            return storedName.startsWith(QueueName.TOPIC_PREFIX);
+        }
+
+        /** The name a client knows it by: a queue's, or a topic's without its prefix. */
+        public String name() {
+            return topic() ? storedName.substring(QueueName.TOPIC_PREFIX.length()) : storedName;
+        }
+    }
+
+    /**
+     * The queues of {@code db}, in project and stored-name order, at most {@code limit}: of the projects named (every
+     * project when none is), and of the stored names named (every one when none is).
+     */
+    public Uni<List<QueueReading>> read(SqlClient db, List<String> projects, List<String> names, int limit) {
+        return db.preparedQuery(projects.isEmpty() ? READ_EVERY_PROJECT : READ_PROJECTS)
+                .execute(Tuple.of(projects.toArray(String[]::new), names.toArray(String[]::new), limit))
+                .map(rows -> {
+                    List<QueueReading> read = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        Double age = row.getDouble("oldest_ready_age");
+                        read.add(new QueueReading(
+                                row.getString("project"),
+                                row.getString("name"),
+                                row.getLong("ready"),
+                                row.getLong("claimed"),
+                                row.getLong("delayed"),
+                                age == null ? 0 : Math.max(0, age),
+                                Boolean.TRUE.equals(row.getBoolean("estimated")),
+                                orZero(row.getLong("posted")),
+                                orZero(row.getLong("claimed_total")),
+                                orZero(row.getLong("deleted")),
+                                orZero(row.getLong("empty_claims")),
+                                orZero(row.getLong("dead_lettered")),
+                                orZero(row.getLong("notifications_delivered")),
+                                orZero(row.getLong("notifications_failed"))));
+                    }
+                    return read;
+                });
+    }
+
+    private static long orZero(Long value) {
+        return value == null ? 0 : value;
+    }
+}

@@ -702,8 +702,8 @@ public interface PigeonConfig {
 
         /**
          * Bytes of websocket messages that have begun to arrive and not yet ended (held by Netty and Vert.x before
-         * Pigeon sees a message), over all the sockets of one replica, counted twice over as the buffers collecting
-         * them may have grown to twice their content: a socket whose bytes would pass it is closed with 1013.
+         * Pigeon sees a message), over all the sockets of one replica, counted as the buffers holding them lie (Netty's
+         * by its capacity, Vert.x's fragments twice over): a socket whose bytes would pass it is closed with 1013.
          */
         @WithDefault("67108864")
         long maxArrivingBytes();

@@ -1,15 +1,18 @@
 package io.pigeon.api.ws;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
@@ -34,8 +37,10 @@ import org.jboss.logging.Logger;
  * that come in, behind it the frames that come out (with their framing, which Netty requires to be minimal). The bytes
  * in between are the decoder's; the payloads of a message's fragments before its final one are Vert.x's.
  *
- * <p>They are counted twice over, as the buffers collecting them may have grown to twice their content, against
- * {@code pigeon.websocket.max-arriving-bytes} for the replica: a socket whose bytes would pass it is closed (1013). A
+ * <p>They are counted as the buffers holding them lie, against {@code pigeon.websocket.max-arriving-bytes} for the
+ * replica: the decoder's buffer by its capacity while any byte is left in it (a buffer grown for a big frame is kept
+ * whole for a single byte of the next), Vert.x's fragments twice over (its buffer grows by doubling). A socket whose
+ * bytes would pass the bound is closed (1013). A
  * socket holding part of a message must finish one within {@code pigeon.websocket.message-arrival-timeout}, or it is
  * closed (1008): a client that trickles a message cannot keep the room it holds.
  */
@@ -100,13 +105,19 @@ public class ArrivingMessages {
 
     /**
      * Ahead of the decoder: counts the bytes that come in, once the connection has become a websocket (until then they
-     * are HTTP), and puts {@link Decoded} behind the websocket decoder. Runs on the connection's event loop only.
+     * are HTTP), and puts {@link Decoded} behind the websocket decoder and a {@link Cumulation} in it. While the decoder
+     * holds part of a frame it keeps its whole buffer, whatever that buffer grew to for an earlier, bigger frame: that
+     * buffer's capacity is counted, not only the bytes left in it. Runs on the connection's event loop only.
      */
     private final class Incoming extends ChannelInboundHandlerAdapter {
 
-        /** Bytes that came in and have not yet come out as a frame, plus the held fragments of a message. */
-        private long held;
-        /** What {@link #held} counts against the replica's bound. */
+        /** Bytes given to the decoder that have not yet come out of it as frames. */
+        private long inDecoder;
+        /** Payload bytes of the fragments of a message not yet ended, as Vert.x holds them. */
+        private long fragments;
+        /** The decoder's buffer, as its cumulator last returned it; the decoder keeps it while it is not empty. */
+        private ByteBuf decoderBuffer;
+        /** What this socket holds, counted against the replica's bound. */
         private long countedHere;
 
         private boolean websocket;
@@ -124,14 +135,29 @@ public class ArrivingMessages {
                 return;
             }
             if (!websocket && !becameWebsocket(ctx)) {
+                if (refused) {
+                    bytes.release();
+                    return;
+                }
                 ctx.fireChannelRead(msg);
                 return;
             }
-            if (!change(ctx, bytes.readableBytes())) {
+            boolean wasHolding = holding();
+            inDecoder += bytes.readableBytes();
+            // Before the decoder sees them, as its buffer may grow to twice them; settled below once it has.
+            if (!recount(ctx, true)) {
                 bytes.release();
                 return;
             }
             ctx.fireChannelRead(msg);
+            if (refused || !recount(ctx, false)) {
+                return;
+            }
+            if (!holding()) {
+                cancelDeadline();
+            } else if (!wasHolding) {
+                startDeadline(ctx);
+            }
         }
 
         private boolean becameWebsocket(ChannelHandlerContext ctx) {
@@ -139,19 +165,53 @@ public class ArrivingMessages {
             if (decoder == null) {
                 return false;
             }
+            if (!(decoder.handler() instanceof ByteToMessageDecoder frames)) {
+                LOG.errorf("A websocket decoder Pigeon cannot meter: %s", decoder.handler());
+                refuse(ctx, SocketTransport.UNEXPECTED, "The server cannot take this socket.");
+                return false;
+            }
+            frames.setCumulator(new Cumulation(this));
             ctx.pipeline().addAfter(decoder.name(), null, new Decoded(this, ctx));
             websocket = true;
             return true;
         }
 
+        boolean holding() {
+            return inDecoder > 0 || fragments > 0;
+        }
+
+        /** Bytes the decoder was given before this handler could see them: sent with the upgrade request. */
+        void pipelined(long bytes) {
+            inDecoder += bytes;
+        }
+
+        void decoderBuffer(ByteBuf buffer) {
+            decoderBuffer = buffer;
+        }
+
+        /** A frame of {@code wire} bytes came out of the decoder; {@code fragment} of them stay with Vert.x. */
+        void decoded(long wire, long fragment) {
+            inDecoder = Math.max(0, inDecoder - wire);
+            fragments += fragment;
+        }
+
+        long fragments() {
+            return fragments;
+        }
+
         /**
-         * Adds {@code bytes} (negative when they leave) to what this socket holds; false, with the socket closed, when
-         * the replica has no room for them.
+         * Counts what this socket holds: twice the fragments Vert.x holds (its buffer grows by doubling) and the
+         * decoder's buffer while that is not empty (twice the bytes in it while it may still grow to them); false, with
+         * the socket closed, when the replica has no room for it.
          */
-        boolean change(ChannelHandlerContext ctx, long bytes) {
-            long before = held;
-            held = Math.max(0, held + bytes);
-            long wanted = HELD_PER_ARRIVING_BYTE * held - countedHere;
+        private boolean recount(ChannelHandlerContext ctx, boolean arriving) {
+            long decoder = 0;
+            if (inDecoder > 0) {
+                decoder = arriving || decoderBuffer == null || decoderBuffer.refCnt() == 0
+                        ? HELD_PER_ARRIVING_BYTE * inDecoder
+                        : Math.max(inDecoder, decoderBuffer.capacity());
+            }
+            long wanted = decoder + HELD_PER_ARRIVING_BYTE * fragments - countedHere;
             if (wanted > 0 && !count(wanted)) {
                 refuse(
                         ctx,
@@ -164,18 +224,14 @@ public class ArrivingMessages {
                 uncount(-wanted);
             }
             countedHere += wanted;
-            if (held == 0) {
-                cancelDeadline();
-            } else if (before == 0) {
-                startDeadline(ctx);
-            }
             return true;
         }
 
         /** A whole message came out of the decoders: the next one has the whole timeout again. */
         void messageEnded(ChannelHandlerContext ctx) {
+            fragments = 0;
             cancelDeadline();
-            if (held > 0) {
+            if (holding()) {
                 startDeadline(ctx);
             }
         }
@@ -216,7 +272,9 @@ public class ArrivingMessages {
             cancelDeadline();
             uncount(countedHere);
             countedHere = 0;
-            held = 0;
+            inDecoder = 0;
+            fragments = 0;
+            decoderBuffer = null;
         }
 
         @Override
@@ -232,14 +290,59 @@ public class ArrivingMessages {
     }
 
     /**
+     * The websocket decoder's cumulator: Netty's own, telling {@link Incoming} which buffer the decoder keeps, and, the
+     * first time, what the decoder already held: bytes sent right behind the upgrade request, which the HTTP decoder
+     * handed straight to the websocket decoder that replaced it. A buffer that grew for a big frame and now holds the
+     * start of a small one is replaced by one of the size needed when the next bytes come: a client cannot keep a big
+     * buffer (counted, but for nothing) by always leaving a byte of its next frame unsent.
+     */
+    private static final class Cumulation implements ByteToMessageDecoder.Cumulator {
+
+        /** Capacity of a read buffer: the decoder's buffer is made smaller only past it. */
+        private static final int SHRINK_ABOVE = 65536;
+
+        private final Incoming incoming;
+        private boolean first = true;
+
+        Cumulation(Incoming incoming) {
+            this.incoming = incoming;
+        }
+
+        @Override
+        public ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
+            if (first) {
+                first = false;
+                incoming.pipelined(cumulation.readableBytes());
+            }
+            ByteBuf merged;
+            int needed = cumulation.readableBytes() + in.readableBytes();
+            if (cumulation.capacity() > SHRINK_ABOVE && cumulation.capacity() > 4L * needed) {
+                // A buffer grown for a big frame, now holding the start of a small one: keep only what is needed.
+                merged = alloc.buffer(needed);
+                merged.writeBytes(cumulation).writeBytes(in);
+                cumulation.release();
+                in.release();
+            } else {
+                merged = ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
+            }
+            incoming.decoderBuffer(merged);
+            return merged;
+        }
+    }
+
+    /**
      * Behind the websocket decoder: each frame it gives out leaves the decoder's buffer, framing included; a fragment
-     * that does not end its message stays held (by Vert.x) until the fragment that does.
+     * that does not end its message stays held by Vert.x until the fragment that does, except those Vert.x drops (the
+     * continuations of a message whose fragments so far were empty). While the connection cannot write, only the
+     * latest ping is kept, and handed to Vert.x (which answers it) once the connection can write again: Vert.x would
+     * queue a pong for every ping of a client that sends pings and does not read (RFC 6455 5.5.3 lets an endpoint
+     * answer only the most recent ping).
      */
     private static final class Decoded extends ChannelInboundHandlerAdapter {
 
         private final Incoming incoming;
         private final ChannelHandlerContext incomingContext;
-        private long fragments;
+        private PingWebSocketFrame unansweredPing;
 
         Decoded(Incoming incoming, ChannelHandlerContext incomingContext) {
             this.incoming = incoming;
@@ -250,23 +353,51 @@ public class ArrivingMessages {
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof WebSocketFrame frame) {
                 int payload = frame.content().readableBytes();
-                long left = framed(payload);
                 boolean data = frame instanceof TextWebSocketFrame
                         || frame instanceof BinaryWebSocketFrame
                         || frame instanceof ContinuationWebSocketFrame;
-                if (data && !frame.isFinalFragment()) {
-                    fragments += payload;
-                    left -= payload;
-                } else if (data) {
-                    left += fragments;
-                    fragments = 0;
-                }
-                incoming.change(incomingContext, -left);
+                boolean droppedByVertx = frame instanceof ContinuationWebSocketFrame && incoming.fragments() == 0;
+                boolean heldByVertx = data && !frame.isFinalFragment() && !droppedByVertx;
+                incoming.decoded(framed(payload), heldByVertx ? payload : 0);
                 if (data && frame.isFinalFragment()) {
                     incoming.messageEnded(incomingContext);
                 }
+                if (frame instanceof PingWebSocketFrame ping && !writable(ctx)) {
+                    if (unansweredPing != null) {
+                        unansweredPing.release();
+                    }
+                    unansweredPing = ping;
+                    return;
+                }
             }
             ctx.fireChannelRead(msg);
+        }
+
+        /** Whether the connection can take more; what Vert.x wrote and has not flushed yet is flushed first. */
+        private static boolean writable(ChannelHandlerContext ctx) {
+            if (!ctx.channel().isWritable()) {
+                ctx.channel().flush();
+            }
+            return ctx.channel().isWritable();
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (unansweredPing != null && ctx.channel().isWritable()) {
+                PingWebSocketFrame ping = unansweredPing;
+                unansweredPing = null;
+                ctx.fireChannelRead(ping);
+                ctx.fireChannelReadComplete();
+            }
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            if (unansweredPing != null) {
+                unansweredPing.release();
+                unansweredPing = null;
+            }
         }
 
         /** A client frame's size on the wire: header, extended length (minimal, as Netty requires), mask, payload. */

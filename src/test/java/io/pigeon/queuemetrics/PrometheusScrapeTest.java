@@ -118,6 +118,7 @@ class PrometheusScrapeTest {
                 .start();
         String server = "http://127.0.0.1:" + port;
         try {
+            awaitReady(server, home);
             for (Map.Entry<String, Long> expected : ready.entrySet()) {
                 int slash = expected.getKey().lastIndexOf('/');
                 String promql = "pigeon_queue_messages{project=\""
@@ -208,6 +209,31 @@ class PrometheusScrapeTest {
                     return value(server, promql).equals(Optional.of(expected));
                 } catch (IOException | InterruptedException e) {
                     return false; // Prometheus is still starting
+                }
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(
+                    e.getMessage() + "\nPrometheus log:\n" + Files.readString(home.resolve("prometheus.log")), e);
+        }
+    }
+
+    /**
+     * Waits for Prometheus to say it is ready ({@code /-/ready}): until then its query API answers 503, which is no
+     * answer about Pigeon.
+     */
+    private void awaitReady(String server, Path home) throws IOException {
+        try {
+            Eventually.await("Prometheus ready", SETTLED, () -> {
+                try {
+                    return http.send(
+                                            HttpRequest.newBuilder(URI.create(server + "/-/ready"))
+                                                    .timeout(Duration.ofSeconds(5))
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200;
+                } catch (IOException | InterruptedException e) {
+                    return false; // still starting
                 }
             });
         } catch (AssertionError e) {

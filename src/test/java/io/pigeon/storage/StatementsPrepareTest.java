@@ -35,11 +35,15 @@ class StatementsPrepareTest {
             }
             String name = "catalogued_" + number++;
             try {
-                pool.query("PREPARE " + name + " AS " + statement.getValue())
-                        .execute()
+                // PREPARE and DEALLOCATE on one connection: a prepared statement lives on the connection that
+                // made it, and the pool may hand the second query another one.
+                pool.withConnection(connection -> connection
+                                .query("PREPARE " + name + " AS " + statement.getValue())
+                                .execute()
+                                .chain(() ->
+                                        connection.query("DEALLOCATE " + name).execute()))
                         .await()
                         .indefinitely();
-                pool.query("DEALLOCATE " + name).execute().await().indefinitely();
             } catch (RuntimeException e) {
                 refused.add(statement.getKey() + ": " + e.getMessage());
             }

@@ -3,6 +3,7 @@ package io.pigeon.api.ws;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -21,7 +22,11 @@ import io.pigeon.config.PigeonConfig;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.impl.ConnectionBase;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
@@ -40,9 +45,13 @@ import org.jboss.logging.Logger;
  * <p>They are counted as the buffers holding them lie, against {@code pigeon.websocket.max-arriving-bytes} for the
  * replica: the decoder's buffer by its capacity while any byte is left in it (a buffer grown for a big frame is kept
  * whole for a single byte of the next), Vert.x's fragments twice over (its buffer grows by doubling). A socket whose
- * bytes would pass the bound is closed (1013). A
- * socket holding part of a message must finish one within {@code pigeon.websocket.message-arrival-timeout}, or it is
- * closed (1008): a client that trickles a message cannot keep the room it holds.
+ * bytes would pass the bound makes room by closing (1013) the socket whose unfinished message began the longest ago,
+ * when that is another's; it is closed itself when its own began first. Whole messages arrive in moments while a
+ * client that holds messages back holds them for seconds: the oldest is the one to go, and one client holding back
+ * many messages cannot shut every other client out (an outside attack saw 52 sockets do so when the socket asking
+ * for more was the one closed). A socket holding part of a message must finish one within
+ * {@code pigeon.websocket.message-arrival-timeout}, or it is closed (1008): a client that trickles a message cannot
+ * keep the room it holds.
  */
 @ApplicationScoped
 public class ArrivingMessages {
@@ -53,6 +62,11 @@ public class ArrivingMessages {
     static final int HELD_PER_ARRIVING_BYTE = 2;
 
     private final AtomicLong counted = new AtomicLong();
+    /** The connections of the replica's sockets by the client's address, as WebSockets Next names it: to abort. */
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    /** The sockets holding part of a message now: those that may be closed to make room. */
+    private final Set<Incoming> holders = ConcurrentHashMap.newKeySet();
+
     private final long maxArrivingBytes;
     private final long arrivalTimeoutMillis;
 
@@ -81,9 +95,27 @@ public class ArrivingMessages {
             return false;
         }
         if (pipeline.get(Incoming.class) == null) {
-            pipeline.addBefore(decoder.name(), null, new Incoming());
+            // Spelled as WebSockets Next spells the socket's remote address, taken from the connection itself (not
+            // from forwarded headers): where the two differ, nothing is found to abort, and nothing wrong is cut.
+            String address = connection.channel().remoteAddress() instanceof InetSocketAddress inet
+                    ? inet.getAddress().getHostAddress() + ":" + inet.getPort()
+                    : String.valueOf(connection.channel().remoteAddress());
+            channels.put(address, connection.channel());
+            pipeline.addBefore(decoder.name(), null, new Incoming(address));
         }
         return true;
+    }
+
+    /**
+     * Ends the connection of the socket whose client is at {@code remoteAddress} (as
+     * {@link io.quarkus.websockets.next.HandshakeRequest#remoteAddress()} gives it) at once, whatever it has not
+     * written yet: for a client that does not read, whose close frame would wait behind what it does not read.
+     */
+    void abort(String remoteAddress) {
+        Channel channel = channels.get(remoteAddress);
+        if (channel != null) {
+            channel.close();
+        }
     }
 
     /** Counted bytes of messages arriving on this replica now (for tests). */
@@ -91,12 +123,36 @@ public class ArrivingMessages {
         return counted.get();
     }
 
-    private boolean count(long bytes) {
-        if (counted.addAndGet(bytes) > maxArrivingBytes) {
+    /**
+     * Counts {@code bytes} more for {@code socket}, closing the sockets whose unfinished messages began before its own,
+     * oldest first, as long as there is no room; false (nothing counted) when no such socket is left.
+     */
+    private boolean count(Incoming socket, long bytes) {
+        while (true) {
+            if (counted.addAndGet(bytes) <= maxArrivingBytes) {
+                return true;
+            }
             counted.addAndGet(-bytes);
-            return false;
+            Incoming oldest = oldestHolderBefore(socket);
+            if (oldest == null) {
+                return false;
+            }
+            oldest.evict();
         }
-        return true;
+    }
+
+    /** The socket whose unfinished message began first, if it began before {@code socket}'s (or now); null if none. */
+    private Incoming oldestHolderBefore(Incoming socket) {
+        long since = socket.holding() ? socket.holdingSince : System.nanoTime();
+        Incoming oldest = null;
+        for (Incoming holder : holders) {
+            if (holder != socket
+                    && holder.holdingSince - since < 0
+                    && (oldest == null || holder.holdingSince - oldest.holdingSince < 0)) {
+                oldest = holder;
+            }
+        }
+        return oldest;
     }
 
     private void uncount(long bytes) {
@@ -111,18 +167,34 @@ public class ArrivingMessages {
      */
     private final class Incoming extends ChannelInboundHandlerAdapter {
 
+        /** The client's address, this connection's key among {@link #channels}. */
+        private final String address;
+
         /** Bytes given to the decoder that have not yet come out of it as frames. */
         private long inDecoder;
         /** Payload bytes of the fragments of a message not yet ended, as Vert.x holds them. */
         private long fragments;
         /** The decoder's buffer, as its cumulator last returned it; the decoder keeps it while it is not empty. */
         private ByteBuf decoderBuffer;
-        /** What this socket holds, counted against the replica's bound. */
+        /**
+         * What this socket holds, counted against the replica's bound. Guarded by {@code this}: another socket's
+         * thread takes it back when it closes this socket to make room ({@link #evict}).
+         */
         private long countedHere;
+        /** When the message this socket holds part of began to arrive (System.nanoTime), while it is a holder. */
+        private volatile long holdingSince;
 
+        private ChannelHandlerContext context;
         private boolean websocket;
         private boolean refused;
+        /** Guarded by {@code this}: closed by another socket to make room; what it held is no longer counted. */
+        private boolean evicted;
+
         private ScheduledFuture<?> deadline;
+
+        Incoming(String address) {
+            this.address = address;
+        }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
@@ -130,7 +202,7 @@ public class ArrivingMessages {
                 ctx.fireChannelRead(msg);
                 return;
             }
-            if (refused) {
+            if (refused || evicted()) {
                 bytes.release();
                 return;
             }
@@ -155,8 +227,9 @@ public class ArrivingMessages {
             }
             if (!holding()) {
                 cancelDeadline();
+                holders.remove(this);
             } else if (!wasHolding) {
-                startDeadline(ctx);
+                startHolding(ctx);
             }
         }
 
@@ -172,6 +245,7 @@ public class ArrivingMessages {
             }
             frames.setCumulator(new Cumulation(this));
             ctx.pipeline().addAfter(decoder.name(), null, new Decoded(this, ctx));
+            context = ctx;
             websocket = true;
             return true;
         }
@@ -211,20 +285,33 @@ public class ArrivingMessages {
                         ? HELD_PER_ARRIVING_BYTE * inDecoder
                         : Math.max(inDecoder, decoderBuffer.capacity());
             }
-            long wanted = decoder + HELD_PER_ARRIVING_BYTE * fragments - countedHere;
-            if (wanted > 0 && !count(wanted)) {
-                refuse(
-                        ctx,
-                        SocketTransport.TRY_AGAIN_LATER,
-                        "The server holds too many messages still arriving (" + maxArrivingBytes
-                                + " bytes); try again later.");
+            long wanted;
+            synchronized (this) {
+                wanted = decoder + HELD_PER_ARRIVING_BYTE * fragments - countedHere;
+            }
+            if (wanted > 0 && !count(this, wanted)) {
+                refuse(ctx, SocketTransport.TRY_AGAIN_LATER, full());
                 return false;
             }
-            if (wanted < 0) {
-                uncount(-wanted);
+            synchronized (this) {
+                if (evicted) {
+                    // Closed to make room meanwhile: what it held was taken back then, and so is this.
+                    if (wanted > 0) {
+                        uncount(wanted);
+                    }
+                    return false;
+                }
+                if (wanted < 0) {
+                    uncount(-wanted);
+                }
+                countedHere += wanted;
             }
-            countedHere += wanted;
             return true;
+        }
+
+        private String full() {
+            return "The server holds too many messages still arriving (" + maxArrivingBytes
+                    + " bytes); try again later.";
         }
 
         /** A whole message came out of the decoders: the next one has the whole timeout again. */
@@ -232,8 +319,42 @@ public class ArrivingMessages {
             fragments = 0;
             cancelDeadline();
             if (holding()) {
-                startDeadline(ctx);
+                startHolding(ctx);
+            } else {
+                holders.remove(this);
             }
+        }
+
+        /** A message begins to arrive and is held: it may be closed to make room, the oldest first. */
+        private void startHolding(ChannelHandlerContext ctx) {
+            holdingSince = System.nanoTime();
+            holders.add(this);
+            startDeadline(ctx);
+        }
+
+        private synchronized boolean evicted() {
+            return evicted;
+        }
+
+        /**
+         * Closes this socket to make room for another's message (from that socket's thread): what it holds is no
+         * longer counted from now, and the close is written on its own event loop.
+         */
+        void evict() {
+            long held;
+            synchronized (this) {
+                if (evicted) {
+                    holders.remove(this);
+                    return;
+                }
+                evicted = true;
+                held = countedHere;
+                countedHere = 0;
+            }
+            holders.remove(this);
+            uncount(held);
+            ChannelHandlerContext ctx = context;
+            ctx.executor().execute(() -> refuse(ctx, SocketTransport.TRY_AGAIN_LATER, full()));
         }
 
         private void startDeadline(ChannelHandlerContext ctx) {
@@ -270,8 +391,11 @@ public class ArrivingMessages {
 
         private void forget() {
             cancelDeadline();
-            uncount(countedHere);
-            countedHere = 0;
+            holders.remove(this);
+            synchronized (this) {
+                uncount(countedHere);
+                countedHere = 0;
+            }
             inDecoder = 0;
             fragments = 0;
             decoderBuffer = null;
@@ -280,6 +404,7 @@ public class ArrivingMessages {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             forget();
+            channels.remove(address, ctx.channel());
             ctx.fireChannelInactive();
         }
 

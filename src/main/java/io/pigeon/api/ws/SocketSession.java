@@ -42,9 +42,9 @@ final class SocketSession {
     /** The token the socket authenticated with (OIDC mode); null before, and once it expired. */
     private Authentication authentication;
 
-    SocketSession(WebSocketConnection connection, int maxPendingNotificationBytes) {
+    SocketSession(WebSocketConnection connection, int maxPendingNotificationBytes, NotificationRoom room) {
         this.connection = connection;
-        this.inbox = new SocketInbox(connection, maxPendingNotificationBytes);
+        this.inbox = new SocketInbox(connection, maxPendingNotificationBytes, room);
     }
 
     WebSocketConnection connection() {
@@ -223,19 +223,76 @@ final class SocketSession {
     }
 
     /**
+     * The replica's room for notifications waiting to be written, shared with request frames and answers
+     * (pigeon.websocket.max-held-bytes): one post reaches every socket subscribed to its queue, so sockets that do not
+     * read could otherwise hold a post's bytes many times over, each within its own bound.
+     */
+    interface NotificationRoom {
+
+        /**
+         * Counts {@code bytes} of a notification for {@code inbox}; past the replica's bound, room is made by closing
+         * the sockets furthest behind in reading (whose oldest unwritten notification has waited longest) when they
+         * are further behind than {@code inbox}. False, with nothing counted, when {@code inbox} is the one furthest
+         * behind.
+         */
+        boolean hold(SocketInbox inbox, long bytes);
+
+        void release(long bytes);
+
+        /** Closes a socket that does not read what it is sent (its close frame would wait behind it: it is cut). */
+        void closeReader(WebSocketConnection connection, int code, String reason);
+    }
+
+    /**
      * Where a socket's notifications go: each is framed as Zaqar's bare notification and written at once; a client
-     * that does not read them closes its socket once {@code maxPendingBytes} of them wait to be written.
+     * that does not read them closes its socket once {@code maxPendingBytes} of them wait to be written, or once the
+     * replica's room is full and it is the socket furthest behind. They are counted as they lie on the heap
+     * ({@link SocketTransport#heldByText}).
      */
     static final class SocketInbox implements SocketSubscriptions.SocketInbox {
 
         private final WebSocketConnection connection;
         private final int maxPendingBytes;
+        private final NotificationRoom room;
         private final AtomicLong pendingBytes = new AtomicLong();
-        private volatile boolean binary;
+        /**
+         * When each notification waiting to be written was queued (System.nanoTime), oldest first, as they are
+         * written. Guarded by itself. How long the oldest has waited tells a socket that does not read from one that
+         * reads and was just sent a burst: both may have as many bytes waiting.
+         */
+        private final ArrayDeque<Long> queuedAt = new ArrayDeque<>();
 
-        SocketInbox(WebSocketConnection connection, int maxPendingBytes) {
+        private volatile boolean binary;
+        /** Closed to make room for other sockets' notifications: it takes no more. */
+        private volatile boolean closing;
+
+        SocketInbox(WebSocketConnection connection, int maxPendingBytes, NotificationRoom room) {
             this.connection = connection;
             this.maxPendingBytes = maxPendingBytes;
+            this.room = room;
+        }
+
+        /** Bytes of notifications waiting to be written to this socket. */
+        long pending() {
+            return pendingBytes.get();
+        }
+
+        /** When the oldest notification waiting to be written was queued; {@code now} when none waits. */
+        long waitingSince(long now) {
+            synchronized (queuedAt) {
+                Long oldest = queuedAt.peekFirst();
+                return oldest == null ? now : oldest;
+            }
+        }
+
+        boolean closing() {
+            return closing;
+        }
+
+        /** Closes the socket to make room: it reads too slowly for the notifications it is sent. */
+        void closeToMakeRoom(String reason) {
+            closing = true;
+            room.closeReader(connection, SocketTransport.TRY_AGAIN_LATER, reason);
         }
 
         void binary(boolean binary) {
@@ -249,7 +306,7 @@ final class SocketSession {
 
         @Override
         public void deliver(SocketSubscriptions.SocketNotification notification) {
-            if (!connection.isOpen()) {
+            if (closing || !connection.isOpen()) {
                 return;
             }
             // Zaqar's webhook document, key order included: ttl, body, Message_Type, queue_name.
@@ -260,33 +317,49 @@ final class SocketSession {
             frame.put("queue_name", notification.queueName());
             if (binary) {
                 byte[] bytes = FrameCodec.writeBinary(frame);
-                if (reserve(bytes.length)) {
-                    connection
-                            .sendBinary(bytes)
-                            .subscribe()
-                            .with(sent -> release(bytes.length), failed -> release(bytes.length));
+                int held = SocketTransport.HELD_PER_BINARY_BYTE * bytes.length;
+                if (reserve(held)) {
+                    connection.sendBinary(bytes).subscribe().with(sent -> release(held), failed -> release(held));
                 }
             } else {
                 String text = FrameCodec.writeText(frame);
-                int size = text.length();
-                if (reserve(size)) {
-                    connection.sendText(text).subscribe().with(sent -> release(size), failed -> release(size));
+                int held = SocketTransport.heldByText(text.length());
+                if (reserve(held)) {
+                    connection.sendText(text).subscribe().with(sent -> release(held), failed -> release(held));
                 }
             }
         }
 
-        /** Counts a frame about to be written; past the bound the reader is too slow and its socket is closed. */
+        /**
+         * Counts a frame about to be written, for this socket and the replica; past the socket's bound the reader is
+         * too slow and its socket is closed (1008), past the replica's when it is the one furthest behind (1013).
+         */
         private boolean reserve(int bytes) {
             if (pendingBytes.addAndGet(bytes) > maxPendingBytes) {
                 pendingBytes.addAndGet(-bytes);
-                SocketTransport.close(connection, SocketTransport.POLICY_VIOLATION, "Notifications are not read.");
+                room.closeReader(connection, SocketTransport.POLICY_VIOLATION, "Notifications are not read.");
+                return false;
+            }
+            synchronized (queuedAt) {
+                queuedAt.addLast(System.nanoTime());
+            }
+            if (!room.hold(this, bytes)) {
+                synchronized (queuedAt) {
+                    queuedAt.pollLast();
+                }
+                pendingBytes.addAndGet(-bytes);
+                closeToMakeRoom(SocketTransport.NOTIFICATIONS_NOT_READ);
                 return false;
             }
             return true;
         }
 
         private void release(int bytes) {
+            synchronized (queuedAt) {
+                queuedAt.pollFirst();
+            }
             pendingBytes.addAndGet(-bytes);
+            room.release(bytes);
         }
     }
 }

@@ -48,6 +48,7 @@ public class SocketTransport {
     private final SocketSubscriptions socketSubscriptions;
     private final PigeonConfig.Websocket limits;
     private final Vertx vertx;
+    private final ArrivingMessages arriving;
     private final long maxMessageBytes;
     /** Set once the replica starts shutting down: no socket is taken any more. */
     private volatile boolean stopping;
@@ -59,12 +60,14 @@ public class SocketTransport {
             SocketAuthentication authentication,
             SocketSubscriptions socketSubscriptions,
             PigeonConfig config,
-            Vertx vertx) {
+            Vertx vertx,
+            ArrivingMessages arriving) {
         this.actions = actions;
         this.authentication = authentication;
         this.socketSubscriptions = socketSubscriptions;
         this.limits = config.websocket();
         this.vertx = vertx;
+        this.arriving = arriving;
         this.maxMessageBytes = config.maxRequestBody();
     }
 
@@ -132,7 +135,8 @@ public class SocketTransport {
             close(connection, POLICY_VIOLATION, "Too many sockets on this server.");
             return;
         }
-        sessions.put(connection.id(), new SocketSession(connection, limits.maxPendingNotificationBytes()));
+        sessions.put(
+                connection.id(), new SocketSession(connection, limits.maxPendingNotificationBytes(), notificationRoom));
     }
 
     void text(WebSocketConnection connection, String frame) {
@@ -151,9 +155,9 @@ public class SocketTransport {
      */
     private static final int HELD_PER_CHARACTER = 3;
 
-    private static final int HELD_PER_BINARY_BYTE = 2;
+    static final int HELD_PER_BINARY_BYTE = 2;
 
-    private static int heldByText(int characters) {
+    static int heldByText(int characters) {
         return (int) Math.min(Integer.MAX_VALUE, (long) HELD_PER_CHARACTER * characters);
     }
 
@@ -258,6 +262,110 @@ public class SocketTransport {
 
     private void release(long bytes) {
         heldBytes.addAndGet(-bytes);
+    }
+
+    static final String NOTIFICATIONS_NOT_READ =
+            "Notifications are not read, and the server holds too many unread ones; try again later.";
+
+    /** A socket whose oldest unwritten notification has waited this long is behind: it may be closed for room. */
+    static final long BEHIND_AFTER_NANOS = Duration.ofSeconds(1).toNanos();
+
+    /**
+     * Notifications share the replica's bytes held with frames and answers. One post reaches every socket subscribed
+     * to its queue, so when the room is full it is made by closing sockets that do not read, never one that does:
+     * <ol>
+     *   <li>the sockets whose oldest unwritten notification has waited a second or more are closed (1013), oldest
+     *       first, until they held as much as the new one;
+     *   <li>when none has waited that long, the bytes are a burst sent to sockets that read: they are held, up to twice
+     *       the bound (not counting what sockets already closed for room still hold);
+     *   <li>past twice the bound the sockets that have waited longer than this one are closed, oldest first; when that
+     *       is not enough this socket is closed itself.
+     * </ol>
+     * A closed socket's bytes come back as its writes fail, moments later; until then the replica holds them beside
+     * what replaced them, which is why closing makes room past the bound.
+     */
+    private final SocketSession.NotificationRoom notificationRoom = new SocketSession.NotificationRoom() {
+
+        @Override
+        public boolean hold(SocketSession.SocketInbox inbox, long bytes) {
+            if (SocketTransport.this.hold(bytes)) {
+                return true;
+            }
+            long now = System.nanoTime();
+            if (closeBehind(inbox, bytes, now - BEHIND_AFTER_NANOS)
+                    || heldBytes.get() - leaving() + bytes <= 2 * limits.maxHeldBytes()
+                    || closeBehind(inbox, bytes, inbox.waitingSince(now))) {
+                heldBytes.addAndGet(bytes);
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        public void release(long bytes) {
+            SocketTransport.this.release(bytes);
+        }
+
+        @Override
+        public void closeReader(WebSocketConnection connection, int code, String reason) {
+            close(connection, code, reason);
+            String address = connection.handshakeRequest().remoteAddress();
+            // Not isOpen(): it is false from the moment the close is asked for, sent or not. A connection that ended
+            // meanwhile is no longer found.
+            vertx.setTimer(READER_CLOSE_GRACE_MILLIS, timer -> arriving.abort(address));
+        }
+    };
+
+    /**
+     * How long a socket closed for not reading has to take its close frame before its connection is cut: the frame
+     * waits behind everything it has not read, and until the connection ends the replica holds all of that.
+     */
+    static final long READER_CLOSE_GRACE_MILLIS = 1000;
+
+    /** Bytes of notifications held for sockets closed to make room: they come back as those sockets' writes fail. */
+    private long leaving() {
+        long leaving = 0;
+        for (SocketSession session : sessions.values()) {
+            if (session.inbox().closing()) {
+                leaving += session.inbox().pending();
+            }
+        }
+        return leaving;
+    }
+
+    /**
+     * Closes the sockets other than {@code inbox} whose oldest unwritten notification was queued before {@code before},
+     * oldest first, until they held {@code bytes}: true when they did.
+     */
+    private boolean closeBehind(SocketSession.SocketInbox inbox, long bytes, long before) {
+        long freed = 0;
+        while (freed < bytes) {
+            SocketSession.SocketInbox slowest = waitedLongest(inbox, before);
+            if (slowest == null) {
+                return false;
+            }
+            freed += slowest.pending();
+            slowest.closeToMakeRoom(NOTIFICATIONS_NOT_READ);
+        }
+        return true;
+    }
+
+    /** The open socket other than {@code inbox} whose oldest unwritten notification was queued first, before {@code before}. */
+    private SocketSession.SocketInbox waitedLongest(SocketSession.SocketInbox inbox, long before) {
+        SocketSession.SocketInbox slowest = null;
+        long since = before;
+        for (SocketSession session : sessions.values()) {
+            SocketSession.SocketInbox other = session.inbox();
+            if (other == inbox || other.closing() || other.pending() == 0) {
+                continue;
+            }
+            long waiting = other.waitingSince(since);
+            if (waiting - since < 0) {
+                slowest = other;
+                since = waiting;
+            }
+        }
+        return slowest;
     }
 
     private String replicaBusy() {

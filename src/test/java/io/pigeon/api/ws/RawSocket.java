@@ -35,8 +35,20 @@ final class RawSocket implements AutoCloseable {
 
     /** Opens a socket at {@code /} of the test server; fails unless the upgrade is answered 101. */
     static RawSocket open() {
+        return open(0);
+    }
+
+    /**
+     * Opens a socket whose receive buffer is {@code receiveBuffer} bytes (0: the system's, which grows): a client that
+     * stops reading fills a small one at once.
+     */
+    static RawSocket open(int receiveBuffer) {
         try {
-            Socket socket = new Socket("localhost", RestAssured.port);
+            Socket socket = new Socket();
+            if (receiveBuffer > 0) {
+                socket.setReceiveBufferSize(receiveBuffer);
+            }
+            socket.connect(new java.net.InetSocketAddress("localhost", RestAssured.port));
             socket.setSoTimeout(10_000);
             RawSocket raw = new RawSocket(socket);
             raw.out.write(("GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -91,6 +103,11 @@ final class RawSocket implements AutoCloseable {
             onWire[i] = (byte) (payload[i] ^ mask[(int) (masked++ % 4)]);
         }
         return write(onWire);
+    }
+
+    /** Sends an empty pong: the client is heard without reading. */
+    RawSocket pong() {
+        return header(10, true, 0);
     }
 
     /** Sends a whole text frame. */

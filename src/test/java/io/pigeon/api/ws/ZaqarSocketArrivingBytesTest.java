@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What messages that are still arriving may make a replica hold, before Quarkus hands any of them to Pigeon: past the
- * replica's bound (2,000,000 as counted here) the socket that asks for more is closed with 1013, and a socket that
- * does not finish a message within 3 s is closed with 1008; each close comes with its close frame.
+ * replica's bound (2,000,000 as counted here) the socket whose unfinished message began first is closed with 1013 to
+ * make room, and a socket that does not finish a message within 3 s is closed with 1008; each close comes with its
+ * close frame.
  */
 @QuarkusTest
 @TestProfile(ArrivingBytesProfile.class)
@@ -32,38 +33,51 @@ class ZaqarSocketArrivingBytesTest {
     ArrivingMessages arriving;
 
     @Test
-    void unfinishedFramesPastTheReplicasBoundCloseTheSocketThatAsksForMore() throws InterruptedException {
+    void unfinishedFramesPastTheReplicasBoundCloseTheOldestUnfinishedMessage() throws InterruptedException {
         List<RawSocket> held = new ArrayList<>();
         try {
             // Each declares a frame of 900,000 bytes and sends its 14 bytes of header and 300,000 of payload: counted
             // as the decoder's buffer holding them, at least the bytes and at most twice them.
             for (int s = 0; s < 3; s++) {
                 held.add(RawSocket.open().header(1, true, 900_000).payload(new byte[300_000]));
+                awaitCounted(s + 1);
             }
-            Eventually.await(
-                    "the arriving bytes counted to be between 3 × 300,014 and 3 × 600,028",
-                    Duration.ofSeconds(5),
-                    () -> arriving.counted() >= 3 * 300_014 && arriving.counted() <= 3 * 600_028);
-            long counted = settled();
+            // A fourth makes room by closing the socket whose message began first, not itself.
             try (RawSocket fourth = RawSocket.open()) {
                 fourth.header(1, true, 900_000).payload(new byte[300_000]);
-                RawSocket.Closed closed = fourth.readClose(Duration.ofSeconds(5));
+                RawSocket.Closed closed = held.get(0).readClose(Duration.ofSeconds(5));
                 assertEquals(1013, closed.code(), closed.reason());
                 assertTrue(closed.reason().contains("2000000"), closed.reason());
-            }
-            assertEquals(counted, arriving.counted());
-            // Meanwhile whole messages still pass, and count nothing once answered.
-            try (RawSocket small = RawSocket.open()) {
-                small.text("{\"action\": \"queue_list\", \"headers\": {\"Client-ID\": \""
-                        + "3381af92-2b9e-11e3-b191-71861300734c\", \"X-Project-ID\": \"" + project + "\"}}");
-                String answer = small.readText(Duration.ofSeconds(5));
-                assertNotNull(answer);
-                assertTrue(answer.contains("\"status\":200"), answer);
+                assertEquals(-2, fourth.readClose(Duration.ofMillis(500)).code(), "the fourth socket is left open");
+                // Meanwhile whole messages pass (closing the oldest holder if need be), and count nothing once
+                // answered.
+                try (RawSocket small = RawSocket.open()) {
+                    small.text("{\"action\": \"queue_list\", \"headers\": {\"Client-ID\": \""
+                            + "3381af92-2b9e-11e3-b191-71861300734c\", \"X-Project-ID\": \"" + project + "\"}}");
+                    String answer = small.readText(Duration.ofSeconds(5));
+                    assertNotNull(answer);
+                    assertTrue(answer.contains("\"status\":200"), answer);
+                }
+                // The socket whose message is now the oldest asks for more than there is room for: it goes itself,
+                // and the newer ones stay.
+                RawSocket oldest = held.get(1);
+                oldest.payload(new byte[600_000]);
+                RawSocket.Closed itself = oldest.readClose(Duration.ofSeconds(5));
+                assertEquals(1013, itself.code(), itself.reason());
+                assertEquals(-2, fourth.readClose(Duration.ofMillis(500)).code(), "the fourth socket is left open");
             }
         } finally {
             held.forEach(RawSocket::close);
         }
         Eventually.await("the arriving bytes counted to be 0", Duration.ofSeconds(5), () -> arriving.counted() == 0);
+    }
+
+    /** Waits until {@code sockets} sockets holding 300,014 bytes each are counted (once to twice over). */
+    private void awaitCounted(int sockets) {
+        Eventually.await(
+                "the arriving bytes counted to be between " + sockets + " × 300,014 and " + sockets + " × 600,028",
+                Duration.ofSeconds(5),
+                () -> arriving.counted() >= sockets * 300_014L && arriving.counted() <= sockets * 600_028L);
     }
 
     @Test

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,6 +27,9 @@ import org.junit.jupiter.api.Test;
 class ZaqarSocketByteBoundsTest {
 
     private final String project = Api.newProject();
+
+    @Inject
+    SocketTransport transport;
 
     @Test
     void framesBeyondTheSocketsBytesCloseItAfterTheTakenFramesAreAnswered() {
@@ -108,6 +112,77 @@ class ZaqarSocketByteBoundsTest {
         assertTrue(closeCodes.contains(1013), "close codes of the stalled sockets: " + closeCodes);
         try (SocketClient fresh = SocketClient.open()) {
             assertEquals(200, fresh.call(frame("queue_list", project, null)).status());
+        }
+    }
+    /**
+     * Sockets subscribed to a queue that read nothing: every post is pushed to each of them, so together they could
+     * hold a post's bytes many times over, each below its own bound (4 MiB here). Past the replica's 1 MB (as counted)
+     * the sockets furthest behind are closed with 1013, while a socket that reads gets every notification and stays.
+     */
+    @Test
+    void notificationsNobodyReadsAreBoundedOverTheReplicaAndReadersKeepTheirs() {
+        String subscribe = "{\"action\": \"subscription_create\", \"headers\": {\"Client-ID\": "
+                + "\"3381af92-2b9e-11e3-b191-71861300734c\", \"X-Project-ID\": \"" + project + "\"}, "
+                + "\"body\": {\"queue_name\": \"fan\"}}";
+        List<RawSocket> stalled = new ArrayList<>();
+        try (SocketClient reader = SocketClient.open()) {
+            reader.sendText(subscribe);
+            assertEquals(201, reader.next().status());
+            for (int s = 0; s < 4; s++) {
+                RawSocket socket = RawSocket.open(4096).text(subscribe);
+                assertTrue(socket.readText(Duration.ofSeconds(5)).contains("\"status\":201"));
+                stalled.add(socket);
+            }
+            int open = transport.openSockets();
+            // One message of 10,000 characters a post: each post is a burst of 5 notifications (about 150 kB as
+            // counted) over the sockets, well inside the room; the stalled sockets' shares pile up post after post.
+            // They see their close only once they read again: the replica's count of sockets tells. Then 50 posts
+            // more, the reader still reading.
+            String document = "{\"messages\": [{\"ttl\": 300, \"body\": \"" + "z".repeat(10_000) + "\"}]}";
+            int posted = 0;
+            int closedAt = -1;
+            while (closedAt < 0 || posted < closedAt + 50) {
+                // Heard (a pong each post), so that only the bound on bytes held can close them.
+                for (RawSocket socket : stalled) {
+                    try {
+                        socket.pong();
+                    } catch (java.io.UncheckedIOException cut) {
+                        // its connection was cut
+                    }
+                }
+                Api.as(project)
+                        .contentType("application/json")
+                        .body(document)
+                        .post("/v2/queues/fan/messages")
+                        .then()
+                        .statusCode(201);
+                posted++;
+                SocketClient.Received pushed = reader.poll(Duration.ofSeconds(20));
+                assertTrue(
+                        pushed != null,
+                        "notification " + posted + " did not come; the reader's close: "
+                                + reader.closeCodeWithin(Duration.ofMillis(1)));
+                assertEquals(
+                        "Notification", pushed.document().path("Message_Type").asText());
+                if (closedAt < 0 && transport.openSockets() < open) {
+                    closedAt = posted;
+                }
+                assertTrue(posted < 1000, "no stalled socket was closed; held " + transport.heldBytes());
+            }
+            // The close frame waits behind all that a closed socket does not read, so its connection is cut: the
+            // client sees the connection end (or, had it read, 1013). The replica holds at most twice its room.
+            assertTrue(transport.heldBytes() <= 2_000_000, "held " + transport.heldBytes());
+            List<Integer> closeCodes = new ArrayList<>();
+            for (RawSocket socket : stalled) {
+                closeCodes.add(socket.readClose(Duration.ofSeconds(5)).code());
+            }
+            assertTrue(
+                    closeCodes.stream().anyMatch(code -> code == 1013 || code == -1),
+                    "close codes of the stalled sockets: " + closeCodes);
+            assertEquals(null, reader.closeCodeWithin(Duration.ofMillis(200)), "the reader was closed");
+            assertEquals(200, reader.call(frame("queue_list", project, null)).status());
+        } finally {
+            stalled.forEach(RawSocket::close);
         }
     }
 }

@@ -33,13 +33,18 @@ class ZaqarSocketLimitsTest {
         try (SocketClient stalled = SocketClient.stalled()) {
             stalled.call(frame("subscription_create", project, body().put("queue_name", "slow")));
             // Posted over HTTP and pushed to a socket that reads nothing, until the kernel's socket buffers are full
-            // and
-            // more than the 64 KiB this profile lets wait for one socket are queued in the replica. The client stays
-            // heard (a pong each round), so only the slow-reader bound can close it.
+            // and more than the 64 KiB this profile lets wait for one socket are queued in the replica. The client
+            // stays heard (a pong each round), so only the slow-reader bound can close it: with 1008, and as that
+            // close frame waits behind what the client does not read, its connection is cut a second later.
             String message = "{\"ttl\": 300, \"body\": \"" + "x".repeat(10_000) + "\"}";
             String document = "{\"messages\": [" + String.join(", ", Collections.nCopies(20, message)) + "]}";
-            for (int round = 0; round < 400 && !stalled.closedByServer(); round++) {
-                stalled.pong();
+            boolean cut = false;
+            for (int round = 0; round < 400 && !stalled.closedByServer() && !cut; round++) {
+                try {
+                    stalled.pong();
+                } catch (CompletionException closedOutput) {
+                    cut = true;
+                }
                 Api.as(project)
                         .contentType("application/json")
                         .body(document)
@@ -47,9 +52,11 @@ class ZaqarSocketLimitsTest {
                         .then()
                         .statusCode(201);
             }
-            // Reading again, the client finds the notifications that were written, then the close.
+            // Reading again, the client finds the notifications that were written, then the close or the cut.
             stalled.resume();
-            assertEquals(1008, stalled.closeCode());
+            int code = stalled.closeCode();
+            assertTrue(code == 1008 || code == -1, "closed with " + code);
+            assertTrue(cut || code == 1008, "neither closed nor cut");
         }
     }
 

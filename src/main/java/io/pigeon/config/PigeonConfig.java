@@ -498,7 +498,8 @@ public interface PigeonConfig {
 
     /**
      * Pigeon as a KEDA external scaler (the gRPC server, {@code quarkus.grpc.server.port}): how many
-     * {@code StreamIsActive} streams may be open, and how often an open stream reads its queue again.
+     * {@code StreamIsActive} streams may be open, how often an open stream reads its queue again, and how many connections
+     * the port holds and for how long without a call.
      */
     Scaler scaler();
 
@@ -525,6 +526,20 @@ public interface PigeonConfig {
          */
         @WithDefault("5m")
         Duration idleTimeout();
+
+        /**
+         * Connections open at once on the gRPC port of this replica; one more is closed as soon as it is accepted.
+         * KEDA's operator keeps one connection (its metrics server another).
+         */
+        @WithDefault("8")
+        int maxConnections();
+
+        /**
+         * A connection that has not opened its first call this long after it was accepted (whether or not it completed
+         * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long.
+         */
+        @WithDefault("10s")
+        Duration firstCallTimeout();
     }
 
     /** The delivery engine of the delayed-dispatch queue (/v3/queue) and of v2 subscriptions. */

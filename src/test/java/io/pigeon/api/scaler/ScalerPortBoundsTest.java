@@ -1,0 +1,123 @@
+package io.pigeon.api.scaler;
+
+import static io.pigeon.api.scaler.ScalerClient.trigger;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.pigeon.api.scaler.RawHttp2.Frame;
+import io.pigeon.api.scaler.externalscaler.ScaledObjectRef;
+import io.pigeon.quota.SmallQuotasProfile;
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Eventually;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a client can make the gRPC port hold (SmallQuotasProfile): 6 connections (pigeon.scaler.max-connections), one
+ * more closed at once while KEDA's open connection goes on working; a connection that opens no call, with or without
+ * its HTTP/2 handshake, closed after 3 s (pigeon.scaler.first-call-timeout).
+ */
+@QuarkusTest
+@TestProfile(SmallQuotasProfile.class)
+class ScalerPortBoundsTest {
+
+    private static final int MAX_CONNECTIONS = 6;
+    private static final int MAX_CALLS = 3;
+
+    @Inject
+    ScalerConnections connections;
+
+    private final ScaledObjectRef trigger = trigger("project", Api.newProject(), "queue", "bounded");
+
+    /** Reads until the server closes the socket; the bytes it had sent (a connection held first gets its SETTINGS). */
+    private static int bytesUntilClosed(Socket socket) throws IOException {
+        socket.setSoTimeout(30_000);
+        InputStream in = socket.getInputStream();
+        int total = 0;
+        try {
+            for (int read = in.read(new byte[4096]); read >= 0; read = in.read(new byte[4096])) {
+                total += read;
+            }
+        } catch (SocketTimeoutException open) {
+            throw new AssertionError("the server did not close the connection", open);
+        } catch (IOException reset) {
+            // Closed with a reset rather than a FIN: closed all the same.
+        }
+        return total;
+    }
+
+    @Test
+    void connectionsPastTheBoundAreClosedAtOnceAndSilentOnesAfterTheFirstCallTimeout() throws Exception {
+        int port = ScalerClient.testedPort();
+        try (ScalerClient keda = ScalerClient.ofTestedPigeon()) {
+            assertFalse(keda.isActive(trigger));
+            Eventually.await(
+                    "only the scaler client's connection is open",
+                    Duration.ofSeconds(10),
+                    () -> connections.open() == 1);
+
+            List<Socket> silent = new ArrayList<>();
+            try {
+                for (int i = 0; i < MAX_CONNECTIONS + 2; i++) {
+                    silent.add(new Socket("localhost", port));
+                }
+                Eventually.await(
+                        "the bound is reached", Duration.ofSeconds(10), () -> connections.open() == MAX_CONNECTIONS);
+                // KEDA's connection, open before, still answers while the port is full.
+                assertFalse(keda.isActive(trigger));
+
+                int refused = 0;
+                int heldThenClosed = 0;
+                for (Socket socket : silent) {
+                    if (bytesUntilClosed(socket) == 0) {
+                        refused++;
+                    } else {
+                        heldThenClosed++;
+                    }
+                }
+                assertEquals(3, refused, "connections past the bound are closed before the server sends anything");
+                assertEquals(
+                        MAX_CONNECTIONS - 1,
+                        heldThenClosed,
+                        "connections within the bound get the server's settings, then are closed for sending no call");
+            } finally {
+                for (Socket socket : silent) {
+                    socket.close();
+                }
+            }
+
+            // A connection that completes its handshake and then opens no call is closed too.
+            try (RawHttp2 handshaken = new RawHttp2("localhost", port)) {
+                handshaken.handshake();
+                Frame last;
+                try {
+                    do {
+                        last = handshaken.next();
+                    } while (last.type() != RawHttp2.GOAWAY);
+                    // After a GOAWAY the server closes the socket.
+                    for (; ; ) {
+                        handshaken.next();
+                    }
+                } catch (EOFException closed) {
+                    // closed by the server: what the test waits for
+                }
+            }
+
+            Eventually.await("the silent connections are gone", Duration.ofSeconds(10), () -> connections.open() == 1);
+            try (ScalerClient later = ScalerClient.ofTestedPigeon()) {
+                assertFalse(later.isActive(trigger));
+            }
+            assertFalse(keda.isActive(trigger));
+        }
+    }
+}

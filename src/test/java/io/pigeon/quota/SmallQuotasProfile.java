@@ -9,9 +9,9 @@ import java.util.Map;
  * low too; idle connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each
  * of its connections open until the server closes it: the tests here make far fewer requests within 5 s). The
  * per-queue metrics serve 3 queues per answer and count 2 queues per replica between flushes (QueueMetricsBoundsTest;
- * the other classes of this profile read no per-queue series). The gRPC port holds 6 connections and closes one
- * without a call after 3 s (ScalerPortBoundsTest; ScalerStreamBoundsTest opens one connection per stream, at most 5 at
- * once, and calls at once).
+ * the other classes of this profile read no per-queue series). The gRPC port holds 6 connections of 3 calls each,
+ * closes a connection without a call after 3 s and ends a call whose request is not whole after 3 s
+ * (ScalerPortBoundsTest; ScalerStreamBoundsTest opens one connection per stream, at most 5 at once, and calls at once).
  */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
@@ -34,6 +34,8 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.scaler.max-streams-per-project", "2"),
                 Map.entry("pigeon.scaler.max-connections", "6"),
                 Map.entry("pigeon.scaler.first-call-timeout", "3s"),
+                Map.entry("pigeon.scaler.max-calls-per-connection", "3"),
+                Map.entry("pigeon.scaler.request-timeout", "3s"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),
                 Map.entry("quarkus.http.limits.max-connections", "200"),
                 Map.entry("pigeon.queue-metrics.max-series", "36"),

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -118,12 +119,34 @@ public class ScalerConnections {
                 public void onStreamAdded(Http2Stream stream) {
                     firstCall.cancel(false);
                 }
+
+                @Override
+                public void onStreamHalfClosed(Http2Stream stream) {
+                    if (stream.state() == Http2Stream.State.HALF_CLOSED_LOCAL) {
+                        channel.eventLoop().execute(() -> resetAnswered(channel, stream));
+                    }
+                }
             });
             ctx.channel().closeFuture().addListener(closed -> {
                 firstCall.cancel(false);
                 open.decrementAndGet();
             });
             ctx.pipeline().replace(this, null, negotiation);
+        }
+
+        /**
+         * Resets a stream the server has answered (its status sent) while the client's side is still open, as the gRPC
+         * protocol asks of a server: a call ended for {@code pigeon.scaler.request-timeout} then frees its place among
+         * the connection's {@code pigeon.scaler.max-calls-per-connection} even if the client never ends its side. A
+         * well-behaved client has already ended its side of every call the server answers (KEDA's calls send one
+         * message and end).
+         */
+        private void resetAnswered(Channel channel, Http2Stream stream) {
+            ChannelHandlerContext grpc = channel.pipeline().context(grpcHandler);
+            if (grpc != null && stream.state() == Http2Stream.State.HALF_CLOSED_LOCAL) {
+                grpcHandler.resetStream(grpc, stream.id(), Http2Error.NO_ERROR.code(), grpc.newPromise());
+                grpc.flush();
+            }
         }
     }
 }

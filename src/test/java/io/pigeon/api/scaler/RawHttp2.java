@@ -133,7 +133,10 @@ final class RawHttp2 implements AutoCloseable {
         frame(DATA, endStream ? END_STREAM : 0, stream, bytes);
     }
 
-    /** The next frame from the server; an {@link java.io.EOFException} when it closed the connection. */
+    /**
+     * The next frame from the server; an {@link java.io.EOFException} when it closed the connection. A PING is answered
+     * as a client does (grpc-java's server closes a connection after a GOAWAY and a PING, or 10 s without its answer).
+     */
     Frame next() throws IOException {
         int length = in.readUnsignedByte() << 16 | in.readUnsignedShort();
         int type = in.readUnsignedByte();
@@ -148,6 +151,9 @@ final class RawHttp2 implements AutoCloseable {
             } catch (Http2Exception e) {
                 throw new IOException(e);
             }
+        }
+        if (type == PING && (flags & ACK) == 0) {
+            frame(PING, ACK, 0, payload);
         }
         return new Frame(type, flags, stream, payload, headers);
     }

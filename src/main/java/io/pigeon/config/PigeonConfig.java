@@ -498,7 +498,9 @@ public interface PigeonConfig {
 
     /**
      * Pigeon as a KEDA external scaler (the gRPC server, {@code quarkus.grpc.server.port}): how many
-     * {@code StreamIsActive} streams may be open, and how often an open stream reads its queue again.
+     * {@code StreamIsActive} streams may be open, how often an open stream reads its queue again, and what a client can
+     * make the port hold (connections, calls per connection, unread bytes, time to the first call and to a whole
+     * request).
      */
     Scaler scaler();
 
@@ -525,6 +527,42 @@ public interface PigeonConfig {
          */
         @WithDefault("5m")
         Duration idleTimeout();
+
+        /**
+         * Connections open at once on the gRPC port of this replica; one more is closed as soon as it is accepted.
+         * KEDA's operator keeps one connection (its metrics server another).
+         */
+        @WithDefault("8")
+        int maxConnections();
+
+        /**
+         * A connection that has not opened its first call this long after it was accepted (whether or not it completed
+         * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long.
+         */
+        @WithDefault("10s")
+        Duration firstCallTimeout();
+
+        /**
+         * Calls in flight at once on one connection (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS): a client opening one
+         * more is refused with REFUSED_STREAM (a gRPC client waits for a free place). Each external-push ScaledObject
+         * holds one stream on KEDA's connection, and its polls need room beside them.
+         */
+        @WithDefault("128")
+        int maxCallsPerConnection();
+
+        /**
+         * Bytes a connection, and each of its calls, may send before the server has read them (HTTP/2's flow-control
+         * window), instead of grpc-java's 1 MiB.
+         */
+        @WithDefault("65536")
+        int flowControlWindow();
+
+        /**
+         * A call whose request (one message and the end of the client's side) has not arrived this long after the
+         * call opened is ended DEADLINE_EXCEEDED, and the part of the message it held is freed.
+         */
+        @WithDefault("10s")
+        Duration requestTimeout();
     }
 
     /** The delivery engine of the delayed-dispatch queue (/v3/queue) and of v2 subscriptions. */

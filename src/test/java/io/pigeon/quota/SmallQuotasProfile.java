@@ -4,12 +4,14 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
 /**
- * Quotas, rates, connection limits and scaler streams small enough to reach in a test; the usage check runs when the test asks. Its
- * tests call receivers on 127.0.0.1 only a few times a second, so the call rate per target address is low too; idle
- * connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each of its
- * connections open until the server closes it: the tests here make far fewer requests within 5 s). The per-queue
- * metrics serve 3 queues per answer and count 2 queues per replica between flushes (QueueMetricsBoundsTest; the other
- * classes of this profile read no per-queue series).
+ * Quotas, rates, connection limits and scaler streams small enough to reach in a test; the usage check runs when the
+ * test asks. Its tests call receivers on 127.0.0.1 only a few times a second, so the call rate per target address is
+ * low too; idle connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each
+ * of its connections open until the server closes it: the tests here make far fewer requests within 5 s). The
+ * per-queue metrics serve 3 queues per answer and count 2 queues per replica between flushes (QueueMetricsBoundsTest;
+ * the other classes of this profile read no per-queue series). The gRPC port holds 6 connections of 3 calls each,
+ * closes a connection without a call after 3 s and ends a call whose request is not whole after 3 s
+ * (ScalerPortBoundsTest; ScalerStreamBoundsTest opens one connection per stream, at most 5 at once, and calls at once).
  */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
@@ -30,6 +32,10 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.dispatch.max-calls-per-host-per-second", "5"),
                 Map.entry("pigeon.scaler.max-streams", "3"),
                 Map.entry("pigeon.scaler.max-streams-per-project", "2"),
+                Map.entry("pigeon.scaler.max-connections", "6"),
+                Map.entry("pigeon.scaler.first-call-timeout", "3s"),
+                Map.entry("pigeon.scaler.max-calls-per-connection", "3"),
+                Map.entry("pigeon.scaler.request-timeout", "3s"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),
                 Map.entry("quarkus.http.limits.max-connections", "200"),
                 Map.entry("pigeon.queue-metrics.max-series", "36"),

@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
  *   <li>{@code queue} (required): the queue's name;
  *   <li>{@code metric}: {@code free} (default) or {@code total}, see {@link DepthMetric};
  *   <li>{@code targetValue}: messages per replica (default {@value #DEFAULT_TARGET}), above 0, at most
- *       {@value #MAX_VALUE};
- *   <li>{@code activationTargetValue}: the queue is active above this many (default 0), at most {@value #MAX_VALUE};
+ *       {@value #MAX_VALUE}, with at most {@value #MAX_DECIMAL_PLACES} decimal places;
+ *   <li>{@code activationTargetValue}: the queue is active above this many (default 0), at most {@value #MAX_VALUE},
+ *       with as many decimal places;
  *   <li>{@code bearerTokenFromEnv} or {@code bearerToken}: in OIDC mode, the token that grants the project.
  * </ul>
  *
@@ -42,8 +43,11 @@ record ScalerTrigger(
     /** Longer than any token an OIDC provider issues, and than any HTTP edge would take in a header. */
     static final int MAX_TOKEN_LENGTH = 16384;
 
+    /** Decimal places a target or activation value may have: a billionth, far below what any queue is scaled on. */
+    static final int MAX_DECIMAL_PLACES = 9;
+
     /** Digits, with an optional fraction: no sign, exponent, hexadecimal, type suffix, NaN or infinity. */
-    private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,10}(\\.[0-9]{1,9})?");
+    private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,10}(\\.[0-9]{1," + MAX_DECIMAL_PLACES + "})?");
 
     /** Reads the trigger's metadata; refuses, naming the key, what is missing or malformed. */
     static ScalerTrigger read(Map<String, String> metadata) {
@@ -97,7 +101,8 @@ record ScalerTrigger(
         if (!DECIMAL.matcher(value).matches()) {
             throw invalid(
                     key,
-                    "must be a number written in digits, with an optional decimal part, from 0 to " + MAX_VALUE + ".");
+                    "must be a number written in digits, with an optional decimal part of at most " + MAX_DECIMAL_PLACES
+                            + " digits, from 0 to " + MAX_VALUE + ".");
         }
         double number = Double.parseDouble(value);
         if (number > MAX_VALUE) {

@@ -72,6 +72,25 @@ class ExternalScalerTest {
     }
 
     @Test
+    void aValueMayHaveNineDecimalPlacesAndTheRefusalOfMoreSaysSo() throws Exception {
+        try (ScalerClient scaler = ScalerClient.ofTestedPigeon()) {
+            MetricSpec billionth = scaler.spec(
+                            trigger("project", project, "queue", "jobs", "targetValue", "0.000000001"))
+                    .getMetricSpecs(0);
+            assertEquals(0.000000001, billionth.getTargetSizeFloat());
+
+            StatusRuntimeException failure = assertThrows(
+                    StatusRuntimeException.class,
+                    () -> scaler.spec(trigger("project", project, "queue", "jobs", "targetValue", "0.0000000001")));
+            assertEquals(Status.Code.INVALID_ARGUMENT, failure.getStatus().getCode());
+            assertThat(
+                    failure.getStatus().getDescription(),
+                    containsString("scalerMetadata.targetValue must be a number written in digits, with an optional"
+                            + " decimal part of at most 9 digits"));
+        }
+    }
+
+    @Test
     void theMetricAndTheActivityFollowTheQueueAsItFillsAndDrains() throws Exception {
         ScaledObjectRef free = trigger("project", project, "queue", "work", "scalerAddress", "pigeon:9010");
         ScaledObjectRef total = trigger("project", project, "queue", "work", "metric", "total");
@@ -147,6 +166,7 @@ class ExternalScalerTest {
                 new Refused("targetValue", "project", project, "queue", "jobs", "targetValue", "1000000001"),
                 new Refused("targetValue", "project", project, "queue", "jobs", "targetValue", "9".repeat(400)),
                 new Refused("targetValue", "project", project, "queue", "jobs", "targetValue", ""),
+                new Refused("targetValue", "project", project, "queue", "jobs", "targetValue", "0.0000000001"),
                 new Refused(
                         "activationTargetValue", "project", project, "queue", "jobs", "activationTargetValue", "-0.5"),
                 new Refused(

@@ -35,8 +35,13 @@ final class ScalerClient implements AutoCloseable {
 
     /** A client of the Pigeon this test runs (its gRPC server's port, chosen at start). */
     static ScalerClient ofTestedPigeon() {
+        return new ScalerClient("localhost", testedPort());
+    }
+
+    /** The gRPC port of the Pigeon this test runs. */
+    static int testedPort() {
         ValueRegistry registry = Arc.container().instance(ValueRegistry.class).get();
-        return new ScalerClient("localhost", registry.get(GrpcServer.GRPC_PORT));
+        return registry.get(GrpcServer.GRPC_PORT);
     }
 
     /** A v2 post of {@code count} messages (bodies 0, 1, ...), for the tests that fill a queue a trigger reads. */

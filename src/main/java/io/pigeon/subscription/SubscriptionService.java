@@ -32,6 +32,9 @@ public class SubscriptionService {
     /** Zaqar's smallest subscription TTL, in seconds. */
     public static final int MIN_SUBSCRIPTION_TTL = 60;
 
+    /** Options written into a mail's header (Zaqar's mail task reads these). */
+    private static final List<String> MAIL_HEADER_OPTIONS = List.of("from", "subject");
+
     private static final Pattern MAILTO = Pattern.compile("(?i)mailto:[^\\s@]+@[^\\s@]+");
     /**
      * A template may repeat the notification only this often: each copy is up to a message's size, and the
@@ -291,6 +294,15 @@ public class SubscriptionService {
                     throw Rejection.invalidRequest("options.post_headers: " + refusal + ".");
                 }
             });
+        }
+        // A mail's sender and subject go into its header: a line break there would start another header. Such a
+        // value was taken and then replaced by the configured sender when mailed; now it is refused when given.
+        for (String header : MAIL_HEADER_OPTIONS) {
+            JsonNode text = value.get(header);
+            if (text != null && text.isTextual() && text.asText().codePoints().anyMatch(Character::isISOControl)) {
+                throw Rejection.invalidRequest("options." + header + " may not contain control characters (line "
+                        + "breaks included): it is written into a mail's header.");
+            }
         }
         JsonNode postData = value.get("post_data");
         if (postData != null) {

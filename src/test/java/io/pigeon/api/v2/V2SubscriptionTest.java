@@ -368,6 +368,21 @@ class V2SubscriptionTest {
     }
 
     @Test
+    void aMailSenderOrSubjectWithALineBreakIsRefusedAndNothingStored() {
+        for (String options : List.of(
+                "{\"from\": \"x@example.com\\r\\nBcc: evil@example.com\"}",
+                "{\"from\": \"evil@example.com>\\nRCPT TO:<x@y\"}",
+                "{\"subject\": \"hello\\r\\nBcc: evil@example.com\"}")) {
+            subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\", \"options\": " + options + "}")
+                    .statusCode(400)
+                    .body("description", containsString("control characters"));
+        }
+        subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\", \"options\": {\"from\": \"a@example.com\"}}")
+                .statusCode(201);
+        assertEquals(1, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+    }
+
+    @Test
     void expiredSubscriptionsAreNeitherShownNorDelivered() {
         String path = "/sub/" + UUID.randomUUID();
         String id = subscribeWebhook("brief", path, "");

@@ -115,6 +115,15 @@ LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
 WHERE q.project = $1 AND q.name = $2
 ORDER BY m.id;
 
+-- name: ClaimStore.LIVE
+SELECT c.id, c.ttl, c.grace, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, ceil(extract(epoch FROM c.expires_at - now()))::bigint AS remaining,
+       cardinality(c.message_ids) AS messages
+FROM queues q
+JOIN claims c ON c.queue_id = q.id AND c.expires_at > now()
+WHERE q.project = $1 AND q.name = $2
+ORDER BY c.created_at, c.id
+LIMIT $3;
+
 -- name: ClaimStore.RELEASE
 WITH c AS (
     UPDATE claims c SET expires_at = now()
@@ -1197,6 +1206,48 @@ added AS (
         notifications_delivered = c.notifications_delivered + EXCLUDED.notifications_delivered,
         notifications_failed = c.notifications_failed + EXCLUDED.notifications_failed)
 SELECT n FROM by_queue;
+
+-- name: QueueMetricsStore.OVERVIEW_BY_COUNT
+WITH sources AS MATERIALIZED (
+    SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+    FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
+          FROM queues
+          WHERE project = $1 AND name < $2 AND metadata::text LIKE '%_dead_letter_queue%') d
+    WHERE d.dead_letter_queue IS NOT NULL
+    GROUP BY d.dead_letter_queue)
+SELECT q.name, s.ready, s.claimed, s.delayed, coalesce(s.estimated, false) AS estimated,
+       extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+       src.names AS dead_letter_sources, src.how_many AS dead_letter_source_count,
+       q.metadata ->> '_dead_letter_queue' AS dead_letter_queue
+FROM queues q
+CROSS JOIN queue_sample_runs r
+LEFT JOIN queue_samples s ON s.queue_id = q.id
+LEFT JOIN sources src ON src.dead_letter_queue = q.name
+WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
+ORDER BY CASE $6::text WHEN 'ready' THEN s.ready WHEN 'claimed' THEN s.claimed WHEN 'delayed' THEN s.delayed
+              WHEN 'age' THEN extract(epoch FROM r.sampled_at - s.oldest_ready_at)::bigint END
+         DESC NULLS LAST, q.name
+LIMIT $4 OFFSET $5;
+
+-- name: QueueMetricsStore.OVERVIEW_BY_NAME
+WITH sources AS MATERIALIZED (
+    SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+    FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
+          FROM queues
+          WHERE project = $1 AND name < $2 AND metadata::text LIKE '%_dead_letter_queue%') d
+    WHERE d.dead_letter_queue IS NOT NULL
+    GROUP BY d.dead_letter_queue)
+SELECT q.name, s.ready, s.claimed, s.delayed, coalesce(s.estimated, false) AS estimated,
+       extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+       src.names AS dead_letter_sources, src.how_many AS dead_letter_source_count,
+       q.metadata ->> '_dead_letter_queue' AS dead_letter_queue
+FROM queues q
+CROSS JOIN queue_sample_runs r
+LEFT JOIN queue_samples s ON s.queue_id = q.id
+LEFT JOIN sources src ON src.dead_letter_queue = q.name
+WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
+ORDER BY q.name
+LIMIT $4 OFFSET $5;
 
 -- name: QueueMetricsStore.READ_EVERY_PROJECT
 SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,

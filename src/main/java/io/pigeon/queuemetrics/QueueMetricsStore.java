@@ -137,6 +137,95 @@ public class QueueMetricsStore {
     static final String READ_EVERY_PROJECT = READ.formatted("cardinality($1::text[]) = 0");
     static final String READ_PROJECTS = READ.formatted("q.project = ANY($1::text[])");
 
+    // One page of a project's queues for the console, each with its last sample and, when other queues of the project
+    // name it as their dead-letter queue, those sources. $1 project, $2 the first stored name past the queues (topics
+    // are left out), $3 a part of the name (empty: any), $4 the page size, $5 how many to skip, $6 the sort (below).
+    // The sources are read once per page: the project's queues whose metadata names a dead-letter queue, found through
+    // the (project, name) index and a text test before the JSON is read.
+    private static final String OVERVIEW =
+            """
+            WITH sources AS MATERIALIZED (
+                SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+                FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
+                      FROM queues
+                      WHERE project = $1 AND name < $2 AND metadata::text LIKE '%%_dead_letter_queue%%') d
+                WHERE d.dead_letter_queue IS NOT NULL
+                GROUP BY d.dead_letter_queue)
+            SELECT q.name, s.ready, s.claimed, s.delayed, coalesce(s.estimated, false) AS estimated,
+                   extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+                   src.names AS dead_letter_sources, src.how_many AS dead_letter_source_count,
+                   q.metadata ->> '_dead_letter_queue' AS dead_letter_queue
+            FROM queues q
+            CROSS JOIN queue_sample_runs r
+            LEFT JOIN queue_samples s ON s.queue_id = q.id
+            LEFT JOIN sources src ON src.dead_letter_queue = q.name
+            WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
+            ORDER BY %s
+            LIMIT $4 OFFSET $5""";
+
+    // In name order, the (project, name) index gives the page without sorting the project's queues (no $6).
+    static final String OVERVIEW_BY_NAME = OVERVIEW.formatted("q.name");
+
+    // By a count, largest first (a queue never sampled last), then by name: the project's queues are sorted whole,
+    // which
+    // for 10,000 queues is one in-memory sort of narrow rows.
+    static final String OVERVIEW_BY_COUNT = OVERVIEW.formatted(
+            """
+            CASE $6::text WHEN 'ready' THEN s.ready WHEN 'claimed' THEN s.claimed WHEN 'delayed' THEN s.delayed
+                          WHEN 'age' THEN extract(epoch FROM r.sampled_at - s.oldest_ready_at)::bigint END
+                     DESC NULLS LAST, q.name""");
+
+    /** What a page of the console's queue table asks for: the statement's parameters, in their order. */
+    public record OverviewQuery(String project, String nameContains, int limit, int offset, String sort) {
+        Tuple parameters() {
+            return byName()
+                    ? Tuple.from(List.of(project, QueueName.TOPIC_PREFIX, nameContains, limit, offset))
+                    : Tuple.from(List.of(project, QueueName.TOPIC_PREFIX, nameContains, limit, offset, sort));
+        }
+
+        boolean byName() {
+            return "name".equals(sort);
+        }
+    }
+
+    /**
+     * One queue of the console's table: its last sample (null counts: never sampled yet), the age of its oldest ready
+     * message when sampled (null: none ready), the dead-letter queue it names, and the queues that name it as theirs.
+     */
+    public record OverviewRow(
+            String name,
+            Long ready,
+            Long claimed,
+            Long delayed,
+            boolean estimated,
+            Double oldestReadyAgeSeconds,
+            String deadLetterQueue,
+            String deadLetterSources,
+            long deadLetterSourceCount) {}
+
+    /** One page of a project's queues on {@code db}, as the query asks. */
+    public Uni<List<OverviewRow>> overview(SqlClient db, OverviewQuery query) {
+        return db.preparedQuery(query.byName() ? OVERVIEW_BY_NAME : OVERVIEW_BY_COUNT)
+                .execute(query.parameters())
+                .map(rows -> {
+                    List<OverviewRow> page = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        Long sources = row.getLong("dead_letter_source_count");
+                        page.add(new OverviewRow(
+                                row.getString("name"),
+                                row.getLong("ready"),
+                                row.getLong("claimed"),
+                                row.getLong("delayed"),
+                                row.getBoolean("estimated"),
+                                age(row.getDouble("oldest_ready_age")),
+                                row.getString("dead_letter_queue"),
+                                row.getString("dead_letter_sources"),
+                                sources == null ? 0 : sources));
+                    }
+                    return page;
+                });
+    }
+
     /** What one sample statement did on one database. */
     public record Sampled(boolean held, boolean sampled, long queues, long changed) {}
 
@@ -250,6 +339,10 @@ public class QueueMetricsStore {
                     }
                     return read;
                 });
+    }
+
+    private static Double age(Double seconds) {
+        return seconds == null ? null : Math.max(0, seconds);
     }
 
     private static long orZero(Long value) {

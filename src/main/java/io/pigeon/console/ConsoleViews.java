@@ -130,11 +130,11 @@ public final class ConsoleViews {
             return s + " s";
         }
         if (s < 3600) {
-            return s / 60 + " min " + s % 60 + " s";
+            return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
         }
         if (s < 86_400) {
-            return s / 3600 + " h " + s % 3600 / 60 + " min";
+            return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
         }
-        return s / 86_400 + " d " + s % 86_400 / 3600 + " h";
+        return s / 86_400 + " d" + (s % 86_400 / 3600 == 0 ? "" : " " + s % 86_400 / 3600 + " h");
     }
 }

@@ -282,6 +282,15 @@ WHERE g.project = $1 AND g.state = 'dead' AND g.id > $2
 ORDER BY g.id
 LIMIT $3;
 
+-- name: DispatchStore.LIST_PENDING_BY_DUE
+SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error, g.items,
+       extract(epoch FROM g.fire_at - now())::float8 AS due_in,
+       coalesce(g.lease_until > now(), false) AS in_flight
+FROM dispatch_groups g
+WHERE g.project = $1 AND g.state = 'pending' AND g.envelope = 'array'
+ORDER BY g.fire_at, g.id
+LIMIT $2;
+
 -- name: DispatchStore.MOVE_ITEMS
 WITH moved AS (
     UPDATE dispatch_items SET group_id = $2 WHERE group_id = $1 RETURNING octet_length(body) AS size),

@@ -13,6 +13,7 @@ import io.pigeon.api.read.RedriveReader;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.DispatchService;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessagePage;
 import io.pigeon.message.MessageService;
@@ -72,7 +73,9 @@ public class ConsoleResource {
     private static final Map<String, String> NOTICES = Map.of(
             "posted", "The test message was posted.",
             "purged", "The queue's messages were purged.",
-            "redrive", "A redrive of this queue's dead letters started: its progress is listed below.");
+            "redrive", "A redrive of this queue's dead letters started: its progress is listed below.",
+            "requeued", "The dead group was requeued: it is called again at once.",
+            "dropped", "The dead group was dropped with its items.");
     private static final int TASKS_SHOWN = 10;
 
     @CheckedTemplate(basePath = "console")
@@ -86,6 +89,8 @@ public class ConsoleResource {
         static native TemplateInstance confirm(ConsoleViews.Confirm view);
 
         static native TemplateInstance failure(ConsoleViews.Failure view);
+
+        static native TemplateInstance dispatch(ConsoleViews.Dispatch view);
     }
 
     /** What a confirmation page and its form do. */
@@ -127,6 +132,7 @@ public class ConsoleResource {
     private final SubscriptionService subscriptions;
     private final RedriveService redrive;
     private final QueuePurge purge;
+    private final DispatchService dispatch;
 
     public ConsoleResource(
             PigeonConfig config,
@@ -136,7 +142,8 @@ public class ConsoleResource {
             ClaimService claims,
             SubscriptionService subscriptions,
             RedriveService redrive,
-            QueuePurge purge) {
+            QueuePurge purge,
+            DispatchService dispatch) {
         this.config = config;
         this.overview = overview;
         this.queues = queues;
@@ -145,6 +152,7 @@ public class ConsoleResource {
         this.subscriptions = subscriptions;
         this.redrive = redrive;
         this.purge = purge;
+        this.dispatch = dispatch;
     }
 
     @GET
@@ -341,6 +349,144 @@ public class ConsoleResource {
                         token);
             });
         });
+    }
+
+    @GET
+    @Path("/projects/{project}/dispatch")
+    public Uni<Response> dispatch(
+            @PathParam("project") String project,
+            @QueryParam("done") String done,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project), token, () -> {
+            available();
+            allowed(project);
+            String base = projectHref(project) + "/dispatch/dead/";
+            return Uni.combine()
+                    .all()
+                    .unis(dispatch.pendingByDue(project), dispatch.dead(project, 0, DispatchService.MAX_GROUPS_SHOWN))
+                    .with((pending, dead) -> new ConsoleViews.Dispatch(
+                            frame,
+                            done == null ? null : NOTICES.get(done),
+                            pending.stream()
+                                    .map(group -> new ConsoleViews.ShownGroup(
+                                            group.id(),
+                                            group.mergeKey(),
+                                            group.method(),
+                                            group.target(),
+                                            group.attempts(),
+                                            group.lastError(),
+                                            group.items(),
+                                            group.inFlight()
+                                                    ? "being called"
+                                                    : group.dueInSeconds() <= 0
+                                                            ? "due now"
+                                                            : "in " + ConsoleViews.duration(group.dueInSeconds()),
+                                            null,
+                                            null))
+                                    .toList(),
+                            dead.stream()
+                                    .map(group -> new ConsoleViews.ShownGroup(
+                                            group.id(),
+                                            group.mergeKey(),
+                                            group.method(),
+                                            group.target(),
+                                            group.attempts(),
+                                            group.lastError(),
+                                            group.items(),
+                                            "dead",
+                                            base + group.id() + "/requeue",
+                                            base + group.id() + "/drop"))
+                                    .toList(),
+                            DispatchService.MAX_GROUPS_SHOWN))
+                    .chain(view -> page(Templates.dispatch(view), 200, token));
+        });
+    }
+
+    @GET
+    @Path("/projects/{project}/dispatch/dead/{id}/{action}")
+    public Uni<Response> confirmGroup(
+            @PathParam("project") String project,
+            @PathParam("id") String id,
+            @PathParam("action") String action,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
+            available();
+            allowed(project);
+            long group = groupId(id);
+            boolean requeue = groupAction(action);
+            String dispatchHref = projectHref(project) + "/dispatch";
+            return page(
+                    Templates.confirm(new ConsoleViews.Confirm(
+                            frame,
+                            "dead group " + group,
+                            dispatchHref,
+                            action,
+                            dispatchHref + "/dead/" + group + "/" + action,
+                            requeue
+                                    ? "Requeue dead group " + group + ": call it again at once, with fresh attempts."
+                                    : "Drop dead group " + group + " and its items.",
+                            requeue ? "Requeue the group" : "Drop the group",
+                            token,
+                            null,
+                            false,
+                            false,
+                            "",
+                            "",
+                            "",
+                            "")),
+                    200,
+                    token);
+        });
+    }
+
+    @POST
+    @Path("/projects/{project}/dispatch/dead/{id}/{action}")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Uni<Response> actOnGroup(
+            @PathParam("project") String project,
+            @PathParam("id") String id,
+            @PathParam("action") String action,
+            @FormParam(ConsoleForms.FIELD) String csrf,
+            @CookieParam(ConsoleForms.COOKIE) String cookie,
+            @HeaderParam("Sec-Fetch-Site") String fetchSite,
+            @HeaderParam("Origin") String origin,
+            @HeaderParam("Host") String host) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
+            available();
+            allowed(project);
+            ConsoleForms.check(cookie, csrf, fetchSite, origin, host);
+            long group = groupId(id);
+            boolean requeue = groupAction(action);
+            Uni<Boolean> done = requeue ? dispatch.requeue(project, group, null) : dispatch.dropDead(project, group);
+            return done.map(found -> {
+                if (!found) {
+                    throw Rejection.notFound("Project " + project + " has no dead group " + group + ".");
+                }
+                return redirect(projectHref(project) + "/dispatch?done=" + (requeue ? "requeued" : "dropped"));
+            });
+        });
+    }
+
+    private static long groupId(String id) {
+        if (id == null || !id.matches("[0-9]{1,18}")) {
+            throw Rejection.notFound("A dead group's id is a number.");
+        }
+        return Long.parseLong(id);
+    }
+
+    /** True for requeue, false for drop; anything else is not a page. */
+    private static boolean groupAction(String action) {
+        return switch (action) {
+            case "requeue" -> true;
+            case "drop" -> false;
+            default -> throw Rejection.notFound("A dead group can be requeued or dropped.");
+        };
     }
 
     /** Posts one message read from the form by the API's own post reader (v2's document and bounds). */

@@ -89,6 +89,22 @@ public final class ConsoleViews {
             List<ShownSubscription> subscriptions,
             List<ShownTask> tasks) {}
 
+    @TemplateData
+    public record ShownGroup(
+            long id,
+            String mergeKey,
+            String method,
+            String target,
+            int attempts,
+            String lastError,
+            long items,
+            String when,
+            String requeueHref,
+            String dropHref) {}
+
+    @TemplateData
+    public record Dispatch(Frame frame, String notice, List<ShownGroup> pending, List<ShownGroup> dead, int shown) {}
+
     /** A confirmation step: what is about to happen, the form that does it, and the refusal of a first try. */
     @TemplateData
     public record Confirm(

@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.maintenance.Sweeper;
+import io.pigeon.pool.PoolClients;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.DispatchClock;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -19,10 +21,12 @@ import jakarta.inject.Inject;
 import java.io.File;
 import java.io.IOException;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -69,6 +73,9 @@ class ConsoleBrowserTest {
 
     @Inject
     Pool pool;
+
+    @Inject
+    PoolClients pools;
 
     @BeforeAll
     static void startTheBrowser() throws IOException {
@@ -311,6 +318,73 @@ class ConsoleBrowserTest {
                 + " Math.round(n.loadEventEnd - n.startTime)];");
         System.out.println("Console " + page + ": [bytes on the wire, HTML bytes, request to response end ms,"
                 + " load ms] = " + measured);
+    }
+
+    @Test
+    void delayedDispatchShowsPendingAndDeadGroupsRequeuedOrDroppedAfterConfirmation() {
+        String project = ConsoleProfile.SHOWN;
+        // Nothing listens on port 1: every call fails at once, and after its three attempts the group is dead.
+        String failing = Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString("http://127.0.0.1:1/fail".getBytes(StandardCharsets.UTF_8));
+        String key = "console-" + shortId();
+        for (String path : List.of(key + "-a", key + "-b")) {
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{\"job\": \"" + path + "\"}")
+                    .post("/v3/queue/" + path + "/POST/" + failing)
+                    .then()
+                    .statusCode(201);
+        }
+        try (DispatchClock hurried = DispatchClock.hurry(pools, project)) {
+            until("both groups are dead", () -> deadGroups(project).size() == 2);
+        }
+        long later = (System.currentTimeMillis() / 1000) + 3600;
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"job\": \"later\"}")
+                .post("/v3/queue/" + key + "-later/POST/" + failing + "?ontime=" + later)
+                .then()
+                .statusCode(201);
+        List<Long> dead = deadGroups(project);
+
+        open("/console/projects/" + project);
+        navigate(browser.findElement(By.id("dispatch-link")));
+        assertTrue(text("#pending tbody tr .due").startsWith("in 59 min"), text("#pending tbody tr .due"));
+        assertEquals(
+                2,
+                browser.findElements(By.cssSelector("#dead tbody tr[data-group]"))
+                        .size());
+        assertFalse(text("#dead tbody tr .last-error").isEmpty(), "a dead group shows its last error");
+        screenshot("13-dispatch");
+
+        navigate(browser.findElement(By.cssSelector("#dead tr[data-group='" + dead.get(0) + "'] a.requeue")));
+        assertEquals(
+                "Requeue dead group " + dead.get(0) + ": call it again at once, with fresh attempts.",
+                text("#question"));
+        assertEquals(dead, deadGroups(project), "nothing requeued before the confirmation");
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals("The dead group was requeued: it is called again at once.", text("#notice"));
+        assertFalse(deadGroups(project).contains(dead.get(0)));
+
+        navigate(browser.findElement(By.cssSelector("#dead tr[data-group='" + dead.get(1) + "'] a.drop")));
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals("The dead group was dropped with its items.", text("#notice"));
+        assertFalse(deadGroups(project).contains(dead.get(1)));
+        assertEquals(
+                0,
+                browser.findElements(By.cssSelector("#dead tr[data-group='" + dead.get(1) + "']"))
+                        .size());
+    }
+
+    private static List<Long> deadGroups(String project) {
+        List<String> ids = Api.as(project)
+                .get("/v3/dead-groups?limit=100")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("groups.id");
+        return ids.stream().map(Long::parseLong).sorted().toList();
     }
 
     @Test

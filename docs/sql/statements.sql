@@ -1216,6 +1216,15 @@ added AS (
         notifications_failed = c.notifications_failed + EXCLUDED.notifications_failed)
 SELECT n FROM by_queue;
 
+-- name: QueueMetricsStore.HISTORY
+SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+       extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
+FROM queues q
+JOIN queue_counter_history h ON h.queue_id = q.id
+WHERE q.project = $1 AND q.name = $2
+ORDER BY h.minute DESC
+LIMIT $3 + 2;
+
 -- name: QueueMetricsStore.OVERVIEW_BY_COUNT
 WITH sources AS MATERIALIZED (
     SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
@@ -1283,6 +1292,28 @@ LEFT JOIN queue_counters c ON c.queue_id = q.id
 WHERE q.project = ANY($1::text[]) AND (cardinality($2::text[]) = 0 OR q.name = ANY($2::text[]))
 ORDER BY q.project, q.name
 LIMIT $3;
+
+-- name: QueueMetricsStore.RECORD_HISTORY
+WITH written AS (
+    INSERT INTO queue_counter_history AS h (queue_id, minute, posted, deleted)
+    SELECT c.queue_id, date_trunc('minute', now()), c.posted, c.deleted
+    FROM queue_counters c
+    LEFT JOIN LATERAL (
+        SELECT l.posted, l.deleted FROM queue_counter_history l
+        WHERE l.queue_id = c.queue_id
+        ORDER BY l.minute DESC
+        LIMIT 1) last ON true
+    WHERE last.posted IS NULL OR (last.posted, last.deleted) <> (c.posted, c.deleted)
+    ORDER BY c.queue_id
+    ON CONFLICT (queue_id, minute) DO UPDATE SET posted = EXCLUDED.posted, deleted = EXCLUDED.deleted
+    RETURNING 1),
+dropped AS (
+    DELETE FROM queue_counter_history h
+    WHERE h.minute < now() - $1 * interval '1 minute'
+      AND (EXISTS (SELECT 1 FROM queue_counter_history n WHERE n.queue_id = h.queue_id AND n.minute > h.minute)
+           OR NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = h.queue_id))
+    RETURNING 1)
+SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM dropped) AS dropped;
 
 -- name: QueueMetricsStore.SAMPLE
 WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS held),

@@ -48,6 +48,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -256,8 +257,9 @@ public class ConsoleResource {
                                     project, name, UUID.randomUUID(), 0, config.maxMessagesPerPage(), true, true, true),
                             claims.inFlight(project, name),
                             subscriptions.list(project, name, 0, config.maxSubscriptionsPerPage()),
-                            redrive.list(project, name))
-                    .with((sample, metadata, page, live, subscribed, tasks) -> queuePage(
+                            redrive.list(project, name),
+                            overview.flow(project, name))
+                    .with((sample, metadata, page, live, subscribed, tasks, flow) -> queuePage(
                             frame,
                             name,
                             done == null ? null : NOTICES.get(done),
@@ -266,7 +268,8 @@ public class ConsoleResource {
                             page,
                             live,
                             subscribed,
-                            tasks))
+                            tasks,
+                            flow))
                     .chain(view -> page(Templates.queue(view), 200, token)));
         });
     }
@@ -562,7 +565,8 @@ public class ConsoleResource {
             Optional<MessagePage> page,
             List<ClaimStore.Live> live,
             List<Subscription> subscribed,
-            List<RedriveTask> tasks) {
+            List<RedriveTask> tasks,
+            QueueOverview.Flow flow) {
         List<ConsoleViews.Attribute> reserved = new ArrayList<>();
         metadata.fields().forEachRemaining(field -> {
             if (field.getKey().startsWith("_")) {
@@ -642,6 +646,19 @@ public class ConsoleResource {
                 sampled ? ConsoleViews.count(reading.delayed()) : "–",
                 sampled && reading.ready() > 0 ? ConsoleViews.duration(reading.oldestReadyAgeSeconds()) : "–",
                 totals,
+                joined(flow.minutes()),
+                joined(flow.postedPerSecond()),
+                joined(flow.consumedPerSecond()),
+                String.format(
+                        "In the last hour: %,.0f posted, %,.0f consumed (by minute, from the per-queue totals).",
+                        flow.postedPerSecond().stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .sum()
+                                * 60,
+                        flow.consumedPerSecond().stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .sum()
+                                * 60),
                 reserved,
                 metadata.toPrettyString(),
                 shown,
@@ -649,6 +666,18 @@ public class ConsoleResource {
                 shownClaims,
                 shownSubscriptions,
                 shownTasks);
+    }
+
+    /** Numbers as a data attribute carries them to the chart: comma-separated, nothing else. */
+    private static String joined(List<? extends Number> values) {
+        StringBuilder text = new StringBuilder();
+        for (Number value : values) {
+            if (!text.isEmpty()) {
+                text.append(',');
+            }
+            text.append(value instanceof Double d ? String.format(Locale.ROOT, "%.3f", d) : value.toString());
+        }
+        return text.toString();
     }
 
     private ConsoleViews.Confirm confirmation(

@@ -2,6 +2,7 @@ package io.pigeon.queuemetrics;
 
 import io.pigeon.message.FreeMessages;
 import io.pigeon.message.MessageStore;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.storage.OneReplicaAtATime;
 import io.smallrye.mutiny.Uni;
@@ -223,6 +224,77 @@ public class QueueMetricsStore {
                                 sources == null ? 0 : sources));
                     }
                     return page;
+                });
+    }
+
+    // The flow history (V22), written after a sample by the replica that took it: each queue's totals for the current
+    // minute, for the queues whose totals differ from their last point (one probe of the primary key per queue with
+    // totals). Points past $1 minutes are dropped through the minute index, but for each queue's last one, the base of
+    // its next rate, until the queue is gone.
+    // A queue's first point has the base 0: its totals started at 0 when it was made.
+    static final String RECORD_HISTORY =
+            """
+            WITH written AS (
+                INSERT INTO queue_counter_history AS h (queue_id, minute, posted, deleted)
+                SELECT c.queue_id, date_trunc('minute', now()), c.posted, c.deleted
+                FROM queue_counters c
+                LEFT JOIN LATERAL (
+                    SELECT l.posted, l.deleted FROM queue_counter_history l
+                    WHERE l.queue_id = c.queue_id
+                    ORDER BY l.minute DESC
+                    LIMIT 1) last ON true
+                WHERE last.posted IS NULL OR (last.posted, last.deleted) <> (c.posted, c.deleted)
+                ORDER BY c.queue_id
+                ON CONFLICT (queue_id, minute) DO UPDATE SET posted = EXCLUDED.posted, deleted = EXCLUDED.deleted
+                RETURNING 1),
+            dropped AS (
+                DELETE FROM queue_counter_history h
+                WHERE h.minute < now() - $1 * interval '1 minute'
+                  AND (EXISTS (SELECT 1 FROM queue_counter_history n WHERE n.queue_id = h.queue_id AND n.minute > h.minute)
+                       OR NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = h.queue_id))
+                RETURNING 1)
+            SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM dropped) AS dropped""";
+
+    // One queue's points of the last $3 minutes, oldest first, and the one before them (the base of the first rate).
+    static final String HISTORY =
+            """
+            SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+                   extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
+            FROM queues q
+            JOIN queue_counter_history h ON h.queue_id = q.id
+            WHERE q.project = $1 AND q.name = $2
+            ORDER BY h.minute DESC
+            LIMIT $3 + 2""";
+
+    /** Minutes of flow the history keeps and the console charts. */
+    public static final int HISTORY_MINUTES = 60;
+
+    /** Records the flow history of {@code db}'s queues; how many points it wrote. */
+    public Uni<Long> recordHistory(SqlClient db) {
+        return db.preparedQuery(RECORD_HISTORY)
+                .execute(Tuple.of(HISTORY_MINUTES + 2))
+                .map(rows -> rows.iterator().next().getLong("written"));
+    }
+
+    /** A queue's totals at the end of a minute (unix seconds) in which they changed. */
+    public record Point(double minute, long posted, long deleted) {}
+
+    /** The queue's points, newest first, and the current minute (unix seconds) as the database sees it. */
+    public record History(List<Point> points, double thisMinute) {}
+
+    /** The queue's last points, newest first; empty when it has none (or does not exist). */
+    public Uni<History> history(PlacedQueue queue) {
+        return queue.db()
+                .preparedQuery(HISTORY)
+                .execute(Tuple.of(queue.project(), queue.storedName(), HISTORY_MINUTES))
+                .map(rows -> {
+                    List<Point> points = new ArrayList<>(rows.size());
+                    double thisMinute = 0;
+                    for (Row row : rows) {
+                        points.add(new Point(row.getDouble("minute"), row.getLong("posted"), row.getLong("deleted")));
+                        thisMinute = row.getDouble("this_minute");
+                    }
+                    return new History(points, thisMinute);
                 });
     }
 

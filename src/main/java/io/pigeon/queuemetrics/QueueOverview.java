@@ -9,6 +9,7 @@ import io.pigeon.queue.QueueService;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -142,6 +143,48 @@ public class QueueOverview {
         return PlacedQueue.of(placements, project, queue)
                 .chain(placed -> store.read(placed.db(), List.of(project), List.of(placed.storedName()), 1))
                 .map(read -> read.stream().findFirst());
+    }
+
+    /**
+     * A queue's flow over the last hour, minute by minute: messages posted and consumed (deleted) per second, averaged
+     * over each minute, from the history the sample keeps; 0 in a minute without a change. {@code minutes} are unix
+     * seconds, the oldest first, the current (partial) minute last.
+     */
+    public record Flow(List<Long> minutes, List<Double> postedPerSecond, List<Double> consumedPerSecond) {}
+
+    /** The queue's flow over the last {@value QueueMetricsStore#HISTORY_MINUTES} minutes. */
+    public Uni<Flow> flow(String project, QueueName queue) {
+        return PlacedQueue.of(placements, project, queue).chain(store::history).map(QueueOverview::flowOf);
+    }
+
+    static Flow flowOf(QueueMetricsStore.History history) {
+        int count = QueueMetricsStore.HISTORY_MINUTES;
+        List<Long> minutes = new ArrayList<>(count);
+        List<Double> posted = new ArrayList<>(count);
+        List<Double> consumed = new ArrayList<>(count);
+        List<QueueMetricsStore.Point> points = new ArrayList<>(history.points());
+        if (points.size() < QueueMetricsStore.HISTORY_MINUTES + 2) {
+            // Every point the queue has: the oldest is its first, whose base is the 0 its totals started at.
+            points.add(new QueueMetricsStore.Point(0, 0, 0));
+        }
+        long last = (long) history.thisMinute();
+        for (int i = count - 1; i >= 0; i--) {
+            long minute = last - 60L * i;
+            minutes.add(minute);
+            double postedRate = 0;
+            double consumedRate = 0;
+            for (int p = 0; p + 1 < points.size(); p++) {
+                if ((long) points.get(p).minute() == minute) {
+                    QueueMetricsStore.Point before = points.get(p + 1);
+                    postedRate = Math.max(0, points.get(p).posted() - before.posted()) / 60.0;
+                    consumedRate = Math.max(0, points.get(p).deleted() - before.deleted()) / 60.0;
+                    break;
+                }
+            }
+            posted.add(postedRate);
+            consumed.add(consumedRate);
+        }
+        return new Flow(minutes, posted, consumed);
     }
 
     /** The statements' order, for merging the pages of several databases. */

@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
@@ -44,6 +45,8 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -103,6 +106,7 @@ class ConsoleBrowserTest {
                 .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
                 .usingAnyFreePort()
                 .build();
+        options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
         browser = new ChromeDriver(service, options);
         browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
     }
@@ -183,9 +187,24 @@ class ConsoleBrowserTest {
         JavascriptExecutor script = browser;
         assertEquals("undefined", script.executeScript("return typeof window.pwned"));
         assertEquals("Queue " + queue + " · Pigeon", browser.getTitle());
-        assertEquals(0, browser.findElements(By.tagName("script")).size(), "no script element on the page");
+        for (WebElement element : browser.findElements(By.tagName("script"))) {
+            String source = element.getDomAttribute("src");
+            assertTrue(
+                    source != null
+                            && (source.startsWith("/webjars/uplot/") || source.equals("/console/assets/flow.js")),
+                    "only the chart's own files are scripts: " + source);
+        }
         assertEquals(0, browser.findElements(By.tagName("img")).size(), "no image element on the page");
         screenshot("05-queue-peeked");
+
+        until("the flow chart shows the four posts", () -> {
+            browser.navigate().refresh();
+            return !browser.findElements(By.cssSelector("#flow[data-drawn] canvas"))
+                            .isEmpty()
+                    && sumOf(browser.findElement(By.id("flow")).getDomAttribute("data-posted")) * 60 > 3.99
+                    && text("#flow-summary").startsWith("In the last hour: 4 posted, 0 consumed");
+        });
+        screenshot("05-queue-flow");
 
         navigate(browser.findElement(By.id("action-purge")));
         assertTrue(text("#question").startsWith("Purge queue " + queue), text("#question"));
@@ -195,6 +214,30 @@ class ConsoleBrowserTest {
         assertEquals("The queue's messages were purged.", text("#notice"));
         assertEquals("No message.", text("#messages tbody td"));
         assertEquals(0, messagesViaApi(project, queue));
+        until("the flow chart shows the purge as consumed", () -> {
+            browser.navigate().refresh();
+            return sumOf(browser.findElement(By.id("flow")).getDomAttribute("data-consumed")) * 60 > 3.99
+                    && text("#flow-summary").startsWith("In the last hour: 4 posted, 4 consumed");
+        });
+        assertNoPolicyViolation();
+    }
+
+    /** The sum of a data attribute's comma-separated numbers. */
+    private static double sumOf(String numbers) {
+        double sum = 0;
+        for (String number : numbers.split(",")) {
+            sum += Double.parseDouble(number);
+        }
+        return sum;
+    }
+
+    /** Nothing the console's pages did was blocked by their Content-Security-Policy (so none of it needed to be). */
+    private static void assertNoPolicyViolation() {
+        List<String> blocked = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .map(LogEntry::getMessage)
+                .filter(message -> message.contains("Content Security Policy"))
+                .toList();
+        assertEquals(List.of(), blocked);
     }
 
     @Test

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
@@ -326,6 +327,23 @@ class ConsoleBrowserTest {
         assertTrue(marked.matches("dead-letter queue depth (–|0) · from q-00007"), marked);
         report("page 1 of 10,000 queues, by name");
         screenshot("11-ten-thousand-queues");
+
+        // At a phone's width the page still fits: the table scrolls inside its box, the page itself does not.
+        Dimension desk = browser.manage().window().getSize();
+        browser.manage().window().setSize(new Dimension(390, 844));
+        try {
+            browser.navigate().refresh();
+            long overflow = (Long) browser.executeScript(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth");
+            assertEquals(0, overflow, "the page is wider than a phone's screen");
+            screenshot("14-phone-width");
+        } finally {
+            browser.manage().window().setSize(desk);
+        }
+
+        // The keyboard reaches the first queue's link from the top of the page: skip link, then the page's controls.
+        browser.findElement(By.tagName("body")).sendKeys(Keys.TAB);
+        assertEquals("Skip to the content", browser.switchTo().activeElement().getText());
 
         navigate(browser.findElement(By.id("next-page")));
         assertEquals("q-00051", text("#queues tbody tr th"));

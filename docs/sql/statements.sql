@@ -115,6 +115,15 @@ LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
 WHERE q.project = $1 AND q.name = $2
 ORDER BY m.id;
 
+-- name: ClaimStore.LIVE
+SELECT c.id, c.ttl, c.grace, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, ceil(extract(epoch FROM c.expires_at - now()))::bigint AS remaining,
+       cardinality(c.message_ids) AS messages
+FROM queues q
+JOIN claims c ON c.queue_id = q.id AND c.expires_at > now()
+WHERE q.project = $1 AND q.name = $2
+ORDER BY c.created_at, c.id
+LIMIT $3;
+
 -- name: ClaimStore.RELEASE
 WITH c AS (
     UPDATE claims c SET expires_at = now()
@@ -272,6 +281,15 @@ FROM dispatch_groups g
 WHERE g.project = $1 AND g.state = 'dead' AND g.id > $2
 ORDER BY g.id
 LIMIT $3;
+
+-- name: DispatchStore.LIST_PENDING_BY_DUE
+SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error, g.items,
+       extract(epoch FROM g.fire_at - now())::float8 AS due_in,
+       coalesce(g.lease_until > now(), false) AS in_flight
+FROM dispatch_groups g
+WHERE g.project = $1 AND g.state = 'pending' AND g.envelope = 'array'
+ORDER BY g.fire_at, g.id
+LIMIT $2;
 
 -- name: DispatchStore.MOVE_ITEMS
 WITH moved AS (
@@ -1198,6 +1216,57 @@ added AS (
         notifications_failed = c.notifications_failed + EXCLUDED.notifications_failed)
 SELECT n FROM by_queue;
 
+-- name: QueueMetricsStore.HISTORY
+SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+       extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
+FROM queues q
+JOIN queue_counter_history h ON h.queue_id = q.id
+WHERE q.project = $1 AND q.name = $2
+ORDER BY h.minute DESC
+LIMIT $3 + 2;
+
+-- name: QueueMetricsStore.OVERVIEW_BY_COUNT
+WITH sources AS MATERIALIZED (
+    SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+    FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
+          FROM queues
+          WHERE project = $1 AND name < $2 AND metadata::text LIKE '%_dead_letter_queue%') d
+    WHERE d.dead_letter_queue IS NOT NULL
+    GROUP BY d.dead_letter_queue)
+SELECT q.name, s.ready, s.claimed, s.delayed, coalesce(s.estimated, false) AS estimated,
+       extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+       src.names AS dead_letter_sources, src.how_many AS dead_letter_source_count,
+       q.metadata ->> '_dead_letter_queue' AS dead_letter_queue
+FROM queues q
+CROSS JOIN queue_sample_runs r
+LEFT JOIN queue_samples s ON s.queue_id = q.id
+LEFT JOIN sources src ON src.dead_letter_queue = q.name
+WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
+ORDER BY CASE $6::text WHEN 'ready' THEN s.ready WHEN 'claimed' THEN s.claimed WHEN 'delayed' THEN s.delayed
+              WHEN 'age' THEN extract(epoch FROM r.sampled_at - s.oldest_ready_at)::bigint END
+         DESC NULLS LAST, q.name
+LIMIT $4 OFFSET $5;
+
+-- name: QueueMetricsStore.OVERVIEW_BY_NAME
+WITH sources AS MATERIALIZED (
+    SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+    FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
+          FROM queues
+          WHERE project = $1 AND name < $2 AND metadata::text LIKE '%_dead_letter_queue%') d
+    WHERE d.dead_letter_queue IS NOT NULL
+    GROUP BY d.dead_letter_queue)
+SELECT q.name, s.ready, s.claimed, s.delayed, coalesce(s.estimated, false) AS estimated,
+       extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+       src.names AS dead_letter_sources, src.how_many AS dead_letter_source_count,
+       q.metadata ->> '_dead_letter_queue' AS dead_letter_queue
+FROM queues q
+CROSS JOIN queue_sample_runs r
+LEFT JOIN queue_samples s ON s.queue_id = q.id
+LEFT JOIN sources src ON src.dead_letter_queue = q.name
+WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
+ORDER BY q.name
+LIMIT $4 OFFSET $5;
+
 -- name: QueueMetricsStore.READ_EVERY_PROJECT
 SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
        extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
@@ -1223,6 +1292,28 @@ LEFT JOIN queue_counters c ON c.queue_id = q.id
 WHERE q.project = ANY($1::text[]) AND (cardinality($2::text[]) = 0 OR q.name = ANY($2::text[]))
 ORDER BY q.project, q.name
 LIMIT $3;
+
+-- name: QueueMetricsStore.RECORD_HISTORY
+WITH written AS (
+    INSERT INTO queue_counter_history AS h (queue_id, minute, posted, deleted)
+    SELECT c.queue_id, date_trunc('minute', now()), c.posted, c.deleted
+    FROM queue_counters c
+    LEFT JOIN LATERAL (
+        SELECT l.posted, l.deleted FROM queue_counter_history l
+        WHERE l.queue_id = c.queue_id
+        ORDER BY l.minute DESC
+        LIMIT 1) last ON true
+    WHERE last.posted IS NULL OR (last.posted, last.deleted) <> (c.posted, c.deleted)
+    ORDER BY c.queue_id
+    ON CONFLICT (queue_id, minute) DO UPDATE SET posted = EXCLUDED.posted, deleted = EXCLUDED.deleted
+    RETURNING 1),
+dropped AS (
+    DELETE FROM queue_counter_history h
+    WHERE h.minute < now() - $1 * interval '1 minute'
+      AND (EXISTS (SELECT 1 FROM queue_counter_history n WHERE n.queue_id = h.queue_id AND n.minute > h.minute)
+           OR NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = h.queue_id))
+    RETURNING 1)
+SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM dropped) AS dropped;
 
 -- name: QueueMetricsStore.SAMPLE
 WITH lock AS (SELECT pg_try_advisory_xact_lock($1) AS held),

@@ -232,6 +232,12 @@ public class ClaimService {
         }
     }
 
+    /** The queue's claims in flight, oldest first: at most {@code max-messages-per-page}. */
+    public Uni<List<ClaimStore.Live>> inFlight(String project, QueueName queue) {
+        return PlacedQueue.of(databases, project, queue)
+                .chain(placed -> store.live(placed, config.maxMessagesPerPage()));
+    }
+
     /** The live claim; empty when there is no such claim, or it has ended. */
     public Uni<Optional<Claim>> get(String project, QueueName queue, UUID claimId) {
         return PlacedQueue.of(databases, project, queue).chain(placed -> store.get(placed, claimId)

@@ -453,6 +453,42 @@ public class ClaimStore {
     /** A live claim with its live messages that open, and the rows of it that do not. */
     public record Found(Claim claim, List<MessageRows.Unopened> unreadable) {}
 
+    // The console's view of a queue's claims in flight, oldest first, at most $3: found through the claims' primary key
+    // (queue_id, id) under the queue's id, so an idle queue costs one index probe.
+    private static final String LIVE =
+            """
+            SELECT c.id, c.ttl, c.grace, %s AS age, ceil(extract(epoch FROM c.expires_at - now()))::bigint AS remaining,
+                   cardinality(c.message_ids) AS messages
+            FROM queues q
+            JOIN claims c ON c.queue_id = q.id AND c.expires_at > now()
+            WHERE q.project = $1 AND q.name = $2
+            ORDER BY c.created_at, c.id
+            LIMIT $3"""
+                    .formatted(AGE.formatted("c"));
+
+    /** A claim in flight as the console lists it: its terms, age, seconds left and how many messages it took. */
+    public record Live(UUID id, int ttl, int grace, long age, long remaining, int messages) {}
+
+    /** The queue's live claims, oldest first, at most {@code limit}. */
+    public Uni<List<Live>> live(PlacedQueue queue, int limit) {
+        return queue.db()
+                .preparedQuery(LIVE)
+                .execute(Tuple.of(queue.project(), queue.storedName(), limit))
+                .map(rows -> {
+                    List<Live> live = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        live.add(new Live(
+                                row.getUUID("id"),
+                                row.getInteger("ttl"),
+                                row.getInteger("grace"),
+                                row.getLong("age"),
+                                row.getLong("remaining"),
+                                row.getInteger("messages")));
+                    }
+                    return live;
+                });
+    }
+
     /** The live claim with its live messages, or empty. */
     public Uni<Optional<Found>> get(PlacedQueue queue, UUID claimId) {
         return queue.db()

@@ -753,4 +753,23 @@ public interface PigeonConfig {
         @WithDefault("20s")
         Duration messageArrivalTimeout();
     }
+
+    /** The web console at {@code /console} (docs/console.md). */
+    Console console();
+
+    interface Console {
+        /** Whether {@code /console} is served at all (with {@code pigeon.auth.mode=none} only, in this release). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * The projects the console may show; unset: any project (the chooser takes any id). Set, any other project's
+         * pages are refused with 403, whatever the URL says.
+         */
+        Optional<List<String>> projects();
+
+        /** Queues on one page of a project's table (1 to 500). */
+        @WithDefault("50")
+        int queuesPerPage();
+    }
 }

@@ -205,6 +205,20 @@ public class DispatchService {
         return pathOf(project, mergeKey, address).chain(store::deletePending);
     }
 
+    /** Pending groups one look at a project shows, and dead ones. */
+    public static final int MAX_GROUPS_SHOWN = 20;
+
+    /** The project's pending /v3 groups on every database, soonest due first, at most {@value #MAX_GROUPS_SHOWN}. */
+    public Uni<List<DispatchStore.DuePending>> pendingByDue(String project) {
+        return pools.onEvery(database -> store.pendingByDue(database.client(), project, MAX_GROUPS_SHOWN))
+                .map(pages -> pages.stream()
+                        .flatMap(List::stream)
+                        .sorted(Comparator.comparingDouble(DispatchStore.DuePending::dueInSeconds)
+                                .thenComparingLong(DispatchStore.DuePending::id))
+                        .limit(MAX_GROUPS_SHOWN)
+                        .toList());
+    }
+
     public Uni<List<DispatchStore.DeadGroup>> dead(String project, long marker, Integer limitParam) {
         int limit = limitParam == null ? Paging.DEFAULT_PAGE_SIZE : limitParam;
         if (limit < 1 || limit > MAX_DEAD_PAGE) {

@@ -203,6 +203,20 @@ public class DispatchStore {
             ORDER BY g.id
             LIMIT $3""";
 
+    // The console's view of a project's pending /v3 groups, the soonest due first, at most $2. The project's pending
+    // groups are found through the path index (project first) and the first $2 by due time kept by a top-N sort: its
+    // cost grows with the project's pending groups (bounded by pigeon.quotas.max-pending-groups-per-project), which a
+    // console page can afford and the hot paths never pay. A group in flight is due when its lease ends.
+    private static final String LIST_PENDING_BY_DUE =
+            """
+            SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error, g.items,
+                   extract(epoch FROM g.fire_at - now())::float8 AS due_in,
+                   coalesce(g.lease_until > now(), false) AS in_flight
+            FROM dispatch_groups g
+            WHERE g.project = $1 AND g.state = 'pending' AND g.envelope = 'array'
+            ORDER BY g.fire_at, g.id
+            LIMIT $2""";
+
     // A dead group goes back alone when it is within the per-group limit ($3, refusal $4): it always is, unless
     // the limit was lowered since its items were pushed.
     private static final String REQUEUE =
@@ -561,6 +575,40 @@ public class DispatchStore {
         return db.preparedQuery(BURY)
                 .execute(Tuple.of(group.id(), group.leaseToken(), error))
                 .replaceWithVoid();
+    }
+
+    /** A pending /v3 group as the console lists it: its path, attempts so far, items, and seconds until it is due. */
+    public record DuePending(
+            long id,
+            String mergeKey,
+            String method,
+            String target,
+            int attempts,
+            String lastError,
+            int items,
+            double dueInSeconds,
+            boolean inFlight) {}
+
+    /** The project's pending /v3 groups on {@code db}, soonest due first, at most {@code limit}. */
+    public Uni<List<DuePending>> pendingByDue(SqlClient db, String project, int limit) {
+        return db.preparedQuery(LIST_PENDING_BY_DUE)
+                .execute(Tuple.of(project, limit))
+                .map(rows -> {
+                    List<DuePending> pending = new ArrayList<>();
+                    for (Row row : rows) {
+                        pending.add(new DuePending(
+                                row.getLong("id"),
+                                row.getString("merge_key"),
+                                row.getString("method"),
+                                row.getString("target"),
+                                row.getInteger("attempts"),
+                                row.getString("last_error"),
+                                row.getInteger("items"),
+                                row.getDouble("due_in"),
+                                row.getBoolean("in_flight")));
+                    }
+                    return pending;
+                });
     }
 
     public Uni<List<DeadGroup>> dead(SqlClient db, String project, long marker, int limit) {

@@ -2,6 +2,7 @@ package io.pigeon.queuemetrics;
 
 import io.pigeon.message.FreeMessages;
 import io.pigeon.message.MessageStore;
+import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.storage.OneReplicaAtATime;
 import io.smallrye.mutiny.Uni;
@@ -137,6 +138,166 @@ public class QueueMetricsStore {
     static final String READ_EVERY_PROJECT = READ.formatted("cardinality($1::text[]) = 0");
     static final String READ_PROJECTS = READ.formatted("q.project = ANY($1::text[])");
 
+    // One page of a project's queues for the console, each with its last sample and, when other queues of the project
+    // name it as their dead-letter queue, those sources. $1 project, $2 the first stored name past the queues (topics
+    // are left out), $3 a part of the name (empty: any), $4 the page size, $5 how many to skip, $6 the sort (below).
+    // The sources are read once per page: the project's queues whose metadata names a dead-letter queue, found through
+    // the (project, name) index and a text test before the JSON is read.
+    private static final String OVERVIEW =
+            """
+            WITH sources AS MATERIALIZED (
+                SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+                FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
+                      FROM queues
+                      WHERE project = $1 AND name < $2 AND metadata::text LIKE '%%_dead_letter_queue%%') d
+                WHERE d.dead_letter_queue IS NOT NULL
+                GROUP BY d.dead_letter_queue)
+            SELECT q.name, s.ready, s.claimed, s.delayed, coalesce(s.estimated, false) AS estimated,
+                   extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
+                   src.names AS dead_letter_sources, src.how_many AS dead_letter_source_count,
+                   q.metadata ->> '_dead_letter_queue' AS dead_letter_queue
+            FROM queues q
+            CROSS JOIN queue_sample_runs r
+            LEFT JOIN queue_samples s ON s.queue_id = q.id
+            LEFT JOIN sources src ON src.dead_letter_queue = q.name
+            WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
+            ORDER BY %s
+            LIMIT $4 OFFSET $5""";
+
+    // In name order, the (project, name) index gives the page without sorting the project's queues (no $6).
+    static final String OVERVIEW_BY_NAME = OVERVIEW.formatted("q.name");
+
+    // By a count, largest first (a queue never sampled last), then by name: the project's queues are sorted whole,
+    // which
+    // for 10,000 queues is one in-memory sort of narrow rows.
+    static final String OVERVIEW_BY_COUNT = OVERVIEW.formatted(
+            """
+            CASE $6::text WHEN 'ready' THEN s.ready WHEN 'claimed' THEN s.claimed WHEN 'delayed' THEN s.delayed
+                          WHEN 'age' THEN extract(epoch FROM r.sampled_at - s.oldest_ready_at)::bigint END
+                     DESC NULLS LAST, q.name""");
+
+    /** What a page of the console's queue table asks for: the statement's parameters, in their order. */
+    public record OverviewQuery(String project, String nameContains, int limit, int offset, String sort) {
+        Tuple parameters() {
+            return byName()
+                    ? Tuple.from(List.of(project, QueueName.TOPIC_PREFIX, nameContains, limit, offset))
+                    : Tuple.from(List.of(project, QueueName.TOPIC_PREFIX, nameContains, limit, offset, sort));
+        }
+
+        boolean byName() {
+            return "name".equals(sort);
+        }
+    }
+
+    /**
+     * One queue of the console's table: its last sample (null counts: never sampled yet), the age of its oldest ready
+     * message when sampled (null: none ready), the dead-letter queue it names, and the queues that name it as theirs.
+     */
+    public record OverviewRow(
+            String name,
+            Long ready,
+            Long claimed,
+            Long delayed,
+            boolean estimated,
+            Double oldestReadyAgeSeconds,
+            String deadLetterQueue,
+            String deadLetterSources,
+            long deadLetterSourceCount) {}
+
+    /** One page of a project's queues on {@code db}, as the query asks. */
+    public Uni<List<OverviewRow>> overview(SqlClient db, OverviewQuery query) {
+        return db.preparedQuery(query.byName() ? OVERVIEW_BY_NAME : OVERVIEW_BY_COUNT)
+                .execute(query.parameters())
+                .map(rows -> {
+                    List<OverviewRow> page = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        Long sources = row.getLong("dead_letter_source_count");
+                        page.add(new OverviewRow(
+                                row.getString("name"),
+                                row.getLong("ready"),
+                                row.getLong("claimed"),
+                                row.getLong("delayed"),
+                                row.getBoolean("estimated"),
+                                age(row.getDouble("oldest_ready_age")),
+                                row.getString("dead_letter_queue"),
+                                row.getString("dead_letter_sources"),
+                                sources == null ? 0 : sources));
+                    }
+                    return page;
+                });
+    }
+
+    // The flow history (V22), written after a sample by the replica that took it: each queue's totals for the current
+    // minute, for the queues whose totals differ from their last point (one probe of the primary key per queue with
+    // totals). Points past $1 minutes are dropped through the minute index, but for each queue's last one, the base of
+    // its next rate, until the queue is gone.
+    // A queue's first point has the base 0: its totals started at 0 when it was made.
+    static final String RECORD_HISTORY =
+            """
+            WITH written AS (
+                INSERT INTO queue_counter_history AS h (queue_id, minute, posted, deleted)
+                SELECT c.queue_id, date_trunc('minute', now()), c.posted, c.deleted
+                FROM queue_counters c
+                LEFT JOIN LATERAL (
+                    SELECT l.posted, l.deleted FROM queue_counter_history l
+                    WHERE l.queue_id = c.queue_id
+                    ORDER BY l.minute DESC
+                    LIMIT 1) last ON true
+                WHERE last.posted IS NULL OR (last.posted, last.deleted) <> (c.posted, c.deleted)
+                ORDER BY c.queue_id
+                ON CONFLICT (queue_id, minute) DO UPDATE SET posted = EXCLUDED.posted, deleted = EXCLUDED.deleted
+                RETURNING 1),
+            dropped AS (
+                DELETE FROM queue_counter_history h
+                WHERE h.minute < now() - $1 * interval '1 minute'
+                  AND (EXISTS (SELECT 1 FROM queue_counter_history n WHERE n.queue_id = h.queue_id AND n.minute > h.minute)
+                       OR NOT EXISTS (SELECT 1 FROM queues q WHERE q.id = h.queue_id))
+                RETURNING 1)
+            SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM dropped) AS dropped""";
+
+    // One queue's points of the last $3 minutes, oldest first, and the one before them (the base of the first rate).
+    static final String HISTORY =
+            """
+            SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+                   extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
+            FROM queues q
+            JOIN queue_counter_history h ON h.queue_id = q.id
+            WHERE q.project = $1 AND q.name = $2
+            ORDER BY h.minute DESC
+            LIMIT $3 + 2""";
+
+    /** Minutes of flow the history keeps and the console charts. */
+    public static final int HISTORY_MINUTES = 60;
+
+    /** Records the flow history of {@code db}'s queues; how many points it wrote. */
+    public Uni<Long> recordHistory(SqlClient db) {
+        return db.preparedQuery(RECORD_HISTORY)
+                .execute(Tuple.of(HISTORY_MINUTES + 2))
+                .map(rows -> rows.iterator().next().getLong("written"));
+    }
+
+    /** A queue's totals at the end of a minute (unix seconds) in which they changed. */
+    public record Point(double minute, long posted, long deleted) {}
+
+    /** The queue's points, newest first, and the current minute (unix seconds) as the database sees it. */
+    public record History(List<Point> points, double thisMinute) {}
+
+    /** The queue's last points, newest first; empty when it has none (or does not exist). */
+    public Uni<History> history(PlacedQueue queue) {
+        return queue.db()
+                .preparedQuery(HISTORY)
+                .execute(Tuple.of(queue.project(), queue.storedName(), HISTORY_MINUTES))
+                .map(rows -> {
+                    List<Point> points = new ArrayList<>(rows.size());
+                    double thisMinute = 0;
+                    for (Row row : rows) {
+                        points.add(new Point(row.getDouble("minute"), row.getLong("posted"), row.getLong("deleted")));
+                        thisMinute = row.getDouble("this_minute");
+                    }
+                    return new History(points, thisMinute);
+                });
+    }
+
     /** What one sample statement did on one database. */
     public record Sampled(boolean held, boolean sampled, long queues, long changed) {}
 
@@ -250,6 +411,10 @@ public class QueueMetricsStore {
                     }
                     return read;
                 });
+    }
+
+    private static Double age(Double seconds) {
+        return seconds == null ? null : Math.max(0, seconds);
     }
 
     private static long orZero(Long value) {

@@ -90,6 +90,10 @@ public class QueueSampler {
     public Uni<Long> sample() {
         return databases
                 .onEvery(database -> store.sample(database.client(), dueAfterMillis, config.exactCountLimit())
+                        // The replica that sampled records the console's flow history too, once per period.
+                        .call(sampled -> sampled.sampled()
+                                ? store.recordHistory(database.client())
+                                : Uni.createFrom().voidItem())
                         .map(sampled -> sampled.sampled() ? sampled.queues() : 0L)
                         .onFailure()
                         .invoke(e -> LOG.warnf(

@@ -1,0 +1,808 @@
+package io.pigeon.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.ApiVersion;
+import io.pigeon.api.Rejections;
+import io.pigeon.api.read.JsonBodyReader;
+import io.pigeon.api.read.MessagePostReader;
+import io.pigeon.api.read.PurgeReader;
+import io.pigeon.api.read.RedriveReader;
+import io.pigeon.claim.ClaimService;
+import io.pigeon.claim.ClaimStore;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.DispatchService;
+import io.pigeon.message.Message;
+import io.pigeon.message.MessagePage;
+import io.pigeon.message.MessageService;
+import io.pigeon.message.NewMessage;
+import io.pigeon.purge.QueuePurge;
+import io.pigeon.queue.QueueName;
+import io.pigeon.queue.QueueService;
+import io.pigeon.queuemetrics.QueueMetricsStore;
+import io.pigeon.queuemetrics.QueueOverview;
+import io.pigeon.redrive.RedriveService;
+import io.pigeon.redrive.RedriveTask;
+import io.pigeon.rules.Rejection;
+import io.pigeon.subscription.Subscription;
+import io.pigeon.subscription.SubscriptionService;
+import io.pigeon.tenancy.Projects;
+import io.quarkus.qute.CheckedTemplate;
+import io.quarkus.qute.TemplateInstance;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.CookieParam;
+import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * The web console (docs/console.md): server-rendered pages over the same services the HTTP API calls, with no rule of
+ * its own. Every value a page shows is escaped by Qute; every page forbids inline script and style and any origin but
+ * its own (Content-Security-Policy); every change is a POST form behind a confirmation page, checked against a
+ * cross-site token ({@link ConsoleForms}) and read by the API's own readers, so a bad value is refused with the same
+ * words (and status) as through the API, shown on the page.
+ */
+@Path("/console")
+@Produces(MediaType.TEXT_HTML)
+public class ConsoleResource {
+
+    /** Pages are never framed, never cached, and run nothing that is not a file of this origin. */
+    static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; "
+            + "img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+    private static final Pattern INTEGER = Pattern.compile("-?[0-9]{1,9}");
+    private static final Map<String, String> NOTICES = Map.of(
+            "posted", "The test message was posted.",
+            "purged", "The queue's messages were purged.",
+            "redrive", "A redrive of this queue's dead letters started: its progress is listed below.",
+            "requeued", "The dead group was requeued: it is called again at once.",
+            "dropped", "The dead group was dropped with its items.");
+    private static final int TASKS_SHOWN = 10;
+
+    @CheckedTemplate(basePath = "console")
+    static class Templates {
+        static native TemplateInstance chooser(ConsoleViews.Chooser view);
+
+        static native TemplateInstance queues(ConsoleViews.Queues view);
+
+        static native TemplateInstance queue(ConsoleViews.QueuePage view);
+
+        static native TemplateInstance confirm(ConsoleViews.Confirm view);
+
+        static native TemplateInstance failure(ConsoleViews.Failure view);
+
+        static native TemplateInstance dispatch(ConsoleViews.Dispatch view);
+    }
+
+    /** What a confirmation page and its form do. */
+    private enum Action {
+        POST("post", "Post a test message to queue %s.", "Post the message"),
+        PURGE("purge", "Purge queue %s: delete every message it holds (its subscriptions stay).", "Purge the queue"),
+        DELETE("delete", "Delete queue %s, its messages and its subscriptions.", "Delete the queue"),
+        REDRIVE(
+                "redrive",
+                "Redrive queue %s: move its dead letters back to the queues they came from.",
+                "Start the redrive");
+
+        final String path;
+        final String question;
+        final String button;
+
+        Action(String path, String question, String button) {
+            this.path = path;
+            this.question = question;
+            this.button = button;
+        }
+
+        static Action of(String path) {
+            for (Action action : values()) {
+                if (action.path.equals(path)) {
+                    return action;
+                }
+            }
+            throw Rejection.notFound("The console has no action named \"" + path.replaceAll("[^\\x20-\\x7e]", "?")
+                    + "\"; it has post, purge, delete and redrive.");
+        }
+    }
+
+    private final PigeonConfig config;
+    private final QueueOverview overview;
+    private final QueueService queues;
+    private final MessageService messages;
+    private final ClaimService claims;
+    private final SubscriptionService subscriptions;
+    private final RedriveService redrive;
+    private final QueuePurge purge;
+    private final DispatchService dispatch;
+
+    public ConsoleResource(
+            PigeonConfig config,
+            QueueOverview overview,
+            QueueService queues,
+            MessageService messages,
+            ClaimService claims,
+            SubscriptionService subscriptions,
+            RedriveService redrive,
+            QueuePurge purge,
+            DispatchService dispatch) {
+        this.config = config;
+        this.overview = overview;
+        this.queues = queues;
+        this.messages = messages;
+        this.claims = claims;
+        this.subscriptions = subscriptions;
+        this.redrive = redrive;
+        this.purge = purge;
+        this.dispatch = dispatch;
+    }
+
+    @GET
+    public Uni<Response> chooser(
+            @QueryParam("project") String project, @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(null);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, "/console", token, () -> {
+            available();
+            if (project != null) {
+                allowed(project);
+                return Uni.createFrom().item(redirect(projectHref(project)));
+            }
+            List<String> listed = config.console().projects().orElse(List.of());
+            return page(Templates.chooser(new ConsoleViews.Chooser(frame, listed, listed.isEmpty(), null)), 200, token);
+        });
+    }
+
+    @GET
+    @Path("/projects/{project}")
+    public Uni<Response> project(
+            @PathParam("project") String project,
+            @QueryParam("filter") String filter,
+            @QueryParam("sort") String sort,
+            @QueryParam("page") String page,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, "/console", token, () -> {
+            available();
+            allowed(project);
+            QueueOverview.Sort order = QueueOverview.Sort.of(sort);
+            int number = pageNumber(page);
+            return overview.page(project, filter, order, number)
+                    .map(found -> {
+                        String base = projectHref(project);
+                        List<ConsoleViews.QueueRow> rows =
+                                new ArrayList<>(found.queues().size());
+                        for (QueueMetricsStore.OverviewRow row : found.queues()) {
+                            rows.add(new ConsoleViews.QueueRow(
+                                    row.name(),
+                                    base + "/queues/" + row.name(),
+                                    ConsoleViews.count(row.ready()),
+                                    ConsoleViews.count(row.claimed()),
+                                    ConsoleViews.count(row.delayed()),
+                                    row.ready() == null ? "–" : ConsoleViews.duration(row.oldestReadyAgeSeconds()),
+                                    row.estimated(),
+                                    row.deadLetterQueue(),
+                                    row.deadLetterSourceCount() > 0,
+                                    row.deadLetterSources()));
+                        }
+                        List<ConsoleViews.SortLink> sorts = new ArrayList<>();
+                        for (QueueOverview.Sort one : QueueOverview.Sort.values()) {
+                            sorts.add(new ConsoleViews.SortLink(
+                                    one.text(), listHref(base, found.filter(), one, 1), one == found.sort()));
+                        }
+                        String note = found.sampling()
+                                ? "Counts are the last sample, taken every " + found.samplePeriodSeconds()
+                                        + " s; – means not sampled yet."
+                                : "Per-queue metrics are off (pigeon.queue-metrics.enabled=false): no counts are shown.";
+                        return new ConsoleViews.Queues(
+                                frame,
+                                rows,
+                                sorts,
+                                found.filter(),
+                                found.sort().text(),
+                                found.page(),
+                                found.pages(),
+                                found.total(),
+                                found.page() > 1
+                                        ? listHref(base, found.filter(), found.sort(), found.page() - 1)
+                                        : null,
+                                found.page() < found.pages()
+                                        ? listHref(base, found.filter(), found.sort(), found.page() + 1)
+                                        : null,
+                                note);
+                    })
+                    .chain(view -> page(Templates.queues(view), 200, token));
+        });
+    }
+
+    @GET
+    @Path("/projects/{project}/queues/{queue}")
+    public Uni<Response> queue(
+            @PathParam("project") String project,
+            @PathParam("queue") String queue,
+            @QueryParam("done") String done,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project), token, () -> {
+            available();
+            allowed(project);
+            QueueName name = QueueName.of(queue);
+            return existing(project, name).chain(() -> Uni.combine()
+                    .all()
+                    .unis(
+                            overview.one(project, name),
+                            queues.metadataWithDefaults(project, name),
+                            messages.page(
+                                    project, name, UUID.randomUUID(), 0, config.maxMessagesPerPage(), true, true, true),
+                            claims.inFlight(project, name),
+                            subscriptions.list(project, name, 0, config.maxSubscriptionsPerPage()),
+                            redrive.list(project, name),
+                            overview.flow(project, name))
+                    .with((sample, metadata, page, live, subscribed, tasks, flow) -> queuePage(
+                            frame,
+                            name,
+                            done == null ? null : NOTICES.get(done),
+                            sample,
+                            metadata,
+                            page,
+                            live,
+                            subscribed,
+                            tasks,
+                            flow))
+                    .chain(view -> page(Templates.queue(view), 200, token)));
+        });
+    }
+
+    @GET
+    @Path("/projects/{project}/queues/{queue}/{action}")
+    public Uni<Response> confirm(
+            @PathParam("project") String project,
+            @PathParam("queue") String queue,
+            @PathParam("action") String action,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project), token, () -> {
+            available();
+            allowed(project);
+            QueueName name = QueueName.of(queue);
+            Action chosen = Action.of(action);
+            return existing(project, name)
+                    .chain(() -> page(
+                            Templates.confirm(confirmation(
+                                    frame, name, chosen, token, null, "{\"hello\": \"pigeon\"}", "", "", "")),
+                            200,
+                            token));
+        });
+    }
+
+    @POST
+    @Path("/projects/{project}/queues/{queue}/{action}")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Uni<Response> act(
+            @PathParam("project") String project,
+            @PathParam("queue") String queue,
+            @PathParam("action") String action,
+            @FormParam(ConsoleForms.FIELD) String csrf,
+            @FormParam("body") String body,
+            @FormParam("ttl") String ttl,
+            @FormParam("delay") String delay,
+            @FormParam("rate") String rate,
+            @CookieParam(ConsoleForms.COOKIE) String cookie,
+            @HeaderParam("Sec-Fetch-Site") String fetchSite,
+            @HeaderParam("Origin") String origin,
+            @HeaderParam("Host") String host) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project), token, () -> {
+            available();
+            allowed(project);
+            ConsoleForms.check(cookie, csrf, fetchSite, origin, host);
+            QueueName name = QueueName.of(queue);
+            Action chosen = Action.of(action);
+            String queueHref = projectHref(project) + "/queues/" + name.value();
+            Uni<Response> done = Uni.createFrom().deferred(() -> switch (chosen) {
+                case POST -> post(project, name, body, ttl, delay)
+                        .replaceWith(() -> redirect(queueHref + "?done=posted"));
+                case PURGE -> purge(project, name).replaceWith(() -> redirect(queueHref + "?done=purged"));
+                case DELETE -> existing(project, name)
+                        .chain(() -> queues.delete(project, name))
+                        .replaceWith(() -> redirect(projectHref(project)));
+                case REDRIVE -> redrive(project, name, rate).replaceWith(() -> redirect(queueHref + "?done=redrive"));
+            });
+            // A refused form is shown again, with what was typed and the refusal, at the refusal's status.
+            return done.onFailure(Rejection.class).recoverWithUni(refused -> {
+                Rejection rejection = (Rejection) refused;
+                if (rejection.reason() == Rejection.Reason.NOT_FOUND) {
+                    return Uni.createFrom().failure(rejection);
+                }
+                return page(
+                        Templates.confirm(confirmation(
+                                frame,
+                                name,
+                                chosen,
+                                token,
+                                Rejections.answer(rejection.reason()).title() + ": " + rejection.description(),
+                                body,
+                                ttl,
+                                delay,
+                                rate)),
+                        Rejections.answer(rejection.reason()).status(),
+                        token);
+            });
+        });
+    }
+
+    @GET
+    @Path("/projects/{project}/dispatch")
+    public Uni<Response> dispatch(
+            @PathParam("project") String project,
+            @QueryParam("done") String done,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project), token, () -> {
+            available();
+            allowed(project);
+            String base = projectHref(project) + "/dispatch/dead/";
+            return Uni.combine()
+                    .all()
+                    .unis(dispatch.pendingByDue(project), dispatch.dead(project, 0, DispatchService.MAX_GROUPS_SHOWN))
+                    .with((pending, dead) -> new ConsoleViews.Dispatch(
+                            frame,
+                            done == null ? null : NOTICES.get(done),
+                            pending.stream()
+                                    .map(group -> new ConsoleViews.ShownGroup(
+                                            group.id(),
+                                            group.mergeKey(),
+                                            group.method(),
+                                            group.target(),
+                                            group.attempts(),
+                                            group.lastError(),
+                                            group.items(),
+                                            group.inFlight()
+                                                    ? "being called"
+                                                    : group.dueInSeconds() <= 0
+                                                            ? "due now"
+                                                            : "in " + ConsoleViews.duration(group.dueInSeconds()),
+                                            null,
+                                            null))
+                                    .toList(),
+                            dead.stream()
+                                    .map(group -> new ConsoleViews.ShownGroup(
+                                            group.id(),
+                                            group.mergeKey(),
+                                            group.method(),
+                                            group.target(),
+                                            group.attempts(),
+                                            group.lastError(),
+                                            group.items(),
+                                            "dead",
+                                            base + group.id() + "/requeue",
+                                            base + group.id() + "/drop"))
+                                    .toList(),
+                            DispatchService.MAX_GROUPS_SHOWN))
+                    .chain(view -> page(Templates.dispatch(view), 200, token));
+        });
+    }
+
+    @GET
+    @Path("/projects/{project}/dispatch/dead/{id}/{action}")
+    public Uni<Response> confirmGroup(
+            @PathParam("project") String project,
+            @PathParam("id") String id,
+            @PathParam("action") String action,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
+            available();
+            allowed(project);
+            long group = groupId(id);
+            boolean requeue = groupAction(action);
+            String dispatchHref = projectHref(project) + "/dispatch";
+            return page(
+                    Templates.confirm(new ConsoleViews.Confirm(
+                            frame,
+                            "dead group " + group,
+                            dispatchHref,
+                            action,
+                            dispatchHref + "/dead/" + group + "/" + action,
+                            requeue
+                                    ? "Requeue dead group " + group + ": call it again at once, with fresh attempts."
+                                    : "Drop dead group " + group + " and its items.",
+                            requeue ? "Requeue the group" : "Drop the group",
+                            token,
+                            null,
+                            false,
+                            false,
+                            "",
+                            "",
+                            "",
+                            "")),
+                    200,
+                    token);
+        });
+    }
+
+    @POST
+    @Path("/projects/{project}/dispatch/dead/{id}/{action}")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Uni<Response> actOnGroup(
+            @PathParam("project") String project,
+            @PathParam("id") String id,
+            @PathParam("action") String action,
+            @FormParam(ConsoleForms.FIELD) String csrf,
+            @CookieParam(ConsoleForms.COOKIE) String cookie,
+            @HeaderParam("Sec-Fetch-Site") String fetchSite,
+            @HeaderParam("Origin") String origin,
+            @HeaderParam("Host") String host) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
+            available();
+            allowed(project);
+            ConsoleForms.check(cookie, csrf, fetchSite, origin, host);
+            long group = groupId(id);
+            boolean requeue = groupAction(action);
+            Uni<Boolean> done = requeue ? dispatch.requeue(project, group, null) : dispatch.dropDead(project, group);
+            return done.map(found -> {
+                if (!found) {
+                    throw Rejection.notFound("Project " + project + " has no dead group " + group + ".");
+                }
+                return redirect(projectHref(project) + "/dispatch?done=" + (requeue ? "requeued" : "dropped"));
+            });
+        });
+    }
+
+    private static long groupId(String id) {
+        if (id == null || !id.matches("[0-9]{1,18}")) {
+            throw Rejection.notFound("A dead group's id is a number.");
+        }
+        return Long.parseLong(id);
+    }
+
+    /** True for requeue, false for drop; anything else is not a page. */
+    private static boolean groupAction(String action) {
+        return switch (action) {
+            case "requeue" -> true;
+            case "drop" -> false;
+            default -> throw Rejection.notFound("A dead group can be requeued or dropped.");
+        };
+    }
+
+    /** Posts one message read from the form by the API's own post reader (v2's document and bounds). */
+    private Uni<Void> post(String project, QueueName queue, String body, String ttl, String delay) {
+        if (body == null || body.isBlank()) {
+            throw Rejection.invalidParameter("body", "It is required: the message's body as JSON text.");
+        }
+        byte[] text = body.getBytes(StandardCharsets.UTF_8);
+        if (text.length > messages.bounds().maxPostSize()) {
+            throw Rejection.invalidParameter(
+                    "body",
+                    "It may be at most " + messages.bounds().maxPostSize() + " bytes (max-messages-post-size).");
+        }
+        JsonNode parsed;
+        try {
+            parsed = JsonBodyReader.parse(text);
+        } catch (Rejection notJson) {
+            throw Rejection.invalidParameter(
+                    "body",
+                    "It must be JSON text (an object, an array, a \"string\", a number, ...): "
+                            + notJson.description());
+        }
+        ObjectNode message = JsonNodeFactory.instance.objectNode();
+        message.set("body", parsed);
+        numberOrText(message, "ttl", ttl);
+        numberOrText(message, "delay", delay);
+        ObjectNode document = JsonNodeFactory.instance.objectNode();
+        document.putArray("messages").add(message);
+        List<NewMessage> read = MessagePostReader.read(
+                document.toString().getBytes(StandardCharsets.UTF_8), ApiVersion.V2, messages.bounds());
+        return messages.post(project, queue, UUID.randomUUID(), read, null).map(posted -> {
+            if (posted.isEmpty()) {
+                throw QueueService.queueNotFound(project, queue);
+            }
+            return null;
+        });
+    }
+
+    private Uni<Void> purge(String project, QueueName queue) {
+        ObjectNode document = JsonNodeFactory.instance.objectNode();
+        ArrayNode types = document.putArray("resource_types");
+        types.add("messages");
+        PurgeReader.Purge what = PurgeReader.read(document);
+        return existing(project, queue).chain(() -> purge.purge(project, queue, what.messages(), what.subscriptions()));
+    }
+
+    private Uni<Void> redrive(String project, QueueName queue, String rate) {
+        ObjectNode document = JsonNodeFactory.instance.objectNode();
+        numberOrText(document, "rate", rate);
+        RedriveService.Request request = RedriveReader.read(document);
+        return redrive.start(project, queue, request).replaceWithVoid();
+    }
+
+    /** A form field as the API would get it: absent when blank, a number when it is one, else text (refused there). */
+    private static void numberOrText(ObjectNode into, String field, String value) {
+        if (value == null || value.isBlank()) {
+            return;
+        }
+        String trimmed = value.strip();
+        if (INTEGER.matcher(trimmed).matches()) {
+            into.put(field, Integer.parseInt(trimmed));
+        } else {
+            into.put(field, trimmed.length() > 64 ? trimmed.substring(0, 64) : trimmed);
+        }
+    }
+
+    private ConsoleViews.QueuePage queuePage(
+            ConsoleViews.Frame frame,
+            QueueName name,
+            String notice,
+            Optional<QueueMetricsStore.QueueReading> sample,
+            ObjectNode metadata,
+            Optional<MessagePage> page,
+            List<ClaimStore.Live> live,
+            List<Subscription> subscribed,
+            List<RedriveTask> tasks,
+            QueueOverview.Flow flow) {
+        List<ConsoleViews.Attribute> reserved = new ArrayList<>();
+        metadata.fields().forEachRemaining(field -> {
+            if (field.getKey().startsWith("_")) {
+                reserved.add(new ConsoleViews.Attribute(
+                        field.getKey(),
+                        field.getValue().isTextual()
+                                ? field.getValue().textValue()
+                                : field.getValue().toString()));
+            }
+        });
+        List<ConsoleViews.ShownMessage> shown = new ArrayList<>();
+        for (Message message : page.map(MessagePage::messages).orElse(List.of())) {
+            String body = message.body();
+            boolean cut = body.length() > ConsoleViews.SHOWN_BODY_CHARS;
+            shown.add(new ConsoleViews.ShownMessage(
+                    message.id(),
+                    ConsoleViews.duration((double) message.age()),
+                    ConsoleViews.duration((double) message.ttl()),
+                    message.claimCount(),
+                    cut ? body.substring(0, ConsoleViews.SHOWN_BODY_CHARS) : body,
+                    cut ? "… cut: the body is " + body.getBytes(StandardCharsets.UTF_8).length + " bytes" : null));
+        }
+        List<ConsoleViews.ShownClaim> shownClaims = new ArrayList<>();
+        for (ClaimStore.Live claim : live) {
+            shownClaims.add(new ConsoleViews.ShownClaim(
+                    claim.id().toString(),
+                    claim.ttl(),
+                    claim.grace(),
+                    ConsoleViews.duration((double) claim.age()),
+                    ConsoleViews.duration((double) claim.remaining()),
+                    claim.messages()));
+        }
+        List<ConsoleViews.ShownSubscription> shownSubscriptions = new ArrayList<>();
+        for (Subscription subscription : subscribed) {
+            shownSubscriptions.add(new ConsoleViews.ShownSubscription(
+                    subscription.id(),
+                    subscription.subscriber(),
+                    subscription.ttl(),
+                    ConsoleViews.duration((double) subscription.age()),
+                    subscription.confirmed() ? "yes" : "no",
+                    subscription.delivered()
+                            ? "notified by this deployment"
+                            : "not notified here (mail is off, or a socket's own)",
+                    subscription.optionsJson()));
+        }
+        List<ConsoleViews.ShownTask> shownTasks = tasks.stream()
+                .limit(TASKS_SHOWN)
+                .map(task -> new ConsoleViews.ShownTask(
+                        task.id().toString(),
+                        task.state().text(),
+                        task.target() == null ? "each message's source" : task.target(),
+                        task.rate(),
+                        task.moved(),
+                        task.skipped(),
+                        task.reason()))
+                .toList();
+        QueueMetricsStore.QueueReading reading = sample.orElse(null);
+        String totals = reading == null
+                ? "–"
+                : String.format(
+                        "posted %,d · claimed %,d · deleted %,d · dead-lettered %,d · notifications %,d delivered,"
+                                + " %,d failed",
+                        reading.posted(),
+                        reading.claimedTotal(),
+                        reading.deleted(),
+                        reading.deadLettered(),
+                        reading.notificationsDelivered(),
+                        reading.notificationsFailed());
+        boolean sampled = reading != null && reading.sampled();
+        return new ConsoleViews.QueuePage(
+                frame,
+                name.value(),
+                frame.projectHref() + "/queues/" + name.value(),
+                notice,
+                sampled ? ConsoleViews.count(reading.ready()) : "–",
+                sampled ? ConsoleViews.count(reading.claimed()) : "–",
+                sampled ? ConsoleViews.count(reading.delayed()) : "–",
+                sampled && reading.ready() > 0 ? ConsoleViews.duration(reading.oldestReadyAgeSeconds()) : "–",
+                totals,
+                joined(flow.minutes()),
+                joined(flow.postedPerSecond()),
+                joined(flow.consumedPerSecond()),
+                String.format(
+                        "In the last hour: %,.0f posted, %,.0f consumed (by minute, from the per-queue totals).",
+                        flow.postedPerSecond().stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .sum()
+                                * 60,
+                        flow.consumedPerSecond().stream()
+                                        .mapToDouble(Double::doubleValue)
+                                        .sum()
+                                * 60),
+                reserved,
+                metadata.toPrettyString(),
+                shown,
+                config.maxMessagesPerPage(),
+                shownClaims,
+                shownSubscriptions,
+                shownTasks);
+    }
+
+    /** Numbers as a data attribute carries them to the chart: comma-separated, nothing else. */
+    private static String joined(List<? extends Number> values) {
+        StringBuilder text = new StringBuilder();
+        for (Number value : values) {
+            if (!text.isEmpty()) {
+                text.append(',');
+            }
+            text.append(value instanceof Double d ? String.format(Locale.ROOT, "%.3f", d) : value.toString());
+        }
+        return text.toString();
+    }
+
+    private ConsoleViews.Confirm confirmation(
+            ConsoleViews.Frame frame,
+            QueueName name,
+            Action action,
+            String csrf,
+            String error,
+            String body,
+            String ttl,
+            String delay,
+            String rate) {
+        String queueHref = frame.projectHref() + "/queues/" + name.value();
+        return new ConsoleViews.Confirm(
+                frame,
+                name.value(),
+                queueHref,
+                action.path,
+                queueHref + "/" + action.path,
+                action.question.formatted(name.value()),
+                action.button,
+                csrf,
+                error,
+                action == Action.POST,
+                action == Action.REDRIVE,
+                body == null ? "" : body,
+                ttl == null ? "" : ttl,
+                delay == null ? "" : delay,
+                rate == null ? "" : rate);
+    }
+
+    private Uni<Void> existing(String project, QueueName name) {
+        return queues.exists(project, name).map(exists -> {
+            if (!exists) {
+                throw QueueService.queueNotFound(project, name);
+            }
+            return null;
+        });
+    }
+
+    /** The console answers only with authentication off: its sign-in (OIDC) is not built yet. */
+    private void available() {
+        if (!config.console().enabled() || config.auth().mode() != PigeonConfig.Auth.Mode.NONE) {
+            throw Rejection.notFound("The console is served only with pigeon.auth.mode=none and "
+                    + "pigeon.console.enabled=true; its OIDC sign-in is not built yet.");
+        }
+    }
+
+    /** A valid project id, and one of the console's projects when pigeon.console.projects names them (else 403). */
+    private void allowed(String project) {
+        Projects.required(project);
+        Optional<List<String>> listed = config.console().projects();
+        if (listed.isPresent() && !listed.get().contains(project)) {
+            throw new Rejection(
+                    Rejection.Reason.FORBIDDEN,
+                    "This console shows only the projects pigeon.console.projects names; this is not one of them.");
+        }
+    }
+
+    private static int pageNumber(String page) {
+        if (page == null || page.isEmpty()) {
+            return 1;
+        }
+        if (!INTEGER.matcher(page).matches()) {
+            throw Rejection.invalidParameter("page", "It must be an integer from 1 to " + QueueOverview.MAX_PAGE + ".");
+        }
+        return Integer.parseInt(page);
+    }
+
+    private ConsoleViews.Frame frame(String project) {
+        List<String> listed = config.console().projects().orElse(List.of());
+        String banner = listed.isEmpty()
+                ? "Authentication is off (pigeon.auth.mode=none): anyone who can reach this console can see and"
+                        + " change every queue of every project."
+                : "Authentication is off (pigeon.auth.mode=none): anyone who can reach this console can see and"
+                        + " change every queue of the projects it shows.";
+        return new ConsoleViews.Frame(project, project == null ? null : projectHref(project), banner);
+    }
+
+    private static String projectHref(String project) {
+        return "/console/projects/" + ConsoleViews.segment(project);
+    }
+
+    private static String listHref(String base, String filter, QueueOverview.Sort sort, long page) {
+        StringBuilder href = new StringBuilder(base).append("?sort=").append(sort.text());
+        if (filter != null && !filter.isEmpty()) {
+            href.append("&filter=").append(ConsoleViews.segment(filter));
+        }
+        return href.append("&page=").append(page).toString();
+    }
+
+    /**
+     * Runs {@code work}; a refusal becomes a page that says it, at the status the API would answer, with a link back.
+     */
+    private Uni<Response> guarded(ConsoleViews.Frame frame, String back, String token, Supplier<Uni<Response>> work) {
+        return Uni.createFrom()
+                .<Response>deferred(work::get)
+                .onFailure(Rejection.class)
+                .recoverWithUni(refused -> {
+                    Rejection rejection = (Rejection) refused;
+                    Rejections.Answer answer = Rejections.answer(rejection.reason());
+                    return page(
+                            Templates.failure(new ConsoleViews.Failure(
+                                    frame, answer.status(), answer.title(), rejection.description(), back)),
+                            answer.status(),
+                            token);
+                });
+    }
+
+    private static Uni<Response> page(TemplateInstance page, int status, String token) {
+        return page.createUni().map(html -> Response.status(status)
+                .type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
+                .entity(html)
+                .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+                .header("X-Content-Type-Options", "nosniff")
+                .header("X-Frame-Options", "DENY")
+                .header("Referrer-Policy", "no-referrer")
+                .header("Cache-Control", "no-store")
+                .header("Set-Cookie", ConsoleForms.cookie(token))
+                .build());
+    }
+
+    private static Response redirect(String to) {
+        return Response.seeOther(URI.create(to))
+                .header("Cache-Control", "no-store")
+                .build();
+    }
+}

@@ -1,0 +1,160 @@
+package io.pigeon.console;
+
+import io.quarkus.qute.TemplateData;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * What the console's templates show, as text already formatted: the templates hold no logic but loops and
+ * conditions, and Qute escapes every value they write (no raw output anywhere).
+ */
+public final class ConsoleViews {
+
+    /** Longest part of a message body a page shows; the rest is cut and its size said. */
+    static final int SHOWN_BODY_CHARS = 2000;
+
+    private ConsoleViews() {}
+
+    /** The parts every page shares: the project (null on the chooser), its path and the banner's text. */
+    @TemplateData
+    public record Frame(String project, String projectHref, String banner) {}
+
+    @TemplateData
+    public record Chooser(Frame frame, List<String> projects, boolean anyProject, String error) {}
+
+    @TemplateData
+    public record QueueRow(
+            String name,
+            String href,
+            String ready,
+            String claimed,
+            String delayed,
+            String oldestReadyAge,
+            boolean estimated,
+            String deadLetterQueue,
+            boolean deadLetter,
+            String deadLetterSources) {}
+
+    @TemplateData
+    public record SortLink(String label, String href, boolean current) {}
+
+    @TemplateData
+    public record Queues(
+            Frame frame,
+            List<QueueRow> rows,
+            List<SortLink> sorts,
+            String filter,
+            String sort,
+            long page,
+            long pages,
+            long total,
+            String previousHref,
+            String nextHref,
+            String sampleNote) {}
+
+    @TemplateData
+    public record Attribute(String name, String value) {}
+
+    @TemplateData
+    public record ShownMessage(long id, String age, String ttl, int claimCount, String body, String cut) {}
+
+    @TemplateData
+    public record ShownClaim(String id, int ttl, int grace, String age, String remaining, int messages) {}
+
+    @TemplateData
+    public record ShownSubscription(
+            long id, String subscriber, int ttl, String age, String confirmed, String delivery, String options) {}
+
+    @TemplateData
+    public record ShownTask(
+            String id, String state, String target, int rate, long moved, long skipped, String reason) {}
+
+    @TemplateData
+    public record QueuePage(
+            Frame frame,
+            String queue,
+            String queueHref,
+            String notice,
+            String ready,
+            String claimed,
+            String delayed,
+            String oldestReadyAge,
+            String totals,
+            String flowMinutes,
+            String flowPosted,
+            String flowConsumed,
+            String flowSummary,
+            List<Attribute> reserved,
+            String metadata,
+            List<ShownMessage> messages,
+            int peekLimit,
+            List<ShownClaim> claims,
+            List<ShownSubscription> subscriptions,
+            List<ShownTask> tasks) {}
+
+    @TemplateData
+    public record ShownGroup(
+            long id,
+            String mergeKey,
+            String method,
+            String target,
+            int attempts,
+            String lastError,
+            long items,
+            String when,
+            String requeueHref,
+            String dropHref) {}
+
+    @TemplateData
+    public record Dispatch(Frame frame, String notice, List<ShownGroup> pending, List<ShownGroup> dead, int shown) {}
+
+    /** A confirmation step: what is about to happen, the form that does it, and the refusal of a first try. */
+    @TemplateData
+    public record Confirm(
+            Frame frame,
+            String queue,
+            String queueHref,
+            String action,
+            String actionHref,
+            String question,
+            String button,
+            String csrf,
+            String error,
+            boolean post,
+            boolean redrive,
+            String body,
+            String ttl,
+            String delay,
+            String rate) {}
+
+    @TemplateData
+    public record Failure(Frame frame, int status, String title, String description, String backHref) {}
+
+    /** A path segment as a URL holds it (a project id may hold any printable character). */
+    static String segment(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    static String count(Long value) {
+        return value == null ? "–" : String.format("%,d", value);
+    }
+
+    /** Seconds as a person reads them: 42 s, 3 min 5 s, 2 h 10 min, 4 d 2 h. */
+    static String duration(Double seconds) {
+        if (seconds == null) {
+            return "–";
+        }
+        long s = Math.round(seconds);
+        if (s < 60) {
+            return s + " s";
+        }
+        if (s < 3600) {
+            return s / 60 + " min" + (s % 60 == 0 ? "" : " " + s % 60 + " s");
+        }
+        if (s < 86_400) {
+            return s / 3600 + " h" + (s % 3600 / 60 == 0 ? "" : " " + s % 3600 / 60 + " min");
+        }
+        return s / 86_400 + " d" + (s % 86_400 / 3600 == 0 ? "" : " " + s % 86_400 / 3600 + " h");
+    }
+}

@@ -1,0 +1,617 @@
+package io.pigeon.console;
+
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.is;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.maintenance.Sweeper;
+import io.pigeon.pool.PoolClients;
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Db;
+import io.pigeon.testing.DispatchClock;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
+import io.restassured.response.Response;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
+import java.io.File;
+import java.io.IOException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriverException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The console in a real browser: Debian's Chromium, driven through Debian's chromedriver (both named by path, so
+ * Selenium Manager never runs and nothing is downloaded), headless, with a new empty profile. Each step asserts what a
+ * user sees, and a screenshot of each page is kept under target/console-screenshots/. Skipped, with the reason, where
+ * Chromium or its driver is not installed ({@code .ci/run} installs them as root).
+ */
+@QuarkusTest
+@TestProfile(ConsoleProfile.class)
+class ConsoleBrowserTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path SCREENSHOTS = Path.of("target/console-screenshots");
+    /** The test profile samples every second; a page must show a change within that, plus the statement's own time. */
+    private static final Duration SAMPLE_PERIOD = Duration.ofSeconds(1);
+
+    private static ChromeDriver browser;
+    private static Path profileDirectory;
+
+    @TestHTTPResource("/")
+    URL root;
+
+    @Inject
+    Sweeper sweeper;
+
+    @Inject
+    Pool pool;
+
+    @Inject
+    PoolClients pools;
+
+    @BeforeAll
+    static void startTheBrowser() throws IOException {
+        Assumptions.assumeTrue(
+                Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                CHROMIUM + " or " + CHROMEDRIVER + " is not installed (Debian's chromium and chromium-driver;"
+                        + " .ci/run installs them as root): the console's browser tests are skipped");
+        Files.createDirectories(SCREENSHOTS);
+        profileDirectory = Files.createTempDirectory("pigeon-console-chromium");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments(
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+                "--window-size=1280,900",
+                "--user-data-dir=" + profileDirectory);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
+                .usingAnyFreePort()
+                .build();
+        options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
+        browser = new ChromeDriver(service, options);
+        browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+    }
+
+    @AfterAll
+    static void stopTheBrowser() throws IOException {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (profileDirectory != null) {
+            try (var paths = Files.walk(profileDirectory)) {
+                paths.sorted((a, b) -> b.compareTo(a))
+                        .forEach(path -> path.toFile().delete());
+            }
+        }
+    }
+
+    @Test
+    void pickAProjectSeeTheDepthChangePeekSafelyAndPurgeWithConfirmation() {
+        String project = ConsoleProfile.SHOWN;
+        String queue = "orders-" + shortId();
+        Api.as(project).put("/v2/queues/" + queue).then().statusCode(201);
+
+        open("/console");
+        assertTrue(text("#banner").contains("anyone who can reach this console"), text("#banner"));
+        screenshot("01-chooser");
+        navigate(browser.findElement(By.linkText(project)));
+        assertEquals("Queues of " + project, text("h1"));
+        WebElement row = row(queue);
+        String ready = row.findElement(By.cssSelector(".ready")).getText();
+        assertTrue(ready.equals("–") || ready.equals("0"), "not sampled yet, or sampled empty: " + ready);
+
+        postViaApi(project, queue, "{\"n\": 1}", "{\"n\": 2}", "{\"n\": 3}");
+        long posted = System.nanoTime();
+        until("the table shows 3 ready messages", () -> {
+            browser.navigate().refresh();
+            return row(queue).findElement(By.cssSelector(".ready")).getText().equals("3");
+        });
+        Duration seen = Duration.ofNanos(System.nanoTime() - posted);
+        assertTrue(
+                seen.compareTo(SAMPLE_PERIOD.multipliedBy(3)) < 0,
+                "seen after " + seen + ", more than a sample period and the sample's own time");
+        screenshot("02-queues");
+
+        // A body that would run script if any page wrote it as HTML: it must be shown as text and run nothing.
+        navigate(row(queue).findElement(By.linkText(queue)));
+        navigate(browser.findElement(By.id("action-post")));
+        assertEquals("Post a test message to queue " + queue + ".", text("#question"));
+        String hostile = "{\"html\": \"<script>window.pwned = 1; document.title = 'pwned'</script>"
+                + "<img src=x onerror=\\\"window.pwned = 2; document.title = 'pwned'\\\">\","
+                + " \"close\": \"</pre></td><script>window.pwned = 3</script>\"}";
+        WebElement body = browser.findElement(By.id("body"));
+        body.clear();
+        body.sendKeys(hostile);
+        browser.findElement(By.id("ttl")).sendKeys("10");
+        screenshot("03-post-form");
+        navigate(browser.findElement(By.id("confirm")));
+        // Refused by the API's own reader, on the page, naming the field and its bound; nothing was posted.
+        assertTrue(text("#error").toLowerCase(Locale.ROOT).contains("ttl"), text("#error"));
+        assertTrue(text("#error").contains("60"), text("#error"));
+        screenshot("04-post-refused");
+        assertEquals(3, messagesViaApi(project, queue));
+        WebElement ttl = browser.findElement(By.id("ttl"));
+        ttl.clear();
+        ttl.sendKeys("300");
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals("The test message was posted.", text("#notice"));
+        assertEquals(4, messagesViaApi(project, queue));
+
+        List<WebElement> bodies = browser.findElements(By.cssSelector("#messages pre.body"));
+        assertEquals(4, bodies.size());
+        assertTrue(
+                bodies.get(3).getText().contains("<script>window.pwned = 1;"),
+                bodies.get(3).getText());
+        assertTrue(
+                bodies.get(3).getText().contains("<img src=x onerror="),
+                bodies.get(3).getText());
+        JavascriptExecutor script = browser;
+        assertEquals("undefined", script.executeScript("return typeof window.pwned"));
+        assertEquals("Queue " + queue + " · Pigeon", browser.getTitle());
+        for (WebElement element : browser.findElements(By.tagName("script"))) {
+            String source = element.getDomAttribute("src");
+            assertTrue(
+                    source != null
+                            && (source.startsWith("/webjars/uplot/") || source.equals("/console/assets/flow.js")),
+                    "only the chart's own files are scripts: " + source);
+        }
+        assertEquals(0, browser.findElements(By.tagName("img")).size(), "no image element on the page");
+        screenshot("05-queue-peeked");
+
+        until("the flow chart shows the four posts", () -> {
+            browser.navigate().refresh();
+            return !browser.findElements(By.cssSelector("#flow[data-drawn] canvas"))
+                            .isEmpty()
+                    && sumOf(browser.findElement(By.id("flow")).getDomAttribute("data-posted")) * 60 > 3.99
+                    && text("#flow-summary").startsWith("In the last hour: 4 posted, 0 consumed");
+        });
+        screenshot("05-queue-flow");
+
+        navigate(browser.findElement(By.id("action-purge")));
+        assertTrue(text("#question").startsWith("Purge queue " + queue), text("#question"));
+        screenshot("06-purge-confirm");
+        assertEquals(4, messagesViaApi(project, queue), "nothing purged before the confirmation");
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals("The queue's messages were purged.", text("#notice"));
+        assertEquals("No message.", text("#messages tbody td"));
+        assertEquals(0, messagesViaApi(project, queue));
+        until("the flow chart shows the purge as consumed", () -> {
+            browser.navigate().refresh();
+            return sumOf(browser.findElement(By.id("flow")).getDomAttribute("data-consumed")) * 60 > 3.99
+                    && text("#flow-summary").startsWith("In the last hour: 4 posted, 4 consumed");
+        });
+        assertNoPolicyViolation();
+    }
+
+    /** The sum of a data attribute's comma-separated numbers. */
+    private static double sumOf(String numbers) {
+        double sum = 0;
+        for (String number : numbers.split(",")) {
+            sum += Double.parseDouble(number);
+        }
+        return sum;
+    }
+
+    /** Nothing the console's pages did was blocked by their Content-Security-Policy (so none of it needed to be). */
+    private static void assertNoPolicyViolation() {
+        List<String> blocked = browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .map(LogEntry::getMessage)
+                .filter(message -> message.contains("Content Security Policy"))
+                .toList();
+        assertEquals(List.of(), blocked);
+    }
+
+    @Test
+    void redriveADeadLetterQueueAndWatchItDrain() {
+        String project = ConsoleProfile.ALSO_SHOWN;
+        String work = "work-" + shortId();
+        String dead = "dead-" + shortId();
+        Api.as(project).put("/v2/queues/" + dead).then().statusCode(201);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"_max_claim_count\": 1, \"_dead_letter_queue\": \"" + dead + "\"}")
+                .put("/v2/queues/" + work)
+                .then()
+                .statusCode(201);
+        postViaApi(project, work, "{\"job\": 1}", "{\"job\": 2}", "{\"job\": 3}", "{\"job\": 4}");
+        Response claim = Api.as(project)
+                .contentType("application/json")
+                .body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/" + work + "/claims?limit=4");
+        claim.then().statusCode(201);
+        Api.as(project).delete(claim.header("Location")).then().statusCode(204);
+        sweeper.sweep().await().indefinitely();
+        assertEquals(4, messagesViaApi(project, dead), "the four messages were dead-lettered");
+
+        open("/console/projects/" + project + "?sort=ready");
+        until("the dead-letter queue is marked, with its depth and source", () -> {
+            browser.navigate().refresh();
+            return row(dead)
+                    .findElement(By.cssSelector(".dead"))
+                    .getText()
+                    .equals("dead-letter queue depth 4 · from " + work);
+        });
+        assertEquals(
+                dead,
+                browser.findElements(By.cssSelector("#queues tbody tr")).get(0).getAttribute("data-queue"),
+                "sorted by ready messages, the deepest first");
+        assertTrue(row(work).findElement(By.cssSelector(".dead")).getText().contains("dead letters go to " + dead));
+        screenshot("07-dead-letter-queue");
+
+        navigate(row(dead).findElement(By.linkText(dead)));
+        navigate(browser.findElement(By.id("action-redrive")));
+        screenshot("08-redrive-confirm");
+        browser.findElement(By.id("rate")).sendKeys("100000");
+        navigate(browser.findElement(By.id("confirm")));
+        assertTrue(text("#error").contains("rate"), text("#error"));
+        assertTrue(text("#error").contains("1000"), text("#error"));
+        WebElement rate = browser.findElement(By.id("rate"));
+        rate.clear();
+        navigate(browser.findElement(By.id("confirm")));
+        assertTrue(text("#notice").startsWith("A redrive of this queue's dead letters started"), text("#notice"));
+        until("the redrive is done and the dead-letter queue drained", () -> {
+            browser.navigate().refresh();
+            return text("#redrives tbody .state").equals("done")
+                    && text("#redrives tbody .moved").equals("4")
+                    && text("#depth-ready").equals("0")
+                    && text("#messages tbody td").equals("No message.");
+        });
+        screenshot("09-redrive-done");
+        assertEquals(0, messagesViaApi(project, dead));
+        assertEquals(4, messagesViaApi(project, work), "every message back in the queue it came from");
+    }
+
+    @Test
+    void tenThousandQueuesArePagedSortedAndFilteredInSql() {
+        String project = ConsoleProfile.LARGE;
+        Db.run(
+                pool,
+                "INSERT INTO queues (project, name) SELECT $1, 'q-' || lpad(i::text, 5, '0')"
+                        + " FROM generate_series(1, 10000) i",
+                project);
+        Db.run(
+                pool,
+                "UPDATE queues SET metadata = '{\"_dead_letter_queue\": \"q-00008\"}' WHERE project = $1 AND name = $2",
+                project,
+                "q-00007");
+        try {
+            tenThousandQueues(project);
+        } finally {
+            // Every later sample in this run would count them: they go, with their messages, as a queue delete does.
+            Db.run(pool, "DELETE FROM messages WHERE queue_id IN (SELECT id FROM queues WHERE project = $1)", project);
+            Db.run(pool, "DELETE FROM queues WHERE project = $1", project);
+        }
+    }
+
+    private void tenThousandQueues(String project) {
+        postViaApi(project, "q-00042", "1", "2", "3", "4", "5");
+        postViaApi(project, "q-09999", "1", "2");
+
+        open("/console/projects/" + project);
+        assertEquals("10000 queues; page 1 of 200", text("#queues caption"));
+        List<WebElement> rows = browser.findElements(By.cssSelector("#queues tbody tr"));
+        assertEquals(50, rows.size());
+        assertEquals("q-00001", rows.get(0).getAttribute("data-queue"));
+        assertEquals("q-00050", rows.get(49).getAttribute("data-queue"));
+        String marked = text("#queues tr[data-queue='q-00008'] .dead");
+        assertTrue(marked.matches("dead-letter queue depth (–|0) · from q-00007"), marked);
+        report("page 1 of 10,000 queues, by name");
+        screenshot("11-ten-thousand-queues");
+
+        // At a phone's width the page still fits: the table scrolls inside its box, the page itself does not.
+        Dimension desk = browser.manage().window().getSize();
+        browser.manage().window().setSize(new Dimension(390, 844));
+        try {
+            browser.navigate().refresh();
+            long overflow = (Long) browser.executeScript(
+                    "return document.documentElement.scrollWidth - document.documentElement.clientWidth");
+            assertEquals(0, overflow, "the page is wider than a phone's screen");
+            screenshot("14-phone-width");
+        } finally {
+            browser.manage().window().setSize(desk);
+        }
+
+        // The keyboard reaches the first queue's link from the top of the page: skip link, then the page's controls.
+        browser.findElement(By.tagName("body")).sendKeys(Keys.TAB);
+        assertEquals("Skip to the content", browser.switchTo().activeElement().getText());
+
+        navigate(browser.findElement(By.id("next-page")));
+        assertEquals("q-00051", text("#queues tbody tr th"));
+        open("/console/projects/" + project + "?page=200");
+        rows = browser.findElements(By.cssSelector("#queues tbody tr"));
+        assertEquals("q-10000", rows.get(rows.size() - 1).getAttribute("data-queue"));
+        report("page 200 of 10,000 queues, by name");
+
+        WebElement filter = browser.findElement(By.id("filter"));
+        filter.sendKeys("q-0999");
+        navigate(browser.findElement(By.id("apply-filter")));
+        assertEquals("10 queues; page 1 of 1", text("#queues caption"));
+        assertEquals("q-09990", text("#queues tbody tr th"));
+
+        until("sorted by ready messages, the two deepest first", () -> {
+            open("/console/projects/" + project + "?sort=ready");
+            List<WebElement> deepest = browser.findElements(By.cssSelector("#queues tbody tr"));
+            return deepest.get(0).getAttribute("data-queue").equals("q-00042")
+                    && deepest.get(0)
+                            .findElement(By.cssSelector(".ready"))
+                            .getText()
+                            .equals("5")
+                    && deepest.get(1).getAttribute("data-queue").equals("q-09999");
+        });
+        report("page 1 of 10,000 queues, by ready messages");
+        screenshot("12-sorted-by-ready");
+    }
+
+    /** Prints what the browser measured of the page it shows: its size on the wire and the server's answer time. */
+    private static void report(String page) {
+        Object measured = browser.executeScript("const n = performance.getEntriesByType('navigation')[0];"
+                + " return [n.transferSize, n.decodedBodySize, Math.round(n.responseEnd - n.requestStart),"
+                + " Math.round(n.loadEventEnd - n.startTime)];");
+        System.out.println("Console " + page + ": [bytes on the wire, HTML bytes, request to response end ms,"
+                + " load ms] = " + measured);
+    }
+
+    @Test
+    void delayedDispatchShowsPendingAndDeadGroupsRequeuedOrDroppedAfterConfirmation() {
+        String project = ConsoleProfile.SHOWN;
+        // Nothing listens on port 1: every call fails at once, and after its three attempts the group is dead.
+        String failing = Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString("http://127.0.0.1:1/fail".getBytes(StandardCharsets.UTF_8));
+        String key = "console-" + shortId();
+        for (String path : List.of(key + "-a", key + "-b")) {
+            Api.as(project)
+                    .contentType("application/json")
+                    .body("{\"job\": \"" + path + "\"}")
+                    .post("/v3/queue/" + path + "/POST/" + failing)
+                    .then()
+                    .statusCode(201);
+        }
+        try (DispatchClock hurried = DispatchClock.hurry(pools, project)) {
+            until("both groups are dead", () -> deadGroups(project).size() == 2);
+        }
+        long later = (System.currentTimeMillis() / 1000) + 3600;
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"job\": \"later\"}")
+                .post("/v3/queue/" + key + "-later/POST/" + failing + "?ontime=" + later)
+                .then()
+                .statusCode(201);
+        List<Long> dead = deadGroups(project);
+
+        open("/console/projects/" + project);
+        navigate(browser.findElement(By.id("dispatch-link")));
+        assertTrue(text("#pending tbody tr .due").startsWith("in 59 min"), text("#pending tbody tr .due"));
+        assertEquals(
+                2,
+                browser.findElements(By.cssSelector("#dead tbody tr[data-group]"))
+                        .size());
+        assertFalse(text("#dead tbody tr .last-error").isEmpty(), "a dead group shows its last error");
+        screenshot("13-dispatch");
+
+        navigate(browser.findElement(By.cssSelector("#dead tr[data-group='" + dead.get(0) + "'] a.requeue")));
+        assertEquals(
+                "Requeue dead group " + dead.get(0) + ": call it again at once, with fresh attempts.",
+                text("#question"));
+        assertEquals(dead, deadGroups(project), "nothing requeued before the confirmation");
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals("The dead group was requeued: it is called again at once.", text("#notice"));
+        assertFalse(deadGroups(project).contains(dead.get(0)));
+
+        navigate(browser.findElement(By.cssSelector("#dead tr[data-group='" + dead.get(1) + "'] a.drop")));
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals("The dead group was dropped with its items.", text("#notice"));
+        assertFalse(deadGroups(project).contains(dead.get(1)));
+        assertEquals(
+                0,
+                browser.findElements(By.cssSelector("#dead tr[data-group='" + dead.get(1) + "']"))
+                        .size());
+    }
+
+    private static List<Long> deadGroups(String project) {
+        List<String> ids = Api.as(project)
+                .get("/v3/dead-groups?limit=100")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("groups.id");
+        return ids.stream().map(Long::parseLong).sorted().toList();
+    }
+
+    @Test
+    void anotherProjectsQueueIsRefusedByUrl() {
+        String other = Api.newProject();
+        String queue = "secret-" + shortId();
+        Api.as(other).put("/v2/queues/" + queue).then().statusCode(201);
+        postViaApi(other, queue, "{\"secret\": \"do not show\"}");
+
+        for (String path : List.of("/console/projects/" + other, "/console/projects/" + other + "/queues/" + queue)) {
+            open(path);
+            assertEquals("403 Forbidden", text("#failure-title"));
+            assertFalse(browser.getPageSource().contains("do not show"));
+            assertFalse(browser.getPageSource().contains(queue));
+        }
+        screenshot("10-other-project-refused");
+        RestAssured.given()
+                .get("/console/projects/" + other + "/queues/" + queue)
+                .then()
+                .statusCode(403)
+                .body(containsString("not one of them"));
+    }
+
+    @Test
+    void aFormWithoutItsTokenChangesNothingAndEveryPageForbidsInlineScript() {
+        String project = ConsoleProfile.SHOWN;
+        String queue = "guarded-" + shortId();
+        Api.as(project).put("/v2/queues/" + queue).then().statusCode(201);
+        postViaApi(project, queue, "{\"keep\": true}");
+        String purge = "/console/projects/" + project + "/queues/" + queue + "/purge";
+
+        RestAssured.given().formParam("csrf", "x".repeat(43)).post(purge).then().statusCode(403);
+        RestAssured.given()
+                .cookie(ConsoleForms.COOKIE, "a".repeat(43))
+                .formParam("csrf", "b".repeat(43))
+                .post(purge)
+                .then()
+                .statusCode(403)
+                .body(containsString("reload the page"));
+        RestAssured.given()
+                .cookie(ConsoleForms.COOKIE, "a".repeat(43))
+                .header("Sec-Fetch-Site", "cross-site")
+                .formParam("csrf", "a".repeat(43))
+                .post(purge)
+                .then()
+                .statusCode(403);
+        assertEquals(1, messagesViaApi(project, queue), "no refused form purged anything");
+
+        RestAssured.given()
+                .get(purge)
+                .then()
+                .statusCode(200)
+                .header("Content-Security-Policy", is(ConsoleResource.CONTENT_SECURITY_POLICY))
+                .header("Set-Cookie", containsString("HttpOnly; SameSite=Strict"));
+        RestAssured.given()
+                .get("/console/projects/" + project + "?page=0")
+                .then()
+                .statusCode(400)
+                .body(containsString("page"))
+                .body(containsString("10000"));
+        RestAssured.given()
+                .get("/console/projects/" + project + "?filter=" + "x".repeat(65))
+                .then()
+                .statusCode(400)
+                .body(containsString("filter"))
+                .body(containsString("64"));
+    }
+
+    private void open(String path) {
+        browser.get(root.toString().replaceAll("/$", "") + path);
+    }
+
+    /** Clicks a link or button that leads to another page, and waits for that page. */
+    private static void navigate(WebElement link) {
+        link.click();
+        WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(10));
+        wait.until(gone -> {
+            try {
+                link.isEnabled();
+                return false;
+            } catch (WebDriverException leftThePage) {
+                // Stale, or its node already gone from the inspector's view of the new document.
+                return true;
+            }
+        });
+        wait.until(loaded -> "complete".equals(browser.executeScript("return document.readyState")));
+    }
+
+    private static String text(String css) {
+        List<WebElement> found = browser.findElements(By.cssSelector(css));
+        if (found.isEmpty()) {
+            throw new AssertionError("No " + css + " on " + browser.getCurrentUrl() + ":\n" + browser.getPageSource());
+        }
+        return found.get(0).getText();
+    }
+
+    private static WebElement row(String queue) {
+        return browser.findElement(By.cssSelector("#queues tr[data-queue='" + queue + "']"));
+    }
+
+    private static void until(String what, Supplier<Boolean> seen) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!seen.get()) {
+            if (System.nanoTime() > deadline) {
+                screenshot("failed-" + what.replaceAll("[^a-z]+", "-"));
+                throw new AssertionError("Not seen within 20 s: " + what);
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("Interrupted while waiting for: " + what);
+            }
+        }
+    }
+
+    /** A screenshot of the whole page (up to 4,000 pixels high), at the width of the window. */
+    private static void screenshot(String name) {
+        Dimension window = browser.manage().window().getSize();
+        long height = (Long) browser.executeScript("return document.documentElement.scrollHeight");
+        browser.manage().window().setSize(new Dimension(window.getWidth(), (int) Math.min(4000, height + 140)));
+        File taken = browser.getScreenshotAs(OutputType.FILE);
+        browser.manage().window().setSize(window);
+        try {
+            Files.copy(taken.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new AssertionError("Could not keep the screenshot " + name, e);
+        }
+    }
+
+    private static void postViaApi(String project, String queue, String... bodies) {
+        StringBuilder document = new StringBuilder("{\"messages\": [");
+        for (int i = 0; i < bodies.length; i++) {
+            document.append(i == 0 ? "" : ", ")
+                    .append("{\"ttl\": 300, \"body\": ")
+                    .append(bodies[i])
+                    .append('}');
+        }
+        Api.as(project)
+                .contentType("application/json")
+                .body(document.append("]}").toString())
+                .post("/v2/queues/" + queue + "/messages")
+                .then()
+                .statusCode(201);
+    }
+
+    private static int messagesViaApi(String project, String queue) {
+        return Api.as(project)
+                .get("/v2/queues/" + queue + "/stats")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("messages.total");
+    }
+
+    private static String shortId() {
+        return UUID.randomUUID().toString().substring(0, 8);
+    }
+}

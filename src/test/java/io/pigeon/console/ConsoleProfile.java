@@ -1,0 +1,31 @@
+package io.pigeon.console;
+
+import io.pigeon.testing.Api;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import java.util.Map;
+
+/**
+ * The console limited to three projects (pigeon.console.projects), new ones per run so that the tests need no clean-up
+ * on a shared database: the chooser lists them, and any other project's pages are refused. Queues are sampled every
+ * second (the test profile's period).
+ */
+public class ConsoleProfile implements QuarkusTestProfile {
+
+    // Kept in a system property: the profile is also loaded by Quarkus's class loader, whose static fields are others.
+    private static final String[] PROJECTS = System.getProperties()
+            .computeIfAbsent(
+                    "console-browser-test.projects",
+                    key -> Api.newProject() + "," + Api.newProject() + "," + Api.newProject())
+            .toString()
+            .split(",");
+
+    static final String SHOWN = PROJECTS[0];
+    static final String ALSO_SHOWN = PROJECTS[1];
+    /** The project that holds 10,000 queues. */
+    static final String LARGE = PROJECTS[2];
+
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of("pigeon.console.projects", String.join(",", PROJECTS));
+    }
+}

@@ -489,6 +489,14 @@ public interface PigeonConfig {
         int maxRunningPerReplica();
 
         /**
+         * Of the tasks one replica runs at once, how many one project's may be: its further tasks wait (on any replica)
+         * until one of its own ends, so that another project's task finds a place at once. At most
+         * {@code max-running-per-replica}.
+         */
+        @WithDefault("4")
+        int maxRunningPerProjectPerReplica();
+
+        /**
          * Most messages one batch (one statement, one transaction) moves. A task moves about a fifth of its rate per
          * batch, five batches a second, up to this.
          */

@@ -9,7 +9,8 @@ import java.util.Map;
  * connections are closed after 5 s, and 200 connections at most are open at once (RestAssured leaves each of its
  * connections open until the server closes it: the tests here make far fewer requests within 5 s). The per-queue
  * metrics serve 3 queues per answer and count 2 queues per replica between flushes (QueueMetricsBoundsTest; the other
- * classes of this profile read no per-queue series).
+ * classes of this profile read no per-queue series). A replica runs 2 redrive tasks at once, 1 of each project
+ * (RedriveFairShareTest; RedriveTasksBoundTest counts tasks stored, not run).
  */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
@@ -27,6 +28,8 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.quotas.max-post-keys-per-project", "3"),
                 Map.entry("pigeon.quotas.check-interval", "1h"),
                 Map.entry("pigeon.redrive.max-tasks-per-project", "2"),
+                Map.entry("pigeon.redrive.max-running-per-replica", "2"),
+                Map.entry("pigeon.redrive.max-running-per-project-per-replica", "1"),
                 Map.entry("pigeon.dispatch.max-calls-per-host-per-second", "5"),
                 Map.entry("pigeon.scaler.max-streams", "3"),
                 Map.entry("pigeon.scaler.max-streams-per-project", "2"),

@@ -363,6 +363,15 @@ public interface PigeonConfig {
         int maxScrapesInFlight();
 
         /**
+         * Bytes of /q/metrics/queues answers this replica holds until their clients have read them: an answer holds
+         * its size from when it is ready until it is written or its connection is gone, and one that would pass this
+         * is refused (503), unless it is the only one. Each is written 64 KiB at a time, so a client that does not read
+         * pins no more than that of direct memory.
+         */
+        @WithDefault("33554432")
+        long maxUnwrittenBytes();
+
+        /**
          * Queues one replica holds counts for between two flushes; counts of further queues in that time are dropped
          * (and counted in {@code pigeon_queue_counts_dropped_total}), so that requests naming ever new queues cannot
          * grow the replica's memory.

@@ -1551,11 +1551,20 @@ UPDATE redrive_tasks
 SET lease_token = gen_random_uuid(), lease_until = now() + $2 * interval '1 millisecond'
 WHERE id = ANY(ARRAY(
     SELECT id FROM redrive_tasks
-    WHERE state = 'running' AND (lease_until IS NULL OR lease_until <= now())
+    WHERE id = ANY(ARRAY(
+        SELECT c.id FROM (
+            SELECT id, project, started_at,
+                   row_number() OVER (PARTITION BY project ORDER BY started_at) AS place
+            FROM redrive_tasks
+            WHERE state = 'running' AND (lease_until IS NULL OR lease_until <= now())) c
+        LEFT JOIN unnest($3::text[], $4::int[]) AS h (project, held) ON h.project = c.project
+        WHERE c.place + COALESCE(h.held, 0) <= $5
+        ORDER BY c.started_at
+        LIMIT $1))
+      AND state = 'running' AND (lease_until IS NULL OR lease_until <= now())
     ORDER BY started_at
-    LIMIT $1
     FOR UPDATE SKIP LOCKED))
-RETURNING id, lease_token, rate, last_id;
+RETURNING id, project, lease_token, rate, last_id;
 
 -- name: SocketSubscriptionStore.CREATE
 INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)

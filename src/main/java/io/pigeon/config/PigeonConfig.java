@@ -363,6 +363,15 @@ public interface PigeonConfig {
         int maxScrapesInFlight();
 
         /**
+         * Bytes of /q/metrics/queues answers this replica holds until their clients have read them: an answer holds
+         * its size from when it is ready until it is written or its connection is gone, and one that would pass this
+         * is refused (503), unless it is the only one. Each is written 64 KiB at a time, so a client that does not read
+         * pins no more than that of direct memory.
+         */
+        @WithDefault("33554432")
+        long maxUnwrittenBytes();
+
+        /**
          * Queues one replica holds counts for between two flushes; counts of further queues in that time are dropped
          * (and counted in {@code pigeon_queue_counts_dropped_total}), so that requests naming ever new queues cannot
          * grow the replica's memory.
@@ -487,6 +496,14 @@ public interface PigeonConfig {
         /** Tasks one replica runs at once; the others wait for a replica with room. */
         @WithDefault("16")
         int maxRunningPerReplica();
+
+        /**
+         * Of the tasks one replica runs at once, how many one project's may be: its further tasks wait (on any replica)
+         * until one of its own ends, so that another project's task finds a place at once. At most
+         * {@code max-running-per-replica}.
+         */
+        @WithDefault("4")
+        int maxRunningPerProjectPerReplica();
 
         /**
          * Most messages one batch (one statement, one transaction) moves. A task moves about a fifth of its rate per

@@ -12,12 +12,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
 
 /**
@@ -37,6 +37,10 @@ import org.jboss.logging.Logger;
  * made up for by the next ones, and it is never more than one second of its rate ahead. A replica that takes a task
  * over starts with an empty bucket. The bucket is this replica's own, on its monotonic clock: no other replica
  * runs the task meanwhile, and nothing about it is stored.
+ *
+ * <p>A project holds at most {@code pigeon.redrive.max-running-per-project-per-replica} of a replica's
+ * {@code max-running-per-replica} places: its further tasks are started without a lease and wait, so that another
+ * project's task finds a place at once, where one project's tasks at rate 1 used to hold every place for hours.
  */
 @ApplicationScoped
 public class RedriveRunner {
@@ -60,8 +64,13 @@ public class RedriveRunner {
 
     /** The tasks this replica runs, by id. */
     private final Map<UUID, Run> runs = new ConcurrentHashMap<>();
-    /** Runs, and starts that reserved a place for a run: never more than {@code max-running-per-replica}. */
-    private final AtomicInteger places = new AtomicInteger();
+    /**
+     * Runs, and starts or looks that reserved a place for a run: never more than {@code max-running-per-replica}.
+     * Guarded by {@code this}, with {@link #heldByProject}.
+     */
+    private int places;
+    /** Places held per project (its runs and reserved starts): at most {@code max-running-per-project-per-replica}. */
+    private final Map<String, Integer> heldByProject = new HashMap<>();
 
     private volatile boolean stopping;
 
@@ -78,28 +87,32 @@ public class RedriveRunner {
         return leaseMillis;
     }
 
-    /** Reserves a place for a task about to start here; false when this replica runs as many as it may. */
-    boolean reserve() {
-        if (stopping) {
+    /**
+     * Reserves a place for a task of {@code project} about to start here; false when this replica runs as many as it
+     * may, or as many of the project's as it may.
+     */
+    synchronized boolean reserve(String project) {
+        if (stopping
+                || places >= config.maxRunningPerReplica()
+                || heldByProject.getOrDefault(project, 0) >= config.maxRunningPerProjectPerReplica()) {
             return false;
         }
-        if (places.incrementAndGet() > config.maxRunningPerReplica()) {
-            places.decrementAndGet();
-            return false;
-        }
+        places++;
+        heldByProject.merge(project, 1, Integer::sum);
         return true;
     }
 
-    /** Gives back a place {@link #reserve} took for a task that did not start. */
-    void unreserve() {
-        places.decrementAndGet();
+    /** Gives back a place {@link #reserve} took for a task that did not start, or that a run held. */
+    synchronized void unreserve(String project) {
+        places--;
+        heldByProject.computeIfPresent(project, (key, held) -> held > 1 ? held - 1 : null);
     }
 
     /** Runs a task leased to this replica, in a place reserved for it. */
     void run(SqlClient db, RedriveStore.Leased task) {
         if (stopping) {
             // Taken while this replica began to stop: given back at once, for another replica.
-            unreserve();
+            unreserve(task.project());
             store.giveBack(db, List.of(task))
                     .subscribe()
                     .with(
@@ -124,8 +137,10 @@ public class RedriveRunner {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> takeUnheld() {
-        if (stopping || places.get() >= config.maxRunningPerReplica()) {
-            return Uni.createFrom().voidItem();
+        synchronized (this) {
+            if (stopping || places >= config.maxRunningPerReplica()) {
+                return Uni.createFrom().voidItem();
+            }
         }
         return poolClients
                 .everyDatabase()
@@ -138,22 +153,56 @@ public class RedriveRunner {
     }
 
     private Uni<Void> takeFrom(List<PoolClients.Named> databases, int next) {
-        int room = config.maxRunningPerReplica() - places.get();
-        if (next >= databases.size() || room <= 0 || stopping) {
-            return Uni.createFrom().voidItem();
+        int room;
+        Map<String, Integer> held;
+        synchronized (this) {
+            room = config.maxRunningPerReplica() - places;
+            if (next >= databases.size() || room <= 0 || stopping) {
+                return Uni.createFrom().voidItem();
+            }
+            // The room is held while the statement runs, so that starts meanwhile cannot overfill the replica.
+            places += room;
+            held = Map.copyOf(heldByProject);
         }
         PoolClients.Named database = databases.get(next);
-        places.addAndGet(room);
-        return store.take(database.client(), room, leaseMillis)
+        return store.take(database.client(), room, leaseMillis, held, config.maxRunningPerProjectPerReplica())
                 .onTermination()
-                .invoke((taken, failure, cancelled) -> places.addAndGet(-room + (taken == null ? 0 : taken.size())))
-                .invoke(taken -> taken.forEach(task -> run(database.client(), task)))
+                .invoke((taken, failure, cancelled) -> {
+                    synchronized (this) {
+                        places -= room;
+                    }
+                })
+                .invoke(taken -> startTaken(database.client(), taken))
                 .onFailure()
                 .recoverWithItem(failure -> {
                     LOG.warnf("Could not look for redrive tasks on %s, will retry: %s", database.describe(), failure);
                     return List.of();
                 })
                 .chain(taken -> takeFrom(databases, next + 1));
+    }
+
+    /**
+     * Runs the tasks a look leased, each in a place of its own; one whose project got its share here meanwhile (a start
+     * while the statement ran) is given back at once, for a later look.
+     */
+    private void startTaken(SqlClient db, List<RedriveStore.Leased> taken) {
+        List<RedriveStore.Leased> over = new ArrayList<>();
+        for (RedriveStore.Leased task : taken) {
+            if (reserve(task.project())) {
+                run(db, task);
+            } else {
+                over.add(task);
+            }
+        }
+        if (!over.isEmpty()) {
+            store.giveBack(db, over)
+                    .subscribe()
+                    .with(
+                            ignored -> {},
+                            failure -> LOG.warnf(
+                                    "Could not give back %d redrive tasks; they are taken once their lease lapses: %s",
+                                    over.size(), failure));
+        }
     }
 
     /**
@@ -273,7 +322,7 @@ public class RedriveRunner {
 
         private void end() {
             if (runs.remove(task.id(), this)) {
-                places.decrementAndGet();
+                unreserve(task.project());
             }
         }
     }

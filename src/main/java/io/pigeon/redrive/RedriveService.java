@@ -93,7 +93,7 @@ public class RedriveService {
     }
 
     private Uni<RedriveTask> start(Pool db, String project, QueueName queue, QueueName target, int rate) {
-        boolean here = runner.reserve();
+        boolean here = runner.reserve(project);
         UUID id = UUID.randomUUID();
         UUID lease = here ? UUID.randomUUID() : null;
         Uni<RedriveStore.Started> started = db.withTransaction(transaction -> store.start(
@@ -110,7 +110,7 @@ public class RedriveService {
                 .onTermination()
                 .invoke((outcome, failure, cancelled) -> {
                     if (here && (outcome == null || outcome.task().isEmpty())) {
-                        runner.unreserve();
+                        runner.unreserve(project);
                     }
                 })
                 .map(outcome -> {
@@ -130,7 +130,7 @@ public class RedriveService {
                                             + " redrive tasks on this queue's pool, its limit "
                                             + "(pigeon.redrive.max-tasks-per-project); try again when one has ended."));
                     if (here) {
-                        runner.run(db, new RedriveStore.Leased(task.id(), lease, rate, 0));
+                        runner.run(db, new RedriveStore.Leased(task.id(), project, lease, rate, 0));
                     }
                     return task;
                 });

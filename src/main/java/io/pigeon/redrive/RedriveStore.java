@@ -11,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -96,18 +97,30 @@ public class RedriveStore {
                    OR EXISTS (SELECT 1 FROM redrive_tasks WHERE project = $1 AND queue = $2 AND id = $3) AS found""";
 
     // Running tasks no replica holds (their lease lapsed: the replica died, stopped or lost the database; or they were
-    // started without one), oldest first, leased to this replica for $2 ms, as the dispatcher leases due groups.
+    // started without one), oldest first, leased to this replica for $2 ms, as the dispatcher leases due groups. A
+    // project gets at most $5 places here, less what this replica already runs of it ($3 projects, $4 tasks each), so
+    // that one project's many tasks cannot take every place while another's wait. The window cannot be locked, so the
+    // chosen rows are locked by a second SELECT that checks again that no replica took them meanwhile.
     private static final String TAKE =
             """
             UPDATE redrive_tasks
             SET lease_token = gen_random_uuid(), lease_until = now() + $2 * interval '1 millisecond'
             WHERE id = ANY(ARRAY(
                 SELECT id FROM redrive_tasks
-                WHERE state = 'running' AND (lease_until IS NULL OR lease_until <= now())
+                WHERE id = ANY(ARRAY(
+                    SELECT c.id FROM (
+                        SELECT id, project, started_at,
+                               row_number() OVER (PARTITION BY project ORDER BY started_at) AS place
+                        FROM redrive_tasks
+                        WHERE state = 'running' AND (lease_until IS NULL OR lease_until <= now())) c
+                    LEFT JOIN unnest($3::text[], $4::int[]) AS h (project, held) ON h.project = c.project
+                    WHERE c.place + COALESCE(h.held, 0) <= $5
+                    ORDER BY c.started_at
+                    LIMIT $1))
+                  AND state = 'running' AND (lease_until IS NULL OR lease_until <= now())
                 ORDER BY started_at
-                LIMIT $1
                 FOR UPDATE SKIP LOCKED))
-            RETURNING id, lease_token, rate, last_id""";
+            RETURNING id, project, lease_token, rate, last_id""";
 
     // A stopping replica gives its tasks back (any replica takes them at its next look); a batch of it that runs after
     // this finds no lease, and moves nothing.
@@ -221,7 +234,7 @@ public class RedriveStore {
             boolean queueFound, boolean targetFound, UUID runningId, long recycled, Optional<RedriveTask> task) {}
 
     /** A task leased to this replica: the lease to show, its rate, and its progress. */
-    public record Leased(UUID id, UUID leaseToken, int rate, long lastId) {}
+    public record Leased(UUID id, String project, UUID leaseToken, int rate, long lastId) {}
 
     /** What one batch did: the task's state after it, its progress, and how many messages it moved. */
     public record Batch(RedriveTask.State state, long lastId, long moved) {}
@@ -295,16 +308,31 @@ public class RedriveStore {
                 .map(rows -> rows.iterator().next().getBoolean("found"));
     }
 
-    /** Leases up to {@code count} running tasks of {@code db} that no replica holds, for {@code leaseMillis}. */
-    public Uni<List<Leased>> take(SqlClient db, int count, long leaseMillis) {
-        return db.preparedQuery(TAKE).execute(Tuple.of(count, leaseMillis)).map(rows -> {
-            List<Leased> taken = new ArrayList<>(rows.size());
-            for (Row row : rows) {
-                taken.add(new Leased(
-                        row.getUUID("id"), row.getUUID("lease_token"), row.getInteger("rate"), row.getLong("last_id")));
-            }
-            return taken;
-        });
+    /**
+     * Leases up to {@code count} running tasks of {@code db} that no replica holds, for {@code leaseMillis}: of each
+     * project at most {@code perProject}, less what {@code held} says this replica runs of it already.
+     */
+    public Uni<List<Leased>> take(
+            SqlClient db, int count, long leaseMillis, Map<String, Integer> held, int perProject) {
+        List<String> projects = new ArrayList<>(held.keySet());
+        Integer[] tasks = projects.stream().map(held::get).toArray(Integer[]::new);
+        return db.preparedQuery(TAKE)
+                .execute(Tuple.of(count, leaseMillis)
+                        .addArrayOfString(projects.toArray(String[]::new))
+                        .addArrayOfInteger(tasks)
+                        .addInteger(perProject))
+                .map(rows -> {
+                    List<Leased> taken = new ArrayList<>(rows.size());
+                    for (Row row : rows) {
+                        taken.add(new Leased(
+                                row.getUUID("id"),
+                                row.getString("project"),
+                                row.getUUID("lease_token"),
+                                row.getInteger("rate"),
+                                row.getLong("last_id")));
+                    }
+                    return taken;
+                });
     }
 
     /** Gives back the leases of the tasks (of {@code db}) that this replica stops running. */

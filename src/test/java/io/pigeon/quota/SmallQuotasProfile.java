@@ -12,6 +12,8 @@ import java.util.Map;
  * the other classes of this profile read no per-queue series). The gRPC port holds 6 connections of 3 calls each,
  * closes a connection without a call after 3 s and ends a call whose request is not whole after 3 s
  * (ScalerPortBoundsTest; ScalerStreamBoundsTest opens one connection per stream, at most 5 at once, and calls at once).
+ * A replica runs 2 redrive tasks at once, 1 of each project (RedriveFairShareTest; RedriveTasksBoundTest counts tasks
+ * stored, not run).
  */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
@@ -29,6 +31,8 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.quotas.max-post-keys-per-project", "3"),
                 Map.entry("pigeon.quotas.check-interval", "1h"),
                 Map.entry("pigeon.redrive.max-tasks-per-project", "2"),
+                Map.entry("pigeon.redrive.max-running-per-replica", "2"),
+                Map.entry("pigeon.redrive.max-running-per-project-per-replica", "1"),
                 Map.entry("pigeon.dispatch.max-calls-per-host-per-second", "5"),
                 Map.entry("pigeon.scaler.max-streams", "3"),
                 Map.entry("pigeon.scaler.max-streams-per-project", "2"),

@@ -1,5 +1,6 @@
 package io.pigeon.testing;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,6 +19,9 @@ import java.util.Map;
  * sees what an attacker's {@code curl --path-as-is} gets.
  */
 public final class RawHttp {
+
+    /** The last five bytes of a chunked body, "0\r\n\r\n", as a number. */
+    private static final long END_OF_CHUNKS = 0x30_0D0A_0D0AL;
 
     /** What came back: status, headers (names in lower case), body as text. */
     public record Answer(int status, Map<String, String> headers, String body) {
@@ -106,13 +110,18 @@ public final class RawHttp {
             if (length != null) {
                 read.write(in.readNBytes(Integer.parseInt(length)));
             } else if ("chunked".equalsIgnoreCase(answered.header("transfer-encoding"))) {
+                // Only the last five bytes are compared: a streamed answer of megabytes (/q/metrics/queues is
+                // written in chunks) made a comparison of everything read so far, byte after byte, quadratic.
                 ByteArrayOutputStream chunks = new ByteArrayOutputStream();
-                while (!chunks.toString(StandardCharsets.ISO_8859_1).endsWith("0\r\n\r\n")) {
-                    int b = in.read();
+                InputStream buffered = new BufferedInputStream(in);
+                long tail = 0;
+                while (tail != END_OF_CHUNKS) {
+                    int b = buffered.read();
                     if (b < 0) {
                         break;
                     }
                     chunks.write(b);
+                    tail = ((tail << 8) | b) & 0xFF_FFFF_FFFFL;
                 }
                 read.write(chunks.toByteArray());
             } else if (answered.status() != 204 && answered.status() != 304) {

@@ -1,6 +1,7 @@
 package io.pigeon.api.metrics;
 
 import io.quarkus.vertx.http.runtime.filters.Filters;
+import io.vertx.core.http.HttpHeaders;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 
@@ -26,7 +27,14 @@ public class QueueMetricsPath {
         filters.register(
                 context -> {
                     String path = context.normalizedPath();
-                    if (PUBLISHED.equals(path) || (PUBLISHED + "/").equals(path)) {
+                    boolean published = PUBLISHED.equals(path) || (PUBLISHED + "/").equals(path);
+                    if (published || SERVED.equals(path) || (SERVED + "/").equals(path)) {
+                        // One representation, served whatever the client accepts (Prometheus's Accept prefers
+                        // OpenMetrics, Zaqar clients send JSON): the resource names its type only because it writes
+                        // a stream, and a stream's type is negotiated.
+                        context.request().headers().remove(HttpHeaders.ACCEPT);
+                    }
+                    if (published) {
                         String query = context.request().query();
                         context.reroute(SERVED + (query == null ? "" : "?" + query));
                     } else {

@@ -10,7 +10,9 @@ import java.util.Set;
 /**
  * A redrive's start document (Pigeon's extension): {@code {"target": "<queue name>", "rate": <messages per second>}},
  * both optional. A field this reader does not know is refused rather than dropped: a misspelt {@code target} would
- * otherwise send every message back to its source instead. The rate's bounds are the service's.
+ * otherwise send every message back to its source instead. The rate's bounds are the service's; a rate that is no
+ * integer at all is refused here, naming the same bound, so that every refusal of the field tells the caller what to
+ * send.
  */
 public final class RedriveReader {
 
@@ -18,7 +20,8 @@ public final class RedriveReader {
 
     private RedriveReader() {}
 
-    public static RedriveService.Request read(JsonNode document) {
+    /** The request the document asks for; {@code maxRate} is the service's bound, named when the rate is no integer. */
+    public static RedriveService.Request read(JsonNode document, int maxRate) {
         if (!document.isObject()) {
             throw Rejection.invalidBody("The redrive document must be a JSON object, e.g. "
                     + "{\"target\": \"orders\", \"rate\": 100}; both fields may be left out.");
@@ -47,8 +50,8 @@ public final class RedriveReader {
         JsonNode rateField = document.get("rate");
         if (rateField != null && !rateField.isNull()) {
             if (!rateField.isIntegralNumber()) {
-                throw Rejection.invalidBody(
-                        "The value of the \"rate\" field must be an integer (messages per second).");
+                throw Rejection.invalidBody("The value of the \"rate\" field must be an integer from 1 to " + maxRate
+                        + " (messages per second; pigeon.redrive.max-rate).");
             }
             rate = JsonBodyReader.integerField("rate", rateField);
         }

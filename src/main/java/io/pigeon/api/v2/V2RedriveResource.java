@@ -46,7 +46,7 @@ public class V2RedriveResource {
         RedriveService.Request request = RedriveService.Request.DEFAULTS;
         if (body != null && body.length > 0) {
             ContentTypes.requireJson(contentType);
-            request = RedriveReader.read(JsonBodyReader.parse(body));
+            request = RedriveReader.read(JsonBodyReader.parse(body), redrives.maxRate());
         }
         return redrives.start(project, queue, request).map(task -> Response.status(201)
                 .header(HttpHeaders.LOCATION, Hrefs.redriveTask(queue, task.id()))

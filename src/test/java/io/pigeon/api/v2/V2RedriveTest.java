@@ -434,16 +434,24 @@ class V2RedriveTest {
         deadLetter("checked", "checked-dead", 2);
         Api.as(project).put("/v2/queues/elsewhere").then().statusCode(201);
         Map<String, String> refused = new TreeMap<>();
-        refused.put("{\"rate\": 0}", "\"rate\"");
-        refused.put("{\"rate\": -5}", "from 1 to 1000");
+        // Every refusal of the rate names the field and its bound, whatever was sent instead of an integer in range.
+        String rateAndBound = "\"rate\" field must be an integer from 1 to 1000";
+        for (String rate : List.of(
+                "0",
+                "-5",
+                "99999999999999999999999",
+                "-99999999999999999999999",
+                "1.5",
+                "1e308",
+                "1e400",
+                "\"5\"",
+                "\"abc\"",
+                "true",
+                "[1]",
+                "{}")) {
+            refused.put("{\"rate\": " + rate + "}", rateAndBound);
+        }
         refused.put("{\"rate\": 1001}", "pigeon.redrive.max-rate");
-        refused.put("{\"rate\": 99999999999999999999999}", "from 1 to 1000");
-        refused.put("{\"rate\": -99999999999999999999999}", "from 1 to 1000");
-        refused.put("{\"rate\": 1.5}", "\"rate\"");
-        refused.put("{\"rate\": 1e400}", "\"rate\"");
-        refused.put("{\"rate\": \"100\"}", "\"rate\"");
-        refused.put("{\"rate\": true}", "\"rate\"");
-        refused.put("{\"rate\": [1]}", "\"rate\"");
         refused.put("{\"target\": 7}", "\"target\"");
         refused.put("{\"target\": \"\"}", "\"target\"");
         refused.put("{\"target\": \"no spaces\"}", "\"target\"");

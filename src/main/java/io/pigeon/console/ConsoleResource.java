@@ -539,7 +539,7 @@ public class ConsoleResource {
     private Uni<Void> redrive(String project, QueueName queue, String rate) {
         ObjectNode document = JsonNodeFactory.instance.objectNode();
         numberOrText(document, "rate", rate);
-        RedriveService.Request request = RedriveReader.read(document);
+        RedriveService.Request request = RedriveReader.read(document, redrive.maxRate());
         return redrive.start(project, queue, request).replaceWithVoid();
     }
 

@@ -275,6 +275,19 @@ public class SubscriptionService {
         return ttl;
     }
 
+    /**
+     * A character a mail header should not carry: a control character, a line or paragraph separator (U+2028, U+2029),
+     * or a format character (a byte-order mark, a direction override), which no reader sees but some mail programs act
+     * on.
+     */
+    private static boolean unseen(int codePoint) {
+        int type = Character.getType(codePoint);
+        return type == Character.CONTROL
+                || type == Character.FORMAT
+                || type == Character.LINE_SEPARATOR
+                || type == Character.PARAGRAPH_SEPARATOR;
+    }
+
     private String options(ObjectNode value) {
         RetrySchedule.validatePolicy("options._retry_policy", value.get("_retry_policy"));
         JsonNode headers = value.get("post_headers");
@@ -299,9 +312,9 @@ public class SubscriptionService {
         // value was taken and then replaced by the configured sender when mailed; now it is refused when given.
         for (String header : MAIL_HEADER_OPTIONS) {
             JsonNode text = value.get(header);
-            if (text != null && text.isTextual() && text.asText().codePoints().anyMatch(Character::isISOControl)) {
+            if (text != null && text.isTextual() && text.asText().codePoints().anyMatch(SubscriptionService::unseen)) {
                 throw Rejection.invalidRequest("options." + header + " may not contain control characters (line "
-                        + "breaks included): it is written into a mail's header.");
+                        + "breaks and separators, format characters included): it is written into a mail's header.");
             }
         }
         JsonNode postData = value.get("post_data");

@@ -372,7 +372,10 @@ class V2SubscriptionTest {
         for (String options : List.of(
                 "{\"from\": \"x@example.com\\r\\nBcc: evil@example.com\"}",
                 "{\"from\": \"evil@example.com>\\nRCPT TO:<x@y\"}",
-                "{\"subject\": \"hello\\r\\nBcc: evil@example.com\"}")) {
+                "{\"subject\": \"hello\\r\\nBcc: evil@example.com\"}",
+                "{\"from\": \"x@example.org\\u2028Bcc: evil@example.com\"}",
+                "{\"subject\": \"hello\\u202e\"}",
+                "{\"subject\": \"\\ufeffhello\"}")) {
             subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\", \"options\": " + options + "}")
                     .statusCode(400)
                     .body("description", containsString("control characters"));

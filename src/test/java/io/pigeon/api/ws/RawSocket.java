@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -48,7 +49,7 @@ final class RawSocket implements AutoCloseable {
             if (receiveBuffer > 0) {
                 socket.setReceiveBufferSize(receiveBuffer);
             }
-            socket.connect(new java.net.InetSocketAddress("localhost", RestAssured.port));
+            socket.connect(new InetSocketAddress("localhost", RestAssured.port));
             socket.setSoTimeout(10_000);
             RawSocket raw = new RawSocket(socket);
             raw.out.write(("GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

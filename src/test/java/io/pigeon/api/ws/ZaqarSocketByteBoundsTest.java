@@ -10,6 +10,7 @@ import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -146,7 +147,7 @@ class ZaqarSocketByteBoundsTest {
                 for (RawSocket socket : stalled) {
                     try {
                         socket.pong();
-                    } catch (java.io.UncheckedIOException cut) {
+                    } catch (UncheckedIOException cut) {
                         // its connection was cut
                     }
                 }

@@ -37,6 +37,8 @@ class UnmatchedPathMetricsTest {
         for (int status : statuses) {
             assertTrue(status >= 400 && status < 500, "refused: " + statuses);
         }
+        // Answered 200 for any path, matched or not.
+        Api.as(project).options("/" + project + "/" + queue).then().statusCode(200);
     }
 
     private static List<String> requestSeries() {

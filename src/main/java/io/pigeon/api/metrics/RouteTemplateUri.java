@@ -2,6 +2,7 @@ package io.pigeon.api.metrics;
 
 import io.micrometer.core.instrument.Tags;
 import io.quarkus.micrometer.runtime.HttpServerMetricsTagsContributor;
+import io.vertx.core.http.HttpMethod;
 import jakarta.inject.Singleton;
 
 /**
@@ -12,7 +13,8 @@ import jakarta.inject.Singleton;
  * the bound on uri tags ({@code quarkus.micrometer.binder.http-server.max-uri-tags}) so that real endpoints got no
  * series. Such an answer is tagged {@code NOT_FOUND} (a 404) or {@code UNKNOWN} (any other status, or none) instead:
  * this contributor's {@code uri} replaces Quarkus's. A success or redirection with no template was served by a fixed
- * route (health, metrics, documents) or is tagged {@code REDIRECTION} by Quarkus, and keeps its tag.
+ * route (health, metrics, documents) or is tagged {@code REDIRECTION} by Quarkus, and keeps its tag; but OPTIONS,
+ * which Quarkus REST answers 200 for any path, is {@code UNKNOWN} without a template.
  */
 @Singleton
 public class RouteTemplateUri implements HttpServerMetricsTagsContributor {
@@ -29,7 +31,9 @@ public class RouteTemplateUri implements HttpServerMetricsTagsContributor {
             return Tags.empty();
         }
         int status = context.response() == null ? 0 : context.response().statusCode();
-        if (status >= 200 && status < 400) {
+        // OPTIONS is answered 200 for any path, matched or not (an outside attack filled the uri tags with it).
+        boolean options = context.request() != null && context.request().method() == HttpMethod.OPTIONS;
+        if (status >= 200 && status < 400 && !options) {
             return Tags.empty();
         }
         return status == 404 ? NOT_FOUND : UNKNOWN;

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Connections nobody uses are closed, and no more than the limit are open at once (this profile: idle 5 s, 200
+ * Connections nobody uses are closed, and no more than the limit are open at once (this profile: idle 5 s, 1,000
  * connections; shipped: 120 s and 4,096), counted from the moment they are accepted, so sockets that never send a
  * request cannot exhaust the process's file descriptors either.
  *
@@ -42,7 +42,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConnectionLimitsTest {
 
-    private static final int LIMIT = 200;
+    private static final int LIMIT = 1000;
     /** Connections opened past the limit, to see each of them closed. */
     private static final int PAST_LIMIT = 20;
 
@@ -129,7 +129,7 @@ class ConnectionLimitsTest {
                         }
                         return closedByServer.size() >= PAST_LIMIT;
                     });
-            // The other 200 hold every slot: a client with a whole request is refused too.
+            // The other 1,000 hold every slot: a client with a whole request is refused too.
             try (Socket probe = connect()) {
                 assertEquals(null, exchange(probe), "a new connection was served while the limit was held");
             }

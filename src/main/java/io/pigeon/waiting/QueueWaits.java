@@ -49,8 +49,9 @@ import org.jboss.logging.Logger;
  * <p>A wake tries the queue's waiters in the order they came, as many as the notice says messages came free (at least
  * one): each try is one claim (or pop) through the usual shared statements. A waiter that took as many messages as it
  * asked for passes the wake on to the next (more may be free); one that found nothing goes back to the head of the line
- * and the queue's next-free time is read again. A waiter whose client has left is not tried; one that took messages
- * for a client that left meanwhile gives them back at once.
+ * and the queue's next-free time is read again, unless a wake came while it was tried that found no idle waiter: its
+ * try may have read the queue before the messages announced were committed, so it tries again at once. A waiter whose
+ * client has left is not tried; one that took messages for a client that left meanwhile gives them back at once.
  *
  * <p>A {@link Watch} is interest in a queue's notices that takes nothing (a KEDA scaler's stream waiting for its queue
  * to fill): it marks the queue and listens exactly as a waiter does, sharing the queue's line with its waiters, and is
@@ -400,8 +401,12 @@ public class QueueWaits {
                     continue;
                 }
                 waiter.trying = true;
+                waiter.triedAfter = line.wakesWhileTrying;
                 trying.add(waiter);
                 budget -= waiter.wanted;
+            }
+            if (budget > 0 && line.waiters.size() > trying.size()) {
+                line.wakesWhileTrying++;
             }
         }
         for (Waiter<?> waiter : trying) {
@@ -591,6 +596,13 @@ public class QueueWaits {
         final List<Watch> watchers = new ArrayList<>();
 
         long notices;
+        /**
+         * Wakes that found no idle waiter for all they offered (every waiter was being tried), counted; guarded by this.
+         * A try that began before such a wake may have read the queue before the messages it announces were committed:
+         * when it finds nothing, its waiter tries again at once instead of waiting for a notice already sent.
+         */
+        long wakesWhileTrying;
+
         boolean establishing;
         boolean established;
         /** Held a waiter or a watch since the last renewal. */
@@ -625,6 +637,8 @@ public class QueueWaits {
         boolean trying;
         /** Guarded by the line: the wait ended during a try, whose outcome is the answer. */
         boolean lastTry;
+        /** Guarded by the line: the line's {@code wakesWhileTrying} when the current try began. */
+        long triedAfter;
 
         Waiter(
                 String project,
@@ -676,14 +690,23 @@ public class QueueWaits {
                 return;
             }
             boolean last;
+            boolean again = false;
             synchronized (line) {
-                trying = false;
                 last = lastTry;
-                if (!last && !done.get()) {
-                    line.idle.addFirst(this);
+                if (!last && !done.get() && line.wakesWhileTrying != triedAfter) {
+                    // Woken while this try ran: what woke it may not have been visible to it yet.
+                    again = true;
+                    triedAfter = line.wakesWhileTrying;
+                } else {
+                    trying = false;
+                    if (!last && !done.get()) {
+                        line.idle.addFirst(this);
+                    }
                 }
             }
-            if (last) {
+            if (again) {
+                tryOnce();
+            } else if (last) {
                 answerNothing();
             } else if (!done.get()) {
                 readNextFree(line);

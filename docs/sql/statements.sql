@@ -484,8 +484,10 @@ rules AS (
     WHERE q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL),
 created AS (
     INSERT INTO queues (project, name)
-    SELECT DISTINCT project, dead_letter_queue FROM rules
-    ON CONFLICT (project, name) DO NOTHING
+    SELECT DISTINCT r.project, r.dead_letter_queue FROM rules r
+    WHERE NOT EXISTS (SELECT 1 FROM queues d WHERE d.project = r.project AND d.name = r.dead_letter_queue)
+    ORDER BY 1, 2
+    ON CONFLICT (project, name) DO UPDATE SET name = EXCLUDED.name
     RETURNING id, project, name),
 targets AS (
     SELECT r.queue_id, r.name, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id

@@ -47,7 +47,11 @@ public class Sweeper {
     // claim holds it already): a message claimed as often as its queue's dead-letter rule allows moves to the
     // dead-letter queue (created on first need, in the same project; with _dead_letter_queue_messages_ttl or
     // its own TTL); every other goes back to the free set. One statement, so that a claim can never end
-    // between the move and the release and leave a message that is neither claimable nor dead-lettered. Each
+    // between the move and the release and leave a message that is neither claimable nor dead-lettered. A
+    // dead-letter queue is created only when this statement's snapshot does not hold it; one created meanwhile by
+    // another sweep or a client (committed after the snapshot, so invisible to the lookup in targets) is taken by
+    // DO UPDATE, which returns the committed row where DO NOTHING returned none and left the move without a target
+    // (seen as a failed sweep when two replicas dead-lettered into a new queue at once). Each
     // message is reached by a primary-key probe from the ids its claim recorded (the LIMIT keeps the planner
     // from turning the probes into a join that scans every message: measured, a sweep under load otherwise
     // read the whole table), then moved or released by its row address (a TID scan). The two sets are
@@ -73,8 +77,10 @@ public class Sweeper {
                 WHERE q.metadata->>'_dead_letter_queue' IS NOT NULL AND q.metadata->>'_max_claim_count' IS NOT NULL),
             created AS (
                 INSERT INTO queues (project, name)
-                SELECT DISTINCT project, dead_letter_queue FROM rules
-                ON CONFLICT (project, name) DO NOTHING
+                SELECT DISTINCT r.project, r.dead_letter_queue FROM rules r
+                WHERE NOT EXISTS (SELECT 1 FROM queues d WHERE d.project = r.project AND d.name = r.dead_letter_queue)
+                ORDER BY 1, 2
+                ON CONFLICT (project, name) DO UPDATE SET name = EXCLUDED.name
                 RETURNING id, project, name),
             targets AS (
                 SELECT r.queue_id, r.name, r.max_claims, r.dead_letter_ttl, COALESCE(c.id, d.id) AS dead_letter_queue_id

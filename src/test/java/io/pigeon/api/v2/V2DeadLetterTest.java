@@ -12,17 +12,23 @@ import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlConnection;
+import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** A message claimed _max_claim_count times, and not deleted, moves to the dead-letter queue. */
@@ -214,5 +220,51 @@ class V2DeadLetterTest {
                 project);
         assertEquals(0, left, "messages stranded in the queue");
         assertEquals(messages, dead, "messages in the dead-letter queue");
+    }
+
+    @Test
+    void aDeadLetterQueueCreatedByAnotherTransactionDuringTheSweepReceivesTheMessage() throws Exception {
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_max_claim_count\": 1, \"_dead_letter_queue\": \"late-dead\"}")
+                .put("/v2/queues/late")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"messages\": [{\"ttl\": 600, \"body\": \"late\"}]}")
+                .post("/v2/queues/late/messages")
+                .then()
+                .statusCode(201);
+        endClaim(claim("late").then().statusCode(201).extract().response());
+
+        // Another replica (or a client) creates the dead-letter queue and has not committed yet: the sweep's snapshot
+        // does not hold the queue, and its insert waits for that transaction.
+        SqlConnection other = pool.getConnection().await().indefinitely();
+        try {
+            other.query("BEGIN").execute().await().indefinitely();
+            other.preparedQuery("INSERT INTO queues (project, name) VALUES ($1, 'late-dead')")
+                    .execute(Tuple.of(project))
+                    .await()
+                    .indefinitely();
+            CompletableFuture<?> sweep = sweeper.sweep().subscribeAsCompletionStage();
+            Eventually.await(
+                    "the sweep waits for the other transaction",
+                    Duration.ofSeconds(10),
+                    () -> Db.count(
+                                    pool,
+                                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                            + "AND query LIKE '%INSERT INTO queues%' AND query LIKE '%dead_letter%'")
+                            > 0);
+            other.query("COMMIT").execute().await().indefinitely();
+            sweep.get(10, TimeUnit.SECONDS); // before, it failed: its move had no target queue
+        } finally {
+            other.closeAndAwait();
+        }
+        Api.as(project)
+                .get("/v2/queues/late-dead/messages?echo=true")
+                .then()
+                .statusCode(200)
+                .body("messages.body", contains("late"));
     }
 }

@@ -45,8 +45,13 @@ class HostRateTest {
 
     @Test
     void callsToOneAddressWaitForItsRateAndAreAllMade() {
-        // Two projects, each with its own paths on the one receiver: the rate is the address's, not a project's.
-        List<String> projects = List.of(Api.newProject(), Api.newProject());
+        // Seven projects, each with its own paths on the one receiver: the rate is the address's, not a project's.
+        // At most 3 pushes each, the profile's pending groups per project: the usage check that runs once 10 s after
+        // the start would otherwise find the projects over their quota, and a later push would be refused (429).
+        List<String> projects = new ArrayList<>();
+        for (int i = 0; i < (CALLS + 2) / 3; i++) {
+            projects.add(Api.newProject());
+        }
         String prefix = "/rated/" + UUID.randomUUID() + "/";
         List<String> paths = new ArrayList<>();
         // All held back until every push is in (the pushes take a while to send), then due at one moment
@@ -55,7 +60,7 @@ class HostRateTest {
         for (int i = 0; i < CALLS; i++) {
             String path = prefix + i;
             paths.add(path);
-            given().header("X-Project-Id", projects.get(i % 2))
+            given().header("X-Project-Id", projects.get(i % projects.size()))
                     .contentType(ContentType.JSON)
                     .body("{\"n\": " + i + "}")
                     .post("/v3/queue/-call-" + i + "/POST/" + receiver.service(path) + "?ontime=" + ontime)

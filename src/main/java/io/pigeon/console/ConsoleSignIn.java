@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Base64;
+import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.eclipse.microprofile.jwt.JsonWebToken;
@@ -70,13 +71,11 @@ public class ConsoleSignIn {
     }
 
     /** Refuses to start with the console on in OIDC mode and no session secret: every replica needs the same one. */
-    static void checkConfiguration(PigeonConfig config) {
-        if (config.auth().mode() != PigeonConfig.Auth.Mode.OIDC
-                || !config.console().enabled()) {
+    static void checkConfiguration(PigeonConfig.Auth.Mode mode, boolean consoleOn, Optional<String> sessionSecret) {
+        if (mode != PigeonConfig.Auth.Mode.OIDC || !consoleOn) {
             return;
         }
-        String secret = config.console().sessionSecret().orElse("");
-        if (secret.length() < MIN_SECRET_LENGTH) {
+        if (sessionSecret.orElse("").length() < MIN_SECRET_LENGTH) {
             throw new IllegalStateException("The console's sign-in (pigeon.auth.mode=oidc, pigeon.console.enabled=true)"
                     + " needs pigeon.console.session-secret (PIGEON_CONSOLE_SESSION_SECRET): at least "
                     + MIN_SECRET_LENGTH + " characters, the same on every replica; or turn the console off with"
@@ -85,7 +84,10 @@ public class ConsoleSignIn {
     }
 
     void started(@Observes StartupEvent started) {
-        checkConfiguration(config);
+        checkConfiguration(
+                config.auth().mode(),
+                config.console().enabled(),
+                config.console().sessionSecret());
     }
 
     @ConsoleSignedIn

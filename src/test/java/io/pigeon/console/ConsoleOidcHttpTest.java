@@ -112,6 +112,32 @@ class ConsoleOidcHttpTest {
     }
 
     @Test
+    void noSpellingOfAConsolePathTakesTheApisBearerToken() {
+        String queue = "spelled-" + Api.newProject().substring(0, 8);
+        String token = Tokens.valid(List.of(project));
+        with(token)
+                .header("X-Project-Id", project)
+                .put("/v2/queues/" + queue)
+                .then()
+                .statusCode(201);
+        for (String path : List.of(
+                "//console/projects/" + project,
+                "/console//projects/" + project,
+                "/x/../console/projects/" + project,
+                "/console/./projects/" + project + "/queues/" + queue,
+                "/%63onsole/projects/" + project)) {
+            Response answer = given().redirects()
+                    .follow(false)
+                    .urlEncodingEnabled(false)
+                    .auth()
+                    .oauth2(token)
+                    .get(path);
+            assertTrue(answer.statusCode() == 302 || answer.statusCode() == 404, path + ": " + answer.statusCode());
+            assertTrue(!answer.asString().contains(queue), path + " showed the project's data");
+        }
+    }
+
+    @Test
     void aFormWithoutASessionDoesNothing() {
         String queue = "kept-" + Api.newProject().substring(0, 8);
         with(Tokens.valid(List.of(project)))

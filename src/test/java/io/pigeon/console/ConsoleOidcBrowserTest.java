@@ -122,7 +122,8 @@ class ConsoleOidcBrowserTest {
 
     @Test
     void signInSeeOnlyYourProjectsActThereAndNowhereElseThenSignOut() {
-        stubTheProvider();
+        startAfresh();
+        stubTheProvider(Tokens.valid(List.of(mine, alsoMine)));
         String queue = "orders-" + shortId();
         with(mine).put("/v2/queues/" + queue).then().statusCode(201);
         String othersQueue = "secret-" + shortId();
@@ -233,9 +234,35 @@ class ConsoleOidcBrowserTest {
         assertTrue(browser.getCurrentUrl().contains("/auth/realms/quarkus"), browser.getCurrentUrl());
     }
 
-    /** Tokens for this test's two projects, issued only to a code exchange that proves the PKCE verifier. */
-    private void stubTheProvider() {
-        String accessToken = Tokens.valid(List.of(mine, alsoMine));
+    @Test
+    void theOperatorMayOpenAnyProjectAsThroughTheApi() {
+        startAfresh();
+        stubTheProvider(Tokens.valid(List.of(mine), "pigeon-operator"));
+        String othersQueue = "theirs-" + shortId();
+        with(other).put("/v2/queues/" + othersQueue).then().statusCode(201);
+
+        open("/console");
+        browser.findElement(By.id("login")).click();
+        waitFor(() -> browser.getCurrentUrl().startsWith(root.toString() + "console")
+                && browser.findElements(By.cssSelector("h1")).size() == 1);
+        assertEquals("Choose a project", text("h1"));
+        assertFalse(browser.findElements(By.linkText(mine)).isEmpty());
+        browser.findElement(By.id("project")).sendKeys(other);
+        navigate(browser.findElement(By.id("open-project")));
+        assertEquals("Queues of " + other, text("h1"));
+        assertFalse(browser.findElements(By.cssSelector("#queues tr[data-queue='" + othersQueue + "']"))
+                .isEmpty());
+        screenshot("oidc-06-operator");
+    }
+
+    /** A browser with no cookie of this host (cookies do not tell ports apart: the provider's are gone too). */
+    private void startAfresh() {
+        open("/console/signed-out");
+        browser.manage().deleteAllCookies();
+    }
+
+    /** Tokens with {@code accessToken}, issued only to a code exchange that proves the PKCE verifier. */
+    private void stubTheProvider(String accessToken) {
         String idToken = Jwt.issuer(OidcProfile.ISSUER)
                 .subject("alice-" + shortId())
                 .preferredUserName("alice")

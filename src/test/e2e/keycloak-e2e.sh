@@ -136,7 +136,7 @@ kcadm update "users/$(user_id bob)/groups/$(group_id team-b)" -r pigeon -s realm
 kcadm add-roles -r pigeon --uusername carol --rolename pigeon-operator >/dev/null
 
 echo "== starting Pigeon in OIDC mode on $PIGEON_URL"
-PIGEON_AUTH_MODE=oidc QUARKUS_OIDC_TENANT_ENABLED=true QUARKUS_OIDC_AUTH_SERVER_URL="$KC_URL/realms/pigeon" \
+PIGEON_AUTH_MODE=oidc PIGEON_CONSOLE_ENABLED=false QUARKUS_OIDC_TENANT_ENABLED=true QUARKUS_OIDC_AUTH_SERVER_URL="$KC_URL/realms/pigeon" \
     QUARKUS_OIDC_CLIENT_ID=pigeon-cli QUARKUS_HTTP_PORT=$PIGEON_PORT QUARKUS_GRPC_SERVER_PORT=$PIGEON_GRPC_PORT \
     start_group ./mvnw -q -B -Plocal -Dpigeon.local.data-dir="$WORK/pgdata" > "$WORK/pigeon.log" 2>&1
 wait_for "$PIGEON_URL/q/health/ready" 300

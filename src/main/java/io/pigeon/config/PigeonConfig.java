@@ -775,9 +775,28 @@ public interface PigeonConfig {
     Console console();
 
     interface Console {
-        /** Whether {@code /console} is served at all (with {@code pigeon.auth.mode=none} only, in this release). */
+        /**
+         * Whether {@code /console} is served at all. With {@code pigeon.auth.mode=oidc} its users sign in through the
+         * OIDC tenant {@code console} (authorization code with PKCE), which needs {@link #sessionSecret()}.
+         */
         @WithDefault("true")
         boolean enabled();
+
+        /**
+         * OIDC mode: the secret (at least 32 characters) that encrypts the console's sign-in state and session cookies
+         * and binds its form tokens to a session. Required when the console is on in OIDC mode; the same on every
+         * replica, so that any replica reads a session another one started.
+         */
+        Optional<String> sessionSecret();
+
+        /** OIDC mode: the client the console signs in as; unset, the API's ({@code quarkus.oidc.client-id}). */
+        Optional<String> clientId();
+
+        /**
+         * OIDC mode: the console client's secret; unset, the API's ({@code quarkus.oidc.credentials.secret}), and none
+         * at all for a public client (PKCE protects the code without one).
+         */
+        Optional<String> clientSecret();
 
         /**
          * The projects the console may show; unset: any project (the chooser takes any id). Set, any other project's

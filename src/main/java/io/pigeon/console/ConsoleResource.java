@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiVersion;
+import io.pigeon.api.Public;
 import io.pigeon.api.Rejections;
 import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.MessagePostReader;
@@ -28,7 +29,6 @@ import io.pigeon.redrive.RedriveTask;
 import io.pigeon.rules.Rejection;
 import io.pigeon.subscription.Subscription;
 import io.pigeon.subscription.SubscriptionService;
-import io.pigeon.tenancy.Projects;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.mutiny.Uni;
@@ -64,6 +64,9 @@ import java.util.regex.Pattern;
  */
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
+// Open to the API's bearer-token check: the console's own sign-in decides who acts (ConsoleSignIn, ConsoleIdentity).
+@Public
+@ConsoleSignedIn
 public class ConsoleResource {
 
     /** Pages are never framed, never cached, and run nothing that is not a file of this origin. */
@@ -134,6 +137,7 @@ public class ConsoleResource {
     private final RedriveService redrive;
     private final QueuePurge purge;
     private final DispatchService dispatch;
+    private final ConsoleIdentity identity;
 
     public ConsoleResource(
             PigeonConfig config,
@@ -144,7 +148,8 @@ public class ConsoleResource {
             SubscriptionService subscriptions,
             RedriveService redrive,
             QueuePurge purge,
-            DispatchService dispatch) {
+            DispatchService dispatch,
+            ConsoleIdentity identity) {
         this.config = config;
         this.overview = overview;
         this.queues = queues;
@@ -154,6 +159,7 @@ public class ConsoleResource {
         this.redrive = redrive;
         this.purge = purge;
         this.dispatch = dispatch;
+        this.identity = identity;
     }
 
     @GET
@@ -167,8 +173,11 @@ public class ConsoleResource {
                 allowed(project);
                 return Uni.createFrom().item(redirect(projectHref(project)));
             }
-            List<String> listed = config.console().projects().orElse(List.of());
-            return page(Templates.chooser(new ConsoleViews.Chooser(frame, listed, listed.isEmpty(), null)), 200, token);
+            return page(
+                    Templates.chooser(
+                            new ConsoleViews.Chooser(frame, identity.projects(), identity.anyProject(), null)),
+                    200,
+                    token);
         });
     }
 
@@ -718,23 +727,17 @@ public class ConsoleResource {
         });
     }
 
-    /** The console answers only with authentication off: its sign-in (OIDC) is not built yet. */
+    /** The console answers only when it is on; in OIDC mode only to a user whose token the API accepts. */
     private void available() {
-        if (!config.console().enabled() || config.auth().mode() != PigeonConfig.Auth.Mode.NONE) {
-            throw Rejection.notFound("The console is served only with pigeon.auth.mode=none and "
-                    + "pigeon.console.enabled=true; its OIDC sign-in is not built yet.");
+        if (!config.console().enabled()) {
+            throw Rejection.notFound("The console is off (pigeon.console.enabled=false).");
         }
+        identity.check();
     }
 
-    /** A valid project id, and one of the console's projects when pigeon.console.projects names them (else 403). */
+    /** A valid project id the caller may see (ConsoleIdentity: pigeon.console.projects, and the user's token). */
     private void allowed(String project) {
-        Projects.required(project);
-        Optional<List<String>> listed = config.console().projects();
-        if (listed.isPresent() && !listed.get().contains(project)) {
-            throw new Rejection(
-                    Rejection.Reason.FORBIDDEN,
-                    "This console shows only the projects pigeon.console.projects names; this is not one of them.");
-        }
+        identity.allow(project);
     }
 
     private static int pageNumber(String page) {
@@ -748,13 +751,8 @@ public class ConsoleResource {
     }
 
     private ConsoleViews.Frame frame(String project) {
-        List<String> listed = config.console().projects().orElse(List.of());
-        String banner = listed.isEmpty()
-                ? "Authentication is off (pigeon.auth.mode=none): anyone who can reach this console can see and"
-                        + " change every queue of every project."
-                : "Authentication is off (pigeon.auth.mode=none): anyone who can reach this console can see and"
-                        + " change every queue of the projects it shows.";
-        return new ConsoleViews.Frame(project, project == null ? null : projectHref(project), banner);
+        return new ConsoleViews.Frame(
+                project, project == null ? null : projectHref(project), identity.banner(), identity.user());
     }
 
     private static String projectHref(String project) {

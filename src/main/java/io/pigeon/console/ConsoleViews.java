@@ -16,9 +16,12 @@ public final class ConsoleViews {
 
     private ConsoleViews() {}
 
-    /** The parts every page shares: the project (null on the chooser), its path and the banner's text. */
+    /**
+     * The parts every page shares: the project (null on the chooser), its path, the banner's text (authentication off;
+     * else null) and the signed-in user's name (OIDC mode; else null).
+     */
     @TemplateData
-    public record Frame(String project, String projectHref, String banner) {}
+    public record Frame(String project, String projectHref, String banner, String user) {}
 
     @TemplateData
     public record Chooser(Frame frame, List<String> projects, boolean anyProject, String error) {}

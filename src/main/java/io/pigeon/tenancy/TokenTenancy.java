@@ -87,6 +87,19 @@ public class TokenTenancy {
         return new Caller(requestedProject, operator);
     }
 
+    /**
+     * The projects a verified identity's token grants, by the same claim {@link #admit} reads (the console lists them
+     * in its project chooser).
+     */
+    public Set<String> grantedProjects(SecurityIdentity identity) {
+        return projectsOf(identity);
+    }
+
+    /** Whether a verified identity holds the operator role, as {@link #admit} decides it. */
+    public boolean isOperator(SecurityIdentity identity) {
+        return !identity.isAnonymous() && identity.hasRole(auth.operatorRole());
+    }
+
     /** The projects the token's claim lists; a string names one project, an array several. */
     private Set<String> projectsOf(SecurityIdentity identity) {
         if (!(identity.getPrincipal() instanceof JsonWebToken token)) {

@@ -25,6 +25,9 @@ public class OidcProfile implements QuarkusTestProfile {
                 "quarkus.oidc.client-id", AUDIENCE,
                 "quarkus.oidc.token.issuer", ISSUER,
                 "smallrye.jwt.sign.key.location", "privateKey.jwk",
+                // The console's sign-in (its tenant "console", on /console only) is on beside the API's bearer
+                // tenant, so that the classes of this profile check that the API answers as before with it.
+                "pigeon.console.session-secret", "test-console-session-secret-of-32-chars-or-more",
                 // Short, so that ZaqarSocketOidcTest sees an unauthenticated socket closed; the other tests
                 // authenticate their sockets at once.
                 "pigeon.websocket.authentication-timeout", "4s");

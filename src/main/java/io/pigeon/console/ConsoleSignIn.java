@@ -1,0 +1,225 @@
+package io.pigeon.console;
+
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.BearerTokens;
+import io.pigeon.tenancy.TokenTenancy;
+import io.pigeon.tenancy.Unauthenticated;
+import io.quarkus.oidc.AccessTokenCredential;
+import io.quarkus.qute.Location;
+import io.quarkus.qute.Template;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.security.AuthenticationFailedException;
+import io.quarkus.security.UnauthorizedException;
+import io.quarkus.security.identity.CurrentIdentityAssociation;
+import io.quarkus.security.identity.SecurityIdentity;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.http.Cookie;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.Optional;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+
+/**
+ * The console's sign-in in OIDC mode, run before every page marked {@link ConsoleSignedIn}. The browser's session is
+ * the OIDC tenant {@code console} (authorization code flow with PKCE, application.properties): without one, the request
+ * is answered with that tenant's challenge, a redirect to the provider, and nothing else runs (a form sent with an
+ * ended session is never carried out; the browser comes back to its confirmation page). With one, the session's access
+ * token is checked by the API's own tenant, as a bearer token sent to /v2 would be, and the outcome goes to
+ * {@link ConsoleIdentity}. The console's form token is bound to the session here: a page is served only with the
+ * session's token in the form cookie, and a form is taken only with it, so a token from another session (one planted
+ * by a sibling site, or left by another user of the browser) is refused.
+ */
+@ApplicationScoped
+public class ConsoleSignIn {
+
+    /** Session secrets shorter than this are refused at start: they protect every console session. */
+    static final int MIN_SECRET_LENGTH = 32;
+
+    private final PigeonConfig config;
+    private final TokenTenancy tenancy;
+    private final BearerTokens bearerTokens;
+    private final CurrentIdentityAssociation identities;
+    private final ConsoleIdentity console;
+    private final Template failure;
+
+    public ConsoleSignIn(
+            PigeonConfig config,
+            TokenTenancy tenancy,
+            BearerTokens bearerTokens,
+            CurrentIdentityAssociation identities,
+            ConsoleIdentity console,
+            @Location("console/failure") Template failure) {
+        this.config = config;
+        this.tenancy = tenancy;
+        this.bearerTokens = bearerTokens;
+        this.identities = identities;
+        this.console = console;
+        this.failure = failure;
+    }
+
+    /** Refuses to start with the console on in OIDC mode and no session secret: every replica needs the same one. */
+    static void checkConfiguration(PigeonConfig.Auth.Mode mode, boolean consoleOn, Optional<String> sessionSecret) {
+        if (mode != PigeonConfig.Auth.Mode.OIDC || !consoleOn) {
+            return;
+        }
+        if (sessionSecret.orElse("").length() < MIN_SECRET_LENGTH) {
+            throw new IllegalStateException("The console's sign-in (pigeon.auth.mode=oidc, pigeon.console.enabled=true)"
+                    + " needs pigeon.console.session-secret (PIGEON_CONSOLE_SESSION_SECRET): at least "
+                    + MIN_SECRET_LENGTH + " characters, the same on every replica; or turn the console off with"
+                    + " pigeon.console.enabled=false.");
+        }
+    }
+
+    void started(@Observes StartupEvent started) {
+        checkConfiguration(
+                config.auth().mode(),
+                config.console().enabled(),
+                config.console().sessionSecret());
+    }
+
+    @ConsoleSignedIn
+    @ServerRequestFilter(priority = Priorities.AUTHENTICATION + 10)
+    public Uni<Response> signIn(HttpServerRequest request) {
+        if (!tenancy.tokensRequired() || !config.console().enabled()) {
+            // Authentication off: ConsoleIdentity needs nothing. Console off: its pages answer 404 by themselves.
+            return Uni.createFrom().nullItem();
+        }
+        return identities
+                .getDeferredIdentity()
+                .onFailure(AuthenticationFailedException.class)
+                .transform(ended -> new UnauthorizedException())
+                .chain(session -> {
+                    if (session.isAnonymous()) {
+                        // The tenant's challenge: a redirect to the provider, back to this page's GET afterwards.
+                        return Uni.createFrom().failure(new UnauthorizedException());
+                    }
+                    String user = session.getPrincipal().getName();
+                    AccessTokenCredential access = session.getCredential(AccessTokenCredential.class);
+                    if (access == null) {
+                        console.refused(user, refusedToken("the provider returned no access token"));
+                        return Uni.createFrom().nullItem();
+                    }
+                    return BearerTokens.checked(bearerTokens.identify(access.getToken()))
+                            .onFailure(Unauthenticated.class)
+                            .recoverWithItem(refused -> {
+                                console.refused(user, refusedToken(refused.getMessage()));
+                                return null;
+                            })
+                            .onFailure(Rejection.class)
+                            .recoverWithItem(unavailable -> {
+                                console.refused(user, (Rejection) unavailable);
+                                return null;
+                            })
+                            .chain(token -> {
+                                if (token == null) {
+                                    // The pages say why (ConsoleIdentity.check), with a way to sign out.
+                                    return Uni.createFrom().nullItem();
+                                }
+                                console.signedIn(user, token);
+                                Uni<Response> instead = formToken(request, session);
+                                return instead == null ? Uni.createFrom().nullItem() : instead;
+                            });
+                });
+    }
+
+    private static Rejection refusedToken(String why) {
+        return new Rejection(
+                Rejection.Reason.FORBIDDEN,
+                "You are signed in, but the API does not accept your access token (" + why + "): sign out and sign"
+                        + " in again, or ask the operator to have the provider issue tokens for this service.");
+    }
+
+    /**
+     * Null to go on; else the answer instead of the page: a page shown before the browser holds this session's form
+     * token is answered with a redirect to itself that sets it, and a form sent without it is refused.
+     */
+    private Uni<Response> formToken(HttpServerRequest request, SecurityIdentity session) {
+        String bound = boundToken(session);
+        Cookie cookie = request.getCookie(ConsoleForms.COOKIE);
+        String held = cookie == null ? null : cookie.getValue();
+        if (held != null
+                && MessageDigest.isEqual(
+                        held.getBytes(StandardCharsets.US_ASCII), bound.getBytes(StandardCharsets.US_ASCII))) {
+            return null;
+        }
+        if ("GET".equals(request.method().name())
+                || "HEAD".equals(request.method().name())) {
+            return Uni.createFrom()
+                    .item(Response.seeOther(URI.create(samePage(request)))
+                            .header("Cache-Control", "no-store")
+                            .header("Set-Cookie", ConsoleForms.cookie(bound))
+                            .build());
+        }
+        return failure.data(
+                        "view",
+                        new ConsoleViews.Failure(
+                                new ConsoleViews.Frame(null, null, null, console.user()),
+                                403,
+                                "Forbidden",
+                                "The form's token (field \"" + ConsoleForms.FIELD + "\") was not issued for your"
+                                        + " current sign-in: reload the page and submit the form again.",
+                                "/console"))
+                .createUni()
+                .map(html -> Response.status(403)
+                        .type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
+                        .entity(html)
+                        .header("Content-Security-Policy", ConsoleResource.CONTENT_SECURITY_POLICY)
+                        .header("X-Content-Type-Options", "nosniff")
+                        .header("X-Frame-Options", "DENY")
+                        .header("Referrer-Policy", "no-referrer")
+                        .header("Cache-Control", "no-store")
+                        .build());
+    }
+
+    /** The page asked for, as a path of this console (never another host, whatever the request line held). */
+    private static String samePage(HttpServerRequest request) {
+        String path = request.path();
+        if (path == null || !path.startsWith("/console") || path.startsWith("//")) {
+            return "/console";
+        }
+        String query = request.query();
+        return query == null || query.isEmpty() ? path : path + "?" + query;
+    }
+
+    /**
+     * The session's form token: an HMAC, under the session secret, of who signed in and when (the ID token's issuer,
+     * subject, session id or issue time), so it changes with every sign-in and no one without the secret can make it.
+     */
+    private String boundToken(SecurityIdentity session) {
+        StringBuilder key = new StringBuilder("pigeon-console-form\n");
+        if (session.getPrincipal() instanceof JsonWebToken idToken) {
+            Object sid = idToken.getClaim("sid");
+            key.append(idToken.getIssuer())
+                    .append('\n')
+                    .append(idToken.getSubject())
+                    .append('\n')
+                    .append(sid == null ? "" : sid.toString())
+                    .append('\n')
+                    .append(idToken.getIssuedAtTime());
+        } else {
+            key.append(session.getPrincipal().getName());
+        }
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(
+                    config.console().sessionSecret().orElseThrow().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            byte[] tag = mac.doFinal(key.toString().getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(tag);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+        }
+    }
+}

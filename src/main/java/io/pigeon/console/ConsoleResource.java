@@ -52,6 +52,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -159,16 +160,16 @@ public class ConsoleResource {
     @GET
     public Uni<Response> chooser(
             @QueryParam("project") String project, @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(null);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, "/console", token, () -> {
-            available();
+        return serve(null, "/console", cookie, null, call -> {
             if (project != null) {
-                allowed(project);
+                // The project's page decides whether it may be shown, as it does for a link followed or typed.
                 return Uni.createFrom().item(redirect(projectHref(project)));
             }
             List<String> listed = config.console().projects().orElse(List.of());
-            return page(Templates.chooser(new ConsoleViews.Chooser(frame, listed, listed.isEmpty(), null)), 200, token);
+            return page(
+                    Templates.chooser(new ConsoleViews.Chooser(call.frame(), listed, listed.isEmpty(), null)),
+                    200,
+                    call.token());
         });
     }
 
@@ -180,11 +181,8 @@ public class ConsoleResource {
             @QueryParam("sort") String sort,
             @QueryParam("page") String page,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, "/console", token, () -> {
-            available();
-            allowed(project);
+        return serve(project, "/console", cookie, null, call -> {
+            ConsoleViews.Frame frame = call.frame();
             QueueOverview.Sort order = QueueOverview.Sort.of(sort);
             int number = pageNumber(page);
             return overview.page(project, filter, order, number)
@@ -231,7 +229,7 @@ public class ConsoleResource {
                                         : null,
                                 note);
                     })
-                    .chain(view -> page(Templates.queues(view), 200, token));
+                    .chain(view -> page(Templates.queues(view), 200, call.token()));
         });
     }
 
@@ -242,11 +240,7 @@ public class ConsoleResource {
             @PathParam("queue") String queue,
             @QueryParam("done") String done,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project), cookie, null, call -> {
             QueueName name = QueueName.of(queue);
             return existing(project, name).chain(() -> Uni.combine()
                     .all()
@@ -260,7 +254,7 @@ public class ConsoleResource {
                             redrive.list(project, name),
                             overview.flow(project, name))
                     .with((sample, metadata, page, live, subscribed, tasks, flow) -> queuePage(
-                            frame,
+                            call.frame(),
                             name,
                             done == null ? null : NOTICES.get(done),
                             sample,
@@ -270,7 +264,7 @@ public class ConsoleResource {
                             subscribed,
                             tasks,
                             flow))
-                    .chain(view -> page(Templates.queue(view), 200, token)));
+                    .chain(view -> page(Templates.queue(view), 200, call.token())));
         });
     }
 
@@ -281,19 +275,23 @@ public class ConsoleResource {
             @PathParam("queue") String queue,
             @PathParam("action") String action,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project), cookie, null, call -> {
             QueueName name = QueueName.of(queue);
             Action chosen = Action.of(action);
             return existing(project, name)
                     .chain(() -> page(
                             Templates.confirm(confirmation(
-                                    frame, name, chosen, token, null, "{\"hello\": \"pigeon\"}", "", "", "")),
+                                    call.frame(),
+                                    name,
+                                    chosen,
+                                    call.token(),
+                                    null,
+                                    "{\"hello\": \"pigeon\"}",
+                                    "",
+                                    "",
+                                    "")),
                             200,
-                            token));
+                            call.token()));
         });
     }
 
@@ -313,12 +311,8 @@ public class ConsoleResource {
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
             @HeaderParam("Host") String host) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
-            ConsoleForms.check(cookie, csrf, fetchSite, origin, host);
+        ConsoleForms.Sent sent = new ConsoleForms.Sent(csrf, fetchSite, origin, host);
+        return serve(project, projectHref(project), cookie, sent, call -> {
             QueueName name = QueueName.of(queue);
             Action chosen = Action.of(action);
             String queueHref = projectHref(project) + "/queues/" + name.value();
@@ -339,17 +333,17 @@ public class ConsoleResource {
                 }
                 return page(
                         Templates.confirm(confirmation(
-                                frame,
+                                call.frame(),
                                 name,
                                 chosen,
-                                token,
+                                call.token(),
                                 Rejections.answer(rejection.reason()).title() + ": " + rejection.description(),
                                 body,
                                 ttl,
                                 delay,
                                 rate)),
                         Rejections.answer(rejection.reason()).status(),
-                        token);
+                        call.token());
             });
         });
     }
@@ -360,50 +354,31 @@ public class ConsoleResource {
             @PathParam("project") String project,
             @QueryParam("done") String done,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project), cookie, null, call -> {
             String base = projectHref(project) + "/dispatch/dead/";
             return Uni.combine()
                     .all()
                     .unis(dispatch.pendingByDue(project), dispatch.dead(project, 0, DispatchService.MAX_GROUPS_SHOWN))
                     .with((pending, dead) -> new ConsoleViews.Dispatch(
-                            frame,
+                            call.frame(),
                             done == null ? null : NOTICES.get(done),
                             pending.stream()
-                                    .map(group -> new ConsoleViews.ShownGroup(
-                                            group.id(),
-                                            group.mergeKey(),
-                                            group.method(),
-                                            group.target(),
-                                            group.attempts(),
-                                            group.lastError(),
+                                    .map(group -> ConsoleViews.ShownGroup.of(
+                                            group.group(),
                                             group.items(),
                                             group.inFlight()
                                                     ? "being called"
                                                     : group.dueInSeconds() <= 0
                                                             ? "due now"
                                                             : "in " + ConsoleViews.duration(group.dueInSeconds()),
-                                            null,
                                             null))
                                     .toList(),
                             dead.stream()
-                                    .map(group -> new ConsoleViews.ShownGroup(
-                                            group.id(),
-                                            group.mergeKey(),
-                                            group.method(),
-                                            group.target(),
-                                            group.attempts(),
-                                            group.lastError(),
-                                            group.items(),
-                                            "dead",
-                                            base + group.id() + "/requeue",
-                                            base + group.id() + "/drop"))
+                                    .map(group -> ConsoleViews.ShownGroup.of(
+                                            group.group(), group.items(), "dead", base + group.id()))
                                     .toList(),
                             DispatchService.MAX_GROUPS_SHOWN))
-                    .chain(view -> page(Templates.dispatch(view), 200, token));
+                    .chain(view -> page(Templates.dispatch(view), 200, call.token()));
         });
     }
 
@@ -414,17 +389,13 @@ public class ConsoleResource {
             @PathParam("id") String id,
             @PathParam("action") String action,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project) + "/dispatch", cookie, null, call -> {
             long group = groupId(id);
             boolean requeue = groupAction(action);
             String dispatchHref = projectHref(project) + "/dispatch";
             return page(
                     Templates.confirm(new ConsoleViews.Confirm(
-                            frame,
+                            call.frame(),
                             "dead group " + group,
                             dispatchHref,
                             action,
@@ -433,7 +404,7 @@ public class ConsoleResource {
                                     ? "Requeue dead group " + group + ": call it again at once, with fresh attempts."
                                     : "Drop dead group " + group + " and its items.",
                             requeue ? "Requeue the group" : "Drop the group",
-                            token,
+                            call.token(),
                             null,
                             false,
                             false,
@@ -442,7 +413,7 @@ public class ConsoleResource {
                             "",
                             "")),
                     200,
-                    token);
+                    call.token());
         });
     }
 
@@ -458,12 +429,8 @@ public class ConsoleResource {
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
             @HeaderParam("Host") String host) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
-            available();
-            allowed(project);
-            ConsoleForms.check(cookie, csrf, fetchSite, origin, host);
+        ConsoleForms.Sent sent = new ConsoleForms.Sent(csrf, fetchSite, origin, host);
+        return serve(project, projectHref(project) + "/dispatch", cookie, sent, call -> {
             long group = groupId(id);
             boolean requeue = groupAction(action);
             Uni<Boolean> done = requeue ? dispatch.requeue(project, group, null) : dispatch.dropDead(project, group);
@@ -767,6 +734,30 @@ public class ConsoleResource {
             href.append("&filter=").append(ConsoleViews.segment(filter));
         }
         return href.append("&page=").append(page).toString();
+    }
+
+    /** What every page of one request shares once the preamble has passed: its frame and its form token. */
+    record Call(ConsoleViews.Frame frame, String token) {}
+
+    /**
+     * The preamble of every page, in one place: the console is served at all, the project named by the matched path
+     * (null on the chooser) is one this caller may see, and a form ({@code sent}, null for a page) carries this
+     * browser's token from this origin; then {@code work} runs. Whatever any of them refuses becomes a page saying so.
+     */
+    private Uni<Response> serve(
+            String project, String back, String cookie, ConsoleForms.Sent sent, Function<Call, Uni<Response>> work) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, back, token, () -> {
+            available();
+            if (project != null) {
+                allowed(project);
+            }
+            if (sent != null) {
+                ConsoleForms.check(cookie, sent);
+            }
+            return work.apply(new Call(frame, token));
+        });
     }
 
     /**

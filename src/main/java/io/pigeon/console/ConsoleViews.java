@@ -1,5 +1,6 @@
 package io.pigeon.console;
 
+import io.pigeon.dispatch.DispatchStore;
 import io.quarkus.qute.TemplateData;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -104,7 +105,23 @@ public final class ConsoleViews {
             long items,
             String when,
             String requeueHref,
-            String dropHref) {}
+            String dropHref) {
+
+        /** A group as listed; {@code deadHref}, the dead group's own path, gives its requeue and drop (null: none). */
+        static ShownGroup of(DispatchStore.ListedGroup group, long items, String when, String deadHref) {
+            return new ShownGroup(
+                    group.id(),
+                    group.mergeKey(),
+                    group.method(),
+                    group.target(),
+                    group.attempts(),
+                    group.lastError(),
+                    items,
+                    when,
+                    deadHref == null ? null : deadHref + "/requeue",
+                    deadHref == null ? null : deadHref + "/drop");
+        }
+    }
 
     @TemplateData
     public record Dispatch(Frame frame, String notice, List<ShownGroup> pending, List<ShownGroup> dead, int shown) {}

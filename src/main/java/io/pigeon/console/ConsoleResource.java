@@ -9,18 +9,22 @@ import io.pigeon.api.Rejections;
 import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.MessagePostReader;
 import io.pigeon.api.read.PurgeReader;
+import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.read.RedriveReader;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchService;
+import io.pigeon.json.StrictJson;
 import io.pigeon.message.Message;
+import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessagePage;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.NewMessage;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
+import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.queuemetrics.QueueMetricsStore;
 import io.pigeon.queuemetrics.QueueOverview;
 import io.pigeon.redrive.RedriveService;
@@ -43,10 +47,12 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -77,7 +83,8 @@ public class ConsoleResource {
             "purged", "The queue's messages were purged.",
             "redrive", "A redrive of this queue's dead letters started: its progress is listed below.",
             "requeued", "The dead group was requeued: it is called again at once.",
-            "dropped", "The dead group was dropped with its items.");
+            "dropped", "The dead group was dropped with its items.",
+            "metadata", "The queue's metadata was replaced.");
     private static final int TASKS_SHOWN = 10;
 
     @CheckedTemplate(basePath = "console")
@@ -93,7 +100,36 @@ public class ConsoleResource {
         static native TemplateInstance failure(ConsoleViews.Failure view);
 
         static native TemplateInstance dispatch(ConsoleViews.Dispatch view);
+
+        static native TemplateInstance metadata(ConsoleViews.MetadataForm view);
     }
+
+    /** How a reserved attribute's field is read: a number, a boolean, or text (a queue's name). */
+    private enum Kind {
+        NUMBER,
+        BOOLEAN,
+        TEXT
+    }
+
+    private record ReservedField(String name, Kind kind) {}
+
+    /**
+     * The reserved attributes the metadata form gives a field of its own, as docs/api/v2.md lists them: the scalar
+     * ones. The structured ones ({@code _retry_policy}, {@code _flavor}) stay in the JSON text, as the API takes them.
+     */
+    private static final List<ReservedField> RESERVED_FIELDS = List.of(
+            new ReservedField(ReservedAttributes.MAX_MESSAGES_POST_SIZE, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEFAULT_MESSAGE_TTL, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEFAULT_MESSAGE_DELAY, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.MAX_CLAIM_COUNT, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEAD_LETTER_QUEUE, Kind.TEXT),
+            new ReservedField(ReservedAttributes.DEAD_LETTER_QUEUE_MESSAGES_TTL, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.ENABLE_ENCRYPT_MESSAGES, Kind.BOOLEAN),
+            new ReservedField(ReservedAttributes.CLAIM_WAIT_SECONDS, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEDUP_WINDOW_SECONDS, Kind.NUMBER));
+
+    /** Longest value a reserved attribute's field passes on: past it, no valid value exists (a queue name is 64). */
+    private static final int RESERVED_FIELD_CHARS = 128;
 
     /** What a confirmation page and its form do. */
     private enum Action {
@@ -266,6 +302,167 @@ public class ConsoleResource {
                             flow))
                     .chain(view -> page(Templates.queue(view), 200, call.token())));
         });
+    }
+
+    @GET
+    @Path("/projects/{project}/queues/{queue}/metadata")
+    public Uni<Response> metadataForm(
+            @PathParam("project") String project,
+            @PathParam("queue") String queue,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        return serve(project, projectHref(project), cookie, null, call -> {
+            QueueName name = QueueName.of(queue);
+            return queues.metadata(project, name).chain(found -> {
+                ObjectNode stored =
+                        StrictJson.readStoredObject(found.orElseThrow(() -> QueueService.queueNotFound(project, name)));
+                Map<String, String> values = new HashMap<>();
+                for (ReservedField field : RESERVED_FIELDS) {
+                    JsonNode value = stored.remove(field.name());
+                    if (value != null && !value.isNull()) {
+                        values.put(field.name(), value.isTextual() ? value.textValue() : value.toString());
+                    }
+                }
+                return page(
+                        Templates.metadata(metadataForm(call, name, null, stored.toPrettyString(), values)),
+                        200,
+                        call.token());
+            });
+        });
+    }
+
+    /**
+     * Replaces the queue's metadata with the form's: the JSON text with the reserved fields set into it, read by the
+     * API's own metadata reader (its size bound) and stored by the queue service, which checks every reserved
+     * attribute's bound before it writes. A refusal shows the form again as typed, with the refusal; nothing changed.
+     */
+    @POST
+    @Path("/projects/{project}/queues/{queue}/metadata")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Uni<Response> editMetadata(
+            @PathParam("project") String project,
+            @PathParam("queue") String queue,
+            MultivaluedMap<String, String> form,
+            @CookieParam(ConsoleForms.COOKIE) String cookie,
+            @HeaderParam("Sec-Fetch-Site") String fetchSite,
+            @HeaderParam("Origin") String origin,
+            @HeaderParam("Host") String host) {
+        ConsoleForms.Sent sent = new ConsoleForms.Sent(form.getFirst(ConsoleForms.FIELD), fetchSite, origin, host);
+        return serve(project, projectHref(project), cookie, sent, call -> {
+            QueueName name = QueueName.of(queue);
+            String text = form.getFirst("metadata");
+            Map<String, String> typed = new HashMap<>();
+            for (ReservedField field : RESERVED_FIELDS) {
+                String value = form.getFirst(field.name());
+                if (value != null) {
+                    typed.put(field.name(), value);
+                }
+            }
+            Uni<Response> done = Uni.createFrom()
+                    .deferred(() -> queues.replaceMetadata(project, name, metadataDocument(text, typed)))
+                    .map(replaced -> {
+                        if (!replaced) {
+                            throw QueueService.queueNotFound(project, name);
+                        }
+                        return redirect(projectHref(project) + "/queues/" + name.value() + "?done=metadata");
+                    });
+            return done.onFailure(Rejection.class).recoverWithUni(refused -> {
+                Rejection rejection = (Rejection) refused;
+                if (rejection.reason() == Rejection.Reason.NOT_FOUND) {
+                    return Uni.createFrom().failure(rejection);
+                }
+                Rejections.Answer answer = Rejections.answer(rejection.reason());
+                return page(
+                        Templates.metadata(metadataForm(
+                                call,
+                                name,
+                                answer.title() + ": " + rejection.description(),
+                                text == null ? "" : text,
+                                typed)),
+                        answer.status(),
+                        call.token());
+            });
+        });
+    }
+
+    /**
+     * The metadata document a form makes: its JSON text (an object), with each reserved field that is not blank set
+     * into it, read by the API's metadata reader. Field values are passed on as the API would receive them (a number
+     * as a number, true or false as a boolean), so the queue service refuses them with the API's words.
+     */
+    private ObjectNode metadataDocument(String text, Map<String, String> typed) {
+        byte[] bytes = (text == null || text.isBlank() ? "{}" : text).getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > config.maxQueueMetadata()) {
+            throw Rejection.invalidParameter(
+                    "metadata", "It may be at most " + config.maxQueueMetadata() + " bytes (max-queue-metadata).");
+        }
+        JsonNode parsed;
+        try {
+            parsed = JsonBodyReader.parse(bytes);
+        } catch (Rejection notJson) {
+            throw Rejection.invalidParameter("metadata", "It must be a JSON object: " + notJson.description());
+        }
+        if (!parsed.isObject()) {
+            throw Rejection.invalidParameter("metadata", "It must be a JSON object, such as {\"owner\": \"team-a\"}.");
+        }
+        ObjectNode document = (ObjectNode) parsed;
+        for (ReservedField field : RESERVED_FIELDS) {
+            String value = typed.get(field.name());
+            if (value == null || value.isBlank()) {
+                continue;
+            }
+            String trimmed = value.strip();
+            if (trimmed.length() > RESERVED_FIELD_CHARS) {
+                trimmed = trimmed.substring(0, RESERVED_FIELD_CHARS);
+            }
+            switch (field.kind()) {
+                case NUMBER -> numberOrText(document, field.name(), trimmed);
+                case BOOLEAN -> {
+                    if (trimmed.equals("true") || trimmed.equals("false")) {
+                        document.put(field.name(), Boolean.parseBoolean(trimmed));
+                    } else {
+                        document.put(field.name(), trimmed);
+                    }
+                }
+                case TEXT -> document.put(field.name(), trimmed);
+            }
+        }
+        return QueueMetadataReader.metadata(
+                document.toString().getBytes(StandardCharsets.UTF_8), config.maxQueueMetadata());
+    }
+
+    private ConsoleViews.MetadataForm metadataForm(
+            Call call, QueueName name, String error, String metadata, Map<String, String> values) {
+        String queueHref = call.frame().projectHref() + "/queues/" + name.value();
+        List<ConsoleViews.ReservedField> fields = new ArrayList<>(RESERVED_FIELDS.size());
+        for (ReservedField field : RESERVED_FIELDS) {
+            fields.add(new ConsoleViews.ReservedField(
+                    field.name(),
+                    "field" + field.name().replace('_', '-'),
+                    values.getOrDefault(field.name(), ""),
+                    bounds(field.name())));
+        }
+        return new ConsoleViews.MetadataForm(
+                call.frame(), name.value(), queueHref, queueHref + "/metadata", call.token(), error, metadata, fields);
+    }
+
+    /** A reserved attribute's bounds and default, from this deployment's settings, as docs/api/v2.md states them. */
+    private String bounds(String attribute) {
+        return switch (attribute) {
+            case ReservedAttributes.MAX_MESSAGES_POST_SIZE -> "1 to " + config.maxMessagesPostSize() + " bytes";
+            case ReservedAttributes.DEFAULT_MESSAGE_TTL -> "60 to " + config.maxMessageTtl() + " s; default "
+                    + config.defaultMessageTtl();
+            case ReservedAttributes.DEFAULT_MESSAGE_DELAY -> "0 to " + config.maxMessageDelay() + " s; default 0";
+            case ReservedAttributes.MAX_CLAIM_COUNT -> "1 or more, with a dead-letter queue";
+            case ReservedAttributes.DEAD_LETTER_QUEUE -> "a queue's name";
+            case ReservedAttributes.DEAD_LETTER_QUEUE_MESSAGES_TTL -> "60 to " + config.maxMessageTtl() + " s";
+            case ReservedAttributes.ENABLE_ENCRYPT_MESSAGES -> "true or false; default false";
+            case ReservedAttributes.CLAIM_WAIT_SECONDS -> "0 to "
+                    + config.claimWait().max() + " s";
+            case ReservedAttributes.DEDUP_WINDOW_SECONDS -> "1 to "
+                    + config.idempotency().maxWindow() + " s; default "
+                    + config.idempotency().defaultWindow();
+            default -> "";
+        };
     }
 
     @GET
@@ -548,8 +745,9 @@ public class ConsoleResource {
         for (Message message : page.map(MessagePage::messages).orElse(List.of())) {
             String body = message.body();
             boolean cut = body.length() > ConsoleViews.SHOWN_BODY_CHARS;
+            // The id as the API gives it (GET /v2/queues/{q}/messages), so it can be used there: not the row number.
             shown.add(new ConsoleViews.ShownMessage(
-                    message.id(),
+                    MessageIds.format(message.id()),
                     ConsoleViews.duration((double) message.age()),
                     ConsoleViews.duration((double) message.ttl()),
                     message.claimCount(),
@@ -569,7 +767,7 @@ public class ConsoleResource {
         List<ConsoleViews.ShownSubscription> shownSubscriptions = new ArrayList<>();
         for (Subscription subscription : subscribed) {
             shownSubscriptions.add(new ConsoleViews.ShownSubscription(
-                    subscription.id(),
+                    MessageIds.format(subscription.id()),
                     subscription.subscriber(),
                     subscription.ttl(),
                     ConsoleViews.duration((double) subscription.age()),

@@ -58,14 +58,14 @@ public final class ConsoleViews {
     public record Attribute(String name, String value) {}
 
     @TemplateData
-    public record ShownMessage(long id, String age, String ttl, int claimCount, String body, String cut) {}
+    public record ShownMessage(String id, String age, String ttl, int claimCount, String body, String cut) {}
 
     @TemplateData
     public record ShownClaim(String id, int ttl, int grace, String age, String remaining, int messages) {}
 
     @TemplateData
     public record ShownSubscription(
-            long id, String subscriber, int ttl, String age, String confirmed, String delivery, String options) {}
+            String id, String subscriber, int ttl, String age, String confirmed, String delivery, String options) {}
 
     @TemplateData
     public record ShownTask(
@@ -144,6 +144,22 @@ public final class ConsoleViews {
             String ttl,
             String delay,
             String rate) {}
+
+    /** One reserved attribute's field on the metadata form: its name, what was typed (blank: unset), its bounds. */
+    @TemplateData
+    public record ReservedField(String name, String id, String value, String bounds) {}
+
+    /** The metadata form: the plain keys as a JSON object, one field per scalar reserved attribute. */
+    @TemplateData
+    public record MetadataForm(
+            Frame frame,
+            String queue,
+            String queueHref,
+            String actionHref,
+            String csrf,
+            String error,
+            String metadata,
+            List<ReservedField> fields) {}
 
     @TemplateData
     public record Failure(Frame frame, int status, String title, String description, String backHref) {}

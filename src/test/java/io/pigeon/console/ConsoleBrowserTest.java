@@ -179,6 +179,18 @@ class ConsoleBrowserTest {
 
         List<WebElement> bodies = browser.findElements(By.cssSelector("#messages pre.body"));
         assertEquals(4, bodies.size());
+        // The ids shown are the API's own, in the same order: one can be copied into a GET of that message.
+        List<String> apiIds = Api.as(project)
+                .get("/v2/queues/" + queue + "/messages?echo=true&include_claimed=true&limit=10")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("messages.id");
+        assertEquals(
+                apiIds,
+                browser.findElements(By.cssSelector("#messages td.id")).stream()
+                        .map(WebElement::getText)
+                        .toList());
         assertTrue(
                 bodies.get(3).getText().contains("<script>window.pwned = 1;"),
                 bodies.get(3).getText());
@@ -221,6 +233,99 @@ class ConsoleBrowserTest {
                     && text("#flow-summary").startsWith("In the last hour: 4 posted, 4 consumed");
         });
         assertNoPolicyViolation();
+    }
+
+    @Test
+    void metadataIsEditedWithTheApisBoundsAndARefusalStoresNothing() {
+        String project = ConsoleProfile.SHOWN;
+        String queue = "meta-" + shortId();
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"owner\": \"team-a\", \"_default_message_ttl\": 600}")
+                .put("/v2/queues/" + queue)
+                .then()
+                .statusCode(201);
+        String before = storedMetadata(project, queue);
+
+        open("/console/projects/" + project + "/queues/" + queue);
+        navigate(browser.findElement(By.id("action-metadata")));
+        WebElement ttl = browser.findElement(By.id("field-default-message-ttl"));
+        assertEquals("600", ttl.getDomProperty("value"));
+        assertTrue(
+                browser.findElement(By.id("metadata")).getDomProperty("value").contains("\"owner\" : \"team-a\""),
+                "the plain keys are the JSON text; the reserved ones have fields");
+        ttl.clear();
+        ttl.sendKeys("5");
+        WebElement text = browser.findElement(By.id("metadata"));
+        text.clear();
+        text.sendKeys("{\"owner\": \"<script>window.pwned = 1</script>\"}");
+        screenshot("15-metadata-form");
+        navigate(browser.findElement(By.id("confirm")));
+        // The queue service's own refusal, naming the attribute and its bound; the form kept as typed; nothing stored.
+        assertTrue(text("#error").contains("_default_message_ttl must be an integer from 60 to"), text("#error"));
+        assertEquals(
+                "5", browser.findElement(By.id("field-default-message-ttl")).getDomProperty("value"));
+        assertTrue(
+                browser.findElement(By.id("metadata")).getDomProperty("value").contains("<script>"));
+        assertEquals(before, storedMetadata(project, queue), "a refused form changes nothing stored");
+        screenshot("16-metadata-refused");
+
+        ttl = browser.findElement(By.id("field-default-message-ttl"));
+        ttl.clear();
+        ttl.sendKeys("900");
+        browser.findElement(By.id("field-max-claim-count")).sendKeys("3");
+        browser.findElement(By.id("field-dead-letter-queue")).sendKeys("dead-" + queue);
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals("The queue's metadata was replaced.", text("#notice"));
+        String after = storedMetadata(project, queue);
+        assertTrue(after.contains("\"_default_message_ttl\":900"), after);
+        assertTrue(after.contains("\"_max_claim_count\":3"), after);
+        assertTrue(after.contains("\"owner\":\"<script>window.pwned = 1</script>\""), after);
+        // Inside a closed <details>: its text is there, not rendered visible, so read as the DOM holds it.
+        assertTrue(
+                browser.findElement(By.id("metadata"))
+                        .getDomProperty("textContent")
+                        .contains("<script>window.pwned = 1</script>"),
+                "shown as text");
+        assertEquals("undefined", browser.executeScript("return typeof window.pwned"));
+        Api.as(project)
+                .get("/v2/queues/" + queue)
+                .then()
+                .statusCode(200)
+                .body("_default_message_ttl", is(900))
+                .body("_dead_letter_queue", is("dead-" + queue));
+
+        // Without the browser: a JSON text that is not an object, and an out-of-bounds field, each a 400 naming it.
+        String form = "/console/projects/" + project + "/queues/" + queue + "/metadata";
+        String token = "t".repeat(43);
+        RestAssured.given()
+                .cookie(ConsoleForms.COOKIE, token)
+                .formParam("csrf", token)
+                .formParam("metadata", "[1, 2]")
+                .post(form)
+                .then()
+                .statusCode(400)
+                .body(containsString("metadata"))
+                .body(containsString("JSON object"));
+        RestAssured.given()
+                .cookie(ConsoleForms.COOKIE, token)
+                .formParam("csrf", token)
+                .formParam("metadata", "{}")
+                .formParam("_max_messages_post_size", "0")
+                .post(form)
+                .then()
+                .statusCode(400)
+                .body(containsString("_max_messages_post_size must be an integer from 1 to"));
+        RestAssured.given().formParam("metadata", "{}").post(form).then().statusCode(403);
+        assertEquals(after, storedMetadata(project, queue), "no refused form changed anything");
+    }
+
+    /** The queue's metadata as the database holds it. */
+    private String storedMetadata(String project, String queue) {
+        return Db.run(pool, "SELECT metadata::text AS m FROM queues WHERE project = $1 AND name = $2", project, queue)
+                .iterator()
+                .next()
+                .getString("m");
     }
 
     /** The sum of a data attribute's comma-separated numbers. */
@@ -421,7 +526,9 @@ class ConsoleBrowserTest {
 
         open("/console/projects/" + project);
         navigate(browser.findElement(By.id("dispatch-link")));
-        assertTrue(text("#pending tbody tr .due").startsWith("in 59 min"), text("#pending tbody tr .due"));
+        // Due at a whole second about an hour ahead: shown rounded, as 59 min and some seconds or as 1 h.
+        String due = text("#pending tbody tr .due");
+        assertTrue(due.startsWith("in 59 min") || due.equals("in 1 h"), due);
         assertEquals(
                 2,
                 browser.findElements(By.cssSelector("#dead tbody tr[data-group]"))

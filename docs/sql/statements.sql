@@ -320,6 +320,16 @@ SET state = 'pending', dead_at = NULL, attempts = 0, overwrite = false, last_err
 WHERE project = $1 AND id = $2 AND state = 'dead' AND (items <= $3 OR pigeon_refuse('429', $4))
 RETURNING id;
 
+-- name: DispatchStore.SUBSCRIPTION_DELIVERED
+UPDATE subscriptions SET last_delivered_at = now()
+WHERE id = $1 AND project = $2
+  AND (last_delivered_at IS NULL OR last_delivered_at < now() - interval '1 second');
+
+-- name: DispatchStore.SUBSCRIPTION_FAILED
+UPDATE subscriptions
+SET failures = failures + 1, last_failed_at = now(), last_error = left($3, 300)
+WHERE id = $1 AND project = $2;
+
 -- name: DispatchStore.TAKE_DUE
 WITH due AS MATERIALIZED (
     SELECT id, project, fire_at FROM dispatch_groups
@@ -1650,17 +1660,23 @@ SELECT count(*) FROM dropped;
 
 -- name: SubscriptionStore.GET
 SELECT id, source, subscriber, ttl, options::text AS options,
-floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed,
+floor(extract(epoch FROM now() - last_delivered_at))::bigint AS delivered_ago, failures,
+floor(extract(epoch FROM now() - last_failed_at))::bigint AS failed_ago, last_error FROM subscriptions
 WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now();
 
 -- name: SubscriptionStore.GET_BY_SUBSCRIBER
 SELECT id, source, subscriber, ttl, options::text AS options,
-floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed,
+floor(extract(epoch FROM now() - last_delivered_at))::bigint AS delivered_ago, failures,
+floor(extract(epoch FROM now() - last_failed_at))::bigint AS failed_ago, last_error FROM subscriptions
 WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now();
 
 -- name: SubscriptionStore.LIST
 SELECT id, source, subscriber, ttl, options::text AS options,
-floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed,
+floor(extract(epoch FROM now() - last_delivered_at))::bigint AS delivered_ago, failures,
+floor(extract(epoch FROM now() - last_failed_at))::bigint AS failed_ago, last_error FROM subscriptions
 WHERE project = $1 AND source = $2 AND id > $3 AND expires_at > now()
 ORDER BY id
 LIMIT $4;

@@ -766,15 +766,18 @@ public class ConsoleResource {
         }
         List<ConsoleViews.ShownSubscription> shownSubscriptions = new ArrayList<>();
         for (Subscription subscription : subscribed) {
+            Subscription.Delivery delivery = subscription.delivery();
             shownSubscriptions.add(new ConsoleViews.ShownSubscription(
                     MessageIds.format(subscription.id()),
                     subscription.subscriber(),
                     subscription.ttl(),
                     ConsoleViews.duration((double) subscription.age()),
                     subscription.confirmed() ? "yes" : "no",
-                    subscription.delivered()
-                            ? "notified by this deployment"
-                            : "not notified here (mail is off, or a socket's own)",
+                    deliveryOf(subscription),
+                    ago(delivery.lastDeliveredSecondsAgo()),
+                    delivery.failures(),
+                    ago(delivery.lastFailedSecondsAgo()),
+                    delivery.lastError(),
                     subscription.optionsJson()));
         }
         List<ConsoleViews.ShownTask> shownTasks = tasks.stream()
@@ -831,6 +834,21 @@ public class ConsoleResource {
                 shownClaims,
                 shownSubscriptions,
                 shownTasks);
+    }
+
+    /** How this deployment notifies a subscription, in words: a mail subscriber without mail configured says so. */
+    private static String deliveryOf(Subscription subscription) {
+        if (subscription.socket()) {
+            return "pushed to its WebSocket by the replica that holds it";
+        }
+        if (subscription.mail() && !subscription.delivered()) {
+            return "not sent: mail is not configured here (pigeon.notification.mail.enabled=false)";
+        }
+        return subscription.mail() ? "mailed by this deployment" : "called by this deployment";
+    }
+
+    private static String ago(Long seconds) {
+        return seconds == null ? "never" : ConsoleViews.duration((double) seconds) + " ago";
     }
 
     /** Numbers as a data attribute carries them to the chart: comma-separated, nothing else. */

@@ -65,7 +65,17 @@ public final class ConsoleViews {
 
     @TemplateData
     public record ShownSubscription(
-            String id, String subscriber, int ttl, String age, String confirmed, String delivery, String options) {}
+            String id,
+            String subscriber,
+            int ttl,
+            String age,
+            String confirmed,
+            String delivery,
+            String lastDelivered,
+            long failures,
+            String lastFailed,
+            String lastError,
+            String options) {}
 
     @TemplateData
     public record ShownTask(

@@ -193,6 +193,26 @@ public class DispatchStore {
                 state = 'dead', dead_at = now()
             WHERE id = $1 AND lease_token = $2""";
 
+    /** Longest last error kept on a subscription's row (migration V23's check); longer texts are cut. */
+    public static final int LAST_ERROR_CHARS = 300;
+
+    // A notification's outcome on its subscription's row, for the console. A delivery writes its time at most once a
+    // second per subscription (a busy subscription's row is not rewritten per call, and a row that matches nothing is
+    // not locked); a failure always counts, with its error cut to LAST_ERROR_CHARS. A subscription deleted meanwhile
+    // matches no row.
+    private static final String SUBSCRIPTION_DELIVERED =
+            """
+            UPDATE subscriptions SET last_delivered_at = now()
+            WHERE id = $1 AND project = $2
+              AND (last_delivered_at IS NULL OR last_delivered_at < now() - interval '1 second')""";
+
+    private static final String SUBSCRIPTION_FAILED =
+            """
+            UPDATE subscriptions
+            SET failures = failures + 1, last_failed_at = now(), last_error = left($3, %d)
+            WHERE id = $1 AND project = $2"""
+                    .formatted(LAST_ERROR_CHARS);
+
     private static final String LIST_DEAD =
             """
             SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error,
@@ -577,6 +597,22 @@ public class DispatchStore {
     public Uni<Void> defer(SqlClient db, TakenGroup group, long millis) {
         return db.preparedQuery(DEFER)
                 .execute(Tuple.of(group.id(), group.leaseToken(), millis))
+                .replaceWithVoid();
+    }
+
+    /**
+     * Records a notification call's outcome on its subscription (delivered, or failed with {@code error}); nothing for
+     * a group that is not a subscription's notification.
+     */
+    public Uni<Void> recordForSubscription(SqlClient db, TakenGroup group, boolean delivered, String error) {
+        if (group.subscription() == null) {
+            return Uni.createFrom().voidItem();
+        }
+        Tuple arguments = delivered
+                ? Tuple.of(group.subscription(), group.project())
+                : Tuple.of(group.subscription(), group.project(), error == null ? "failed" : error);
+        return db.preparedQuery(delivered ? SUBSCRIPTION_DELIVERED : SUBSCRIPTION_FAILED)
+                .execute(arguments)
                 .replaceWithVoid();
     }
 

@@ -4,6 +4,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.maintenance.Sweeper;
@@ -318,6 +319,81 @@ class ConsoleBrowserTest {
                 .body(containsString("_max_messages_post_size must be an integer from 1 to"));
         RestAssured.given().formParam("metadata", "{}").post(form).then().statusCode(403);
         assertEquals(after, storedMetadata(project, queue), "no refused form changed anything");
+    }
+
+    @Test
+    void aSubscriptionShowsItsDeliveryStateAndItsLastErrorAsText() {
+        String project = ConsoleProfile.SHOWN;
+        String queue = "notified-" + shortId();
+        Api.as(project).put("/v2/queues/" + queue).then().statusCode(201);
+        // Nothing listens on port 1: each notification call fails at once ("connection failed").
+        String failing = subscribe(project, queue, "http://127.0.0.1:1/hook");
+        String mail = subscribe(project, queue, "mailto:ops@example.com");
+        postViaApi(project, queue, "{\"n\": 1}");
+        try (DispatchClock hurried = DispatchClock.hurry(pools, project)) {
+            open("/console/projects/" + project + "/queues/" + queue);
+            until("the failing webhook shows its failure and last error", () -> {
+                browser.navigate().refresh();
+                WebElement row = subscriptionRow(failing);
+                return !row.findElement(By.cssSelector(".failures")).getText().equals("0")
+                        && row.findElement(By.cssSelector(".last-error"))
+                                .getText()
+                                .endsWith("ago: connection failed");
+            });
+        }
+        assertEquals(
+                "never",
+                subscriptionRow(failing)
+                        .findElement(By.cssSelector(".last-delivered"))
+                        .getText());
+        assertEquals(
+                "not sent: mail is not configured here (pigeon.notification.mail.enabled=false)",
+                subscriptionRow(mail).findElement(By.cssSelector(".delivery")).getText());
+        assertEquals(
+                "0",
+                subscriptionRow(mail).findElement(By.cssSelector(".failures")).getText());
+        screenshot("17-subscriptions");
+
+        // Whatever text an error holds is shown as text: one holding markup runs nothing and makes no element.
+        Db.run(
+                pool,
+                "UPDATE subscriptions SET last_error = $2 WHERE project = $1 AND subscriber = 'http://127.0.0.1:1/hook'",
+                project,
+                "HTTP 5xx <script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">");
+        browser.navigate().refresh();
+        assertTrue(
+                subscriptionRow(failing)
+                        .findElement(By.cssSelector(".error-text"))
+                        .getText()
+                        .equals("HTTP 5xx <script>window.pwned = 1</script><img src=x onerror=\"window.pwned = 2\">"),
+                subscriptionRow(failing).getText());
+        assertEquals("undefined", browser.executeScript("return typeof window.pwned"));
+        assertEquals(
+                0,
+                browser.findElements(By.cssSelector("#subscriptions script, #subscriptions img"))
+                        .size());
+        assertNoPolicyViolation();
+        // The column is bounded (migration V23): a longer text cannot be stored at all.
+        assertThrows(
+                RuntimeException.class,
+                () -> Db.run(
+                        pool, "UPDATE subscriptions SET last_error = repeat('x', 301) WHERE project = $1", project));
+    }
+
+    private static String subscribe(String project, String queue, String subscriber) {
+        String location = Api.as(project)
+                .contentType("application/json")
+                .body("{\"subscriber\": \"" + subscriber + "\", \"ttl\": 3600}")
+                .post("/v2/queues/" + queue + "/subscriptions")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("subscription_id");
+        return location;
+    }
+
+    private static WebElement subscriptionRow(String id) {
+        return browser.findElement(By.cssSelector("#subscriptions tr[data-subscription='" + id + "']"));
     }
 
     /** The queue's metadata as the database holds it. */

@@ -1154,6 +1154,9 @@ SET uri = EXCLUDED.uri, weight = EXCLUDED.weight, flavor = EXCLUDED.flavor, opti
 SELECT count(*) FROM queues
 WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0);
 
+-- name: QueueStore.COUNT_EVERY
+SELECT count(*) FROM queues;
+
 -- name: QueueStore.CREATE
 INSERT INTO queues (project, name) SELECT $1, $2 WHERE (EXISTS (SELECT 1 FROM queues WHERE project = $1 AND name = $2)
  OR (SELECT count(*) FROM queues WHERE project = $1) < $3 OR pigeon_refuse('403', $4))
@@ -1276,6 +1279,18 @@ LEFT JOIN sources src ON src.dead_letter_queue = q.name
 WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
 ORDER BY q.name
 LIMIT $4 OFFSET $5;
+
+-- name: QueueMetricsStore.PAGE_HISTORIES
+SELECT q.name, extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+       extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
+FROM queues q
+CROSS JOIN LATERAL (
+    SELECT l.minute, l.posted, l.deleted FROM queue_counter_history l
+    WHERE l.queue_id = q.id
+    ORDER BY l.minute DESC
+    LIMIT $3 + 2) h
+WHERE q.project = $1 AND q.name = ANY($2::text[])
+ORDER BY q.name, h.minute DESC;
 
 -- name: QueueMetricsStore.READ_EVERY_PROJECT
 SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,

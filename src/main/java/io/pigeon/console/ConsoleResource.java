@@ -15,12 +15,16 @@ import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchService;
+import io.pigeon.health.StorageHealth;
 import io.pigeon.json.StrictJson;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessagePage;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.NewMessage;
+import io.pigeon.pool.FlavorService;
+import io.pigeon.pool.PoolService;
+import io.pigeon.pool.StoragePool;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
@@ -32,7 +36,9 @@ import io.pigeon.redrive.RedriveTask;
 import io.pigeon.rules.Rejection;
 import io.pigeon.subscription.Subscription;
 import io.pigeon.subscription.SubscriptionService;
+import io.pigeon.tenancy.Callers;
 import io.pigeon.tenancy.Projects;
+import io.pigeon.tenancy.TokenTenancy;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.mutiny.Uni;
@@ -49,6 +55,8 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -102,6 +110,8 @@ public class ConsoleResource {
         static native TemplateInstance dispatch(ConsoleViews.Dispatch view);
 
         static native TemplateInstance metadata(ConsoleViews.MetadataForm view);
+
+        static native TemplateInstance operator(ConsoleViews.Operator view);
     }
 
     /** How a reserved attribute's field is read: a number, a boolean, or text (a queue's name). */
@@ -171,6 +181,10 @@ public class ConsoleResource {
     private final RedriveService redrive;
     private final QueuePurge purge;
     private final DispatchService dispatch;
+    private final PoolService pools;
+    private final FlavorService flavors;
+    private final StorageHealth health;
+    private final TokenTenancy tenancy;
 
     public ConsoleResource(
             PigeonConfig config,
@@ -181,7 +195,11 @@ public class ConsoleResource {
             SubscriptionService subscriptions,
             RedriveService redrive,
             QueuePurge purge,
-            DispatchService dispatch) {
+            DispatchService dispatch,
+            PoolService pools,
+            FlavorService flavors,
+            StorageHealth health,
+            TokenTenancy tenancy) {
         this.config = config;
         this.overview = overview;
         this.queues = queues;
@@ -191,6 +209,10 @@ public class ConsoleResource {
         this.redrive = redrive;
         this.purge = purge;
         this.dispatch = dispatch;
+        this.pools = pools;
+        this.flavors = flavors;
+        this.health = health;
+        this.tenancy = tenancy;
     }
 
     @GET
@@ -209,6 +231,87 @@ public class ConsoleResource {
         });
     }
 
+    /**
+     * The operator's view of pools and flavors. Who is the operator is decided by {@link #isOperator} with
+     * authentication off; the OIDC sign-in decides it from the signed-in identity's role and calls {@link
+     * #operatorView} the same way.
+     */
+    @GET
+    @Path("/operator")
+    public Uni<Response> operator(
+            @HeaderParam(Callers.ROLES_HEADER) String roles, @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        return serve(null, "/console", cookie, null, call -> operatorView(call, isOperator(roles)));
+    }
+
+    /**
+     * Whether the caller is the operator with authentication off: the API's own rule for its operator-only routes
+     * (pools, flavor changes) in that mode, asked of the same class, so that the console never grants more than the
+     * API. That rule believes {@code X-Roles: admin} only with {@code pigeon.auth.trust-roles-header} (docs/security.md).
+     */
+    private boolean isOperator(String rolesHeader) {
+        return tenancy.unauthenticated(null, rolesHeader).operator();
+    }
+
+    /**
+     * The operator view for a caller whose operator role is already decided ({@code operator}); 403 for anyone else,
+     * before anything is read. Pools, flavors and counts are read through the services of /v2/pools, /v2/flavors and
+     * the storage health check, at most {@value PoolService#MAX_PAGE_SIZE} of each.
+     */
+    Uni<Response> operatorView(Call call, boolean operator) {
+        if (!operator) {
+            throw new Rejection(
+                    Rejection.Reason.FORBIDDEN,
+                    "The operator view is the operator's: as for the API's pools, send X-Roles: admin with"
+                            + " pigeon.auth.trust-roles-header=true (authentication off), or sign in with the operator"
+                            + " role.");
+        }
+        return Uni.combine()
+                .all()
+                .unis(
+                        pools.list(null, PoolService.MAX_PAGE_SIZE),
+                        flavors.list(null, PoolService.MAX_PAGE_SIZE),
+                        health.report(),
+                        queues.heldPerDatabase())
+                .with((registered, classes, report, held) -> {
+                    Map<String, Long> counts = new HashMap<>();
+                    String homeQueues = "–";
+                    for (QueueService.Held one : held) {
+                        if (one.pool() == null) {
+                            homeQueues = String.format("%,d", one.queues());
+                        } else {
+                            counts.put(one.pool(), one.queues());
+                        }
+                    }
+                    Map<String, StorageHealth.Report> byPool = report.pools() == null ? Map.of() : report.pools();
+                    List<ConsoleViews.ShownPool> shownPools = new ArrayList<>();
+                    for (StoragePool pool : registered) {
+                        StorageHealth.Report probed = byPool.get(pool.name());
+                        Long count = counts.get(pool.name());
+                        shownPools.add(new ConsoleViews.ShownPool(
+                                pool.name(),
+                                pool.uri().redacted(),
+                                pool.weight(),
+                                pool.flavor() == null ? "–" : pool.flavor(),
+                                probed != null && probed.storage_reachable(),
+                                count == null ? "–" : String.format("%,d", count)));
+                    }
+                    List<ConsoleViews.ShownFlavor> shownFlavors = classes.stream()
+                            .map(flavor -> new ConsoleViews.ShownFlavor(
+                                    flavor.name(),
+                                    flavor.pools().isEmpty() ? "–" : String.join(", ", flavor.pools()),
+                                    String.join(", ", FlavorService.capabilities(flavor))))
+                            .toList();
+                    return new ConsoleViews.Operator(
+                            call.frame(),
+                            report.storage_reachable(),
+                            homeQueues,
+                            shownPools,
+                            shownFlavors,
+                            PoolService.MAX_PAGE_SIZE);
+                })
+                .chain(view -> page(Templates.operator(view), 200, call.token()));
+    }
+
     @GET
     @Path("/projects/{project}")
     public Uni<Response> project(
@@ -222,51 +325,90 @@ public class ConsoleResource {
             QueueOverview.Sort order = QueueOverview.Sort.of(sort);
             int number = pageNumber(page);
             return overview.page(project, filter, order, number)
-                    .map(found -> {
-                        String base = projectHref(project);
-                        List<ConsoleViews.QueueRow> rows =
-                                new ArrayList<>(found.queues().size());
-                        for (QueueMetricsStore.OverviewRow row : found.queues()) {
-                            rows.add(new ConsoleViews.QueueRow(
-                                    row.name(),
-                                    base + "/queues/" + row.name(),
-                                    ConsoleViews.count(row.ready()),
-                                    ConsoleViews.count(row.claimed()),
-                                    ConsoleViews.count(row.delayed()),
-                                    row.ready() == null ? "–" : ConsoleViews.duration(row.oldestReadyAgeSeconds()),
-                                    row.estimated(),
-                                    row.deadLetterQueue(),
-                                    row.deadLetterSourceCount() > 0,
-                                    row.deadLetterSources()));
-                        }
-                        List<ConsoleViews.SortLink> sorts = new ArrayList<>();
-                        for (QueueOverview.Sort one : QueueOverview.Sort.values()) {
-                            sorts.add(new ConsoleViews.SortLink(
-                                    one.text(), listHref(base, found.filter(), one, 1), one == found.sort()));
-                        }
-                        String note = found.sampling()
-                                ? "Counts are the last sample, taken every " + found.samplePeriodSeconds()
-                                        + " s; – means not sampled yet."
-                                : "Per-queue metrics are off (pigeon.queue-metrics.enabled=false): no counts are shown.";
-                        return new ConsoleViews.Queues(
-                                frame,
-                                rows,
-                                sorts,
-                                found.filter(),
-                                found.sort().text(),
-                                found.page(),
-                                found.pages(),
-                                found.total(),
-                                found.page() > 1
-                                        ? listHref(base, found.filter(), found.sort(), found.page() - 1)
-                                        : null,
-                                found.page() < found.pages()
-                                        ? listHref(base, found.filter(), found.sort(), found.page() + 1)
-                                        : null,
-                                note);
-                    })
+                    .chain(found -> overview.flows(
+                                    project,
+                                    found.queues().stream()
+                                            .map(QueueMetricsStore.OverviewRow::name)
+                                            .toList())
+                            .map(flows -> queuesPage(frame, project, found, flows)))
                     .chain(view -> page(Templates.queues(view), 200, call.token()));
         });
+    }
+
+    private ConsoleViews.Queues queuesPage(
+            ConsoleViews.Frame frame, String project, QueueOverview.Page found, Map<String, QueueOverview.Flow> flows) {
+        String base = projectHref(project);
+        List<ConsoleViews.QueueRow> rows = new ArrayList<>(found.queues().size());
+        for (QueueMetricsStore.OverviewRow row : found.queues()) {
+            QueueOverview.Flow flow = flows.get(row.name());
+            rows.add(new ConsoleViews.QueueRow(
+                    row.name(),
+                    base + "/queues/" + row.name(),
+                    ConsoleViews.count(row.ready()),
+                    ConsoleViews.count(row.claimed()),
+                    ConsoleViews.count(row.delayed()),
+                    row.ready() == null ? "–" : ConsoleViews.duration(row.oldestReadyAgeSeconds()),
+                    row.estimated(),
+                    row.deadLetterQueue(),
+                    row.deadLetterSourceCount() > 0,
+                    row.deadLetterSources(),
+                    sparkline(flow == null ? null : flow.postedPerSecond()),
+                    sparkline(flow == null ? null : flow.consumedPerSecond()),
+                    flow == null
+                            ? "No flow in the last hour"
+                            : String.format(
+                                    "In the last hour: %,.0f posted, %,.0f consumed",
+                                    sum(flow.postedPerSecond()) * 60, sum(flow.consumedPerSecond()) * 60)));
+        }
+        List<ConsoleViews.SortLink> sorts = new ArrayList<>();
+        for (QueueOverview.Sort one : QueueOverview.Sort.values()) {
+            sorts.add(
+                    new ConsoleViews.SortLink(one.text(), listHref(base, found.filter(), one, 1), one == found.sort()));
+        }
+        String note = found.sampling()
+                ? "Counts are the last sample, taken every " + found.samplePeriodSeconds()
+                        + " s; – means not sampled yet."
+                : "Per-queue metrics are off (pigeon.queue-metrics.enabled=false): no counts are shown.";
+        return new ConsoleViews.Queues(
+                frame,
+                rows,
+                sorts,
+                found.filter(),
+                found.sort().text(),
+                found.page(),
+                found.pages(),
+                found.total(),
+                found.page() > 1 ? listHref(base, found.filter(), found.sort(), found.page() - 1) : null,
+                found.page() < found.pages() ? listHref(base, found.filter(), found.sort(), found.page() + 1) : null,
+                note);
+    }
+
+    /**
+     * A row's rates for its sparkline, as short as they can be written (a page carries one per queue): "0" for a minute
+     * without change, else at most two decimals; empty when the queue has had no flow (drawn flat).
+     */
+    private static String sparkline(List<Double> perSecond) {
+        if (perSecond == null || perSecond.stream().allMatch(rate -> rate == 0)) {
+            return "";
+        }
+        StringBuilder text = new StringBuilder();
+        for (Double rate : perSecond) {
+            if (!text.isEmpty()) {
+                text.append(',');
+            }
+            text.append(
+                    rate == 0
+                            ? "0"
+                            : new BigDecimal(rate)
+                                    .setScale(2, RoundingMode.HALF_UP)
+                                    .stripTrailingZeros()
+                                    .toPlainString());
+        }
+        return text.toString();
+    }
+
+    private static double sum(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).sum();
     }
 
     @GET
@@ -819,14 +961,7 @@ public class ConsoleResource {
                 joined(flow.consumedPerSecond()),
                 String.format(
                         "In the last hour: %,.0f posted, %,.0f consumed (by minute, from the per-queue totals).",
-                        flow.postedPerSecond().stream()
-                                        .mapToDouble(Double::doubleValue)
-                                        .sum()
-                                * 60,
-                        flow.consumedPerSecond().stream()
-                                        .mapToDouble(Double::doubleValue)
-                                        .sum()
-                                * 60),
+                        sum(flow.postedPerSecond()) * 60, sum(flow.consumedPerSecond()) * 60),
                 reserved,
                 metadata.toPrettyString(),
                 shown,

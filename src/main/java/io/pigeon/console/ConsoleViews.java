@@ -35,7 +35,10 @@ public final class ConsoleViews {
             boolean estimated,
             String deadLetterQueue,
             boolean deadLetter,
-            String deadLetterSources) {}
+            String deadLetterSources,
+            String flowPosted,
+            String flowConsumed,
+            String flowLabel) {}
 
     @TemplateData
     public record SortLink(String label, String href, boolean current) {}
@@ -170,6 +173,22 @@ public final class ConsoleViews {
             String error,
             String metadata,
             List<ReservedField> fields) {}
+
+    @TemplateData
+    public record ShownPool(String name, String uri, long weight, String flavor, boolean reachable, String queues) {}
+
+    @TemplateData
+    public record ShownFlavor(String name, String pools, String capabilities) {}
+
+    /** The operator's view: the configured database and each registered pool, with health and queues; the flavors. */
+    @TemplateData
+    public record Operator(
+            Frame frame,
+            boolean homeReachable,
+            String homeQueues,
+            List<ShownPool> pools,
+            List<ShownFlavor> flavors,
+            int shown) {}
 
     @TemplateData
     public record Failure(Frame frame, int status, String title, String description, String backHref) {}

@@ -17,6 +17,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.response.Response;
+import io.restassured.specification.RequestSpecification;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.io.File;
@@ -233,6 +234,34 @@ class ConsoleBrowserTest {
             return sumOf(browser.findElement(By.id("flow")).getDomAttribute("data-consumed")) * 60 > 3.99
                     && text("#flow-summary").startsWith("In the last hour: 4 posted, 4 consumed");
         });
+
+        // The table draws a sparkline per row, from the page's own data (one history statement for the page).
+        open("/console/projects/" + project);
+        until("the queue's sparkline carries its posts and its purge", () -> {
+            browser.navigate().refresh();
+            WebElement spark = row(queue).findElement(By.cssSelector(".spark"));
+            String postedRates = spark.getDomAttribute("data-posted");
+            String consumedRates = spark.getDomAttribute("data-consumed");
+            return postedRates != null
+                    && !postedRates.isEmpty()
+                    && sumOf(postedRates) * 60 > 3.99
+                    && consumedRates != null
+                    && !consumedRates.isEmpty()
+                    && sumOf(consumedRates) * 60 > 3.99;
+        });
+        List<WebElement> rows = browser.findElements(By.cssSelector("#queues tbody tr"));
+        assertFalse(rows.isEmpty());
+        for (WebElement each : rows) {
+            assertEquals(
+                    1,
+                    each.findElements(By.cssSelector(".spark[data-drawn] canvas"))
+                            .size(),
+                    "a drawn sparkline in the row of " + each.getDomAttribute("data-queue"));
+        }
+        assertEquals(
+                "In the last hour: 4 posted, 4 consumed",
+                row(queue).findElement(By.cssSelector(".spark")).getDomAttribute("aria-label"));
+        screenshot("18-sparklines");
         assertNoPolicyViolation();
     }
 
@@ -394,6 +423,66 @@ class ConsoleBrowserTest {
 
     private static WebElement subscriptionRow(String id) {
         return browser.findElement(By.cssSelector("#subscriptions tr[data-subscription='" + id + "']"));
+    }
+
+    @Test
+    void theOperatorViewListsAPoolWithItsHealthAndQueueCount() {
+        String project = ConsoleProfile.SHOWN;
+        String suffix = shortId();
+        String poolName = "console-" + suffix;
+        String flavor = "console-flavor-" + suffix;
+        String queue = "pooled-" + suffix;
+        String uri = Db.newDatabase(pool);
+        // A pool of its own flavor: only a queue that names that flavor is placed there, no other test's queue.
+        operatorCall(project)
+                .contentType("application/json")
+                .body("{\"uri\": \"" + uri + "\", \"weight\": 1, \"flavor\": \"" + flavor + "\"}")
+                .put("/v2/pools/" + poolName)
+                .then()
+                .statusCode(201);
+        operatorCall(project)
+                .contentType("application/json")
+                .body("{\"pool_list\": [\"" + poolName + "\"]}")
+                .put("/v2/flavors/" + flavor)
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"_flavor\": \"" + flavor + "\"}")
+                .put("/v2/queues/" + queue)
+                .then()
+                .statusCode(201);
+        try {
+            // Without the operator role (no X-Roles: admin), refused as the API refuses its pools.
+            open("/console/operator");
+            assertEquals("403 Forbidden", text("#failure-title"));
+            assertFalse(browser.getPageSource().contains(poolName));
+            RestAssured.given().get("/console/operator").then().statusCode(403);
+
+            browser.executeCdpCommand("Network.enable", Map.of());
+            browser.executeCdpCommand("Network.setExtraHTTPHeaders", Map.of("headers", Map.of("X-Roles", "admin")));
+            try {
+                open("/console/operator");
+                WebElement row = browser.findElement(By.cssSelector("#pools tr[data-pool='" + poolName + "']"));
+                assertEquals(
+                        "reachable", row.findElement(By.cssSelector(".health")).getText());
+                assertEquals("1", row.findElement(By.cssSelector(".queues")).getText());
+                assertFalse(row.getText().contains(":pigeon@"), "the server is shown without its password");
+                assertEquals("reachable", text("#pools tr[data-pool=''] .health"), "the configured database");
+                assertTrue(text("#flavors tr[data-flavor='" + flavor + "']").contains(poolName));
+                screenshot("19-operator");
+            } finally {
+                browser.executeCdpCommand("Network.setExtraHTTPHeaders", Map.of("headers", Map.of()));
+            }
+        } finally {
+            Api.as(project).delete("/v2/queues/" + queue).then().statusCode(204);
+            operatorCall(project).delete("/v2/flavors/" + flavor).then().statusCode(204);
+            operatorCall(project).delete("/v2/pools/" + poolName).then().statusCode(204);
+        }
+    }
+
+    private static RequestSpecification operatorCall(String project) {
+        return Api.as(project).header("X-Roles", "admin");
     }
 
     /** The queue's metadata as the database holds it. */

@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -485,6 +486,66 @@ class ConsoleBrowserTest {
         return Api.as(project).header("X-Roles", "admin");
     }
 
+    @Test
+    void everyPageReadsAtADesksWidthAndAPhonesAndWorksWithTheKeyboard() {
+        String project = ConsoleProfile.SHOWN;
+        String queue = "layout-" + shortId();
+        Api.as(project).put("/v2/queues/" + queue).then().statusCode(201);
+        postViaApi(project, queue, "{\"order\": 1, \"lines\": [\"a long line of a body that a phone must wrap\"]}");
+        subscribe(project, queue, "mailto:someone-with-a-long-address@example.com");
+        String base = "/console/projects/" + project;
+        Map<String, String> pages = new LinkedHashMap<>();
+        pages.put("chooser", "/console");
+        pages.put("queues", base);
+        pages.put("queue", base + "/queues/" + queue);
+        pages.put("metadata", base + "/queues/" + queue + "/metadata");
+        pages.put("post", base + "/queues/" + queue + "/post");
+        pages.put("dispatch", base + "/dispatch");
+        pages.put("operator", "/console/operator");
+        Dimension desk = browser.manage().window().getSize();
+        browser.executeCdpCommand("Network.enable", Map.of());
+        browser.executeCdpCommand("Network.setExtraHTTPHeaders", Map.of("headers", Map.of("X-Roles", "admin")));
+        try {
+            for (int width : new int[] {1280, 390}) {
+                browser.manage().window().setSize(new Dimension(width, width == 390 ? 844 : 900));
+                for (Map.Entry<String, String> page : pages.entrySet()) {
+                    open(page.getValue());
+                    long overflow = (Long) browser.executeScript(
+                            "return document.documentElement.scrollWidth - document.documentElement.clientWidth");
+                    assertEquals(0, overflow, page.getKey() + " is wider than the window at " + width + " px");
+                    screenshot("w" + width + "-" + page.getKey());
+                    // Every field has a label that names it.
+                    for (WebElement field :
+                            browser.findElements(By.cssSelector("input:not([type=hidden]), textarea"))) {
+                        String id = field.getDomAttribute("id");
+                        assertFalse(
+                                id == null
+                                        || browser.findElements(By.cssSelector("label[for='" + id + "']"))
+                                                .isEmpty(),
+                                "a field without its label on " + page.getKey() + ": " + id);
+                    }
+                }
+            }
+        } finally {
+            browser.executeCdpCommand("Network.setExtraHTTPHeaders", Map.of("headers", Map.of()));
+            browser.manage().window().setSize(desk);
+        }
+
+        // The keyboard alone: from the top of the queue page to its metadata action, focus visible, Enter follows it.
+        open(base + "/queues/" + queue);
+        WebElement body = browser.findElement(By.tagName("body"));
+        body.sendKeys(Keys.TAB);
+        WebElement focused = browser.switchTo().activeElement();
+        for (int i = 0; i < 30 && !"action-metadata".equals(focused.getDomAttribute("id")); i++) {
+            focused.sendKeys(Keys.TAB);
+            focused = browser.switchTo().activeElement();
+        }
+        assertEquals("action-metadata", focused.getDomAttribute("id"), "reached with the Tab key");
+        assertEquals("solid", focused.getCssValue("outline-style"), "the focus is visible");
+        navigate(focused, Keys.ENTER);
+        assertTrue(text("h1").startsWith("Edit the metadata of queue"), text("h1"));
+    }
+
     /** The queue's metadata as the database holds it. */
     private String storedMetadata(String project, String queue) {
         return Db.run(pool, "SELECT metadata::text AS m FROM queues WHERE project = $1 AND name = $2", project, queue)
@@ -652,6 +713,62 @@ class ConsoleBrowserTest {
         screenshot("12-sorted-by-ready");
     }
 
+    @Test
+    void aThousandQueuesWithAnHourOfFlowAreWeighedAndTimed() {
+        String project = ConsoleProfile.THOUSAND;
+        Db.run(
+                pool,
+                "INSERT INTO queues (project, name) SELECT $1, 'k-' || lpad(i::text, 4, '0')"
+                        + " FROM generate_series(1, 1000) i",
+                project);
+        // An hour of flow for every queue, changing every minute (the worst case: a sparkline point each minute).
+        Db.run(
+                pool,
+                "INSERT INTO queue_counter_history (queue_id, minute, posted, deleted)"
+                        + " SELECT id, minute, sum(p) OVER w, sum(d) OVER w FROM ("
+                        + "  SELECT q.id, date_trunc('minute', now()) - m * interval '1 minute' AS minute, m,"
+                        + "   (60 + 50 * sin(m / 5.0 + q.id))::bigint AS p, (55 + 45 * sin(m / 4.0 + q.id))::bigint AS d"
+                        + "  FROM queues q, generate_series(0, 61) m WHERE q.project = $1) x"
+                        + " WINDOW w AS (PARTITION BY id ORDER BY m DESC)",
+                project);
+        try {
+            browser.executeCdpCommand("Network.enable", Map.of());
+            browser.executeCdpCommand("Network.clearBrowserCache", Map.of());
+            open("/console/projects/" + project);
+            assertEquals("1000 queues; page 1 of 20", text("#queues caption"));
+            assertEquals(
+                    50,
+                    browser.findElements(By.cssSelector("#queues .spark[data-drawn] canvas"))
+                            .size());
+            weigh("page 1 of 1,000 queues with an hour of flow, cold cache");
+            screenshot("20-thousand-queues");
+            open("/console/projects/" + project + "?page=20");
+            weigh("page 20 of 1,000 queues with an hour of flow, assets cached");
+        } finally {
+            Db.run(
+                    pool,
+                    "DELETE FROM queue_counter_history WHERE queue_id IN (SELECT id FROM queues WHERE project = $1)",
+                    project);
+            Db.run(pool, "DELETE FROM queues WHERE project = $1", project);
+        }
+    }
+
+    /**
+     * Prints the weight of the page the browser shows (its HTML and every asset it loaded, decoded and on the wire) and
+     * its load time, from Navigation and Resource Timing.
+     */
+    private static void weigh(String page) {
+        Object measured = browser.executeScript("const n = performance.getEntriesByType('navigation')[0];"
+                + " const r = performance.getEntriesByType('resource');"
+                + " const assets = r.reduce((s, e) => s + e.decodedBodySize, 0);"
+                + " const wire = r.reduce((s, e) => s + e.transferSize, 0);"
+                + " return [n.decodedBodySize, assets, n.transferSize + wire, r.length,"
+                + " Math.round(n.responseEnd - n.requestStart), Math.round(n.domContentLoadedEventEnd - n.startTime),"
+                + " Math.round(n.loadEventEnd - n.startTime)];");
+        System.out.println("Console " + page + ": [HTML bytes, asset bytes, bytes on the wire (all), assets,"
+                + " request to response end ms, DOM ready ms, load ms] = " + measured);
+    }
+
     /** Prints what the browser measured of the page it shows: its size on the wire and the server's answer time. */
     private static void report(String page) {
         Object measured = browser.executeScript("const n = performance.getEntriesByType('navigation')[0];"
@@ -802,7 +919,16 @@ class ConsoleBrowserTest {
 
     /** Clicks a link or button that leads to another page, and waits for that page. */
     private static void navigate(WebElement link) {
-        link.click();
+        navigate(link, null);
+    }
+
+    /** Follows a link or button with a key ({@code null}: a click), and waits for the page it leads to. */
+    private static void navigate(WebElement link, Keys key) {
+        if (key == null) {
+            link.click();
+        } else {
+            link.sendKeys(key);
+        }
         WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(10));
         wait.until(gone -> {
             try {

@@ -666,7 +666,7 @@ class ConsoleBrowserTest {
         assertEquals("q-00050", rows.get(49).getAttribute("data-queue"));
         String marked = text("#queues tr[data-queue='q-00008'] .dead");
         assertTrue(marked.matches("dead-letter queue depth (–|0) · from q-00007"), marked);
-        report("page 1 of 10,000 queues, by name");
+        weigh("page 1 of 10,000 queues, by name");
         screenshot("11-ten-thousand-queues");
 
         // At a phone's width the page still fits: the table scrolls inside its box, the page itself does not.
@@ -691,7 +691,7 @@ class ConsoleBrowserTest {
         open("/console/projects/" + project + "?page=200");
         rows = browser.findElements(By.cssSelector("#queues tbody tr"));
         assertEquals("q-10000", rows.get(rows.size() - 1).getAttribute("data-queue"));
-        report("page 200 of 10,000 queues, by name");
+        weigh("page 200 of 10,000 queues, by name");
 
         WebElement filter = browser.findElement(By.id("filter"));
         filter.sendKeys("q-0999");
@@ -709,7 +709,7 @@ class ConsoleBrowserTest {
                             .equals("5")
                     && deepest.get(1).getAttribute("data-queue").equals("q-09999");
         });
-        report("page 1 of 10,000 queues, by ready messages");
+        weigh("page 1 of 10,000 queues, by ready messages");
         screenshot("12-sorted-by-ready");
     }
 
@@ -767,15 +767,6 @@ class ConsoleBrowserTest {
                 + " Math.round(n.loadEventEnd - n.startTime)];");
         System.out.println("Console " + page + ": [HTML bytes, asset bytes, bytes on the wire (all), assets,"
                 + " request to response end ms, DOM ready ms, load ms] = " + measured);
-    }
-
-    /** Prints what the browser measured of the page it shows: its size on the wire and the server's answer time. */
-    private static void report(String page) {
-        Object measured = browser.executeScript("const n = performance.getEntriesByType('navigation')[0];"
-                + " return [n.transferSize, n.decodedBodySize, Math.round(n.responseEnd - n.requestStart),"
-                + " Math.round(n.loadEventEnd - n.startTime)];");
-        System.out.println("Console " + page + ": [bytes on the wire, HTML bytes, request to response end ms,"
-                + " load ms] = " + measured);
     }
 
     @Test

@@ -1230,13 +1230,17 @@ added AS (
 SELECT n FROM by_queue;
 
 -- name: QueueMetricsStore.HISTORY
-SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+SELECT extract(epoch FROM p.minute)::float8 AS minute, p.posted, p.deleted,
        extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
-FROM queues q
-JOIN queue_counter_history h ON h.queue_id = q.id
-WHERE q.project = $1 AND q.name = $2
-ORDER BY h.minute DESC
-LIMIT $3 + 2;
+FROM (SELECT 1) one
+LEFT JOIN LATERAL (
+    SELECT h.minute, h.posted, h.deleted
+    FROM queues q
+    JOIN queue_counter_history h ON h.queue_id = q.id
+    WHERE q.project = $1 AND q.name = $2
+    ORDER BY h.minute DESC
+    LIMIT $3 + 2) p ON true
+ORDER BY p.minute DESC;
 
 -- name: QueueMetricsStore.OVERVIEW_BY_COUNT
 WITH sources AS MATERIALIZED (

@@ -257,16 +257,22 @@ public class QueueMetricsStore {
                 RETURNING 1)
             SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM dropped) AS dropped""";
 
-    // One queue's points of the last $3 minutes, oldest first, and the one before them (the base of the first rate).
+    // One queue's points of the last $3 minutes, newest first, and the one before them (the base of the first rate).
+    // The database's current minute comes back even when the queue has no point (one row, its point columns null), so
+    // that an empty chart still spans the last hour.
     static final String HISTORY =
             """
-            SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+            SELECT extract(epoch FROM p.minute)::float8 AS minute, p.posted, p.deleted,
                    extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
-            FROM queues q
-            JOIN queue_counter_history h ON h.queue_id = q.id
-            WHERE q.project = $1 AND q.name = $2
-            ORDER BY h.minute DESC
-            LIMIT $3 + 2""";
+            FROM (SELECT 1) one
+            LEFT JOIN LATERAL (
+                SELECT h.minute, h.posted, h.deleted
+                FROM queues q
+                JOIN queue_counter_history h ON h.queue_id = q.id
+                WHERE q.project = $1 AND q.name = $2
+                ORDER BY h.minute DESC
+                LIMIT $3 + 2) p ON true
+            ORDER BY p.minute DESC""";
 
     // The points of a page of a project's queues (names $2, at most a console page), each queue's last $3 + 2 as
     // HISTORY
@@ -309,7 +315,10 @@ public class QueueMetricsStore {
                     List<Point> points = new ArrayList<>(rows.size());
                     double thisMinute = 0;
                     for (Row row : rows) {
-                        points.add(new Point(row.getDouble("minute"), row.getLong("posted"), row.getLong("deleted")));
+                        if (row.getValue("minute") != null) {
+                            points.add(
+                                    new Point(row.getDouble("minute"), row.getLong("posted"), row.getLong("deleted")));
+                        }
                         thisMinute = row.getDouble("this_minute");
                     }
                     return new History(points, thisMinute);

@@ -279,6 +279,9 @@ class ConsoleBrowserTest {
         String before = storedMetadata(project, queue);
 
         open("/console/projects/" + project + "/queues/" + queue);
+        // A queue without flow yet still has its chart span the last hour (not minutes from 1970).
+        String minutes = browser.findElement(By.id("flow")).getDomAttribute("data-minutes");
+        assertTrue(Long.parseLong(minutes.split(",")[0]) > 1_700_000_000L, minutes);
         navigate(browser.findElement(By.id("action-metadata")));
         WebElement ttl = browser.findElement(By.id("field-default-message-ttl"));
         assertEquals("600", ttl.getDomProperty("value"));

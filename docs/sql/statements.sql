@@ -320,6 +320,16 @@ SET state = 'pending', dead_at = NULL, attempts = 0, overwrite = false, last_err
 WHERE project = $1 AND id = $2 AND state = 'dead' AND (items <= $3 OR pigeon_refuse('429', $4))
 RETURNING id;
 
+-- name: DispatchStore.SUBSCRIPTION_DELIVERED
+UPDATE subscriptions SET last_delivered_at = now()
+WHERE id = $1 AND project = $2
+  AND (last_delivered_at IS NULL OR last_delivered_at < now() - interval '1 second');
+
+-- name: DispatchStore.SUBSCRIPTION_FAILED
+UPDATE subscriptions
+SET failures = failures + 1, last_failed_at = now(), last_error = left($3, 300)
+WHERE id = $1 AND project = $2;
+
 -- name: DispatchStore.TAKE_DUE
 WITH due AS MATERIALIZED (
     SELECT id, project, fire_at FROM dispatch_groups
@@ -1146,6 +1156,9 @@ SET uri = EXCLUDED.uri, weight = EXCLUDED.weight, flavor = EXCLUDED.flavor, opti
 SELECT count(*) FROM queues
 WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0);
 
+-- name: QueueStore.COUNT_EVERY
+SELECT count(*) FROM queues;
+
 -- name: QueueStore.CREATE
 INSERT INTO queues (project, name) SELECT $1, $2 WHERE (EXISTS (SELECT 1 FROM queues WHERE project = $1 AND name = $2)
  OR (SELECT count(*) FROM queues WHERE project = $1) < $3 OR pigeon_refuse('403', $4))
@@ -1219,13 +1232,17 @@ added AS (
 SELECT n FROM by_queue;
 
 -- name: QueueMetricsStore.HISTORY
-SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+SELECT extract(epoch FROM p.minute)::float8 AS minute, p.posted, p.deleted,
        extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
-FROM queues q
-JOIN queue_counter_history h ON h.queue_id = q.id
-WHERE q.project = $1 AND q.name = $2
-ORDER BY h.minute DESC
-LIMIT $3 + 2;
+FROM (SELECT 1) one
+LEFT JOIN LATERAL (
+    SELECT h.minute, h.posted, h.deleted
+    FROM queues q
+    JOIN queue_counter_history h ON h.queue_id = q.id
+    WHERE q.project = $1 AND q.name = $2
+    ORDER BY h.minute DESC
+    LIMIT $3 + 2) p ON true
+ORDER BY p.minute DESC;
 
 -- name: QueueMetricsStore.OVERVIEW_BY_COUNT
 WITH sources AS MATERIALIZED (
@@ -1268,6 +1285,18 @@ LEFT JOIN sources src ON src.dead_letter_queue = q.name
 WHERE q.project = $1 AND q.name < $2 AND ($3 = '' OR strpos(q.name, $3) > 0)
 ORDER BY q.name
 LIMIT $4 OFFSET $5;
+
+-- name: QueueMetricsStore.PAGE_HISTORIES
+SELECT q.name, extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+       extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
+FROM queues q
+CROSS JOIN LATERAL (
+    SELECT l.minute, l.posted, l.deleted FROM queue_counter_history l
+    WHERE l.queue_id = q.id
+    ORDER BY l.minute DESC
+    LIMIT $3 + 2) h
+WHERE q.project = $1 AND q.name = ANY($2::text[])
+ORDER BY q.name, h.minute DESC;
 
 -- name: QueueMetricsStore.READ_EVERY_PROJECT
 SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
@@ -1652,17 +1681,23 @@ SELECT count(*) FROM dropped;
 
 -- name: SubscriptionStore.GET
 SELECT id, source, subscriber, ttl, options::text AS options,
-floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed,
+floor(extract(epoch FROM now() - last_delivered_at))::bigint AS delivered_ago, failures,
+floor(extract(epoch FROM now() - last_failed_at))::bigint AS failed_ago, last_error FROM subscriptions
 WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now();
 
 -- name: SubscriptionStore.GET_BY_SUBSCRIBER
 SELECT id, source, subscriber, ttl, options::text AS options,
-floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed,
+floor(extract(epoch FROM now() - last_delivered_at))::bigint AS delivered_ago, failures,
+floor(extract(epoch FROM now() - last_failed_at))::bigint AS failed_ago, last_error FROM subscriptions
 WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now();
 
 -- name: SubscriptionStore.LIST
 SELECT id, source, subscriber, ttl, options::text AS options,
-floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed FROM subscriptions
+floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed,
+floor(extract(epoch FROM now() - last_delivered_at))::bigint AS delivered_ago, failures,
+floor(extract(epoch FROM now() - last_failed_at))::bigint AS failed_ago, last_error FROM subscriptions
 WHERE project = $1 AND source = $2 AND id > $3 AND expires_at > now()
 ORDER BY id
 LIMIT $4;

@@ -30,6 +30,9 @@ final class ConsoleForms {
 
     private ConsoleForms() {}
 
+    /** What a POST brings for the check: the form's token field and what the browser says of where it came from. */
+    record Sent(String field, String fetchSite, String origin, String host) {}
+
     /** The browser's token when it sent a well-formed one, else a new one (set again with every page). */
     static String token(String cookie) {
         if (cookie != null && TOKEN.matcher(cookie).matches()) {
@@ -49,7 +52,11 @@ final class ConsoleForms {
      * Refuses (403) a form whose token does not match the cookie's, or that a browser marks as sent from another site
      * or origin. {@code host} is the request's Host header, which the origin's host must equal.
      */
-    static void check(String cookie, String field, String fetchSite, String origin, String host) {
+    static void check(String cookie, Sent sent) {
+        String field = sent.field();
+        String fetchSite = sent.fetchSite();
+        String origin = sent.origin();
+        String host = sent.host();
         if (fetchSite != null && !fetchSite.equals("same-origin") && !fetchSite.equals("none")) {
             throw new Rejection(
                     Rejection.Reason.FORBIDDEN,

@@ -103,6 +103,19 @@ public class ConsoleIdentity {
         return !signsIn() || (token != null && tenancy.isOperator(token));
     }
 
+    /**
+     * Whether the caller is the operator, as the API decides it for its operator-only routes (pools, flavors): signed
+     * in, the access token's role; with authentication off, the API's rule for that mode, which believes
+     * {@code X-Roles: admin} ({@code rolesHeader}) only with {@code pigeon.auth.trust-roles-header} (docs/security.md).
+     */
+    boolean operator(String rolesHeader) {
+        if (signsIn()) {
+            check();
+            return tenancy.isOperator(token);
+        }
+        return tenancy.unauthenticated(null, rolesHeader).operator();
+    }
+
     /** The banner of every page: with authentication off, that anyone can act; signed in, nothing (the user shows). */
     String banner() {
         if (signsIn()) {

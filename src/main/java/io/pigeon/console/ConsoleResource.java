@@ -10,18 +10,26 @@ import io.pigeon.api.Rejections;
 import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.MessagePostReader;
 import io.pigeon.api.read.PurgeReader;
+import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.read.RedriveReader;
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchService;
+import io.pigeon.health.StorageHealth;
+import io.pigeon.json.StrictJson;
 import io.pigeon.message.Message;
+import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessagePage;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.NewMessage;
+import io.pigeon.pool.FlavorService;
+import io.pigeon.pool.PoolService;
+import io.pigeon.pool.StoragePool;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
+import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.queuemetrics.QueueMetricsStore;
 import io.pigeon.queuemetrics.QueueOverview;
 import io.pigeon.redrive.RedriveService;
@@ -29,6 +37,7 @@ import io.pigeon.redrive.RedriveTask;
 import io.pigeon.rules.Rejection;
 import io.pigeon.subscription.Subscription;
 import io.pigeon.subscription.SubscriptionService;
+import io.pigeon.tenancy.Callers;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.mutiny.Uni;
@@ -43,15 +52,20 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -79,7 +93,8 @@ public class ConsoleResource {
             "purged", "The queue's messages were purged.",
             "redrive", "A redrive of this queue's dead letters started: its progress is listed below.",
             "requeued", "The dead group was requeued: it is called again at once.",
-            "dropped", "The dead group was dropped with its items.");
+            "dropped", "The dead group was dropped with its items.",
+            "metadata", "The queue's metadata was replaced.");
     private static final int TASKS_SHOWN = 10;
 
     @CheckedTemplate(basePath = "console")
@@ -95,7 +110,38 @@ public class ConsoleResource {
         static native TemplateInstance failure(ConsoleViews.Failure view);
 
         static native TemplateInstance dispatch(ConsoleViews.Dispatch view);
+
+        static native TemplateInstance metadata(ConsoleViews.MetadataForm view);
+
+        static native TemplateInstance operator(ConsoleViews.Operator view);
     }
+
+    /** How a reserved attribute's field is read: a number, a boolean, or text (a queue's name). */
+    private enum Kind {
+        NUMBER,
+        BOOLEAN,
+        TEXT
+    }
+
+    private record ReservedField(String name, Kind kind) {}
+
+    /**
+     * The reserved attributes the metadata form gives a field of its own, as docs/api/v2.md lists them: the scalar
+     * ones. The structured ones ({@code _retry_policy}, {@code _flavor}) stay in the JSON text, as the API takes them.
+     */
+    private static final List<ReservedField> RESERVED_FIELDS = List.of(
+            new ReservedField(ReservedAttributes.MAX_MESSAGES_POST_SIZE, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEFAULT_MESSAGE_TTL, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEFAULT_MESSAGE_DELAY, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.MAX_CLAIM_COUNT, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEAD_LETTER_QUEUE, Kind.TEXT),
+            new ReservedField(ReservedAttributes.DEAD_LETTER_QUEUE_MESSAGES_TTL, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.ENABLE_ENCRYPT_MESSAGES, Kind.BOOLEAN),
+            new ReservedField(ReservedAttributes.CLAIM_WAIT_SECONDS, Kind.NUMBER),
+            new ReservedField(ReservedAttributes.DEDUP_WINDOW_SECONDS, Kind.NUMBER));
+
+    /** Longest value a reserved attribute's field passes on: past it, no valid value exists (a queue name is 64). */
+    private static final int RESERVED_FIELD_CHARS = 128;
 
     /** What a confirmation page and its form do. */
     private enum Action {
@@ -138,6 +184,9 @@ public class ConsoleResource {
     private final QueuePurge purge;
     private final DispatchService dispatch;
     private final ConsoleIdentity identity;
+    private final PoolService pools;
+    private final FlavorService flavors;
+    private final StorageHealth health;
 
     public ConsoleResource(
             PigeonConfig config,
@@ -149,7 +198,10 @@ public class ConsoleResource {
             RedriveService redrive,
             QueuePurge purge,
             DispatchService dispatch,
-            ConsoleIdentity identity) {
+            ConsoleIdentity identity,
+            PoolService pools,
+            FlavorService flavors,
+            StorageHealth health) {
         this.config = config;
         this.overview = overview;
         this.queues = queues;
@@ -160,25 +212,96 @@ public class ConsoleResource {
         this.purge = purge;
         this.dispatch = dispatch;
         this.identity = identity;
+        this.pools = pools;
+        this.flavors = flavors;
+        this.health = health;
     }
 
     @GET
     public Uni<Response> chooser(
             @QueryParam("project") String project, @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(null);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, "/console", token, () -> {
-            available();
+        return serve(null, "/console", cookie, null, call -> {
             if (project != null) {
-                allowed(project);
+                // The project's page decides whether it may be shown, as it does for a link followed or typed.
                 return Uni.createFrom().item(redirect(projectHref(project)));
             }
             return page(
                     Templates.chooser(
-                            new ConsoleViews.Chooser(frame, identity.projects(), identity.anyProject(), null)),
+                            new ConsoleViews.Chooser(call.frame(), identity.projects(), identity.anyProject(), null)),
                     200,
-                    token);
+                    call.token());
         });
+    }
+
+    /**
+     * The operator's view of pools and flavors, for the operator as the API decides it ({@link
+     * ConsoleIdentity#operator}).
+     */
+    @GET
+    @Path("/operator")
+    public Uni<Response> operator(
+            @HeaderParam(Callers.ROLES_HEADER) String roles, @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        return serve(null, "/console", cookie, null, call -> operatorView(call, identity.operator(roles)));
+    }
+
+    /**
+     * The operator view for a caller whose operator role is already decided ({@code operator}); 403 for anyone else,
+     * before anything is read. Pools, flavors and counts are read through the services of /v2/pools, /v2/flavors and
+     * the storage health check, at most {@value PoolService#MAX_PAGE_SIZE} of each.
+     */
+    Uni<Response> operatorView(Call call, boolean operator) {
+        if (!operator) {
+            throw new Rejection(
+                    Rejection.Reason.FORBIDDEN,
+                    "The operator view is the operator's: as for the API's pools, send X-Roles: admin with"
+                            + " pigeon.auth.trust-roles-header=true (authentication off), or sign in with the operator"
+                            + " role.");
+        }
+        return Uni.combine()
+                .all()
+                .unis(
+                        pools.list(null, PoolService.MAX_PAGE_SIZE),
+                        flavors.list(null, PoolService.MAX_PAGE_SIZE),
+                        health.report(),
+                        queues.heldPerDatabase())
+                .with((registered, classes, report, held) -> {
+                    Map<String, Long> counts = new HashMap<>();
+                    String homeQueues = "–";
+                    for (QueueService.Held one : held) {
+                        if (one.pool() == null) {
+                            homeQueues = String.format("%,d", one.queues());
+                        } else {
+                            counts.put(one.pool(), one.queues());
+                        }
+                    }
+                    Map<String, StorageHealth.Report> byPool = report.pools() == null ? Map.of() : report.pools();
+                    List<ConsoleViews.ShownPool> shownPools = new ArrayList<>();
+                    for (StoragePool pool : registered) {
+                        StorageHealth.Report probed = byPool.get(pool.name());
+                        Long count = counts.get(pool.name());
+                        shownPools.add(new ConsoleViews.ShownPool(
+                                pool.name(),
+                                pool.uri().redacted(),
+                                pool.weight(),
+                                pool.flavor() == null ? "–" : pool.flavor(),
+                                probed != null && probed.storage_reachable(),
+                                count == null ? "–" : String.format("%,d", count)));
+                    }
+                    List<ConsoleViews.ShownFlavor> shownFlavors = classes.stream()
+                            .map(flavor -> new ConsoleViews.ShownFlavor(
+                                    flavor.name(),
+                                    flavor.pools().isEmpty() ? "–" : String.join(", ", flavor.pools()),
+                                    String.join(", ", FlavorService.capabilities(flavor))))
+                            .toList();
+                    return new ConsoleViews.Operator(
+                            call.frame(),
+                            report.storage_reachable(),
+                            homeQueues,
+                            shownPools,
+                            shownFlavors,
+                            PoolService.MAX_PAGE_SIZE);
+                })
+                .chain(view -> page(Templates.operator(view), 200, call.token()));
     }
 
     @GET
@@ -189,59 +312,95 @@ public class ConsoleResource {
             @QueryParam("sort") String sort,
             @QueryParam("page") String page,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, "/console", token, () -> {
-            available();
-            allowed(project);
+        return serve(project, "/console", cookie, null, call -> {
+            ConsoleViews.Frame frame = call.frame();
             QueueOverview.Sort order = QueueOverview.Sort.of(sort);
             int number = pageNumber(page);
             return overview.page(project, filter, order, number)
-                    .map(found -> {
-                        String base = projectHref(project);
-                        List<ConsoleViews.QueueRow> rows =
-                                new ArrayList<>(found.queues().size());
-                        for (QueueMetricsStore.OverviewRow row : found.queues()) {
-                            rows.add(new ConsoleViews.QueueRow(
-                                    row.name(),
-                                    base + "/queues/" + row.name(),
-                                    ConsoleViews.count(row.ready()),
-                                    ConsoleViews.count(row.claimed()),
-                                    ConsoleViews.count(row.delayed()),
-                                    row.ready() == null ? "–" : ConsoleViews.duration(row.oldestReadyAgeSeconds()),
-                                    row.estimated(),
-                                    row.deadLetterQueue(),
-                                    row.deadLetterSourceCount() > 0,
-                                    row.deadLetterSources()));
-                        }
-                        List<ConsoleViews.SortLink> sorts = new ArrayList<>();
-                        for (QueueOverview.Sort one : QueueOverview.Sort.values()) {
-                            sorts.add(new ConsoleViews.SortLink(
-                                    one.text(), listHref(base, found.filter(), one, 1), one == found.sort()));
-                        }
-                        String note = found.sampling()
-                                ? "Counts are the last sample, taken every " + found.samplePeriodSeconds()
-                                        + " s; – means not sampled yet."
-                                : "Per-queue metrics are off (pigeon.queue-metrics.enabled=false): no counts are shown.";
-                        return new ConsoleViews.Queues(
-                                frame,
-                                rows,
-                                sorts,
-                                found.filter(),
-                                found.sort().text(),
-                                found.page(),
-                                found.pages(),
-                                found.total(),
-                                found.page() > 1
-                                        ? listHref(base, found.filter(), found.sort(), found.page() - 1)
-                                        : null,
-                                found.page() < found.pages()
-                                        ? listHref(base, found.filter(), found.sort(), found.page() + 1)
-                                        : null,
-                                note);
-                    })
-                    .chain(view -> page(Templates.queues(view), 200, token));
+                    .chain(found -> overview.flows(
+                                    project,
+                                    found.queues().stream()
+                                            .map(QueueMetricsStore.OverviewRow::name)
+                                            .toList())
+                            .map(flows -> queuesPage(frame, project, found, flows)))
+                    .chain(view -> page(Templates.queues(view), 200, call.token()));
         });
+    }
+
+    private ConsoleViews.Queues queuesPage(
+            ConsoleViews.Frame frame, String project, QueueOverview.Page found, Map<String, QueueOverview.Flow> flows) {
+        String base = projectHref(project);
+        List<ConsoleViews.QueueRow> rows = new ArrayList<>(found.queues().size());
+        for (QueueMetricsStore.OverviewRow row : found.queues()) {
+            QueueOverview.Flow flow = flows.get(row.name());
+            rows.add(new ConsoleViews.QueueRow(
+                    row.name(),
+                    base + "/queues/" + row.name(),
+                    ConsoleViews.count(row.ready()),
+                    ConsoleViews.count(row.claimed()),
+                    ConsoleViews.count(row.delayed()),
+                    row.ready() == null ? "–" : ConsoleViews.duration(row.oldestReadyAgeSeconds()),
+                    row.estimated(),
+                    row.deadLetterQueue(),
+                    row.deadLetterSourceCount() > 0,
+                    row.deadLetterSources(),
+                    sparkline(flow == null ? null : flow.postedPerSecond()),
+                    sparkline(flow == null ? null : flow.consumedPerSecond()),
+                    flow == null
+                            ? "No flow in the last hour"
+                            : String.format(
+                                    "In the last hour: %,.0f posted, %,.0f consumed",
+                                    sum(flow.postedPerSecond()) * 60, sum(flow.consumedPerSecond()) * 60)));
+        }
+        List<ConsoleViews.SortLink> sorts = new ArrayList<>();
+        for (QueueOverview.Sort one : QueueOverview.Sort.values()) {
+            sorts.add(
+                    new ConsoleViews.SortLink(one.text(), listHref(base, found.filter(), one, 1), one == found.sort()));
+        }
+        String note = found.sampling()
+                ? "Counts are the last sample, taken every " + found.samplePeriodSeconds()
+                        + " s; – means not sampled yet."
+                : "Per-queue metrics are off (pigeon.queue-metrics.enabled=false): no counts are shown.";
+        return new ConsoleViews.Queues(
+                frame,
+                rows,
+                sorts,
+                found.filter(),
+                found.sort().text(),
+                found.page(),
+                found.pages(),
+                found.total(),
+                found.page() > 1 ? listHref(base, found.filter(), found.sort(), found.page() - 1) : null,
+                found.page() < found.pages() ? listHref(base, found.filter(), found.sort(), found.page() + 1) : null,
+                note);
+    }
+
+    /**
+     * A row's rates for its sparkline, as short as they can be written (a page carries one per queue): "0" for a minute
+     * without change, else at most two decimals; empty when the queue has had no flow (drawn flat).
+     */
+    private static String sparkline(List<Double> perSecond) {
+        if (perSecond == null || perSecond.stream().allMatch(rate -> rate == 0)) {
+            return "";
+        }
+        StringBuilder text = new StringBuilder();
+        for (Double rate : perSecond) {
+            if (!text.isEmpty()) {
+                text.append(',');
+            }
+            text.append(
+                    rate == 0
+                            ? "0"
+                            : new BigDecimal(rate)
+                                    .setScale(2, RoundingMode.HALF_UP)
+                                    .stripTrailingZeros()
+                                    .toPlainString());
+        }
+        return text.toString();
+    }
+
+    private static double sum(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).sum();
     }
 
     @GET
@@ -251,11 +410,7 @@ public class ConsoleResource {
             @PathParam("queue") String queue,
             @QueryParam("done") String done,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project), cookie, null, call -> {
             QueueName name = QueueName.of(queue);
             return existing(project, name).chain(() -> Uni.combine()
                     .all()
@@ -269,7 +424,7 @@ public class ConsoleResource {
                             redrive.list(project, name),
                             overview.flow(project, name))
                     .with((sample, metadata, page, live, subscribed, tasks, flow) -> queuePage(
-                            frame,
+                            call.frame(),
                             name,
                             done == null ? null : NOTICES.get(done),
                             sample,
@@ -279,8 +434,169 @@ public class ConsoleResource {
                             subscribed,
                             tasks,
                             flow))
-                    .chain(view -> page(Templates.queue(view), 200, token)));
+                    .chain(view -> page(Templates.queue(view), 200, call.token())));
         });
+    }
+
+    @GET
+    @Path("/projects/{project}/queues/{queue}/metadata")
+    public Uni<Response> metadataForm(
+            @PathParam("project") String project,
+            @PathParam("queue") String queue,
+            @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        return serve(project, projectHref(project), cookie, null, call -> {
+            QueueName name = QueueName.of(queue);
+            return queues.metadata(project, name).chain(found -> {
+                ObjectNode stored =
+                        StrictJson.readStoredObject(found.orElseThrow(() -> QueueService.queueNotFound(project, name)));
+                Map<String, String> values = new HashMap<>();
+                for (ReservedField field : RESERVED_FIELDS) {
+                    JsonNode value = stored.remove(field.name());
+                    if (value != null && !value.isNull()) {
+                        values.put(field.name(), value.isTextual() ? value.textValue() : value.toString());
+                    }
+                }
+                return page(
+                        Templates.metadata(metadataForm(call, name, null, stored.toPrettyString(), values)),
+                        200,
+                        call.token());
+            });
+        });
+    }
+
+    /**
+     * Replaces the queue's metadata with the form's: the JSON text with the reserved fields set into it, read by the
+     * API's own metadata reader (its size bound) and stored by the queue service, which checks every reserved
+     * attribute's bound before it writes. A refusal shows the form again as typed, with the refusal; nothing changed.
+     */
+    @POST
+    @Path("/projects/{project}/queues/{queue}/metadata")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Uni<Response> editMetadata(
+            @PathParam("project") String project,
+            @PathParam("queue") String queue,
+            MultivaluedMap<String, String> form,
+            @CookieParam(ConsoleForms.COOKIE) String cookie,
+            @HeaderParam("Sec-Fetch-Site") String fetchSite,
+            @HeaderParam("Origin") String origin,
+            @HeaderParam("Host") String host) {
+        ConsoleForms.Sent sent = new ConsoleForms.Sent(form.getFirst(ConsoleForms.FIELD), fetchSite, origin, host);
+        return serve(project, projectHref(project), cookie, sent, call -> {
+            QueueName name = QueueName.of(queue);
+            String text = form.getFirst("metadata");
+            Map<String, String> typed = new HashMap<>();
+            for (ReservedField field : RESERVED_FIELDS) {
+                String value = form.getFirst(field.name());
+                if (value != null) {
+                    typed.put(field.name(), value);
+                }
+            }
+            Uni<Response> done = Uni.createFrom()
+                    .deferred(() -> queues.replaceMetadata(project, name, metadataDocument(text, typed)))
+                    .map(replaced -> {
+                        if (!replaced) {
+                            throw QueueService.queueNotFound(project, name);
+                        }
+                        return redirect(projectHref(project) + "/queues/" + name.value() + "?done=metadata");
+                    });
+            return done.onFailure(Rejection.class).recoverWithUni(refused -> {
+                Rejection rejection = (Rejection) refused;
+                if (rejection.reason() == Rejection.Reason.NOT_FOUND) {
+                    return Uni.createFrom().failure(rejection);
+                }
+                Rejections.Answer answer = Rejections.answer(rejection.reason());
+                return page(
+                        Templates.metadata(metadataForm(
+                                call,
+                                name,
+                                answer.title() + ": " + rejection.description(),
+                                text == null ? "" : text,
+                                typed)),
+                        answer.status(),
+                        call.token());
+            });
+        });
+    }
+
+    /**
+     * The metadata document a form makes: its JSON text (an object), with each reserved field that is not blank set
+     * into it, read by the API's metadata reader. Field values are passed on as the API would receive them (a number
+     * as a number, true or false as a boolean), so the queue service refuses them with the API's words.
+     */
+    private ObjectNode metadataDocument(String text, Map<String, String> typed) {
+        byte[] bytes = (text == null || text.isBlank() ? "{}" : text).getBytes(StandardCharsets.UTF_8);
+        if (bytes.length > config.maxQueueMetadata()) {
+            throw Rejection.invalidParameter(
+                    "metadata", "It may be at most " + config.maxQueueMetadata() + " bytes (max-queue-metadata).");
+        }
+        JsonNode parsed;
+        try {
+            parsed = JsonBodyReader.parse(bytes);
+        } catch (Rejection notJson) {
+            throw Rejection.invalidParameter("metadata", "It must be a JSON object: " + notJson.description());
+        }
+        if (!parsed.isObject()) {
+            throw Rejection.invalidParameter("metadata", "It must be a JSON object, such as {\"owner\": \"team-a\"}.");
+        }
+        ObjectNode document = (ObjectNode) parsed;
+        for (ReservedField field : RESERVED_FIELDS) {
+            String value = typed.get(field.name());
+            if (value == null || value.isBlank()) {
+                continue;
+            }
+            String trimmed = value.strip();
+            if (trimmed.length() > RESERVED_FIELD_CHARS) {
+                trimmed = trimmed.substring(0, RESERVED_FIELD_CHARS);
+            }
+            switch (field.kind()) {
+                case NUMBER -> numberOrText(document, field.name(), trimmed);
+                case BOOLEAN -> {
+                    if (trimmed.equals("true") || trimmed.equals("false")) {
+                        document.put(field.name(), Boolean.parseBoolean(trimmed));
+                    } else {
+                        document.put(field.name(), trimmed);
+                    }
+                }
+                case TEXT -> document.put(field.name(), trimmed);
+            }
+        }
+        return QueueMetadataReader.metadata(
+                document.toString().getBytes(StandardCharsets.UTF_8), config.maxQueueMetadata());
+    }
+
+    private ConsoleViews.MetadataForm metadataForm(
+            Call call, QueueName name, String error, String metadata, Map<String, String> values) {
+        String queueHref = call.frame().projectHref() + "/queues/" + name.value();
+        List<ConsoleViews.ReservedField> fields = new ArrayList<>(RESERVED_FIELDS.size());
+        for (ReservedField field : RESERVED_FIELDS) {
+            fields.add(new ConsoleViews.ReservedField(
+                    field.name(),
+                    "field" + field.name().replace('_', '-'),
+                    values.getOrDefault(field.name(), ""),
+                    bounds(field.name())));
+        }
+        return new ConsoleViews.MetadataForm(
+                call.frame(), name.value(), queueHref, queueHref + "/metadata", call.token(), error, metadata, fields);
+    }
+
+    /** A reserved attribute's bounds and default, from this deployment's settings, as docs/api/v2.md states them. */
+    private String bounds(String attribute) {
+        return switch (attribute) {
+            case ReservedAttributes.MAX_MESSAGES_POST_SIZE -> "1 to " + config.maxMessagesPostSize() + " bytes";
+            case ReservedAttributes.DEFAULT_MESSAGE_TTL -> "60 to " + config.maxMessageTtl() + " s; default "
+                    + config.defaultMessageTtl();
+            case ReservedAttributes.DEFAULT_MESSAGE_DELAY -> "0 to " + config.maxMessageDelay() + " s; default 0";
+            case ReservedAttributes.MAX_CLAIM_COUNT -> "1 or more, with a dead-letter queue";
+            case ReservedAttributes.DEAD_LETTER_QUEUE -> "a queue's name";
+            case ReservedAttributes.DEAD_LETTER_QUEUE_MESSAGES_TTL -> "60 to " + config.maxMessageTtl() + " s";
+            case ReservedAttributes.ENABLE_ENCRYPT_MESSAGES -> "true or false; default false";
+            case ReservedAttributes.CLAIM_WAIT_SECONDS -> "0 to "
+                    + config.claimWait().max() + " s";
+            case ReservedAttributes.DEDUP_WINDOW_SECONDS -> "1 to "
+                    + config.idempotency().maxWindow() + " s; default "
+                    + config.idempotency().defaultWindow();
+            default -> "";
+        };
     }
 
     @GET
@@ -290,19 +606,23 @@ public class ConsoleResource {
             @PathParam("queue") String queue,
             @PathParam("action") String action,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project), cookie, null, call -> {
             QueueName name = QueueName.of(queue);
             Action chosen = Action.of(action);
             return existing(project, name)
                     .chain(() -> page(
                             Templates.confirm(confirmation(
-                                    frame, name, chosen, token, null, "{\"hello\": \"pigeon\"}", "", "", "")),
+                                    call.frame(),
+                                    name,
+                                    chosen,
+                                    call.token(),
+                                    null,
+                                    "{\"hello\": \"pigeon\"}",
+                                    "",
+                                    "",
+                                    "")),
                             200,
-                            token));
+                            call.token()));
         });
     }
 
@@ -322,12 +642,8 @@ public class ConsoleResource {
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
             @HeaderParam("Host") String host) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
-            ConsoleForms.check(cookie, csrf, fetchSite, origin, host);
+        ConsoleForms.Sent sent = new ConsoleForms.Sent(csrf, fetchSite, origin, host);
+        return serve(project, projectHref(project), cookie, sent, call -> {
             QueueName name = QueueName.of(queue);
             Action chosen = Action.of(action);
             String queueHref = projectHref(project) + "/queues/" + name.value();
@@ -348,17 +664,17 @@ public class ConsoleResource {
                 }
                 return page(
                         Templates.confirm(confirmation(
-                                frame,
+                                call.frame(),
                                 name,
                                 chosen,
-                                token,
+                                call.token(),
                                 Rejections.answer(rejection.reason()).title() + ": " + rejection.description(),
                                 body,
                                 ttl,
                                 delay,
                                 rate)),
                         Rejections.answer(rejection.reason()).status(),
-                        token);
+                        call.token());
             });
         });
     }
@@ -369,50 +685,31 @@ public class ConsoleResource {
             @PathParam("project") String project,
             @QueryParam("done") String done,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project), token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project), cookie, null, call -> {
             String base = projectHref(project) + "/dispatch/dead/";
             return Uni.combine()
                     .all()
                     .unis(dispatch.pendingByDue(project), dispatch.dead(project, 0, DispatchService.MAX_GROUPS_SHOWN))
                     .with((pending, dead) -> new ConsoleViews.Dispatch(
-                            frame,
+                            call.frame(),
                             done == null ? null : NOTICES.get(done),
                             pending.stream()
-                                    .map(group -> new ConsoleViews.ShownGroup(
-                                            group.id(),
-                                            group.mergeKey(),
-                                            group.method(),
-                                            group.target(),
-                                            group.attempts(),
-                                            group.lastError(),
+                                    .map(group -> ConsoleViews.ShownGroup.of(
+                                            group.group(),
                                             group.items(),
                                             group.inFlight()
                                                     ? "being called"
                                                     : group.dueInSeconds() <= 0
                                                             ? "due now"
                                                             : "in " + ConsoleViews.duration(group.dueInSeconds()),
-                                            null,
                                             null))
                                     .toList(),
                             dead.stream()
-                                    .map(group -> new ConsoleViews.ShownGroup(
-                                            group.id(),
-                                            group.mergeKey(),
-                                            group.method(),
-                                            group.target(),
-                                            group.attempts(),
-                                            group.lastError(),
-                                            group.items(),
-                                            "dead",
-                                            base + group.id() + "/requeue",
-                                            base + group.id() + "/drop"))
+                                    .map(group -> ConsoleViews.ShownGroup.of(
+                                            group.group(), group.items(), "dead", base + group.id()))
                                     .toList(),
                             DispatchService.MAX_GROUPS_SHOWN))
-                    .chain(view -> page(Templates.dispatch(view), 200, token));
+                    .chain(view -> page(Templates.dispatch(view), 200, call.token()));
         });
     }
 
@@ -423,17 +720,13 @@ public class ConsoleResource {
             @PathParam("id") String id,
             @PathParam("action") String action,
             @CookieParam(ConsoleForms.COOKIE) String cookie) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
-            available();
-            allowed(project);
+        return serve(project, projectHref(project) + "/dispatch", cookie, null, call -> {
             long group = groupId(id);
             boolean requeue = groupAction(action);
             String dispatchHref = projectHref(project) + "/dispatch";
             return page(
                     Templates.confirm(new ConsoleViews.Confirm(
-                            frame,
+                            call.frame(),
                             "dead group " + group,
                             dispatchHref,
                             action,
@@ -442,7 +735,7 @@ public class ConsoleResource {
                                     ? "Requeue dead group " + group + ": call it again at once, with fresh attempts."
                                     : "Drop dead group " + group + " and its items.",
                             requeue ? "Requeue the group" : "Drop the group",
-                            token,
+                            call.token(),
                             null,
                             false,
                             false,
@@ -451,7 +744,7 @@ public class ConsoleResource {
                             "",
                             "")),
                     200,
-                    token);
+                    call.token());
         });
     }
 
@@ -467,12 +760,8 @@ public class ConsoleResource {
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
             @HeaderParam("Host") String host) {
-        ConsoleViews.Frame frame = frame(project);
-        String token = ConsoleForms.token(cookie);
-        return guarded(frame, projectHref(project) + "/dispatch", token, () -> {
-            available();
-            allowed(project);
-            ConsoleForms.check(cookie, csrf, fetchSite, origin, host);
+        ConsoleForms.Sent sent = new ConsoleForms.Sent(csrf, fetchSite, origin, host);
+        return serve(project, projectHref(project) + "/dispatch", cookie, sent, call -> {
             long group = groupId(id);
             boolean requeue = groupAction(action);
             Uni<Boolean> done = requeue ? dispatch.requeue(project, group, null) : dispatch.dropDead(project, group);
@@ -590,8 +879,9 @@ public class ConsoleResource {
         for (Message message : page.map(MessagePage::messages).orElse(List.of())) {
             String body = message.body();
             boolean cut = body.length() > ConsoleViews.SHOWN_BODY_CHARS;
+            // The id as the API gives it (GET /v2/queues/{q}/messages), so it can be used there: not the row number.
             shown.add(new ConsoleViews.ShownMessage(
-                    message.id(),
+                    MessageIds.format(message.id()),
                     ConsoleViews.duration((double) message.age()),
                     ConsoleViews.duration((double) message.ttl()),
                     message.claimCount(),
@@ -610,15 +900,18 @@ public class ConsoleResource {
         }
         List<ConsoleViews.ShownSubscription> shownSubscriptions = new ArrayList<>();
         for (Subscription subscription : subscribed) {
+            Subscription.Delivery delivery = subscription.delivery();
             shownSubscriptions.add(new ConsoleViews.ShownSubscription(
-                    subscription.id(),
+                    MessageIds.format(subscription.id()),
                     subscription.subscriber(),
                     subscription.ttl(),
                     ConsoleViews.duration((double) subscription.age()),
                     subscription.confirmed() ? "yes" : "no",
-                    subscription.delivered()
-                            ? "notified by this deployment"
-                            : "not notified here (mail is off, or a socket's own)",
+                    deliveryOf(subscription),
+                    ago(delivery.lastDeliveredSecondsAgo()),
+                    delivery.failures(),
+                    ago(delivery.lastFailedSecondsAgo()),
+                    delivery.lastError(),
                     subscription.optionsJson()));
         }
         List<ConsoleViews.ShownTask> shownTasks = tasks.stream()
@@ -660,14 +953,7 @@ public class ConsoleResource {
                 joined(flow.consumedPerSecond()),
                 String.format(
                         "In the last hour: %,.0f posted, %,.0f consumed (by minute, from the per-queue totals).",
-                        flow.postedPerSecond().stream()
-                                        .mapToDouble(Double::doubleValue)
-                                        .sum()
-                                * 60,
-                        flow.consumedPerSecond().stream()
-                                        .mapToDouble(Double::doubleValue)
-                                        .sum()
-                                * 60),
+                        sum(flow.postedPerSecond()) * 60, sum(flow.consumedPerSecond()) * 60),
                 reserved,
                 metadata.toPrettyString(),
                 shown,
@@ -675,6 +961,21 @@ public class ConsoleResource {
                 shownClaims,
                 shownSubscriptions,
                 shownTasks);
+    }
+
+    /** How this deployment notifies a subscription, in words: a mail subscriber without mail configured says so. */
+    private static String deliveryOf(Subscription subscription) {
+        if (subscription.socket()) {
+            return "pushed to its WebSocket by the replica that holds it";
+        }
+        if (subscription.mail() && !subscription.delivered()) {
+            return "not sent: mail is not configured here (pigeon.notification.mail.enabled=false)";
+        }
+        return subscription.mail() ? "mailed by this deployment" : "called by this deployment";
+    }
+
+    private static String ago(Long seconds) {
+        return seconds == null ? "never" : ConsoleViews.duration((double) seconds) + " ago";
     }
 
     /** Numbers as a data attribute carries them to the chart: comma-separated, nothing else. */
@@ -765,6 +1066,30 @@ public class ConsoleResource {
             href.append("&filter=").append(ConsoleViews.segment(filter));
         }
         return href.append("&page=").append(page).toString();
+    }
+
+    /** What every page of one request shares once the preamble has passed: its frame and its form token. */
+    record Call(ConsoleViews.Frame frame, String token) {}
+
+    /**
+     * The preamble of every page, in one place: the console is served at all, the project named by the matched path
+     * (null on the chooser) is one this caller may see, and a form ({@code sent}, null for a page) carries this
+     * browser's token from this origin; then {@code work} runs. Whatever any of them refuses becomes a page saying so.
+     */
+    private Uni<Response> serve(
+            String project, String back, String cookie, ConsoleForms.Sent sent, Function<Call, Uni<Response>> work) {
+        ConsoleViews.Frame frame = frame(project);
+        String token = ConsoleForms.token(cookie);
+        return guarded(frame, back, token, () -> {
+            available();
+            if (project != null) {
+                allowed(project);
+            }
+            if (sent != null) {
+                ConsoleForms.check(cookie, sent);
+            }
+            return work.apply(new Call(frame, token));
+        });
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.pigeon.console;
 
+import io.pigeon.dispatch.DispatchStore;
 import io.quarkus.qute.TemplateData;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +38,10 @@ public final class ConsoleViews {
             boolean estimated,
             String deadLetterQueue,
             boolean deadLetter,
-            String deadLetterSources) {}
+            String deadLetterSources,
+            String flowPosted,
+            String flowConsumed,
+            String flowLabel) {}
 
     @TemplateData
     public record SortLink(String label, String href, boolean current) {}
@@ -60,14 +64,24 @@ public final class ConsoleViews {
     public record Attribute(String name, String value) {}
 
     @TemplateData
-    public record ShownMessage(long id, String age, String ttl, int claimCount, String body, String cut) {}
+    public record ShownMessage(String id, String age, String ttl, int claimCount, String body, String cut) {}
 
     @TemplateData
     public record ShownClaim(String id, int ttl, int grace, String age, String remaining, int messages) {}
 
     @TemplateData
     public record ShownSubscription(
-            long id, String subscriber, int ttl, String age, String confirmed, String delivery, String options) {}
+            String id,
+            String subscriber,
+            int ttl,
+            String age,
+            String confirmed,
+            String delivery,
+            String lastDelivered,
+            long failures,
+            String lastFailed,
+            String lastError,
+            String options) {}
 
     @TemplateData
     public record ShownTask(
@@ -107,7 +121,23 @@ public final class ConsoleViews {
             long items,
             String when,
             String requeueHref,
-            String dropHref) {}
+            String dropHref) {
+
+        /** A group as listed; {@code deadHref}, the dead group's own path, gives its requeue and drop (null: none). */
+        static ShownGroup of(DispatchStore.ListedGroup group, long items, String when, String deadHref) {
+            return new ShownGroup(
+                    group.id(),
+                    group.mergeKey(),
+                    group.method(),
+                    group.target(),
+                    group.attempts(),
+                    group.lastError(),
+                    items,
+                    when,
+                    deadHref == null ? null : deadHref + "/requeue",
+                    deadHref == null ? null : deadHref + "/drop");
+        }
+    }
 
     @TemplateData
     public record Dispatch(Frame frame, String notice, List<ShownGroup> pending, List<ShownGroup> dead, int shown) {}
@@ -130,6 +160,38 @@ public final class ConsoleViews {
             String ttl,
             String delay,
             String rate) {}
+
+    /** One reserved attribute's field on the metadata form: its name, what was typed (blank: unset), its bounds. */
+    @TemplateData
+    public record ReservedField(String name, String id, String value, String bounds) {}
+
+    /** The metadata form: the plain keys as a JSON object, one field per scalar reserved attribute. */
+    @TemplateData
+    public record MetadataForm(
+            Frame frame,
+            String queue,
+            String queueHref,
+            String actionHref,
+            String csrf,
+            String error,
+            String metadata,
+            List<ReservedField> fields) {}
+
+    @TemplateData
+    public record ShownPool(String name, String uri, long weight, String flavor, boolean reachable, String queues) {}
+
+    @TemplateData
+    public record ShownFlavor(String name, String pools, String capabilities) {}
+
+    /** The operator's view: the configured database and each registered pool, with health and queues; the flavors. */
+    @TemplateData
+    public record Operator(
+            Frame frame,
+            boolean homeReachable,
+            String homeQueues,
+            List<ShownPool> pools,
+            List<ShownFlavor> flavors,
+            int shown) {}
 
     @TemplateData
     public record Failure(Frame frame, int status, String title, String description, String backHref) {}

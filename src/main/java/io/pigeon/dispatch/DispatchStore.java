@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * The SQL of the delivery engine. Due groups are taken with {@code FOR UPDATE SKIP LOCKED} and a lease
@@ -192,6 +193,26 @@ public class DispatchStore {
                 state = 'dead', dead_at = now()
             WHERE id = $1 AND lease_token = $2""";
 
+    /** Longest last error kept on a subscription's row (migration V23's check); longer texts are cut. */
+    public static final int LAST_ERROR_CHARS = 300;
+
+    // A notification's outcome on its subscription's row, for the console. A delivery writes its time at most once a
+    // second per subscription (a busy subscription's row is not rewritten per call, and a row that matches nothing is
+    // not locked); a failure always counts, with its error cut to LAST_ERROR_CHARS. A subscription deleted meanwhile
+    // matches no row.
+    private static final String SUBSCRIPTION_DELIVERED =
+            """
+            UPDATE subscriptions SET last_delivered_at = now()
+            WHERE id = $1 AND project = $2
+              AND (last_delivered_at IS NULL OR last_delivered_at < now() - interval '1 second')""";
+
+    private static final String SUBSCRIPTION_FAILED =
+            """
+            UPDATE subscriptions
+            SET failures = failures + 1, last_failed_at = now(), last_error = left($3, %d)
+            WHERE id = $1 AND project = $2"""
+                    .formatted(LAST_ERROR_CHARS);
+
     private static final String LIST_DEAD =
             """
             SELECT g.id, g.merge_key, g.method, g.target, g.attempts, g.last_error,
@@ -322,16 +343,25 @@ public class DispatchStore {
             String sealedKeyId,
             Long subscription) {}
 
-    public record DeadGroup(
-            long id,
-            String mergeKey,
-            String method,
-            String target,
-            int attempts,
-            String lastError,
-            double deadAt,
-            double createdAt,
-            long items) {}
+    /** What the listings of pending and dead groups say of every group: which it is, its path, its calls so far. */
+    public record ListedGroup(long id, String mergeKey, String method, String target, int attempts, String lastError) {
+
+        static ListedGroup of(Row row) {
+            return new ListedGroup(
+                    row.getLong("id"),
+                    row.getString("merge_key"),
+                    row.getString("method"),
+                    row.getString("target"),
+                    row.getInteger("attempts"),
+                    row.getString("last_error"));
+        }
+    }
+
+    public record DeadGroup(ListedGroup group, double deadAt, double createdAt, long items) {
+        public long id() {
+            return group.id();
+        }
+    }
 
     /**
      * A push as the enqueue statement takes it; the record owns the order of its parameters ($1 to $10 as
@@ -570,6 +600,22 @@ public class DispatchStore {
                 .replaceWithVoid();
     }
 
+    /**
+     * Records a notification call's outcome on its subscription (delivered, or failed with {@code error}); nothing for
+     * a group that is not a subscription's notification.
+     */
+    public Uni<Void> recordForSubscription(SqlClient db, TakenGroup group, boolean delivered, String error) {
+        if (group.subscription() == null) {
+            return Uni.createFrom().voidItem();
+        }
+        Tuple arguments = delivered
+                ? Tuple.of(group.subscription(), group.project())
+                : Tuple.of(group.subscription(), group.project(), error == null ? "failed" : error);
+        return db.preparedQuery(delivered ? SUBSCRIPTION_DELIVERED : SUBSCRIPTION_FAILED)
+                .execute(arguments)
+                .replaceWithVoid();
+    }
+
     /** After a failed call that was the last allowed: the group moves to the dead state with its items. */
     public Uni<Void> bury(SqlClient db, TakenGroup group, String error) {
         return db.preparedQuery(BURY)
@@ -578,58 +624,45 @@ public class DispatchStore {
     }
 
     /** A pending /v3 group as the console lists it: its path, attempts so far, items, and seconds until it is due. */
-    public record DuePending(
-            long id,
-            String mergeKey,
-            String method,
-            String target,
-            int attempts,
-            String lastError,
-            int items,
-            double dueInSeconds,
-            boolean inFlight) {}
+    public record DuePending(ListedGroup group, int items, double dueInSeconds, boolean inFlight) {
+        public long id() {
+            return group.id();
+        }
+    }
 
     /** The project's pending /v3 groups on {@code db}, soonest due first, at most {@code limit}. */
     public Uni<List<DuePending>> pendingByDue(SqlClient db, String project, int limit) {
-        return db.preparedQuery(LIST_PENDING_BY_DUE)
-                .execute(Tuple.of(project, limit))
-                .map(rows -> {
-                    List<DuePending> pending = new ArrayList<>();
-                    for (Row row : rows) {
-                        pending.add(new DuePending(
-                                row.getLong("id"),
-                                row.getString("merge_key"),
-                                row.getString("method"),
-                                row.getString("target"),
-                                row.getInteger("attempts"),
-                                row.getString("last_error"),
-                                row.getInteger("items"),
-                                row.getDouble("due_in"),
-                                row.getBoolean("in_flight")));
-                    }
-                    return pending;
-                });
+        return listed(
+                db.preparedQuery(LIST_PENDING_BY_DUE).execute(Tuple.of(project, limit)),
+                row -> new DuePending(
+                        ListedGroup.of(row),
+                        row.getInteger("items"),
+                        row.getDouble("due_in"),
+                        row.getBoolean("in_flight")));
     }
 
     public Uni<List<DeadGroup>> dead(SqlClient db, String project, long marker, int limit) {
-        return db.preparedQuery(LIST_DEAD)
-                .execute(Tuple.of(project, marker, limit))
-                .map(rows -> {
-                    List<DeadGroup> dead = new ArrayList<>();
-                    for (Row row : rows) {
-                        dead.add(new DeadGroup(
-                                row.getLong("id"),
-                                row.getString("merge_key"),
-                                row.getString("method"),
-                                row.getString("target"),
-                                row.getInteger("attempts"),
-                                row.getString("last_error"),
-                                row.getDouble("dead_at"),
-                                row.getDouble("created_at"),
-                                row.getLong("items")));
-                    }
-                    return dead;
-                });
+        return listed(
+                db.preparedQuery(LIST_DEAD).execute(Tuple.of(project, marker, limit)),
+                row -> new DeadGroup(
+                        ListedGroup.of(row),
+                        row.getDouble("dead_at"),
+                        row.getDouble("created_at"),
+                        row.getLong("items")));
+    }
+
+    /**
+     * The rows of a listing statement, each read into one record by {@code read}. It takes the statement's execution,
+     * not its text, so that each statement is sent where its constant is named (docs/sql/statements.sql).
+     */
+    private static <T> Uni<List<T>> listed(Uni<RowSet<Row>> execution, Function<Row, T> read) {
+        return execution.map(rows -> {
+            List<T> listed = new ArrayList<>(rows.size());
+            for (Row row : rows) {
+                listed.add(read.apply(row));
+            }
+            return listed;
+        });
     }
 
     /**

@@ -60,10 +60,14 @@ final class Settlement {
         if (outcome.delivered()) {
             delivered.increment();
             countForTheQueue(db, group, true);
-            return store.complete(db, group);
+            return store.complete(db, group).call(() -> recordForSubscription(db, group, true, null));
         }
         failed.increment();
         countForTheQueue(db, group, false);
+        return afterFailure(db, group, outcome).call(() -> recordForSubscription(db, group, false, outcome.error()));
+    }
+
+    private Uni<Void> afterFailure(SqlClient db, DispatchStore.TakenGroup group, DeliveryClient.Outcome outcome) {
         Duration age = Duration.ofMillis((long) (group.ageSeconds() * 1000));
         Optional<Duration> retry = outcome.retryable() ? retryAfter(group, age) : Optional.empty();
         if (retry.isPresent()) {
@@ -77,6 +81,22 @@ final class Settlement {
                 group.id(), group.attempts(), outcome.error());
         buried.increment();
         return store.bury(db, group, outcome.error());
+    }
+
+    /**
+     * A notification's outcome on its subscription's row (the console's delivery state). It is for people to read: a
+     * failure to write it is logged and never changes what happens to the group.
+     */
+    private Uni<Void> recordForSubscription(
+            SqlClient db, DispatchStore.TakenGroup group, boolean delivered, String error) {
+        return store.recordForSubscription(db, group, delivered, error)
+                .onFailure()
+                .recoverWithItem(failure -> {
+                    LOG.debugf(
+                            "Group %d: its subscription's delivery state was not recorded: %s",
+                            group.id(), failure.toString());
+                    return null;
+                });
     }
 
     /** A subscription's notification call counts for the subscription's queue too (/q/metrics/queues). */

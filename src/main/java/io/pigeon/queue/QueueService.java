@@ -220,6 +220,18 @@ public class QueueService {
                 .chain(queue -> store.replaceMetadata(queue, metadata.toString()));
     }
 
+    /** How many queues (and topics) one database holds: {@code pool} null for the configured database. */
+    public record Held(String pool, long queues) {}
+
+    /**
+     * How many queues each database holds, the configured one first, then every registered pool: one count on each,
+     * at once. Counted where the queues are, not from the catalogue's placements, which outlive deleted queues.
+     */
+    public Uni<List<Held>> heldPerDatabase() {
+        return poolClients.onEvery(
+                database -> store.countEvery(database.client()).map(count -> new Held(database.name(), count)));
+    }
+
     public static Rejection queueNotFound(String project, QueueName name) {
         return Rejection.notFound(
                 (name.isTopic() ? "Topic " : "Queue ") + name + " does not exist for project " + project);

@@ -57,6 +57,11 @@ public class QueueStore {
             SELECT count(*) FROM queues
             WHERE project = $1 AND name < $3 AND ($2::text IS NULL OR strpos(name, $2) > 0)""";
 
+    // Every queue (and topic) a database holds, for the console's operator view: the health check's probe queue lives
+    // only inside a transaction it rolls back. Its cost grows with the database's queues, paid only when an operator
+    // opens that page.
+    private static final String COUNT_EVERY = "SELECT count(*) FROM queues";
+
     private static final String METADATA = "SELECT metadata::text FROM queues WHERE project = $1 AND name = $2";
 
     private static final String REPLACE_METADATA =
@@ -139,6 +144,13 @@ public class QueueStore {
     public Uni<Long> count(SqlClient db, String project, String before, String nameContains) {
         return db.preparedQuery(COUNT)
                 .execute(Tuple.of(project, nameContains, before))
+                .map(rows -> rows.iterator().next().getLong(0));
+    }
+
+    /** How many queues (and topics) of every project {@code db} holds. */
+    public Uni<Long> countEvery(SqlClient db) {
+        return db.preparedQuery(COUNT_EVERY)
+                .execute()
                 .map(rows -> rows.iterator().next().getLong(0));
     }
 

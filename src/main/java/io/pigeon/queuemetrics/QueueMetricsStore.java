@@ -11,7 +11,9 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The SQL of per-queue metrics (migration V20): the sample of every queue of a database, the flush of a replica's
@@ -255,16 +257,38 @@ public class QueueMetricsStore {
                 RETURNING 1)
             SELECT (SELECT count(*) FROM written) AS written, (SELECT count(*) FROM dropped) AS dropped""";
 
-    // One queue's points of the last $3 minutes, oldest first, and the one before them (the base of the first rate).
+    // One queue's points of the last $3 minutes, newest first, and the one before them (the base of the first rate).
+    // The database's current minute comes back even when the queue has no point (one row, its point columns null), so
+    // that an empty chart still spans the last hour.
     static final String HISTORY =
             """
-            SELECT extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
+            SELECT extract(epoch FROM p.minute)::float8 AS minute, p.posted, p.deleted,
+                   extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
+            FROM (SELECT 1) one
+            LEFT JOIN LATERAL (
+                SELECT h.minute, h.posted, h.deleted
+                FROM queues q
+                JOIN queue_counter_history h ON h.queue_id = q.id
+                WHERE q.project = $1 AND q.name = $2
+                ORDER BY h.minute DESC
+                LIMIT $3 + 2) p ON true
+            ORDER BY p.minute DESC""";
+
+    // The points of a page of a project's queues (names $2, at most a console page), each queue's last $3 + 2 as
+    // HISTORY
+    // reads one queue's: one statement for the whole page, a probe of the history's primary key per queue.
+    static final String PAGE_HISTORIES =
+            """
+            SELECT q.name, extract(epoch FROM h.minute)::float8 AS minute, h.posted, h.deleted,
                    extract(epoch FROM date_trunc('minute', now()))::float8 AS this_minute
             FROM queues q
-            JOIN queue_counter_history h ON h.queue_id = q.id
-            WHERE q.project = $1 AND q.name = $2
-            ORDER BY h.minute DESC
-            LIMIT $3 + 2""";
+            CROSS JOIN LATERAL (
+                SELECT l.minute, l.posted, l.deleted FROM queue_counter_history l
+                WHERE l.queue_id = q.id
+                ORDER BY l.minute DESC
+                LIMIT $3 + 2) h
+            WHERE q.project = $1 AND q.name = ANY($2::text[])
+            ORDER BY q.name, h.minute DESC""";
 
     /** Minutes of flow the history keeps and the console charts. */
     public static final int HISTORY_MINUTES = 60;
@@ -291,10 +315,33 @@ public class QueueMetricsStore {
                     List<Point> points = new ArrayList<>(rows.size());
                     double thisMinute = 0;
                     for (Row row : rows) {
-                        points.add(new Point(row.getDouble("minute"), row.getLong("posted"), row.getLong("deleted")));
+                        if (row.getValue("minute") != null) {
+                            points.add(
+                                    new Point(row.getDouble("minute"), row.getLong("posted"), row.getLong("deleted")));
+                        }
                         thisMinute = row.getDouble("this_minute");
                     }
                     return new History(points, thisMinute);
+                });
+    }
+
+    /** The points of the named queues of {@code project} on {@code db}, by name; a queue without points is absent. */
+    public Uni<Map<String, History>> histories(SqlClient db, String project, List<String> names) {
+        return db.preparedQuery(PAGE_HISTORIES)
+                .execute(Tuple.of(project, names.toArray(String[]::new), HISTORY_MINUTES))
+                .map(rows -> {
+                    Map<String, List<Point>> points = new HashMap<>();
+                    double thisMinute = 0;
+                    for (Row row : rows) {
+                        points.computeIfAbsent(row.getString("name"), name -> new ArrayList<>())
+                                .add(new Point(row.getDouble("minute"), row.getLong("posted"), row.getLong("deleted")));
+                        thisMinute = row.getDouble("this_minute");
+                    }
+                    Map<String, History> histories = new HashMap<>();
+                    for (Map.Entry<String, List<Point>> queue : points.entrySet()) {
+                        histories.put(queue.getKey(), new History(queue.getValue(), thisMinute));
+                    }
+                    return histories;
                 });
     }
 

@@ -12,8 +12,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -155,6 +157,25 @@ public class QueueOverview {
     /** The queue's flow over the last {@value QueueMetricsStore#HISTORY_MINUTES} minutes. */
     public Uni<Flow> flow(String project, QueueName queue) {
         return PlacedQueue.of(placements, project, queue).chain(store::history).map(QueueOverview::flowOf);
+    }
+
+    /**
+     * The flows of a page of the project's queues, by name, for the table's sparklines: one statement per database
+     * for the whole page, never one per queue. A queue without history is absent (it has had no flow).
+     */
+    public Uni<Map<String, Flow>> flows(String project, List<String> names) {
+        if (names.isEmpty()) {
+            return Uni.createFrom().item(Map.of());
+        }
+        return databases
+                .onEvery(database -> store.histories(database.client(), project, names))
+                .map(every -> {
+                    Map<String, Flow> flows = new HashMap<>();
+                    for (Map<String, QueueMetricsStore.History> histories : every) {
+                        histories.forEach((name, history) -> flows.put(name, flowOf(history)));
+                    }
+                    return flows;
+                });
     }
 
     static Flow flowOf(QueueMetricsStore.History history) {

@@ -13,7 +13,14 @@ public record Subscription(
         String optionsJson,
         long age,
         boolean confirmed,
-        boolean delivered) {
+        boolean delivered,
+        Delivery delivery) {
+
+    /**
+     * What the dispatcher recorded of this subscription's notification calls (migration V23): seconds since one was
+     * last delivered and since one last failed (null: never), how many failed, and the last failure's text.
+     */
+    public record Delivery(Long lastDeliveredSecondsAgo, long failures, Long lastFailedSecondsAgo, String lastError) {}
 
     /** Whether {@code subscriber} is an http(s) URL, called by the dispatcher. */
     public static boolean isWebhook(String subscriber) {

@@ -24,7 +24,9 @@ public class SubscriptionStore {
     private static final String COLUMNS =
             """
             id, source, subscriber, ttl, options::text AS options,
-            floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed""";
+            floor(extract(epoch FROM now() - created_at))::bigint AS age, confirmed,
+            floor(extract(epoch FROM now() - last_delivered_at))::bigint AS delivered_ago, failures,
+            floor(extract(epoch FROM now() - last_failed_at))::bigint AS failed_ago, last_error""";
 
     // A live subscription with the same subscriber wins (no row back); an expired one is replaced, unconfirmed. A new
     // subscriber needs the queue to be under its subscription quota ($6, refusal $7).
@@ -208,7 +210,12 @@ public class SubscriptionStore {
                     row.getString("options"),
                     row.getLong("age"),
                     row.getBoolean("confirmed"),
-                    Subscription.isWebhook(subscriber) || mailSent && Subscription.isMail(subscriber)));
+                    Subscription.isWebhook(subscriber) || mailSent && Subscription.isMail(subscriber),
+                    new Subscription.Delivery(
+                            row.getLong("delivered_ago"),
+                            row.getLong("failures"),
+                            row.getLong("failed_ago"),
+                            row.getString("last_error"))));
         }
         return subscriptions;
     }

@@ -5,7 +5,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
 /**
- * The console limited to three projects (pigeon.console.projects), new ones per run so that the tests need no clean-up
+ * The console limited to four projects (pigeon.console.projects), new ones per run so that the tests need no clean-up
  * on a shared database: the chooser lists them, and any other project's pages are refused. Queues are sampled every
  * second (the test profile's period).
  */
@@ -15,7 +15,7 @@ public class ConsoleProfile implements QuarkusTestProfile {
     private static final String[] PROJECTS = System.getProperties()
             .computeIfAbsent(
                     "console-browser-test.projects",
-                    key -> Api.newProject() + "," + Api.newProject() + "," + Api.newProject())
+                    key -> Api.newProject() + "," + Api.newProject() + "," + Api.newProject() + "," + Api.newProject())
             .toString()
             .split(",");
 
@@ -23,6 +23,8 @@ public class ConsoleProfile implements QuarkusTestProfile {
     static final String ALSO_SHOWN = PROJECTS[1];
     /** The project that holds 10,000 queues. */
     static final String LARGE = PROJECTS[2];
+    /** The project that holds 1,000 queues, each with an hour of flow, whose table page is weighed and timed. */
+    static final String THOUSAND = PROJECTS[3];
 
     @Override
     public Map<String, String> getConfigOverrides() {

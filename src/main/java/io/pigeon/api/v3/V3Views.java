@@ -64,13 +64,14 @@ final class V3Views {
             double created_at,
             long items) {
         static DeadGroup of(DispatchStore.DeadGroup group) {
+            DispatchStore.ListedGroup listed = group.group();
             return new DeadGroup(
-                    Long.toString(group.id()),
-                    group.mergeKey(),
-                    group.method(),
-                    group.target(),
-                    group.attempts(),
-                    group.lastError(),
+                    Long.toString(listed.id()),
+                    listed.mergeKey(),
+                    listed.method(),
+                    listed.target(),
+                    listed.attempts(),
+                    listed.lastError(),
                     group.deadAt(),
                     group.createdAt(),
                     group.items());

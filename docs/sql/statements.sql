@@ -1246,7 +1246,8 @@ ORDER BY p.minute DESC;
 
 -- name: QueueMetricsStore.OVERVIEW_BY_COUNT
 WITH sources AS MATERIALIZED (
-    SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+    SELECT d.dead_letter_queue,
+           array_to_string((array_agg(d.name ORDER BY d.name))[1:5], ', ') AS names, count(*) AS how_many
     FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
           FROM queues
           WHERE project = $1 AND name < $2 AND metadata::text LIKE '%_dead_letter_queue%') d
@@ -1268,7 +1269,8 @@ LIMIT $4 OFFSET $5;
 
 -- name: QueueMetricsStore.OVERVIEW_BY_NAME
 WITH sources AS MATERIALIZED (
-    SELECT d.dead_letter_queue, string_agg(d.name, ', ' ORDER BY d.name) AS names, count(*) AS how_many
+    SELECT d.dead_letter_queue,
+           array_to_string((array_agg(d.name ORDER BY d.name))[1:5], ', ') AS names, count(*) AS how_many
     FROM (SELECT name, metadata ->> '_dead_letter_queue' AS dead_letter_queue
           FROM queues
           WHERE project = $1 AND name < $2 AND metadata::text LIKE '%_dead_letter_queue%') d

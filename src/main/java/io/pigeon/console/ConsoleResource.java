@@ -43,7 +43,6 @@ import io.quarkus.qute.TemplateInstance;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
-import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -52,7 +51,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -64,10 +62,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The web console (docs/console.md): server-rendered pages over the same services the HTTP API calls, with no rule of
@@ -139,6 +141,16 @@ public class ConsoleResource {
             new ReservedField(ReservedAttributes.ENABLE_ENCRYPT_MESSAGES, Kind.BOOLEAN),
             new ReservedField(ReservedAttributes.CLAIM_WAIT_SECONDS, Kind.NUMBER),
             new ReservedField(ReservedAttributes.DEDUP_WINDOW_SECONDS, Kind.NUMBER));
+
+    /** The fields each form of the console sends (ConsoleFormBody drops any other). */
+    private static final Set<String> TOKEN_FIELD = Set.of(ConsoleForms.FIELD);
+
+    private static final Set<String> ACTION_FIELDS = Set.of(ConsoleForms.FIELD, "body", "ttl", "delay", "rate");
+
+    private static final Set<String> METADATA_FIELDS = Stream.concat(
+                    Stream.of(ConsoleForms.FIELD, "metadata"),
+                    RESERVED_FIELDS.stream().map(ReservedField::name))
+            .collect(Collectors.toUnmodifiableSet());
 
     /** Longest value a reserved attribute's field passes on: past it, no valid value exists (a queue name is 64). */
     private static final int RESERVED_FIELD_CHARS = 128;
@@ -226,8 +238,13 @@ public class ConsoleResource {
                 return Uni.createFrom().item(redirect(projectHref(project)));
             }
             return page(
-                    Templates.chooser(
-                            new ConsoleViews.Chooser(call.frame(), identity.projects(), identity.anyProject(), null)),
+                    Templates.chooser(new ConsoleViews.Chooser(
+                            call.frame(),
+                            identity.projects().stream()
+                                    .map(one -> new ConsoleViews.ProjectLink(one, projectHref(one)))
+                                    .toList(),
+                            identity.anyProject(),
+                            null)),
                     200,
                     call.token());
         });
@@ -343,7 +360,12 @@ public class ConsoleResource {
                     row.estimated(),
                     row.deadLetterQueue(),
                     row.deadLetterSourceCount() > 0,
-                    row.deadLetterSources(),
+                    row.deadLetterSourceCount() > QueueMetricsStore.SOURCES_NAMED
+                            ? String.format(
+                                    "%s and %,d more",
+                                    row.deadLetterSources(),
+                                    row.deadLetterSourceCount() - QueueMetricsStore.SOURCES_NAMED)
+                            : row.deadLetterSources(),
                     sparkline(flow == null ? null : flow.postedPerSecond()),
                     sparkline(flow == null ? null : flow.consumedPerSecond()),
                     flow == null
@@ -457,7 +479,7 @@ public class ConsoleResource {
                     }
                 }
                 return page(
-                        Templates.metadata(metadataForm(call, name, null, stored.toPrettyString(), values)),
+                        Templates.metadata(metadataForm(call, name, null, ConsoleViews.readable(stored), values)),
                         200,
                         call.token());
             });
@@ -475,18 +497,18 @@ public class ConsoleResource {
     public Uni<Response> editMetadata(
             @PathParam("project") String project,
             @PathParam("queue") String queue,
-            MultivaluedMap<String, String> form,
+            String raw,
             @CookieParam(ConsoleForms.COOKIE) String cookie,
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
             @HeaderParam("Host") String host) {
-        ConsoleForms.Sent sent = new ConsoleForms.Sent(form.getFirst(ConsoleForms.FIELD), fetchSite, origin, host);
-        return serve(project, projectHref(project), cookie, sent, call -> {
+        Sender sender = new Sender(cookie, fetchSite, origin, host);
+        return serveForm(project, projectHref(project), sender, raw, METADATA_FIELDS, (call, form) -> {
             QueueName name = QueueName.of(queue);
-            String text = form.getFirst("metadata");
+            String text = form.get("metadata");
             Map<String, String> typed = new HashMap<>();
             for (ReservedField field : RESERVED_FIELDS) {
-                String value = form.getFirst(field.name());
+                String value = form.get(field.name());
                 if (value != null) {
                     typed.put(field.name(), value);
                 }
@@ -633,17 +655,17 @@ public class ConsoleResource {
             @PathParam("project") String project,
             @PathParam("queue") String queue,
             @PathParam("action") String action,
-            @FormParam(ConsoleForms.FIELD) String csrf,
-            @FormParam("body") String body,
-            @FormParam("ttl") String ttl,
-            @FormParam("delay") String delay,
-            @FormParam("rate") String rate,
+            String raw,
             @CookieParam(ConsoleForms.COOKIE) String cookie,
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
             @HeaderParam("Host") String host) {
-        ConsoleForms.Sent sent = new ConsoleForms.Sent(csrf, fetchSite, origin, host);
-        return serve(project, projectHref(project), cookie, sent, call -> {
+        Sender sender = new Sender(cookie, fetchSite, origin, host);
+        return serveForm(project, projectHref(project), sender, raw, ACTION_FIELDS, (call, form) -> {
+            String body = form.get("body");
+            String ttl = form.get("ttl");
+            String delay = form.get("delay");
+            String rate = form.get("rate");
             QueueName name = QueueName.of(queue);
             Action chosen = Action.of(action);
             String queueHref = projectHref(project) + "/queues/" + name.value();
@@ -755,13 +777,13 @@ public class ConsoleResource {
             @PathParam("project") String project,
             @PathParam("id") String id,
             @PathParam("action") String action,
-            @FormParam(ConsoleForms.FIELD) String csrf,
+            String raw,
             @CookieParam(ConsoleForms.COOKIE) String cookie,
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
             @HeaderParam("Host") String host) {
-        ConsoleForms.Sent sent = new ConsoleForms.Sent(csrf, fetchSite, origin, host);
-        return serve(project, projectHref(project) + "/dispatch", cookie, sent, call -> {
+        Sender sender = new Sender(cookie, fetchSite, origin, host);
+        return serveForm(project, projectHref(project) + "/dispatch", sender, raw, TOKEN_FIELD, (call, form) -> {
             long group = groupId(id);
             boolean requeue = groupAction(action);
             Uni<Boolean> done = requeue ? dispatch.requeue(project, group, null) : dispatch.dropDead(project, group);
@@ -816,14 +838,15 @@ public class ConsoleResource {
         numberOrText(message, "delay", delay);
         ObjectNode document = JsonNodeFactory.instance.objectNode();
         document.putArray("messages").add(message);
-        List<NewMessage> read = MessagePostReader.read(
-                document.toString().getBytes(StandardCharsets.UTF_8), ApiVersion.V2, messages.bounds());
-        return messages.post(project, queue, UUID.randomUUID(), read, null).map(posted -> {
-            if (posted.isEmpty()) {
-                throw QueueService.queueNotFound(project, queue);
-            }
-            return null;
-        });
+        byte[] posted = document.toString().getBytes(StandardCharsets.UTF_8);
+        List<NewMessage> read = MessagePostReader.read(posted, ApiVersion.V2, messages.bounds());
+        // As the v2 API posts: the queue's reserved attributes give a TTL left empty, the delay and the size bound.
+        // (The plain post is v1's, whose messages always carry a TTL: an empty one failed there with a 500.) The
+        // console posts to a queue it shows: a missing one is a 404, not created as a post through the API makes it.
+        return existing(project, queue)
+                .chain(() ->
+                        messages.postCreatingQueue(project, queue, UUID.randomUUID(), read, posted.length, true, null))
+                .replaceWithVoid();
     }
 
     private Uni<Void> purge(String project, QueueName queue) {
@@ -955,7 +978,7 @@ public class ConsoleResource {
                         "In the last hour: %,.0f posted, %,.0f consumed (by minute, from the per-queue totals).",
                         sum(flow.postedPerSecond()) * 60, sum(flow.consumedPerSecond()) * 60),
                 reserved,
-                metadata.toPrettyString(),
+                ConsoleViews.readable(metadata),
                 shown,
                 config.maxMessagesPerPage(),
                 shownClaims,
@@ -1030,9 +1053,6 @@ public class ConsoleResource {
 
     /** The console answers only when it is on; in OIDC mode only to a user whose token the API accepts. */
     private void available() {
-        if (!config.console().enabled()) {
-            throw Rejection.notFound("The console is off (pigeon.console.enabled=false).");
-        }
         identity.check();
     }
 
@@ -1078,6 +1098,10 @@ public class ConsoleResource {
      */
     private Uni<Response> serve(
             String project, String back, String cookie, ConsoleForms.Sent sent, Function<Call, Uni<Response>> work) {
+        // Off, the console answers as a path nothing serves: the API's 404 document, no page, no cookie.
+        ConsoleSignIn.offBecause(config).ifPresent(off -> {
+            throw Rejection.notFound(off);
+        });
         ConsoleViews.Frame frame = frame(project);
         String token = ConsoleForms.token(cookie);
         return guarded(frame, back, token, () -> {
@@ -1090,6 +1114,33 @@ public class ConsoleResource {
             }
             return work.apply(new Call(frame, token));
         });
+    }
+
+    /** What a browser sent with a form, besides the form: the token cookie and the headers that say where from. */
+    private record Sender(String cookie, String fetchSite, String origin, String host) {}
+
+    /**
+     * Serves a form's POST as {@link #serve} does, the form read by {@link ConsoleFormBody} (the console's own reader:
+     * see there why not the HTTP layer's) keeping {@code fields}; a malformed form is refused on a page like any other
+     * refusal, after the console and the project are found available, and nothing is done.
+     */
+    private Uni<Response> serveForm(
+            String project,
+            String back,
+            Sender sender,
+            String raw,
+            Set<String> fields,
+            BiFunction<Call, ConsoleFormBody, Uni<Response>> work) {
+        ConsoleFormBody form;
+        try {
+            form = ConsoleFormBody.parse(raw, fields);
+        } catch (Rejection malformed) {
+            return serve(project, back, sender.cookie(), null, call -> Uni.createFrom()
+                    .failure(malformed));
+        }
+        ConsoleForms.Sent sent =
+                new ConsoleForms.Sent(form.get(ConsoleForms.FIELD), sender.fetchSite(), sender.origin(), sender.host());
+        return serve(project, back, sender.cookie(), sent, call -> work.apply(call, form));
     }
 
     /**

@@ -109,9 +109,9 @@ public class ConsoleSessionResource {
 
     /** With the console off, its sign-in addresses are not served either (404, as its pages). */
     private void served() {
-        if (!config.console().enabled()) {
-            throw Rejection.notFound("The console is off (pigeon.console.enabled=false).");
-        }
+        ConsoleSignIn.offBecause(config).ifPresent(off -> {
+            throw Rejection.notFound(off);
+        });
     }
 
     private static Response redirect(String to) {

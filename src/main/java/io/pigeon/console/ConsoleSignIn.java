@@ -30,6 +30,7 @@ import java.util.Optional;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.eclipse.microprofile.jwt.JsonWebToken;
+import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
@@ -45,7 +46,9 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 @ApplicationScoped
 public class ConsoleSignIn {
 
-    /** Session secrets shorter than this are refused at start: they protect every console session. */
+    private static final Logger LOG = Logger.getLogger(ConsoleSignIn.class);
+
+    /** Session secrets shorter than this leave the console off: they protect every console session. */
     static final int MIN_SECRET_LENGTH = 32;
 
     private final PigeonConfig config;
@@ -70,30 +73,42 @@ public class ConsoleSignIn {
         this.failure = failure;
     }
 
-    /** Refuses to start with the console on in OIDC mode and no session secret: every replica needs the same one. */
-    static void checkConfiguration(PigeonConfig.Auth.Mode mode, boolean consoleOn, Optional<String> sessionSecret) {
-        if (mode != PigeonConfig.Auth.Mode.OIDC || !consoleOn) {
-            return;
+    /**
+     * Why the console is not served, or empty when it is: turned off, or in OIDC mode without a session secret of at
+     * least {@value #MIN_SECRET_LENGTH} characters (every replica needs the same one to read the sessions the others
+     * made). Without a secret the console stays off rather than Pigeon refusing to start: an OIDC deployment that
+     * predates the console keeps running, and says why at start (see {@link #started}).
+     */
+    static Optional<String> offBecause(PigeonConfig.Auth.Mode mode, boolean consoleOn, Optional<String> sessionSecret) {
+        if (!consoleOn) {
+            return Optional.of("The console is off (pigeon.console.enabled=false).");
         }
-        if (sessionSecret.orElse("").length() < MIN_SECRET_LENGTH) {
-            throw new IllegalStateException("The console's sign-in (pigeon.auth.mode=oidc, pigeon.console.enabled=true)"
-                    + " needs pigeon.console.session-secret (PIGEON_CONSOLE_SESSION_SECRET): at least "
-                    + MIN_SECRET_LENGTH + " characters, the same on every replica; or turn the console off with"
-                    + " pigeon.console.enabled=false.");
+        if (mode == PigeonConfig.Auth.Mode.OIDC && sessionSecret.orElse("").length() < MIN_SECRET_LENGTH) {
+            return Optional.of("The console is off: in OIDC mode its sign-in needs pigeon.console.session-secret"
+                    + " (PIGEON_CONSOLE_SESSION_SECRET), at least " + MIN_SECRET_LENGTH
+                    + " characters, the same on every replica.");
         }
+        return Optional.empty();
     }
 
-    void started(@Observes StartupEvent started) {
-        checkConfiguration(
+    /** {@link #offBecause} for this deployment. */
+    static Optional<String> offBecause(PigeonConfig config) {
+        return offBecause(
                 config.auth().mode(),
                 config.console().enabled(),
                 config.console().sessionSecret());
     }
 
+    void started(@Observes StartupEvent started) {
+        if (config.console().enabled()) {
+            offBecause(config).ifPresent(LOG::warn);
+        }
+    }
+
     @ConsoleSignedIn
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION + 10)
     public Uni<Response> signIn(HttpServerRequest request) {
-        if (!tenancy.tokensRequired() || !config.console().enabled()) {
+        if (!tenancy.tokensRequired() || offBecause(config).isPresent()) {
             // Authentication off: ConsoleIdentity needs nothing. Console off: its pages answer 404 by themselves.
             return Uni.createFrom().nullItem();
         }

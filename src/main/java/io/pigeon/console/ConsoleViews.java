@@ -1,10 +1,14 @@
 package io.pigeon.console;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.dispatch.DispatchStore;
 import io.quarkus.qute.TemplateData;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the console's templates show, as text already formatted: the templates hold no logic but loops and
@@ -25,7 +29,11 @@ public final class ConsoleViews {
     public record Frame(String project, String projectHref, String banner, String user) {}
 
     @TemplateData
-    public record Chooser(Frame frame, List<String> projects, boolean anyProject, String error) {}
+    public record Chooser(Frame frame, List<ProjectLink> projects, boolean anyProject, String error) {}
+
+    /** A project the chooser lists, with its page's URL (the id percent-encoded: it may hold {@code +}, {@code &}). */
+    @TemplateData
+    public record ProjectLink(String id, String href) {}
 
     @TemplateData
     public record QueueRow(
@@ -199,6 +207,39 @@ public final class ConsoleViews {
     /** A path segment as a URL holds it (a project id may hold any printable character). */
     static String segment(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** Nesting up to which JSON is shown indented; deeper documents are shown as stored (see {@link #readable}). */
+    static final int INDENTED_DEPTH = 3;
+
+    /**
+     * JSON as a person reads it: indented when it nests at most {@value #INDENTED_DEPTH} levels, else compact. Indenting
+     * adds a line and its indentation per value, so a document nested 1,000 deep (the JSON reader's bound) grew from
+     * 60 KB stored to a 20 MB page; at this depth what is shown stays within a few times what was stored.
+     */
+    static String readable(JsonNode json) {
+        return depth(json) <= INDENTED_DEPTH ? json.toPrettyString() : json.toString();
+    }
+
+    /** How deeply {@code json} nests containers (a scalar: 0), walked without recursion. */
+    private static int depth(JsonNode json) {
+        int deepest = 0;
+        Deque<Map.Entry<JsonNode, Integer>> open = new ArrayDeque<>();
+        open.push(Map.entry(json, 0));
+        while (!open.isEmpty()) {
+            Map.Entry<JsonNode, Integer> next = open.pop();
+            if (next.getKey().isContainerNode()) {
+                int level = next.getValue() + 1;
+                deepest = Math.max(deepest, level);
+                if (deepest > INDENTED_DEPTH) {
+                    return deepest;
+                }
+                for (JsonNode child : next.getKey()) {
+                    open.push(Map.entry(child, level));
+                }
+            }
+        }
+        return deepest;
     }
 
     static String count(Long value) {

@@ -1,30 +1,34 @@
 package io.pigeon.console;
 
-import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.config.PigeonConfig.Auth.Mode;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** The start-up check of the console's sign-in: no console in OIDC mode without a session secret. Plain JUnit. */
+/**
+ * When the console is served: in OIDC mode only with a session secret of 32 characters or more, else it stays off (its
+ * pages answer 404, and the start says why) while the API runs. Plain JUnit; ConsoleOidcHttpTest and
+ * ConsoleBrowserTest see the console served, and the profiles that turn it off see the 404.
+ */
 class ConsoleSignInConfigurationTest {
 
     @Test
-    void oidcModeWithTheConsoleOnNeedsASecretOf32Characters() {
+    void oidcModeServesTheConsoleOnlyWithASecretOf32Characters() {
         for (Optional<String> secret :
                 new Optional[] {Optional.empty(), Optional.of(""), Optional.of("x".repeat(31))}) {
-            IllegalStateException refused = assertThrows(
-                    IllegalStateException.class, () -> ConsoleSignIn.checkConfiguration(Mode.OIDC, true, secret));
-            assertTrue(refused.getMessage().contains("PIGEON_CONSOLE_SESSION_SECRET"), refused.getMessage());
+            Optional<String> off = ConsoleSignIn.offBecause(Mode.OIDC, true, secret);
+            assertTrue(off.isPresent() && off.get().contains("PIGEON_CONSOLE_SESSION_SECRET"), off.toString());
         }
-        assertDoesNotThrow(() -> ConsoleSignIn.checkConfiguration(Mode.OIDC, true, Optional.of("x".repeat(32))));
+        assertEquals(Optional.empty(), ConsoleSignIn.offBecause(Mode.OIDC, true, Optional.of("x".repeat(32))));
     }
 
     @Test
-    void noSecretIsNeededWithTheConsoleOffOrAuthenticationOff() {
-        assertDoesNotThrow(() -> ConsoleSignIn.checkConfiguration(Mode.OIDC, false, Optional.empty()));
-        assertDoesNotThrow(() -> ConsoleSignIn.checkConfiguration(Mode.NONE, true, Optional.empty()));
+    void theConsoleTurnedOffIsOffAndAuthenticationOffNeedsNoSecret() {
+        assertTrue(ConsoleSignIn.offBecause(Mode.OIDC, false, Optional.of("x".repeat(32)))
+                .orElseThrow()
+                .contains("pigeon.console.enabled=false"));
+        assertEquals(Optional.empty(), ConsoleSignIn.offBecause(Mode.NONE, true, Optional.empty()));
     }
 }

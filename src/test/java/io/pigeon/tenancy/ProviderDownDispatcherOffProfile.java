@@ -20,8 +20,6 @@ public class ProviderDownDispatcherOffProfile implements QuarkusTestProfile {
                 "quarkus.oidc.client-id", "pigeon",
                 "quarkus.oidc.connection-timeout", "PT1S",
                 "smallrye.jwt.sign.key.location", "privateKey.jwk",
-                "pigeon.dispatch.enabled", "false",
-                // Not what these classes check; off, it needs no session secret.
-                "pigeon.console.enabled", "false");
+                "pigeon.dispatch.enabled", "false");
     }
 }

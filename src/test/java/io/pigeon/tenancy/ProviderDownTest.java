@@ -2,8 +2,10 @@ package io.pigeon.tenancy;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.anyOf;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.notNullValue;
+import static org.hamcrest.Matchers.nullValue;
 
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
@@ -37,5 +39,21 @@ class ProviderDownTest {
         }
         given().header("X-Project-Id", "p").get("/v2/queues").then().statusCode(401);
         given().get("/v1/health").then().statusCode(204);
+    }
+
+    @Test
+    void withoutASessionSecretTheConsoleIsOffAndPigeonRuns() {
+        // OIDC mode, the console on by default, no pigeon.console.session-secret: Pigeon started (this class runs), and
+        // every console address answers the API's 404 document saying why, with no page and no cookie.
+        for (String path : List.of("/console", "/console/projects/p", "/console/projects/p/queues/q/post")) {
+            given().redirects()
+                    .follow(false)
+                    .get(path)
+                    .then()
+                    .statusCode(404)
+                    .contentType("application/json")
+                    .header("Set-Cookie", nullValue())
+                    .body("description", containsString("PIGEON_CONSOLE_SESSION_SECRET"));
+        }
     }
 }

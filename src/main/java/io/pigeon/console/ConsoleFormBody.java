@@ -1,0 +1,109 @@
+package io.pigeon.console;
+
+import io.pigeon.rules.Rejection;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A console form as the browser sends it ({@code application/x-www-form-urlencoded}), read by the console itself rather
+ * than by the HTTP layer's form decoder. That decoder answered a field over 2,048 bytes with a 413 that named nothing,
+ * longer ones with a 500 and an error logged per chunk, and a malformed escape ({@code %ZZ}) or 1,001 fields with no
+ * answer at all (its exception escaped the request). Here the whole body is already bounded by
+ * {@code quarkus.http.limits.max-body-size}; the console keeps the fields it knows, each given once, of at most
+ * {@value #MAX_FIELDS} fields; a repeated or malformed field is a 400 naming it.
+ */
+final class ConsoleFormBody {
+
+    /** More fields than any console form has; a form with more is not one of the console's. */
+    static final int MAX_FIELDS = 16;
+
+    private final Map<String, String> fields;
+
+    private ConsoleFormBody(Map<String, String> fields) {
+        this.fields = fields;
+    }
+
+    /**
+     * Parses {@code raw} (null: an empty form), keeping only fields named in {@code known} (others are dropped):
+     * refused are a repeated field, a malformed percent escape, bytes that are not UTF-8 and more than
+     * {@value #MAX_FIELDS} fields.
+     */
+    static ConsoleFormBody parse(String raw, Set<String> known) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (raw == null || raw.isEmpty()) {
+            return new ConsoleFormBody(Collections.unmodifiableMap(fields));
+        }
+        int count = 0;
+        for (String pair : raw.split("&", -1)) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            if (++count > MAX_FIELDS) {
+                throw Rejection.invalidBody(
+                        "The form has more than " + MAX_FIELDS + " fields; the console's forms have fewer.");
+            }
+            int equals = pair.indexOf('=');
+            String name = decode(equals < 0 ? pair : pair.substring(0, equals), "a field name");
+            if (!known.contains(name)) {
+                continue; // not one of this form's fields (a named button, say): dropped, as the API drops them
+            }
+            String value = decode(equals < 0 ? "" : pair.substring(equals + 1), "the field \"" + name + "\"");
+            if (fields.putIfAbsent(name, value) != null) {
+                throw Rejection.invalidBody("The form field \"" + name + "\" is given more than once.");
+            }
+        }
+        return new ConsoleFormBody(Collections.unmodifiableMap(fields));
+    }
+
+    /** The field's value; null when the form did not hold it. */
+    String get(String name) {
+        return fields.get(name);
+    }
+
+    /** Percent-decodes {@code text} ({@code +} is a space) as UTF-8, refusing a malformed escape or invalid bytes. */
+    private static String decode(String text, String what) {
+        byte[] bytes = new byte[text.length()];
+        int length = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '+') {
+                bytes[length++] = ' ';
+            } else if (c == '%') {
+                int high = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+                int low = high >= 0 ? Character.digit(text.charAt(i + 2), 16) : -1;
+                if (low < 0) {
+                    throw Rejection.invalidBody("The form's " + what
+                            + " holds a malformed escape: '%' must be followed by two hexadecimal digits.");
+                }
+                bytes[length++] = (byte) (high * 16 + low);
+                i += 2;
+            } else if (c > 0x7f) {
+                throw Rejection.invalidBody("The form's " + what
+                        + " holds a character that is not percent-encoded, as a browser sends it.");
+            } else {
+                bytes[length++] = (byte) c;
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes, 0, length))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw Rejection.invalidBody("The form's " + what + " is not UTF-8 once decoded.");
+        }
+    }
+
+    private static String printable(String value) {
+        String cut = value.length() > 64 ? value.substring(0, 64) + "..." : value;
+        return cut.replaceAll("[^\\x20-\\x7e]", "?");
+    }
+}

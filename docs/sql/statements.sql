@@ -191,6 +191,14 @@ waiters_told AS (
     WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
+-- name: EndedSessions.END
+INSERT INTO console_ended_sessions (session_key, forget_at) VALUES ($1, $2)
+ON CONFLICT (session_key) DO UPDATE
+SET forget_at = GREATEST(console_ended_sessions.forget_at, EXCLUDED.forget_at);
+
+-- name: EndedSessions.ENDED
+SELECT 1 FROM console_ended_sessions WHERE session_key = $1 AND forget_at > now();
+
 -- name: CallMarker.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'call-marker';
 
@@ -458,6 +466,12 @@ WHERE ctid = ANY(ARRAY(
 DELETE FROM subscriptions
 WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM subscriptions WHERE expires_at <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
+-- name: Sweeper.DELETE_FORGOTTEN_ENDED_SESSIONS
+DELETE FROM console_ended_sessions
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM console_ended_sessions WHERE forget_at <= now()
     LIMIT $1 FOR UPDATE SKIP LOCKED));
 
 -- name: Sweeper.DELETE_LAPSED_SOCKET_SUBSCRIPTIONS

@@ -56,6 +56,7 @@ public class Authentication {
             }
             return identities
                     .getDeferredIdentity()
+                    .map(BearerTokens::bearerOnly)
                     .invoke(identity -> {
                         if (!identity.isAnonymous()) {
                             caller.resolved(tenancy.admit(identity, null, false));
@@ -68,6 +69,7 @@ public class Authentication {
         // A token that could not be checked (the provider is unreachable) admits no caller: the client is told to try
         // again rather than shown an internal error.
         return BearerTokens.checked(identities.getDeferredIdentity())
+                .map(BearerTokens::bearerOnly)
                 // Roles come from the token only: a role header sent by the caller is not believed.
                 .invoke(identity -> caller.resolved(tenancy.admit(
                         identity,

@@ -145,21 +145,10 @@ public class ErrorMappers {
                     "Service temporarily unavailable",
                     "The database cannot be reached right now. Please try again in a few seconds.");
         }
-        if (DatabaseFailures.isNumberOutOfRange(e)) {
-            // The statement failed as a whole, so nothing was stored.
-            return error(
-                    400,
-                    "Invalid request body",
-                    "The document holds a number beyond what can be stored: at most "
-                            + DatabaseFailures.MAX_WHOLE_DIGITS + " digits before the decimal point and "
-                            + DatabaseFailures.MAX_FRACTION_DIGITS + " after it.");
-        }
-        if (DatabaseFailures.isRejectedValue(e)) {
+        String refusedValue = DatabaseFailures.refusedValue(e);
+        if (refusedValue != null) {
             // The statement failed as a whole, so nothing was stored; the value was the client's.
-            return error(
-                    400,
-                    "Invalid request body",
-                    "The document holds a value that cannot be stored (for example a \\u0000 character in a string).");
+            return error(400, "Invalid request body", refusedValue);
         }
         LOG.error("Unexpected failure", e);
         return error(500, "Internal server error", "An unexpected error occurred; it has been logged.");

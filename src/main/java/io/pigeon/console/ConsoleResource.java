@@ -35,6 +35,7 @@ import io.pigeon.queuemetrics.QueueOverview;
 import io.pigeon.redrive.RedriveService;
 import io.pigeon.redrive.RedriveTask;
 import io.pigeon.rules.Rejection;
+import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.subscription.Subscription;
 import io.pigeon.subscription.SubscriptionService;
 import io.pigeon.tenancy.Callers;
@@ -515,6 +516,11 @@ public class ConsoleResource {
             }
             Uni<Response> done = Uni.createFrom()
                     .deferred(() -> queues.replaceMetadata(project, name, metadataDocument(text, typed)))
+                    // A value the database refuses (a NUL character, a number past jsonb's) is the form's, refused as
+                    // the API refuses it, and shown on the form with the rest.
+                    .onFailure(failure -> DatabaseFailures.refusedValue(failure) != null)
+                    .transform(
+                            failure -> Rejection.invalidParameter("metadata", DatabaseFailures.refusedValue(failure)))
                     .map(replaced -> {
                         if (!replaced) {
                             throw QueueService.queueNotFound(project, name);

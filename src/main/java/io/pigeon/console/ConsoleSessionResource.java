@@ -46,13 +46,19 @@ public class ConsoleSessionResource {
     private final TokenTenancy tenancy;
     private final CurrentIdentityAssociation identities;
     private final OidcSession session;
+    private final ConsoleSignIn signIn;
 
     public ConsoleSessionResource(
-            PigeonConfig config, TokenTenancy tenancy, CurrentIdentityAssociation identities, OidcSession session) {
+            PigeonConfig config,
+            TokenTenancy tenancy,
+            CurrentIdentityAssociation identities,
+            OidcSession session,
+            ConsoleSignIn signIn) {
         this.config = config;
         this.tenancy = tenancy;
         this.identities = identities;
         this.session = session;
+        this.signIn = signIn;
     }
 
     /** Quarkus OIDC answers the provider's redirect before this runs; reached otherwise, it goes to the chooser. */
@@ -87,7 +93,8 @@ public class ConsoleSessionResource {
                 .recoverWithNull()
                 .chain(identity -> identity == null || identity.isAnonymous()
                         ? Uni.createFrom().voidItem()
-                        : session.logout())
+                        // Recorded first: the cookie cleared here may have been copied (EndedSessions).
+                        : signIn.end(identity).chain(session::logout))
                 .replaceWith(() -> redirect("/console/signed-out"));
     }
 

@@ -6,6 +6,7 @@ import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.TokenTenancy;
 import io.pigeon.tenancy.Unauthenticated;
 import io.quarkus.oidc.AccessTokenCredential;
+import io.quarkus.oidc.SecurityEvent;
 import io.quarkus.qute.Location;
 import io.quarkus.qute.Template;
 import io.quarkus.runtime.StartupEvent;
@@ -25,6 +26,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.Optional;
 import javax.crypto.Mac;
@@ -48,6 +51,9 @@ public class ConsoleSignIn {
 
     private static final Logger LOG = Logger.getLogger(ConsoleSignIn.class);
 
+    /** How long past its ID token's expiry a sign-out is remembered (see {@link #forgetEndedAt}). */
+    static final Duration ENDED_SESSION_MEMORY = Duration.ofDays(1);
+
     /** Session secrets shorter than this leave the console off: they protect every console session. */
     static final int MIN_SECRET_LENGTH = 32;
 
@@ -56,6 +62,7 @@ public class ConsoleSignIn {
     private final BearerTokens bearerTokens;
     private final CurrentIdentityAssociation identities;
     private final ConsoleIdentity console;
+    private final EndedSessions ended;
     private final Template failure;
 
     public ConsoleSignIn(
@@ -64,12 +71,14 @@ public class ConsoleSignIn {
             BearerTokens bearerTokens,
             CurrentIdentityAssociation identities,
             ConsoleIdentity console,
+            EndedSessions ended,
             @Location("console/failure") Template failure) {
         this.config = config;
         this.tenancy = tenancy;
         this.bearerTokens = bearerTokens;
         this.identities = identities;
         this.console = console;
+        this.ended = ended;
         this.failure = failure;
     }
 
@@ -121,32 +130,42 @@ public class ConsoleSignIn {
                         // The tenant's challenge: a redirect to the provider, back to this page's GET afterwards.
                         return Uni.createFrom().failure(new UnauthorizedException());
                     }
-                    String user = session.getPrincipal().getName();
-                    AccessTokenCredential access = session.getCredential(AccessTokenCredential.class);
-                    if (access == null) {
-                        console.refused(user, refusedToken("the provider returned no access token"));
+                    return ended.ended(sessionKey(session))
+                            .chain(signedOut -> signedOut
+                                    // A copy of a session cookie kept past its sign-out: the tenant's challenge, as
+                                    // without one.
+                                    ? Uni.createFrom().<Response>failure(new UnauthorizedException())
+                                    : signedIn(request, session));
+                });
+    }
+
+    /** The rest of {@link #signIn} for a session not ended: the API's tenant checks its access token. */
+    private Uni<Response> signedIn(HttpServerRequest request, SecurityIdentity session) {
+        String user = session.getPrincipal().getName();
+        AccessTokenCredential access = session.getCredential(AccessTokenCredential.class);
+        if (access == null) {
+            console.refused(user, refusedToken("the provider returned no access token"));
+            return Uni.createFrom().nullItem();
+        }
+        return BearerTokens.checked(bearerTokens.identify(access.getToken()))
+                .onFailure(Unauthenticated.class)
+                .recoverWithItem(refused -> {
+                    console.refused(user, refusedToken(refused.getMessage()));
+                    return null;
+                })
+                .onFailure(Rejection.class)
+                .recoverWithItem(unavailable -> {
+                    console.refused(user, (Rejection) unavailable);
+                    return null;
+                })
+                .chain(token -> {
+                    if (token == null) {
+                        // The pages say why (ConsoleIdentity.check), with a way to sign out.
                         return Uni.createFrom().nullItem();
                     }
-                    return BearerTokens.checked(bearerTokens.identify(access.getToken()))
-                            .onFailure(Unauthenticated.class)
-                            .recoverWithItem(refused -> {
-                                console.refused(user, refusedToken(refused.getMessage()));
-                                return null;
-                            })
-                            .onFailure(Rejection.class)
-                            .recoverWithItem(unavailable -> {
-                                console.refused(user, (Rejection) unavailable);
-                                return null;
-                            })
-                            .chain(token -> {
-                                if (token == null) {
-                                    // The pages say why (ConsoleIdentity.check), with a way to sign out.
-                                    return Uni.createFrom().nullItem();
-                                }
-                                console.signedIn(user, token);
-                                Uni<Response> instead = formToken(request, session);
-                                return instead == null ? Uni.createFrom().nullItem() : instead;
-                            });
+                    console.signedIn(user, token);
+                    Uni<Response> instead = formToken(request, session);
+                    return instead == null ? Uni.createFrom().nullItem() : instead;
                 });
     }
 
@@ -227,11 +246,64 @@ public class ConsoleSignIn {
         } else {
             key.append(session.getPrincipal().getName());
         }
+        return hmac(key.toString());
+    }
+
+    /**
+     * The key a sign-out records for the session (EndedSessions): an HMAC of the ID token's issuer and subject and the
+     * provider's session id ({@code sid}), which a refresh of the tokens keeps, or without one the ID token's issue
+     * time. Null for a session without an ID token of its own.
+     */
+    String sessionKey(SecurityIdentity session) {
+        if (!(session.getPrincipal() instanceof JsonWebToken idToken)) {
+            return null;
+        }
+        Object sid = idToken.getClaim("sid");
+        return hmac("pigeon-console-session\n" + idToken.getIssuer() + '\n' + idToken.getSubject() + '\n'
+                + (sid == null ? "iat " + idToken.getIssuedAtTime() : "sid " + sid));
+    }
+
+    /**
+     * Until when a sign-out of {@code session} is remembered: a day past its ID token's expiry, longer than Quarkus
+     * keeps the session cookie past it (authentication.session-age-extension) or a provider's usual session.
+     */
+    static Instant forgetEndedAt(SecurityIdentity session) {
+        long expires = session.getPrincipal() instanceof JsonWebToken idToken ? idToken.getExpirationTime() : 0;
+        Instant base = expires > 0 ? Instant.ofEpochSecond(expires) : Instant.now();
+        return (base.isBefore(Instant.now()) ? Instant.now() : base).plus(ENDED_SESSION_MEMORY);
+    }
+
+    /** Records the session as ended (a sign-out): a copy of its cookie is sent through sign-in from then on. */
+    Uni<Void> end(SecurityIdentity session) {
+        String key = sessionKey(session);
+        return key == null ? Uni.createFrom().voidItem() : ended.end(key, forgetEndedAt(session));
+    }
+
+    /**
+     * A sign-out that Quarkus OIDC carries out itself (RP-initiated, to the provider's end_session_endpoint, before
+     * any resource runs) is recorded here, from the security event it fires with the session being ended.
+     */
+    void signedOut(@Observes SecurityEvent event) {
+        if (event.getEventType() == SecurityEvent.Type.OIDC_LOGOUT_RP_INITIATED
+                && event.getSecurityIdentity() != null
+                && offBecause(config).isEmpty()) {
+            end(event.getSecurityIdentity())
+                    .subscribe()
+                    .with(
+                            done -> {},
+                            failure -> LOG.warnf(
+                                    "Could not record a console sign-out; a copy of its session cookie stays usable"
+                                            + " until it expires: %s",
+                                    failure.toString()));
+        }
+    }
+
+    private String hmac(String text) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(
                     config.console().sessionSecret().orElseThrow().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-            byte[] tag = mac.doFinal(key.toString().getBytes(StandardCharsets.UTF_8));
+            byte[] tag = mac.doFinal(text.getBytes(StandardCharsets.UTF_8));
             return Base64.getUrlEncoder().withoutPadding().encodeToString(tag);
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);

@@ -194,6 +194,14 @@ public class Sweeper {
                 SELECT ctid FROM subscriptions WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
+    // Console sign-outs recorded until the session they ended could no longer be used (migration V24).
+    private static final String DELETE_FORGOTTEN_ENDED_SESSIONS =
+            """
+            DELETE FROM console_ended_sessions
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM console_ended_sessions WHERE forget_at <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     // Socket subscriptions whose replica stopped renewing their lease (it died, or lost its database for longer than
     // the lease): their sockets are gone, or no longer pushed to. Found on the partial index of V17.
     private static final String DELETE_LAPSED_SOCKET_SUBSCRIPTIONS =
@@ -344,6 +352,7 @@ public class Sweeper {
                 .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_POST_KEYS, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
+                .call(messages -> repeat(db, DELETE_FORGOTTEN_ENDED_SESSIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_LAPSED_SOCKET_SUBSCRIPTIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_ROWS_OF_DROPPED_QUEUES, 0, 0))
                 .call(messages -> buryOldPendingGroups(db, 0, 0))

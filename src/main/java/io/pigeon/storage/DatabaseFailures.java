@@ -89,6 +89,21 @@ public final class DatabaseFailures {
         return hasSqlState(failure, state -> state.startsWith("22"));
     }
 
+    /**
+     * Why the database refused a value the client sent ({@link #isNumberOutOfRange}, {@link #isRejectedValue}), in the
+     * words every edge answers it with; null for any other failure. The statement failed whole: nothing was stored.
+     */
+    public static String refusedValue(Throwable failure) {
+        if (isNumberOutOfRange(failure)) {
+            return "The document holds a number beyond what can be stored: at most " + MAX_WHOLE_DIGITS
+                    + " digits before the decimal point and " + MAX_FRACTION_DIGITS + " after it.";
+        }
+        if (isRejectedValue(failure)) {
+            return "The document holds a value that cannot be stored (for example a \\u0000 character in a string).";
+        }
+        return null;
+    }
+
     /** Whether the failure, or one of its causes, is the server's error with a SQLSTATE that {@code state} accepts. */
     public static boolean hasSqlState(Throwable failure, Predicate<String> state) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {

@@ -2,6 +2,7 @@ package io.pigeon.tenancy;
 
 import io.pigeon.rules.Rejection;
 import io.quarkus.oidc.AccessTokenCredential;
+import io.quarkus.oidc.IdTokenCredential;
 import io.quarkus.oidc.TenantIdentityProvider;
 import io.quarkus.oidc.TokenIntrospection;
 import io.quarkus.security.AuthenticationFailedException;
@@ -46,6 +47,20 @@ public class BearerTokens {
                 .transform(e -> new Rejection(
                         Rejection.Reason.UNAVAILABLE,
                         "The identity provider cannot be reached to check the bearer token; try again later."));
+    }
+
+    /**
+     * The identity when a bearer token made it; refused (401) when it is a browser's sign-in session instead. Quarkus
+     * OIDC picks the console's tenant by its session cookie on any path, so that cookie alone, sent to /v2, was taken
+     * as a caller: the API is a bearer-token service, and a session (which carries an ID token, never sent as a bearer
+     * token) is not one of its credentials.
+     */
+    public static SecurityIdentity bearerOnly(SecurityIdentity identity) {
+        if (!identity.isAnonymous() && identity.getCredential(IdTokenCredential.class) != null) {
+            throw new Unauthenticated("The API takes a bearer token in the Authorization header; a console sign-in"
+                    + " session is not one.");
+        }
+        return identity;
     }
 
     /** When the token expires: a JWT's {@code exp}, or what the provider's introspection said of an opaque one. */

@@ -36,7 +36,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -47,8 +46,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -63,14 +60,12 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestProfile(ConsoleProfile.class)
 class ConsoleBrowserTest {
 
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final Path SCREENSHOTS = Path.of("target/console-screenshots");
     /** The test profile samples every second; a page must show a change within that, plus the statement's own time. */
     private static final Duration SAMPLE_PERIOD = Duration.ofSeconds(1);
 
+    private static Chromium chromium;
     private static ChromeDriver browser;
-    private static Path profileDirectory;
 
     @TestHTTPResource("/")
     URL root;
@@ -86,45 +81,15 @@ class ConsoleBrowserTest {
 
     @BeforeAll
     static void startTheBrowser() throws IOException {
-        Assumptions.assumeTrue(
-                Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                CHROMIUM + " or " + CHROMEDRIVER + " is not installed (Debian's chromium and chromium-driver;"
-                        + " .ci/run installs them as root): the console's browser tests are skipped");
+        chromium = Chromium.start("the console's browser tests");
+        browser = chromium.driver;
         Files.createDirectories(SCREENSHOTS);
-        profileDirectory = Files.createTempDirectory("pigeon-console-chromium");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments(
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-dev-shm-usage",
-                "--window-size=1280,900",
-                "--user-data-dir=" + profileDirectory);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
-                .usingAnyFreePort()
-                .build();
-        options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
-        browser = new ChromeDriver(service, options);
-        browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
     }
 
     @AfterAll
     static void stopTheBrowser() throws IOException {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (profileDirectory != null) {
-            try (var paths = Files.walk(profileDirectory)) {
-                paths.sorted((a, b) -> b.compareTo(a))
-                        .forEach(path -> path.toFile().delete());
-            }
+        if (chromium != null) {
+            chromium.close();
         }
     }
 
@@ -789,7 +754,7 @@ class ConsoleBrowserTest {
                     .statusCode(201);
         }
         try (DispatchClock hurried = DispatchClock.hurry(pools, project)) {
-            until("both groups are dead", () -> deadGroups(project).size() == 2);
+            until("both groups are dead", () -> deadGroups(project, key).size() == 2);
         }
         long later = (System.currentTimeMillis() / 1000) + 3600;
         Api.as(project)
@@ -798,7 +763,7 @@ class ConsoleBrowserTest {
                 .post("/v3/queue/" + key + "-later/POST/" + failing + "?ontime=" + later)
                 .then()
                 .statusCode(201);
-        List<Long> dead = deadGroups(project);
+        List<Long> dead = deadGroups(project, key);
 
         open("/console/projects/" + project);
         navigate(browser.findElement(By.id("dispatch-link")));
@@ -807,8 +772,11 @@ class ConsoleBrowserTest {
         assertTrue(due.startsWith("in 59 min") || due.equals("in 1 h"), due);
         assertEquals(
                 2,
-                browser.findElements(By.cssSelector("#dead tbody tr[data-group]"))
-                        .size());
+                dead.stream()
+                        .filter(id -> !browser.findElements(By.cssSelector("#dead tr[data-group='" + id + "']"))
+                                .isEmpty())
+                        .count(),
+                "both dead groups listed");
         assertFalse(text("#dead tbody tr .last-error").isEmpty(), "a dead group shows its last error");
         screenshot("13-dispatch");
 
@@ -816,29 +784,37 @@ class ConsoleBrowserTest {
         assertEquals(
                 "Requeue dead group " + dead.get(0) + ": call it again at once, with fresh attempts.",
                 text("#question"));
-        assertEquals(dead, deadGroups(project), "nothing requeued before the confirmation");
+        assertEquals(dead, deadGroups(project, key), "nothing requeued before the confirmation");
         navigate(browser.findElement(By.id("confirm")));
         assertEquals("The dead group was requeued: it is called again at once.", text("#notice"));
-        assertFalse(deadGroups(project).contains(dead.get(0)));
+        assertFalse(deadGroups(project, key).contains(dead.get(0)));
 
         navigate(browser.findElement(By.cssSelector("#dead tr[data-group='" + dead.get(1) + "'] a.drop")));
         navigate(browser.findElement(By.id("confirm")));
         assertEquals("The dead group was dropped with its items.", text("#notice"));
-        assertFalse(deadGroups(project).contains(dead.get(1)));
+        assertFalse(deadGroups(project, key).contains(dead.get(1)));
         assertEquals(
                 0,
                 browser.findElements(By.cssSelector("#dead tr[data-group='" + dead.get(1) + "']"))
                         .size());
     }
 
-    private static List<Long> deadGroups(String project) {
-        List<String> ids = Api.as(project)
+    /**
+     * The project's dead groups whose merge key starts with {@code keyPrefix}: the project's other tests leave dead
+     * groups of their own (a failing webhook's notifications die as its retries end, at a moment that depends on load).
+     */
+    private static List<Long> deadGroups(String project, String keyPrefix) {
+        List<Map<String, Object>> groups = Api.as(project)
                 .get("/v3/dead-groups?limit=100")
                 .then()
                 .statusCode(200)
                 .extract()
-                .path("groups.id");
-        return ids.stream().map(Long::parseLong).sorted().toList();
+                .path("groups");
+        return groups.stream()
+                .filter(group -> String.valueOf(group.get("merge_key")).startsWith(keyPrefix))
+                .map(group -> Long.parseLong(String.valueOf(group.get("id"))))
+                .sorted()
+                .toList();
     }
 
     @Test

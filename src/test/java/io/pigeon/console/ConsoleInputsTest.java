@@ -158,6 +158,23 @@ class ConsoleInputsTest {
     }
 
     @Test
+    void metadataTheDatabaseRefusesIsShownOnTheFormNamingTheField() {
+        String queue = newQueue(project, "{\"kept\": 1}");
+        String path = "/console/projects/" + project + "/queues/" + queue + "/metadata";
+        // A NUL character, and a number past what jsonb holds: the API's JSON error document came back instead.
+        for (String metadata : new String[] {"%7B%22a%22%3A%22%5Cu0000%22%7D", "%7B%22a%22%3A1e999999999%7D"}) {
+            form(path, "csrf=" + TOKEN + "&metadata=" + metadata)
+                    .then()
+                    .statusCode(400)
+                    .contentType(containsString("text/html"))
+                    .body(containsString("&quot;metadata&quot;"))
+                    .body(containsString("be stored"))
+                    .body(containsString("textarea"));
+        }
+        Api.as(project).get("/v2/queues/" + queue).then().statusCode(200).body("kept", equalTo(1));
+    }
+
+    @Test
     void aDeadLetterQueueNamesItsFirstSourcesAndCountsTheRest() {
         String dlq = "dlq-" + UUID.randomUUID().toString().substring(0, 8);
         for (int i = 0; i < 8; i++) {

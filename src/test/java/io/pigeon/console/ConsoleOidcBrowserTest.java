@@ -10,6 +10,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,11 +34,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
@@ -46,8 +48,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriverException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -61,12 +61,10 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @TestProfile(OidcProfile.class)
 class ConsoleOidcBrowserTest {
 
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final Path SCREENSHOTS = Path.of("target/console-screenshots");
 
+    private static Chromium chromium;
     private static ChromeDriver browser;
-    private static Path profileDirectory;
 
     private final String mine = Api.newProject();
     private final String alsoMine = Api.newProject();
@@ -80,43 +78,15 @@ class ConsoleOidcBrowserTest {
 
     @BeforeAll
     static void startTheBrowser() throws IOException {
-        Assumptions.assumeTrue(
-                Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                CHROMIUM + " or " + CHROMEDRIVER + " is not installed (Debian's chromium and chromium-driver;"
-                        + " .ci/run installs them as root): the console's OIDC browser test is skipped");
+        chromium = Chromium.start("the console's OIDC browser tests");
+        browser = chromium.driver;
         Files.createDirectories(SCREENSHOTS);
-        profileDirectory = Files.createTempDirectory("pigeon-console-oidc-chromium");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments(
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-dev-shm-usage",
-                "--window-size=1280,900",
-                "--user-data-dir=" + profileDirectory);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
-                .usingAnyFreePort()
-                .build();
-        browser = new ChromeDriver(service, options);
-        browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
     }
 
     @AfterAll
     static void stopTheBrowser() throws IOException {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (profileDirectory != null) {
-            try (var paths = Files.walk(profileDirectory)) {
-                paths.sorted((a, b) -> b.compareTo(a))
-                        .forEach(path -> path.toFile().delete());
-            }
+        if (chromium != null) {
+            chromium.close();
         }
     }
 
@@ -219,8 +189,32 @@ class ConsoleOidcBrowserTest {
         assertTrue(String.valueOf(plantedStatus).contains("not issued for your current sign-in"));
         assertEquals(1, messages(mine, queue), "a planted form token purged nothing");
 
-        // Signing out ends the session at the provider and here; the console asks for a sign-in again.
+        // The session's cookie is the console's only: the API, a bearer-token service, does not take it (the console
+        // tenant was picked by the cookie's name on any path, and /v2 answered 200 to it).
         open("/console/projects/" + mine);
+        Map<String, String> session = new HashMap<>();
+        for (Cookie cookie : browser.manage().getCookies()) {
+            if (cookie.getName().startsWith("q_session_console")) {
+                session.put(cookie.getName(), cookie.getValue());
+            }
+        }
+        assertFalse(session.isEmpty(), "the browser holds a console session");
+        given().cookies(session)
+                .header("Client-ID", Api.CLIENT_ID)
+                .header("X-Project-Id", mine)
+                .get("/v2/queues")
+                .then()
+                .statusCode(401)
+                .contentType(ContentType.JSON);
+        given().cookies(session)
+                .header("Client-ID", Api.CLIENT_ID)
+                .header("X-Project-Id", mine)
+                .delete("/v2/queues/" + queue)
+                .then()
+                .statusCode(401);
+        assertEquals(1, messages(mine, queue), "the queue is still there");
+
+        // Signing out ends the session at the provider and here; the console asks for a sign-in again.
         navigate(browser.findElement(By.id("sign-out")));
         waitFor(() -> browser.getCurrentUrl().endsWith("/console/signed-out"));
         assertEquals("You are signed out", text("h1"));
@@ -232,6 +226,14 @@ class ConsoleOidcBrowserTest {
         screenshot("oidc-05-signed-out");
         open("/console/projects/" + mine);
         assertTrue(browser.getCurrentUrl().contains("/auth/realms/quarkus"), browser.getCurrentUrl());
+        // A copy of the session cookie made before the sign-out is ended too: sent back through sign-in, on any page.
+        given().cookies(session)
+                .redirects()
+                .follow(false)
+                .get("/console/projects/" + mine)
+                .then()
+                .statusCode(302)
+                .header("Location", containsString("/auth/realms/quarkus"));
     }
 
     @Test

@@ -117,6 +117,8 @@ public class ConsoleResource {
         static native TemplateInstance metadata(ConsoleViews.MetadataForm view);
 
         static native TemplateInstance operator(ConsoleViews.Operator view);
+
+        static native TemplateInstance newQueue(ConsoleViews.NewQueue view);
     }
 
     /** How a reserved attribute's field is read: a number, a boolean, or text (a queue's name). */
@@ -145,6 +147,8 @@ public class ConsoleResource {
 
     /** The fields each form of the console sends (ConsoleFormBody drops any other). */
     private static final Set<String> TOKEN_FIELD = Set.of(ConsoleForms.FIELD);
+
+    private static final Set<String> NEW_QUEUE_FIELDS = Set.of(ConsoleForms.FIELD, "name", "metadata");
 
     private static final Set<String> ACTION_FIELDS = Set.of(ConsoleForms.FIELD, "body", "ttl", "delay", "rate");
 
@@ -487,6 +491,72 @@ public class ConsoleResource {
         });
     }
 
+    /** The form that creates a queue in the project. */
+    @GET
+    @Path("/projects/{project}/new-queue")
+    public Uni<Response> newQueueForm(
+            @PathParam("project") String project, @CookieParam(ConsoleForms.COOKIE) String cookie) {
+        return serve(
+                project,
+                projectHref(project),
+                cookie,
+                null,
+                call -> page(
+                        Templates.newQueue(new ConsoleViews.NewQueue(
+                                call.frame(), projectHref(project) + "/new-queue", call.token(), null, "", "")),
+                        200,
+                        call.token()));
+    }
+
+    /**
+     * Creates the queue as the API's v2 {@code PUT} does (QueueService: the name's rules, the queue quota, the reserved
+     * attributes' bounds), then shows it; a queue of that name already there is a 409, left as it is. A refusal shows
+     * the form again as typed, with the refusal; nothing is created.
+     */
+    @POST
+    @Path("/projects/{project}/new-queue")
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Uni<Response> createQueue(
+            @PathParam("project") String project,
+            String raw,
+            @CookieParam(ConsoleForms.COOKIE) String cookie,
+            @HeaderParam("Sec-Fetch-Site") String fetchSite,
+            @HeaderParam("Origin") String origin,
+            @HeaderParam("Host") String host) {
+        Sender sender = new Sender(cookie, fetchSite, origin, host);
+        return serveForm(project, projectHref(project), sender, raw, NEW_QUEUE_FIELDS, (call, form) -> {
+            String name = form.get("name") == null ? "" : form.get("name");
+            String metadata = form.get("metadata") == null ? "" : form.get("metadata");
+            Uni<Response> done = Uni.createFrom()
+                    .deferred(() -> {
+                        QueueName queue = QueueName.of(name);
+                        return queues.create(project, queue, metadataDocument(metadata, Map.of()))
+                                .map(created -> {
+                                    if (!created) {
+                                        throw new Rejection(
+                                                Rejection.Reason.CONFLICT,
+                                                "Project " + project + " has a queue " + queue.value()
+                                                        + " already; it is left as it is.");
+                                    }
+                                    return redirect(projectHref(project) + "/queues/" + queue.value());
+                                });
+                    })
+                    .onFailure(failure -> DatabaseFailures.refusedValue(failure) != null)
+                    .transform(
+                            failure -> Rejection.invalidParameter("metadata", DatabaseFailures.refusedValue(failure)));
+            return shownAgain(
+                    done,
+                    call,
+                    refusal -> Templates.newQueue(new ConsoleViews.NewQueue(
+                            call.frame(),
+                            projectHref(project) + "/new-queue",
+                            call.token(),
+                            refusal,
+                            name.length() > 64 ? name.substring(0, 64) : name,
+                            metadata)));
+        });
+    }
+
     /**
      * Replaces the queue's metadata with the form's: the JSON text with the reserved fields set into it, read by the
      * API's own metadata reader (its size bound) and stored by the queue service, which checks every reserved
@@ -527,22 +597,10 @@ public class ConsoleResource {
                         }
                         return redirect(projectHref(project) + "/queues/" + name.value() + "?done=metadata");
                     });
-            return done.onFailure(Rejection.class).recoverWithUni(refused -> {
-                Rejection rejection = (Rejection) refused;
-                if (rejection.reason() == Rejection.Reason.NOT_FOUND) {
-                    return Uni.createFrom().failure(rejection);
-                }
-                Rejections.Answer answer = Rejections.answer(rejection.reason());
-                return page(
-                        Templates.metadata(metadataForm(
-                                call,
-                                name,
-                                answer.title() + ": " + rejection.description(),
-                                text == null ? "" : text,
-                                typed)),
-                        answer.status(),
-                        call.token());
-            });
+            return shownAgain(
+                    done,
+                    call,
+                    refusal -> Templates.metadata(metadataForm(call, name, refusal, text == null ? "" : text, typed)));
         });
     }
 
@@ -685,25 +743,11 @@ public class ConsoleResource {
                 case REDRIVE -> redrive(project, name, rate).replaceWith(() -> redirect(queueHref + "?done=redrive"));
             });
             // A refused form is shown again, with what was typed and the refusal, at the refusal's status.
-            return done.onFailure(Rejection.class).recoverWithUni(refused -> {
-                Rejection rejection = (Rejection) refused;
-                if (rejection.reason() == Rejection.Reason.NOT_FOUND) {
-                    return Uni.createFrom().failure(rejection);
-                }
-                return page(
-                        Templates.confirm(confirmation(
-                                call.frame(),
-                                name,
-                                chosen,
-                                call.token(),
-                                Rejections.answer(rejection.reason()).title() + ": " + rejection.description(),
-                                body,
-                                ttl,
-                                delay,
-                                rate)),
-                        Rejections.answer(rejection.reason()).status(),
-                        call.token());
-            });
+            return shownAgain(
+                    done,
+                    call,
+                    refusal -> Templates.confirm(
+                            confirmation(call.frame(), name, chosen, call.token(), refusal, body, ttl, delay, rate)));
         });
     }
 
@@ -1147,6 +1191,21 @@ public class ConsoleResource {
         ConsoleForms.Sent sent =
                 new ConsoleForms.Sent(form.get(ConsoleForms.FIELD), sender.fetchSite(), sender.origin(), sender.host());
         return serve(project, back, sender.cookie(), sent, call -> work.apply(call, form));
+    }
+
+    /**
+     * {@code done}, or when it is refused, the form shown again ({@code form}, given the refusal's words) at the
+     * refusal's status, so that what was typed is kept; a missing queue or project is the failure page instead.
+     */
+    private static Uni<Response> shownAgain(Uni<Response> done, Call call, Function<String, TemplateInstance> form) {
+        return done.onFailure(Rejection.class).recoverWithUni(refused -> {
+            Rejection rejection = (Rejection) refused;
+            if (rejection.reason() == Rejection.Reason.NOT_FOUND) {
+                return Uni.createFrom().failure(rejection);
+            }
+            Rejections.Answer answer = Rejections.answer(rejection.reason());
+            return page(form.apply(answer.title() + ": " + rejection.description()), answer.status(), call.token());
+        });
     }
 
     /**

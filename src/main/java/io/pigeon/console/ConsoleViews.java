@@ -185,6 +185,10 @@ public final class ConsoleViews {
             String metadata,
             List<ReservedField> fields) {}
 
+    /** The form that creates a queue, blank or as typed with the refusal. */
+    @TemplateData
+    public record NewQueue(Frame frame, String actionHref, String csrf, String error, String name, String metadata) {}
+
     @TemplateData
     public record ShownPool(String name, String uri, long weight, String flavor, boolean reachable, String queues) {}
 

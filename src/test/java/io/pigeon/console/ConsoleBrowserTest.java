@@ -22,6 +22,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -94,16 +95,32 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    void pickAProjectSeeTheDepthChangePeekSafelyAndPurgeWithConfirmation() {
+    void pickAProjectCreateAQueueSeeTheDepthChangePeekSafelyAndPurgeWithConfirmation() {
         String project = ConsoleProfile.SHOWN;
         String queue = "orders-" + shortId();
-        Api.as(project).put("/v2/queues/" + queue).then().statusCode(201);
 
         open("/console");
         assertTrue(text("#banner").contains("anyone who can reach this console"), text("#banner"));
         screenshot("01-chooser");
         navigate(browser.findElement(By.linkText(project)));
         assertEquals("Queues of " + project, text("h1"));
+
+        // The queue is created through the console, as the API's PUT creates it; a bad attribute is refused first.
+        navigate(browser.findElement(By.id("new-queue-link")));
+        browser.findElement(By.id("name")).sendKeys(queue);
+        browser.findElement(By.id("metadata")).sendKeys("{\"_default_message_ttl\": 5}");
+        navigate(browser.findElement(By.id("confirm")));
+        assertTrue(text("#error").contains("_default_message_ttl"), text("#error"));
+        Api.as(project).get("/v1/queues/" + queue).then().statusCode(404); // v1 answers whether it exists
+        screenshot("01b-new-queue-refused");
+        browser.findElement(By.id("metadata")).clear();
+        browser.findElement(By.id("metadata")).sendKeys("{\"team\": \"orders\"}");
+        navigate(browser.findElement(By.id("confirm")));
+        assertEquals(
+                root.getPath() + "console/projects/" + project + "/queues/" + queue,
+                URI.create(browser.getCurrentUrl()).getPath());
+        Api.as(project).get("/v2/queues/" + queue).then().statusCode(200).body("team", is("orders"));
+        open("/console/projects/" + project);
         WebElement row = row(queue);
         String ready = row.findElement(By.cssSelector(".ready")).getText();
         assertTrue(ready.equals("–") || ready.equals("0"), "not sampled yet, or sampled empty: " + ready);

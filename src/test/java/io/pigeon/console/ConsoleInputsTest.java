@@ -175,6 +175,39 @@ class ConsoleInputsTest {
     }
 
     @Test
+    void aQueueIsCreatedAsTheApiCreatesItAndARefusalCreatesNothing() {
+        String name = "made-" + UUID.randomUUID().toString().substring(0, 8);
+        String path = "/console/projects/" + project + "/new-queue";
+        form(path, "csrf=" + TOKEN + "&name=" + name + "&metadata=%7B%22_max_claim_count%22%3A+0%7D")
+                .then()
+                .statusCode(400)
+                .body(containsString("_max_claim_count"));
+        form(path, "csrf=" + TOKEN + "&name=bad%2Fname&metadata=")
+                .then()
+                .statusCode(400)
+                .body(containsString("bad/name"));
+        Api.as(project).get("/v1/queues/" + name).then().statusCode(404); // v1 answers whether it exists
+        form(path, "csrf=" + TOKEN + "&name=" + name + "&metadata=%7B%22owner%22%3A%22a%22%7D")
+                .then()
+                .statusCode(303)
+                .header("Location", containsString("/queues/" + name));
+        Api.as(project).get("/v2/queues/" + name).then().statusCode(200).body("owner", equalTo("a"));
+        form(path, "csrf=" + TOKEN + "&name=" + name + "&metadata=%7B%7D")
+                .then()
+                .statusCode(409)
+                .body(containsString("already"));
+        Api.as(project).get("/v2/queues/" + name).then().statusCode(200).body("owner", equalTo("a"));
+        // Without the form's token nothing is created.
+        RestAssured.given()
+                .contentType("application/x-www-form-urlencoded")
+                .body("name=" + name + "-x")
+                .post(path)
+                .then()
+                .statusCode(403);
+        Api.as(project).get("/v1/queues/" + name + "-x").then().statusCode(404);
+    }
+
+    @Test
     void aDeadLetterQueueNamesItsFirstSourcesAndCountsTheRest() {
         String dlq = "dlq-" + UUID.randomUUID().toString().substring(0, 8);
         for (int i = 0; i < 8; i++) {

@@ -26,13 +26,19 @@ public class Authentication {
     private final SignedUrls signedUrls;
     private final CurrentIdentityAssociation identities;
     private final RequestCaller caller;
+    private final BearerTokens bearerTokens;
 
     public Authentication(
-            TokenTenancy tenancy, SignedUrls signedUrls, CurrentIdentityAssociation identities, RequestCaller caller) {
+            TokenTenancy tenancy,
+            SignedUrls signedUrls,
+            CurrentIdentityAssociation identities,
+            RequestCaller caller,
+            BearerTokens bearerTokens) {
         this.tenancy = tenancy;
         this.signedUrls = signedUrls;
         this.identities = identities;
         this.caller = caller;
+        this.bearerTokens = bearerTokens;
     }
 
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION)
@@ -56,7 +62,7 @@ public class Authentication {
             }
             return identities
                     .getDeferredIdentity()
-                    .map(BearerTokens::bearerOnly)
+                    .chain(identity -> bearerTokens.bearerOnly(identity, request.getHeader("Authorization")))
                     .invoke(identity -> {
                         if (!identity.isAnonymous()) {
                             caller.resolved(tenancy.admit(identity, null, false));
@@ -68,8 +74,9 @@ public class Authentication {
         }
         // A token that could not be checked (the provider is unreachable) admits no caller: the client is told to try
         // again rather than shown an internal error.
-        return BearerTokens.checked(identities.getDeferredIdentity())
-                .map(BearerTokens::bearerOnly)
+        return BearerTokens.checked(identities
+                        .getDeferredIdentity()
+                        .chain(identity -> bearerTokens.bearerOnly(identity, request.getHeader("Authorization"))))
                 // Roles come from the token only: a role header sent by the caller is not believed.
                 .invoke(identity -> caller.resolved(tenancy.admit(
                         identity,

@@ -7,6 +7,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -59,6 +60,23 @@ final class ConsoleFormBody {
             }
         }
         return new ConsoleFormBody(Collections.unmodifiableMap(fields));
+    }
+
+    /**
+     * Refuses (400) a form not sent as a browser sends it, {@code application/x-www-form-urlencoded}: the console reads
+     * no other type, and says so on its own page rather than as the API's 415 document. Its escapes are read as UTF-8
+     * whatever charset the type names (the console's pages are UTF-8, so a browser encodes its forms so).
+     */
+    static void requireFormType(String contentType) {
+        String type = contentType == null ? "" : contentType.strip().toLowerCase(Locale.ROOT);
+        int parameters = type.indexOf(';');
+        if (!(parameters < 0 ? type : type.substring(0, parameters))
+                .strip()
+                .equals("application/x-www-form-urlencoded")) {
+            throw Rejection.invalidRequest("The console's forms are sent as application/x-www-form-urlencoded"
+                    + " (Content-Type), as a browser sends them; this request's Content-Type is \""
+                    + printable(contentType == null ? "" : contentType) + "\".");
+        }
     }
 
     /** The field's value; null when the form did not hold it. */

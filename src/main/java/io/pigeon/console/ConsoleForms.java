@@ -53,10 +53,22 @@ final class ConsoleForms {
      * or origin. {@code host} is the request's Host header, which the origin's host must equal.
      */
     static void check(String cookie, Sent sent) {
+        checkSite(sent.fetchSite(), sent.origin(), sent.host());
         String field = sent.field();
-        String fetchSite = sent.fetchSite();
-        String origin = sent.origin();
-        String host = sent.host();
+        if (cookie == null
+                || field == null
+                || !TOKEN.matcher(cookie).matches()
+                || !MessageDigest.isEqual(
+                        cookie.getBytes(StandardCharsets.US_ASCII), field.getBytes(StandardCharsets.US_ASCII))) {
+            throw MISMATCH;
+        }
+    }
+
+    /**
+     * Refuses (403) a request a browser marks as sent from another site ({@code Sec-Fetch-Site}) or origin
+     * ({@code Origin}, whose host must be the request's {@code host}): a form, or a sign-out another site links to.
+     */
+    static void checkSite(String fetchSite, String origin, String host) {
         if (fetchSite != null && !fetchSite.equals("same-origin") && !fetchSite.equals("none")) {
             throw new Rejection(
                     Rejection.Reason.FORBIDDEN,
@@ -68,13 +80,6 @@ final class ConsoleForms {
                     Rejection.Reason.FORBIDDEN,
                     "The form was sent from another origin (Origin: " + printable(origin)
                             + "): the console takes forms from its own pages only.");
-        }
-        if (cookie == null
-                || field == null
-                || !TOKEN.matcher(cookie).matches()
-                || !MessageDigest.isEqual(
-                        cookie.getBytes(StandardCharsets.US_ASCII), field.getBytes(StandardCharsets.US_ASCII))) {
-            throw MISMATCH;
         }
     }
 

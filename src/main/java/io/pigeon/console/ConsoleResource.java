@@ -42,7 +42,6 @@ import io.pigeon.tenancy.Callers;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.mutiny.Uni;
-import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
@@ -515,15 +514,15 @@ public class ConsoleResource {
      */
     @POST
     @Path("/projects/{project}/new-queue")
-    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Uni<Response> createQueue(
             @PathParam("project") String project,
             String raw,
             @CookieParam(ConsoleForms.COOKIE) String cookie,
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
-            @HeaderParam("Host") String host) {
-        Sender sender = new Sender(cookie, fetchSite, origin, host);
+            @HeaderParam("Host") String host,
+            @HeaderParam("Content-Type") String contentType) {
+        Sender sender = new Sender(cookie, fetchSite, origin, host, contentType);
         return serveForm(project, projectHref(project), sender, raw, NEW_QUEUE_FIELDS, (call, form) -> {
             String name = form.get("name") == null ? "" : form.get("name");
             String metadata = form.get("metadata") == null ? "" : form.get("metadata");
@@ -564,7 +563,6 @@ public class ConsoleResource {
      */
     @POST
     @Path("/projects/{project}/queues/{queue}/metadata")
-    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Uni<Response> editMetadata(
             @PathParam("project") String project,
             @PathParam("queue") String queue,
@@ -572,8 +570,9 @@ public class ConsoleResource {
             @CookieParam(ConsoleForms.COOKIE) String cookie,
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
-            @HeaderParam("Host") String host) {
-        Sender sender = new Sender(cookie, fetchSite, origin, host);
+            @HeaderParam("Host") String host,
+            @HeaderParam("Content-Type") String contentType) {
+        Sender sender = new Sender(cookie, fetchSite, origin, host, contentType);
         return serveForm(project, projectHref(project), sender, raw, METADATA_FIELDS, (call, form) -> {
             QueueName name = QueueName.of(queue);
             String text = form.get("metadata");
@@ -714,7 +713,6 @@ public class ConsoleResource {
 
     @POST
     @Path("/projects/{project}/queues/{queue}/{action}")
-    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Uni<Response> act(
             @PathParam("project") String project,
             @PathParam("queue") String queue,
@@ -723,8 +721,9 @@ public class ConsoleResource {
             @CookieParam(ConsoleForms.COOKIE) String cookie,
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
-            @HeaderParam("Host") String host) {
-        Sender sender = new Sender(cookie, fetchSite, origin, host);
+            @HeaderParam("Host") String host,
+            @HeaderParam("Content-Type") String contentType) {
+        Sender sender = new Sender(cookie, fetchSite, origin, host, contentType);
         return serveForm(project, projectHref(project), sender, raw, ACTION_FIELDS, (call, form) -> {
             String body = form.get("body");
             String ttl = form.get("ttl");
@@ -822,7 +821,6 @@ public class ConsoleResource {
 
     @POST
     @Path("/projects/{project}/dispatch/dead/{id}/{action}")
-    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
     public Uni<Response> actOnGroup(
             @PathParam("project") String project,
             @PathParam("id") String id,
@@ -831,8 +829,9 @@ public class ConsoleResource {
             @CookieParam(ConsoleForms.COOKIE) String cookie,
             @HeaderParam("Sec-Fetch-Site") String fetchSite,
             @HeaderParam("Origin") String origin,
-            @HeaderParam("Host") String host) {
-        Sender sender = new Sender(cookie, fetchSite, origin, host);
+            @HeaderParam("Host") String host,
+            @HeaderParam("Content-Type") String contentType) {
+        Sender sender = new Sender(cookie, fetchSite, origin, host, contentType);
         return serveForm(project, projectHref(project) + "/dispatch", sender, raw, TOKEN_FIELD, (call, form) -> {
             long group = groupId(id);
             boolean requeue = groupAction(action);
@@ -1167,7 +1166,7 @@ public class ConsoleResource {
     }
 
     /** What a browser sent with a form, besides the form: the token cookie and the headers that say where from. */
-    private record Sender(String cookie, String fetchSite, String origin, String host) {}
+    private record Sender(String cookie, String fetchSite, String origin, String host, String contentType) {}
 
     /**
      * Serves a form's POST as {@link #serve} does, the form read by {@link ConsoleFormBody} (the console's own reader:
@@ -1183,6 +1182,7 @@ public class ConsoleResource {
             BiFunction<Call, ConsoleFormBody, Uni<Response>> work) {
         ConsoleFormBody form;
         try {
+            ConsoleFormBody.requireFormType(sender.contentType());
             form = ConsoleFormBody.parse(raw, fields);
         } catch (Rejection malformed) {
             return serve(project, back, sender.cookie(), null, call -> Uni.createFrom()

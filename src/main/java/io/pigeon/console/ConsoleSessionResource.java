@@ -4,20 +4,27 @@ import io.pigeon.api.Public;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.TokenTenancy;
+import io.quarkus.oidc.IdTokenCredential;
+import io.quarkus.oidc.OidcConfigurationMetadata;
 import io.quarkus.oidc.OidcSession;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateData;
 import io.quarkus.qute.TemplateInstance;
-import io.quarkus.security.AuthenticationRedirectException;
 import io.quarkus.security.UnauthorizedException;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The console's sign-in and sign-out addresses in OIDC mode (docs/console.md, Sign-in). Each asks for the console
@@ -32,6 +39,9 @@ import java.net.URI;
 @Produces(MediaType.TEXT_HTML)
 @Public
 public class ConsoleSessionResource {
+
+    /** Where Quarkus OIDC keeps the tenant's discovery document on the identity it makes. */
+    private static final String CONFIGURATION_METADATA = "configuration-metadata";
 
     /** The page after sign-out: it needs no session, so that it does not start a sign-in at once. */
     @TemplateData
@@ -77,25 +87,59 @@ public class ConsoleSessionResource {
         });
     }
 
+    /**
+     * Ends the session: recorded as ended (EndedSessions), its cookie cleared, then, when the provider's discovery
+     * names an end_session_endpoint, the browser is sent there (RP-initiated logout, the ID token as hint, back to
+     * {@code /console/signed-out}); otherwise straight to that page. Done here rather than by Quarkus OIDC's
+     * {@code logout.path}, which stops the whole application at start when the provider names no such endpoint.
+     * A sign-out asked for from another site is refused, as a form from there would be.
+     */
     @GET
     @Path("/sign-out")
-    public Uni<Response> signOut() {
+    public Uni<Response> signOut(
+            @HeaderParam("Sec-Fetch-Site") String fetchSite,
+            @HeaderParam("Origin") String origin,
+            @HeaderParam("Host") String host,
+            @Context UriInfo uri) {
         served();
         if (!tenancy.tokensRequired()) {
             return Uni.createFrom().item(redirect("/console"));
         }
-        // With a session and an end_session_endpoint, Quarkus OIDC answers with the redirect to it before this runs.
+        ConsoleForms.checkSite(fetchSite, origin, host);
         return identities
                 .getDeferredIdentity()
-                // The redirect to the provider's end_session_endpoint is Quarkus's answer: kept. A session that
-                // cannot be read any more is as good as ended.
-                .onFailure(failure -> !(failure instanceof AuthenticationRedirectException))
+                // A session that cannot be read any more is as good as ended.
+                .onFailure()
                 .recoverWithNull()
-                .chain(identity -> identity == null || identity.isAnonymous()
-                        ? Uni.createFrom().voidItem()
-                        // Recorded first: the cookie cleared here may have been copied (EndedSessions).
-                        : signIn.end(identity).chain(session::logout))
-                .replaceWith(() -> redirect("/console/signed-out"));
+                .chain(identity -> {
+                    if (identity == null || identity.isAnonymous()) {
+                        return Uni.createFrom().item(redirect("/console/signed-out"));
+                    }
+                    String endSession = endSessionUri(identity);
+                    IdTokenCredential idToken = identity.getCredential(IdTokenCredential.class);
+                    // Recorded first: the cookie cleared here may have been copied.
+                    return signIn.end(identity).chain(session::logout).map(ended -> {
+                        if (endSession == null || idToken == null) {
+                            return redirect("/console/signed-out");
+                        }
+                        String back = uri.getBaseUriBuilder()
+                                .path("console/signed-out")
+                                .build()
+                                .toString();
+                        return redirect(endSession + (endSession.contains("?") ? "&" : "?") + "id_token_hint="
+                                + encoded(idToken.getToken()) + "&post_logout_redirect_uri=" + encoded(back));
+                    });
+                });
+    }
+
+    /** The provider's end_session_endpoint as its discovery document names it; null when it names none. */
+    private static String endSessionUri(SecurityIdentity identity) {
+        Object metadata = identity.getAttribute(CONFIGURATION_METADATA);
+        return metadata instanceof OidcConfigurationMetadata discovered ? discovered.getEndSessionUri() : null;
+    }
+
+    private static String encoded(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     @GET

@@ -21,6 +21,8 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 @ApplicationScoped
 public class BearerTokens {
 
+    private static final String BEARER = "Bearer ";
+
     private final Instance<TenantIdentityProvider> identities;
 
     public BearerTokens(Instance<TenantIdentityProvider> identities) {
@@ -50,17 +52,22 @@ public class BearerTokens {
     }
 
     /**
-     * The identity when a bearer token made it; refused (401) when it is a browser's sign-in session instead. Quarkus
-     * OIDC picks the console's tenant by its session cookie on any path, so that cookie alone, sent to /v2, was taken
-     * as a caller: the API is a bearer-token service, and a session (which carries an ID token, never sent as a bearer
-     * token) is not one of its credentials.
+     * The caller's identity as the API takes it: made by a bearer token. Quarkus OIDC picks the console's tenant by its
+     * session cookie on any path, so a request to the API carrying that cookie was given the sign-in session's
+     * identity (which carries an ID token, never sent as a bearer token): the cookie alone was taken as a caller, and a
+     * bearer token sent beside it was ignored. Such an identity is set aside: the request's own bearer token is
+     * checked by the API's tenant instead, and without one the request is refused (401) as one with no credential.
      */
-    public static SecurityIdentity bearerOnly(SecurityIdentity identity) {
-        if (!identity.isAnonymous() && identity.getCredential(IdTokenCredential.class) != null) {
-            throw new Unauthenticated("The API takes a bearer token in the Authorization header; a console sign-in"
-                    + " session is not one.");
+    public Uni<SecurityIdentity> bearerOnly(SecurityIdentity identity, String authorization) {
+        if (identity.isAnonymous() || identity.getCredential(IdTokenCredential.class) == null) {
+            return Uni.createFrom().item(identity);
         }
-        return identity;
+        if (authorization != null && authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            return identify(authorization.substring(BEARER.length()).strip());
+        }
+        return Uni.createFrom()
+                .failure(new Unauthenticated("The API takes a bearer token in the Authorization header; a console"
+                        + " sign-in session is not one."));
     }
 
     /** When the token expires: a JWT's {@code exp}, or what the provider's introspection said of an opaque one. */

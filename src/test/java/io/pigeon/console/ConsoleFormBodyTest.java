@@ -48,4 +48,21 @@ class ConsoleFormBodyTest {
         assertEquals(Rejection.Reason.INVALID_BODY, refused.reason());
         assertTrue(refused.getMessage().contains(names) && refused.getMessage().contains(says), refused.getMessage());
     }
+
+    @Test
+    void onlyABrowsersFormTypeIsRead() {
+        ConsoleFormBody.requireFormType("application/x-www-form-urlencoded");
+        ConsoleFormBody.requireFormType("Application/X-WWW-Form-Urlencoded; charset=UTF-8");
+        for (String other : new String[] {
+            null,
+            "",
+            "text/plain",
+            "application/json",
+            "multipart/form-data; boundary=x",
+            "application/x-www-form-urlencodedX"
+        }) {
+            Rejection refused = assertThrows(Rejection.class, () -> ConsoleFormBody.requireFormType(other));
+            assertTrue(refused.getMessage().contains("application/x-www-form-urlencoded"), refused.getMessage());
+        }
+    }
 }

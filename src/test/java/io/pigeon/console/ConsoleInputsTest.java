@@ -145,6 +145,15 @@ class ConsoleInputsTest {
                 .then()
                 .statusCode(400)
                 .body(containsString("not UTF-8"));
+        RestAssured.given()
+                .cookie(ConsoleForms.COOKIE, TOKEN)
+                .contentType("text/plain")
+                .body("csrf=" + TOKEN + "&ttl=300&body=1")
+                .post(path)
+                .then()
+                .statusCode(400)
+                .contentType(containsString("text/html"))
+                .body(containsString("application/x-www-form-urlencoded"));
         assertTrue(storedMessages(project, queue) == 0, "nothing posted");
         // Still refused without the token, whatever the form holds.
         RestAssured.given()

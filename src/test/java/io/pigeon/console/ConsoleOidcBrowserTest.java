@@ -213,6 +213,14 @@ class ConsoleOidcBrowserTest {
                 .then()
                 .statusCode(401);
         assertEquals(1, messages(mine, queue), "the queue is still there");
+        // A bearer token sent with the cookie is the one checked, as without it.
+        with(mine).cookies(session).get("/v2/queues").then().statusCode(200);
+        with(other)
+                .cookies(session)
+                .header("X-Project-Id", other)
+                .get("/v2/queues")
+                .then()
+                .statusCode(200);
 
         // Signing out ends the session at the provider and here; the console asks for a sign-in again.
         navigate(browser.findElement(By.id("sign-out")));

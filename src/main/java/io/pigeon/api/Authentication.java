@@ -5,6 +5,7 @@ import io.pigeon.tenancy.Callers;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.TokenTenancy;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.Priorities;
@@ -60,9 +61,7 @@ public class Authentication {
             if (request.getHeader("Authorization") == null) {
                 return Uni.createFrom().voidItem();
             }
-            return identities
-                    .getDeferredIdentity()
-                    .chain(identity -> bearerTokens.bearerOnly(identity, request.getHeader("Authorization")))
+            return apiIdentity(request)
                     .invoke(identity -> {
                         if (!identity.isAnonymous()) {
                             caller.resolved(tenancy.admit(identity, null, false));
@@ -74,14 +73,20 @@ public class Authentication {
         }
         // A token that could not be checked (the provider is unreachable) admits no caller: the client is told to try
         // again rather than shown an internal error.
-        return BearerTokens.checked(identities
-                        .getDeferredIdentity()
-                        .chain(identity -> bearerTokens.bearerOnly(identity, request.getHeader("Authorization"))))
+        return BearerTokens.checked(apiIdentity(request))
                 // Roles come from the token only: a role header sent by the caller is not believed.
                 .invoke(identity -> caller.resolved(tenancy.admit(
                         identity,
                         PathProjects.requested(context, request),
                         !PublicEndpoints.isProjectOptional(context))))
                 .replaceWithVoid();
+    }
+
+    /** The identity the request's bearer token makes, never the console's sign-in session (BearerTokens). */
+    private Uni<SecurityIdentity> apiIdentity(HttpServerRequest request) {
+        return bearerTokens.apiIdentity(
+                identities.getDeferredIdentity(),
+                request.getHeader("Authorization"),
+                BearerTokens.hasSessionCookie(request.cookieMap().keySet()));
     }
 }

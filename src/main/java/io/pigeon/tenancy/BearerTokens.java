@@ -11,6 +11,7 @@ import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import java.time.Instant;
+import java.util.Set;
 import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
@@ -22,6 +23,9 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 public class BearerTokens {
 
     private static final String BEARER = "Bearer ";
+
+    /** Quarkus OIDC's session cookie of the console's tenant ({@code quarkus.oidc.console}, application.properties). */
+    private static final String SESSION_COOKIE = "q_session_console";
 
     private final Instance<TenantIdentityProvider> identities;
 
@@ -52,22 +56,38 @@ public class BearerTokens {
     }
 
     /**
-     * The caller's identity as the API takes it: made by a bearer token. Quarkus OIDC picks the console's tenant by its
-     * session cookie on any path, so a request to the API carrying that cookie was given the sign-in session's
-     * identity (which carries an ID token, never sent as a bearer token): the cookie alone was taken as a caller, and a
-     * bearer token sent beside it was ignored. Such an identity is set aside: the request's own bearer token is
-     * checked by the API's tenant instead, and without one the request is refused (401) as one with no credential.
+     * The caller's identity as the API takes it: made by the request's bearer token ({@code authorization}, the
+     * header), from {@code deferred}, the identity Quarkus OIDC made for the request. Quarkus OIDC picks the console's
+     * tenant by its session cookie on any path, so a request to the API that carried that cookie was given the sign-in
+     * session's identity (which carries an ID token, never sent as a bearer token), or failed when the cookie could not
+     * be read: the cookie alone was taken as a caller, and a bearer token beside it was ignored or blamed. With such a
+     * cookie ({@code sessionCookie}), the session is set aside and the bearer token is checked by the API's tenant;
+     * without a bearer token the request is refused (401) as one with no credential.
      */
-    public Uni<SecurityIdentity> bearerOnly(SecurityIdentity identity, String authorization) {
-        if (identity.isAnonymous() || identity.getCredential(IdTokenCredential.class) == null) {
-            return Uni.createFrom().item(identity);
+    public Uni<SecurityIdentity> apiIdentity(
+            Uni<SecurityIdentity> deferred, String authorization, boolean sessionCookie) {
+        if (!sessionCookie) {
+            return deferred;
         }
-        if (authorization != null && authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
-            return identify(authorization.substring(BEARER.length()).strip());
-        }
-        return Uni.createFrom()
-                .failure(new Unauthenticated("The API takes a bearer token in the Authorization header; a console"
-                        + " sign-in session is not one."));
+        return deferred.onFailure(AuthenticationFailedException.class)
+                .recoverWithItem(unreadable -> null)
+                .chain(identity -> {
+                    if (identity != null
+                            && (identity.isAnonymous() || identity.getCredential(IdTokenCredential.class) == null)) {
+                        return Uni.createFrom().item(identity);
+                    }
+                    if (authorization != null && authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+                        return identify(authorization.substring(BEARER.length()).strip());
+                    }
+                    return Uni.createFrom()
+                            .failure(new Unauthenticated("The API takes a bearer token in the Authorization header; a"
+                                    + " console sign-in session is not one."));
+                });
+    }
+
+    /** Whether the request carries the console tenant's session cookie (whole, or in chunks). */
+    public static boolean hasSessionCookie(Set<String> cookieNames) {
+        return cookieNames.stream().anyMatch(name -> name.startsWith(SESSION_COOKIE));
     }
 
     /** When the token expires: a JWT's {@code exp}, or what the provider's introspection said of an opaque one. */

@@ -179,4 +179,27 @@ class ConsoleOidcHttpTest {
                 .header("Location", startsWith("http"))
                 .header("Location", containsString("/console/signed-out"));
     }
+
+    @Test
+    void aConsoleCookieTheApiCannotReadNeitherAdmitsNorBlocksABearerToken() {
+        String project = Api.newProject();
+        // A session cookie that cannot be decrypted (made before the secret changed, or by another deployment).
+        for (String cookie : List.of("q_session_console", "q_session_console_chunk_1")) {
+            given().cookie(cookie, "garbage")
+                    .auth()
+                    .oauth2(Tokens.valid(List.of(project)))
+                    .header("Client-ID", Api.CLIENT_ID)
+                    .header("X-Project-Id", project)
+                    .get("/v2/queues")
+                    .then()
+                    .statusCode(200);
+            given().cookie(cookie, "garbage")
+                    .header("Client-ID", Api.CLIENT_ID)
+                    .header("X-Project-Id", project)
+                    .get("/v2/queues")
+                    .then()
+                    .statusCode(401)
+                    .body("description", containsString("bearer token in the Authorization header"));
+        }
+    }
 }

@@ -1227,16 +1227,24 @@ public class ConsoleResource {
     }
 
     private static Uni<Response> page(TemplateInstance page, int status, String token) {
-        return page.createUni().map(html -> Response.status(status)
+        return page.createUni().map(html -> htmlPage(status, html)
+                .header("Set-Cookie", ConsoleForms.cookie(token))
+                .build());
+    }
+
+    /**
+     * A console page's answer: the HTML with the headers every console page carries (the strict CSP, no sniffing, no
+     * framing, no referrer, no caching), for the console's resources and its sign-in filter alike.
+     */
+    static Response.ResponseBuilder htmlPage(int status, String html) {
+        return Response.status(status)
                 .type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
                 .entity(html)
                 .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
                 .header("X-Content-Type-Options", "nosniff")
                 .header("X-Frame-Options", "DENY")
                 .header("Referrer-Policy", "no-referrer")
-                .header("Cache-Control", "no-store")
-                .header("Set-Cookie", ConsoleForms.cookie(token))
-                .build());
+                .header("Cache-Control", "no-store");
     }
 
     private static Response redirect(String to) {

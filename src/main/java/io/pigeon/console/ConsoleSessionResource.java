@@ -148,14 +148,7 @@ public class ConsoleSessionResource {
         served();
         return Templates.signedOut(new SignedOut(new ConsoleViews.Frame(null, null, null, null)))
                 .createUni()
-                .map(html -> Response.ok(html)
-                        .type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
-                        .header("Content-Security-Policy", ConsoleResource.CONTENT_SECURITY_POLICY)
-                        .header("X-Content-Type-Options", "nosniff")
-                        .header("X-Frame-Options", "DENY")
-                        .header("Referrer-Policy", "no-referrer")
-                        .header("Cache-Control", "no-store")
-                        .build());
+                .map(html -> ConsoleResource.htmlPage(200, html).build());
     }
 
     /** With the console off, its sign-in addresses are not served either (404, as its pages). */

@@ -20,7 +20,6 @@ import io.vertx.core.http.HttpServerRequest;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.ws.rs.Priorities;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -207,15 +206,7 @@ public class ConsoleSignIn {
                                         + " current sign-in: reload the page and submit the form again.",
                                 "/console"))
                 .createUni()
-                .map(html -> Response.status(403)
-                        .type(MediaType.TEXT_HTML_TYPE.withCharset("UTF-8"))
-                        .entity(html)
-                        .header("Content-Security-Policy", ConsoleResource.CONTENT_SECURITY_POLICY)
-                        .header("X-Content-Type-Options", "nosniff")
-                        .header("X-Frame-Options", "DENY")
-                        .header("Referrer-Policy", "no-referrer")
-                        .header("Cache-Control", "no-store")
-                        .build());
+                .map(html -> ConsoleResource.htmlPage(403, html).build());
     }
 
     /** The page asked for, as a path of this console (never another host, whatever the request line held). */

@@ -103,8 +103,14 @@ public class ErrorMappers {
     }
 
     @ServerExceptionMapper
-    public Response web(WebApplicationException e) {
+    public Response web(WebApplicationException e, HttpServerRequest request) {
         Response.StatusType status = e.getResponse().getStatusInfo();
+        if (status.getStatusCode() == 400) {
+            ApiException unreadable = ContentTypes.unreadableContentType(request.getHeader(HttpHeaders.CONTENT_TYPE));
+            if (unreadable != null) {
+                return unreadable.toResponse();
+            }
+        }
         return error(
                 status.getStatusCode(),
                 status.getReasonPhrase(),

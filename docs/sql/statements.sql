@@ -685,8 +685,8 @@ subscribed AS MATERIALIZED (
                    AS retry_policy
         FROM subscriptions s
         WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
-          AND (s.subscriber ~* '^https?:' OR $14::boolean AND s.subscriber ~* '^mailto:')
-          AND (s.confirmed OR NOT $10::boolean)
+          AND (s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $10::boolean)
+               OR $14::int > 0 AND s.subscriber ~* '^mailto:' AND (s.confirmed OR $14::int = 1))
           AND s.socket_lease_until IS NULL
           AND NOT $12::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
@@ -776,8 +776,8 @@ subscribed AS MATERIALIZED (
                    AS retry_policy
         FROM subscriptions s
         WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
-          AND (s.subscriber ~* '^https?:' OR $20::boolean AND s.subscriber ~* '^mailto:')
-          AND (s.confirmed OR NOT $16::boolean)
+          AND (s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $16::boolean)
+               OR $20::int > 0 AND s.subscriber ~* '^mailto:' AND (s.confirmed OR $20::int = 1))
           AND s.socket_lease_until IS NULL
           AND NOT $18::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
@@ -893,8 +893,8 @@ subscribed AS MATERIALIZED (
                    AS retry_policy
         FROM target t JOIN subscriptions s ON s.project = t.project AND s.source = t.name
         WHERE s.expires_at > now()
-          AND (s.subscriber ~* '^https?:' OR $21::boolean AND s.subscriber ~* '^mailto:')
-          AND (s.confirmed OR NOT $18::boolean)
+          AND (s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $18::boolean)
+               OR $21::int > 0 AND s.subscriber ~* '^mailto:' AND (s.confirmed OR $21::int = 1))
           AND s.socket_lease_until IS NULL
           AND NOT $19::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
@@ -1663,7 +1663,7 @@ RETURNING confirmation_until;
 
 -- name: SubscriptionStore.CONFIRM
 UPDATE subscriptions SET confirmed = $4
-WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()
+WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now() AND subscriber = $6
   AND ($5::timestamptz IS NULL OR confirmation_until = $5::timestamptz);
 
 -- name: SubscriptionStore.CREATE

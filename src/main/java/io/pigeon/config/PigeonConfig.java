@@ -2,6 +2,8 @@ package io.pigeon.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -119,8 +121,8 @@ public interface PigeonConfig {
         int maxItemsPerGroup();
 
         /**
-         * Notifications one post may queue (its messages times the queue's webhook subscribers): a post of 20
-         * messages (a page) to 50 subscribers, or of 200 to 5.
+         * Notifications one post may queue (its messages times the queue's webhook subscribers, and its mail subscribers
+         * where mail is on): a post of 20 messages (a page) to 50 subscribers, or of 200 to 5.
          */
         @WithDefault("1000")
         int maxNotificationsPerPost();
@@ -190,6 +192,33 @@ public interface PigeonConfig {
              * from its service catalogue). Unset: the parameter is empty.
              */
             Optional<String> publicUrl();
+
+            /**
+             * The domains a {@code mailto:} subscription's {@code options.from} may name (its address's part after
+             * {@code @}, compared ignoring case; {@code *.example.com} stands for every subdomain of example.com, not
+             * example.com itself). Unset: none, and the only {@code from} accepted is the deployment's own sender's
+             * address ({@code quarkus.mailer.from}). Whatever the {@code from}, the SMTP envelope sender is always the
+             * deployment's ({@code quarkus.mailer.bounce-address}, else the address of {@code quarkus.mailer.from}).
+             */
+            Optional<List<String>> allowedFromDomains();
+
+            /**
+             * Whether a {@code mailto:} subscriber must confirm (through the link of the confirmation mail) before it is
+             * sent any notification, whatever {@code pigeon.notification.require-confirmation} says for webhooks. On by
+             * default: otherwise any project could make Pigeon mail any address. With both off, mail goes out unasked.
+             */
+            @WithDefault("true")
+            boolean requireConfirmation();
+
+            /**
+             * Mails (notifications and confirmation requests) one project's subscriptions start per minute on this
+             * replica: a burst of this many, then one every minute divided by it. Mails past it wait, due when there
+             * is room, never dropped, costing no attempt (as calls past the per-address rate do).
+             */
+            @WithDefault("60")
+            @Min(1)
+            @Max(60000)
+            int maxPerProjectPerMinute();
         }
     }
 

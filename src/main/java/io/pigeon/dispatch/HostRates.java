@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  * together. Each address's state is two times; when many are remembered, those with full room again are forgotten.
  *
  * <p>{@code K} is what a target is known by: an {@link java.net.InetAddress} for calls, a recipient's mail domain for
- * mail ({@link MailClient}).
+ * mail ({@link MailClient}). The same pacing, over a minute, bounds the mails of each project ({@link MailClient}).
  */
 final class HostRates<K> {
 
@@ -35,11 +35,19 @@ final class HostRates<K> {
     }
 
     HostRates(int perSecond, LongSupplier nanoClock) {
-        if (perSecond < 1) {
-            throw new IllegalArgumentException("pigeon.dispatch.max-calls-per-host-per-second must be at least 1");
+        this(perSecond, 1_000_000_000L, "pigeon.dispatch.max-calls-per-host-per-second", nanoClock);
+    }
+
+    /**
+     * At most {@code count} calls per {@code periodNanos} to one key (a burst of {@code count}, then one every
+     * {@code periodNanos / count}); {@code setting} names the setting {@code count} comes from.
+     */
+    HostRates(int count, long periodNanos, String setting, LongSupplier nanoClock) {
+        if (count < 1) {
+            throw new IllegalArgumentException(setting + " must be at least 1");
         }
-        this.intervalNanos = 1_000_000_000L / perSecond;
-        this.burstNanos = intervalNanos * perSecond;
+        this.intervalNanos = periodNanos / count;
+        this.burstNanos = intervalNanos * count;
         this.clock = nanoClock;
     }
 

@@ -1,5 +1,7 @@
 package io.pigeon.dispatch;
 
+import io.pigeon.config.PigeonConfig;
+
 /**
  * The common table expressions that hand every message a post stores to each live webhook subscription of
  * its queue, in the post's own statement: a notification exists exactly when its message does. Each
@@ -44,8 +46,8 @@ public final class NotificationFanOut {
                                AS retry_policy
                     FROM {from}
                     WHERE {match}s.expires_at > now()
-                      AND (s.subscriber ~* '^https?:' OR %5$s AND s.subscriber ~* '^mailto:')
-                      AND (s.confirmed OR NOT %2$s)
+                      AND (s.subscriber ~* '^https?:' AND (s.confirmed OR NOT %2$s)
+                           OR %5$s > 0 AND s.subscriber ~* '^mailto:' AND (s.confirmed OR %5$s = 1))
                       AND s.socket_lease_until IS NULL
                       AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)) p),
             fan AS MATERIALIZED (
@@ -77,9 +79,10 @@ public final class NotificationFanOut {
      * expression of the name the documents give (a topic's without the prefix it is stored under); {@code fromPigeon}
      * the boolean parameter that says the post is a call Pigeon made ({@link CallMarker}): it notifies nobody, so
      * that a subscription whose webhook leads back to Pigeon, however indirectly, cannot loop; {@code mailSent} the
-     * boolean parameter that says {@code mailto:} subscribers are sent mail ({@code pigeon.notification.mail.enabled}):
-     * their notifications are rows as a webhook's, with the subscription's {@code subject} and {@code from} options as
-     * the row's headers and no {@code post_data} template (Zaqar's mail task ignores it).
+     * integer parameter that says whether {@code mailto:} subscribers are sent mail ({@link #mailMode}): their
+     * notifications are rows as a webhook's, with the subscription's {@code subject} and {@code from} options as the
+     * row's headers and no {@code post_data} template (Zaqar's mail task ignores it). {@code confirmationRequired}
+     * applies to webhooks; mail has its own requirement, in {@code mailSent}.
      */
     public static String ctes(
             String queueMetadata, String confirmationRequired, String queueName, String fromPigeon, String mailSent) {
@@ -94,7 +97,7 @@ public final class NotificationFanOut {
                                 confirmationRequired + "::boolean",
                                 queueName,
                                 fromPigeon + "::boolean",
-                                mailSent + "::boolean")
+                                mailSent + "::int")
                 + ",\n" + SOCKETS_TOLD_OF_ONE_QUEUE;
     }
 
@@ -123,7 +126,7 @@ public final class NotificationFanOut {
                                 confirmationRequired + "::boolean",
                                 "f.queue_name",
                                 fromPigeon + "::boolean",
-                                mailSent + "::boolean")
+                                mailSent + "::int")
                 + ",\n" + SOCKETS_TOLD_ACROSS_QUEUES.replace("{queues}", queues);
     }
 
@@ -260,6 +263,28 @@ public final class NotificationFanOut {
                 DELETE FROM dispatch_groups g USING dropped d
                 WHERE g.project = $1 AND g.merge_key = '-subscription:' || d.id AND NOT g.mergeable
                   AND g.state = 'pending')""";
+
+    /** {@link #mailMode}: {@code mailto:} subscribers are sent nothing (mail is off). */
+    public static final int MAIL_OFF = 0;
+    /** {@link #mailMode}: every live {@code mailto:} subscriber is sent its notifications. */
+    public static final int MAIL_TO_EVERY_SUBSCRIBER = 1;
+    /** {@link #mailMode}: only confirmed {@code mailto:} subscribers are sent their notifications. */
+    public static final int MAIL_TO_CONFIRMED = 2;
+
+    /**
+     * The value of the statements' {@code mailSent} parameter: off without mail; with it, confirmed subscribers only
+     * when mail requires confirmation ({@code pigeon.notification.mail.require-confirmation}, on by default) or every
+     * subscription does ({@code pigeon.notification.require-confirmation}).
+     */
+    public static int mailMode(PigeonConfig config) {
+        if (!config.notification().mail().enabled()) {
+            return MAIL_OFF;
+        }
+        return config.notification().requireConfirmation()
+                        || config.notification().mail().requireConfirmation()
+                ? MAIL_TO_CONFIRMED
+                : MAIL_TO_EVERY_SUBSCRIBER;
+    }
 
     /** The merge key of a notification's group: this, then its subscription's id. */
     static final String SUBSCRIPTION_KEY = "-subscription:";

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  *
  * <p>Where Zaqar leaves the sender empty (no {@code from} option) the configured sender ({@code quarkus.mailer.from})
  * is used instead ({@code from} is null here); a {@code from} or subject that would break the mail's header (a line
- * break, an address without {@code @}) is not used either.
+ * break, an address without {@code @}) or that {@link MailHeaders} refuses (stored before it was checked) is not used
+ * either. Whether a {@code from} may be used at all is {@link MailSenders}'s to say.
  *
  * @param to the recipient's address
  * @param from the sender, or null for the configured one
@@ -51,6 +52,28 @@ record ZaqarMail(String to, String from, String subject, String text) {
         return target.regionMatches(true, 0, SCHEME, 0, SCHEME.length());
     }
 
+    /** Whether {@code sender} is one address a mail can carry as its sender (see {@link #SENDER}). */
+    static boolean isOneAddress(String sender) {
+        return SENDER.matcher(sender).matches();
+    }
+
+    /**
+     * The subject a {@code mailto:} subscriber's URI gives ({@code ?subject=}, decoded as a mail is made from it), or
+     * null when it gives none.
+     */
+    static String uriSubject(String subscriber) {
+        String uri = subscriber.substring(SCHEME.length());
+        int query = uri.indexOf('?');
+        return query < 0 ? null : queryParameter(uri.substring(query + 1), "subject");
+    }
+
+    /** The recipient's address of a {@code mailto:} subscriber's URI, decoded as a mail is made from it. */
+    static String uriAddress(String subscriber) {
+        String uri = subscriber.substring(SCHEME.length());
+        int query = uri.indexOf('?');
+        return decode(query < 0 ? uri : uri.substring(0, query), false);
+    }
+
     /** The domain of the recipient: what the per-target rate counts mails by. */
     String domain() {
         return to.substring(to.lastIndexOf('@') + 1).toLowerCase(Locale.ROOT);
@@ -62,9 +85,7 @@ record ZaqarMail(String to, String from, String subject, String text) {
      * a confirmation's text); null when the target names no address.
      */
     static ZaqarMail of(String target, String headersJson, String body) {
-        String uri = target.substring(SCHEME.length());
-        int query = uri.indexOf('?');
-        String to = decode(query < 0 ? uri : uri.substring(0, query), false);
+        String to = uriAddress(target);
         if (to.indexOf('@') <= 0 || to.endsWith("@") || hasLineBreak(to)) {
             return null;
         }
@@ -73,12 +94,16 @@ record ZaqarMail(String to, String from, String subject, String text) {
         if (topic != null && topic.isTextual()) {
             return new ZaqarMail(to, null, oneLine(topic.asText()), body);
         }
-        String subject = query < 0 ? null : queryParameter(uri.substring(query + 1), "subject");
+        String subject = uriSubject(target);
         if (subject == null) {
             subject = optionText(headers.get("subject"));
         }
+        // Stored before the rules of MailHeaders were checked when subscribing: a subject they refuse is left empty.
+        if (MailHeaders.refusal("subject", oneLine(subject)) != null) {
+            subject = "";
+        }
         String from = optionText(headers.get("from"));
-        if (!SENDER.matcher(from).matches()) {
+        if (!SENDER.matcher(from).matches() || MailHeaders.refusal("from", from) != null) {
             from = null;
         }
         return new ZaqarMail(to, from, oneLine(subject), notificationText(body));

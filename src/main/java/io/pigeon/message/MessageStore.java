@@ -426,8 +426,8 @@ public class MessageStore {
 
     private final Quotas quotas;
     private final boolean confirmationRequired;
-    /** Whether posts fan out to {@code mailto:} subscribers too (mail is configured). */
-    private final boolean mailSent;
+    /** Whether posts fan out to {@code mailto:} subscribers too, and which ({@link NotificationFanOut#mailMode}). */
+    private final int mailSent;
 
     private final MessageCipher cipher;
 
@@ -435,7 +435,7 @@ public class MessageStore {
         this.quotas = quotas;
         this.cipher = cipher;
         this.confirmationRequired = config.notification().requireConfirmation();
-        this.mailSent = config.notification().mail().enabled();
+        this.mailSent = NotificationFanOut.mailMode(config);
     }
 
     /**
@@ -564,7 +564,7 @@ public class MessageStore {
                 .addBoolean(confirmationRequired)
                 .addBoolean(fromPigeon)
                 .addString(quotas.pendingBytes())
-                .addBoolean(mailSent);
+                .addInteger(mailSent);
     }
 
     /** What a post alone stored: all its messages, none over {@code max_size}, or none when it is null. */
@@ -610,12 +610,7 @@ public class MessageStore {
      * a project over its delivery bytes, and whether {@code mailto:} subscribers are sent mail.
      */
     private static Tuple withFanOutGuards(
-            Tuple params,
-            Quotas quotas,
-            boolean confirmationRequired,
-            String keyId,
-            boolean fromPigeon,
-            boolean mailSent) {
+            Tuple params, Quotas quotas, boolean confirmationRequired, String keyId, boolean fromPigeon, int mailSent) {
         return params.addString(quotas.messages())
                 .addInteger(quotas.limits().maxNotificationsPerPost())
                 .addString(quotas.notifications())
@@ -624,7 +619,7 @@ public class MessageStore {
                 .addString(keyId)
                 .addBoolean(fromPigeon)
                 .addString(quotas.pendingBytes())
-                .addBoolean(mailSent);
+                .addInteger(mailSent);
     }
 
     /**

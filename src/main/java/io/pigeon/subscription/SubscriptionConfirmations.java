@@ -21,7 +21,8 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * Zaqar's subscription confirmation requests, sent with {@code pigeon.notification.require-confirmation} on: a
+ * Zaqar's subscription confirmation requests, sent with {@code pigeon.notification.require-confirmation} on (and to
+ * {@code mailto:} subscribers with {@code pigeon.notification.mail.require-confirmation}, on by default): a
  * new (or re-subscribing, unconfirmed) webhook subscriber is posted a document that carries a pre-signed URL
  * granting {@code PUT} on its own {@code .../confirm} path, and the bodies to send there; an unsubscribed one is
  * told so. Delivered by the delivery engine, with its retries. Without a signing key nothing can be signed:
@@ -35,6 +36,7 @@ public class SubscriptionConfirmations {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final boolean required;
+    private final boolean mailRequired;
     private final int unsubscribedTtl;
     /** Zaqar's {@code external_confirmation_url}: the page a confirmation mail links to (none: no mail is sent). */
     private final Optional<String> mailConfirmationPage;
@@ -46,6 +48,7 @@ public class SubscriptionConfirmations {
 
     public SubscriptionConfirmations(PigeonConfig config, SignedUrls signedUrls, DispatchService deliveries) {
         this.required = config.notification().requireConfirmation();
+        this.mailRequired = config.notification().mail().requireConfirmation();
         this.unsubscribedTtl = config.defaultSubscriptionTtl();
         this.mailConfirmationPage = config.notification().mail().confirmationUrl();
         this.publicUrl = config.notification().mail().publicUrl();
@@ -53,8 +56,14 @@ public class SubscriptionConfirmations {
         this.deliveries = deliveries;
     }
 
-    public boolean required() {
-        return required;
+    /**
+     * Whether {@code subscriber} must confirm before it is notified: a webhook when
+     * {@code pigeon.notification.require-confirmation} is on; a {@code mailto:} subscriber also when
+     * {@code pigeon.notification.mail.require-confirmation} is (on by default), so that no project can make Pigeon mail
+     * an address that did not ask for it.
+     */
+    public boolean required(String subscriber) {
+        return required || mailRequired && Subscription.isMail(subscriber);
     }
 
     /** How long a confirmation request for {@code subscription} is valid: its ttl, at most a grant's lifetime. */
@@ -93,7 +102,7 @@ public class SubscriptionConfirmations {
     private Uni<Void> send(
             String project, QueueName queue, Subscription subscription, String type, String text, Instant until) {
         // A socket's subscription is asked nothing: its socket consented by subscribing itself.
-        if (!required || !subscription.delivered() || SocketPushes.isSocket(subscription)) {
+        if (!required(subscription.subscriber()) || !subscription.delivered() || SocketPushes.isSocket(subscription)) {
             return Uni.createFrom().voidItem();
         }
         if (!signedUrls.enabled()) {

@@ -6,6 +6,8 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.AllowedTargets;
 import io.pigeon.dispatch.CallHeaders;
 import io.pigeon.dispatch.DispatchAddress;
+import io.pigeon.dispatch.MailHeaders;
+import io.pigeon.dispatch.MailSenders;
 import io.pigeon.dispatch.RetrySchedule;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -48,6 +50,7 @@ public class SubscriptionService {
     private final QueueDatabases databases;
     private final SubscriptionConfirmations confirmations;
     private final AllowedTargets allowedTargets;
+    private final MailSenders senders;
     private final PigeonConfig config;
 
     public SubscriptionService(
@@ -55,11 +58,13 @@ public class SubscriptionService {
             QueueDatabases databases,
             SubscriptionConfirmations confirmations,
             AllowedTargets allowedTargets,
+            MailSenders senders,
             PigeonConfig config) {
         this.store = store;
         this.databases = databases;
         this.confirmations = confirmations;
         this.allowedTargets = allowedTargets;
+        this.senders = senders;
         this.config = config;
     }
 
@@ -86,7 +91,7 @@ public class SubscriptionService {
         // exist yet is placed now, where it will be created.
         return PlacedQueue.forCreating(databases, project, queue, null)
                 .chain(placed -> store.create(placed, subscriber, ttl, options)
-                        .flatMap(created -> created.isPresent() && !confirmations.required()
+                        .flatMap(created -> created.isPresent() && !confirmations.required(subscriber)
                                 ? Uni.createFrom().item(created.get())
                                 : subscribed(placed, subscriber, created)));
     }
@@ -122,28 +127,40 @@ public class SubscriptionService {
      */
     public Uni<Boolean> confirm(
             String project, QueueName queue, long id, boolean confirmed, Optional<Instant> receiverGrant) {
-        boolean consent = confirmed && confirmations.required();
-        if (consent && receiverGrant.isEmpty()) {
-            throw new Rejection(
-                    Rejection.Reason.FORBIDDEN,
-                    "A subscription is confirmed only by its subscriber, "
-                            + "through the pre-signed URL of the confirmation request it was sent "
-                            + "(pigeon.notification.require-confirmation is on).");
-        }
-        Instant request = consent ? receiverGrant.get() : null;
         return PlacedQueue.of(databases, project, queue)
-                .chain(placed -> store.confirm(placed, id, confirmed, request).flatMap(updated -> {
-                    if (!updated || confirmed || !confirmations.required()) {
-                        return Uni.createFrom().item(updated);
+                .chain(placed -> store.get(placed, id).flatMap(found -> {
+                    if (found.isEmpty()) {
+                        return Uni.createFrom().item(false);
                     }
-                    return store.get(placed, id)
-                            .flatMap(found -> found.map(subscription -> ask(
-                                            placed,
-                                            subscription,
-                                            confirmations.unsubscribedValidSeconds(),
-                                            confirmations::tellUnsubscribed))
-                                    .orElseGet(() -> Uni.createFrom().voidItem()))
-                            .replaceWith(true);
+                    // Whether consent is needed depends on the subscriber (mail may require it where webhooks do
+                    // not): the update below changes only a row that still has the subscriber read here.
+                    String subscriber = found.get().subscriber();
+                    boolean required = confirmations.required(subscriber);
+                    boolean consent = confirmed && required;
+                    if (consent && receiverGrant.isEmpty()) {
+                        throw new Rejection(
+                                Rejection.Reason.FORBIDDEN,
+                                "A subscription is confirmed only by its subscriber, through the pre-signed URL of "
+                                        + "the confirmation request it was sent (pigeon.notification."
+                                        + (Subscription.isMail(subscriber) ? "mail." : "")
+                                        + "require-confirmation is on).");
+                    }
+                    Instant request = consent ? receiverGrant.get() : null;
+                    return store.confirm(placed, id, subscriber, confirmed, request)
+                            .flatMap(updated -> {
+                                if (!updated || confirmed || !required) {
+                                    return Uni.createFrom().item(updated);
+                                }
+                                return store.get(placed, id)
+                                        .flatMap(again -> again.map(subscription -> ask(
+                                                        placed,
+                                                        subscription,
+                                                        confirmations.unsubscribedValidSeconds(),
+                                                        confirmations::tellUnsubscribed))
+                                                .orElseGet(
+                                                        () -> Uni.createFrom().voidItem()))
+                                        .replaceWith(true);
+                            });
                 }));
     }
 
@@ -184,7 +201,7 @@ public class SubscriptionService {
         return PlacedQueue.of(databases, project, queue)
                 .call(placed -> subscriber == null ? Uni.createFrom().voidItem() : refuseSocketReaddressing(placed, id))
                 .chain(placed -> store.update(placed, id, subscriber, ttl, options)
-                        .call(updated -> updated && subscriber != null && confirmations.required()
+                        .call(updated -> updated && subscriber != null && confirmations.required(subscriber)
                                 ? askAgainUnlessConfirmed(placed, id)
                                 : Uni.createFrom().voidItem()))
                 .onFailure(DatabaseFailures::isUniqueViolation)
@@ -260,6 +277,10 @@ public class SubscriptionService {
                     throw Rejection.invalidRequest("subscriber must be a mailto URI with one address, of at most "
                             + DispatchAddress.MAX_TARGET_LENGTH + " characters.");
                 }
+                String refusal = MailHeaders.subscriberRefusal(subscriber);
+                if (refusal != null) {
+                    throw Rejection.invalidRequest(refusal);
+                }
             }
             default -> throw Rejection.invalidRequest(
                     "The subscriber type of subscription must be supported in the list ['http', 'https', 'mailto'].");
@@ -273,19 +294,6 @@ public class SubscriptionService {
                     "The TTL for a subscription must be at least " + MIN_SUBSCRIPTION_TTL + " seconds long.");
         }
         return ttl;
-    }
-
-    /**
-     * A character a mail header should not carry: a control character, a line or paragraph separator (U+2028, U+2029),
-     * or a format character (a byte-order mark, a direction override), which no reader sees but some mail programs act
-     * on.
-     */
-    private static boolean unseen(int codePoint) {
-        int type = Character.getType(codePoint);
-        return type == Character.CONTROL
-                || type == Character.FORMAT
-                || type == Character.LINE_SEPARATOR
-                || type == Character.PARAGRAPH_SEPARATOR;
     }
 
     private String options(ObjectNode value) {
@@ -308,13 +316,25 @@ public class SubscriptionService {
                 }
             });
         }
-        // A mail's sender and subject go into its header: a line break there would start another header. Such a
-        // value was taken and then replaced by the configured sender when mailed; now it is refused when given.
+        // A mail's sender and subject go into its header: one rule (MailHeaders) for them and for a mailto URI's
+        // ?subject=. The sender is the deployment's unless the operator allowed the domain a from names (MailSenders).
         for (String header : MAIL_HEADER_OPTIONS) {
             JsonNode text = value.get(header);
-            if (text != null && text.isTextual() && text.asText().codePoints().anyMatch(SubscriptionService::unseen)) {
-                throw Rejection.invalidRequest("options." + header + " may not contain control characters (line "
-                        + "breaks and separators, format characters included): it is written into a mail's header.");
+            if (text != null && text.isTextual()) {
+                String refusal = MailHeaders.refusal("options." + header, text.asText());
+                if (refusal != null) {
+                    throw Rejection.invalidRequest(refusal);
+                }
+            }
+        }
+        JsonNode from = value.get("from");
+        if (from != null && !from.isNull()) {
+            if (!from.isTextual()) {
+                throw Rejection.invalidRequest("options.from must be a string: a mail address.");
+            }
+            String refusal = from.asText().isEmpty() ? null : senders.refusal(from.asText());
+            if (refusal != null) {
+                throw Rejection.invalidRequest(refusal);
             }
         }
         JsonNode postData = value.get("post_data");

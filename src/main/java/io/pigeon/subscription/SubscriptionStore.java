@@ -56,11 +56,13 @@ public class SubscriptionStore {
             WHERE project = $1 AND source = $2 AND subscriber = $3 AND expires_at > now()"""
                     .formatted(COLUMNS);
 
-    // With $5, only the grant of the latest confirmation request confirms: its expiry is the one recorded.
+    // With $5, only the grant of the latest confirmation request confirms: its expiry is the one recorded. $6: the
+    // subscriber the caller read (whether consent is needed depends on it), so that a subscriber changed meanwhile
+    // is not confirmed on another's terms.
     private static final String CONFIRM =
             """
             UPDATE subscriptions SET confirmed = $4
-            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now()
+            WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now() AND subscriber = $6
               AND ($5::timestamptz IS NULL OR confirmation_until = $5::timestamptz)""";
 
     // A new confirmation request's expiry: valid for $4 seconds from now (the database clock), and later than every
@@ -168,14 +170,17 @@ public class SubscriptionStore {
     }
 
     /**
-     * Sets whether the live subscription is confirmed; false when there is none, or when {@code requestExpiry} (the
-     * expiry of the grant that confirms it, or null) is not that of its latest confirmation request.
+     * Sets whether the live subscription is confirmed; false when there is none with {@code subscriber}, or when
+     * {@code requestExpiry} (the expiry of the grant that confirms it, or null) is not that of its latest confirmation
+     * request.
      */
-    public Uni<Boolean> confirm(PlacedQueue queue, long id, boolean confirmed, Instant requestExpiry) {
+    public Uni<Boolean> confirm(
+            PlacedQueue queue, long id, String subscriber, boolean confirmed, Instant requestExpiry) {
         OffsetDateTime expiry = requestExpiry == null ? null : requestExpiry.atOffset(ZoneOffset.UTC);
         return queue.db()
                 .preparedQuery(CONFIRM)
-                .execute(Tuple.from(Arrays.asList(queue.project(), queue.storedName(), id, confirmed, expiry)))
+                .execute(Tuple.from(
+                        Arrays.asList(queue.project(), queue.storedName(), id, confirmed, expiry, subscriber)))
                 .map(rows -> rows.rowCount() > 0);
     }
 

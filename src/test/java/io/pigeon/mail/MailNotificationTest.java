@@ -1,6 +1,7 @@
 package io.pigeon.mail;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,10 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetup;
 import io.pigeon.testing.Api;
+import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
+import io.vertx.mutiny.sqlclient.Pool;
+import jakarta.inject.Inject;
 import jakarta.mail.Address;
 import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
@@ -51,6 +55,9 @@ class MailNotificationTest {
     private static final Duration MAIL_WITHIN = Duration.ofSeconds(10);
 
     private static GreenMail smtp;
+
+    @Inject
+    Pool pool;
 
     private final String project = Api.newProject();
     private final String address = "user-" + UUID.randomUUID() + "@example.com";
@@ -177,6 +184,165 @@ class MailNotificationTest {
         assertEquals(1, mailsTo(address).size(), "sent once, once the server is back");
     }
 
+    @Test
+    void aTenantsFromIsOnlyTheHeadersSenderNeverTheEnvelopeSenderAndNoEmptyCc() throws Exception {
+        subscribeAndConfirm(
+                "orders", "mailto:" + address, "{\"from\": \"Queues <queues@a." + MailProfile.ALLOWED_PARENT + ">\"}");
+        post("orders", "{\"ttl\": 60, \"body\": \"from whom\"}");
+
+        List<MimeMessage> mails = awaitMails(2);
+        MimeMessage notification = mails.get(1);
+        assertEquals("queues@a." + MailProfile.ALLOWED_PARENT, sender(notification));
+        // GreenMail records the SMTP MAIL FROM it was given as the Return-Path: bounces go to the deployment.
+        for (MimeMessage mail : mails) {
+            assertEquals(List.of("<" + MailProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
+            String head = raw(mail).split("\r\n\r\n", 2)[0];
+            assertTrue(
+                    head.lines().noneMatch(line -> line.regionMatches(true, 0, "Cc:", 0, 3)), "no Cc header: " + head);
+        }
+    }
+
+    @Test
+    void aFromOutsideTheAllowedDomainsIsRefusedAndNothingIsStored() {
+        for (String from : List.of(
+                "ceo@bank.example",
+                "Bank <ceo@bank.example>",
+                "x@sub." + MailProfile.ALLOWED_DOMAIN,
+                "x@" + MailProfile.ALLOWED_PARENT,
+                "x@evil" + MailProfile.ALLOWED_PARENT,
+                "x@" + MailProfile.ALLOWED_DOMAIN + ".evil.test")) {
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{\"subscriber\": \"mailto:" + address + "\", \"options\": {\"from\": \"" + from + "\"}}")
+                    .post("/v2/queues/orders/subscriptions")
+                    .then()
+                    .statusCode(400)
+                    .body("title", equalTo("Invalid API request"))
+                    .body("description", containsString("options.from"))
+                    .body("description", containsString("pigeon.notification.mail.allowed-from-domains"));
+        }
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+        Eventually.pause(Duration.ofSeconds(1));
+        assertEquals(List.of(), mailsTo(address), "nothing was asked to confirm");
+
+        // An update is held to the same rule, and leaves the stored options as they were.
+        String id = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"mailto:" + address + "\", \"options\": {\"from\": \"Q <q@"
+                        + MailProfile.ALLOWED_DOMAIN.toUpperCase(java.util.Locale.ROOT) + ">\"}}")
+                .post("/v2/queues/orders/subscriptions")
+                .then()
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getString("subscription_id");
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"options\": {\"from\": \"ceo@bank.example\"}}")
+                .patch("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(400)
+                .body("description", containsString("pigeon.notification.mail.allowed-from-domains"));
+        Api.as(project)
+                .get("/v2/queues/orders/subscriptions/" + id)
+                .then()
+                .statusCode(200)
+                .body("options.from", equalTo("Q <q@EXAMPLE.ORG>"));
+    }
+
+    @Test
+    void aFromStoredBeforeTheRuleIsMailedFromTheDeploymentsSender() throws Exception {
+        subscribeAndConfirm("orders", "mailto:" + address, "{}");
+        // As a subscription stored by an earlier version, or before the operator narrowed the list.
+        Db.run(
+                pool,
+                "UPDATE subscriptions SET options = '{\"from\": \"ceo@bank.example\"}' WHERE project = $1",
+                project);
+
+        post("orders", "{\"ttl\": 60, \"body\": \"stored before\"}");
+
+        MimeMessage mail = awaitMails(2).get(1);
+        assertEquals(MailProfile.SENDER, sender(mail));
+        assertEquals(List.of("<" + MailProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
+    }
+
+    @Test
+    void aMailtoSubscriberIsNotifiedOnlyOnceItConfirmedWhichOnlyItCanDo() throws Exception {
+        String id = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"subscriber\": \"mailto:" + address + "\"}")
+                .post("/v2/queues/orders/subscriptions")
+                .then()
+                .statusCode(201)
+                .extract()
+                .jsonPath()
+                .getString("subscription_id");
+        assertEquals(
+                "Zaqar Notification - Subscription Confirmation",
+                awaitMails(1).get(0).getSubject());
+
+        post("orders", "{\"ttl\": 60, \"body\": \"not yet\"}");
+        // The project cannot confirm for the address.
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"confirmed\": true}")
+                .put("/v2/queues/orders/subscriptions/" + id + "/confirm")
+                .then()
+                .statusCode(403)
+                .body("description", containsString("pigeon.notification.mail.require-confirmation"));
+
+        Eventually.pause(Duration.ofSeconds(2));
+        assertEquals(1, mailsTo(address).size(), "the confirmation request only");
+        assertEquals(
+                0,
+                Db.count(
+                        pool,
+                        "SELECT count(*) FROM dispatch_groups WHERE project = $1 AND merge_key LIKE '-subscription:%'",
+                        project),
+                "no notification queued for an unconfirmed address");
+    }
+
+    @Test
+    void aProjectsMailsArePacedByItsRateDelayedNeverDropped() throws Exception {
+        subscribeAndConfirm("orders", "mailto:" + address, "{}");
+        int burst = MailProfile.MAILS_PER_MINUTE;
+        long intervalMillis = 60_000 / burst;
+        // The confirmation mail took one of the burst; this post asks for five more than the rest.
+        int extra = 5;
+        StringBuilder messages = new StringBuilder();
+        for (int i = 0; i < burst - 1 + extra; i++) {
+            messages.append(i == 0 ? "" : ", ")
+                    .append("{\"ttl\": 300, \"body\": ")
+                    .append(i)
+                    .append('}');
+        }
+        double deferredBefore = deferredCalls();
+        long start = System.nanoTime();
+        post("orders", messages.toString());
+
+        awaitMails(burst);
+        long elapsed = (System.nanoTime() - start) / 1_000_000;
+        int seen = mailsTo(address).size();
+        // Past the burst, one mail per interval: never more than that by now (the confirmation started before start).
+        assertTrue(
+                seen <= burst + elapsed / intervalMillis + 1,
+                seen + " mails " + elapsed + " ms after the post, with a burst of " + burst);
+        assertTrue(deferredCalls() > deferredBefore, "mails past the rate are put back");
+
+        // Every mail arrives in the end, once each.
+        Eventually.await(
+                "every mail, paced",
+                Duration.ofSeconds(60),
+                () -> mailsTo(address).size() >= burst + extra);
+        Eventually.pause(Duration.ofSeconds(1));
+        List<MimeMessage> all = mailsTo(address);
+        assertEquals(burst + extra, all.size());
+        assertEquals(
+                burst - 1 + extra,
+                all.stream().skip(1).map(MailNotificationTest::text).distinct().count(),
+                "each message mailed once");
+    }
+
     /**
      * Subscribes {@code subscriber} (at this test's address) to {@code queue} and confirms it as its owner would: with
      * the grant in the link of the confirmation mail, and nothing else of the project's. The subscription's id.
@@ -289,11 +455,34 @@ class MailNotificationTest {
 
     /** What /q/metrics counts of the delivery engine's failed calls and mails (on this replica, since start). */
     private static double failedCalls() {
+        return calls("failed");
+    }
+
+    /** What /q/metrics counts of calls and mails put back by a rate (on this replica, since start). */
+    private static double deferredCalls() {
+        return calls("deferred");
+    }
+
+    private static double calls(String outcome) {
         return given().get("/q/metrics")
                 .asString()
                 .lines()
-                .filter(line -> line.startsWith("pigeon_dispatch_calls_total{") && line.contains("outcome=\"failed\""))
+                .filter(line ->
+                        line.startsWith("pigeon_dispatch_calls_total{") && line.contains("outcome=\"" + outcome + "\""))
                 .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
                 .sum();
+    }
+
+    /** The message as GreenMail received it, headers and body, as text. */
+    private static String raw(MimeMessage mail) {
+        try {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            mail.writeTo(bytes);
+            return bytes.toString(StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (MessagingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -8,8 +8,12 @@ import java.util.Map;
 
 /**
  * Mail on, through an SMTP server the tests start themselves on a free port of this machine ({@link #SMTP_PORT}),
- * with Zaqar's {@code require_confirmation} on so that a {@code mailto:} subscriber confirms through the link it is
- * mailed, as a user would. One profile (one Quarkus start) for every mail test.
+ * with the shipped mail rules: confirmation required of {@code mailto:} subscribers (the default of
+ * {@code pigeon.notification.mail.require-confirmation}; Zaqar's {@code require_confirmation} stays off), so that a
+ * subscriber confirms through the link it is mailed, as a user would. A subscription's {@code from} may name
+ * {@link #ALLOWED_DOMAIN} or a subdomain of {@link #ALLOWED_PARENT}; each project may start
+ * {@link #MAILS_PER_MINUTE} mails a minute (a burst of that many, then one every 2 s), more than any test but the
+ * rate's own sends in a burst. One profile (one Quarkus start) for every mail test.
  */
 public class MailProfile implements QuarkusTestProfile {
 
@@ -21,6 +25,15 @@ public class MailProfile implements QuarkusTestProfile {
     /** The configured sender, used when a subscription names none. */
     public static final String SENDER = "pigeon@example.test";
 
+    /** A domain a subscription's {@code from} may name. */
+    public static final String ALLOWED_DOMAIN = "example.org";
+
+    /** A domain whose subdomains (not itself) a subscription's {@code from} may name. */
+    public static final String ALLOWED_PARENT = "allowed.test";
+
+    /** Mails one project may start per minute. */
+    public static final int MAILS_PER_MINUTE = 30;
+
     /** The page a confirmation mail links to (Zaqar's external_confirmation_url). */
     public static final String CONFIRMATION_PAGE = "https://confirm.example.test/page";
 
@@ -28,7 +41,8 @@ public class MailProfile implements QuarkusTestProfile {
     public Map<String, String> getConfigOverrides() {
         return Map.ofEntries(
                 Map.entry("pigeon.notification.mail.enabled", "true"),
-                Map.entry("pigeon.notification.require-confirmation", "true"),
+                Map.entry("pigeon.notification.mail.allowed-from-domains", ALLOWED_DOMAIN + ",*." + ALLOWED_PARENT),
+                Map.entry("pigeon.notification.mail.max-per-project-per-minute", Integer.toString(MAILS_PER_MINUTE)),
                 Map.entry("pigeon.notification.mail.confirmation-url", CONFIRMATION_PAGE),
                 Map.entry("pigeon.notification.mail.public-url", "https://queues.example.test/"),
                 Map.entry("quarkus.mailer.mock", "false"),

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.maintenance.Sweeper;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.testing.Api;
@@ -28,6 +29,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -380,9 +382,50 @@ class V2SubscriptionTest {
                     .statusCode(400)
                     .body("description", containsString("control characters"));
         }
-        subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\", \"options\": {\"from\": \"a@example.com\"}}")
+        subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\", \"options\": {\"subject\": \"Orders\"}}")
                 .statusCode(201);
         assertEquals(1, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+    }
+
+    /**
+     * A subject given in the subscriber's URI ({@code ?subject=}, percent-encoded) and one given as
+     * {@code options.subject} are held to one rule: the same texts are refused, for the same reason, on both paths.
+     */
+    @Test
+    void aSubjectIsRefusedAlikeInTheAddressAndInTheOptions() {
+        Map<String, String> refused = new java.util.LinkedHashMap<>();
+        refused.put("a\r\nBcc: evil@example.com", "control characters");
+        refused.put("a\nb", "control characters");
+        refused.put("a\u0007b", "control characters");
+        refused.put("a\u0085b", "control characters");
+        refused.put("a\u2028Bcc: evil@example.com", "control characters");
+        refused.put("a\u2029b", "control characters");
+        refused.put("\u202eevil", "control characters");
+        refused.put("\ufeffhello", "control characters");
+        refused.put("a\u200bb", "control characters");
+        refused.put("x".repeat(256), "at most 255 characters");
+        for (Map.Entry<String, String> bad : refused.entrySet()) {
+            String encoded = java.net.URLEncoder.encode(bad.getKey(), java.nio.charset.StandardCharsets.UTF_8)
+                    .replace("+", "%20");
+            subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com?subject=" + encoded + "\"}")
+                    .statusCode(400)
+                    .body("description", containsString("?subject="))
+                    .body("description", containsString(bad.getValue()));
+            ObjectNode options = JSON.createObjectNode().put("subject", bad.getKey());
+            subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com\", \"options\": " + options + "}")
+                    .statusCode(400)
+                    .body("description", containsString("options.subject"))
+                    .body("description", containsString(bad.getValue()));
+        }
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+        // At the bound, and plain text, both paths accept.
+        String longest = "y".repeat(255);
+        subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com?subject=" + longest + "\"}")
+                .statusCode(201);
+        subscribe(
+                        "mail",
+                        "{\"subscriber\": \"mailto:ops@example.org\", \"options\": {\"subject\": \"" + longest + "\"}}")
+                .statusCode(201);
     }
 
     @Test

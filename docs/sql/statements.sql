@@ -456,6 +456,12 @@ WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM post_keys WHERE expires_at <= now()
     LIMIT $1 FOR UPDATE SKIP LOCKED));
 
+-- name: Sweeper.DELETE_EXPIRED_POST_KEY_COUNTS
+DELETE FROM post_key_counts
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM post_key_counts WHERE counted_until <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
 -- name: Sweeper.DELETE_EXPIRED_SET_ASIDE
 DELETE FROM messages_set_aside
 WHERE ctid = ANY(ARRAY(
@@ -987,11 +993,26 @@ LEFT JOIN LATERAL (
     WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id DESC LIMIT 1) n ON true
 WHERE q.project = $1 AND q.name = $2;
 
+-- name: PostKeyStore.LOCK_PROJECT
+SELECT pg_advisory_xact_lock(hashtextextended('pigeon.post-keys:' || $1, 0));
+
 -- name: PostKeyStore.REMEMBER
-UPDATE post_keys p
-SET message_ids = CASE WHEN p.kind = 'key' THEN $5::bigint[] ELSE ARRAY[r.id] END
-FROM unnest($3::text[], $4::text[], $6::bigint[]) AS r (kind, key, id)
-WHERE p.project = $1 AND p.queue = $2 AND p.kind = r.kind AND p.key = r.key AND p.message_ids IS NULL;
+WITH remembered AS (
+    UPDATE post_keys p
+    SET message_ids = CASE WHEN p.kind = 'key' THEN $5::bigint[] ELSE ARRAY[r.id] END
+    FROM unnest($3::text[], $4::text[], $6::bigint[]) AS r (kind, key, id)
+    WHERE p.project = $1 AND p.queue = $2 AND p.kind = r.kind AND p.key = r.key AND p.message_ids IS NULL
+    RETURNING p.expires_at),
+held AS (
+    SELECT COALESCE(sum(keys), 0) AS keys FROM post_key_counts WHERE project = $1 AND counted_until > now()),
+counted AS (
+    INSERT INTO post_key_counts AS c (project, counted_until, keys)
+    SELECT $1, date_trunc('minute', max(expires_at)) + interval '1 minute', count(*) FROM remembered
+    HAVING count(*) > 0
+    ON CONFLICT (project, counted_until) DO UPDATE SET keys = c.keys + excluded.keys
+    RETURNING c.keys)
+SELECT (SELECT keys FROM held) + (SELECT count(*) FROM remembered) <= $7 OR pigeon_refuse('429', $8)
+       AS within, (SELECT count(*) FROM counted) AS counted;
 
 -- name: PostKeyStore.TAKE
 WITH dedup_window AS (
@@ -1010,10 +1031,7 @@ taken AS (
         message_ids = CASE WHEN p.expires_at <= now() THEN NULL ELSE p.message_ids END,
         expires_at = CASE WHEN p.expires_at <= now() THEN excluded.expires_at ELSE p.expires_at END
     RETURNING p.kind, p.key, p.request_hash, p.message_ids)
-SELECT kind, key, request_hash, message_ids FROM taken
-WHERE NOT EXISTS (SELECT 1 FROM taken WHERE message_ids IS NULL)
-   OR NOT EXISTS (SELECT 1 FROM quota_breaches WHERE project = $1 AND kind = 'post_keys' AND queue_id = 0)
-   OR pigeon_refuse('429', $8);
+SELECT kind, key, request_hash, message_ids FROM taken;
 
 -- name: SetAsideStore.KEEP_POPPED
 INSERT INTO messages_set_aside (queue_id, id, client_id, ttl, body, key_id, created_at, expires_at)
@@ -1431,12 +1449,7 @@ over_groups AS (
     CROSS JOIN LATERAL (VALUES ('groups', p.groups > $2), ('items', p.items > $4),
                                ('bytes', p.bytes > $5)) AS k (kind, over)
     WHERE k.over),
-over_post_keys AS (
-    SELECT project, 'post_keys' AS kind, 0::bigint AS queue_id
-    FROM post_keys WHERE (SELECT held FROM lock) AND expires_at > now()
-    GROUP BY project HAVING count(*) > $6),
-found AS (
-    SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups UNION ALL SELECT * FROM over_post_keys),
+found AS (SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups),
 cleared AS (
     DELETE FROM quota_breaches b
     WHERE (SELECT held FROM lock)

@@ -133,7 +133,7 @@ public interface PigeonConfig {
 
         /**
          * Keys of idempotent posts (Idempotency-Key headers and dedup_ids) one project may have remembered at once,
-         * on each database (counted every check-interval: a project can pass it by what it posts within one).
+         * on each database (counted exactly by each post that takes new ones: never passed).
          */
         @WithDefault("100000")
         int maxPostKeysPerProject();

@@ -174,6 +174,14 @@ public class Sweeper {
                 SELECT ctid FROM post_keys WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
+    // The counts of keys whose time has passed (migration V25): no post adds to them any more.
+    private static final String DELETE_EXPIRED_POST_KEY_COUNTS =
+            """
+            DELETE FROM post_key_counts
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM post_key_counts WHERE counted_until <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
     // Rows written for a queue after its delete (by a post or claim whose statement had read the queue before the
     // delete committed: migration V10) are reclaimed here, once the queue has been gone for longer than any such
     // statement runs; the queue's id is then forgotten.
@@ -351,6 +359,7 @@ public class Sweeper {
                         db, DELETE_EXPIRED_MESSAGES, 0, 0)
                 .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_POST_KEYS, 0, 0))
+                .call(messages -> repeat(db, DELETE_EXPIRED_POST_KEY_COUNTS, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_FORGOTTEN_ENDED_SESSIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_LAPSED_SOCKET_SUBSCRIPTIONS, 0, 0))

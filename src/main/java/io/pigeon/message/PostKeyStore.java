@@ -35,8 +35,8 @@ public class PostKeyStore {
      * repeats store once. Every key is returned; a remembered one is rewritten unchanged (ON CONFLICT DO UPDATE, so
      * that it is locked and returned, latest committed version). Keys are taken in one order so that two posts sharing
      * keys cannot deadlock. The window is the queue's _dedup_window_seconds clamped to 1..$4, else $3 (a queue not
-     * created yet, or without it). A project over its quota of keys ($8, the usage check's breach) may still repeat
-     * remembered keys, but takes none anew.
+     * created yet, or without it). The keys taken anew are counted against the project's quota by {@link #REMEMBER},
+     * so a repeat of remembered keys is answered whatever the project holds.
      */
     static final String TAKE =
             """
@@ -56,31 +56,52 @@ public class PostKeyStore {
                     message_ids = CASE WHEN p.expires_at <= now() THEN NULL ELSE p.message_ids END,
                     expires_at = CASE WHEN p.expires_at <= now() THEN excluded.expires_at ELSE p.expires_at END
                 RETURNING p.kind, p.key, p.request_hash, p.message_ids)
-            SELECT kind, key, request_hash, message_ids FROM taken
-            WHERE NOT EXISTS (SELECT 1 FROM taken WHERE message_ids IS NULL)
-               OR NOT EXISTS (SELECT 1 FROM quota_breaches WHERE project = $1 AND kind = 'post_keys' AND queue_id = 0)
-               OR pigeon_refuse('429', $8)"""
+            SELECT kind, key, request_hash, message_ids FROM taken"""
                     .formatted(ReservedAttributes.DEDUP_WINDOW_SECONDS);
 
     /**
+     * Makes a project's posts that took keys count them one at a time (migration V25), for the rest of their
+     * transactions: sent just before {@link #REMEMBER}, in a statement of its own so that REMEMBER's snapshot, taken
+     * once the lock is held, sees every count committed before. Only the last statement and the commit of a keyed post
+     * wait here; a project's other posts, and other projects', do not.
+     */
+    static final String LOCK_PROJECT = "SELECT pg_advisory_xact_lock(hashtextextended('pigeon.post-keys:' || $1, 0))";
+
+    /**
      * Fills the keys this transaction took ($3 kinds, $4 keys) with what the post answered: a post's key all its ids
-     * ($5, in request order), a dedup_id the id of its message ($6, one per key; ignored for the post's key).
+     * ($5, in request order), a dedup_id the id of its message ($6, one per key; ignored for the post's key); and
+     * counts them for the project (migration V25), refused ($8, 429) when the project would hold more than $7: the
+     * keys it holds are never more than its quota, concurrent posts included (they wait for {@link #LOCK_PROJECT}).
      */
     static final String REMEMBER =
             """
-            UPDATE post_keys p
-            SET message_ids = CASE WHEN p.kind = 'key' THEN $5::bigint[] ELSE ARRAY[r.id] END
-            FROM unnest($3::text[], $4::text[], $6::bigint[]) AS r (kind, key, id)
-            WHERE p.project = $1 AND p.queue = $2 AND p.kind = r.kind AND p.key = r.key AND p.message_ids IS NULL""";
+            WITH remembered AS (
+                UPDATE post_keys p
+                SET message_ids = CASE WHEN p.kind = 'key' THEN $5::bigint[] ELSE ARRAY[r.id] END
+                FROM unnest($3::text[], $4::text[], $6::bigint[]) AS r (kind, key, id)
+                WHERE p.project = $1 AND p.queue = $2 AND p.kind = r.kind AND p.key = r.key AND p.message_ids IS NULL
+                RETURNING p.expires_at),
+            held AS (
+                SELECT COALESCE(sum(keys), 0) AS keys FROM post_key_counts WHERE project = $1 AND counted_until > now()),
+            counted AS (
+                INSERT INTO post_key_counts AS c (project, counted_until, keys)
+                SELECT $1, date_trunc('minute', max(expires_at)) + interval '1 minute', count(*) FROM remembered
+                HAVING count(*) > 0
+                ON CONFLICT (project, counted_until) DO UPDATE SET keys = c.keys + excluded.keys
+                RETURNING c.keys)
+            SELECT (SELECT keys FROM held) + (SELECT count(*) FROM remembered) <= $7 OR pigeon_refuse('429', $8)
+                   AS within, (SELECT count(*) FROM counted) AS counted""";
 
     private final int defaultWindow;
     private final int maxWindow;
+    private final int maxKeys;
     private final String overQuota;
 
     public PostKeyStore(PigeonConfig config) {
         this.maxWindow = config.idempotency().maxWindow();
         this.defaultWindow = Math.min(config.idempotency().defaultWindow(), maxWindow);
-        this.overQuota = "The project holds more than " + config.quotas().maxPostKeysPerProject()
+        this.maxKeys = config.quotas().maxPostKeysPerProject();
+        this.overQuota = "The project would hold more than " + maxKeys
                 + " remembered Idempotency-Keys and dedup_ids (pigeon.quotas.max-post-keys-per-project): they are "
                 + "forgotten as their queues' windows end; post again then, or without them.";
     }
@@ -104,8 +125,7 @@ public class PostKeyStore {
                 .execute(Tuple.of(queue.project(), queue.storedName(), defaultWindow, maxWindow)
                         .addArrayOfString(kinds)
                         .addArrayOfString(names)
-                        .addValue(requestHash == null ? null : io.vertx.core.buffer.Buffer.buffer(requestHash))
-                        .addString(overQuota))
+                        .addValue(requestHash == null ? null : io.vertx.core.buffer.Buffer.buffer(requestHash)))
                 .map(rows -> {
                     Map<Taken, Remembered> remembered = new HashMap<>();
                     for (Row row : rows) {
@@ -120,7 +140,10 @@ public class PostKeyStore {
                 });
     }
 
-    /** Fills the keys this post took: its key with {@code answer}, each dedup_id with its message's id. */
+    /**
+     * Fills the keys this post took: its key with {@code answer}, each dedup_id with its message's id; and counts them
+     * for the project, failing with the quota's refusal (nothing of the post stays) past it.
+     */
     Uni<Void> remember(PlacedQueue queue, List<Taken> taken, long[] answer, List<Long> dedupIdsStored) {
         List<String> kinds = new ArrayList<>(taken.size());
         List<String> keys = new ArrayList<>(taken.size());
@@ -132,12 +155,17 @@ public class PostKeyStore {
             ids[i] = KEY.equals(taken.get(i).kind()) ? 0L : dedupIdsStored.get(next++);
         }
         return queue.db()
-                .preparedQuery(REMEMBER)
-                .execute(Tuple.of(queue.project(), queue.storedName())
-                        .addArrayOfString(kinds.toArray(String[]::new))
-                        .addArrayOfString(keys.toArray(String[]::new))
-                        .addArrayOfLong(MessageStore.boxed(answer))
-                        .addArrayOfLong(ids))
+                .preparedQuery(LOCK_PROJECT)
+                .execute(Tuple.of(queue.project()))
+                .chain(() -> queue.db()
+                        .preparedQuery(REMEMBER)
+                        .execute(Tuple.of(queue.project(), queue.storedName())
+                                .addArrayOfString(kinds.toArray(String[]::new))
+                                .addArrayOfString(keys.toArray(String[]::new))
+                                .addArrayOfLong(MessageStore.boxed(answer))
+                                .addArrayOfLong(ids)
+                                .addInteger(maxKeys)
+                                .addString(overQuota)))
                 .replaceWithVoid();
     }
 

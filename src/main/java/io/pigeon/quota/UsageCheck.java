@@ -18,8 +18,8 @@ import org.jboss.logging.Logger;
  * groups' counts; a notification's bytes are its row's, see migration V15) are those it makes Pigeon hold, pending
  * and dead alike: a group that dies moves nothing out of the count, so failing receivers cannot pile up dead groups
  * beyond the limits. They are counted per database (its groups spread over the pools), so with pools its limits
- * apply on each; a project may pass them by what it pushes and posts within one interval. So are the keys of
- * idempotent posts a project has remembered (migration V18), which it may pass by what it posts within one interval.
+ * apply on each; a project may pass them by what it pushes and posts within one interval. The keys of idempotent posts
+ * are not counted here: each post counts its own exactly (migration V25).
  */
 @ApplicationScoped
 public class UsageCheck {
@@ -44,12 +44,7 @@ public class UsageCheck {
                 CROSS JOIN LATERAL (VALUES ('groups', p.groups > $2), ('items', p.items > $4),
                                            ('bytes', p.bytes > $5)) AS k (kind, over)
                 WHERE k.over),
-            over_post_keys AS (
-                SELECT project, 'post_keys' AS kind, 0::bigint AS queue_id
-                FROM post_keys WHERE (SELECT held FROM lock) AND expires_at > now()
-                GROUP BY project HAVING count(*) > $6),
-            found AS (
-                SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups UNION ALL SELECT * FROM over_post_keys),
+            found AS (SELECT * FROM over_messages UNION ALL SELECT * FROM over_groups),
             cleared AS (
                 DELETE FROM quota_breaches b
                 WHERE (SELECT held FROM lock)
@@ -110,8 +105,7 @@ public class UsageCheck {
                         quotas.limits().maxPendingGroupsPerProject(),
                         OneReplicaAtATime.USAGE_CHECK.key(),
                         quotas.limits().maxPendingItemsPerProject(),
-                        quotas.limits().maxPendingBytesPerProject(),
-                        quotas.limits().maxPostKeysPerProject()))
+                        quotas.limits().maxPendingBytesPerProject()))
                 .map(rows -> {
                     var row = rows.iterator().next();
                     return row.getBoolean("held") ? row.getLong("breaches") : -1L;

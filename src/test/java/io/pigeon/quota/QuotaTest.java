@@ -180,22 +180,80 @@ class QuotaTest {
     }
 
     @Test
-    void postKeysPerProjectOnceCounted() {
-        // Two keys each (the post's and its message's dedup_id): four, one past the quota of 3.
+    void postKeysPerProjectAreCountedByEachPost() {
+        // Two keys (the post's and its message's dedup_id), then two more: four would pass the quota of 3, at once.
         String first = postKeyed("a", "1").statusCode(201).extract().header("Location");
-        postKeyed("b", "2").statusCode(201);
-        checkUsage();
-        refused(postKeyed("c", "3"), 429, "pigeon.quotas.max-post-keys-per-project");
+        refused(postKeyed("b", "2"), 429, "pigeon.quotas.max-post-keys-per-project");
         assertEquals(
-                2, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
-        assertEquals(4, count("SELECT count(*) FROM post_keys WHERE project = $1"));
-        // A repeat takes no new key: it is still answered.
+                1, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+        assertEquals(2, count("SELECT count(*) FROM post_keys WHERE project = $1"));
+        // A repeat takes no new key: it is still answered. One more key fits, exactly.
         assertEquals(first, postKeyed("a", "1").statusCode(201).extract().header("Location"));
-        // Posts without keys are not affected; keys forgotten make room once counted again.
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .header("Idempotency-Key", "c")
+                .body("{\"messages\": [{\"body\": 2}]}")
+                .post("/v2/queues/keyed/messages")
+                .then()
+                .statusCode(201);
+        assertEquals(3, count("SELECT count(*) FROM post_keys WHERE project = $1"));
+        // Posts without keys are not affected; keys forgotten (their windows over) make room at once.
         postV2("keyed", 1).statusCode(201);
         Db.run(pool, "UPDATE post_keys SET expires_at = now() WHERE project = $1", project);
-        checkUsage();
-        postKeyed("c", "3").statusCode(201);
+        Db.run(pool, "UPDATE post_key_counts SET counted_until = now() WHERE project = $1", project);
+        postKeyed("d", "4").statusCode(201);
+        sweeper.sweep().await().indefinitely();
+        assertEquals(0, count("SELECT count(*) FROM post_key_counts WHERE project = $1 AND counted_until <= now()"));
+    }
+
+    /**
+     * The keys a project holds never pass its quota, however many clients post new ones at once: each post counts its
+     * keys, one post at a time, within its transaction (before, a periodic count let them pass it 2.2 times over).
+     */
+    @Test
+    void postKeysHoldExactlyUnderParallelPosts() throws Exception {
+        int clients = 16;
+        int postsEach = 5;
+        ExecutorService parallel = Executors.newFixedThreadPool(clients);
+        List<Integer> statuses = new ArrayList<>();
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<List<Integer>>> answers = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                answers.add(parallel.submit(() -> {
+                    start.await();
+                    List<Integer> own = new ArrayList<>();
+                    for (int i = 0; i < postsEach; i++) {
+                        own.add(Api.as(project)
+                                .contentType(ContentType.JSON)
+                                .header("Idempotency-Key", "k-" + client + "-" + i)
+                                .body("{\"messages\": [{\"body\": " + i + "}]}")
+                                .post("/v2/queues/raced/messages")
+                                .then()
+                                .extract()
+                                .statusCode());
+                    }
+                    return own;
+                }));
+            }
+            start.countDown();
+            for (Future<List<Integer>> answer : answers) {
+                statuses.addAll(answer.get(120, TimeUnit.SECONDS));
+            }
+        } finally {
+            parallel.shutdownNow();
+        }
+        // One key a post: exactly the quota's worth of posts stored, every other refused.
+        assertEquals(3, statuses.stream().filter(status -> status == 201).count(), statuses.toString());
+        assertEquals(
+                clients * postsEach - 3,
+                statuses.stream().filter(status -> status == 429).count(),
+                statuses.toString());
+        assertEquals(3, count("SELECT count(*) FROM post_keys WHERE project = $1"));
+        assertEquals(
+                3, count("SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id WHERE q.project = $1"));
+        assertEquals(3, count("SELECT COALESCE(sum(keys), 0) FROM post_key_counts WHERE project = $1"));
     }
 
     @Test

@@ -783,6 +783,15 @@ public interface PigeonConfig {
          */
         @WithDefault("20s")
         Duration messageArrivalTimeout();
+
+        /**
+         * Origins ({@code https://app.example.com}, {@code http://localhost:3000}) of the web pages that may open a
+         * socket, besides Pigeon's own origin (an {@code Origin} naming the host and port of the request's
+         * {@code Host}), or {@code *} alone for any page. An upgrade carrying any other {@code Origin}, {@code null}
+         * included, is refused with 403; one carrying none (not a browser) is not looked at. Checked at start: an entry
+         * that is not {@code http(s)://host[:port]} stops it.
+         */
+        Optional<List<String>> allowedOrigins();
     }
 
     /** The web console at {@code /console} (docs/console.md). */

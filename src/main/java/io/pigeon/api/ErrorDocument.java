@@ -13,7 +13,7 @@ public record ErrorDocument(String title, String description) {
      * Ends {@code response} with this document and {@code status}, closing the connection: the answer of the
      * router-level refusals, given before any resource reads the request.
      */
-    void endWithClose(HttpServerResponse response, int status) {
+    public void endWithClose(HttpServerResponse response, int status) {
         response.setStatusCode(status)
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                 .putHeader(HttpHeaders.CONNECTION, "close")
@@ -21,5 +21,14 @@ public record ErrorDocument(String title, String description) {
                         .put("title", title)
                         .put("description", description)
                         .encode());
+    }
+
+    /**
+     * A value the client sent, fit to quote in a description or a log line: at most 100 characters, and every
+     * character outside printable ASCII shown as {@code ?}.
+     */
+    public static String printable(String value) {
+        String cut = value.length() > 100 ? value.substring(0, 100) + "..." : value;
+        return cut.replaceAll("[^\\x20-\\x7e]", "?");
     }
 }

@@ -79,6 +79,20 @@ public interface PigeonConfig {
     @WithDefault("20")
     int maxSubscriptionsPerPage();
 
+    /** The HTTP port's own checks, ahead of every resource. */
+    Http http();
+
+    interface Http {
+        /**
+         * Host names requests may name ({@code Host}, or an absolute request target) besides those always served:
+         * {@code localhost}, any IP address, and {@code quarkus.http.host} when it is a name. Exact names
+         * ({@code queues.example.com}), {@code *.example.com} for every name below {@code example.com}, or {@code *}
+         * alone for any host (behind an ingress that checks the host itself). A request naming another host is refused
+         * with 421. Checked at start: an entry that is none of these stops it.
+         */
+        Optional<List<String>> allowedHosts();
+    }
+
     /** Per-project limits: refused with 403 (a count the caller must lower) or 429 (a backlog that drains). */
     Quotas quotas();
 
@@ -798,6 +812,15 @@ public interface PigeonConfig {
          */
         @WithDefault("20s")
         Duration messageArrivalTimeout();
+
+        /**
+         * Origins ({@code https://app.example.com}, {@code http://localhost:3000}) of the web pages that may open a
+         * socket, besides Pigeon's own origin (an {@code Origin} naming the host and port of the request's
+         * {@code Host}), or {@code *} alone for any page. An upgrade carrying any other {@code Origin}, {@code null}
+         * included, is refused with 403; one carrying none (not a browser) is not looked at. Checked at start: an entry
+         * that is not {@code http(s)://host[:port]} stops it.
+         */
+        Optional<List<String>> allowedOrigins();
     }
 
     /** The web console at {@code /console} (docs/console.md). */

@@ -13,16 +13,17 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * Debian's Chromium, headless, driven through Debian's chromedriver for the console's browser tests: nothing is
+ * Debian's Chromium, headless, driven through Debian's chromedriver for the browser tests (the console's, and the
+ * cross-origin socket's in io.pigeon.api.ws): nothing is
  * downloaded (the driver is named, so Selenium Manager never runs), the browser reaches nothing but the test's server,
  * and each start has a new empty profile, removed at {@link #close}. Its console log is kept for the tests to read.
  */
-final class Chromium implements AutoCloseable {
+public final class Chromium implements AutoCloseable {
 
     static final Path BINARY = Path.of("/usr/bin/chromium");
     static final Path DRIVER = Path.of("/usr/bin/chromedriver");
 
-    final ChromeDriver driver;
+    public final ChromeDriver driver;
     private final Path profile;
 
     private Chromium(ChromeDriver driver, Path profile) {
@@ -34,7 +35,12 @@ final class Chromium implements AutoCloseable {
      * Starts the browser; when Chromium or its driver is not installed, the calling test class is skipped (a JUnit
      * assumption) with a message saying that {@code tests} are skipped and how to install them.
      */
-    static Chromium start(String tests) throws IOException {
+    public static Chromium start(String tests) throws IOException {
+        return start(tests, new String[0]);
+    }
+
+    /** As {@link #start(String)}, with more command-line arguments for the browser. */
+    public static Chromium start(String tests, String... arguments) throws IOException {
         Assumptions.assumeTrue(
                 Files.isExecutable(BINARY) && Files.isExecutable(DRIVER),
                 BINARY + " or " + DRIVER + " is not installed (Debian's chromium and chromium-driver; .ci/run installs"
@@ -54,6 +60,7 @@ final class Chromium implements AutoCloseable {
                 "--disable-dev-shm-usage",
                 "--window-size=1280,900",
                 "--user-data-dir=" + profile);
+        options.addArguments(arguments);
         options.setCapability("goog:loggingPrefs", Map.of("browser", "ALL"));
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(DRIVER.toString()))

@@ -83,14 +83,27 @@ public final class RawHttp {
                 .append(rawPath)
                 .append(" HTTP/1.1\r\nHost: localhost:")
                 .append(port)
-                .append("\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n")
-                .append("Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n");
+                .append("\r\n")
+                .append(UPGRADE_HEADERS);
         headers.forEach(
                 (name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
         head.append("\r\n");
+        return exchange(port, head.toString());
+    }
+
+    /** The headers that make a GET a websocket upgrade request, each ending with CRLF. */
+    public static final String UPGRADE_HEADERS = "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
+
+    /**
+     * Sends {@code head} (a request line and headers ending with an empty line, ISO-8859-1, exactly as given: any
+     * {@code Host}, none, or two) and reads the answer: a 101 answer as soon as its head is read (the socket is then
+     * closed); any other whole, by its length, its chunks or the connection's end.
+     */
+    public static Answer exchange(int port, String head) {
         try (Socket socket = new Socket("localhost", port)) {
             socket.setSoTimeout(30_000);
-            socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(head.getBytes(StandardCharsets.ISO_8859_1));
             socket.getOutputStream().flush();
             InputStream in = socket.getInputStream();
             ByteArrayOutputStream read = new ByteArrayOutputStream();

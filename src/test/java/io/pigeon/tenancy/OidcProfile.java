@@ -17,20 +17,25 @@ public class OidcProfile implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of(
-                "pigeon.auth.mode", "oidc",
-                "pigeon.auth.operator-role", "pigeon-operator",
-                "quarkus.oidc.tenant-enabled", "true",
-                "quarkus.oidc.auth-server-url", "${keycloak.url}/realms/quarkus/",
-                "quarkus.oidc.client-id", AUDIENCE,
-                "quarkus.oidc.token.issuer", ISSUER,
-                "smallrye.jwt.sign.key.location", "privateKey.jwk",
+        return Map.ofEntries(
+                Map.entry("pigeon.auth.mode", "oidc"),
+                Map.entry("pigeon.auth.operator-role", "pigeon-operator"),
+                Map.entry("quarkus.oidc.tenant-enabled", "true"),
+                Map.entry("quarkus.oidc.auth-server-url", "${keycloak.url}/realms/quarkus/"),
+                Map.entry("quarkus.oidc.client-id", AUDIENCE),
+                Map.entry("quarkus.oidc.token.issuer", ISSUER),
+                Map.entry("smallrye.jwt.sign.key.location", "privateKey.jwk"),
                 // The console's sign-in (its tenant "console", on /console only) is on beside the API's bearer
                 // tenant, so that the classes of this profile check that the API answers as before with it.
-                "pigeon.console.session-secret", "test-console-session-secret-of-32-chars-or-more",
+                Map.entry("pigeon.console.session-secret", "test-console-session-secret-of-32-chars-or-more"),
                 // Short, so that ZaqarSocketOidcTest sees an unauthenticated socket closed; the other tests
                 // authenticate their sockets at once.
-                "pigeon.websocket.authentication-timeout", "4s");
+                Map.entry("pigeon.websocket.authentication-timeout", "4s"),
+                // Small socket bounds, so that AnonymousSocketsOidcTest reaches them with a few dozen sockets from
+                // other loopback addresses; the other classes hold a few sockets at once from 127.0.0.1.
+                Map.entry("pigeon.websocket.max-sockets", "40"),
+                Map.entry("pigeon.websocket.max-anonymous-sockets", "20"),
+                Map.entry("pigeon.websocket.max-sockets-per-address", "10"));
     }
 
     @Override

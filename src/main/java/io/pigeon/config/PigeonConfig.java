@@ -735,6 +735,40 @@ public interface PigeonConfig {
         Duration maxSleep();
     }
 
+    /**
+     * The HTTP port's connections (io.pigeon.api.RequestDeadlines): how long a request may take to arrive, and how
+     * many connections one client source may hold.
+     */
+    Http http();
+
+    interface Http {
+
+        /**
+         * A request head must have arrived whole within this long of its first byte (of the connection's accept, for
+         * its first request); past it the connection is answered 408 and closed. Bytes trickled one at a time do not
+         * extend it, unlike the idle timeout. From 1 s to 1 h.
+         */
+        @WithDefault("10s")
+        Duration requestHeadTimeout();
+
+        /**
+         * A request body must have arrived whole within this long of the end of its head; past it the request is
+         * answered 408 (or the connection cut, when an answer has begun) and the connection closed. Room for the
+         * largest body (pigeon.max-request-body, 1 MiB) at 35 KB/s. From 1 s to 1 h.
+         */
+        @WithDefault("30s")
+        Duration requestBodyTimeout();
+
+        /**
+         * Connections one client source (an IPv4 address, an IPv6 /64) may hold open at once on one replica; one more
+         * is closed as soon as it is seen. 0 turns the share off: needed where every client comes through one proxy
+         * address (docs/operations.md).
+         */
+        @WithDefault("512")
+        @Min(0)
+        int maxConnectionsPerAddress();
+    }
+
     /** Zaqar's WebSocket transport (io.pigeon.api.ws): what one socket, one project and one replica may hold. */
     Websocket websocket();
 
@@ -747,9 +781,30 @@ public interface PigeonConfig {
         @WithDefault("16")
         int maxFramesInFlight();
 
-        /** Open sockets on one replica; past it the upgrade is refused with 503. */
+        /**
+         * Open sockets on one replica that act for someone: with OIDC, those that authenticated; with authentication
+         * off, every socket. Past it the upgrade is refused with 503.
+         */
         @WithDefault("3000")
+        @Min(1)
         int maxSockets();
+
+        /**
+         * With OIDC, sockets on one replica that have not authenticated yet: past it the one that has waited longest
+         * without authenticating is closed (1008) to make room for the new one, so that sockets which never
+         * authenticate cannot keep a client that does so at once from upgrading.
+         */
+        @WithDefault("500")
+        @Min(1)
+        int maxAnonymousSockets();
+
+        /**
+         * Sockets one client source (an IPv4 address, an IPv6 /64) may hold open at once on one replica; past it the
+         * upgrade is refused with 503. 0 turns the share off (every client through one proxy address).
+         */
+        @WithDefault("256")
+        @Min(0)
+        int maxSocketsPerAddress();
 
         /**
          * Sockets on one replica that may act for one project; a frame that would make one more closes its socket with
@@ -795,7 +850,7 @@ public interface PigeonConfig {
          * With OIDC, a socket that has not authenticated, and has had no frame served by a pre-signed grant, for this
          * long is closed with 1008: it would hold a socket of the replica's bound for nobody.
          */
-        @WithDefault("30s")
+        @WithDefault("10s")
         Duration authenticationTimeout();
 
         /**

@@ -8,7 +8,10 @@ import java.util.Map;
  * test asks. Its tests call receivers on 127.0.0.1 only a few times a second, so the call rate per target address is
  * low too; idle connections are closed after 5 s, and 1,000 connections at most are open at once (RestAssured leaves each
  * of its connections open until the server closes it: with 200, the classes of this profile run back to back on a quiet
- * machine made more requests than that within 5 s, and the next class's requests were refused). The
+ * machine made more requests than that within 5 s, and the next class's requests were refused). A request head and
+ * a request body have 5 s and 8 s to arrive, and one client address holds 500 connections at most (SlowClientsTest;
+ * ConnectionLimitsTest opens its thousand from several loopback addresses; RestAssured's, all from 127.0.0.1, stay
+ * far below it within the 5 s idle timeout). The
  * per-queue metrics serve 3 queues per answer and count 2 queues per replica between flushes (QueueMetricsBoundsTest;
  * the other classes of this profile read no per-queue series). The gRPC port holds 6 connections of 3 calls each,
  * closes a connection without a call after 3 s and ends a call whose request is not whole after 3 s
@@ -43,6 +46,9 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.scaler.request-timeout", "3s"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),
                 Map.entry("quarkus.http.limits.max-connections", "1000"),
+                Map.entry("pigeon.http.request-head-timeout", "5s"),
+                Map.entry("pigeon.http.request-body-timeout", "8s"),
+                Map.entry("pigeon.http.max-connections-per-address", "500"),
                 Map.entry("pigeon.queue-metrics.max-series", "36"),
                 Map.entry("pigeon.queue-metrics.max-counted-queues", "2"));
     }

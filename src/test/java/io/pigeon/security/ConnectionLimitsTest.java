@@ -50,8 +50,23 @@ class ConnectionLimitsTest {
     /** A request head that is never finished. */
     private static final String HALF_HEAD = "GET /v1/health HTTP/1.1\r\n";
 
+    /**
+     * The client addresses the many connections of these tests come from, so that each holds fewer than its share
+     * (pigeon.http.max-connections-per-address, 500 here; SlowClientsTest checks it) and only the replica's limit
+     * refuses them.
+     */
+    private static final int ADDRESSES = 4;
+
+    private static InetAddress address(int connection) throws IOException {
+        return InetAddress.getByName("127.0.0." + (10 + connection % ADDRESSES));
+    }
+
     private static Socket connect() throws IOException {
-        Socket socket = new Socket(InetAddress.getLoopbackAddress(), RestAssured.port);
+        return connect(InetAddress.getLoopbackAddress());
+    }
+
+    private static Socket connect(InetAddress from) throws IOException {
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(), RestAssured.port, from, 0);
         // Far beyond the idle timeout under test: a read that waits this long means nothing was closed.
         socket.setSoTimeout(30_000);
         return socket;
@@ -110,8 +125,10 @@ class ConnectionLimitsTest {
         try {
             // Every other one sends nothing at all; the rest send a request line and never finish the head.
             for (int i = 0; i < LIMIT + PAST_LIMIT; i++) {
-                SocketChannel channel = SocketChannel.open(server);
+                SocketChannel channel = SocketChannel.open();
                 opened.add(channel);
+                channel.bind(new InetSocketAddress(address(i), 0));
+                channel.connect(server);
                 if (i % 2 == 1) {
                     channel.write(ByteBuffer.wrap(HALF_HEAD.getBytes(StandardCharsets.US_ASCII)));
                 }
@@ -165,7 +182,7 @@ class ConnectionLimitsTest {
         try {
             Integer refusedAt = null;
             for (int i = 0; i < LIMIT + 5 && refusedAt == null; i++) {
-                Socket socket = connect();
+                Socket socket = connect(address(i));
                 open.add(socket);
                 if (exchange(socket) == null) {
                     refusedAt = i;

@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * Pigeon with the settings it ships with where the test profile differs: no allowed-targets list, the default
- * ports, and no trust in the X-Roles header.
+ * ports, no trust in the X-Roles header, and the shipped per-address shares of connections and sockets.
  */
 public class ShippedDefaultsProfile implements QuarkusTestProfile {
 
@@ -14,6 +14,8 @@ public class ShippedDefaultsProfile implements QuarkusTestProfile {
         return Map.of(
                 "pigeon.dispatch.allowed-targets", "",
                 "pigeon.dispatch.allowed-ports", "80,443,8080,8443",
-                "pigeon.auth.trust-roles-header", "false");
+                "pigeon.auth.trust-roles-header", "false",
+                "pigeon.http.max-connections-per-address", "512",
+                "pigeon.websocket.max-sockets-per-address", "256");
     }
 }

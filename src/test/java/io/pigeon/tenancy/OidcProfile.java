@@ -36,7 +36,12 @@ public class OidcProfile implements QuarkusTestProfile {
                 // Both add to what is served and allowed without them (localhost, addresses, Pigeon's own origin),
                 // so the other classes, which call localhost without an Origin, see no change.
                 Map.entry("pigeon.http.allowed-hosts", "queues.example.com,*.pigeon.example"),
-                Map.entry("pigeon.websocket.allowed-origins", "https://app.example.com,http://localhost:3000"));
+                Map.entry("pigeon.websocket.allowed-origins", "https://app.example.com,http://localhost:3000"),
+                // Small socket bounds, so that AnonymousSocketsOidcTest reaches them with a few dozen sockets from
+                // other loopback addresses; the other classes hold a few sockets at once from 127.0.0.1.
+                Map.entry("pigeon.websocket.max-sockets", "40"),
+                Map.entry("pigeon.websocket.max-anonymous-sockets", "20"),
+                Map.entry("pigeon.websocket.max-sockets-per-address", "10"));
     }
 
     @Override

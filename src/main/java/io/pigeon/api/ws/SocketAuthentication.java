@@ -68,6 +68,11 @@ class SocketAuthentication {
         }
     }
 
+    /** Whether sockets authenticate (OIDC mode); with authentication off every socket acts from its upgrade. */
+    boolean tokensRequired() {
+        return tenancy.tokensRequired();
+    }
+
     /**
      * Whether a served action's frame must name its project in {@code X-Project-ID} (Zaqar's schema): not once the
      * socket holds a token, which may name the project itself (a token granting exactly one), as over HTTP.

@@ -71,10 +71,36 @@ final class SocketSession {
         return authentication;
     }
 
+    /** Whether the socket is counted among those acting for someone (pigeon.websocket.max-sockets). */
+    private boolean acting;
+
+    synchronized void acting() {
+        acting = true;
+    }
+
+    /** Stops counting the socket as acting: true when it was. */
+    synchronized boolean leaveActing() {
+        boolean was = acting;
+        acting = false;
+        return was;
+    }
+
+    /** Run once, the first time the socket authenticates: it is anonymous no longer (SocketTransport counts). */
+    private Runnable firstAuthentication;
+
+    synchronized void onFirstAuthentication(Runnable action) {
+        firstAuthentication = action;
+    }
+
     /** The socket acts with {@code next} from now on (null: with none); the one it replaces is returned. */
     synchronized Authentication authenticated(Authentication next) {
         Authentication previous = authentication;
         authentication = next;
+        if (next != null && firstAuthentication != null) {
+            Runnable first = firstAuthentication;
+            firstAuthentication = null;
+            first.run();
+        }
         return previous;
     }
 

@@ -2,6 +2,8 @@ package io.pigeon.api.ws;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.channel.Channel;
+import io.pigeon.api.AddressShares;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.subscription.SocketSubscriptions;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
@@ -12,12 +14,15 @@ import io.quarkus.websockets.next.WebSocketConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.impl.ConnectionBase;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
@@ -25,8 +30,9 @@ import org.jboss.logging.Logger;
  * Zaqar's websocket transport behind the endpoints: one {@link SocketSession} per open socket, each request frame
  * decoded (text: JSON, binary: MessagePack), answered by {@link SocketActions} and the answer written in the frame's
  * own encoding, one answer per frame and in the order the frames came, whatever order the services finish in. The
- * bounds of {@code pigeon.websocket.*} are kept here: frames in flight per socket, sockets per replica and per
- * project, the idle timeout.
+ * bounds of {@code pigeon.websocket.*} are kept here: frames in flight per socket, sockets per replica (acting for
+ * someone, and with OIDC those not yet authenticated, apart), per project and per client source, the idle and
+ * authentication timeouts.
  */
 @ApplicationScoped
 public class SocketTransport {
@@ -40,6 +46,12 @@ public class SocketTransport {
     static final int TRY_AGAIN_LATER = 1013;
 
     private final Map<String, SocketSession> sessions = new ConcurrentHashMap<>();
+    /** With OIDC, the sockets that have not authenticated yet (max-anonymous-sockets). */
+    private final Map<String, SocketSession> anonymous = new ConcurrentHashMap<>();
+    /** Sockets that act for someone: authenticated ones with OIDC, every one without (max-sockets). */
+    private final AtomicInteger acting = new AtomicInteger();
+    /** Each client source's share of sockets (max-sockets-per-address). */
+    private final AddressShares shares;
     /** Sockets of this replica acting for each project (guarded by itself). */
     private final Map<String, Integer> projectSockets = new HashMap<>();
 
@@ -69,6 +81,7 @@ public class SocketTransport {
         this.vertx = vertx;
         this.arriving = arriving;
         this.maxMessageBytes = config.maxRequestBody();
+        this.shares = new AddressShares(limits.maxSocketsPerAddress());
     }
 
     /** Looks for idle and unauthenticated sockets a few times per timeout. */
@@ -117,7 +130,26 @@ public class SocketTransport {
      * Whether this replica takes no new socket, being full or shutting down: the upgrade is refused (503).
      */
     boolean full() {
-        return stopping || sessions.size() >= limits.maxSockets();
+        return stopping || acting.get() >= limits.maxSockets();
+    }
+
+    /**
+     * Takes a place of the client source's share of sockets for an upgrade of {@code request}, given back when its
+     * connection closes (an upgrade that fails later included); null when the source holds its share already.
+     */
+    AddressShares.Share share(HttpServerRequest request) {
+        if (!shares.counted()) {
+            return shares.take((String) null);
+        }
+        if (!(request.connection() instanceof ConnectionBase connection)) {
+            return null;
+        }
+        Channel channel = connection.channel();
+        AddressShares.Share share = shares.take(channel.remoteAddress());
+        if (share != null) {
+            channel.closeFuture().addListener(closed -> share.release());
+        }
+        return share;
     }
 
     /** Open sockets on this replica. */
@@ -130,13 +162,70 @@ public class SocketTransport {
             close(connection, GOING_AWAY, "The server is shutting down.");
             return;
         }
-        if (full()) {
-            // Raced past the upgrade check with others.
-            close(connection, POLICY_VIOLATION, "Too many sockets on this server.");
+        SocketSession session = new SocketSession(connection, limits.maxPendingNotificationBytes(), notificationRoom);
+        if (!authentication.tokensRequired()) {
+            // Authentication off: every socket acts from its upgrade.
+            if (!act()) {
+                // Raced past the upgrade check with others.
+                close(connection, POLICY_VIOLATION, "Too many sockets on this server.");
+                return;
+            }
+            session.acting();
+            sessions.put(connection.id(), session);
             return;
         }
-        sessions.put(
-                connection.id(), new SocketSession(connection, limits.maxPendingNotificationBytes(), notificationRoom));
+        session.onFirstAuthentication(() -> authenticated(session));
+        sessions.put(connection.id(), session);
+        anonymous.put(connection.id(), session);
+        if (anonymous.size() > limits.maxAnonymousSockets()) {
+            makeRoomForAnonymous(session);
+        }
+    }
+
+    /** Counts one more socket acting for someone; false (nothing counted) past max-sockets. */
+    private boolean act() {
+        if (acting.incrementAndGet() > limits.maxSockets()) {
+            acting.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    static final String ROOM_FOR_ANONYMOUS =
+            "Not authenticated, and the server made room for a socket that may authenticate.";
+
+    /**
+     * More sockets wait to authenticate than max-anonymous-sockets: the one other than {@code newest} that has waited
+     * longest without authenticating (or being served by a pre-signed grant) is closed with 1008. A client that
+     * authenticates as soon as it upgrades is never the one that waited longest, so sockets that never authenticate
+     * cannot keep it out, however many they are.
+     */
+    private void makeRoomForAnonymous(SocketSession newest) {
+        while (anonymous.size() > limits.maxAnonymousSockets()) {
+            SocketSession oldest = null;
+            for (SocketSession waiting : anonymous.values()) {
+                if (waiting != newest
+                        && (oldest == null || waiting.lastAdmittedNanos() - oldest.lastAdmittedNanos() < 0)) {
+                    oldest = waiting;
+                }
+            }
+            if (oldest == null || anonymous.remove(oldest.connection().id()) == null) {
+                return;
+            }
+            close(oldest.connection(), POLICY_VIOLATION, ROOM_FOR_ANONYMOUS);
+        }
+    }
+
+    /** {@code session} authenticated for the first time: it acts from now on, within max-sockets. */
+    private void authenticated(SocketSession session) {
+        if (anonymous.remove(session.connection().id()) == null) {
+            return;
+        }
+        if (!act()) {
+            close(session.connection(), TRY_AGAIN_LATER, "Too many sockets on this server; try again later.");
+            return;
+        }
+        session.acting();
     }
 
     void text(WebSocketConnection connection, String frame) {
@@ -177,6 +266,10 @@ public class SocketTransport {
         SocketSession session = sessions.remove(connection.id());
         if (session == null) {
             return;
+        }
+        anonymous.remove(connection.id());
+        if (session.leaveActing()) {
+            acting.decrementAndGet();
         }
         authentication.closed(session);
         synchronized (projectSockets) {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -44,10 +45,25 @@ final class RawSocket implements AutoCloseable {
      * stops reading fills a small one at once.
      */
     static RawSocket open(int receiveBuffer) {
+        return open(receiveBuffer, null);
+    }
+
+    /**
+     * Opens a socket from the client address {@code from} (any 127/8 address on Linux: another client source for the
+     * server); fails unless the upgrade is answered 101 (an {@link IllegalStateException} naming the answer).
+     */
+    static RawSocket openFrom(String from) {
+        return open(0, from);
+    }
+
+    private static RawSocket open(int receiveBuffer, String from) {
         try {
             Socket socket = new Socket();
             if (receiveBuffer > 0) {
                 socket.setReceiveBufferSize(receiveBuffer);
+            }
+            if (from != null) {
+                socket.bind(new InetSocketAddress(InetAddress.getByName(from), 0));
             }
             socket.connect(new InetSocketAddress("localhost", RestAssured.port));
             socket.setSoTimeout(10_000);

@@ -2,68 +2,85 @@ package io.pigeon.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.hibernate.validator.constraints.time.DurationMin;
 
 /**
  * Every limit Pigeon enforces, named after Zaqar's own options so that operators recognise them.
  * Each one can be set from the environment, e.g. {@code PIGEON_MAX_QUEUES_PER_PAGE=50}.
  */
 @ConfigMapping(prefix = "pigeon")
+@ValidSettings
 public interface PigeonConfig {
 
     /** Largest {@code limit} accepted when listing queues. */
     @WithDefault("20")
+    @Min(1)
     int maxQueuesPerPage();
 
     /** Largest {@code limit} for listing, claiming and getting messages by id. */
     @WithDefault("20")
+    @Min(1)
     int maxMessagesPerPage();
 
     /** Largest message-post document, in bytes. */
     @WithDefault("262144")
+    @Min(1)
     int maxMessagesPostSize();
 
     /** Largest queue-metadata document, in bytes. */
     @WithDefault("65536")
+    @Min(1)
     int maxQueueMetadata();
 
     /** Largest message TTL, in seconds. */
     @WithDefault("1209600")
+    @Min(60)
     int maxMessageTtl();
 
     /** Largest claim TTL, in seconds. */
     @WithDefault("43200")
+    @Min(60)
     int maxClaimTtl();
 
     /** Largest claim grace, in seconds. */
     @WithDefault("43200")
+    @Min(60)
     int maxClaimGrace();
 
     /** Largest request body of any kind, in bytes; larger declared bodies are refused with 413 unread. */
     @WithDefault("1048576")
+    @Min(1)
     long maxRequestBody();
 
     /** Largest message delay (v2), in seconds. */
     @WithDefault("900")
+    @Min(0)
     int maxMessageDelay();
 
     /** A v2 queue's {@code _default_message_ttl} when it sets none. */
     @WithDefault("3600")
+    @Min(60)
     int defaultMessageTtl();
 
     /** A v2 claim's TTL when the request gives none. */
     @WithDefault("300")
+    @Min(60)
     int defaultClaimTtl();
 
     /** A v2 claim's grace when the request gives none. */
     @WithDefault("60")
+    @Min(60)
     int defaultClaimGrace();
 
     /** A subscription's TTL when the request gives none, in seconds. */
     @WithDefault("3600")
+    @Min(60)
     int defaultSubscriptionTtl();
 
     /**
@@ -75,6 +92,7 @@ public interface PigeonConfig {
 
     /** Largest {@code limit} when listing subscriptions. */
     @WithDefault("20")
+    @Min(1)
     int maxSubscriptionsPerPage();
 
     /** Per-project limits: refused with 403 (a count the caller must lower) or 429 (a backlog that drains). */
@@ -83,14 +101,17 @@ public interface PigeonConfig {
     interface Quotas {
         /** Queues one project may have. */
         @WithDefault("10000")
+        @Min(1)
         int maxQueuesPerProject();
 
         /** Messages one queue may hold (counted every {@code check-interval}: a post can pass it by that much). */
         @WithDefault("10000000")
+        @Min(1)
         int maxMessagesPerQueue();
 
         /** Live subscriptions one queue may have. */
         @WithDefault("100")
+        @Min(1)
         int maxSubscriptionsPerQueue();
 
         /**
@@ -98,10 +119,12 @@ public interface PigeonConfig {
          * check-interval; "pending" in the name: a dead group counts until it is dropped or its retention ends).
          */
         @WithDefault("1000000")
+        @Min(1)
         int maxPendingGroupsPerProject();
 
         /** /v3 items one project may hold in its pending and dead groups (counted every check-interval). */
         @WithDefault("1000000")
+        @Min(1)
         int maxPendingItemsPerProject();
 
         /**
@@ -109,6 +132,7 @@ public interface PigeonConfig {
          * (body, sealed body, headers, retry policy) (counted every check-interval).
          */
         @WithDefault("1073741824")
+        @Min(1)
         long maxPendingBytesPerProject();
 
         /**
@@ -116,6 +140,7 @@ public interface PigeonConfig {
          * requeue whose dead group's items would join a pending one.
          */
         @WithDefault("10000")
+        @Min(1)
         int maxItemsPerGroup();
 
         /**
@@ -123,6 +148,7 @@ public interface PigeonConfig {
          * messages (a page) to 50 subscribers, or of 200 to 5.
          */
         @WithDefault("1000")
+        @Min(1)
         int maxNotificationsPerPost();
 
         /** How often the messages of each queue and the pending groups of each project are counted. */
@@ -134,6 +160,7 @@ public interface PigeonConfig {
          * on each database (counted every check-interval: a project can pass it by what it posts within one).
          */
         @WithDefault("100000")
+        @Min(1)
         int maxPostKeysPerProject();
     }
 
@@ -143,10 +170,12 @@ public interface PigeonConfig {
     interface Idempotency {
         /** A queue's {@code _dedup_window_seconds} when it sets none: SQS's five minutes. */
         @WithDefault("300")
+        @Min(1)
         int defaultWindow();
 
         /** Largest {@code _dedup_window_seconds} a queue may set, in seconds. */
         @WithDefault("3600")
+        @Min(1)
         int maxWindow();
     }
 
@@ -220,6 +249,7 @@ public interface PigeonConfig {
          * subscription's ttl, at most this long.
          */
         @WithDefault("P7D")
+        @PositiveDuration
         Duration maxLifetime();
     }
 
@@ -282,10 +312,12 @@ public interface PigeonConfig {
 
         /** Most messages (posted, asked for by claims, named by deletes) one shared statement carries. */
         @WithDefault("1000")
+        @Min(1)
         int maxRows();
 
         /** Most message-body characters (bytes, for ASCII bodies) one shared post statement carries. */
         @WithDefault("4194304")
+        @Min(1)
         int maxBytes();
 
         /**
@@ -293,6 +325,7 @@ public interface PigeonConfig {
          * statement; more overlap their round trips, with fewer requests in each.
          */
         @WithDefault("1")
+        @Min(1)
         int maxInFlight();
     }
 
@@ -315,10 +348,12 @@ public interface PigeonConfig {
 
         /** Rows per statement: short statements, so that the sweeper never holds locks for long. */
         @WithDefault("1000")
+        @Min(1)
         int batchSize();
 
         /** Statements per run and kind, so that one run stays short even after an outage. */
         @WithDefault("100")
+        @Min(1)
         int maxBatchesPerRun();
     }
 
@@ -341,6 +376,7 @@ public interface PigeonConfig {
          * /q/metrics/queues serves is exact once a queue has been quiet this long.
          */
         @WithDefault("15s")
+        @PositiveDuration
         Duration samplePeriod();
 
         /**
@@ -348,6 +384,7 @@ public interface PigeonConfig {
          * are extrapolated from the oldest ones (as stats do past 10,000), so that a deep queue costs a sample no more.
          */
         @WithDefault("10000")
+        @Min(1)
         int exactCountLimit();
 
         /**
@@ -356,10 +393,12 @@ public interface PigeonConfig {
          * pigeon_queue_series_truncated 1}).
          */
         @WithDefault("60000")
+        @Min(1)
         int maxSeries();
 
         /** Answers of /q/metrics/queues this replica prepares at once; one more is refused (429). */
         @WithDefault("4")
+        @Min(1)
         int maxScrapesInFlight();
 
         /**
@@ -369,6 +408,7 @@ public interface PigeonConfig {
          * pins no more than that of direct memory.
          */
         @WithDefault("33554432")
+        @Min(1)
         long maxUnwrittenBytes();
 
         /**
@@ -377,6 +417,7 @@ public interface PigeonConfig {
          * grow the replica's memory.
          */
         @WithDefault("100000")
+        @Min(1)
         int maxCountedQueues();
     }
 
@@ -389,6 +430,7 @@ public interface PigeonConfig {
     interface SocketSubscriptions {
         /** Queues one socket may be subscribed to at once; a subscription past it is refused (403). */
         @WithDefault("100")
+        @Min(1)
         int maxPerSocket();
 
         /**
@@ -396,6 +438,7 @@ public interface PigeonConfig {
          * socket or replica holds them; a subscription past it is refused (403).
          */
         @WithDefault("1000")
+        @Min(1)
         int maxPerProject();
 
         /**
@@ -403,14 +446,17 @@ public interface PigeonConfig {
          * a replica that died are swept this long after it stopped renewing them.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration lease();
 
         /** How often a replica renews the leases of the subscriptions of the sockets it holds (well under lease). */
         @WithDefault("10s")
+        @PositiveDuration
         Duration renewal();
 
         /** Most messages one read-back statement reads for the subscribed sockets of one database. */
         @WithDefault("1000")
+        @Min(1)
         int readBackBatch();
 
         /**
@@ -418,6 +464,7 @@ public interface PigeonConfig {
          * logged) rather than held without bound.
          */
         @WithDefault("100000")
+        @Min(1)
         int maxWaiting();
     }
 
@@ -433,14 +480,17 @@ public interface PigeonConfig {
          * queue's {@code _claim_wait_seconds}); a body's larger value is refused (400), a header's is capped.
          */
         @WithDefault("20")
+        @Min(0)
         int max();
 
         /** Requests waiting at once on this replica; one more is refused (429). */
         @WithDefault("10000")
+        @Min(1)
         int maxWaiters();
 
         /** Requests of one project waiting at once on this replica; one more is refused (429). */
         @WithDefault("1000")
+        @Min(1)
         int maxWaitersPerProject();
 
         /**
@@ -448,10 +498,12 @@ public interface PigeonConfig {
          * the replicas (one NOTIFY each) while a mark is live, so this long after a replica's last waiter left.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration lease();
 
         /** How often a replica renews its marks (one statement per database); well under {@code lease}. */
         @WithDefault("10s")
+        @PositiveDuration
         Duration renewal();
     }
 
@@ -464,10 +516,12 @@ public interface PigeonConfig {
     interface Redrive {
         /** A task's rate, in messages per second, when its request names none. */
         @WithDefault("100")
+        @Min(1)
         int defaultRate();
 
         /** The largest rate, in messages per second, a task may ask for; a larger one is refused (400). */
         @WithDefault("1000")
+        @Min(1)
         int maxRate();
 
         /**
@@ -475,10 +529,12 @@ public interface PigeonConfig {
          * task takes the place of the project's oldest ended one there; with this many running, it is refused (429).
          */
         @WithDefault("100")
+        @Min(1)
         int maxTasksPerProject();
 
         /** How long an ended task (done, cancelled or failed) is kept, for its GET, before the sweeper deletes it. */
         @WithDefault("7d")
+        @PositiveDuration
         Duration retention();
 
         /**
@@ -487,14 +543,17 @@ public interface PigeonConfig {
          * longest wait between two batches.
          */
         @WithDefault("10s")
+        @DurationMin(seconds = 1, inclusive = false, message = "must be a duration above 1 s (e.g. 10s)")
         Duration lease();
 
         /** How often each replica looks, on every database, for running tasks that no replica holds. */
         @WithDefault("2s")
+        @PositiveDuration
         Duration pollInterval();
 
         /** Tasks one replica runs at once; the others wait for a replica with room. */
         @WithDefault("16")
+        @Min(1)
         int maxRunningPerReplica();
 
         /**
@@ -503,6 +562,7 @@ public interface PigeonConfig {
          * {@code max-running-per-replica}.
          */
         @WithDefault("4")
+        @Min(1)
         int maxRunningPerProjectPerReplica();
 
         /**
@@ -510,6 +570,7 @@ public interface PigeonConfig {
          * batch, five batches a second, up to this.
          */
         @WithDefault("500")
+        @Min(1)
         int maxBatch();
     }
 
@@ -524,10 +585,12 @@ public interface PigeonConfig {
     interface Scaler {
         /** {@code StreamIsActive} streams open at once on this replica; one more is refused (RESOURCE_EXHAUSTED). */
         @WithDefault("1000")
+        @Min(1)
         int maxStreams();
 
         /** Streams of one project open at once on this replica; one more is refused (RESOURCE_EXHAUSTED). */
         @WithDefault("100")
+        @Min(1)
         int maxStreamsPerProject();
 
         /**
@@ -536,6 +599,7 @@ public interface PigeonConfig {
          * first post.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration recheck();
 
         /**
@@ -543,6 +607,7 @@ public interface PigeonConfig {
          * it next asks).
          */
         @WithDefault("5m")
+        @PositiveDuration
         Duration idleTimeout();
 
         /**
@@ -550,6 +615,7 @@ public interface PigeonConfig {
          * KEDA's operator keeps one connection (its metrics server another).
          */
         @WithDefault("8")
+        @Min(1)
         int maxConnections();
 
         /**
@@ -557,6 +623,7 @@ public interface PigeonConfig {
          * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration firstCallTimeout();
 
         /**
@@ -565,6 +632,7 @@ public interface PigeonConfig {
          * holds one stream on KEDA's connection, and its polls need room beside them.
          */
         @WithDefault("128")
+        @Min(1)
         int maxCallsPerConnection();
 
         /**
@@ -572,6 +640,7 @@ public interface PigeonConfig {
          * window), instead of grpc-java's 1 MiB.
          */
         @WithDefault("65536")
+        @Min(1)
         int flowControlWindow();
 
         /**
@@ -579,6 +648,7 @@ public interface PigeonConfig {
          * call opened is ended DEADLINE_EXCEEDED, and the part of the message it held is freed.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration requestTimeout();
     }
 
@@ -592,14 +662,17 @@ public interface PigeonConfig {
 
         /** Calls in flight at once, per replica. */
         @WithDefault("64")
+        @Min(1)
         int maxConcurrency();
 
         /** Time to connect to a target. */
         @WithDefault("5s")
+        @PositiveDuration
         Duration connectTimeout();
 
         /** Longest silence from the target once connected (an idle timeout; {@code call-timeout} bounds the whole call). */
         @WithDefault("30s")
+        @PositiveDuration
         Duration readTimeout();
 
         /**
@@ -607,6 +680,7 @@ public interface PigeonConfig {
          * cannot hold a call slot longer. A group's lease is always this plus a margin.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration callTimeout();
 
         /**
@@ -622,10 +696,12 @@ public interface PigeonConfig {
 
         /** Largest body of one call, in bytes: a group's items beyond it go in its next call (one item always goes). */
         @WithDefault("1048576")
+        @Min(1)
         int maxCallBytes();
 
         /** Calls in flight at once for one project, per replica, so that one project's slow targets cannot take every slot. */
         @WithDefault("16")
+        @Min(1)
         int maxConcurrencyPerProject();
 
         /**
@@ -634,6 +710,8 @@ public interface PigeonConfig {
          * none is dropped and none costs an attempt. The cluster's bound is this times the replicas that deliver.
          */
         @WithDefault("50")
+        @Min(1)
+        @Max(1_000_000_000)
         int maxCallsPerHostPerSecond();
 
         /**
@@ -647,30 +725,37 @@ public interface PigeonConfig {
 
         /** How long a dead group is kept (for /v3/dead-groups) before the sweeper deletes it. */
         @WithDefault("7d")
+        @PositiveDuration
         Duration deadRetention();
 
         /** Calls a group gets before it is moved to the dead state (the first call included). */
         @WithDefault("10")
+        @Min(1)
         int maxAttempts();
 
         /** Age after which a failing group is moved to the dead state, whatever its attempts. */
         @WithDefault("1d")
+        @PositiveDuration
         Duration maxAge();
 
         /** Delay before the first retry; each further retry doubles it, up to {@code retry-max}. */
         @WithDefault("1s")
+        @PositiveDuration
         Duration retryInitial();
 
         /** Longest delay between two retries. */
         @WithDefault("5m")
+        @PositiveDuration
         Duration retryMax();
 
         /** Most items one call delivers; a larger group is delivered in several calls, in order. */
         @WithDefault("100")
+        @Min(1)
         int maxItemsPerCall();
 
         /** How far ahead of now a push's {@code ontime} may be (by the database clock). */
         @WithDefault("30d")
+        @PositiveDuration
         Duration ontimeHorizon();
 
         /**
@@ -678,10 +763,12 @@ public interface PigeonConfig {
          * its fire time: nothing stays pending for ever. Keep it above {@code ontime-horizon}.
          */
         @WithDefault("60d")
+        @PositiveDuration
         Duration maxPendingAge();
 
         /** Largest enqueued body, in bytes. */
         @WithDefault("262144")
+        @Min(1)
         int maxBodySize();
 
         /**
@@ -689,6 +776,7 @@ public interface PigeonConfig {
          * other replicas); this bounds how late a group can be if a notification is ever lost.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration maxSleep();
     }
 
@@ -702,10 +790,12 @@ public interface PigeonConfig {
          * and one more than this closes the socket with 1008.
          */
         @WithDefault("16")
+        @Min(1)
         int maxFramesInFlight();
 
         /** Open sockets on one replica; past it the upgrade is refused with 503. */
         @WithDefault("3000")
+        @Min(1)
         int maxSockets();
 
         /**
@@ -713,6 +803,7 @@ public interface PigeonConfig {
          * 1008.
          */
         @WithDefault("1000")
+        @Min(1)
         int maxSocketsPerProject();
 
         /**
@@ -720,10 +811,12 @@ public interface PigeonConfig {
          * quarkus.websockets-next.server.auto-ping-interval.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration pingInterval();
 
         /** A socket from which nothing (no frame, no pong) came for this long is closed with 1001. */
         @WithDefault("120s")
+        @PositiveDuration
         Duration idleTimeout();
 
         /**
@@ -731,6 +824,7 @@ public interface PigeonConfig {
          * one more closes the socket with 1008. Room for a burst of several full posts (262144 bytes each).
          */
         @WithDefault("4194304")
+        @Min(1)
         int maxPendingNotificationBytes();
 
         /**
@@ -738,6 +832,7 @@ public interface PigeonConfig {
          * the frames taken are answered, and the socket is closed with 1008. Room for several full posts.
          */
         @WithDefault("4194304")
+        @Min(1)
         int maxHeldBytesPerSocket();
 
         /**
@@ -746,6 +841,7 @@ public interface PigeonConfig {
          * sockets whose clients do not read cannot fill the heap together.
          */
         @WithDefault("134217728")
+        @Min(1)
         long maxHeldBytes();
 
         /**
@@ -753,6 +849,7 @@ public interface PigeonConfig {
          * long is closed with 1008: it would hold a socket of the replica's bound for nobody.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration authenticationTimeout();
 
         /**
@@ -761,6 +858,7 @@ public interface PigeonConfig {
          * by its capacity, Vert.x's fragments twice over): a socket whose bytes would pass it is closed with 1013.
          */
         @WithDefault("67108864")
+        @Min(1)
         long maxArrivingBytes();
 
         /**
@@ -768,6 +866,7 @@ public interface PigeonConfig {
          * client trickling a message, or stopping halfway while it answers pings, cannot keep the room it holds.
          */
         @WithDefault("20s")
+        @PositiveDuration
         Duration messageArrivalTimeout();
     }
 
@@ -806,6 +905,8 @@ public interface PigeonConfig {
 
         /** Queues on one page of a project's table (1 to 500). */
         @WithDefault("50")
+        @Min(1)
+        @Max(500)
         int queuesPerPage();
     }
 }

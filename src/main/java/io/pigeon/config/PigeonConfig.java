@@ -8,64 +8,79 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.hibernate.validator.constraints.time.DurationMin;
 
 /**
  * Every limit Pigeon enforces, named after Zaqar's own options so that operators recognise them.
  * Each one can be set from the environment, e.g. {@code PIGEON_MAX_QUEUES_PER_PAGE=50}.
  */
 @ConfigMapping(prefix = "pigeon")
+@ValidSettings
 public interface PigeonConfig {
 
     /** Largest {@code limit} accepted when listing queues. */
     @WithDefault("20")
+    @Min(1)
     int maxQueuesPerPage();
 
     /** Largest {@code limit} for listing, claiming and getting messages by id. */
     @WithDefault("20")
+    @Min(1)
     int maxMessagesPerPage();
 
     /** Largest message-post document, in bytes. */
     @WithDefault("262144")
+    @Min(1)
     int maxMessagesPostSize();
 
     /** Largest queue-metadata document, in bytes. */
     @WithDefault("65536")
+    @Min(1)
     int maxQueueMetadata();
 
     /** Largest message TTL, in seconds. */
     @WithDefault("1209600")
+    @Min(60)
     int maxMessageTtl();
 
     /** Largest claim TTL, in seconds. */
     @WithDefault("43200")
+    @Min(60)
     int maxClaimTtl();
 
     /** Largest claim grace, in seconds. */
     @WithDefault("43200")
+    @Min(60)
     int maxClaimGrace();
 
     /** Largest request body of any kind, in bytes; larger declared bodies are refused with 413 unread. */
     @WithDefault("1048576")
+    @Min(1)
     long maxRequestBody();
 
     /** Largest message delay (v2), in seconds. */
     @WithDefault("900")
+    @Min(0)
     int maxMessageDelay();
 
     /** A v2 queue's {@code _default_message_ttl} when it sets none. */
     @WithDefault("3600")
+    @Min(60)
     int defaultMessageTtl();
 
     /** A v2 claim's TTL when the request gives none. */
     @WithDefault("300")
+    @Min(60)
     int defaultClaimTtl();
 
     /** A v2 claim's grace when the request gives none. */
     @WithDefault("60")
+    @Min(60)
     int defaultClaimGrace();
 
     /** A subscription's TTL when the request gives none, in seconds. */
     @WithDefault("3600")
+    @Min(60)
     int defaultSubscriptionTtl();
 
     /**
@@ -77,6 +92,7 @@ public interface PigeonConfig {
 
     /** Largest {@code limit} when listing subscriptions. */
     @WithDefault("20")
+    @Min(1)
     int maxSubscriptionsPerPage();
 
     /** The HTTP port's own checks, ahead of every resource. */
@@ -99,14 +115,17 @@ public interface PigeonConfig {
     interface Quotas {
         /** Queues one project may have. */
         @WithDefault("10000")
+        @Min(1)
         int maxQueuesPerProject();
 
         /** Messages one queue may hold (counted every {@code check-interval}: a post can pass it by that much). */
         @WithDefault("10000000")
+        @Min(1)
         int maxMessagesPerQueue();
 
         /** Live subscriptions one queue may have. */
         @WithDefault("100")
+        @Min(1)
         int maxSubscriptionsPerQueue();
 
         /**
@@ -114,10 +133,12 @@ public interface PigeonConfig {
          * check-interval; "pending" in the name: a dead group counts until it is dropped or its retention ends).
          */
         @WithDefault("1000000")
+        @Min(1)
         int maxPendingGroupsPerProject();
 
         /** /v3 items one project may hold in its pending and dead groups (counted every check-interval). */
         @WithDefault("1000000")
+        @Min(1)
         int maxPendingItemsPerProject();
 
         /**
@@ -125,6 +146,7 @@ public interface PigeonConfig {
          * (body, sealed body, headers, retry policy) (counted every check-interval).
          */
         @WithDefault("1073741824")
+        @Min(1)
         long maxPendingBytesPerProject();
 
         /**
@@ -132,6 +154,7 @@ public interface PigeonConfig {
          * requeue whose dead group's items would join a pending one.
          */
         @WithDefault("10000")
+        @Min(1)
         int maxItemsPerGroup();
 
         /**
@@ -139,6 +162,7 @@ public interface PigeonConfig {
          * where mail is on): a post of 20 messages (a page) to 50 subscribers, or of 200 to 5.
          */
         @WithDefault("1000")
+        @Min(1)
         int maxNotificationsPerPost();
 
         /** How often the messages of each queue and the pending groups of each project are counted. */
@@ -150,6 +174,7 @@ public interface PigeonConfig {
          * on each database (counted exactly by each post that takes new ones: never passed).
          */
         @WithDefault("100000")
+        @Min(1)
         int maxPostKeysPerProject();
     }
 
@@ -159,10 +184,12 @@ public interface PigeonConfig {
     interface Idempotency {
         /** A queue's {@code _dedup_window_seconds} when it sets none: SQS's five minutes. */
         @WithDefault("300")
+        @Min(1)
         int defaultWindow();
 
         /** Largest {@code _dedup_window_seconds} a queue may set, in seconds. */
         @WithDefault("3600")
+        @Min(1)
         int maxWindow();
     }
 
@@ -263,6 +290,7 @@ public interface PigeonConfig {
          * subscription's ttl, at most this long.
          */
         @WithDefault("P7D")
+        @PositiveDuration
         Duration maxLifetime();
     }
 
@@ -325,10 +353,12 @@ public interface PigeonConfig {
 
         /** Most messages (posted, asked for by claims, named by deletes) one shared statement carries. */
         @WithDefault("1000")
+        @Min(1)
         int maxRows();
 
         /** Most message-body characters (bytes, for ASCII bodies) one shared post statement carries. */
         @WithDefault("4194304")
+        @Min(1)
         int maxBytes();
 
         /**
@@ -336,6 +366,7 @@ public interface PigeonConfig {
          * statement; more overlap their round trips, with fewer requests in each.
          */
         @WithDefault("1")
+        @Min(1)
         int maxInFlight();
     }
 
@@ -358,10 +389,12 @@ public interface PigeonConfig {
 
         /** Rows per statement: short statements, so that the sweeper never holds locks for long. */
         @WithDefault("1000")
+        @Min(1)
         int batchSize();
 
         /** Statements per run and kind, so that one run stays short even after an outage. */
         @WithDefault("100")
+        @Min(1)
         int maxBatchesPerRun();
     }
 
@@ -384,6 +417,7 @@ public interface PigeonConfig {
          * /q/metrics/queues serves is exact once a queue has been quiet this long.
          */
         @WithDefault("15s")
+        @PositiveDuration
         Duration samplePeriod();
 
         /**
@@ -391,6 +425,7 @@ public interface PigeonConfig {
          * are extrapolated from the oldest ones (as stats do past 10,000), so that a deep queue costs a sample no more.
          */
         @WithDefault("10000")
+        @Min(1)
         int exactCountLimit();
 
         /**
@@ -399,10 +434,12 @@ public interface PigeonConfig {
          * pigeon_queue_series_truncated 1}).
          */
         @WithDefault("60000")
+        @Min(1)
         int maxSeries();
 
         /** Answers of /q/metrics/queues this replica prepares at once; one more is refused (429). */
         @WithDefault("4")
+        @Min(1)
         int maxScrapesInFlight();
 
         /**
@@ -412,6 +449,7 @@ public interface PigeonConfig {
          * pins no more than that of direct memory.
          */
         @WithDefault("33554432")
+        @Min(1)
         long maxUnwrittenBytes();
 
         /**
@@ -420,6 +458,7 @@ public interface PigeonConfig {
          * grow the replica's memory.
          */
         @WithDefault("100000")
+        @Min(1)
         int maxCountedQueues();
     }
 
@@ -432,6 +471,7 @@ public interface PigeonConfig {
     interface SocketSubscriptions {
         /** Queues one socket may be subscribed to at once; a subscription past it is refused (403). */
         @WithDefault("100")
+        @Min(1)
         int maxPerSocket();
 
         /**
@@ -439,6 +479,7 @@ public interface PigeonConfig {
          * socket or replica holds them; a subscription past it is refused (403).
          */
         @WithDefault("1000")
+        @Min(1)
         int maxPerProject();
 
         /**
@@ -446,14 +487,17 @@ public interface PigeonConfig {
          * a replica that died are swept this long after it stopped renewing them.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration lease();
 
         /** How often a replica renews the leases of the subscriptions of the sockets it holds (well under lease). */
         @WithDefault("10s")
+        @PositiveDuration
         Duration renewal();
 
         /** Most messages one read-back statement reads for the subscribed sockets of one database. */
         @WithDefault("1000")
+        @Min(1)
         int readBackBatch();
 
         /**
@@ -461,6 +505,7 @@ public interface PigeonConfig {
          * logged) rather than held without bound.
          */
         @WithDefault("100000")
+        @Min(1)
         int maxWaiting();
     }
 
@@ -476,14 +521,17 @@ public interface PigeonConfig {
          * queue's {@code _claim_wait_seconds}); a body's larger value is refused (400), a header's is capped.
          */
         @WithDefault("20")
+        @Min(0)
         int max();
 
         /** Requests waiting at once on this replica; one more is refused (429). */
         @WithDefault("10000")
+        @Min(1)
         int maxWaiters();
 
         /** Requests of one project waiting at once on this replica; one more is refused (429). */
         @WithDefault("1000")
+        @Min(1)
         int maxWaitersPerProject();
 
         /**
@@ -491,10 +539,12 @@ public interface PigeonConfig {
          * the replicas (one NOTIFY each) while a mark is live, so this long after a replica's last waiter left.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration lease();
 
         /** How often a replica renews its marks (one statement per database); well under {@code lease}. */
         @WithDefault("10s")
+        @PositiveDuration
         Duration renewal();
     }
 
@@ -507,10 +557,12 @@ public interface PigeonConfig {
     interface Redrive {
         /** A task's rate, in messages per second, when its request names none. */
         @WithDefault("100")
+        @Min(1)
         int defaultRate();
 
         /** The largest rate, in messages per second, a task may ask for; a larger one is refused (400). */
         @WithDefault("1000")
+        @Min(1)
         int maxRate();
 
         /**
@@ -518,10 +570,12 @@ public interface PigeonConfig {
          * task takes the place of the project's oldest ended one there; with this many running, it is refused (429).
          */
         @WithDefault("100")
+        @Min(1)
         int maxTasksPerProject();
 
         /** How long an ended task (done, cancelled or failed) is kept, for its GET, before the sweeper deletes it. */
         @WithDefault("7d")
+        @PositiveDuration
         Duration retention();
 
         /**
@@ -530,14 +584,17 @@ public interface PigeonConfig {
          * longest wait between two batches.
          */
         @WithDefault("10s")
+        @DurationMin(seconds = 1, inclusive = false, message = "must be a duration above 1 s (e.g. 10s)")
         Duration lease();
 
         /** How often each replica looks, on every database, for running tasks that no replica holds. */
         @WithDefault("2s")
+        @PositiveDuration
         Duration pollInterval();
 
         /** Tasks one replica runs at once; the others wait for a replica with room. */
         @WithDefault("16")
+        @Min(1)
         int maxRunningPerReplica();
 
         /**
@@ -546,6 +603,7 @@ public interface PigeonConfig {
          * {@code max-running-per-replica}.
          */
         @WithDefault("4")
+        @Min(1)
         int maxRunningPerProjectPerReplica();
 
         /**
@@ -553,6 +611,7 @@ public interface PigeonConfig {
          * batch, five batches a second, up to this.
          */
         @WithDefault("500")
+        @Min(1)
         int maxBatch();
     }
 
@@ -567,10 +626,12 @@ public interface PigeonConfig {
     interface Scaler {
         /** {@code StreamIsActive} streams open at once on this replica; one more is refused (RESOURCE_EXHAUSTED). */
         @WithDefault("1000")
+        @Min(1)
         int maxStreams();
 
         /** Streams of one project open at once on this replica; one more is refused (RESOURCE_EXHAUSTED). */
         @WithDefault("100")
+        @Min(1)
         int maxStreamsPerProject();
 
         /**
@@ -579,6 +640,7 @@ public interface PigeonConfig {
          * first post.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration recheck();
 
         /**
@@ -586,6 +648,7 @@ public interface PigeonConfig {
          * it next asks).
          */
         @WithDefault("5m")
+        @PositiveDuration
         Duration idleTimeout();
 
         /**
@@ -593,6 +656,7 @@ public interface PigeonConfig {
          * KEDA's operator keeps one connection (its metrics server another).
          */
         @WithDefault("8")
+        @Min(1)
         int maxConnections();
 
         /**
@@ -600,6 +664,7 @@ public interface PigeonConfig {
          * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration firstCallTimeout();
 
         /**
@@ -608,6 +673,7 @@ public interface PigeonConfig {
          * holds one stream on KEDA's connection, and its polls need room beside them.
          */
         @WithDefault("128")
+        @Min(1)
         int maxCallsPerConnection();
 
         /**
@@ -615,6 +681,7 @@ public interface PigeonConfig {
          * window), instead of grpc-java's 1 MiB.
          */
         @WithDefault("65536")
+        @Min(1)
         int flowControlWindow();
 
         /**
@@ -622,6 +689,7 @@ public interface PigeonConfig {
          * call opened is ended DEADLINE_EXCEEDED, and the part of the message it held is freed.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration requestTimeout();
     }
 
@@ -635,14 +703,17 @@ public interface PigeonConfig {
 
         /** Calls in flight at once, per replica. */
         @WithDefault("64")
+        @Min(1)
         int maxConcurrency();
 
         /** Time to connect to a target. */
         @WithDefault("5s")
+        @PositiveDuration
         Duration connectTimeout();
 
         /** Longest silence from the target once connected (an idle timeout; {@code call-timeout} bounds the whole call). */
         @WithDefault("30s")
+        @PositiveDuration
         Duration readTimeout();
 
         /**
@@ -650,6 +721,7 @@ public interface PigeonConfig {
          * cannot hold a call slot longer. A group's lease is always this plus a margin.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration callTimeout();
 
         /**
@@ -665,10 +737,12 @@ public interface PigeonConfig {
 
         /** Largest body of one call, in bytes: a group's items beyond it go in its next call (one item always goes). */
         @WithDefault("1048576")
+        @Min(1)
         int maxCallBytes();
 
         /** Calls in flight at once for one project, per replica, so that one project's slow targets cannot take every slot. */
         @WithDefault("16")
+        @Min(1)
         int maxConcurrencyPerProject();
 
         /**
@@ -677,6 +751,8 @@ public interface PigeonConfig {
          * none is dropped and none costs an attempt. The cluster's bound is this times the replicas that deliver.
          */
         @WithDefault("50")
+        @Min(1)
+        @Max(1_000_000_000)
         int maxCallsPerHostPerSecond();
 
         /**
@@ -690,30 +766,37 @@ public interface PigeonConfig {
 
         /** How long a dead group is kept (for /v3/dead-groups) before the sweeper deletes it. */
         @WithDefault("7d")
+        @PositiveDuration
         Duration deadRetention();
 
         /** Calls a group gets before it is moved to the dead state (the first call included). */
         @WithDefault("10")
+        @Min(1)
         int maxAttempts();
 
         /** Age after which a failing group is moved to the dead state, whatever its attempts. */
         @WithDefault("1d")
+        @PositiveDuration
         Duration maxAge();
 
         /** Delay before the first retry; each further retry doubles it, up to {@code retry-max}. */
         @WithDefault("1s")
+        @PositiveDuration
         Duration retryInitial();
 
         /** Longest delay between two retries. */
         @WithDefault("5m")
+        @PositiveDuration
         Duration retryMax();
 
         /** Most items one call delivers; a larger group is delivered in several calls, in order. */
         @WithDefault("100")
+        @Min(1)
         int maxItemsPerCall();
 
         /** How far ahead of now a push's {@code ontime} may be (by the database clock). */
         @WithDefault("30d")
+        @PositiveDuration
         Duration ontimeHorizon();
 
         /**
@@ -721,10 +804,12 @@ public interface PigeonConfig {
          * its fire time: nothing stays pending for ever. Keep it above {@code ontime-horizon}.
          */
         @WithDefault("60d")
+        @PositiveDuration
         Duration maxPendingAge();
 
         /** Largest enqueued body, in bytes. */
         @WithDefault("262144")
+        @Min(1)
         int maxBodySize();
 
         /**
@@ -732,6 +817,7 @@ public interface PigeonConfig {
          * other replicas); this bounds how late a group can be if a notification is ever lost.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration maxSleep();
     }
 
@@ -779,6 +865,7 @@ public interface PigeonConfig {
          * and one more than this closes the socket with 1008.
          */
         @WithDefault("16")
+        @Min(1)
         int maxFramesInFlight();
 
         /**
@@ -811,6 +898,7 @@ public interface PigeonConfig {
          * 1008.
          */
         @WithDefault("1000")
+        @Min(1)
         int maxSocketsPerProject();
 
         /**
@@ -818,10 +906,12 @@ public interface PigeonConfig {
          * quarkus.websockets-next.server.auto-ping-interval.
          */
         @WithDefault("30s")
+        @PositiveDuration
         Duration pingInterval();
 
         /** A socket from which nothing (no frame, no pong) came for this long is closed with 1001. */
         @WithDefault("120s")
+        @PositiveDuration
         Duration idleTimeout();
 
         /**
@@ -829,6 +919,7 @@ public interface PigeonConfig {
          * one more closes the socket with 1008. Room for a burst of several full posts (262144 bytes each).
          */
         @WithDefault("4194304")
+        @Min(1)
         int maxPendingNotificationBytes();
 
         /**
@@ -836,6 +927,7 @@ public interface PigeonConfig {
          * the frames taken are answered, and the socket is closed with 1008. Room for several full posts.
          */
         @WithDefault("4194304")
+        @Min(1)
         int maxHeldBytesPerSocket();
 
         /**
@@ -844,6 +936,7 @@ public interface PigeonConfig {
          * sockets whose clients do not read cannot fill the heap together.
          */
         @WithDefault("134217728")
+        @Min(1)
         long maxHeldBytes();
 
         /**
@@ -851,6 +944,7 @@ public interface PigeonConfig {
          * long is closed with 1008: it would hold a socket of the replica's bound for nobody.
          */
         @WithDefault("10s")
+        @PositiveDuration
         Duration authenticationTimeout();
 
         /**
@@ -859,6 +953,7 @@ public interface PigeonConfig {
          * by its capacity, Vert.x's fragments twice over): a socket whose bytes would pass it is closed with 1013.
          */
         @WithDefault("67108864")
+        @Min(1)
         long maxArrivingBytes();
 
         /**
@@ -866,6 +961,7 @@ public interface PigeonConfig {
          * client trickling a message, or stopping halfway while it answers pings, cannot keep the room it holds.
          */
         @WithDefault("20s")
+        @PositiveDuration
         Duration messageArrivalTimeout();
 
         /**
@@ -913,6 +1009,8 @@ public interface PigeonConfig {
 
         /** Queues on one page of a project's table (1 to 500). */
         @WithDefault("50")
+        @Min(1)
+        @Max(500)
         int queuesPerPage();
     }
 }

@@ -1,6 +1,7 @@
 package io.pigeon.console;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.config.SettingsCheck;
 import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.TokenTenancy;
@@ -54,7 +55,7 @@ public class ConsoleSignIn {
     static final Duration ENDED_SESSION_MEMORY = Duration.ofDays(1);
 
     /** Session secrets shorter than this leave the console off: they protect every console session. */
-    static final int MIN_SECRET_LENGTH = 32;
+    static final int MIN_SECRET_LENGTH = SettingsCheck.MIN_CONSOLE_SECRET_CHARACTERS;
 
     private final PigeonConfig config;
     private final TokenTenancy tenancy;

@@ -1,6 +1,7 @@
 package io.pigeon.dispatch;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.config.TargetSettings;
 import io.pigeon.rules.Rejection;
 import io.quarkus.vertx.http.HttpServerStart;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -37,10 +38,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class AllowedTargets {
-
-    /** An IPv4 address in its one plain form: four decimal parts of 0 to 255, without leading zeros. */
-    private static final Pattern IPV4 =
-            Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
 
     /**
      * A last label that makes a host an IPv4 address to URL parsers, curl and proxies (a number, decimal or 0x hex):
@@ -252,58 +249,17 @@ public class AllowedTargets {
 
     /** The address of an IP literal (never a DNS lookup), or null for a host name. */
     static byte[] ipLiteral(String host) {
-        if (IPV4.matcher(host).matches()) {
-            String[] octets = host.split("\\.");
-            byte[] address = new byte[4];
-            for (int i = 0; i < 4; i++) {
-                address[i] = (byte) Integer.parseInt(octets[i]);
-            }
-            return address;
-        }
-        if (!host.contains(":")) {
-            return null;
-        }
-        try {
-            // With a colon, this parses an IPv6 literal (an IPv4-mapped one comes back as IPv4); no lookup.
-            return InetAddress.getByName(host).getAddress();
-        } catch (UnknownHostException e) {
-            return null;
-        }
+        return TargetSettings.ipLiteral(host);
     }
 
     static Network network(String cidr) {
-        String[] parts = cidr.split("/", 2);
-        byte[] address = ipLiteral(parts[0]);
-        int prefix;
-        try {
-            prefix = Integer.parseInt(parts[1]);
-        } catch (NumberFormatException e) {
-            prefix = -1;
-        }
-        if (address == null || prefix < 0 || prefix > address.length * 8) {
-            throw new IllegalArgumentException("pigeon.dispatch.allowed-targets: \"" + cidr + "\" is not a CIDR");
-        }
-        return new Network(address, prefix);
+        TargetSettings.Cidr parsed = TargetSettings.cidr(cidr);
+        return new Network(parsed.address(), parsed.prefix());
     }
 
     private static PortRange portRange(String entry) {
-        try {
-            if (entry.equals("*")) {
-                return new PortRange(1, 65535);
-            }
-            int dash = entry.indexOf('-');
-            PortRange range = dash < 0
-                    ? new PortRange(Integer.parseInt(entry), Integer.parseInt(entry))
-                    : new PortRange(
-                            Integer.parseInt(entry.substring(0, dash)), Integer.parseInt(entry.substring(dash + 1)));
-            if (range.from() >= 1 && range.to() <= 65535 && range.from() <= range.to()) {
-                return range;
-            }
-        } catch (NumberFormatException e) {
-            // refused below
-        }
-        throw new IllegalArgumentException(
-                "pigeon.dispatch.allowed-ports: \"" + entry + "\" is not a port (1-65535), a range (8000-8999) or *");
+        TargetSettings.Ports parsed = TargetSettings.ports(entry);
+        return new PortRange(parsed.from(), parsed.to());
     }
 
     /** This machine's own HTTP endpoint, which calls may never reach. */

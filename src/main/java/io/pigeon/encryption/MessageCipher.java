@@ -1,15 +1,12 @@
 package io.pigeon.encryption;
 
+import io.pigeon.config.KeySettings;
 import io.pigeon.config.PigeonConfig;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
@@ -18,12 +15,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
-import org.jboss.logging.Logger;
 
 /**
  * Seals and opens the bodies of messages stored encrypted: AES-256-GCM (authenticated: a changed byte is an
@@ -42,11 +36,9 @@ import org.jboss.logging.Logger;
 @Startup // a bad key or key directory stops the start, rather than the first request that needs a key
 public class MessageCipher {
 
-    private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Logger LOG = Logger.getLogger(MessageCipher.class);
     /** The start of a version 2 text, and what the associated data of version 2 begins with. */
     private static final String VERSION_2 = "2:";
 
@@ -69,26 +61,18 @@ public class MessageCipher {
 
     @Inject
     public MessageCipher(PigeonConfig config) {
-        this(keysOf(config.encryption()), config.encryption().currentKey());
+        this(
+                KeySettings.encryptionKeyTexts(config.encryption()),
+                config.encryption().currentKey());
     }
 
     /** A cipher over {@code base64Keys} (id to key), sealing with {@code currentKey} (or the only key). */
     public MessageCipher(Map<String, String> base64Keys, Optional<String> currentKey) {
         Map<String, SecretKeySpec> decoded = new LinkedHashMap<>();
-        base64Keys.forEach((id, text) -> decoded.put(id, decode(id, text)));
+        base64Keys.forEach(
+                (id, text) -> decoded.put(id, new SecretKeySpec(KeySettings.encryptionKey(id, text), "AES")));
         this.keys = Collections.unmodifiableMap(decoded);
-        if (currentKey.isPresent()) {
-            if (!keys.containsKey(currentKey.get())) {
-                throw new IllegalArgumentException("pigeon.encryption.current-key names " + currentKey.get()
-                        + ", which is not among the configured keys " + keys.keySet());
-            }
-            this.currentKey = currentKey.get();
-        } else if (keys.size() > 1) {
-            throw new IllegalArgumentException(
-                    "pigeon.encryption.current-key must name one of the keys " + keys.keySet());
-        } else {
-            this.currentKey = keys.isEmpty() ? null : keys.keySet().iterator().next();
-        }
+        this.currentKey = KeySettings.currentEncryptionKey(keys.keySet(), currentKey);
     }
 
     /** Whether a key is configured, so that a queue may ask for its messages to be stored encrypted. */
@@ -189,47 +173,5 @@ public class MessageCipher {
         cipher.init(mode, key, new GCMParameterSpec(TAG_BITS, nonce));
         cipher.updateAAD(associatedData);
         return cipher;
-    }
-
-    private static SecretKeySpec decode(String id, String text) {
-        if (!KEY_ID.matcher(id).matches()) {
-            throw new IllegalArgumentException(
-                    "pigeon.encryption key id '" + id + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
-        }
-        byte[] key;
-        try {
-            key = Base64.getDecoder().decode(text.strip());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("pigeon.encryption key " + id + " is not base64", e);
-        }
-        if (key.length != 32) {
-            throw new IllegalArgumentException(
-                    "pigeon.encryption key " + id + " must be 32 bytes (AES-256), it has " + key.length);
-        }
-        return new SecretKeySpec(key, "AES");
-    }
-
-    private static Map<String, String> keysOf(PigeonConfig.Encryption config) {
-        Map<String, String> all = new LinkedHashMap<>(config.keys());
-        config.keyDirectory().ifPresent(directory -> {
-            if (!Files.isDirectory(Path.of(directory))) {
-                // An optional secret that is not there: no keys from it (a sealed message then says which is missing).
-                LOG.warnf("pigeon.encryption.key-directory %s does not exist: no message keys read from it", directory);
-                return;
-            }
-            try (Stream<Path> files = Files.list(Path.of(directory))) {
-                // A mounted secret also holds hidden entries (..data, ..2026_…): keys are the visible regular files.
-                for (Path file : files.filter(f -> !f.getFileName().toString().startsWith("."))
-                        .sorted()
-                        .toList()) {
-                    if (Files.isRegularFile(file)) {
-                        all.put(file.getFileName().toString(), Files.readString(file, StandardCharsets.US_ASCII));
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("pigeon.encryption.key-directory " + directory + " cannot be read", e);
-            }
-        });
-        return all;
     }
 }

@@ -1,7 +1,9 @@
 package io.pigeon.tenancy;
 
+import io.pigeon.config.KeySettings;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
+import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +21,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,7 @@ import javax.crypto.spec.SecretKeySpec;
  * of any other shape grants nothing.
  */
 @ApplicationScoped
+@Startup // built at start, not by the first share: its keys are also checked before anything starts (SettingsCheck)
 public class SignedUrls {
 
     /** A signed grant, as the share endpoint answers it. */
@@ -60,13 +62,12 @@ public class SignedUrls {
     private static final Pattern GRANTED_PATH = Pattern.compile("[A-Za-z0-9._~/-]+");
 
     /** The shortest key accepted: HMAC-SHA256's own output size. */
-    public static final int MIN_KEY_BYTES = 32;
+    public static final int MIN_KEY_BYTES = KeySettings.MIN_SIGNING_KEY_BYTES;
 
     private static final DateTimeFormatter EXPIRES = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss");
     private static final String SEPARATOR = "\\n";
-    private static final String UNNAMED = "";
+    private static final String UNNAMED = KeySettings.UNNAMED;
     private static final char KEY_ID_END = ':';
-    private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
     private final Map<String, byte[]> keys;
     private final String signingKey;
@@ -77,7 +78,7 @@ public class SignedUrls {
     public SignedUrls(PigeonConfig config) {
         this(
                 configuredKeys(config.signedUrl()),
-                config.signedUrl().signingKey().orElse(UNNAMED),
+                KeySettings.signingKeyId(config.signedUrl(), configuredKeys(config.signedUrl())),
                 config.signedUrl().maxLifetime(),
                 Clock.systemUTC());
     }
@@ -96,29 +97,9 @@ public class SignedUrls {
         }
     }
 
-    /** The configured keys by id, each checked: a short key or a malformed id stops the start. */
+    /** The configured keys by id, each checked ({@link KeySettings}): a short key or a malformed id stops the start. */
     static Map<String, byte[]> configuredKeys(PigeonConfig.SignedUrl config) {
-        Map<String, byte[]> keys = new HashMap<>();
-        config.secretKey()
-                .filter(secret -> !secret.isEmpty())
-                .ifPresent(secret -> keys.put(UNNAMED, checkedKey("pigeon.signed-url.secret-key", secret)));
-        config.keys().forEach((id, secret) -> {
-            if (!KEY_ID.matcher(id).matches()) {
-                throw new IllegalStateException(
-                        "pigeon.signed-url.keys: a key id is 1 to 32 letters, digits, _ or -: " + id);
-            }
-            keys.put(id, checkedKey("pigeon.signed-url.keys." + id, secret));
-        });
-        return keys;
-    }
-
-    private static byte[] checkedKey(String setting, String secret) {
-        byte[] key = secret.getBytes(StandardCharsets.UTF_8);
-        if (key.length < MIN_KEY_BYTES) {
-            throw new IllegalStateException(setting + " is " + key.length + " bytes; a signing key needs at least "
-                    + MIN_KEY_BYTES + " (e.g. openssl rand -base64 48)");
-        }
-        return key;
+        return KeySettings.signingKeys(config);
     }
 
     public boolean enabled() {

@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.testing.TestConfig;
 import io.smallrye.mutiny.Uni;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -54,28 +56,17 @@ class CoalescerTest {
                 sizes::add);
     }
 
+    /**
+     * The bounds as a configuration gives them (a hand-made implementation of the interface is not allowed: its
+     * methods carry the settings' constraints, which Quarkus reads as validation bindings).
+     */
     private static PigeonConfig.Coalescing bounds(int maxRows, int maxBytes, int maxInFlight, boolean enabled) {
-        return new PigeonConfig.Coalescing() {
-            @Override
-            public boolean enabled() {
-                return enabled;
-            }
-
-            @Override
-            public int maxRows() {
-                return maxRows;
-            }
-
-            @Override
-            public int maxBytes() {
-                return maxBytes;
-            }
-
-            @Override
-            public int maxInFlight() {
-                return maxInFlight;
-            }
-        };
+        return TestConfig.pigeon(Map.of(
+                        "pigeon.coalescing.max-rows", Integer.toString(maxRows),
+                        "pigeon.coalescing.max-bytes", Integer.toString(maxBytes),
+                        "pigeon.coalescing.max-in-flight", Integer.toString(maxInFlight),
+                        "pigeon.coalescing.enabled", Boolean.toString(enabled)))
+                .coalescing();
     }
 
     @Test

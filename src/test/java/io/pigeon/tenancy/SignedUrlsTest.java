@@ -7,14 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
+import io.pigeon.testing.TestConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -208,28 +209,14 @@ class SignedUrlsTest {
         assertThrows(IllegalStateException.class, () -> at(NOW, Map.of("", bytes("x")), "k9", Duration.ofDays(1)));
     }
 
+    /** The signed-URL settings as a configuration gives them (the interface's methods carry constraints). */
     private static PigeonConfig.SignedUrl config(String secretKey, Map<String, String> keys) {
-        return new PigeonConfig.SignedUrl() {
-            @Override
-            public Optional<String> secretKey() {
-                return Optional.ofNullable(secretKey);
-            }
-
-            @Override
-            public Map<String, String> keys() {
-                return keys;
-            }
-
-            @Override
-            public Optional<String> signingKey() {
-                return Optional.empty();
-            }
-
-            @Override
-            public Duration maxLifetime() {
-                return Duration.ofDays(7);
-            }
-        };
+        Map<String, String> values = new HashMap<>();
+        if (secretKey != null) {
+            values.put("pigeon.signed-url.secret-key", secretKey);
+        }
+        keys.forEach((id, key) -> values.put("pigeon.signed-url.keys." + id, key));
+        return TestConfig.pigeon(values).signedUrl();
     }
 
     @ParameterizedTest(name = "{0} grants {1}: {2}")

@@ -1,0 +1,60 @@
+package io.pigeon.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.testing.TestConfig;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The start-time check of the bounds a single constraint cannot say: the defaults pass, and each bad value gives one
+ * line naming its setting ({@code BadSettingsIT} starts the packaged application with such values).
+ */
+class SettingsCheckTest {
+
+    @Test
+    void theDefaultsAreWithinEveryBound() {
+        assertEquals(List.of(), SettingsCheck.problems(TestConfig.pigeon(Map.of())));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "pigeon.default-message-ttl | 1209601 | pigeon.default-message-ttl (1209601) must be at most",
+                "pigeon.default-claim-grace | 43201 | pigeon.default-claim-grace",
+                "pigeon.idempotency.default-window | 3601 | pigeon.idempotency.default-window",
+                "pigeon.redrive.default-rate | 1001 | pigeon.redrive.default-rate",
+                "pigeon.redrive.max-running-per-project-per-replica | 17 | max-running-per-project-per-replica",
+                "pigeon.claim-wait.renewal | 30s | pigeon.claim-wait.renewal (PT30S) must be below",
+                "pigeon.socket-subscriptions.renewal | 31s | pigeon.socket-subscriptions.renewal",
+                "pigeon.dispatch.retry-initial | 6m | pigeon.dispatch.retry-initial",
+                "pigeon.dispatch.ontime-horizon | 60d | pigeon.dispatch.ontime-horizon",
+                "pigeon.quotas.check-interval | off | pigeon.quotas.check-interval is off",
+                "pigeon.quotas.check-interval | 0s | pigeon.quotas.check-interval is 0s",
+                "pigeon.sweeper.interval | soon | pigeon.sweeper.interval is soon",
+                "pigeon.signed-url.secret-key | short | pigeon.signed-url.secret-key is 5 bytes",
+                "pigeon.signed-url.keys.k:1 | a-key-that-is-long-enough-for-hmac-sha256 | a key id is 1 to 32",
+                "pigeon.signed-url.signing-key | k9 | pigeon.signed-url.signing-key names no configured key",
+                "pigeon.encryption.keys.k1 | AAAA | pigeon.encryption.keys.k1 must be 32 bytes",
+                "pigeon.encryption.current-key | k9 | pigeon.encryption.current-key names k9",
+                "pigeon.dispatch.allowed-ports | 0 | pigeon.dispatch.allowed-ports",
+                "pigeon.dispatch.allowed-ports | 9000-8000 | pigeon.dispatch.allowed-ports",
+                "pigeon.dispatch.allowed-targets | ::1/129 | pigeon.dispatch.allowed-targets",
+                "pigeon.notification.mail.public-url | ftp://queues.example.com | pigeon.notification.mail.public-url",
+                "pigeon.notification.mail.confirmation-url | /confirm | pigeon.notification.mail.confirmation-url",
+                "pigeon.console.session-secret | 31-characters-is-one-too-short | pigeon.console.session-secret",
+            })
+    void aValueOutOfItsBoundIsOneLineNamingTheSetting(String setting, String value, String expected) {
+        Map<String, String> values = setting.equals("pigeon.signed-url.signing-key")
+                ? Map.of(setting, value, "pigeon.signed-url.secret-key", "a-key-that-is-long-enough-for-hmac-sha256")
+                : Map.of(setting, value);
+        List<String> problems = SettingsCheck.problems(TestConfig.pigeon(values));
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).contains(expected), problems.get(0));
+    }
+}

@@ -95,20 +95,6 @@ public interface PigeonConfig {
     @Min(1)
     int maxSubscriptionsPerPage();
 
-    /** The HTTP port's own checks, ahead of every resource. */
-    Http http();
-
-    interface Http {
-        /**
-         * Host names requests may name ({@code Host}, or an absolute request target) besides those always served:
-         * {@code localhost}, any IP address, and {@code quarkus.http.host} when it is a name. Exact names
-         * ({@code queues.example.com}), {@code *.example.com} for every name below {@code example.com}, or {@code *}
-         * alone for any host (behind an ingress that checks the host itself). A request naming another host is refused
-         * with 421. Checked at start: an entry that is none of these stops it.
-         */
-        Optional<List<String>> allowedHosts();
-    }
-
     /** Per-project limits: refused with 403 (a count the caller must lower) or 429 (a backlog that drains). */
     Quotas quotas();
 
@@ -822,12 +808,20 @@ public interface PigeonConfig {
     }
 
     /**
-     * The HTTP port's connections (io.pigeon.api.RequestDeadlines): how long a request may take to arrive, and how
-     * many connections one client source may hold.
+     * The HTTP port's own checks, ahead of every resource: which hosts it serves (io.pigeon.api.ServedHosts), how long
+     * a request may take to arrive and how many connections one client source may hold (io.pigeon.api.RequestDeadlines).
      */
     Http http();
 
     interface Http {
+        /**
+         * Host names requests may name ({@code Host}, or an absolute request target) besides those always served:
+         * {@code localhost}, any IP address, and {@code quarkus.http.host} when it is a name. Exact names
+         * ({@code queues.example.com}), {@code *.example.com} for every name below {@code example.com}, or {@code *}
+         * alone for any host (behind an ingress that checks the host itself). A request naming another host is refused
+         * with 421. Checked at start: an entry that is none of these stops it.
+         */
+        Optional<List<String>> allowedHosts();
 
         /**
          * A request head must have arrived whole within this long of its first byte (of the connection's accept, for

@@ -135,8 +135,9 @@ public class SocketTransport {
             close(connection, POLICY_VIOLATION, "Too many sockets on this server.");
             return;
         }
-        sessions.put(
-                connection.id(), new SocketSession(connection, limits.maxPendingNotificationBytes(), notificationRoom));
+        SocketSession session = new SocketSession(connection, limits.maxPendingNotificationBytes(), notificationRoom);
+        authentication.opened(session);
+        sessions.put(connection.id(), session);
     }
 
     void text(WebSocketConnection connection, String frame) {

@@ -61,7 +61,9 @@ import org.jboss.logging.Logger;
  * read-back returns among the queue's live socket subscribers, so a subscription deleted by id, with its queue or by
  * the sweeper stops its pushes at once); it is never parsed to find a socket. Registering before the row is written
  * means a post that sees the row always finds the socket registered: an id known only once the insert answers could
- * not promise that.
+ * not promise that. What the socket's identity admits now ({@link SocketInbox#receivesFor}) is asked on every push,
+ * not only when the subscription was made: a token that expired or was replaced gets nothing of a project it no longer
+ * grants, even before {@link #forgetRevoked} has deleted those rows.
  */
 @ApplicationScoped
 public class SocketPushes implements SocketSubscriptions {
@@ -220,19 +222,20 @@ public class SocketPushes implements SocketSubscriptions {
                     long id = created.get();
                     route.id = id;
                     Route replaced;
+                    boolean dropped;
                     synchronized (socket) {
-                        if (socket.forgotten) {
-                            replaced = null;
-                        } else {
-                            // A row replaced (its ttl or lease had run out) keeps its id: the route before goes.
-                            replaced = socket.routes.put(key, route);
-                        }
+                        // Checked under the socket's lock, as forgetRevoked reads its routes: a token replaced while
+                        // the row was being stored is seen either here or there.
+                        dropped = socket.forgotten || !socket.inbox.receivesFor(placed.project());
+                        // A row replaced (its ttl or lease had run out) keeps its id: the route before goes.
+                        replaced = dropped ? null : socket.routes.put(key, route);
                     }
                     if (replaced != null && replaced != route) {
                         unroute(replaced);
                     }
-                    if (socket.forgotten) {
-                        // The socket closed while its row was being stored: the row goes too.
+                    if (dropped) {
+                        // The socket closed, or its token stopped granting the project, while its row was being
+                        // stored: the row goes too.
                         unroute(route);
                         return store.forget(placed.db(), List.of(id)).replaceWith(id);
                     }
@@ -262,19 +265,43 @@ public class SocketPushes implements SocketSubscriptions {
                 socket.routes.clear();
             }
             sockets.remove(inbox.socketId(), socket);
-            Map<SqlClient, List<Long>> byDatabase = new IdentityHashMap<>();
-            for (Route route : held) {
-                unroute(route);
-                byDatabase
-                        .computeIfAbsent(route.key.db(), db -> new ArrayList<>())
-                        .add(route.id);
-            }
-            List<Uni<Void>> deletes = new ArrayList<>();
-            byDatabase.forEach((db, ids) -> deletes.add(store.forget(db, ids)));
-            return deletes.isEmpty()
-                    ? Uni.createFrom().voidItem()
-                    : Uni.join().all(deletes).andCollectFailures().replaceWithVoid();
+            return deleteRows(held);
         });
+    }
+
+    @Override
+    public Uni<Void> forgetRevoked(SocketInbox inbox) {
+        return Uni.createFrom().deferred(() -> {
+            SocketState socket = sockets.get(inbox.socketId());
+            if (socket == null || socket.inbox != inbox) {
+                return Uni.createFrom().voidItem();
+            }
+            List<Route> revoked = new ArrayList<>();
+            synchronized (socket) {
+                socket.routes.values().removeIf(route -> {
+                    boolean gone = !inbox.receivesFor(route.key.project());
+                    if (gone) {
+                        revoked.add(route);
+                    }
+                    return gone;
+                });
+            }
+            return deleteRows(revoked);
+        });
+    }
+
+    /** Stops pushing to {@code routes}, then deletes their rows, one statement per database. */
+    private Uni<Void> deleteRows(List<Route> routes) {
+        Map<SqlClient, List<Long>> byDatabase = new IdentityHashMap<>();
+        for (Route route : routes) {
+            unroute(route);
+            byDatabase.computeIfAbsent(route.key.db(), db -> new ArrayList<>()).add(route.id);
+        }
+        List<Uni<Void>> deletes = new ArrayList<>();
+        byDatabase.forEach((db, ids) -> deletes.add(store.forget(db, ids)));
+        return deletes.isEmpty()
+                ? Uni.createFrom().voidItem()
+                : Uni.join().all(deletes).andCollectFailures().replaceWithVoid();
     }
 
     /** Renews the leases of the subscriptions this replica holds, one statement per database. */
@@ -523,7 +550,11 @@ public class SocketPushes implements SocketSubscriptions {
             // Each socket once, however many of its routes match (a re-subscription being stored), in no set order.
             Map<SocketInbox, QueueName> inboxes = new IdentityHashMap<>();
             for (Route route : queueRoutes) {
-                if (!route.socket.forgotten && liveSubscribers.contains(route.socket.subscriber)) {
+                // What the socket's identity admits now decides, not what admitted the subscription: a token that
+                // expired or was replaced receives nothing of a project it no longer grants.
+                if (!route.socket.forgotten
+                        && liveSubscribers.contains(route.socket.subscriber)
+                        && route.socket.inbox.receivesFor(key.project())) {
                     inboxes.putIfAbsent(route.socket.inbox, route.queue);
                 }
             }

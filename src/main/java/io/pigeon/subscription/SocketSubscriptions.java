@@ -20,6 +20,13 @@ public interface SocketSubscriptions {
     /** Deletes every subscription the socket made for itself; called once, when the socket closes. */
     Uni<Void> forget(SocketInbox inbox);
 
+    /**
+     * Deletes the socket's subscriptions in every project its inbox no longer {@linkplain SocketInbox#receivesFor
+     * receives for} (its token was replaced by one that does not grant them): nothing more is pushed for them from the
+     * call on, and the rows are deleted (freeing the project's quota) when the answer comes.
+     */
+    Uni<Void> forgetRevoked(SocketInbox inbox);
+
     /** Where a subscribed socket's notifications go: the transport frames and sends them. */
     interface SocketInbox {
 
@@ -28,6 +35,13 @@ public interface SocketSubscriptions {
 
         /** One posted message. Called on any thread; must not block. */
         void deliver(SocketNotification notification);
+
+        /**
+         * Whether the socket may still receive what is posted in {@code project}: what its current identity admits (a
+         * token that expired or was replaced admits nothing it no longer grants). Nothing is pushed for any other
+         * project, and a subscription stored for one is deleted. Called on any thread; must not block.
+         */
+        boolean receivesFor(String project);
     }
 
     /**

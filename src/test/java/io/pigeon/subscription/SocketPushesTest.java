@@ -39,6 +39,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
@@ -83,9 +84,17 @@ class SocketPushesTest {
             return id;
         }
 
+        /** The projects the socket's identity admits, as the transport's inbox answers it. */
+        volatile Predicate<String> admitted = project -> true;
+
         @Override
         public void deliver(SocketNotification notification) {
             received.add(notification);
+        }
+
+        @Override
+        public boolean receivesFor(String project) {
+            return admitted.test(project);
         }
     }
 
@@ -282,6 +291,41 @@ class SocketPushesTest {
                 IllegalStateException.class, () -> sockets.subscribe(project, QueueName.of("c"), fields(null), inbox)
                         .await()
                         .atMost(WITHIN));
+    }
+
+    /**
+     * A socket whose identity no longer admits a project (a token that expired, or was replaced before its
+     * subscriptions there were dropped) is pushed nothing of that project, whatever rows remain; forgetting what it
+     * no longer admits deletes those rows and keeps the others.
+     */
+    @Test
+    void aSocketIsPushedOnlyWhatItsIdentityAdmitsNow() {
+        String other = Api.newProject();
+        TestInbox inbox = new TestInbox();
+        subscribe(project, "revoked", inbox);
+        subscribe(other, "granted", inbox);
+        inbox.admitted = other::equals;
+
+        post(project, "revoked", "[{\"ttl\": 300, \"body\": \"not pushed\"}]");
+        post(other, "granted", "[{\"ttl\": 300, \"body\": \"pushed\"}]");
+        Eventually.await("the admitted project's push", WITHIN, () -> !inbox.received.isEmpty());
+        afterEverythingBefore();
+        assertEquals(
+                List.of("granted"),
+                inbox.received.stream().map(SocketNotification::queueName).toList());
+        // Until forgotten, the row stays (the transport forgets it when the token is replaced).
+        assertEquals(1, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+
+        sockets.forgetRevoked(inbox).await().atMost(WITHIN);
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+        assertEquals(1, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", other));
+        post(other, "granted", "[{\"ttl\": 300, \"body\": \"still pushed\"}]");
+        Eventually.await("the kept subscription's push", WITHIN, () -> inbox.received.size() == 2);
+
+        // A subscription stored while its project is no longer admitted is deleted as it is stored.
+        subscribe(project, "late", inbox);
+        assertEquals(0, Db.count(pool, "SELECT count(*) FROM subscriptions WHERE project = $1", project));
+        sockets.forget(inbox).await().atMost(WITHIN);
     }
 
     @Test

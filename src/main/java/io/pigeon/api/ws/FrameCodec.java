@@ -11,20 +11,12 @@ import io.pigeon.json.StrictJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.Set;
-import org.msgpack.core.MessagePack;
-import org.msgpack.core.MessageUnpacker;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
-import org.msgpack.value.ValueType;
 
 /**
  * The two encodings of a frame: a text frame is JSON, a binary frame MessagePack, both read into and written from
@@ -42,6 +34,10 @@ final class FrameCodec {
 
     /** The largest integer MessagePack holds (uint64). */
     private static final BigInteger MAX_UINT64 = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+
+    /** Why a MessagePack frame holding a value that JSON cannot spell is refused. */
+    static final String NOT_JSON =
+            "It holds a value that JSON has no spelling for (binary, an extension type, NaN or an infinity).";
 
     private FrameCodec() {}
 
@@ -64,8 +60,12 @@ final class FrameCodec {
         }
     }
 
+    /**
+     * Reads a binary frame: {@link MessagePackCheck} walks it first, refusing any length it declares beyond its bytes,
+     * so Jackson reads only a frame that is what it says (no allocation larger than the frame).
+     */
     static JsonNode readBinary(byte[] frame) throws Undecodable {
-        checkMessagePack(frame);
+        MessagePackCheck.check(frame, MAX_DEPTH);
         try {
             JsonNode node = MESSAGE_PACK.readTree(frame);
             if (node == null || node.isMissingNode()) {
@@ -76,82 +76,11 @@ final class FrameCodec {
                         "Can't decode binary (MessagePack) request. It nests deeper than " + MAX_DEPTH + " levels.");
             }
             if (holdsWhatJsonCannot(node)) {
-                throw new Undecodable("Can't decode binary (MessagePack) request. It holds a value that JSON has no "
-                        + "spelling for (binary, an extension type, NaN or an infinity).");
+                throw new Undecodable("Can't decode binary (MessagePack) request. " + NOT_JSON);
             }
             return node;
         } catch (IOException | RuntimeException e) {
             throw new Undecodable("Can't decode binary (MessagePack) request. " + reason(e));
-        }
-    }
-
-    /**
-     * Reads the frame's MessagePack as it is before Jackson does: one document and nothing after it, no deeper than
-     * the JSON reader's bound, and a string for every map key. Jackson's MessagePack reader drops an entry whose key is
-     * an array or a map, and reads a nil key as a field of its own, so a body holding one would be stored as something
-     * else than was sent; bytes after the document would be passed over.
-     */
-    private static void checkMessagePack(byte[] frame) throws Undecodable {
-        try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(frame)) {
-            if (!unpacker.hasNext()) {
-                throw new Undecodable("Can't decode binary (MessagePack) request. The frame holds no document.");
-            }
-            checkValue(unpacker, 1);
-            if (unpacker.hasNext()) {
-                throw new Undecodable("Can't decode binary (MessagePack) request. Bytes follow the document.");
-            }
-        } catch (IOException | RuntimeException e) {
-            throw new Undecodable("Can't decode binary (MessagePack) request. " + reason(e));
-        }
-    }
-
-    private static void checkValue(MessageUnpacker unpacker, int depth) throws IOException, Undecodable {
-        if (depth > MAX_DEPTH) {
-            throw new Undecodable(
-                    "Can't decode binary (MessagePack) request. It nests deeper than " + MAX_DEPTH + " levels.");
-        }
-        ValueType type = unpacker.getNextFormat().getValueType();
-        if (type == ValueType.MAP) {
-            int entries = unpacker.unpackMapHeader();
-            Set<String> keys = new HashSet<>();
-            for (int i = 0; i < entries; i++) {
-                if (unpacker.getNextFormat().getValueType() != ValueType.STRING) {
-                    throw new Undecodable("Can't decode binary (MessagePack) request. A map key is not a string"
-                            + " (JSON, which every document is stored as, has only string keys).");
-                }
-                if (!keys.add(utf8(unpacker))) {
-                    // As the JSON reader of every HTTP body: one of the two would be dropped without a word.
-                    throw new Undecodable("Can't decode binary (MessagePack) request. A map holds a key twice.");
-                }
-                checkValue(unpacker, depth + 1);
-            }
-        } else if (type == ValueType.STRING) {
-            utf8(unpacker);
-        } else if (type == ValueType.ARRAY) {
-            int items = unpacker.unpackArrayHeader();
-            for (int i = 0; i < items; i++) {
-                checkValue(unpacker, depth + 1);
-            }
-        } else {
-            unpacker.skipValue();
-        }
-    }
-
-    /**
-     * The next string, which must be UTF-8: a malformed one would be stored with replacement characters, where the
-     * same bytes in a JSON body are refused.
-     */
-    private static String utf8(MessageUnpacker unpacker) throws IOException, Undecodable {
-        byte[] bytes = unpacker.readPayload(unpacker.unpackRawStringHeader());
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException malformed) {
-            throw new Undecodable("Can't decode binary (MessagePack) request. A string is not UTF-8.");
         }
     }
 
@@ -200,7 +129,7 @@ final class FrameCodec {
     }
 
     /** The first line of a parser's complaint, without the location dump Jackson appends. */
-    private static String reason(Exception e) {
+    static String reason(Exception e) {
         String message = e instanceof JsonProcessingException parse ? parse.getOriginalMessage() : e.getMessage();
         String kind = e.getClass().getSimpleName();
         if (message == null) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.SignedRequests;
 import io.pigeon.rules.Rejection;
+import io.pigeon.subscription.SocketSubscriptions;
 import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.Caller;
 import io.pigeon.tenancy.SignedTarget;
@@ -19,6 +20,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import org.jboss.logging.Logger;
 
 /**
  * Who a frame acts as, with the HTTP edge's rules ({@code io.pigeon.api.Authentication}). With authentication off,
@@ -27,10 +30,13 @@ import java.util.Optional;
  * Quarkus OIDC exactly as an HTTP bearer token is (signature, issuer, audience, expiry), and each later frame is
  * admitted by {@link TokenTenancy} on that token's projects and roles, as an HTTP request is. Until then only a
  * message action carrying a valid pre-signed grant for its queue is served. The socket is closed (4003) when the
- * token expires.
+ * token expires. What it receives of its own subscriptions follows its current token too: a new token drops the
+ * subscriptions in projects it does not grant, and nothing is pushed for a project the token no longer grants.
  */
 @ApplicationScoped
 class SocketAuthentication {
+
+    private static final Logger LOG = Logger.getLogger(SocketAuthentication.class);
 
     /** Zaqar's close code for a socket whose token expired. */
     static final int AUTHENTICATION_EXPIRED = 4003;
@@ -53,12 +59,19 @@ class SocketAuthentication {
     private final SignedUrls signedUrls;
     private final BearerTokens tokens;
     private final Vertx vertx;
+    private final SocketSubscriptions socketSubscriptions;
 
-    SocketAuthentication(TokenTenancy tenancy, SignedUrls signedUrls, BearerTokens tokens, Vertx vertx) {
+    SocketAuthentication(
+            TokenTenancy tenancy,
+            SignedUrls signedUrls,
+            BearerTokens tokens,
+            Vertx vertx,
+            SocketSubscriptions socketSubscriptions) {
         this.tenancy = tenancy;
         this.signedUrls = signedUrls;
         this.tokens = tokens;
         this.vertx = vertx;
+        this.socketSubscriptions = socketSubscriptions;
     }
 
     /** Refused when the socket is not authenticated (token mode): Zaqar's 403 "Not authentified.". */
@@ -174,11 +187,11 @@ class SocketAuthentication {
             return Uni.createFrom().item(failed());
         }
         return tokens.identify(token)
-                .map(identity -> {
+                .chain(identity -> {
                     // The token's projects and roles alone decide: the project the frame names must be one of them.
                     tenancy.admit(identity, request.header(FrameSchema.PROJECT_ID), true);
                     bind(session, identity);
-                    return authentified();
+                    return dropRevoked(session).replaceWith(authentified());
                 })
                 .onFailure(failure ->
                         failure instanceof AuthenticationFailedException || failure instanceof Unauthenticated)
@@ -192,9 +205,18 @@ class SocketAuthentication {
                         "Authentication failed."));
     }
 
-    /** The socket acts with {@code identity} from now on, until its token expires (then it is closed, 4003). */
+    /**
+     * The socket acts with {@code identity} from now on, until its token expires (then it is closed, 4003), and
+     * receives notifications only of the projects it grants, until then.
+     */
     private void bind(SocketSession session, SecurityIdentity identity) {
         Instant expires = BearerTokens.expiryOf(identity);
+        Set<String> granted = Set.copyOf(tenancy.grantedProjects(identity));
+        boolean operator = tenancy.isOperator(identity);
+        // Before the new token is the socket's: from here on no frame and no notification acts on the old one's grant.
+        session.inbox()
+                .receiveOnlyFor(project -> (expires == null || Instant.now().isBefore(expires))
+                        && (operator || granted.contains(project)));
         long timer = expires == null
                 ? -1
                 : vertx.setTimer(
@@ -210,14 +232,43 @@ class SocketAuthentication {
         }
     }
 
+    /**
+     * The socket's subscriptions in projects its new token does not grant are dropped (their rows deleted, freeing the
+     * project's quota) before the socket is told it is authenticated. A row that cannot be deleted now is no longer
+     * renewed, so it is swept once its lease runs out; nothing is pushed for it meanwhile.
+     */
+    private Uni<Void> dropRevoked(SocketSession session) {
+        if (!session.hasSubscribed()) {
+            return Uni.createFrom().voidItem();
+        }
+        return socketSubscriptions
+                .forgetRevoked(session.inbox())
+                .onFailure()
+                .invoke(failure -> LOG.warnf(
+                        "The subscriptions socket %s's new token does not grant were not deleted (they are swept "
+                                + "once their lease runs out): %s",
+                        session.connection().id(), failure.toString()))
+                .onFailure()
+                .recoverWithNull();
+    }
+
+    /** An OIDC-mode socket receives nothing before it authenticates. */
+    void opened(SocketSession session) {
+        if (tenancy.tokensRequired()) {
+            session.inbox().receiveOnlyFor(project -> false);
+        }
+    }
+
     private static void expired(SocketSession session, long timer) {
         if (session.expire(timer)) {
+            session.inbox().receiveOnlyFor(project -> false);
             SocketTransport.close(session.connection(), AUTHENTICATION_EXPIRED, "Authentication expired.");
         }
     }
 
     /** The socket is gone: the expiry of its token is no longer watched. */
     void closed(SocketSession session) {
+        session.inbox().receiveOnlyFor(project -> false);
         SocketSession.Authentication forgotten = session.authenticated(null);
         if (forgotten != null && forgotten.timer() >= 0) {
             vertx.cancelTimer(forgotten.timer());

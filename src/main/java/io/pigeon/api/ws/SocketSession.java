@@ -10,6 +10,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * What Pigeon knows of one open socket: the token it authenticated with ({@link SocketAuthentication}), the frames
@@ -291,6 +292,11 @@ final class SocketSession {
         private volatile boolean binary;
         /** Closed to make room for other sockets' notifications: it takes no more. */
         private volatile boolean closing;
+        /**
+         * The projects whose notifications the socket may receive, as its current identity admits them (with
+         * authentication off, every frame names its project: all); set by {@link SocketAuthentication}.
+         */
+        private volatile Predicate<String> receivesFor = project -> true;
 
         SocketInbox(WebSocketConnection connection, int maxPendingBytes, NotificationRoom room) {
             this.connection = connection;
@@ -323,6 +329,16 @@ final class SocketSession {
 
         void binary(boolean binary) {
             this.binary = binary;
+        }
+
+        /** From now on the socket receives notifications only of the projects {@code admitted} accepts. */
+        void receiveOnlyFor(Predicate<String> admitted) {
+            this.receivesFor = admitted;
+        }
+
+        @Override
+        public boolean receivesFor(String project) {
+            return receivesFor.test(project);
         }
 
         @Override

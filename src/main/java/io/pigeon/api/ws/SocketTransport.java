@@ -163,6 +163,7 @@ public class SocketTransport {
             return;
         }
         SocketSession session = new SocketSession(connection, limits.maxPendingNotificationBytes(), notificationRoom);
+        authentication.opened(session);
         if (!authentication.tokensRequired()) {
             // Authentication off: every socket acts from its upgrade.
             if (!act()) {

@@ -1,0 +1,81 @@
+package io.pigeon.api.ws;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A MessagePack frame's decoding costs no more than its size: a header that declares more bytes than the frame holds
+ * is refused before anything of that size is allocated. Measured with the JVM's count of the bytes this thread
+ * allocated (an outside attack found {@code db 03 ff ff ff} allocating 64 MiB before it was answered 400).
+ */
+class FrameCodecLyingLengthsTest {
+
+    /** Far above what refusing a small frame takes (an exception, a message), far below what the lies declare. */
+    private static final long MOST_ALLOCATED = 1 << 20;
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    @Test
+    void theFiveByteFrameOfTheAttackAllocatesNothingOfWhatItDeclares() throws Exception {
+        byte[] attack = {(byte) 0xdb, 0x03, (byte) 0xff, (byte) 0xff, (byte) 0xff};
+        warmUp();
+        long allocated = allocatedWhileRefused(attack);
+        assertTrue(allocated < MOST_ALLOCATED, "decoding db 03 ff ff ff allocated " + allocated + " bytes");
+    }
+
+    @Test
+    void everyLyingHeaderInEveryPlaceIsRefusedWithoutItsAllocation() throws Exception {
+        warmUp();
+        List<String> costly = new ArrayList<>();
+        for (LyingFrames.Lying lying : LyingFrames.all()) {
+            long allocated = allocatedWhileRefused(lying.bytes());
+            if (allocated >= MOST_ALLOCATED) {
+                costly.add(lying + ": " + allocated + " bytes");
+            }
+        }
+        assertEquals(List.of(), costly, "frames whose refusal allocated 1 MiB or more");
+    }
+
+    @Test
+    void honestLengthsOfEveryWidthStillDecode() throws Exception {
+        // {"a": "xyz"} with the string as str8, str16 and str32, and an array32 of one item in a map16.
+        byte[][] honest = {
+            {(byte) 0x81, (byte) 0xa1, 'a', (byte) 0xd9, 3, 'x', 'y', 'z'},
+            {(byte) 0x81, (byte) 0xa1, 'a', (byte) 0xda, 0, 3, 'x', 'y', 'z'},
+            {(byte) 0x81, (byte) 0xa1, 'a', (byte) 0xdb, 0, 0, 0, 3, 'x', 'y', 'z'},
+            {(byte) 0xde, 0, 1, (byte) 0xa1, 'a', (byte) 0xdd, 0, 0, 0, 1, (byte) 0xa3, 'x', 'y', 'z'},
+        };
+        for (byte[] frame : honest) {
+            JsonNode document = FrameCodec.readBinary(frame);
+            assertEquals(
+                    "xyz",
+                    document.get("a").isArray()
+                            ? document.get("a").get(0).asText()
+                            : document.get("a").asText());
+        }
+    }
+
+    /** Bytes this thread allocated while {@code frame} was decoded, which must be refused. */
+    private static long allocatedWhileRefused(byte[] frame) {
+        long before = THREADS.getCurrentThreadAllocatedBytes();
+        FrameCodec.Undecodable refused = assertThrows(FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(frame));
+        long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+        assertTrue(refused.getMessage().startsWith("Can't decode binary (MessagePack) request."), refused.getMessage());
+        return allocated;
+    }
+
+    /** Loads what decoding and refusing use, so that loading it is not counted. */
+    private static void warmUp() throws Exception {
+        FrameCodec.readBinary(new byte[] {(byte) 0x81, (byte) 0xa1, 'a', 1});
+        assertThrows(FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(new byte[] {(byte) 0xa3, 'x'}));
+        assertThrows(FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(new byte[] {(byte) 0xc4, 9, 1}));
+    }
+}

@@ -196,6 +196,8 @@ class MailNotificationTest {
         // GreenMail records the SMTP MAIL FROM it was given as the Return-Path: bounces go to the deployment.
         for (MimeMessage mail : mails) {
             assertEquals(List.of("<" + MailProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
+        }
+        for (MimeMessage mail : mails) {
             String head = raw(mail).split("\r\n\r\n", 2)[0];
             assertTrue(
                     head.lines().noneMatch(line -> line.regionMatches(true, 0, "Cc:", 0, 3)), "no Cc header: " + head);

@@ -44,7 +44,7 @@ public class Dispatcher {
 
     private final DispatchStore store;
     private final DeliveryClient client;
-    private final MailClient mail;
+    private final MailDelivery mail;
     private final PigeonConfig.Dispatch config;
     private final Vertx vertx;
     private final PoolClients pools;
@@ -76,7 +76,7 @@ public class Dispatcher {
     public Dispatcher(
             DispatchStore store,
             DeliveryClient client,
-            MailClient mail,
+            MailDelivery mail,
             PigeonConfig config,
             Vertx vertx,
             MeterRegistry registry,

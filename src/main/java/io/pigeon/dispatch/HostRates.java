@@ -16,7 +16,7 @@ import java.util.function.LongSupplier;
  * together. Each address's state is two times; when many are remembered, those with full room again are forgotten.
  *
  * <p>{@code K} is what a target is known by: an {@link java.net.InetAddress} for calls, a recipient's mail domain for
- * mail ({@link MailClient}). The same pacing, over a minute, bounds the mails of each project ({@link MailClient}).
+ * mail ({@link MailDelivery}). The same pacing, over a minute, bounds the mails of each project ({@link MailDelivery}).
  */
 final class HostRates<K> {
 

@@ -22,7 +22,7 @@ import io.pigeon.config.PigeonConfig;
  *
  * <p>Where mail is sent ({@code pigeon.notification.mail.enabled}), each live {@code mailto:} subscription is handed
  * its notifications the same way, the row carrying the subscription's {@code subject} and {@code from} options as its
- * headers, for {@link MailClient}.
+ * headers, for {@link MailDelivery}.
  *
  * <p>Each row records what it holds in {@code item_bytes} (its body, sealed body, headers and retry policy), so that
  * notifications count toward the project's bytes quota as /v3 items do (see {@code UsageCheck}).

@@ -100,17 +100,17 @@ class ZaqarMailTest {
 
     @Test
     void onlyARecipientRefusedForGoodEndsTheGroup() {
-        DeliveryClient.Outcome unknownUser = MailClient.outcomeOf(
+        DeliveryClient.Outcome unknownUser = MailDelivery.outcomeOf(
                 new SMTPException("recipient address not accepted", 550, List.of("550 5.1.1 no such user"), true));
         assertFalse(unknownUser.retryable());
         assertTrue(unknownUser.error().startsWith("mail 5xx"), unknownUser.error());
-        DeliveryClient.Outcome mailboxBusy = MailClient.outcomeOf(
+        DeliveryClient.Outcome mailboxBusy = MailDelivery.outcomeOf(
                 new SMTPException("recipient address not accepted", 450, List.of("450 mailbox busy"), false));
         assertTrue(mailboxBusy.retryable());
-        DeliveryClient.Outcome badCredentials = MailClient.outcomeOf(
+        DeliveryClient.Outcome badCredentials = MailDelivery.outcomeOf(
                 new SMTPException("authentication failed", 535, List.of("535 bad credentials"), false));
         assertTrue(badCredentials.retryable(), "the operator may yet fix it");
-        DeliveryClient.Outcome down = MailClient.outcomeOf(new ConnectException("Connection refused"));
+        DeliveryClient.Outcome down = MailDelivery.outcomeOf(new ConnectException("Connection refused"));
         assertTrue(down.retryable());
         assertEquals("connection failed", down.error());
     }

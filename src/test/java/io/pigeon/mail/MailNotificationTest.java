@@ -21,6 +21,7 @@ import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLDecoder;
@@ -29,6 +30,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -196,6 +198,8 @@ class MailNotificationTest {
         // GreenMail records the SMTP MAIL FROM it was given as the Return-Path: bounces go to the deployment.
         for (MimeMessage mail : mails) {
             assertEquals(List.of("<" + MailProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
+        }
+        for (MimeMessage mail : mails) {
             String head = raw(mail).split("\r\n\r\n", 2)[0];
             assertTrue(
                     head.lines().noneMatch(line -> line.regionMatches(true, 0, "Cc:", 0, 3)), "no Cc header: " + head);
@@ -229,7 +233,7 @@ class MailNotificationTest {
         String id = Api.as(project)
                 .contentType(ContentType.JSON)
                 .body("{\"subscriber\": \"mailto:" + address + "\", \"options\": {\"from\": \"Q <q@"
-                        + MailProfile.ALLOWED_DOMAIN.toUpperCase(java.util.Locale.ROOT) + ">\"}}")
+                        + MailProfile.ALLOWED_DOMAIN.toUpperCase(Locale.ROOT) + ">\"}}")
                 .post("/v2/queues/orders/subscriptions")
                 .then()
                 .statusCode(201)
@@ -476,7 +480,7 @@ class MailNotificationTest {
     /** The message as GreenMail received it, headers and body, as text. */
     private static String raw(MimeMessage mail) {
         try {
-            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             mail.writeTo(bytes);
             return bytes.toString(StandardCharsets.UTF_8);
         } catch (IOException e) {

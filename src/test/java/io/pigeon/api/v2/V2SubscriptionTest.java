@@ -26,8 +26,11 @@ import io.restassured.http.ContentType;
 import io.restassured.response.ValidatableResponse;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -393,7 +396,7 @@ class V2SubscriptionTest {
      */
     @Test
     void aSubjectIsRefusedAlikeInTheAddressAndInTheOptions() {
-        Map<String, String> refused = new java.util.LinkedHashMap<>();
+        Map<String, String> refused = new LinkedHashMap<>();
         refused.put("a\r\nBcc: evil@example.com", "control characters");
         refused.put("a\nb", "control characters");
         refused.put("a\u0007b", "control characters");
@@ -405,8 +408,8 @@ class V2SubscriptionTest {
         refused.put("a\u200bb", "control characters");
         refused.put("x".repeat(256), "at most 255 characters");
         for (Map.Entry<String, String> bad : refused.entrySet()) {
-            String encoded = java.net.URLEncoder.encode(bad.getKey(), java.nio.charset.StandardCharsets.UTF_8)
-                    .replace("+", "%20");
+            String encoded =
+                    URLEncoder.encode(bad.getKey(), StandardCharsets.UTF_8).replace("+", "%20");
             subscribe("mail", "{\"subscriber\": \"mailto:ops@example.com?subject=" + encoded + "\"}")
                     .statusCode(400)
                     .body("description", containsString("?subject="))

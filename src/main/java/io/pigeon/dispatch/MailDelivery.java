@@ -9,6 +9,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Uni;
 import io.vertx.ext.mail.MailMessage;
 import io.vertx.ext.mail.SMTPException;
+import io.vertx.mutiny.ext.mail.MailClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.nio.charset.StandardCharsets;
@@ -43,13 +44,13 @@ import org.jboss.logging.Logger;
  * second (the receivers; the SMTP server's own connections are bounded by {@code quarkus.mailer.max-pool-size}).
  */
 @ApplicationScoped
-public class MailClient {
+public class MailDelivery {
 
     /** The dispatcher's category: one logger to turn up for the whole delivery engine. */
     private static final Logger LOG = Logger.getLogger(Dispatcher.class);
 
     private final ReactiveMailer mockMailer;
-    private final io.vertx.mutiny.ext.mail.MailClient smtp;
+    private final MailClient smtp;
     private final MessageCipher cipher;
     private final MailSenders senders;
     private final boolean enabled;
@@ -60,9 +61,9 @@ public class MailClient {
     private final HostRates<String> projectRates;
     private final long callTimeoutMillis;
 
-    public MailClient(
+    public MailDelivery(
             ReactiveMailer mockMailer,
-            io.vertx.mutiny.ext.mail.MailClient smtp,
+            MailClient smtp,
             MessageCipher cipher,
             MailSenders senders,
             PigeonConfig config,

@@ -4,40 +4,88 @@ import io.pigeon.config.PigeonConfig;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import java.io.ByteArrayInputStream;
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
- * Refuses a request whose declared body exceeds {@code pigeon.max-request-body} before anything reads it,
- * with 413 and the error document (the HTTP layer's own limit, further out, answers without one). Every
- * document limit of the API (messages, metadata) is far below this bound. A body sent without a length
- * (chunked) is bounded by the HTTP layer with the same number ({@code quarkus.http.limits.max-body-size} is set
- * to it): it is refused with 413 once it passes the bound, without the error document, as that answer is the
- * HTTP layer's own.
+ * Bounds every request body by {@code pigeon.max-request-body}, ahead of the REST layer, and refuses a larger one with
+ * 413 and the error document. A declared body (Content-Length) past the bound is refused before anything reads it. A
+ * body streamed without a length (chunked) is read here as it arrives, up to the bound, and handed to the REST layer
+ * whole; past the bound it is refused at once and the connection closed. Were such a body left to the REST layer, the
+ * HTTP layer's own bound would answer 413 in the middle of reading it and the REST layer would then try to answer the
+ * same request again, an ERROR with a stack trace for every such request: a client's fault logged as Pigeon's, and a
+ * lever to flood the log. {@code quarkus.http.limits.max-body-size} is set to the same number, as a second line.
  */
 @ApplicationScoped
 public class RequestBodyLimit {
 
+    /** Marks a request whose streamed body was read here. */
+    private static final String STREAMED = RequestBodyLimit.class.getName() + ".streamed";
+
     private final long maxRequestBody;
+    private final BodyHandler streamedBodies;
 
     public RequestBodyLimit(PigeonConfig config) {
         this.maxRequestBody = config.maxRequestBody();
+        // Read as the bytes arrive (no buffer sized ahead of them), never to files, forms left to the REST layer.
+        this.streamedBodies = BodyHandler.create(false)
+                .setBodyLimit(maxRequestBody)
+                .setPreallocateBodyBuffer(false)
+                .setMergeFormAttributes(false);
     }
 
     /** Installed first on the router, ahead of the REST layer. */
     void install(@Observes Router router) {
-        router.route().order(Integer.MIN_VALUE).handler(this::limit);
+        router.route().order(Integer.MIN_VALUE).handler(this::limit).failureHandler(this::refuseStreamed);
     }
 
     void limit(RoutingContext context) {
         String declared = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
         if (declared != null && exceeds(declared)) {
-            new ErrorDocument(
-                            "Request entity too large", "The request body may not exceed " + maxRequestBody + " bytes.")
-                    .endWithClose(context.response(), 413);
+            tooLarge().endWithClose(context.response(), 413);
+            return;
+        }
+        if (declared == null && streamed(context)) {
+            context.put(STREAMED, Boolean.TRUE);
+            streamedBodies.handle(context); // goes on with the body read, or fails the request with 413
             return;
         }
         context.next();
+    }
+
+    /**
+     * Hands a streamed body read here to the REST layer, which would otherwise find the request ended and read it as
+     * empty: as the request's entity, before the REST layer looks for one.
+     */
+    @ServerRequestFilter(preMatching = true)
+    public void streamedBody(ContainerRequestContext request, RoutingContext context) {
+        if (context.get(STREAMED) != null && context.body().buffer() != null) {
+            request.setEntityStream(
+                    new ByteArrayInputStream(context.body().buffer().getBytes()));
+        }
+    }
+
+    /** A streamed body past the bound, as the body handler reports it: the client's fault, answered, not logged. */
+    void refuseStreamed(RoutingContext context) {
+        if (context.statusCode() == 413 && !context.response().ended()) {
+            tooLarge().endWithClose(context.response(), 413);
+            return;
+        }
+        context.next();
+    }
+
+    private ErrorDocument tooLarge() {
+        return new ErrorDocument(
+                "Request entity too large", "The request body may not exceed " + maxRequestBody + " bytes.");
+    }
+
+    private static boolean streamed(RoutingContext context) {
+        String encoding = context.request().getHeader(HttpHeaders.TRANSFER_ENCODING);
+        return encoding != null && !encoding.isBlank();
     }
 
     private boolean exceeds(String declared) {

@@ -9,7 +9,13 @@ import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
@@ -48,6 +54,55 @@ class RequestBodyLimitTest {
         Api.as(project).get("/v1/queues/big/metadata").then().statusCode(200).body("isEmpty()", equalTo(true));
     }
 
+    /**
+     * A streamed body past the bound is the client's fault: it is answered 413 and logs no ERROR and no stack trace
+     * (before, each such request logged "Response has already been written" at ERROR: the REST layer answered a
+     * request the HTTP layer had already refused, and any client could flood the log with them).
+     */
+    @Test
+    void aStreamedBodyPastTheBoundLogsNoErrorNorStackTrace() {
+        String project = Api.newProject();
+        Map<String, String> headers =
+                Map.of("X-Project-Id", project, "Client-ID", Api.CLIENT_ID, "Content-Type", "application/json");
+        List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger root = Logger.getLogger("");
+        root.addHandler(capture);
+        try {
+            for (int i = 0; i < 3; i++) {
+                RawHttp.Answer answer = RawHttp.sendChunked(
+                        RestAssured.port,
+                        "POST",
+                        "/v2/queues/flooded/messages",
+                        headers,
+                        ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(2 * 1024 * 1024) + "\"}]}")
+                                .getBytes(StandardCharsets.UTF_8));
+                Assertions.assertEquals(413, answer.status(), answer.toString());
+            }
+            // A request after them is served: whatever the refused ones left behind is logged by now.
+            Api.as(project).get("/v2/queues").then().statusCode(200);
+        } finally {
+            root.removeHandler(capture);
+        }
+        List<String> errors = logged.stream()
+                .filter(record -> record.getLevel().intValue() >= Level.SEVERE.intValue() || record.getThrown() != null)
+                .map(record -> record.getLevel() + " " + record.getLoggerName() + ": " + record.getMessage()
+                        + (record.getThrown() == null ? "" : " " + record.getThrown()))
+                .toList();
+        Assertions.assertEquals(List.of(), errors, "what the refused bodies logged");
+    }
+
     /** A body streamed without a length (chunked) is bounded by the same number, and nothing of it is stored. */
     @Test
     void chunkedBodiesAreBoundedToo() {
@@ -66,8 +121,9 @@ class RequestBodyLimitTest {
                     headers,
                     ("{\"messages\": [{\"ttl\": 60, \"body\": \"" + "a".repeat(3 * 1024 * 1024) + "\"}]}")
                             .getBytes(StandardCharsets.UTF_8));
-            // Refused by the HTTP layer itself once past the bound (its answer carries no error document).
+            // Refused once past the bound, with the error document, before the REST layer sees it.
             Assertions.assertEquals(413, answer.status(), path + ": " + answer);
+            Assertions.assertTrue(answer.body().contains("Request entity too large"), path + ": " + answer);
         }
         Api.as(project).get("/v2/queues").then().statusCode(200).body("queues.size()", equalTo(0));
         // Under the bound a streamed body is read as any other.

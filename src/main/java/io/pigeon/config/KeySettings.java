@@ -74,14 +74,19 @@ public final class KeySettings {
     /**
      * The message keys as configured, by id: {@code pigeon.encryption.keys.<id>} and the files of
      * {@code pigeon.encryption.key-directory} (a directory that is not there gives none, as an optional mounted
-     * secret may be absent; one that cannot be read is an {@link UncheckedIOException}).
+     * secret may be absent, and is logged when {@code warnIfAbsent}; one that cannot be read is an
+     * {@link UncheckedIOException}).
      */
-    public static Map<String, String> encryptionKeyTexts(PigeonConfig.Encryption config) {
+    public static Map<String, String> encryptionKeyTexts(PigeonConfig.Encryption config, boolean warnIfAbsent) {
         Map<String, String> all = new LinkedHashMap<>(config.keys());
         config.keyDirectory().ifPresent(directory -> {
             if (!Files.isDirectory(Path.of(directory))) {
                 // An optional secret that is not there: no keys from it (a sealed message then says which is missing).
-                LOG.warnf("pigeon.encryption.key-directory %s does not exist: no message keys read from it", directory);
+                if (warnIfAbsent) {
+                    LOG.warnf(
+                            "pigeon.encryption.key-directory %s does not exist: no message keys read from it",
+                            directory);
+                }
                 return;
             }
             try (Stream<Path> files = Files.list(Path.of(directory))) {

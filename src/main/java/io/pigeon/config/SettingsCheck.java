@@ -160,7 +160,7 @@ public class SettingsCheck implements ConstraintValidator<ValidSettings, PigeonC
         if (signing != null) {
             guarded(problems, () -> KeySettings.signingKeyId(config.signedUrl(), signing));
         }
-        Map<String, String> texts = guarded(problems, () -> KeySettings.encryptionKeyTexts(config.encryption()));
+        Map<String, String> texts = guarded(problems, () -> KeySettings.encryptionKeyTexts(config.encryption(), false));
         if (texts != null) {
             texts.forEach((id, text) -> guarded(problems, () -> KeySettings.encryptionKey(id, text)));
             guarded(

@@ -62,7 +62,7 @@ public class MessageCipher {
     @Inject
     public MessageCipher(PigeonConfig config) {
         this(
-                KeySettings.encryptionKeyTexts(config.encryption()),
+                KeySettings.encryptionKeyTexts(config.encryption(), true),
                 config.encryption().currentKey());
     }
 

@@ -2,6 +2,7 @@ package io.pigeon.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Min;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -550,13 +551,25 @@ public interface PigeonConfig {
          * KEDA's operator keeps one connection (its metrics server another).
          */
         @WithDefault("8")
+        @Min(1)
         int maxConnections();
 
         /**
-         * A connection that has not opened its first call this long after it was accepted (whether or not it completed
-         * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long.
+         * Connections open at once on the gRPC port from one remote address (its share of {@code max-connections}); one
+         * more from that address is closed as soon as it is accepted, so one address cannot hold every place. At most
+         * {@code max-connections}; behind a proxy every client has the proxy's address (docs/security.md).
          */
-        @WithDefault("10s")
+        @WithDefault("4")
+        @Min(1)
+        int maxConnectionsPerAddress();
+
+        /**
+         * A connection that has not opened its first call this long after it was accepted (whether or not it completed
+         * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long. KEDA calls as soon as it
+         * connects; a short deadline makes silent connections cost their holder one new connection per place and
+         * deadline. From 100 ms to 60 s.
+         */
+        @WithDefault("3s")
         Duration firstCallTimeout();
 
         /**

@@ -222,6 +222,24 @@ public interface PigeonConfig {
          */
         @WithDefault("P7D")
         Duration maxLifetime();
+
+        /**
+         * Claims and pops one grant (one signature) may have waiting at once on this replica; one more is refused
+         * (429). They count against this bound instead of the project's ({@code claim-wait.max-waiters-per-project}),
+         * so a grant's holder cannot lock the project's own consumers out. At least 1.
+         */
+        @WithDefault("10")
+        @Min(1)
+        int maxWaitersPerGrant();
+
+        /**
+         * Sockets on one replica that one grant (one signature) may admit frames on; a frame that would make one more
+         * closes its socket with 1008. They count against this bound instead of the project's
+         * ({@code websocket.max-sockets-per-project}). At least 1.
+         */
+        @WithDefault("10")
+        @Min(1)
+        int maxSocketsPerGrant();
     }
 
     /** Encryption at rest of the queues whose {@code _enable_encrypt_messages} is true. */

@@ -209,28 +209,21 @@ class SignedUrlsTest {
     }
 
     private static PigeonConfig.SignedUrl config(String secretKey, Map<String, String> keys) {
-        return new PigeonConfig.SignedUrl() {
-            @Override
-            public Optional<String> secretKey() {
-                return Optional.ofNullable(secretKey);
-            }
-
-            @Override
-            public Map<String, String> keys() {
-                return keys;
-            }
-
-            @Override
-            public Optional<String> signingKey() {
-                return Optional.empty();
-            }
-
-            @Override
-            public Duration maxLifetime() {
-                return Duration.ofDays(7);
-            }
-        };
+        return new Settings(Optional.ofNullable(secretKey), keys, Optional.empty(), Duration.ofDays(7), 10, 10);
     }
+
+    /**
+     * The signed-URL settings of a test. A named class: the settings' bounds are validation constraints, which Quarkus
+     * carries to every class implementing them, and it refuses an anonymous one.
+     */
+    private record Settings(
+            Optional<String> secretKey,
+            Map<String, String> keys,
+            Optional<String> signingKey,
+            Duration maxLifetime,
+            int maxWaitersPerGrant,
+            int maxSocketsPerGrant)
+            implements PigeonConfig.SignedUrl {}
 
     @ParameterizedTest(name = "{0} grants {1}: {2}")
     @CsvSource(

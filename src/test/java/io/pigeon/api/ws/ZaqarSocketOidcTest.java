@@ -2,6 +2,8 @@ package io.pigeon.api.ws;
 
 import static io.pigeon.api.ws.SocketClient.body;
 import static io.pigeon.api.ws.SocketClient.frame;
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,6 +19,7 @@ import io.smallrye.jwt.build.Jwt;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -332,6 +335,56 @@ class ZaqarSocketOidcTest {
             assertNotAuthentified(socket.call(signed(messages("message_list", "shared"), posting, true)));
             // The socket itself is still not authenticated.
             assertNotAuthentified(socket.call(frame("queue_list", project, null)));
+        }
+    }
+
+    @Test
+    void aGrantsSocketsCountAgainstTheGrantNotAgainstTheProject() {
+        // pigeon.signed-url.max-sockets-per-grant, its default.
+        int perGrant = 10;
+        try (SocketClient owner = SocketClient.open()) {
+            assertAuthentified(owner.call(authenticate(Tokens.valid(List.of(project)), project)));
+            assertEquals(201, post(owner, project, "lent", "one").status());
+        }
+        SignedUrls.Grant grant = signedUrls.sign(
+                List.of("/v2/queues/lent/messages"),
+                List.of("GET"),
+                project,
+                Instant.now().plusSeconds(3600));
+        // The grant's holder is a tenant of its own: its sockets hold its token, so the authentication deadline does
+        // not close them while the test runs, and their frames for the lent queue carry the grant.
+        String holder = Api.newProject();
+        List<SocketClient> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < perGrant; i++) {
+                SocketClient socket = SocketClient.open();
+                held.add(socket);
+                assertAuthentified(socket.call(authenticate(Tokens.valid(List.of(holder)), holder)));
+                var listed = socket.call(signed(messages("message_list", "lent"), grant, false));
+                assertEquals(200, listed.status(), listed.document().toString());
+            }
+            // One socket more under the same grant is closed, naming the bound.
+            try (SocketClient extra = SocketClient.open()) {
+                assertAuthentified(extra.call(authenticate(Tokens.valid(List.of(holder)), holder)));
+                extra.send(signed(messages("message_list", "lent"), grant, false));
+                assertEquals(1008, extra.closeCode());
+                assertThat(extra.closeReason(), containsString("pigeon.signed-url.max-sockets-per-grant"));
+            }
+            // The project's own sockets are not counted with the grant's: the owner's socket is served.
+            try (SocketClient owner = SocketClient.open()) {
+                assertAuthentified(owner.call(authenticate(Tokens.valid(List.of(project)), project)));
+                var listed = owner.call(frame(
+                        "message_list",
+                        project,
+                        body().put("queue_name", "lent").put("echo", true)));
+                assertEquals(200, listed.status(), listed.document().toString());
+                assertFalse(owner.closedByServer());
+            }
+            // The grant's sockets go on working.
+            var again = held.get(0).call(signed(messages("message_list", "lent"), grant, false));
+            assertEquals(200, again.status(), again.document().toString());
+        } finally {
+            held.forEach(SocketClient::close);
         }
     }
 

@@ -38,6 +38,14 @@ public class RequestCaller {
         return caller.grantExpiry();
     }
 
+    /**
+     * The signature of the pre-signed URL that admitted the request, which its waiting claims and pops count against
+     * instead of the project's bound; empty when its own credentials did.
+     */
+    public Optional<String> grantSignature() {
+        return caller.grantSignature();
+    }
+
     public boolean operator() {
         return caller.operator();
     }

@@ -56,6 +56,6 @@ public final class SignedRequests {
         if (!urls.admits(presented, request.method().name(), target)) {
             throw new Refused();
         }
-        return Caller.signed(presented.project(), SignedUrls.expiryOf(presented));
+        return Caller.signed(presented.project(), SignedUrls.expiryOf(presented), presented.signature());
     }
 }

@@ -145,20 +145,34 @@ public class ClaimService {
      * Claims as {@link #take} does, and when nothing is free waits for a message (Pigeon's long polling): up to
      * {@code wait} seconds, or when null its queue's {@code _claim_wait_seconds} (capped at pigeon.claim-wait.max); 0
      * is Zaqar's claim. The claim is taken only while {@code connected} says the client is there, and a claim taken for
-     * a client that left before its answer is released at once. Empty when the queue does not exist.
+     * a client that left before its answer is released at once. {@code grant}: the signature of the pre-signed URL
+     * that admitted the request, whose bound a wait counts against (null: the project's). Empty when the queue does
+     * not exist.
      */
     public Uni<Optional<NewClaim>> take(
-            String project, QueueName queue, Integer limit, ClaimTerms terms, Integer wait, BooleanSupplier connected) {
+            String project,
+            String grant,
+            QueueName queue,
+            Integer limit,
+            ClaimTerms terms,
+            Integer wait,
+            BooleanSupplier connected) {
         if (wait != null) {
             requireWait(wait);
         }
         int pageSize = messages.pageSize(limit);
-        return waitingTake(project, queue, pageSize, terms, wait, connected)
+        return waitingTake(project, grant, queue, pageSize, terms, wait, connected)
                 .invoke(claim -> countEmpty(project, queue, claim));
     }
 
     private Uni<Optional<NewClaim>> waitingTake(
-            String project, QueueName queue, int pageSize, ClaimTerms terms, Integer wait, BooleanSupplier connected) {
+            String project,
+            String grant,
+            QueueName queue,
+            int pageSize,
+            ClaimTerms terms,
+            Integer wait,
+            BooleanSupplier connected) {
         return PlacedQueue.of(databases, project, queue).chain(placed -> {
             long seen = waits.seen(placed);
             UUID claimId = UUID.randomUUID();
@@ -179,6 +193,7 @@ public class ClaimService {
                 }
                 return waits.await(
                                 placed,
+                                grant,
                                 seen,
                                 seconds,
                                 pageSize,

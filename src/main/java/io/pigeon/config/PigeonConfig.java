@@ -278,6 +278,24 @@ public interface PigeonConfig {
         @WithDefault("P7D")
         @PositiveDuration
         Duration maxLifetime();
+
+        /**
+         * Claims and pops one grant (one signature) may have waiting at once on this replica; one more is refused
+         * (429). They count against this bound instead of the project's ({@code claim-wait.max-waiters-per-project}),
+         * so a grant's holder cannot lock the project's own consumers out. At least 1.
+         */
+        @WithDefault("10")
+        @Min(1)
+        int maxWaitersPerGrant();
+
+        /**
+         * Sockets on one replica that one grant (one signature) may admit frames on; a frame that would make one more
+         * closes its socket with 1008. They count against this bound instead of the project's
+         * ({@code websocket.max-sockets-per-project}). At least 1.
+         */
+        @WithDefault("10")
+        @Min(1)
+        int maxSocketsPerGrant();
     }
 
     /** Encryption at rest of the queues whose {@code _enable_encrypt_messages} is true. */
@@ -646,10 +664,21 @@ public interface PigeonConfig {
         int maxConnections();
 
         /**
-         * A connection that has not opened its first call this long after it was accepted (whether or not it completed
-         * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long.
+         * Connections open at once on the gRPC port from one remote address (its share of {@code max-connections}); one
+         * more from that address is closed as soon as it is accepted, so one address cannot hold every place. At most
+         * {@code max-connections}; behind a proxy every client has the proxy's address (docs/security.md).
          */
-        @WithDefault("10s")
+        @WithDefault("4")
+        @Min(1)
+        int maxConnectionsPerAddress();
+
+        /**
+         * A connection that has not opened its first call this long after it was accepted (whether or not it completed
+         * its HTTP/2 handshake) is closed, and so is one whose handshake takes this long. KEDA calls as soon as it
+         * connects; a short deadline makes silent connections cost their holder one new connection per place and
+         * deadline. From 100 ms to 60 s.
+         */
+        @WithDefault("3s")
         @PositiveDuration
         Duration firstCallTimeout();
 

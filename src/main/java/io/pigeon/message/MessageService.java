@@ -538,11 +538,12 @@ public class MessageService {
      * Pops as {@link #pop} does, and when nothing is free waits for a message (Pigeon's long polling): up to {@code
      * wait} seconds (already within pigeon.claim-wait.max), or when null its queue's {@code _claim_wait_seconds}.
      * Each try pops only while {@code connected} says the client is there; messages popped for a client that left in
-     * the moment of the pop's statement are lost with the answer, as any pop's whose answer is lost. Empty when the
-     * queue does not exist (then nothing was waited for).
+     * the moment of the pop's statement are lost with the answer, as any pop's whose answer is lost. {@code grant}: the
+     * signature of the pre-signed URL that admitted the request, whose bound a wait counts against (null: the
+     * project's). Empty when the queue does not exist (then nothing was waited for).
      */
     public Uni<Optional<List<Message>>> pop(
-            String project, QueueName queue, Integer count, Integer wait, BooleanSupplier connected) {
+            String project, String grant, QueueName queue, Integer count, Integer wait, BooleanSupplier connected) {
         if (count == null || count < 1 || count > config.maxMessagesPerPage()) {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
@@ -562,6 +563,7 @@ public class MessageService {
                     int waitFor = wait != null ? wait : Math.min(found.get(), waits.maxSeconds());
                     return waits.await(
                                     placed,
+                                    grant,
                                     seen,
                                     waitFor,
                                     count,

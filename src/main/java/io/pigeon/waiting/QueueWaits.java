@@ -97,11 +97,16 @@ public class QueueWaits {
     private final PigeonConfig.ClaimWait config;
     private final String perReplicaRefusal;
     private final String perProjectRefusal;
+    private final int maxWaitersPerGrant;
+    private final String perGrantRefusal;
 
     private final Map<Key, QueueLine> lines = new ConcurrentHashMap<>();
     private final Map<SqlClient, Listener> listeners = new ConcurrentHashMap<>();
     private final AtomicInteger waiting = new AtomicInteger();
     private final Map<String, Integer> waitingPerProject = new ConcurrentHashMap<>();
+    /** By the signature of the pre-signed grant that admitted them: they do not count against their project. */
+    private final Map<String, Integer> waitingPerGrant = new ConcurrentHashMap<>();
+
     private volatile boolean stopping;
 
     public QueueWaits(WaitStore store, PoolClients poolClients, Vertx vertx, PigeonConfig config) {
@@ -113,6 +118,9 @@ public class QueueWaits {
                 + " waiting claims and pops, its limit (pigeon.claim-wait.max-waiters); try again without waiting.";
         this.perProjectRefusal = "The project has " + this.config.maxWaitersPerProject()
                 + " waiting claims and pops on this server, its limit (pigeon.claim-wait.max-waiters-per-project).";
+        this.maxWaitersPerGrant = config.signedUrl().maxWaitersPerGrant();
+        this.perGrantRefusal = "The pre-signed URL has " + maxWaitersPerGrant
+                + " waiting claims and pops on this server, its limit (pigeon.signed-url.max-waiters-per-grant).";
     }
 
     /** The longest wait, in seconds. */
@@ -137,10 +145,14 @@ public class QueueWaits {
     /**
      * Waits up to {@code seconds} for {@code attempt} to take something, trying it whenever a message may be free; its
      * outcome, or {@code nothing} when the wait ends first or the replica stops. {@code wanted} is how many messages a
-     * try asks for. Refused (429) beyond the replica's or the project's bound.
+     * try asks for. {@code grant} is the signature of the pre-signed URL that admitted the request (null when the
+     * project's own credentials did): its waiters count against the grant's bound instead of the project's, so that a
+     * grant's holder cannot take the project's places. Refused (429) beyond the replica's bound, or the grant's or the
+     * project's.
      */
     public <T> Uni<T> await(
             PlacedQueue queue,
+            String grant,
             long seen,
             int seconds,
             int wanted,
@@ -151,9 +163,9 @@ public class QueueWaits {
             if (stopping || seconds <= 0) {
                 return Uni.createFrom().item(nothing);
             }
-            count(queue.project());
+            count(queue.project(), grant);
             return Uni.createFrom().<T>emitter(emitter -> {
-                Waiter<T> waiter = new Waiter<>(queue.project(), wanted, attempt, connected, nothing, emitter);
+                Waiter<T> waiter = new Waiter<>(queue.project(), grant, wanted, attempt, connected, nothing, emitter);
                 emitter.onTermination(waiter::abandon);
                 waiter.deadline = vertx.getDelegate().setTimer(seconds * 1000L, id -> waiter.deadlinePassed());
                 join(key(queue), waiter, seen);
@@ -165,29 +177,38 @@ public class QueueWaits {
         return new Key(queue.db(), queue.project(), queue.storedName());
     }
 
-    private void count(String project) {
+    private void count(String project, String grant) {
         if (waiting.incrementAndGet() > config.maxWaiters()) {
             waiting.decrementAndGet();
             throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, perReplicaRefusal);
         }
-        boolean[] over = new boolean[1];
-        waitingPerProject.compute(project, (p, held) -> {
-            int now = held == null ? 0 : held;
-            if (now >= config.maxWaitersPerProject()) {
-                over[0] = true;
-                return held;
-            }
-            return now + 1;
-        });
-        if (over[0]) {
+        boolean admitted = grant == null
+                ? countIn(waitingPerProject, project, config.maxWaitersPerProject())
+                : countIn(waitingPerGrant, grant, maxWaitersPerGrant);
+        if (!admitted) {
             waiting.decrementAndGet();
-            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, perProjectRefusal);
+            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, grant == null ? perProjectRefusal : perGrantRefusal);
         }
     }
 
-    private void uncount(String project) {
+    /** Counts one more waiter of {@code holder}; false, counting nothing, when it holds {@code max} already. */
+    private static boolean countIn(Map<String, Integer> counts, String holder, int max) {
+        boolean[] admitted = new boolean[1];
+        counts.compute(holder, (h, held) -> {
+            int now = held == null ? 0 : held;
+            if (now >= max) {
+                return held;
+            }
+            admitted[0] = true;
+            return now + 1;
+        });
+        return admitted[0];
+    }
+
+    private void uncount(String project, String grant) {
         waiting.decrementAndGet();
-        waitingPerProject.computeIfPresent(project, (p, held) -> held <= 1 ? null : held - 1);
+        (grant == null ? waitingPerProject : waitingPerGrant)
+                .computeIfPresent(grant == null ? project : grant, (h, held) -> held <= 1 ? null : held - 1);
     }
 
     /** The queue's {@code _claim_wait_seconds} (0 when it sets none); empty when the queue does not exist. */
@@ -622,6 +643,9 @@ public class QueueWaits {
     /** One waiting request. */
     private final class Waiter<T> {
         final String project;
+        /** The signature of the grant that admitted the request; null when the project's own credentials did. */
+        final String grant;
+
         final int wanted;
         final Attempt<T> attempt;
         final BooleanSupplier connected;
@@ -642,12 +666,14 @@ public class QueueWaits {
 
         Waiter(
                 String project,
+                String grant,
                 int wanted,
                 Attempt<T> attempt,
                 BooleanSupplier connected,
                 T nothing,
                 UniEmitter<? super T> emitter) {
             this.project = project;
+            this.grant = grant;
             this.wanted = wanted;
             this.attempt = attempt;
             this.connected = connected;
@@ -767,7 +793,7 @@ public class QueueWaits {
                     trying = false;
                 }
             }
-            uncount(project);
+            uncount(project, grant);
             return true;
         }
 

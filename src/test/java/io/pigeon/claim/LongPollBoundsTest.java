@@ -11,6 +11,7 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
+import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,7 +24,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** Waiting claims are bounded per project and per replica: one more is refused with 429 and an error document. */
+/**
+ * Waiting claims are bounded per project and per replica: one more is refused with 429 and an error document. Those of
+ * a pre-signed grant count against the grant's own bound (pigeon.signed-url.max-waiters-per-grant), not the project's,
+ * so a grant's holder cannot lock the project's own consumers out.
+ */
 @QuarkusTest
 @TestProfile(LongPollBoundsTest.SmallBounds.class)
 class LongPollBoundsTest {
@@ -33,7 +38,8 @@ class LongPollBoundsTest {
         public Map<String, String> getConfigOverrides() {
             return Map.of(
                     "pigeon.claim-wait.max-waiters", "3",
-                    "pigeon.claim-wait.max-waiters-per-project", "2");
+                    "pigeon.claim-wait.max-waiters-per-project", "2",
+                    "pigeon.signed-url.max-waiters-per-grant", "2");
         }
     }
 
@@ -44,15 +50,36 @@ class LongPollBoundsTest {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private CompletableFuture<HttpResponse<String>> claim(String project, int wait) {
-        HttpRequest request = HttpRequest.newBuilder(
+        return claim(Map.of("X-Project-Id", project), wait);
+    }
+
+    private CompletableFuture<HttpResponse<String>> claim(Map<String, String> headers, int wait) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(
                         URI.create(RestAssured.baseURI + ":" + RestAssured.port + "/v2/queues/bounded/claims"))
                 .timeout(Duration.ofSeconds(60))
-                .header("X-Project-Id", project)
                 .header("Client-ID", Api.CLIENT_ID)
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"wait\": " + wait + "}"))
-                .build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString());
+                .POST(HttpRequest.BodyPublishers.ofString("{\"wait\": " + wait + "}"));
+        headers.forEach(request::header);
+        return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The headers of a grant the project signs to claim from its queue: what the grant's holder sends. */
+    private static Map<String, String> grantToClaim(String project) {
+        JsonPath grant = Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"paths\": [\"claims\"], \"methods\": [\"POST\"]}")
+                .post("/v2/queues/bounded/share")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
+        return Map.of(
+                "X-Project-Id", grant.getString("project"),
+                "URL-Signature", grant.getString("signature"),
+                "URL-Expires", grant.getString("expires"),
+                "URL-Methods", String.join(",", grant.getList("methods", String.class)),
+                "URL-Paths", String.join(",", grant.getList("paths", String.class)));
     }
 
     private static void createQueue(String project) {
@@ -66,6 +93,7 @@ class LongPollBoundsTest {
 
     @Test
     void beyondTheBoundsAWaitIsRefusedWith429() throws Exception {
+        Eventually.await("no waiter of another test", Duration.ofSeconds(15), () -> waits.waiting() == 0);
         String first = Api.newProject();
         String second = Api.newProject();
         String third = Api.newProject();
@@ -101,5 +129,33 @@ class LongPollBoundsTest {
             assertEquals(204, waiting.get().statusCode());
         }
         assertEquals(0, waits.waiting());
+    }
+
+    @Test
+    void aGrantsWaitingClaimsCountAgainstTheGrantNotAgainstTheProject() throws Exception {
+        Eventually.await("no waiter of another test", Duration.ofSeconds(15), () -> waits.waiting() == 0);
+        String owner = Api.newProject();
+        createQueue(owner);
+        Map<String, String> grant = grantToClaim(owner);
+        List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+        held.add(claim(grant, 5));
+        held.add(claim(grant, 5));
+        Eventually.await("the grant's two waiters", Duration.ofSeconds(10), () -> waits.waiting() == 2);
+
+        // The grant's bound is full: its next waiting claim is refused, naming the bound.
+        HttpResponse<String> perGrant = claim(grant, 5).get();
+        assertEquals(429, perGrant.statusCode(), perGrant.body());
+        assertTrue(perGrant.headers().firstValue("Content-Type").orElse("").startsWith("application/json"));
+        assertTrue(perGrant.body().contains("pigeon.signed-url.max-waiters-per-grant"), perGrant.body());
+
+        // The project's own claim still waits: the grant's waiters took none of the project's places.
+        held.add(claim(owner, 5));
+        Eventually.await("the owner's waiter too", Duration.ofSeconds(10), () -> waits.waiting() == 3);
+        for (CompletableFuture<HttpResponse<String>> waiting : held) {
+            assertEquals(204, waiting.get().statusCode(), waiting.get().body());
+        }
+        assertEquals(0, waits.waiting());
+        // Once they ended, the grant waits again.
+        assertEquals(204, claim(grant, 1).get().statusCode());
     }
 }

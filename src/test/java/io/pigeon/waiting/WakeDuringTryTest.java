@@ -91,7 +91,7 @@ class WakeDuringTryTest {
                 .atMost(Duration.ofSeconds(10));
         HeldTry attempt = new HeldTry();
         CompletableFuture<Integer> answer =
-                waits.await(placed, -1, 30, 1, attempt, () -> true, 0).subscribeAsCompletionStage();
+                waits.await(placed, null, -1, 30, 1, attempt, () -> true, 0).subscribeAsCompletionStage();
 
         // The mark made, the waiter tries at once and once more a moment later (for posts that missed the mark); both
         // find nothing, and it waits.

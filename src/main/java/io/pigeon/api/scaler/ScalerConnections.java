@@ -14,17 +14,23 @@ import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.pigeon.config.PigeonConfig;
 import jakarta.inject.Singleton;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
 
 /**
  * The gRPC port's connections, bounded as the HTTP port's are: at most {@code pigeon.scaler.max-connections} open at
- * once (one more is closed as soon as it is accepted), and one that has opened no call within
- * {@code pigeon.scaler.first-call-timeout} of being accepted is closed. KEDA's operator needs one connection (its
- * metrics server another); without these bounds, clients that opened connections and sent nothing took every file
- * descriptor of the process (20,000), and the HTTP port and the health checks with them.
+ * once, and at most {@code pigeon.scaler.max-connections-per-address} of them from one remote address (one more is
+ * closed as soon as it is accepted), and one that has opened no call within {@code pigeon.scaler.first-call-timeout}
+ * of being accepted is closed. KEDA's operator needs one connection (its metrics server another); without these
+ * bounds, clients that opened connections and sent nothing took every file descriptor of the process (20,000), and the
+ * HTTP port and the health checks with them; and without the share per address, 128 silent connections from one
+ * address (20 new a second) kept KEDA out of the 8 places.
  *
  * <p>grpc-java's server offers no bound on connections, so this wraps its plaintext protocol negotiator, whose handler
  * grpc-java adds to each connection when it is accepted, before anything is read from it. It is grpc-java's internal
@@ -35,13 +41,65 @@ public class ScalerConnections {
 
     private static final Logger LOG = Logger.getLogger(ScalerConnections.class);
 
+    /** The bounds of {@code pigeon.scaler.first-call-timeout}: longer than a handshake takes, short enough to matter. */
+    static final Duration MIN_FIRST_CALL_TIMEOUT = Duration.ofMillis(100);
+
+    static final Duration MAX_FIRST_CALL_TIMEOUT = Duration.ofSeconds(60);
+
     private final int maxConnections;
+    private final int maxPerAddress;
     private final Duration firstCallTimeout;
     private final AtomicInteger open = new AtomicInteger();
+    private final Map<InetAddress, Integer> openPerAddress = new ConcurrentHashMap<>();
 
     public ScalerConnections(PigeonConfig config) {
         this.maxConnections = config.scaler().maxConnections();
+        this.maxPerAddress = config.scaler().maxConnectionsPerAddress();
         this.firstCallTimeout = config.scaler().firstCallTimeout();
+        check(config.scaler());
+    }
+
+    /**
+     * Refuses the settings of the port's connections that no constraint can state: the share of one address beyond
+     * the whole, and a first-call deadline out of its bounds. Called at start ({@link ScalerPortStarted}) too, since
+     * Quarkus reports a failure while it builds the gRPC server only as a server that did not start.
+     */
+    static void check(PigeonConfig.Scaler config) {
+        if (config.maxConnectionsPerAddress() > config.maxConnections()) {
+            throw new IllegalStateException("pigeon.scaler.max-connections-per-address ("
+                    + config.maxConnectionsPerAddress() + ") must be at most pigeon.scaler.max-connections ("
+                    + config.maxConnections() + ")");
+        }
+        Duration firstCall = config.firstCallTimeout();
+        if (firstCall.compareTo(MIN_FIRST_CALL_TIMEOUT) < 0 || firstCall.compareTo(MAX_FIRST_CALL_TIMEOUT) > 0) {
+            throw new IllegalStateException(
+                    "pigeon.scaler.first-call-timeout (" + firstCall + ") must be from 100 ms to 60 s");
+        }
+    }
+
+    /**
+     * Counts a connection from {@code address} in; false, counting nothing, when its address holds its share already.
+     */
+    private boolean admitFrom(InetAddress address) {
+        boolean[] admitted = new boolean[1];
+        openPerAddress.compute(address, (from, held) -> {
+            int now = held == null ? 0 : held;
+            if (now >= maxPerAddress) {
+                return held;
+            }
+            admitted[0] = true;
+            return now + 1;
+        });
+        return admitted[0];
+    }
+
+    private void closedFrom(InetAddress address) {
+        openPerAddress.computeIfPresent(address, (from, held) -> held <= 1 ? null : held - 1);
+    }
+
+    /** Where a connection comes from; null when its channel does not say (not a TCP connection). */
+    private static InetAddress addressOf(Channel channel) {
+        return channel.remoteAddress() instanceof InetSocketAddress inet ? inet.getAddress() : null;
     }
 
     /** Connections open now on the gRPC port of this replica. */
@@ -79,8 +137,9 @@ public class ScalerConnections {
     }
 
     /**
-     * Counts the connection in when it is added to its channel and out when the channel closes; past the bound, closes
-     * it at once. Then hands the channel to grpc-java's own negotiation handler.
+     * Counts the connection in when it is added to its channel and out when the channel closes; past either bound (all
+     * connections, or its address's share), closes it at once. Then hands the channel to grpc-java's own negotiation
+     * handler.
      */
     private final class Admission extends ChannelInboundHandlerAdapter {
 
@@ -99,6 +158,16 @@ public class ScalerConnections {
                 LOG.debugf(
                         "gRPC connection from %s closed: pigeon.scaler.max-connections (%d) are open",
                         ctx.channel().remoteAddress(), maxConnections);
+                ctx.close();
+                return;
+            }
+            InetAddress from = addressOf(ctx.channel());
+            if (from != null && !admitFrom(from)) {
+                open.decrementAndGet();
+                LOG.debugf(
+                        "gRPC connection from %s closed: pigeon.scaler.max-connections-per-address (%d) are open from"
+                                + " its address",
+                        ctx.channel().remoteAddress(), maxPerAddress);
                 ctx.close();
                 return;
             }
@@ -130,6 +199,9 @@ public class ScalerConnections {
             ctx.channel().closeFuture().addListener(closed -> {
                 firstCall.cancel(false);
                 open.decrementAndGet();
+                if (from != null) {
+                    closedFrom(from);
+                }
             });
             ctx.pipeline().replace(this, null, negotiation);
         }

@@ -62,7 +62,14 @@ public class V1ClaimResource {
         Integer preferred = WaitReader.fromPrefer(prefer, waits.maxSeconds());
         QueueName queue = QueueName.of(queueName);
         // As in Zaqar 15, a claim on a queue that does not exist claims nothing: 204.
-        return claims.take(project, queue, limit, terms, preferred, () -> !response.closed())
+        return claims.take(
+                        project,
+                        caller.grantSignature().orElse(null),
+                        queue,
+                        limit,
+                        terms,
+                        preferred,
+                        () -> !response.closed())
                 .map(taken -> {
                     Response.ResponseBuilder answer = taken.filter(
                                     claim -> !claim.messages().isEmpty())

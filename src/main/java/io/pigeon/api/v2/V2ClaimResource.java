@@ -77,7 +77,14 @@ public class V2ClaimResource {
         Integer wait = request.waitSeconds() != null ? request.waitSeconds() : preferred;
         QueueName queue = QueueName.of(queueName);
         boolean claimCount = IncludedFields.claimCount(DialectPaths.version(version), include);
-        return claims.take(project, queue, limit, terms, wait, () -> !response.closed())
+        return claims.take(
+                        project,
+                        caller.grantSignature().orElse(null),
+                        queue,
+                        limit,
+                        terms,
+                        wait,
+                        () -> !response.closed())
                 .map(taken -> {
                     Response.ResponseBuilder answer = taken.filter(
                                     claim -> !claim.messages().isEmpty())

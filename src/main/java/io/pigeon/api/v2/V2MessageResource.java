@@ -228,7 +228,13 @@ public class V2MessageResource {
             // Pigeon's long polling: with Prefer: wait=N or the queue's _claim_wait_seconds, a pop that finds nothing
             // free waits up to so long for a message before its empty answer.
             Integer preferred = WaitReader.fromPrefer(prefer, waits.maxSeconds());
-            return messages.pop(project, queue, count, preferred, () -> !response.closed())
+            return messages.pop(
+                            project,
+                            caller.grantSignature().orElse(null),
+                            queue,
+                            count,
+                            preferred,
+                            () -> !response.closed())
                     .map(found -> {
                         Response.ResponseBuilder answer = Response.ok(new V2Views.Messages(
                                 V2Views.poppedItems(

@@ -73,22 +73,30 @@ class SocketActions {
         this.config = config;
     }
 
-    /** What a socket's project bound says of a frame: admitted, or the socket is to be closed. */
+    /**
+     * What the socket bounds say of a frame: admitted, or the socket is to be closed. A frame admitted by a pre-signed
+     * grant ({@code grant}, its signature) counts against the grant's bound; any other against its project's.
+     */
     interface ProjectAdmission {
-        boolean admit(SocketSession session, String project);
+        boolean admit(SocketSession session, String project, String grant);
     }
 
-    /** A frame whose project would break the per-project socket bound: its socket is closed (1008). */
+    /** A frame that would break the per-project or per-grant socket bound: its socket is closed (1008). */
     static final class TooManySockets extends RuntimeException {
-        TooManySockets(SocketSession session, String project) {
-            super(
-                    session.actsForTooMany(project)
-                            ? "A socket may act for at most " + SocketSession.MAX_PROJECTS_PER_SOCKET + " projects."
-                            : "Too many sockets act for project "
-                                    + (project.length() > 64 ? project.substring(0, 64) : project) + ".",
-                    null,
-                    false,
-                    false);
+        TooManySockets(SocketSession session, String project, String grant) {
+            super(reason(session, project, grant), null, false, false);
+        }
+
+        private static String reason(SocketSession session, String project, String grant) {
+            if (grant != null) {
+                return session.actsUnderTooMany(grant)
+                        ? "A socket may use at most " + SocketSession.MAX_GRANTS_PER_SOCKET + " pre-signed URLs."
+                        : "Too many sockets use this pre-signed URL (pigeon.signed-url.max-sockets-per-grant).";
+            }
+            return session.actsForTooMany(project)
+                    ? "A socket may act for at most " + SocketSession.MAX_PROJECTS_PER_SOCKET + " projects."
+                    : "Too many sockets act for project " + (project.length() > 64 ? project.substring(0, 64) : project)
+                            + ".";
         }
     }
 
@@ -151,8 +159,9 @@ class SocketActions {
         }
         Caller caller = authentication.callerFor(session, request);
         String project = Projects.required(caller.project());
-        if (!admission.admit(session, project)) {
-            throw new TooManySockets(session, project);
+        String grant = caller.grantSignature().orElse(null);
+        if (!admission.admit(session, project, grant)) {
+            throw new TooManySockets(session, project, grant);
         }
         Call call = new Call(session, request, project);
         return switch (action) {

@@ -147,7 +147,7 @@ class SocketAuthentication {
         if (presented.expires() == null || !signedUrls.admits(presented, method, target)) {
             return Optional.empty();
         }
-        return Optional.of(Caller.signed(presented.project(), SignedUrls.expiryOf(presented)));
+        return Optional.of(Caller.signed(presented.project(), SignedUrls.expiryOf(presented), presented.signature()));
     }
 
     /** A list header: a string as sent, or an array of strings joined with commas; null otherwise. */

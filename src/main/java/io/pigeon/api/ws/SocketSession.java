@@ -14,8 +14,9 @@ import java.util.function.Predicate;
 
 /**
  * What Pigeon knows of one open socket: the token it authenticated with ({@link SocketAuthentication}), the frames
- * waiting for their answers (answered one at a time, in order), the projects it acted for (counted against each
- * project's socket bound), its inbox for the notifications of the subscriptions it made for itself, and when the
+ * waiting for their answers (answered one at a time, in order), the projects it acted for with its own credentials
+ * (counted against each project's socket bound) and the pre-signed grants that admitted its frames (counted against
+ * each grant's bound instead), its inbox for the notifications of the subscriptions it made for itself, and when the
  * client was last heard.
  */
 final class SocketSession {
@@ -23,10 +24,14 @@ final class SocketSession {
     /** A socket may act for this many projects (frames name theirs, with authentication off). */
     static final int MAX_PROJECTS_PER_SOCKET = 16;
 
+    /** A socket may have frames admitted by this many pre-signed grants (signatures). */
+    static final int MAX_GRANTS_PER_SOCKET = 16;
+
     private final WebSocketConnection connection;
     private final SocketInbox inbox;
     private final Queue<Runnable> waiting = new ArrayDeque<>();
     private final Set<String> projects = new HashSet<>();
+    private final Set<String> grants = new HashSet<>();
     private boolean answering;
     private int inFlight;
     /** Guarded by {@code this}: bytes of the frames in flight (taken and not yet answered). */
@@ -128,6 +133,31 @@ final class SocketSession {
         }
         projects.add(project);
         return true;
+    }
+
+    /**
+     * Notes that a frame of the socket was admitted by the grant of signature {@code grant}: true when one was already,
+     * or when {@code admit} (the replica's per-grant count) takes it; false when the socket has frames of too many
+     * grants already or the grant has too many sockets.
+     */
+    synchronized boolean actsUnder(String grant, Function<String, Boolean> admit) {
+        if (grants.contains(grant)) {
+            return true;
+        }
+        if (grants.size() >= MAX_GRANTS_PER_SOCKET || !admit.apply(grant)) {
+            return false;
+        }
+        grants.add(grant);
+        return true;
+    }
+
+    /** Whether a frame of one more grant would pass the bound of grants per socket. */
+    synchronized boolean actsUnderTooMany(String grant) {
+        return grants.size() >= MAX_GRANTS_PER_SOCKET && !grants.contains(grant);
+    }
+
+    synchronized Set<String> grants() {
+        return Set.copyOf(grants);
     }
 
     /** Whether acting for {@code project} too would pass the bound of projects per socket. */

@@ -54,6 +54,8 @@ public class SocketTransport {
     private final AddressShares shares;
     /** Sockets of this replica acting for each project (guarded by itself). */
     private final Map<String, Integer> projectSockets = new HashMap<>();
+    /** Guarded by {@code projectSockets}: sockets per pre-signed grant (signature), not counted for its project. */
+    private final Map<String, Integer> grantSockets = new HashMap<>();
 
     private final SocketActions actions;
     private final SocketAuthentication authentication;
@@ -62,6 +64,7 @@ public class SocketTransport {
     private final Vertx vertx;
     private final ArrivingMessages arriving;
     private final long maxMessageBytes;
+    private final int maxSocketsPerGrant;
     /** Set once the replica starts shutting down: no socket is taken any more. */
     private volatile boolean stopping;
     /** Bytes of request frames in flight and of answers being written, over all sockets (max-held-bytes). */
@@ -82,6 +85,7 @@ public class SocketTransport {
         this.arriving = arriving;
         this.maxMessageBytes = config.maxRequestBody();
         this.shares = new AddressShares(limits.maxSocketsPerAddress());
+        this.maxSocketsPerGrant = config.signedUrl().maxSocketsPerGrant();
     }
 
     /** Looks for idle and unauthenticated sockets a few times per timeout. */
@@ -276,6 +280,9 @@ public class SocketTransport {
         synchronized (projectSockets) {
             for (String project : session.projects()) {
                 projectSockets.computeIfPresent(project, (name, count) -> count > 1 ? count - 1 : null);
+            }
+            for (String grant : session.grants()) {
+                grantSockets.computeIfPresent(grant, (signature, count) -> count > 1 ? count - 1 : null);
             }
         }
         if (session.hasSubscribed()) {
@@ -549,18 +556,28 @@ public class SocketTransport {
         }
     }
 
-    /** Counts the socket against {@code project} the first time it acts for it; false past the project's bound. */
-    private boolean admit(SocketSession session, String project) {
-        return session.actsFor(project, name -> {
-            synchronized (projectSockets) {
-                int count = projectSockets.getOrDefault(name, 0);
-                if (count >= limits.maxSocketsPerProject()) {
-                    return false;
-                }
-                projectSockets.put(name, count + 1);
-                return true;
+    /**
+     * Counts the socket against {@code project} the first time it acts for it with its own credentials, or against
+     * the pre-signed grant of signature {@code grant} the first time that grant admits one of its frames (not against
+     * the project: a grant's holder cannot take the project's own sockets' places); false past that bound.
+     */
+    private boolean admit(SocketSession session, String project, String grant) {
+        if (grant != null) {
+            return session.actsUnder(grant, signature -> counted(grantSockets, signature, maxSocketsPerGrant));
+        }
+        return session.actsFor(project, name -> counted(projectSockets, name, limits.maxSocketsPerProject()));
+    }
+
+    /** Counts one more socket of {@code holder}; false, counting nothing, when it has {@code max} already. */
+    private boolean counted(Map<String, Integer> counts, String holder, int max) {
+        synchronized (projectSockets) {
+            int count = counts.getOrDefault(holder, 0);
+            if (count >= max) {
+                return false;
             }
-        });
+            counts.put(holder, count + 1);
+            return true;
+        }
     }
 
     private void closeIdle() {

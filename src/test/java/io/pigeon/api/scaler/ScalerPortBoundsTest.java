@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.pigeon.api.scaler.RawHttp2.Frame;
 import io.pigeon.api.scaler.externalscaler.ScaledObjectRef;
@@ -18,10 +19,16 @@ import jakarta.inject.Inject;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +36,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a client can make the gRPC port hold (SmallQuotasProfile): 6 connections (pigeon.scaler.max-connections), one
- * more closed at once while KEDA's open connection goes on working; a connection that opens no call, with or without
+ * more closed at once while KEDA's open connection goes on working; 4 of them from one address
+ * (pigeon.scaler.max-connections-per-address), while KEDA from another address connects and is answered; the port
+ * only on the HTTP host (loopback in tests); a connection that opens no call, with or without
  * its HTTP/2 handshake, closed after 3 s (pigeon.scaler.first-call-timeout); 3 calls per connection
  * (pigeon.scaler.max-calls-per-connection), one more refused; a call whose message never arrives whole ended after 3 s
  * (pigeon.scaler.request-timeout), which frees its place.
@@ -40,6 +49,8 @@ class ScalerPortBoundsTest {
 
     private static final int MAX_CONNECTIONS = 6;
     private static final int MAX_CALLS = 3;
+    /** pigeon.scaler.max-connections-per-address, its default. */
+    private static final int PER_ADDRESS = 4;
 
     @Inject
     ScalerConnections connections;
@@ -75,8 +86,10 @@ class ScalerPortBoundsTest {
 
             List<Socket> silent = new ArrayList<>();
             try {
+                // Each from an address of its own (127.0.0.10, ...), so that the bound met is the one on all
+                // connections.
                 for (int i = 0; i < MAX_CONNECTIONS + 2; i++) {
-                    silent.add(new Socket("localhost", port));
+                    silent.add(fromAddress("127.0.0." + (10 + i), port));
                 }
                 Eventually.await(
                         "the bound is reached", Duration.ofSeconds(10), () -> connections.open() == MAX_CONNECTIONS);
@@ -125,6 +138,75 @@ class ScalerPortBoundsTest {
                 assertFalse(later.isActive(trigger));
             }
             assertFalse(keda.isActive(trigger));
+        }
+    }
+
+    /** A connection to the gRPC port (on loopback) from the local address {@code source}. */
+    private static Socket fromAddress(String source, int port) throws IOException {
+        return new Socket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(source), 0);
+    }
+
+    @Test
+    void oneAddressHoldsOnlyItsShareWhileAnotherIsServed() throws Exception {
+        int port = ScalerClient.testedPort();
+        Eventually.await(
+                "no connection of another test is open", Duration.ofSeconds(15), () -> connections.open() == 0);
+        List<Socket> silent = new ArrayList<>();
+        try {
+            for (int i = 0; i < MAX_CONNECTIONS + 2; i++) {
+                silent.add(fromAddress("127.0.0.2", port));
+            }
+            // KEDA, from another address, connects while they are open and is answered.
+            try (ScalerClient keda = new ScalerClient("127.0.0.1", port)) {
+                assertFalse(keda.isActive(trigger));
+            }
+            int refused = 0;
+            int heldThenClosed = 0;
+            for (Socket socket : silent) {
+                if (bytesUntilClosed(socket) == 0) {
+                    refused++;
+                } else {
+                    heldThenClosed++;
+                }
+            }
+            assertEquals(
+                    PER_ADDRESS,
+                    heldThenClosed,
+                    "one address holds pigeon.scaler.max-connections-per-address connections, then each is closed");
+            assertEquals(MAX_CONNECTIONS + 2 - PER_ADDRESS, refused, "its others are closed at once");
+        } finally {
+            for (Socket socket : silent) {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
+    void thePortListensOnTheHttpHostOnly() throws Exception {
+        // The test profile's HTTP host is localhost (Quarkus's default in tests): the gRPC port is not on the
+        // machine's other addresses.
+        List<InetAddress> others = new ArrayList<>();
+        for (NetworkInterface network : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (network.isUp() && !network.isLoopback()) {
+                for (InetAddress address : Collections.list(network.getInetAddresses())) {
+                    if (address instanceof Inet4Address) {
+                        others.add(address);
+                    }
+                }
+            }
+        }
+        assumeFalse(others.isEmpty(), "this machine has no address but loopback");
+        int port = ScalerClient.testedPort();
+        try (ScalerClient local = new ScalerClient("127.0.0.1", port)) {
+            assertFalse(local.isActive(trigger), "the port answers on loopback");
+        }
+        for (InetAddress other : others) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(other, port), 5000);
+                throw new AssertionError("the gRPC port accepted a connection on " + other.getHostAddress());
+            } catch (ConnectException refused) {
+                // nothing listens there: what the test expects
+            }
         }
     }
 

@@ -46,6 +46,7 @@ final class SocketClient implements AutoCloseable {
 
     private final BlockingQueue<Received> frames = new LinkedBlockingQueue<>();
     private final CompletableFuture<Integer> closeCode = new CompletableFuture<>();
+    private final CompletableFuture<String> closeReason = new CompletableFuture<>();
     private final WebSocket socket;
 
     /** A client that stops reading after its first frame (a slow reader). */
@@ -153,6 +154,11 @@ final class SocketClient implements AutoCloseable {
         return closeCode.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
     }
 
+    /** The reason the server's close frame gave; fails when it does not close in time. */
+    String closeReason() {
+        return closeReason.orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+    }
+
     /** The close code the server sent, if it closes within {@code wait}; null otherwise. */
     Integer closeCodeWithin(Duration wait) {
         try {
@@ -237,6 +243,7 @@ final class SocketClient implements AutoCloseable {
 
         @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+            closeReason.complete(reason);
             closeCode.complete(statusCode);
             return null;
         }

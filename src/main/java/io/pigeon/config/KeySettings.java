@@ -9,6 +9,8 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
@@ -134,7 +136,7 @@ public final class KeySettings {
      * The id of the key new messages are sealed with: {@code currentKey} when given (it must be among {@code ids}),
      * else the only key; null when there is none. An {@link IllegalArgumentException} otherwise.
      */
-    public static String currentEncryptionKey(java.util.Set<String> ids, java.util.Optional<String> currentKey) {
+    public static String currentEncryptionKey(Set<String> ids, Optional<String> currentKey) {
         if (currentKey.isPresent()) {
             if (!ids.contains(currentKey.get())) {
                 throw new IllegalArgumentException("pigeon.encryption.current-key names " + currentKey.get()

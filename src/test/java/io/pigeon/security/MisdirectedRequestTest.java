@@ -1,5 +1,6 @@
 package io.pigeon.security;
 
+import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,8 +113,8 @@ class MisdirectedRequestTest {
                 .get("/v2/queues/kept/messages?echo=true")
                 .then()
                 .statusCode(200)
-                .body("messages.size()", org.hamcrest.Matchers.is(1))
-                .body("messages[0].body", org.hamcrest.Matchers.is("kept"));
+                .body("messages.size()", is(1))
+                .body("messages[0].body", is("kept"));
         Api.as(project).get("/v1/queues/added").then().statusCode(404); // v1 answers whether it exists
     }
 

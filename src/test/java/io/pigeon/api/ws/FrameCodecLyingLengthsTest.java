@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +21,7 @@ class FrameCodecLyingLengthsTest {
     /** Far above what refusing a small frame takes (an exception, a message), far below what the lies declare. */
     private static final long MOST_ALLOCATED = 1 << 20;
 
-    private static final com.sun.management.ThreadMXBean THREADS =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     @Test
     void theFiveByteFrameOfTheAttackAllocatesNothingOfWhatItDeclares() throws Exception {

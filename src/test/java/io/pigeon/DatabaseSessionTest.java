@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pigeon.claim.ClaimStore;
 import io.pigeon.config.StatementCachePoolCreator;
 import io.pigeon.dispatch.DispatchStore;
+import io.pigeon.dispatch.NotificationFanOut;
 import io.pigeon.maintenance.Sweeper;
 import io.pigeon.message.MessageStatements;
 import io.pigeon.message.MessageStore;
@@ -129,6 +130,6 @@ class DatabaseSessionTest {
                 .addString(null)
                 .addBoolean(false)
                 .addString("bytes quota")
-                .addBoolean(false); // mail not sent
+                .addInteger(NotificationFanOut.MAIL_OFF);
     }
 }

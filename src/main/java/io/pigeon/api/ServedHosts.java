@@ -46,18 +46,11 @@ public final class ServedHosts {
         names.add("localhost");
         Authority.parseHost(boundHost).filter(bound -> !bound.ipLiteral()).ifPresent(bound -> names.add(bound.host()));
         List<String> suffixes = new ArrayList<>();
-        List<String> entries = configured.orElse(List.of()).stream()
-                .map(String::trim)
-                .filter(entry -> !entry.isEmpty())
-                .toList();
-        if (entries.contains("*")) {
-            if (entries.size() > 1) {
-                throw new IllegalArgumentException(
-                        SETTING + ": '*' (any host) must be the only entry, not one of " + entries);
-            }
+        AllowListSetting setting = AllowListSetting.of(SETTING, configured, "any host");
+        if (setting.any()) {
             return new ServedHosts(true, names, suffixes);
         }
-        for (String entry : entries) {
+        for (String entry : setting.entries()) {
             boolean wildcard = entry.startsWith("*.");
             Authority host = Authority.parseHost(wildcard ? entry.substring(2) : entry)
                     .filter(read -> !wildcard || !read.ipLiteral())

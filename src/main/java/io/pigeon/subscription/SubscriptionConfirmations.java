@@ -48,7 +48,9 @@ public class SubscriptionConfirmations {
 
     public SubscriptionConfirmations(PigeonConfig config, SignedUrls signedUrls, DispatchService deliveries) {
         this.required = config.notification().requireConfirmation();
-        this.mailRequired = config.notification().mail().requireConfirmation();
+        // With mail off no mail is sent, and a mailto: subscription is Zaqar's (its project may confirm it).
+        this.mailRequired = config.notification().mail().enabled()
+                && config.notification().mail().requireConfirmation();
         this.unsubscribedTtl = config.defaultSubscriptionTtl();
         this.mailConfirmationPage = config.notification().mail().confirmationUrl();
         this.publicUrl = config.notification().mail().publicUrl();
@@ -58,7 +60,7 @@ public class SubscriptionConfirmations {
 
     /**
      * Whether {@code subscriber} must confirm before it is notified: a webhook when
-     * {@code pigeon.notification.require-confirmation} is on; a {@code mailto:} subscriber also when
+     * {@code pigeon.notification.require-confirmation} is on; a {@code mailto:} subscriber also when mail is on and
      * {@code pigeon.notification.mail.require-confirmation} is (on by default), so that no project can make Pigeon mail
      * an address that did not ask for it.
      */

@@ -169,10 +169,11 @@ class PoolClientsTest {
                     "ALTER TABLE subscriptions DROP COLUMN last_delivered_at, DROP COLUMN failures,"
                             + " DROP COLUMN last_failed_at, DROP COLUMN last_error");
             Db.run(behind, "DROP TABLE console_ended_sessions");
+            Db.run(behind, "DROP TABLE post_key_counts");
             Db.run(
                     behind,
                     "DELETE FROM flyway_schema_history WHERE version IN"
-                            + " ('16', '17', '18', '19', '20', '21', '22', '23', '24')");
+                            + " ('16', '17', '18', '19', '20', '21', '22', '23', '24', '25')");
             String groupIds =
                     "SELECT pg_sequence_last_value(pg_get_serial_sequence('dispatch_groups', 'id')::regclass)";
             long groupIdsBefore = Db.count(behind, groupIds);

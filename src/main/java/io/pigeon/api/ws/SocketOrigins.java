@@ -1,5 +1,6 @@
 package io.pigeon.api.ws;
 
+import io.pigeon.api.AllowListSetting;
 import io.pigeon.api.Authority;
 import io.pigeon.api.ErrorDocument;
 import java.util.HashSet;
@@ -67,17 +68,11 @@ public final class SocketOrigins {
      *     {@code *} alone
      */
     static SocketOrigins of(Optional<List<String>> configured) {
-        List<String> entries = configured.orElse(List.of()).stream()
-                .map(String::trim)
-                .filter(entry -> !entry.isEmpty())
-                .toList();
-        if (entries.contains("*")) {
-            if (entries.size() > 1) {
-                throw new IllegalArgumentException(
-                        SETTING + ": '*' (any origin) must be the only entry, not one of " + entries);
-            }
+        AllowListSetting setting = AllowListSetting.of(SETTING, configured, "any origin");
+        if (setting.any()) {
             return new SocketOrigins(true, Set.of());
         }
+        List<String> entries = setting.entries();
         Set<Origin> listed = new HashSet<>();
         for (String entry : entries) {
             listed.add(Origin.parse(entry)

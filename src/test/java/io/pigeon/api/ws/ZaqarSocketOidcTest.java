@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.tenancy.OidcProfile;
+import io.pigeon.config.PigeonConfig;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.Tokens;
 import io.pigeon.testing.Api;
@@ -40,6 +41,9 @@ class ZaqarSocketOidcTest {
 
     @Inject
     SignedUrls signedUrls;
+
+    @Inject
+    PigeonConfig config;
 
     @Inject
     Pool pool;
@@ -404,8 +408,7 @@ class ZaqarSocketOidcTest {
 
     @Test
     void aGrantsSocketsCountAgainstTheGrantNotAgainstTheProject() {
-        // pigeon.signed-url.max-sockets-per-grant, its default.
-        int perGrant = 10;
+        int perGrant = config.signedUrl().maxSocketsPerGrant();
         try (SocketClient owner = SocketClient.open()) {
             assertAuthentified(owner.call(authenticate(Tokens.valid(List.of(project)), project)));
             assertEquals(201, post(owner, project, "lent", "one").status());

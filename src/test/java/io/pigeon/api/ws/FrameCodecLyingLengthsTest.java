@@ -54,7 +54,7 @@ class FrameCodecLyingLengthsTest {
             {(byte) 0xde, 0, 1, (byte) 0xa1, 'a', (byte) 0xdd, 0, 0, 0, 1, (byte) 0xa3, 'x', 'y', 'z'},
         };
         for (byte[] frame : honest) {
-            JsonNode document = FrameCodec.readBinary(frame);
+            JsonNode document = FrameCodec.readBinary(frame, 1_000_000);
             assertEquals(
                     "xyz",
                     document.get("a").isArray()
@@ -66,7 +66,8 @@ class FrameCodecLyingLengthsTest {
     /** Bytes this thread allocated while {@code frame} was decoded, which must be refused. */
     private static long allocatedWhileRefused(byte[] frame) {
         long before = THREADS.getCurrentThreadAllocatedBytes();
-        FrameCodec.Undecodable refused = assertThrows(FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(frame));
+        FrameCodec.Undecodable refused =
+                assertThrows(FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(frame, 1_000_000));
         long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
         assertTrue(refused.getMessage().startsWith("Can't decode binary (MessagePack) request."), refused.getMessage());
         return allocated;
@@ -74,8 +75,10 @@ class FrameCodecLyingLengthsTest {
 
     /** Loads what decoding and refusing use, so that loading it is not counted. */
     private static void warmUp() throws Exception {
-        FrameCodec.readBinary(new byte[] {(byte) 0x81, (byte) 0xa1, 'a', 1});
-        assertThrows(FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(new byte[] {(byte) 0xa3, 'x'}));
-        assertThrows(FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(new byte[] {(byte) 0xc4, 9, 1}));
+        FrameCodec.readBinary(new byte[] {(byte) 0x81, (byte) 0xa1, 'a', 1}, 1_000_000);
+        assertThrows(
+                FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(new byte[] {(byte) 0xa3, 'x'}, 1_000_000));
+        assertThrows(
+                FrameCodec.Undecodable.class, () -> FrameCodec.readBinary(new byte[] {(byte) 0xc4, 9, 1}, 1_000_000));
     }
 }

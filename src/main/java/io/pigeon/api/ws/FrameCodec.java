@@ -1,6 +1,8 @@
 package io.pigeon.api.ws;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,7 +23,9 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
 /**
  * The two encodings of a frame: a text frame is JSON, a binary frame MessagePack, both read into and written from
  * Jackson's tree model (which keeps an object's keys in order, as Zaqar's answers have them). JSON is read by
- * {@link StrictJson}, the reader of every HTTP body, with its bounds on nesting, number and string lengths.
+ * {@link StrictJson}, the reader of every HTTP body, with its bounds on nesting, number and string lengths. A frame may
+ * also hold at most a given number of values (nodes): a tree costs about a hundred times the bytes of its smallest
+ * values, so the frame's size alone does not bound what reading it costs.
  */
 final class FrameCodec {
 
@@ -48,9 +52,17 @@ final class FrameCodec {
         }
     }
 
-    static JsonNode readText(String text) throws Undecodable {
+    /**
+     * Reads a text frame holding at most {@code maxNodes} values: they are counted on the tokens first, so that a frame
+     * of many small values ({@code [{},{},...]}) is refused before a tree of one object per two bytes is built.
+     */
+    static JsonNode readText(String text, int maxNodes) throws Undecodable {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        if (moreValuesThan(bytes, maxNodes)) {
+            throw new Undecodable("Can't decode text (JSON) request. " + tooManyValues(maxNodes));
+        }
         try {
-            JsonNode node = StrictJson.read(text.getBytes(StandardCharsets.UTF_8));
+            JsonNode node = StrictJson.read(bytes);
             if (node == null || node.isMissingNode()) {
                 throw new Undecodable("Can't decode text (JSON) request. The frame holds no document.");
             }
@@ -64,8 +76,8 @@ final class FrameCodec {
      * Reads a binary frame: {@link MessagePackCheck} walks it first, refusing any length it declares beyond its bytes,
      * so Jackson reads only a frame that is what it says (no allocation larger than the frame).
      */
-    static JsonNode readBinary(byte[] frame) throws Undecodable {
-        MessagePackCheck.check(frame, MAX_DEPTH);
+    static JsonNode readBinary(byte[] frame, int maxNodes) throws Undecodable {
+        MessagePackCheck.check(frame, MAX_DEPTH, maxNodes);
         try {
             JsonNode node = MESSAGE_PACK.readTree(frame);
             if (node == null || node.isMissingNode()) {
@@ -82,6 +94,29 @@ final class FrameCodec {
         } catch (IOException | RuntimeException e) {
             throw new Undecodable("Can't decode binary (MessagePack) request. " + reason(e));
         }
+    }
+
+    /** Why a frame of more than {@code maxNodes} values is refused. */
+    static String tooManyValues(int maxNodes) {
+        return "It holds more than " + maxNodes + " values (objects, arrays and scalars).";
+    }
+
+    /**
+     * Whether the JSON document in {@code bytes} holds more than {@code maxNodes} values, counted on the parser's
+     * tokens without building anything. A document that does not parse is left to {@link StrictJson} to describe.
+     */
+    private static boolean moreValuesThan(byte[] bytes, int maxNodes) {
+        int values = 0;
+        try (JsonParser parser = JSON.getFactory().createParser(bytes)) {
+            for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+                if (token != JsonToken.FIELD_NAME && !token.isStructEnd() && ++values > maxNodes) {
+                    return true;
+                }
+            }
+        } catch (IOException | RuntimeException unparsable) {
+            return false;
+        }
+        return false;
     }
 
     /**

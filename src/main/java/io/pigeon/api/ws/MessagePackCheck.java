@@ -18,7 +18,7 @@ import org.msgpack.value.ValueType;
  * msgpack-core's {@code readPayload(int)} allocates the declared length before it finds the bytes missing, so a 5-byte
  * frame declaring a 64 MiB string cost a 64 MiB allocation on the event loop (an outside attack slowed every request to
  * seconds with 64 anonymous sockets). It also checks what Jackson's MessagePack reader would let pass: one document and
- * nothing after it, no deeper than the JSON reader's bound, a UTF-8 string for every map key and no key twice, no
+ * nothing after it, no deeper than the JSON reader's bound, at most a given number of values, a UTF-8 string for every map key and no key twice, no
  * binary or extension value.
  */
 final class MessagePackCheck {
@@ -28,20 +28,24 @@ final class MessagePackCheck {
     private final MessageUnpacker unpacker;
     private final int frameLength;
     private final int maxDepth;
+    private final int maxNodes;
+    /** Values (containers and scalars) met so far. */
+    private int nodes;
 
-    private MessagePackCheck(MessageUnpacker unpacker, int frameLength, int maxDepth) {
+    private MessagePackCheck(MessageUnpacker unpacker, int frameLength, int maxDepth, int maxNodes) {
         this.unpacker = unpacker;
         this.frameLength = frameLength;
         this.maxDepth = maxDepth;
+        this.maxNodes = maxNodes;
     }
 
     /** Checks {@code frame}; a frame that fails is refused with the reason, in Zaqar's words for an undecodable one. */
-    static void check(byte[] frame, int maxDepth) throws FrameCodec.Undecodable {
+    static void check(byte[] frame, int maxDepth, int maxNodes) throws FrameCodec.Undecodable {
         try (MessageUnpacker unpacker = MessagePack.newDefaultUnpacker(frame)) {
             if (!unpacker.hasNext()) {
                 throw refused("The frame holds no document.");
             }
-            new MessagePackCheck(unpacker, frame.length, maxDepth).value(1);
+            new MessagePackCheck(unpacker, frame.length, maxDepth, maxNodes).value(1);
             if (unpacker.hasNext()) {
                 throw refused("Bytes follow the document.");
             }
@@ -57,6 +61,10 @@ final class MessagePackCheck {
     private void value(int depth) throws IOException, FrameCodec.Undecodable {
         if (depth > maxDepth) {
             throw refused("It nests deeper than " + maxDepth + " levels.");
+        }
+        if (++nodes > maxNodes) {
+            // Each value becomes a node of Jackson's tree: an empty map of one byte costs about a hundred.
+            throw refused(FrameCodec.tooManyValues(maxNodes));
         }
         ValueType type = unpacker.getNextFormat().getValueType();
         switch (type) {

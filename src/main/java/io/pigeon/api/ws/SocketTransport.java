@@ -13,6 +13,7 @@ import io.quarkus.websockets.next.CloseReason;
 import io.quarkus.websockets.next.WebSocketConnection;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.impl.ConnectionBase;
@@ -33,6 +34,11 @@ import org.jboss.logging.Logger;
  * bounds of {@code pigeon.websocket.*} are kept here: frames in flight per socket, sockets per replica (acting for
  * someone, and with OIDC those not yet authenticated, apart), per project and per client source, the idle and
  * authentication timeouts.
+ *
+ * <p>A frame is decoded and checked, and its answer encoded, on a small pool of worker threads of its own, never on the
+ * event loop: a frame of a megabyte of one-byte values builds a tree of a million nodes, and an outside attack stalled
+ * every request for seconds with a few sockets sending such frames. As each socket has one frame at a time being
+ * answered, that pool's queue holds at most one task per open socket.
  */
 @ApplicationScoped
 public class SocketTransport {
@@ -69,6 +75,35 @@ public class SocketTransport {
     private volatile boolean stopping;
     /** Bytes of request frames in flight and of answers being written, over all sockets (max-held-bytes). */
     private final AtomicLong heldBytes = new AtomicLong();
+    /** The most values (nodes) a frame may decode to. */
+    private final int maxFrameValues;
+    /** Where frames are decoded and answers encoded, off the event loops; one task per socket at a time. */
+    private final WorkerExecutor frameWorkers;
+
+    /** Threads decoding frames and encoding answers: as many as cores, so that they cannot take more. */
+    static final int FRAME_WORKERS = Math.max(1, Runtime.getRuntime().availableProcessors());
+
+    /** Values a frame may hold beside its largest document: the action, headers and the fields around the document. */
+    static final int ENVELOPE_VALUES = 16_384;
+
+    /**
+     * The most values (containers and scalars) a frame may decode to: the largest document a frame legitimately
+     * carries (a message post or queue metadata) holds at most one value per two bytes of its JSON ({@code [0,0,...]}),
+     * plus {@link #ENVELOPE_VALUES}; with the defaults 147,456. It bounds what a frame costs to read to a small multiple
+     * of its bytes, whatever values it holds.
+     */
+    static int maxFrameValues(PigeonConfig config) {
+        return Math.max(config.maxMessagesPostSize(), config.maxQueueMetadata()) / 2 + ENVELOPE_VALUES;
+    }
+
+    /**
+     * An error answer to a frame larger than this (bytes, or characters of a text frame) echoes only the frame's action,
+     * when it is a short text, not its body nor headers: the answer to a refused frame stays small whatever was sent.
+     */
+    static final int MAX_ECHOED_FRAME = 4096;
+
+    /** The longest action an error answer to a large frame echoes. */
+    static final int MAX_ECHOED_ACTION = 64;
 
     SocketTransport(
             SocketActions actions,
@@ -86,6 +121,8 @@ public class SocketTransport {
         this.maxMessageBytes = config.maxRequestBody();
         this.shares = new AddressShares(limits.maxSocketsPerAddress());
         this.maxSocketsPerGrant = config.signedUrl().maxSocketsPerGrant();
+        this.maxFrameValues = maxFrameValues(config);
+        this.frameWorkers = vertx.createSharedWorkerExecutor("pigeon-socket-frames", FRAME_WORKERS);
     }
 
     /** Looks for idle and unauthenticated sockets a few times per timeout. */
@@ -234,12 +271,22 @@ public class SocketTransport {
     }
 
     void text(WebSocketConnection connection, String frame) {
-        received(connection, () -> FrameCodec.readText(frame), false, heldByText(frame.length()));
+        received(
+                connection,
+                () -> FrameCodec.readText(frame, maxFrameValues),
+                false,
+                heldByText(frame.length()),
+                frame.length() > MAX_ECHOED_FRAME);
     }
 
     void binary(WebSocketConnection connection, Buffer frame) {
         byte[] bytes = frame.getBytes();
-        received(connection, () -> FrameCodec.readBinary(bytes), true, HELD_PER_BINARY_BYTE * bytes.length);
+        received(
+                connection,
+                () -> FrameCodec.readBinary(bytes, maxFrameValues),
+                true,
+                HELD_PER_BINARY_BYTE * bytes.length,
+                bytes.length > MAX_ECHOED_FRAME);
     }
 
     /**
@@ -319,7 +366,7 @@ public class SocketTransport {
      * Takes a request frame of {@code bytes}, within the socket's bounds (frames and bytes in flight, 1008 past them)
      * and the replica's (bytes held, 1013 past it); past a bound the frames taken are answered before the close.
      */
-    private void received(WebSocketConnection connection, Decoder frame, boolean binary, int bytes) {
+    private void received(WebSocketConnection connection, Decoder frame, boolean binary, int bytes, boolean large) {
         SocketSession session = sessions.get(connection.id());
         if (session == null) {
             return;
@@ -329,7 +376,7 @@ public class SocketTransport {
             return;
         }
         SocketSession.Taken taken = session.received(
-                () -> answer(session, frame, binary, bytes),
+                () -> answer(session, frame, binary, bytes, large),
                 bytes,
                 limits.maxFramesInFlight(),
                 limits.maxHeldBytesPerSocket());
@@ -479,24 +526,48 @@ public class SocketTransport {
         return heldBytes.get();
     }
 
-    /** Answers one frame, then lets the socket's next frame be answered. */
-    private void answer(SocketSession session, Decoder frame, boolean binary, int bytes) {
-        SocketRequest request = SocketRequest.unreadable(binary);
-        Uni<SocketAnswer> answer;
+    /** A decoded frame: the request read from it, or the answer refusing it (with the request echoed). */
+    private record Decoded(SocketRequest request, SocketAnswer refusal) {}
+
+    /** Decodes and checks a frame; runs on {@link #frameWorkers}. */
+    private static Decoded decode(Decoder frame, boolean binary) {
         try {
             JsonNode document = frame.decode();
             if (document instanceof ObjectNode object) {
-                request = SocketRequest.of(object, binary);
-                answer = actions.answer(session, request, this::admit);
-            } else {
-                answer = Uni.createFrom()
-                        .item(SocketAnswer.error(400, "Unexpected body type. Expected dict or dict like."));
+                return new Decoded(SocketRequest.of(object, binary), null);
             }
+            return new Decoded(
+                    SocketRequest.unreadable(binary),
+                    SocketAnswer.error(400, "Unexpected body type. Expected dict or dict like."));
         } catch (FrameCodec.Undecodable undecodable) {
-            answer = Uni.createFrom().item(SocketAnswer.error(400, undecodable.getMessage()));
+            return new Decoded(SocketRequest.unreadable(binary), SocketAnswer.error(400, undecodable.getMessage()));
         }
-        SocketRequest answered = request;
-        answer.chain(reply -> send(session.connection(), answered, reply))
+    }
+
+    /**
+     * Answers one frame, then lets the socket's next frame be answered: it is decoded on {@link #frameWorkers}, and
+     * carried out where that ends (the caller's Vert.x context), as before.
+     */
+    private void answer(SocketSession session, Decoder frame, boolean binary, int bytes, boolean large) {
+        frameWorkers.executeBlocking(() -> decode(frame, binary), false).onComplete(decoded -> {
+            if (decoded.succeeded()) {
+                carryOut(session, decoded.result(), bytes, large);
+            } else {
+                carryOut(
+                        session,
+                        new Decoded(SocketRequest.unreadable(binary), SocketErrors.of(decoded.cause())),
+                        bytes,
+                        large);
+            }
+        });
+    }
+
+    private void carryOut(SocketSession session, Decoded decoded, int bytes, boolean large) {
+        Uni<SocketAnswer> answer = decoded.refusal() != null
+                ? Uni.createFrom().item(decoded.refusal())
+                : actions.answer(session, decoded.request(), this::admit);
+        SocketRequest answered = decoded.request();
+        answer.chain(reply -> send(session.connection(), answered, reply, large))
                 .subscribe()
                 .with(sent -> finished(session, bytes), failure -> {
                     if (failure instanceof SocketActions.TooManySockets refused) {
@@ -517,14 +588,21 @@ public class SocketTransport {
     }
 
     /**
-     * Writes an answer, counted against the replica's bytes held until it is written: an answer the replica has no
-     * room for closes its socket (1013) instead.
+     * Writes an answer, encoded on {@link #frameWorkers} and counted against the replica's bytes held until it is
+     * written: an answer the replica has no room for closes its socket (1013) instead.
      */
-    private Uni<Void> send(WebSocketConnection connection, SocketRequest request, SocketAnswer answer) {
+    private Uni<Void> send(WebSocketConnection connection, SocketRequest request, SocketAnswer answer, boolean large) {
         if (!connection.isOpen()) {
             return Uni.createFrom().voidItem();
         }
-        Object encoded = encode(request, answer);
+        return Uni.createFrom()
+                .completionStage(() -> frameWorkers
+                        .executeBlocking(() -> encode(request, answer, large), false)
+                        .toCompletionStage())
+                .chain(encoded -> write(connection, encoded));
+    }
+
+    private Uni<Void> write(WebSocketConnection connection, Object encoded) {
         int bytes = encoded instanceof byte[] binary
                 ? HELD_PER_BINARY_BYTE * binary.length
                 : heldByText(((String) encoded).length());
@@ -538,13 +616,26 @@ public class SocketTransport {
         return sent.onTermination().invoke(() -> release(bytes));
     }
 
-    /** The answer frame in the request's encoding: a byte array (MessagePack) or a string (JSON). */
-    private static Object encode(SocketRequest request, SocketAnswer answer) {
+    /**
+     * The answer frame in the request's encoding: a byte array (MessagePack) or a string (JSON). An error answer to a
+     * frame of more than {@link #MAX_ECHOED_FRAME} echoes only its action (when a short text).
+     */
+    private static Object encode(SocketRequest request, SocketAnswer answer, boolean large) {
         // authenticate's answer echoes neither body nor headers, as Zaqar's (but for a schema failure); no answer
         // echoes a token (SocketAnswer.envelope).
-        ObjectNode frame = FrameSchema.AUTHENTICATE.equals(request.actionName()) && answer.status() != 400
-                ? answer.envelope(new SocketRequest(request.action(), null, null, request.binary()), false)
-                : answer.envelope(request, true);
+        ObjectNode frame;
+        if (FrameSchema.AUTHENTICATE.equals(request.actionName()) && answer.status() != 400) {
+            frame = answer.envelope(new SocketRequest(request.action(), null, null, request.binary()), false);
+        } else if (large && answer.status() >= 400) {
+            JsonNode action = request.action() != null
+                            && request.action().isTextual()
+                            && request.action().textValue().length() <= MAX_ECHOED_ACTION
+                    ? request.action()
+                    : null;
+            frame = answer.envelope(new SocketRequest(action, null, null, request.binary()), false);
+        } else {
+            frame = answer.envelope(request, true);
+        }
         try {
             return request.binary() ? FrameCodec.writeBinary(frame) : FrameCodec.writeText(frame);
         } catch (RuntimeException unwritable) {

@@ -10,6 +10,10 @@ import io.pigeon.reliability.Replica;
 import io.pigeon.testing.PostgresResource;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,6 +44,31 @@ class ScalerAcrossReplicasIT {
         assertEquals(expected, answer.statusCode(), method + " " + path + ": " + answer.body());
     }
 
+    /** Waits until some replica's mark on {@code queue} is live: from then on each post to it sends a notice. */
+    private void awaitMarked(Map<String, String> config, String queue) throws Exception {
+        long deadline =
+                System.nanoTime() + Duration.ofSeconds(RECHECK_MILLIS / 1000).toNanos();
+        try (Connection connection = DriverManager.getConnection(
+                        "jdbc:" + config.get("quarkus.datasource.reactive.url"),
+                        config.get("quarkus.datasource.username"),
+                        config.get("quarkus.datasource.password"));
+                PreparedStatement marked = connection.prepareStatement(
+                        "SELECT count(*) FROM queues WHERE project = ? AND name = ? AND wake_until > now()")) {
+            marked.setString(1, project);
+            marked.setString(2, queue);
+            while (true) {
+                try (ResultSet rows = marked.executeQuery()) {
+                    rows.next();
+                    if (rows.getLong(1) > 0) {
+                        return;
+                    }
+                }
+                assertTrue(System.nanoTime() < deadline, "the open stream's replica never marked " + queue);
+                Thread.sleep(20);
+            }
+        }
+    }
+
     @Test
     void aPostOnAnotherReplicaIsReportedByTheStreamAtOnce() throws Exception {
         Map<String, String> config = new PostgresResource().start();
@@ -58,8 +87,10 @@ class ScalerAcrossReplicasIT {
                             ActivityStream.Report first = stream.next(RECHECK_MILLIS);
                             assertNotNull(first, "no first report; ended " + stream.ended());
                             assertFalse(first.active());
-                            // A consumer scaled to zero: its stream has been open a while when the first post comes.
-                            Thread.sleep(200);
+                            // A consumer scaled to zero: its stream has been open a while when the first post comes,
+                            // long enough that its replica's mark on the queue (which makes posts notify) is stored;
+                            // on a loaded machine that can take longer than any fixed pause.
+                            awaitMarked(config, queue);
                             long posted = System.nanoTime();
                             send(
                                     a,

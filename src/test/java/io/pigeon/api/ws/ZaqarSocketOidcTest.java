@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.tenancy.OidcProfile;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.tenancy.OidcProfile;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.Tokens;
 import io.pigeon.testing.Api;

@@ -17,8 +17,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * by {@link SettingsCheck}: {@code quarkus.http.idle-timeout} above 0 (0 turns the idle timeout off, and it alone
  * bounds a kept-alive connection between requests), {@code quarkus.http.limits.max-connections} at least 1, and above
  * the websockets Pigeon may hold ({@code pigeon.websocket.max-sockets} + {@code pigeon.websocket.max-anonymous-sockets}),
- * so that sockets alone cannot take every connection and leave none for HTTP requests. Checked first at start: a bad
- * value stops it with one line per problem, naming the setting and its bound.
+ * so that sockets alone cannot take every connection and leave none for HTTP requests. A bad value stops the start with
+ * one line naming the setting and its bound. Checked by the first observer of the start event, so after the database
+ * was reached (SmallRye validates only Pigeon's own mapping before anything starts), yet before any request is served.
  */
 @ApplicationScoped
 public class ServerSettingsCheck {

@@ -58,6 +58,8 @@ class SettingsCheckTest {
                 "pigeon.notification.mail.public-url | ftp://queues.example.com | pigeon.notification.mail.public-url",
                 "pigeon.notification.mail.confirmation-url | /confirm | pigeon.notification.mail.confirmation-url",
                 "pigeon.console.session-secret | 31-characters-is-one-too-short | pigeon.console.session-secret",
+                "pigeon.http.allowed-hosts | *.com | pigeon.http.allowed-hosts: '*.com' covers every name",
+                "pigeon.http.allowed-hosts | *.localhost | at least two labels after the star",
             })
     void aValueOutOfItsBoundIsOneLineNamingTheSetting(String setting, String value, String expected) {
         Map<String, String> values = setting.equals("pigeon.signed-url.signing-key")

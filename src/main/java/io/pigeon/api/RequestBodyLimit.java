@@ -38,9 +38,13 @@ public class RequestBodyLimit {
                 .setMergeFormAttributes(false);
     }
 
-    /** Installed first on the router, ahead of the REST layer. */
+    /**
+     * Installed early on the router, ahead of the REST layer, but after the routes of order {@code MIN_VALUE}: a streamed
+     * body is read here before the next route runs, and {@link RequestDeadlines}'s route must have put the body's clock
+     * on the connection first (without it a chunked body was timed by the head's deadline).
+     */
     void install(@Observes Router router) {
-        router.route().order(Integer.MIN_VALUE).handler(this::limit).failureHandler(this::refuseStreamed);
+        router.route().order(Integer.MIN_VALUE + 2).handler(this::limit).failureHandler(this::refuseStreamed);
     }
 
     void limit(RoutingContext context) {

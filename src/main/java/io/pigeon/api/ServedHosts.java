@@ -57,6 +57,12 @@ public final class ServedHosts {
                     .orElseThrow(() -> new IllegalArgumentException(SETTING + ": '" + ErrorDocument.printable(entry)
                             + "' is not a host name (a name such as queues.example.com, *.example.com for the names"
                             + " below example.com, or * alone; no scheme, port or path)"));
+            if (wildcard && !host.host().contains(".")) {
+                // *.com or *.localhost would serve every name under a top-level name: DNS rebinding for all of them.
+                throw new IllegalArgumentException(SETTING + ": '" + ErrorDocument.printable(entry)
+                        + "' covers every name under one label; a wildcard needs at least two labels after the star"
+                        + " (*.example.com)");
+            }
             if (wildcard) {
                 suffixes.add("." + host.host());
             } else {

@@ -2,6 +2,7 @@ package io.pigeon.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Duration;
@@ -250,6 +251,8 @@ public interface PigeonConfig {
     }
 
     /** Zaqar's pre-signed URLs ({@code POST /v2/queues/{name}/share}). */
+    // Named here: SmallRye names a group's constraint violations by its Java name (pigeon.claimWait.max) otherwise.
+    @WithName("signed-url")
     SignedUrl signedUrl();
 
     interface SignedUrl {
@@ -406,6 +409,8 @@ public interface PigeonConfig {
      * Per-queue metrics (/q/metrics/queues): the periodic sample of each queue's messages, the per-queue counters each
      * replica adds to the database, and the bound on one answer.
      */
+    // Named here for the same reason as signedUrl().
+    @WithName("queue-metrics")
     QueueMetrics queueMetrics();
 
     interface QueueMetrics {
@@ -470,6 +475,8 @@ public interface PigeonConfig {
      * Subscriptions of sockets to queues (Zaqar's websocket self-subscription): how many, how long a replica's hold on
      * them lasts, and how the messages posted to their queues are read back for them.
      */
+    // Named here for the same reason as signedUrl().
+    @WithName("socket-subscriptions")
     SocketSubscriptions socketSubscriptions();
 
     interface SocketSubscriptions {
@@ -517,6 +524,8 @@ public interface PigeonConfig {
      * Long-polling claims and pops (Pigeon's extension): how long a claim or pop may wait for a message, how many may
      * wait at once, and how long a replica's mark on a queue it holds waiters for lasts.
      */
+    // Named here for the same reason as signedUrl().
+    @WithName("claim-wait")
     ClaimWait claimWait();
 
     interface ClaimWait {

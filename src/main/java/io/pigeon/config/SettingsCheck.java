@@ -103,6 +103,7 @@ public class SettingsCheck implements ConstraintValidator<ValidSettings, PigeonC
         interval(problems, "pigeon.quotas.check-interval", config.quotas().checkInterval(), false);
         interval(problems, "pigeon.vacuum.interval", config.vacuum().interval(), true);
         interval(problems, "pigeon.sweeper.interval", config.sweeper().interval(), true);
+        hostWildcards(problems, config.http().allowedHosts());
         keys(problems, config);
         targets(problems, config.dispatch());
         url(
@@ -152,6 +153,23 @@ public class SettingsCheck implements ConstraintValidator<ValidSettings, PigeonC
             }
         } catch (RuntimeException notADuration) {
             problems.add(setting + " is " + value + "; it must be " + bound);
+        }
+    }
+
+    /**
+     * A wildcard host with one label after the star ({@code *.com}, {@code *.localhost}) would serve every name under a
+     * top-level name, DNS rebinding for all of them (ServedHosts refuses it too; here it stops the start before
+     * anything else starts).
+     */
+    private static void hostWildcards(List<String> problems, Optional<List<String>> hosts) {
+        for (String entry : hosts.orElse(List.of())) {
+            String trimmed = entry.strip();
+            if (trimmed.startsWith("*.")
+                    && trimmed.length() > 2
+                    && !trimmed.substring(2).contains(".")) {
+                problems.add("pigeon.http.allowed-hosts: '" + trimmed + "' covers every name under one label; a"
+                        + " wildcard needs at least two labels after the star (*.example.com)");
+            }
         }
     }
 

@@ -63,12 +63,16 @@ public class MailSenders {
 
     /**
      * Why {@code from} (a subscription's {@code options.from}, not empty) may not be a mail's sender, or null when it
-     * may: it must be one address ({@code a@b} or {@code Name <a@b>}) whose domain is allowed, or the deployment's own
-     * sender's address.
+     * may: it must be one bare address ({@code a@b}) whose domain is allowed, or the deployment's own sender's
+     * address. A display name is refused: the domain check looks only at the address, and a name such as
+     * {@code "ceo@bank.example" <queues@example.org>} would let a subscriber put any sender before a recipient's eyes.
      */
     public String refusal(String from) {
         if (!ZaqarMail.isOneAddress(from)) {
-            return "options.from must be one mail address (a@example.com or Name <a@example.com>).";
+            return "options.from must be one mail address, a bare one (a@example.com).";
+        }
+        if (!addressOf(from).equals(from.strip()) || from.indexOf('"') >= 0) {
+            return "options.from must be a bare mail address (a@example.com), without a display name.";
         }
         if (allowed(from)) {
             return null;

@@ -7,6 +7,8 @@ import io.pigeon.testing.RawHttp;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
+import java.net.InetAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -101,6 +103,59 @@ class RequestBodyLimitTest {
                         + (record.getThrown() == null ? "" : " " + record.getThrown()))
                 .toList();
         Assertions.assertEquals(List.of(), errors, "what the refused bodies logged");
+    }
+
+    /**
+     * A client that closes its connection in the middle of a body, streamed (chunked) or declared (Content-Length), is
+     * the client's doing: nothing is logged at WARN or ERROR (before, each logged "HTTP Request to … failed" at ERROR,
+     * one line per connection, and anyone could fill the log with them).
+     */
+    @Test
+    void aClientClosingMidBodyLogsNoWarningNorError() throws Exception {
+        String project = Api.newProject();
+        String head =
+                "POST /v2/queues/abandoned/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                        + "X-Project-Id: " + project + "\r\nClient-ID: " + Api.CLIENT_ID + "\r\n";
+        List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        Logger root = Logger.getLogger("");
+        root.addHandler(capture);
+        try {
+            for (int i = 0; i < 3; i++) {
+                for (String start : new String[] {
+                    head + "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"mes\r\n",
+                    head + "Content-Length: 100\r\n\r\n{\"mes"
+                }) {
+                    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), RestAssured.port)) {
+                        socket.getOutputStream().write(start.getBytes(StandardCharsets.US_ASCII));
+                        socket.getOutputStream().flush();
+                        Thread.sleep(200); // the head is routed and the body is being read when the client goes
+                    }
+                }
+            }
+            // Requests after them are served: whatever the abandoned ones left behind is logged by now.
+            Thread.sleep(500);
+            Api.as(project).get("/v2/queues").then().statusCode(200);
+        } finally {
+            root.removeHandler(capture);
+        }
+        List<String> complaints = logged.stream()
+                .filter(record -> record.getLevel().intValue() >= Level.WARNING.intValue())
+                .map(record -> record.getLevel() + " " + record.getLoggerName() + ": " + record.getMessage()
+                        + (record.getThrown() == null ? "" : " " + record.getThrown()))
+                .toList();
+        Assertions.assertEquals(List.of(), complaints, "what the abandoned bodies logged");
     }
 
     /** A body streamed without a length (chunked) is bounded by the same number, and nothing of it is stored. */

@@ -73,6 +73,8 @@ class ServedHostsTest {
                 "a..b",
                 "user@queues.example.com",
                 "**.example.com",
+                "*.com",
+                "*.localhost",
                 "queues example.com")) {
             List<String> entries = entry.equals("*") ? List.of("*", "queues.example.com") : List.of(entry);
             IllegalArgumentException refused = assertThrows(

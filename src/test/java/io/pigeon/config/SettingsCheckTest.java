@@ -1,11 +1,21 @@
 package io.pigeon.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.TestConfig;
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.smallrye.config.ConfigValidationException;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.config.validator.BeanValidationConfigValidator;
+import jakarta.validation.Validation;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.Config;
+import org.hibernate.validator.messageinterpolation.ParameterMessageInterpolator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -48,6 +58,8 @@ class SettingsCheckTest {
                 "pigeon.notification.mail.public-url | ftp://queues.example.com | pigeon.notification.mail.public-url",
                 "pigeon.notification.mail.confirmation-url | /confirm | pigeon.notification.mail.confirmation-url",
                 "pigeon.console.session-secret | 31-characters-is-one-too-short | pigeon.console.session-secret",
+                "pigeon.http.allowed-hosts | *.com | pigeon.http.allowed-hosts: '*.com' covers every name",
+                "pigeon.http.allowed-hosts | *.localhost | at least two labels after the star",
             })
     void aValueOutOfItsBoundIsOneLineNamingTheSetting(String setting, String value, String expected) {
         Map<String, String> values = setting.equals("pigeon.signed-url.signing-key")
@@ -56,5 +68,54 @@ class SettingsCheckTest {
         List<String> problems = SettingsCheck.problems(TestConfig.pigeon(values));
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains(expected), problems.get(0));
+    }
+
+    /** The Quarkus settings Pigeon's bounds rest on: the shipped values pass, each bad one is a line naming it. */
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "quarkus.http.idle-timeout | 0s | quarkus.http.idle-timeout is 0s",
+                "quarkus.http.idle-timeout | -5s | quarkus.http.idle-timeout is -5s",
+                "quarkus.http.limits.max-connections | -3 | quarkus.http.limits.max-connections is -3",
+                "pigeon.websocket.max-sockets | 100000 | pigeon.websocket.max-sockets + pigeon.websocket.max-anon",
+                "pigeon.websocket.max-anonymous-sockets | 1096 | must be below quarkus.http.limits.max-connections",
+            })
+    void aServerSettingOutOfItsBoundIsOneLineNamingIt(String setting, String value, String expected) {
+        Map<String, String> values = new HashMap<>(SHIPPED_SERVER);
+        values.put(setting, value);
+        List<String> problems = ServerSettingsCheck.problems(config(values), TestConfig.pigeon(values));
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).contains(expected), problems.get(0));
+        assertEquals(
+                List.of(), ServerSettingsCheck.problems(config(SHIPPED_SERVER), TestConfig.pigeon(SHIPPED_SERVER)));
+    }
+
+    /** The shipped Quarkus values these checks read (application.properties). */
+    private static final Map<String, String> SHIPPED_SERVER =
+            Map.of("quarkus.http.idle-timeout", "120S", "quarkus.http.limits.max-connections", "4096");
+
+    private static Config config(Map<String, String> values) {
+        return new SmallRyeConfigBuilder().withDefaultValues(values).build();
+    }
+
+    /** A constraint on a setting of a group with a two-word name names its documented key, not the Java name. */
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(
+            delimiter = '|',
+            value = {"pigeon.claim-wait.max | -1", "pigeon.queue-metrics.sample-period | 0s"})
+    void aConstraintViolationNamesTheDocumentedKey(String setting, String value) {
+        ConfigValidationException refused =
+                assertThrows(ConfigValidationException.class, () -> new SmallRyeConfigBuilder()
+                        .withMapping(PigeonConfig.class)
+                        .withConverter(Duration.class, 100, new DurationConverter())
+                        .withValidator((BeanValidationConfigValidator) () -> Validation.byDefaultProvider()
+                                .configure()
+                                .messageInterpolator(new ParameterMessageInterpolator())
+                                .buildValidatorFactory()
+                                .getValidator())
+                        .withDefaultValues(Map.of(setting, value))
+                        .build());
+        assertTrue(refused.getMessage().contains(setting), refused.getMessage());
     }
 }

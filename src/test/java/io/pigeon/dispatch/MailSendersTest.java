@@ -41,7 +41,11 @@ class MailSendersTest {
     void aListAllowsItsDomainsAndTheSubdomainsOfItsWildcards() {
         MailSenders senders = senders(" Example.ORG , *.allowed.test", "pigeon@example.test", "bounces@example.test");
         assertNull(senders.refusal("queues@example.org"));
-        assertNull(senders.refusal("Queues <queues@EXAMPLE.org>"));
+        assertNull(senders.refusal("queues@EXAMPLE.org"));
+        // Only a bare address: a display name could show a recipient any sender.
+        assertTrue(senders.refusal("Queues <queues@example.org>").contains("without a display name"));
+        assertTrue(senders.refusal("\"ceo@bank.example\" <queues@example.org>").contains("without a display name"));
+        assertTrue(senders.refusal("<queues@example.org>").contains("without a display name"));
         assertNull(senders.refusal("q@a.allowed.test"));
         assertNull(senders.refusal("q@b.a.allowed.test"));
         assertTrue(senders.refusal("q@allowed.test").contains(MailSenders.ALLOWED_FROM_DOMAINS));

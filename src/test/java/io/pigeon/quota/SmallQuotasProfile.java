@@ -46,6 +46,9 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.scaler.request-timeout", "3s"),
                 Map.entry("quarkus.http.idle-timeout", "5s"),
                 Map.entry("quarkus.http.limits.max-connections", "1000"),
+                // Sockets must leave connections for HTTP requests (ServerSettingsCheck): 500 of the 1,000.
+                Map.entry("pigeon.websocket.max-sockets", "400"),
+                Map.entry("pigeon.websocket.max-anonymous-sockets", "100"),
                 Map.entry("pigeon.http.request-head-timeout", "5s"),
                 Map.entry("pigeon.http.request-body-timeout", "8s"),
                 Map.entry("pigeon.http.max-connections-per-address", "500"),

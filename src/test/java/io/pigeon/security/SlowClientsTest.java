@@ -99,6 +99,82 @@ class SlowClientsTest {
         }
     }
 
+    private static String chunkedHead() {
+        return "POST /v2/queues/slow/messages HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "X-Project-Id: " + UUID.randomUUID() + "\r\nClient-ID: " + UUID.randomUUID() + "\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n";
+    }
+
+    /**
+     * A chunked body that takes longer than the head's deadline (5 s here) and less than the body's (8 s) is the body's
+     * to bound: it is answered, not cut as a late head.
+     */
+    @Test
+    void aChunkedBodySlowerThanTheHeadDeadlineIsServed() throws Exception {
+        byte[] body = "{\"messages\":[{\"ttl\":300,\"body\":\"a chunked body, sent slowly\"}]}"
+                .getBytes(StandardCharsets.US_ASCII);
+        try (Socket socket = connect("127.0.0.4")) {
+            socket.setSoTimeout(10_000);
+            var out = socket.getOutputStream();
+            out.write(chunkedHead().getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            int parts = 13; // one every 500 ms: about 6.5 s in all, each gap far below the 5 s idle timeout
+            int size = (body.length + parts - 1) / parts;
+            for (int from = 0; from < body.length; from += size) {
+                Thread.sleep(500);
+                int length = Math.min(size, body.length - from);
+                out.write((Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(body, from, length);
+                out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            }
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] answer = new byte[64];
+            int read = socket.getInputStream().readNBytes(answer, 0, 12);
+            String status = new String(answer, 0, read, StandardCharsets.US_ASCII);
+            assertTrue(status.startsWith("HTTP/1.1 201"), "answered: " + status);
+        }
+    }
+
+    /** A chunked body still arriving at the body's deadline (8 s here) is cut, a chunk of one byte a second. */
+    @Test
+    void aChunkedBodySentAChunkASecondIsCutByTheBodyDeadline() throws IOException {
+        try (Socket socket = connect("127.0.0.5")) {
+            long start = System.nanoTime();
+            socket.getOutputStream().write(chunkedHead().getBytes(StandardCharsets.US_ASCII));
+            socket.setSoTimeout(1000);
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            boolean cut = false;
+            for (int sent = 0; sent < TRICKLED_BYTES && !cut; sent++) {
+                try {
+                    socket.getOutputStream().write("1\r\n \r\n".getBytes(StandardCharsets.US_ASCII));
+                    socket.getOutputStream().flush();
+                } catch (IOException closed) {
+                    cut = true;
+                    break;
+                }
+                try {
+                    int read;
+                    while ((read = in.read()) >= 0) {
+                        answer.write(read);
+                    }
+                    cut = true;
+                } catch (SocketTimeoutException quiet) {
+                    // Nothing yet: the next chunk, a second later.
+                } catch (IOException reset) {
+                    cut = true;
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            String said = answer.toString(StandardCharsets.US_ASCII);
+            assertTrue(cut, "still open after " + TRICKLED_BYTES + " chunks a second apart; answered: " + said);
+            assertTrue(said.isEmpty() || said.startsWith("HTTP/1.1 408"), "answered: " + said);
+            assertTrue(seconds >= 7, "cut after " + seconds + " s, before the body deadline; answered: " + said);
+        }
+    }
+
     @Test
     void aFloodFromOneAddressHoldsOnlyItsShareAndAnotherAddressIsServed() throws IOException {
         InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), RestAssured.port);

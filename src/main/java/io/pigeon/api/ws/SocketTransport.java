@@ -572,13 +572,28 @@ public class SocketTransport {
                 .with(sent -> finished(session, bytes), failure -> {
                     if (failure instanceof SocketActions.TooManySockets refused) {
                         close(session.connection(), POLICY_VIOLATION, refused.getMessage());
-                    } else if (session.connection().isOpen()) {
+                    } else if (session.connection().isOpen() && !closedUnderIt(failure)) {
                         LOG.warnf(
                                 "An answer could not be written to socket %s: %s",
+                                session.connection().id(), failure);
+                    } else {
+                        // The client closed the socket while its answer was on the way: its doing, not Pigeon's.
+                        LOG.debugf(
+                                "An answer found socket %s closed: %s",
                                 session.connection().id(), failure);
                     }
                     finished(session, bytes);
                 });
+    }
+
+    /** Whether a write failed because the connection closed (the state of the socket may not say so yet). */
+    private static boolean closedUnderIt(Throwable failure) {
+        return failure instanceof io.vertx.core.http.HttpClosedException
+                || failure instanceof java.nio.channels.ClosedChannelException
+                || failure == io.vertx.core.net.impl.ConnectionBase.CLOSED_EXCEPTION
+                || failure instanceof io.quarkus.websockets.next.WebSocketException
+                        && failure.getCause() != null
+                        && closedUnderIt(failure.getCause());
     }
 
     /** A frame of {@code bytes} was answered (or its socket is gone): the bytes are no longer held. */

@@ -1,13 +1,11 @@
 package io.pigeon.api;
 
 import io.vertx.core.VertxException;
-import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.io.IOException;
-import java.nio.channels.ClosedChannelException;
 import org.jboss.logging.Logger;
 
 /**
@@ -28,8 +26,7 @@ public class AbortedRequests {
 
     void drop(RoutingContext context) {
         Throwable failure = context.failure();
-        boolean closed = failure instanceof HttpClosedException
-                || failure instanceof ClosedChannelException
+        boolean closed = ClosedConnections.closedUnder(failure)
                 // A read cut by the closing, however reported; a fault of Pigeon's on a closed connection still goes
                 // on.
                 || (context.response().closed()

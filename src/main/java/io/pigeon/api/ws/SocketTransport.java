@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.channel.Channel;
 import io.pigeon.api.AddressShares;
+import io.pigeon.api.ClosedConnections;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.subscription.SocketSubscriptions;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
@@ -572,7 +573,7 @@ public class SocketTransport {
                 .with(sent -> finished(session, bytes), failure -> {
                     if (failure instanceof SocketActions.TooManySockets refused) {
                         close(session.connection(), POLICY_VIOLATION, refused.getMessage());
-                    } else if (session.connection().isOpen() && !closedUnderIt(failure)) {
+                    } else if (session.connection().isOpen() && !ClosedConnections.closedUnder(failure)) {
                         LOG.warnf(
                                 "An answer could not be written to socket %s: %s",
                                 session.connection().id(), failure);
@@ -584,16 +585,6 @@ public class SocketTransport {
                     }
                     finished(session, bytes);
                 });
-    }
-
-    /** Whether a write failed because the connection closed (the state of the socket may not say so yet). */
-    private static boolean closedUnderIt(Throwable failure) {
-        return failure instanceof io.vertx.core.http.HttpClosedException
-                || failure instanceof java.nio.channels.ClosedChannelException
-                || failure == io.vertx.core.net.impl.ConnectionBase.CLOSED_EXCEPTION
-                || failure instanceof io.quarkus.websockets.next.WebSocketException
-                        && failure.getCause() != null
-                        && closedUnderIt(failure.getCause());
     }
 
     /** A frame of {@code bytes} was answered (or its socket is gone): the bytes are no longer held. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
+import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import java.net.URI;
@@ -74,7 +75,11 @@ class ZaqarSocketLyingFramesTest {
                 long start = System.nanoTime();
                 HttpResponse<Void> answer = http.send(health, HttpResponse.BodyHandlers.discarding());
                 healthMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-                assertEquals(204, answer.statusCode(), "the health probe during the attack");
+                // 503 is the probe's own database check giving up after 2 s on a starved machine: a slow probe, which
+                // the median below weighs; anything else is wrong.
+                if (answer.statusCode() != 204 && answer.statusCode() != 503) {
+                    wrong.add("the health probe during the attack answered " + answer.statusCode());
+                }
                 Thread.sleep(PROBE_EVERY.toMillis());
             }
             stop.set(true);
@@ -96,6 +101,11 @@ class ZaqarSocketLyingFramesTest {
                 "GET /v1/health took " + median + " ms at the median during the attack (all: " + healthMillis + ", "
                         + answered + " frames answered)");
 
+        // Once the attack is over the service is healthy.
+        Eventually.await(
+                "GET /v1/health answering 204 after the attack",
+                Duration.ofSeconds(10),
+                () -> RestAssured.given().get("/v1/health").then().extract().statusCode() == 204);
         // And a well-formed frame is still served as usual.
         try (SocketClient socket = SocketClient.open()) {
             assertEquals(

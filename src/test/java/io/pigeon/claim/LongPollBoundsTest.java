@@ -3,11 +3,11 @@ package io.pigeon.claim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.api.ws.SmallReplicaLimitsProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.pigeon.waiting.QueueWaits;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
@@ -30,18 +30,8 @@ import org.junit.jupiter.api.Test;
  * so a grant's holder cannot lock the project's own consumers out.
  */
 @QuarkusTest
-@TestProfile(LongPollBoundsTest.SmallBounds.class)
+@TestProfile(SmallReplicaLimitsProfile.class)
 class LongPollBoundsTest {
-
-    public static class SmallBounds implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of(
-                    "pigeon.claim-wait.max-waiters", "3",
-                    "pigeon.claim-wait.max-waiters-per-project", "2",
-                    "pigeon.signed-url.max-waiters-per-grant", "2");
-        }
-    }
 
     @Inject
     QueueWaits waits;

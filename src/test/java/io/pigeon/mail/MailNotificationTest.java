@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetup;
+import io.pigeon.api.v2.ZaqarOptInsProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
@@ -47,13 +48,13 @@ import org.junit.jupiter.api.Test;
  * notifications, formatted as Zaqar 15's mail task writes them.
  */
 @QuarkusTest
-@TestProfile(MailProfile.class)
+@TestProfile(ZaqarOptInsProfile.class)
 class MailNotificationTest {
 
     private static final ServerSetup SMTP =
-            new ServerSetup(MailProfile.SMTP_PORT, "127.0.0.1", ServerSetup.PROTOCOL_SMTP);
+            new ServerSetup(ZaqarOptInsProfile.SMTP_PORT, "127.0.0.1", ServerSetup.PROTOCOL_SMTP);
     private static final Pattern CONFIRMATION_LINK =
-            Pattern.compile(Pattern.quote(MailProfile.CONFIRMATION_PAGE) + "\\?(\\S+)");
+            Pattern.compile(Pattern.quote(ZaqarOptInsProfile.CONFIRMATION_PAGE) + "\\?(\\S+)");
     private static final Duration MAIL_WITHIN = Duration.ofSeconds(10);
 
     private static GreenMail smtp;
@@ -112,7 +113,7 @@ class MailNotificationTest {
 
         MimeMessage mail = awaitMails(2).get(1);
         assertEquals(List.of(address), recipients(mail));
-        assertEquals(MailProfile.SENDER, sender(mail));
+        assertEquals(ZaqarOptInsProfile.SENDER, sender(mail));
         assertEquals("Hello there", mail.getSubject());
         assertEquals(
                 "{\"ttl\": 60, \"body\": \"plain\", \"Message_Type\": \"Notification\", \"queue_name\": \"orders\"}",
@@ -189,15 +190,15 @@ class MailNotificationTest {
     @Test
     void aTenantsFromIsOnlyTheHeadersSenderNeverTheEnvelopeSenderAndNoEmptyCc() throws Exception {
         subscribeAndConfirm(
-                "orders", "mailto:" + address, "{\"from\": \"queues@a." + MailProfile.ALLOWED_PARENT + "\"}");
+                "orders", "mailto:" + address, "{\"from\": \"queues@a." + ZaqarOptInsProfile.ALLOWED_PARENT + "\"}");
         post("orders", "{\"ttl\": 60, \"body\": \"from whom\"}");
 
         List<MimeMessage> mails = awaitMails(2);
         MimeMessage notification = mails.get(1);
-        assertEquals("queues@a." + MailProfile.ALLOWED_PARENT, sender(notification));
+        assertEquals("queues@a." + ZaqarOptInsProfile.ALLOWED_PARENT, sender(notification));
         // GreenMail records the SMTP MAIL FROM it was given as the Return-Path: bounces go to the deployment.
         for (MimeMessage mail : mails) {
-            assertEquals(List.of("<" + MailProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
+            assertEquals(List.of("<" + ZaqarOptInsProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
         }
         for (MimeMessage mail : mails) {
             String head = raw(mail).split("\r\n\r\n", 2)[0];
@@ -210,10 +211,10 @@ class MailNotificationTest {
     void aFromOutsideTheAllowedDomainsIsRefusedAndNothingIsStored() {
         for (String from : List.of(
                 "ceo@bank.example",
-                "x@sub." + MailProfile.ALLOWED_DOMAIN,
-                "x@" + MailProfile.ALLOWED_PARENT,
-                "x@evil" + MailProfile.ALLOWED_PARENT,
-                "x@" + MailProfile.ALLOWED_DOMAIN + ".evil.test")) {
+                "x@sub." + ZaqarOptInsProfile.ALLOWED_DOMAIN,
+                "x@" + ZaqarOptInsProfile.ALLOWED_PARENT,
+                "x@evil" + ZaqarOptInsProfile.ALLOWED_PARENT,
+                "x@" + ZaqarOptInsProfile.ALLOWED_DOMAIN + ".evil.test")) {
             Api.as(project)
                     .contentType(ContentType.JSON)
                     .body("{\"subscriber\": \"mailto:" + address + "\", \"options\": {\"from\": \"" + from + "\"}}")
@@ -227,8 +228,8 @@ class MailNotificationTest {
         // Only a bare address: a display name, even before an allowed address, could show a recipient any sender.
         for (String from : List.of(
                 "Bank <ceo@bank.example>",
-                "\\\"ceo@bank.example\\\" <q@" + MailProfile.ALLOWED_DOMAIN + ">",
-                "Queues <q@" + MailProfile.ALLOWED_DOMAIN + ">")) {
+                "\\\"ceo@bank.example\\\" <q@" + ZaqarOptInsProfile.ALLOWED_DOMAIN + ">",
+                "Queues <q@" + ZaqarOptInsProfile.ALLOWED_DOMAIN + ">")) {
             Api.as(project)
                     .contentType(ContentType.JSON)
                     .body("{\"subscriber\": \"mailto:" + address + "\", \"options\": {\"from\": \"" + from + "\"}}")
@@ -246,7 +247,7 @@ class MailNotificationTest {
         String id = Api.as(project)
                 .contentType(ContentType.JSON)
                 .body("{\"subscriber\": \"mailto:" + address + "\", \"options\": {\"from\": \"q@"
-                        + MailProfile.ALLOWED_DOMAIN.toUpperCase(Locale.ROOT) + "\"}}")
+                        + ZaqarOptInsProfile.ALLOWED_DOMAIN.toUpperCase(Locale.ROOT) + "\"}}")
                 .post("/v2/queues/orders/subscriptions")
                 .then()
                 .statusCode(201)
@@ -279,8 +280,8 @@ class MailNotificationTest {
         post("orders", "{\"ttl\": 60, \"body\": \"stored before\"}");
 
         MimeMessage mail = awaitMails(2).get(1);
-        assertEquals(MailProfile.SENDER, sender(mail));
-        assertEquals(List.of("<" + MailProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
+        assertEquals(ZaqarOptInsProfile.SENDER, sender(mail));
+        assertEquals(List.of("<" + ZaqarOptInsProfile.SENDER + ">"), List.of(mail.getHeader("Return-Path")));
     }
 
     @Test
@@ -322,7 +323,7 @@ class MailNotificationTest {
     @Test
     void aProjectsMailsArePacedByItsRateDelayedNeverDropped() throws Exception {
         subscribeAndConfirm("orders", "mailto:" + address, "{}");
-        int burst = MailProfile.MAILS_PER_MINUTE;
+        int burst = ZaqarOptInsProfile.MAILS_PER_MINUTE;
         long intervalMillis = 60_000 / burst;
         // The confirmation mail took one of the burst; this post asks for five more than the rest.
         int extra = 5;
@@ -376,13 +377,13 @@ class MailNotificationTest {
                 .getString("subscription_id");
         MimeMessage request = awaitMails(1).get(0);
         assertEquals(List.of(address), recipients(request));
-        assertEquals(MailProfile.SENDER, sender(request));
+        assertEquals(ZaqarOptInsProfile.SENDER, sender(request));
         assertEquals("Zaqar Notification - Subscription Confirmation", request.getSubject());
         String text = text(request);
         assertTrue(
                 text.startsWith("You have chosen to subscribe to the queue: " + queue + ". This queue belongs to "
                         + "project: " + project + ". To confirm this subscription, click or visit this link "
-                        + "below: " + MailProfile.CONFIRMATION_PAGE + "?"),
+                        + "below: " + ZaqarOptInsProfile.CONFIRMATION_PAGE + "?"),
                 text);
         Matcher link = CONFIRMATION_LINK.matcher(text);
         assertTrue(link.find(), text);

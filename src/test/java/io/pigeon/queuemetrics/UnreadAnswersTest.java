@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.api.ws.SmallReplicaLimitsProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * scrapes after about 41 such clients failed with an OutOfMemoryError (500).
  */
 @QuarkusTest
-@TestProfile(UnreadAnswersProfile.class)
+@TestProfile(SmallReplicaLimitsProfile.class)
 class UnreadAnswersTest {
 
     /** A project id as long as one may be, so that each queue's series take some 4 KB. */

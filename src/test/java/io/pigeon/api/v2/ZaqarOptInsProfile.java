@@ -1,20 +1,91 @@
 package io.pigeon.api.v2;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Zaqar's two opt-in options on at once: {@code require_confirmation} ({@code pigeon.notification.require-confirmation},
- * RequiredConfirmationTest) and {@code message_delete_with_claim_id} ({@code pigeon.message-delete-with-claim-id},
- * DeleteWithClaimIdsTest). One profile, so one Quarkus start for both classes: neither option touches what the other
- * class does (the first acts on webhook subscriptions, the second on bulk deletes by id).
+ * What a deployment opts into, on at once, so that the classes that check it share one Quarkus start. None of these
+ * touches what another of its classes does:
+ *
+ * <ul>
+ *   <li>Zaqar's {@code require_confirmation} ({@code pigeon.notification.require-confirmation},
+ *       RequiredConfirmationTest): it acts on webhook subscriptions, which no other class of this profile makes
+ *       ({@code mailto:} subscribers must confirm either way, see below).
+ *   <li>Zaqar's {@code message_delete_with_claim_id} ({@code pigeon.message-delete-with-claim-id},
+ *       DeleteWithClaimIdsTest): it acts on bulk deletes by id, which no other class makes.
+ *   <li>Mail (MailNotificationTest), through an SMTP server the test starts itself on a free port of this machine
+ *       ({@link #SMTP_PORT}), with the shipped mail rules: confirmation required of {@code mailto:} subscribers (the
+ *       default of {@code pigeon.notification.mail.require-confirmation}), so that a subscriber confirms through the
+ *       link it is mailed, as a user would. A subscription's {@code from} may name {@link #ALLOWED_DOMAIN} or a
+ *       subdomain of {@link #ALLOWED_PARENT}; each project may start {@link #MAILS_PER_MINUTE} mails a minute (a burst
+ *       of that many, then one every 2 s), more than any test but the rate's own sends in a burst. No other class
+ *       subscribes a {@code mailto:} address.
+ *   <li>Small bounds on websocket messages still arriving (ZaqarSocketArrivingBytesTest): 2,000,000 bytes over the
+ *       replica as counted (twice the bytes), 3 s to finish a message, a ping every second. No other class of this
+ *       profile opens a socket.
+ * </ul>
  */
 public class ZaqarOptInsProfile implements QuarkusTestProfile {
 
+    private static final String PORT_PROPERTY = "mail-test.smtp-port";
+
+    /** Where the mail tests' SMTP server listens, chosen once before Quarkus starts. */
+    public static final int SMTP_PORT = freePort();
+
+    /** The configured sender, used when a subscription names none. */
+    public static final String SENDER = "pigeon@example.test";
+
+    /** A domain a subscription's {@code from} may name. */
+    public static final String ALLOWED_DOMAIN = "example.org";
+
+    /** A domain whose subdomains (not itself) a subscription's {@code from} may name. */
+    public static final String ALLOWED_PARENT = "allowed.test";
+
+    /** Mails one project may start per minute. */
+    public static final int MAILS_PER_MINUTE = 30;
+
+    /** The page a confirmation mail links to (Zaqar's external_confirmation_url). */
+    public static final String CONFIRMATION_PAGE = "https://confirm.example.test/page";
+
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of(
-                "pigeon.notification.require-confirmation", "true",
-                "pigeon.message-delete-with-claim-id", "true");
+        Map<String, String> overrides = new HashMap<>();
+        overrides.put("pigeon.notification.require-confirmation", "true");
+        overrides.put("pigeon.message-delete-with-claim-id", "true");
+        overrides.put("pigeon.notification.mail.enabled", "true");
+        overrides.put("pigeon.notification.mail.allowed-from-domains", ALLOWED_DOMAIN + ",*." + ALLOWED_PARENT);
+        overrides.put("pigeon.notification.mail.max-per-project-per-minute", Integer.toString(MAILS_PER_MINUTE));
+        overrides.put("pigeon.notification.mail.confirmation-url", CONFIRMATION_PAGE);
+        overrides.put("pigeon.notification.mail.public-url", "https://queues.example.test/");
+        overrides.put("quarkus.mailer.mock", "false");
+        overrides.put("quarkus.mailer.host", "127.0.0.1");
+        overrides.put("quarkus.mailer.port", Integer.toString(SMTP_PORT));
+        overrides.put("quarkus.mailer.start-tls", "DISABLED");
+        overrides.put("quarkus.mailer.from", "Pigeon <" + SENDER + ">");
+        overrides.put("pigeon.websocket.max-arriving-bytes", "2000000");
+        overrides.put("pigeon.websocket.message-arrival-timeout", "3s");
+        overrides.put("pigeon.websocket.ping-interval", "1s");
+        return overrides;
+    }
+
+    /**
+     * A free port, the same in every class loader of this JVM (the profile and the test class are loaded by JUnit's and
+     * by Quarkus's): the first to ask chooses it and leaves it in a system property for the others.
+     */
+    private static synchronized int freePort() {
+        String chosen = System.getProperty(PORT_PROPERTY);
+        if (chosen != null) {
+            return Integer.parseInt(chosen);
+        }
+        try (ServerSocket socket = new ServerSocket(0)) {
+            System.setProperty(PORT_PROPERTY, Integer.toString(socket.getLocalPort()));
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.api.v2.ZaqarOptInsProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * close frame.
  */
 @QuarkusTest
-@TestProfile(ArrivingBytesProfile.class)
+@TestProfile(ZaqarOptInsProfile.class)
 class ZaqarSocketArrivingBytesTest {
 
     private final String project = Api.newProject();

@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.security.ShippedDefaultsProfile;
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * together (past it: 1013, try again later).
  */
 @QuarkusTest
-@TestProfile(SocketByteBoundsProfile.class)
+@TestProfile(ShippedDefaultsProfile.class)
 class ZaqarSocketByteBoundsTest {
 
     private final String project = Api.newProject();

@@ -19,11 +19,11 @@ import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 /**
- * The bounds of pigeon.websocket.* (small ones, see {@link SmallSocketLimitsProfile}), and the socket side of
+ * The bounds of pigeon.websocket.* (small ones, see {@link SmallReplicaLimitsProfile}), and the socket side of
  * self-subscription: the notification frame, its encoding, the inbox forgotten on close, a reader too slow.
  */
 @QuarkusTest
-@TestProfile(SmallSocketLimitsProfile.class)
+@TestProfile(SmallReplicaLimitsProfile.class)
 class ZaqarSocketLimitsTest {
 
     private final String project = Api.newProject();

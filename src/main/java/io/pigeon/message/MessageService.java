@@ -8,32 +8,22 @@ import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
-import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
-import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 
 /**
  * The rules of messages: TTL and delay bounds, paging bounds, and who may delete what. Reads of one queue
- * answer an {@code Optional} where the queue may be missing: what that means is each API version's decision.
+ * answer an {@code Optional} where the queue may be missing: what that means is each API version's decision. Posts
+ * are carried out by {@link MessagePosts} (idempotent ones by {@link KeyedPosts}), behind the post methods here.
  */
 @ApplicationScoped
 public class MessageService {
@@ -42,28 +32,14 @@ public class MessageService {
     private final QueueDatabases databases;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
-    private final DispatchService deliveries;
-    private final MessageCipher cipher;
     private final UnreadableMessages unreadable;
-    private final CallMarker marker;
     private final QueueWaits waits;
-    private final PostKeyStore postKeys;
     /** Read from the configuration once: it does not change while the application runs. */
     private final MessageBounds bounds;
-    /** The queues (project NUL name) this replica has seen ask for encryption, so that their posts are sealed first. */
-    private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
-
-    private static final int MAX_REMEMBERED_SEALING_QUEUES = 10_000;
-    /** Posts to any queues of one database, arriving while one is being stored, share the next statement. */
-    private final Coalescer<PostKey, MessageStore.NewPost, MessageStore.Posted> posts;
+    /** The posting of messages, keyed or not, sealed as their queues ask. */
+    private final MessagePosts posts;
     /** Deletes by ids on one database arriving while one is running share the next statement, whatever their queues. */
     private final Coalescer<SqlClient, MessageStore.IdsInQueue, Integer> deletesByIds;
-
-    /**
-     * What posts sharing a statement must have in common: their database (a pool, equal only to itself), and whether
-     * they are calls Pigeon made (which notify nobody). Each post carries its own queue and sealing key.
-     */
-    private record PostKey(SqlClient db, boolean fromPigeon) {}
 
     public MessageService(
             MessageStore store,
@@ -77,22 +53,13 @@ public class MessageService {
             QueueWaits waits,
             PostKeyStore postKeys) {
         this.waits = waits;
-        this.postKeys = postKeys;
-        this.cipher = cipher;
         this.unreadable = unreadable;
-        this.marker = marker;
         this.store = store;
         this.databases = databases;
         this.config = config;
         this.bounds = MessageBounds.of(config);
         this.metrics = metrics;
-        this.deliveries = deliveries;
-        this.posts = new Coalescer<>(
-                this::postTogether,
-                post -> post.messages().size(),
-                MessageStore.NewPost::bodyLength,
-                config.coalescing(),
-                metrics.statementRequests("post"));
+        this.posts = new MessagePosts(store, databases, config, metrics, deliveries, cipher, marker, postKeys, bounds);
         this.deletesByIds = new Coalescer<>(
                 store::deleteByIds,
                 request -> request.ids().length,
@@ -101,45 +68,9 @@ public class MessageService {
                 metrics.statementRequests("delete"));
     }
 
-    /**
-     * Stores posts in one statement; once more those whose queue was being created by a concurrent request meanwhile
-     * (they stored nothing; now their queue exists).
-     */
-    private Uni<List<MessageStore.Posted>> postTogether(PostKey key, List<MessageStore.NewPost> together) {
-        return storePosts(key, together).flatMap(stored -> {
-            List<Integer> again = new ArrayList<>();
-            for (int i = 0; i < stored.size(); i++) {
-                if (stored.get(i).maxSize() == null) {
-                    again.add(i);
-                }
-            }
-            if (again.isEmpty()) {
-                return Uni.createFrom().item(stored);
-            }
-            return storePosts(key, again.stream().map(together::get).toList()).map(retried -> {
-                List<MessageStore.Posted> answers = new ArrayList<>(stored);
-                for (int j = 0; j < again.size(); j++) {
-                    MessageStore.Posted first = stored.get(again.get(j));
-                    MessageStore.Posted second = retried.get(j);
-                    // The first statement's notifications may be counted in a post retried: they are kept.
-                    answers.set(
-                            again.get(j),
-                            new MessageStore.Posted(
-                                    second.maxSize(), second.ids(), first.notifications() + second.notifications()));
-                }
-                return answers;
-            });
-        });
-    }
-
-    private Uni<List<MessageStore.Posted>> storePosts(PostKey key, List<MessageStore.NewPost> posts) {
-        return store.postCreatingQueue(
-                posts, key.fromPigeon(), config.maxMessagesPostSize(), config.defaultMessageTtl());
-    }
-
     /** How many creating posts wait for the next statement of their database, behind one in flight (for tests). */
     public int postsWaiting() {
-        return posts.waiting();
+        return posts.postsWaiting();
     }
 
     /** The bounds of a new message, which the readers of post documents check as they read. */
@@ -161,13 +92,6 @@ public class MessageService {
         bounds.checkDelay(delay);
     }
 
-    private void checkAll(List<NewMessage> messages) {
-        if (messages.isEmpty()) {
-            throw Rejection.invalidRequest("No messages to enqueu.");
-        }
-        messages.forEach(this::check);
-    }
-
     /**
      * Posts all messages or none, creating the queue if needed (v2, v1.1). With {@code queueAttributes} (v2) the
      * queue's reserved attributes bound the document's size and give the defaults; without (v1.1, as Zaqar's), a
@@ -183,45 +107,15 @@ public class MessageService {
             int documentSize,
             boolean queueAttributes,
             String callMarker) {
-        checkAll(messages);
-        List<NewMessage> toStore = queueAttributes
-                ? messages
-                : messages.stream()
-                        .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body()))
-                        .toList();
-        // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
-        int checkedSize = queueAttributes ? documentSize : 0;
-        return marker.recognises(callMarker)
-                .chain(fromPigeon -> PlacedQueue.forCreating(databases, project, queue, null)
-                        .chain(placed -> sealedAsTheQueueAsks(
-                                        placed,
-                                        toStore,
-                                        (bodies, keyId) -> posts.submit(
-                                                new PostKey(placed.db(), fromPigeon),
-                                                new MessageStore.NewPost(placed, keyId, clientId, bodies, checkedSize)))
-                                .map(posted -> {
-                                    if (posted.maxSize() != null && posted.ids().length == 0) {
-                                        throw Rejection.invalidRequest(
-                                                "Message collection size is too large. Max size " + posted.maxSize());
-                                    }
-                                    if (posted.maxSize() == null) {
-                                        throw new Rejection(
-                                                Rejection.Reason.UNAVAILABLE,
-                                                "The queue is being created by another request. Please try again.");
-                                    }
-                                    metrics.posted(project, placed.storedName(), posted.ids().length);
-                                    return posted;
-                                })
-                                .call(posted -> deliveries.notificationsQueued(placed.db(), posted.notifications()))))
-                .map(MessageStore.Posted::ids);
+        return posts.postCreatingQueue(project, queue, clientId, messages, documentSize, queueAttributes, callMarker);
     }
 
     /**
      * {@link #postCreatingQueue(String, QueueName, UUID, List, int, boolean, String)} made idempotent by {@code keys}
      * (see {@link PostKeys}); without any, exactly that post. With them the post runs in a transaction of its own,
-     * never sharing a statement with others: its keys are taken first (a repeat of a remembered post key answers the
-     * ids it remembers and stores nothing), then the messages whose dedup_ids are new are stored, then the keys are
-     * given their ids. Their ids in request order, a repeated message's being the first's.
+     * never sharing a statement with others (see {@link KeyedPosts}): a repeat of a remembered post key answers the
+     * ids it remembers and stores nothing, messages whose dedup_ids are remembered are not stored again. Their ids in
+     * request order, a repeated message's being the first's.
      */
     public Uni<long[]> postCreatingQueue(
             String project,
@@ -232,45 +126,8 @@ public class MessageService {
             boolean queueAttributes,
             String callMarker,
             PostKeys keys) {
-        if (!keys.any()) {
-            return postCreatingQueue(project, queue, clientId, messages, documentSize, queueAttributes, callMarker);
-        }
-        checkAll(messages);
-        List<NewMessage> toStore = queueAttributes
-                ? messages
-                : messages.stream()
-                        .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body()))
-                        .toList();
-        int checkedSize = queueAttributes ? documentSize : 0;
-        return marker.recognises(callMarker)
-                .chain(fromPigeon -> databases
-                        .forCreating(project, queue.value(), null)
-                        .chain(pool -> keyed(
-                                pool,
-                                project,
-                                queue,
-                                messages,
-                                toStore,
-                                keys,
-                                (placed, bodies, keyId) -> store.postCreatingQueue(
-                                                List.of(new MessageStore.NewPost(
-                                                        placed, keyId, clientId, bodies, checkedSize)),
-                                                fromPigeon,
-                                                config.maxMessagesPostSize(),
-                                                config.defaultMessageTtl())
-                                        .map(posted -> {
-                                            MessageStore.Posted alone = posted.get(0);
-                                            if (alone.maxSize() == null) {
-                                                throw new QueueBeingCreated();
-                                            }
-                                            if (alone.ids().length == 0) {
-                                                throw Rejection.invalidRequest(
-                                                        "Message collection size is too large. Max size "
-                                                                + alone.maxSize());
-                                            }
-                                            return alone;
-                                        }))))
-                .map(Optional::orElseThrow);
+        return posts.postCreatingQueue(
+                project, queue, clientId, messages, documentSize, queueAttributes, callMarker, keys);
     }
 
     /**
@@ -285,160 +142,7 @@ public class MessageService {
             List<NewMessage> messages,
             String callMarker,
             PostKeys keys) {
-        if (!keys.any()) {
-            return post(project, queue, clientId, messages, callMarker);
-        }
-        checkAll(messages);
-        return marker.recognises(callMarker).chain(fromPigeon -> databases
-                .of(project, queue.value())
-                .chain(pool ->
-                        keyed(pool, project, queue, messages, messages, keys, (placed, bodies, keyId) -> store.post(
-                                        placed, clientId, bodies, keyId, fromPigeon)
-                                .map(stored -> stored.orElseThrow(QueueMissing::new)))));
-    }
-
-    /** Stores the messages of a keyed post (sealed with {@code keyId}, null: in clear) on the queue's transaction. */
-    private interface KeyedStatement {
-        Uni<MessageStore.Posted> store(PlacedQueue placed, List<NewMessage> messages, String keyId);
-    }
-
-    /** The queue of a keyed post to an existing queue is missing: its transaction is undone, no key remembered. */
-    private static final class QueueMissing extends RuntimeException {
-        QueueMissing() {
-            super("queue missing", null, false, false);
-        }
-    }
-
-    /** The queue of a keyed post was being created by another transaction: nothing was stored, post again. */
-    private static final class QueueBeingCreated extends RuntimeException {
-        QueueBeingCreated() {
-            super("queue being created", null, false, false);
-        }
-    }
-
-    /** What a keyed post answers: its ids in request order, how many it stored, the notifications it queued. */
-    private record KeyedAnswer(long[] ids, int stored, long notifications) {}
-
-    /**
-     * A keyed post on {@code pool}, in one transaction (again, whole, if it was refused for its sealing, met a queue
-     * being created, or was aborted by a conflict); empty when its queue is missing (an existing queue's post).
-     */
-    private Uni<Optional<long[]>> keyed(
-            Pool pool,
-            String project,
-            QueueName queue,
-            List<NewMessage> asked,
-            List<NewMessage> toStore,
-            PostKeys keys,
-            KeyedStatement statement) {
-        byte[] digest = keys.key() == null ? null : keys.digest(asked);
-        List<PostKeyStore.Taken> taken = new ArrayList<>();
-        if (keys.key() != null) {
-            taken.add(new PostKeyStore.Taken(PostKeyStore.KEY, keys.key()));
-        }
-        if (keys.dedupIds() != null) {
-            keys.dedupIds().stream()
-                    .filter(Objects::nonNull)
-                    .distinct()
-                    .forEach(id -> taken.add(new PostKeyStore.Taken(PostKeyStore.DEDUP, id)));
-        }
-        PlacedQueue outside = new PlacedQueue(pool, project, queue);
-        Uni<KeyedAnswer> once = Uni.createFrom()
-                .deferred(() -> sealedAsTheQueueAsks(
-                        outside,
-                        toStore,
-                        (bodies, keyId) -> pool.withTransaction(tx -> keyedIn(
-                                new PlacedQueue(tx, project, queue), taken, digest, keys, bodies, keyId, statement))));
-        return DatabaseFailures.retriedOnConflict(once)
-                .onFailure(QueueBeingCreated.class)
-                .retry()
-                .atMost(1)
-                .onFailure(QueueBeingCreated.class)
-                .transform(busy -> new Rejection(
-                        Rejection.Reason.UNAVAILABLE,
-                        "The queue is being created by another request. Please try again."))
-                .invoke(answer -> metrics.posted(project, queue.value(), answer.stored()))
-                .call(answer -> deliveries.notificationsQueued(pool, answer.notifications()))
-                .map(answer -> Optional.of(answer.ids()))
-                .onFailure(QueueMissing.class)
-                .recoverWithItem(Optional.empty());
-    }
-
-    /** The keyed post's transaction: take the keys, store what is new, remember what was stored. */
-    private Uni<KeyedAnswer> keyedIn(
-            PlacedQueue placed,
-            List<PostKeyStore.Taken> taken,
-            byte[] digest,
-            PostKeys keys,
-            List<NewMessage> bodies,
-            String keyId,
-            KeyedStatement statement) {
-        return postKeys.take(placed, taken, digest).chain(remembered -> {
-            if (keys.key() != null) {
-                PostKeyStore.Remembered post = remembered.get(new PostKeyStore.Taken(PostKeyStore.KEY, keys.key()));
-                if (post.ids() != null) {
-                    if (!Arrays.equals(post.requestHash(), digest)) {
-                        throw new Rejection(
-                                Rejection.Reason.KEY_REUSED,
-                                "Idempotency-Key " + keys.key() + " was sent with other messages within the queue's "
-                                        + ReservedAttributes.DEDUP_WINDOW_SECONDS + ": use a new key for a new post.");
-                    }
-                    return Uni.createFrom().item(new KeyedAnswer(post.ids(), 0, 0));
-                }
-            }
-            // Each message is stored, or answered with the id a dedup_id remembers, or with that of the message
-            // before it in this post that has its dedup_id (firsts: the index of each new dedup_id's message).
-            long[] answer = new long[bodies.size()];
-            int[] sameAs = new int[bodies.size()];
-            Arrays.fill(sameAs, -1);
-            Map<String, Integer> firsts = new LinkedHashMap<>();
-            List<Integer> storedAt = new ArrayList<>();
-            for (int i = 0; i < bodies.size(); i++) {
-                String dedupId = keys.dedupId(i);
-                PostKeyStore.Remembered seen =
-                        dedupId == null ? null : remembered.get(new PostKeyStore.Taken(PostKeyStore.DEDUP, dedupId));
-                if (seen != null && seen.ids() != null) {
-                    answer[i] = seen.ids()[0];
-                } else if (dedupId != null && firsts.containsKey(dedupId)) {
-                    sameAs[i] = firsts.get(dedupId);
-                } else {
-                    if (dedupId != null) {
-                        firsts.put(dedupId, i);
-                    }
-                    storedAt.add(i);
-                }
-            }
-            Uni<MessageStore.Posted> stored = storedAt.isEmpty()
-                    ? Uni.createFrom().item(new MessageStore.Posted(null, new long[0], 0))
-                    : statement.store(placed, storedAt.stream().map(bodies::get).toList(), keyId);
-            return stored.chain(posted -> {
-                for (int j = 0; j < storedAt.size(); j++) {
-                    answer[storedAt.get(j)] = posted.ids()[j];
-                }
-                for (int i = 0; i < answer.length; i++) {
-                    if (sameAs[i] >= 0) {
-                        answer[i] = answer[sameAs[i]];
-                    }
-                }
-                // The keys taken now, in the order taken: the post's key (if new), then the new dedup_ids.
-                List<PostKeyStore.Taken> fresh = new ArrayList<>();
-                List<Long> dedupIdsStored = new ArrayList<>();
-                for (PostKeyStore.Taken key : taken) {
-                    if (remembered.get(key).ids() != null) {
-                        continue;
-                    }
-                    fresh.add(key);
-                    if (PostKeyStore.DEDUP.equals(key.kind())) {
-                        dedupIdsStored.add(answer[firsts.get(key.key())]);
-                    }
-                }
-                KeyedAnswer keyed = new KeyedAnswer(answer, storedAt.size(), posted.notifications());
-                return fresh.isEmpty()
-                        ? Uni.createFrom().item(keyed)
-                        : postKeys.remember(placed, fresh, answer, dedupIdsStored)
-                                .replaceWith(keyed);
-            });
-        });
+        return posts.post(project, queue, clientId, messages, callMarker, keys);
     }
 
     /**
@@ -447,73 +151,7 @@ public class MessageService {
      */
     public Uni<Optional<long[]>> post(
             String project, QueueName queue, UUID clientId, List<NewMessage> messages, String callMarker) {
-        checkAll(messages);
-        return marker.recognises(callMarker)
-                .chain(fromPigeon -> PlacedQueue.of(databases, project, queue).chain(placed -> sealedAsTheQueueAsks(
-                                placed,
-                                messages,
-                                (bodies, keyId) -> store.post(placed, clientId, bodies, keyId, fromPigeon))
-                        .invoke(stored -> stored.ifPresent(
-                                posted -> metrics.posted(project, placed.storedName(), posted.ids().length)))
-                        .call(stored -> stored.isEmpty()
-                                ? Uni.createFrom().voidItem()
-                                : deliveries.notificationsQueued(
-                                        placed.db(), stored.get().notifications()))))
-                .map(stored -> stored.map(MessageStore.Posted::ids));
-    }
-
-    /**
-     * Runs {@code post} with the bodies sealed when the queue is known to ask for encryption, else in clear; when
-     * the statement finds that the queue asks otherwise (nothing was stored), once more the other way. The setting
-     * lives in the queue's metadata, which only the posting statement reads, so that a post stays one round trip;
-     * what was learnt is kept in {@link #sealingQueues}.
-     */
-    private <T> Uni<T> sealedAsTheQueueAsks(
-            PlacedQueue queue, List<NewMessage> messages, BiFunction<List<NewMessage>, String, Uni<T>> post) {
-        String key = queue.project() + '\u0000' + queue.storedName();
-        boolean seal = sealingQueues.contains(key);
-        return postSealedOrNot(queue, messages, seal, post)
-                .onFailure(MessageStore::isSealingMismatch)
-                .recoverWithUni(mismatch -> {
-                    rememberSealing(key, !seal);
-                    return postSealedOrNot(queue, messages, !seal, post);
-                });
-    }
-
-    private <T> Uni<T> postSealedOrNot(
-            PlacedQueue queue,
-            List<NewMessage> messages,
-            boolean seal,
-            BiFunction<List<NewMessage>, String, Uni<T>> post) {
-        if (!seal) {
-            return post.apply(messages, null);
-        }
-        if (!cipher.enabled()) {
-            return Uni.createFrom()
-                    .failure(Rejection.invalidRequest("The queue asks for its messages to be encrypted ("
-                            + ReservedAttributes.ENABLE_ENCRYPT_MESSAGES
-                            + "), but this server has no encryption key configured."));
-        }
-        List<NewMessage> sealed = new ArrayList<>(messages.size());
-        String keyId = null;
-        for (NewMessage message : messages) {
-            MessageCipher.Sealed body = cipher.seal(queue.project(), queue.storedName(), message.body());
-            keyId = body.keyId();
-            sealed.add(new NewMessage(message.ttl(), message.delay(), body.text()));
-        }
-        return post.apply(sealed, keyId);
-    }
-
-    private void rememberSealing(String queueKey, boolean seals) {
-        if (!seals) {
-            sealingQueues.remove(queueKey);
-            return;
-        }
-        if (sealingQueues.size() >= MAX_REMEMBERED_SEALING_QUEUES) {
-            // Forgetting costs one more round trip on the next post to each: no need for an LRU.
-            sealingQueues.clear();
-        }
-        sealingQueues.add(queueKey);
+        return posts.post(project, queue, clientId, messages, callMarker);
     }
 
     /** Takes and deletes up to {@code count} (1..max-messages-per-page) of the oldest free messages. */

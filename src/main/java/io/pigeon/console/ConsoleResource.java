@@ -13,7 +13,7 @@ import io.pigeon.api.read.PurgeReader;
 import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.api.read.RedriveReader;
 import io.pigeon.claim.ClaimService;
-import io.pigeon.claim.ClaimStore;
+import io.pigeon.claim.LiveClaim;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.health.StorageHealth;
@@ -30,8 +30,10 @@ import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
 import io.pigeon.queue.ReservedAttributes;
+import io.pigeon.queuemetrics.ListedQueue;
 import io.pigeon.queuemetrics.QueueMetricsStore;
 import io.pigeon.queuemetrics.QueueOverview;
+import io.pigeon.queuemetrics.QueueStatus;
 import io.pigeon.redrive.RedriveService;
 import io.pigeon.redrive.RedriveTask;
 import io.pigeon.rules.Rejection;
@@ -341,7 +343,7 @@ public class ConsoleResource {
                     .chain(found -> overview.flows(
                                     project,
                                     found.queues().stream()
-                                            .map(QueueMetricsStore.OverviewRow::name)
+                                            .map(ListedQueue::name)
                                             .toList())
                             .map(flows -> queuesPage(frame, project, found, flows)))
                     .chain(view -> page(Templates.queues(view), 200, call.token()));
@@ -352,7 +354,7 @@ public class ConsoleResource {
             ConsoleViews.Frame frame, String project, QueueOverview.Page found, Map<String, QueueOverview.Flow> flows) {
         String base = projectHref(project);
         List<ConsoleViews.QueueRow> rows = new ArrayList<>(found.queues().size());
-        for (QueueMetricsStore.OverviewRow row : found.queues()) {
+        for (ListedQueue row : found.queues()) {
             QueueOverview.Flow flow = flows.get(row.name());
             rows.add(new ConsoleViews.QueueRow(
                     row.name(),
@@ -930,10 +932,10 @@ public class ConsoleResource {
             ConsoleViews.Frame frame,
             QueueName name,
             String notice,
-            Optional<QueueMetricsStore.QueueReading> sample,
+            Optional<QueueStatus> sample,
             ObjectNode metadata,
             Optional<MessagePage> page,
-            List<ClaimStore.Live> live,
+            List<LiveClaim> live,
             List<Subscription> subscribed,
             List<RedriveTask> tasks,
             QueueOverview.Flow flow) {
@@ -961,7 +963,7 @@ public class ConsoleResource {
                     cut ? "… cut: the body is " + body.getBytes(StandardCharsets.UTF_8).length + " bytes" : null));
         }
         List<ConsoleViews.ShownClaim> shownClaims = new ArrayList<>();
-        for (ClaimStore.Live claim : live) {
+        for (LiveClaim claim : live) {
             shownClaims.add(new ConsoleViews.ShownClaim(
                     claim.id().toString(),
                     claim.ttl(),
@@ -997,7 +999,7 @@ public class ConsoleResource {
                         task.skipped(),
                         task.reason()))
                 .toList();
-        QueueMetricsStore.QueueReading reading = sample.orElse(null);
+        QueueStatus reading = sample.orElse(null);
         String totals = reading == null
                 ? "–"
                 : String.format(

@@ -1,7 +1,7 @@
 package io.pigeon.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.pigeon.dispatch.DispatchStore;
+import io.pigeon.dispatch.ListedGroup;
 import io.quarkus.qute.TemplateData;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -132,7 +132,7 @@ public final class ConsoleViews {
             String dropHref) {
 
         /** A group as listed; {@code deadHref}, the dead group's own path, gives its requeue and drop (null: none). */
-        static ShownGroup of(DispatchStore.ListedGroup group, long items, String when, String deadHref) {
+        static ShownGroup of(ListedGroup group, long items, String when, String deadHref) {
             return new ShownGroup(
                     group.id(),
                     group.mergeKey(),

@@ -88,7 +88,7 @@ public class ConsoleSessionResource {
     }
 
     /**
-     * Ends the session: recorded as ended (EndedSessions), its cookie cleared, then, when the provider's discovery
+     * Ends the session: recorded as ended (EndedSessionStore), its cookie cleared, then, when the provider's discovery
      * names an end_session_endpoint, the browser is sent there (RP-initiated logout, the ID token as hint, back to
      * {@code /console/signed-out}); otherwise straight to that page. Done here rather than by Quarkus OIDC's
      * {@code logout.path}, which stops the whole application at start when the provider names no such endpoint.

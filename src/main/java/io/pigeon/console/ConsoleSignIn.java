@@ -4,6 +4,7 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.config.SettingsCheck;
 import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.BearerTokens;
+import io.pigeon.tenancy.EndedSessionStore;
 import io.pigeon.tenancy.TokenTenancy;
 import io.pigeon.tenancy.Unauthenticated;
 import io.quarkus.oidc.AccessTokenCredential;
@@ -62,7 +63,7 @@ public class ConsoleSignIn {
     private final BearerTokens bearerTokens;
     private final CurrentIdentityAssociation identities;
     private final ConsoleIdentity console;
-    private final EndedSessions ended;
+    private final EndedSessionStore ended;
     private final Template failure;
 
     public ConsoleSignIn(
@@ -71,7 +72,7 @@ public class ConsoleSignIn {
             BearerTokens bearerTokens,
             CurrentIdentityAssociation identities,
             ConsoleIdentity console,
-            EndedSessions ended,
+            EndedSessionStore ended,
             @Location("console/failure") Template failure) {
         this.config = config;
         this.tenancy = tenancy;
@@ -242,9 +243,9 @@ public class ConsoleSignIn {
     }
 
     /**
-     * The key a sign-out records for the session (EndedSessions): an HMAC of the ID token's issuer and subject and the
-     * provider's session id ({@code sid}), which a refresh of the tokens keeps, or without one the ID token's issue
-     * time. Null for a session without an ID token of its own.
+     * The key a sign-out records for the session (EndedSessionStore): an HMAC of the ID token's issuer and subject and
+     * the provider's session id ({@code sid}), which a refresh of the tokens keeps, or without one the ID token's
+     * issue time. Null for a session without an ID token of its own.
      */
     String sessionKey(SecurityIdentity session) {
         if (!(session.getPrincipal() instanceof JsonWebToken idToken)) {

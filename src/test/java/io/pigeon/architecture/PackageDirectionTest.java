@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The one direction of the code, read from the sources: the domain knows no HTTP (nothing under its packages
- * mentions the web layer or JAX-RS), and the packages depend on each other without circles.
+ * mentions the web layer or JAX-RS), the web layer's doors stand side by side (the REST API, its WebSocket transport
+ * {@code api/ws} and the console {@code api/console}: none names another's package), and the packages depend on each
+ * other without circles.
  */
 class PackageDirectionTest {
 
@@ -39,6 +41,9 @@ class PackageDirectionTest {
             "ids",
             "json",
             "storage");
+    /** The doors beside the REST API, each named only by its own sources (the REST API is the rest of {@code api}). */
+    private static final List<String> SIDE_DOORS = List.of("api/ws", "api/console");
+
     private static final Pattern REFERENCE = Pattern.compile("io\\.pigeon\\.([a-z0-9_]+)(?:\\.[a-z0-9_]+)*\\.[A-Z]");
 
     @Test
@@ -53,6 +58,21 @@ class PackageDirectionTest {
             }
         }
         assertEquals(List.of(), offences, "domain sources that name io.pigeon.api or jakarta.ws.rs");
+    }
+
+    @Test
+    void theDoorsStandSideBySide() {
+        List<String> offences = new ArrayList<>();
+        for (Path source : JavaSources.under(SOURCES)) {
+            String code = JavaSources.withoutComments(JavaSources.read(source));
+            for (String door : SIDE_DOORS) {
+                Path home = SOURCES.resolve(door);
+                if (!source.startsWith(home) && code.contains("io.pigeon." + door.replace('/', '.') + ".")) {
+                    offences.add(SOURCES.relativize(source) + " names " + door);
+                }
+            }
+        }
+        assertEquals(List.of(), offences, "sources outside a door that name its package");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.config.SettingsCheck;
@@ -9,8 +9,6 @@ import io.pigeon.tenancy.TokenTenancy;
 import io.pigeon.tenancy.Unauthenticated;
 import io.quarkus.oidc.AccessTokenCredential;
 import io.quarkus.oidc.SecurityEvent;
-import io.quarkus.qute.Location;
-import io.quarkus.qute.Template;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.UnauthorizedException;
@@ -64,7 +62,6 @@ public class ConsoleSignIn {
     private final CurrentIdentityAssociation identities;
     private final ConsoleIdentity console;
     private final EndedSessionStore ended;
-    private final Template failure;
 
     public ConsoleSignIn(
             PigeonConfig config,
@@ -72,15 +69,13 @@ public class ConsoleSignIn {
             BearerTokens bearerTokens,
             CurrentIdentityAssociation identities,
             ConsoleIdentity console,
-            EndedSessionStore ended,
-            @Location("console/failure") Template failure) {
+            EndedSessionStore ended) {
         this.config = config;
         this.tenancy = tenancy;
         this.bearerTokens = bearerTokens;
         this.identities = identities;
         this.console = console;
         this.ended = ended;
-        this.failure = failure;
     }
 
     /**
@@ -198,17 +193,15 @@ public class ConsoleSignIn {
                             .header("Set-Cookie", ConsoleForms.cookie(bound))
                             .build());
         }
-        return failure.data(
-                        "view",
-                        new ConsoleViews.Failure(
-                                new ConsoleViews.Frame(null, null, null, console.user()),
-                                403,
-                                "Forbidden",
-                                "The form's token (field \"" + ConsoleForms.FIELD + "\") was not issued for your"
-                                        + " current sign-in: reload the page and submit the form again.",
-                                "/console"))
+        return ConsolePages.Templates.failure(new ConsoleViews.Failure(
+                        new ConsoleViews.Frame(null, null, null, console.user()),
+                        403,
+                        "Forbidden",
+                        "The form's token (field \"" + ConsoleForms.FIELD + "\") was not issued for your"
+                                + " current sign-in: reload the page and submit the form again.",
+                        "/console"))
                 .createUni()
-                .map(html -> ConsoleResource.htmlPage(403, html).build());
+                .map(html -> ConsolePages.htmlPage(403, html).build());
     }
 
     /** The page asked for, as a path of this console (never another host, whatever the request line held). */

@@ -191,14 +191,6 @@ waiters_told AS (
     WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
--- name: EndedSessions.END
-INSERT INTO console_ended_sessions (session_key, forget_at) VALUES ($1, $2)
-ON CONFLICT (session_key) DO UPDATE
-SET forget_at = GREATEST(console_ended_sessions.forget_at, EXCLUDED.forget_at);
-
--- name: EndedSessions.ENDED
-SELECT 1 FROM console_ended_sessions WHERE session_key = $1 AND forget_at > now();
-
 -- name: CallMarker.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'call-marker';
 
@@ -1739,6 +1731,14 @@ SET confirmed = confirmed AND ($4::text IS NULL OR $4::text = subscriber),
     expires_at = CASE WHEN $5::int IS NULL THEN expires_at ELSE now() + $5::int * interval '1 second' END,
     options = COALESCE($6::text::json, options)
 WHERE project = $1 AND source = $2 AND id = $3 AND expires_at > now();
+
+-- name: EndedSessionStore.END
+INSERT INTO console_ended_sessions (session_key, forget_at) VALUES ($1, $2)
+ON CONFLICT (session_key) DO UPDATE
+SET forget_at = GREATEST(console_ended_sessions.forget_at, EXCLUDED.forget_at);
+
+-- name: EndedSessionStore.ENDED
+SELECT 1 FROM console_ended_sessions WHERE session_key = $1 AND forget_at > now();
 
 -- name: WaitStore.LEASE
 WITH w AS (

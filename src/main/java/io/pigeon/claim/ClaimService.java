@@ -248,7 +248,7 @@ public class ClaimService {
     }
 
     /** The queue's claims in flight, oldest first: at most {@code max-messages-per-page}. */
-    public Uni<List<ClaimStore.Live>> inFlight(String project, QueueName queue) {
+    public Uni<List<LiveClaim>> inFlight(String project, QueueName queue) {
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> store.live(placed, config.maxMessagesPerPage()));
     }

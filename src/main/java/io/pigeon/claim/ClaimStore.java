@@ -466,18 +466,15 @@ public class ClaimStore {
             LIMIT $3"""
                     .formatted(AGE.formatted("c"));
 
-    /** A claim in flight as the console lists it: its terms, age, seconds left and how many messages it took. */
-    public record Live(UUID id, int ttl, int grace, long age, long remaining, int messages) {}
-
     /** The queue's live claims, oldest first, at most {@code limit}. */
-    public Uni<List<Live>> live(PlacedQueue queue, int limit) {
+    public Uni<List<LiveClaim>> live(PlacedQueue queue, int limit) {
         return queue.db()
                 .preparedQuery(LIVE)
                 .execute(Tuple.of(queue.project(), queue.storedName(), limit))
                 .map(rows -> {
-                    List<Live> live = new ArrayList<>(rows.size());
+                    List<LiveClaim> live = new ArrayList<>(rows.size());
                     for (Row row : rows) {
-                        live.add(new Live(
+                        live.add(new LiveClaim(
                                 row.getUUID("id"),
                                 row.getInteger("ttl"),
                                 row.getInteger("grace"),

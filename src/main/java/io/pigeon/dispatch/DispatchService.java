@@ -209,17 +209,17 @@ public class DispatchService {
     public static final int MAX_GROUPS_SHOWN = 20;
 
     /** The project's pending /v3 groups on every database, soonest due first, at most {@value #MAX_GROUPS_SHOWN}. */
-    public Uni<List<DispatchStore.DuePending>> pendingByDue(String project) {
+    public Uni<List<DuePendingGroup>> pendingByDue(String project) {
         return pools.onEvery(database -> store.pendingByDue(database.client(), project, MAX_GROUPS_SHOWN))
                 .map(pages -> pages.stream()
                         .flatMap(List::stream)
-                        .sorted(Comparator.comparingDouble(DispatchStore.DuePending::dueInSeconds)
-                                .thenComparingLong(DispatchStore.DuePending::id))
+                        .sorted(Comparator.comparingDouble(DuePendingGroup::dueInSeconds)
+                                .thenComparingLong(DuePendingGroup::id))
                         .limit(MAX_GROUPS_SHOWN)
                         .toList());
     }
 
-    public Uni<List<DispatchStore.DeadGroup>> dead(String project, long marker, Integer limitParam) {
+    public Uni<List<DeadGroup>> dead(String project, long marker, Integer limitParam) {
         int limit = limitParam == null ? Paging.DEFAULT_PAGE_SIZE : limitParam;
         if (limit < 1 || limit > MAX_DEAD_PAGE) {
             throw Rejection.invalidParameter("limit", "The value must be from 1 to " + MAX_DEAD_PAGE + ".");
@@ -229,7 +229,7 @@ public class DispatchService {
         return pools.onEvery(database -> store.dead(database.client(), project, marker, limit))
                 .map(pages -> pages.stream()
                         .flatMap(List::stream)
-                        .sorted(Comparator.comparingLong(DispatchStore.DeadGroup::id))
+                        .sorted(Comparator.comparingLong(DeadGroup::id))
                         .limit(limit)
                         .toList());
     }

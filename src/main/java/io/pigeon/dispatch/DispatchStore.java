@@ -343,24 +343,15 @@ public class DispatchStore {
             String sealedKeyId,
             Long subscription) {}
 
-    /** What the listings of pending and dead groups say of every group: which it is, its path, its calls so far. */
-    public record ListedGroup(long id, String mergeKey, String method, String target, int attempts, String lastError) {
-
-        static ListedGroup of(Row row) {
-            return new ListedGroup(
-                    row.getLong("id"),
-                    row.getString("merge_key"),
-                    row.getString("method"),
-                    row.getString("target"),
-                    row.getInteger("attempts"),
-                    row.getString("last_error"));
-        }
-    }
-
-    public record DeadGroup(ListedGroup group, double deadAt, double createdAt, long items) {
-        public long id() {
-            return group.id();
-        }
+    /** The part of a listing's row that says which group it is, its path and its calls so far. */
+    private static ListedGroup listedGroup(Row row) {
+        return new ListedGroup(
+                row.getLong("id"),
+                row.getString("merge_key"),
+                row.getString("method"),
+                row.getString("target"),
+                row.getInteger("attempts"),
+                row.getString("last_error"));
     }
 
     /**
@@ -623,19 +614,12 @@ public class DispatchStore {
                 .replaceWithVoid();
     }
 
-    /** A pending /v3 group as the console lists it: its path, attempts so far, items, and seconds until it is due. */
-    public record DuePending(ListedGroup group, int items, double dueInSeconds, boolean inFlight) {
-        public long id() {
-            return group.id();
-        }
-    }
-
     /** The project's pending /v3 groups on {@code db}, soonest due first, at most {@code limit}. */
-    public Uni<List<DuePending>> pendingByDue(SqlClient db, String project, int limit) {
+    public Uni<List<DuePendingGroup>> pendingByDue(SqlClient db, String project, int limit) {
         return listed(
                 db.preparedQuery(LIST_PENDING_BY_DUE).execute(Tuple.of(project, limit)),
-                row -> new DuePending(
-                        ListedGroup.of(row),
+                row -> new DuePendingGroup(
+                        listedGroup(row),
                         row.getInteger("items"),
                         row.getDouble("due_in"),
                         row.getBoolean("in_flight")));
@@ -645,10 +629,7 @@ public class DispatchStore {
         return listed(
                 db.preparedQuery(LIST_DEAD).execute(Tuple.of(project, marker, limit)),
                 row -> new DeadGroup(
-                        ListedGroup.of(row),
-                        row.getDouble("dead_at"),
-                        row.getDouble("created_at"),
-                        row.getLong("items")));
+                        listedGroup(row), row.getDouble("dead_at"), row.getDouble("created_at"), row.getLong("items")));
     }
 
     /**

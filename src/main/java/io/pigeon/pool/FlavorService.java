@@ -27,7 +27,7 @@ public class FlavorService {
     }
 
     /** A flavor's capabilities: those of its pools, none without pools. */
-    public static List<String> capabilities(FlavorStore.Flavor flavor) {
+    public static List<String> capabilities(Flavor flavor) {
         return flavor.pools().isEmpty() ? List.of() : CAPABILITIES;
     }
 
@@ -47,7 +47,7 @@ public class FlavorService {
     }
 
     /** Sets the flavor's pools; empty when there is no such flavor. */
-    public Uni<Optional<FlavorStore.Flavor>> update(String name, List<String> pools) {
+    public Uni<Optional<Flavor>> update(String name, List<String> pools) {
         PoolService.checkName("Flavor", name);
         if (pools == null) {
             throw Rejection.invalidBody("`pool_list` needs to be specified");
@@ -55,7 +55,7 @@ public class FlavorService {
         checkPools(pools);
         return store.replace(catalogue, name, pools, true).chain(replaced -> {
             if (!replaced.existed()) {
-                return Uni.createFrom().item(Optional.<FlavorStore.Flavor>empty());
+                return Uni.createFrom().item(Optional.<Flavor>empty());
             }
             if (!replaced.missingPools().isEmpty()) {
                 throw new Rejection(
@@ -67,11 +67,11 @@ public class FlavorService {
         });
     }
 
-    public Uni<Optional<FlavorStore.Flavor>> get(String name) {
+    public Uni<Optional<Flavor>> get(String name) {
         return store.get(catalogue, PoolService.checkName("Flavor", name));
     }
 
-    public Uni<List<FlavorStore.Flavor>> list(String marker, Integer limit) {
+    public Uni<List<Flavor>> list(String marker, Integer limit) {
         return store.list(catalogue, marker == null ? "" : marker, PoolService.pageSize(limit));
     }
 

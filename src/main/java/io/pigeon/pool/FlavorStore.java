@@ -15,9 +15,6 @@ import java.util.Optional;
 @ApplicationScoped
 public class FlavorStore {
 
-    /** A flavor and its pools, in name order. */
-    public record Flavor(String name, List<String> pools) {}
-
     // In one statement: nothing changes unless every named pool exists; then the flavor exists ($3: only if it did
     // already) and its pools are exactly those named (a pool named moves from the flavor it was in).
     private static final String REPLACE =

@@ -198,30 +198,15 @@ public class QueueMetricsStore {
         }
     }
 
-    /**
-     * One queue of the console's table: its last sample (null counts: never sampled yet), the age of its oldest ready
-     * message when sampled (null: none ready), the dead-letter queue it names, and the queues that name it as theirs.
-     */
-    public record OverviewRow(
-            String name,
-            Long ready,
-            Long claimed,
-            Long delayed,
-            boolean estimated,
-            Double oldestReadyAgeSeconds,
-            String deadLetterQueue,
-            String deadLetterSources,
-            long deadLetterSourceCount) {}
-
     /** One page of a project's queues on {@code db}, as the query asks. */
-    public Uni<List<OverviewRow>> overview(SqlClient db, OverviewQuery query) {
+    public Uni<List<ListedQueue>> overview(SqlClient db, OverviewQuery query) {
         return db.preparedQuery(query.byName() ? OVERVIEW_BY_NAME : OVERVIEW_BY_COUNT)
                 .execute(query.parameters())
                 .map(rows -> {
-                    List<OverviewRow> page = new ArrayList<>(rows.size());
+                    List<ListedQueue> page = new ArrayList<>(rows.size());
                     for (Row row : rows) {
                         Long sources = row.getLong("dead_letter_source_count");
-                        page.add(new OverviewRow(
+                        page.add(new ListedQueue(
                                 row.getString("name"),
                                 row.getLong("ready"),
                                 row.getLong("claimed"),

@@ -62,7 +62,7 @@ public class QueueOverview {
 
     /** One page of the table, with the total of queues the filter selects (for the page count). */
     public record Page(
-            List<QueueMetricsStore.OverviewRow> queues,
+            List<ListedQueue> queues,
             long total,
             int page,
             int pageSize,
@@ -115,25 +115,23 @@ public class QueueOverview {
         int offset = (page - 1) * size;
         boolean sampling = config.queueMetrics().enabled();
         long period = config.queueMetrics().samplePeriod().toSeconds();
-        Uni<List<QueueMetricsStore.OverviewRow>> rows = databases
-                .everyDatabase()
-                .chain(every -> {
-                    if (every.size() == 1) {
-                        return store.overview(
-                                every.get(0).client(),
-                                new QueueMetricsStore.OverviewQuery(project, contains, size, offset, sort.text()));
-                    }
-                    QueueMetricsStore.OverviewQuery firstPages =
-                            new QueueMetricsStore.OverviewQuery(project, contains, offset + size, 0, sort.text());
-                    return databases
-                            .onEvery(database -> store.overview(database.client(), firstPages))
-                            .map(pages -> pages.stream()
-                                    .flatMap(List::stream)
-                                    .sorted(order(sort))
-                                    .skip(offset)
-                                    .limit(size)
-                                    .toList());
-                });
+        Uni<List<ListedQueue>> rows = databases.everyDatabase().chain(every -> {
+            if (every.size() == 1) {
+                return store.overview(
+                        every.get(0).client(),
+                        new QueueMetricsStore.OverviewQuery(project, contains, size, offset, sort.text()));
+            }
+            QueueMetricsStore.OverviewQuery firstPages =
+                    new QueueMetricsStore.OverviewQuery(project, contains, offset + size, 0, sort.text());
+            return databases
+                    .onEvery(database -> store.overview(database.client(), firstPages))
+                    .map(pages -> pages.stream()
+                            .flatMap(List::stream)
+                            .sorted(order(sort))
+                            .skip(offset)
+                            .limit(size)
+                            .toList());
+        });
         return Uni.combine()
                 .all()
                 .unis(rows, queues.count(project, contains.isEmpty() ? null : contains))
@@ -141,10 +139,10 @@ public class QueueOverview {
     }
 
     /** One queue's last sample and totals, as /q/metrics/queues serves them; empty when the queue does not exist. */
-    public Uni<Optional<QueueMetricsStore.QueueReading>> one(String project, QueueName queue) {
+    public Uni<Optional<QueueStatus>> one(String project, QueueName queue) {
         return PlacedQueue.of(placements, project, queue)
                 .chain(placed -> store.read(placed.db(), List.of(project), List.of(placed.storedName()), 1))
-                .map(read -> read.stream().findFirst());
+                .map(read -> read.stream().findFirst().map(QueueStatus::of));
     }
 
     /**
@@ -209,9 +207,9 @@ public class QueueOverview {
     }
 
     /** The statements' order, for merging the pages of several databases. */
-    private static Comparator<QueueMetricsStore.OverviewRow> order(Sort sort) {
-        Comparator<QueueMetricsStore.OverviewRow> byName = Comparator.comparing(QueueMetricsStore.OverviewRow::name);
-        Function<QueueMetricsStore.OverviewRow, Double> key =
+    private static Comparator<ListedQueue> order(Sort sort) {
+        Comparator<ListedQueue> byName = Comparator.comparing(ListedQueue::name);
+        Function<ListedQueue, Double> key =
                 switch (sort) {
                     case NAME -> row -> 0.0;
                     case READY -> row ->

@@ -22,8 +22,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The one direction of the code, read from the sources: the domain knows no HTTP (nothing under its packages
- * mentions the web layer, a door or JAX-RS), and the packages depend on each other without circles. Every package is
- * either a door or domain, so that a new package cannot escape the first rule by not being listed.
+ * mentions the web layer, a door or JAX-RS), every package is either a door or domain (so that a new package cannot
+ * escape the first rule by not being listed), the web layer's doors stand side by side (the REST API, its WebSocket
+ * transport {@code api/ws} and the console {@code api/console}: none names another's package), and the packages depend
+ * on each other without circles.
  */
 class PackageDirectionTest {
 
@@ -51,11 +53,10 @@ class PackageDirectionTest {
             "encryption",
             "observability",
             "config");
-    /**
-     * The doors: the packages that know the web (HTTP, JAX-RS, websockets, gRPC) and call the domain. The console is a
-     * door of its own until it moves under {@code api}.
-     */
-    private static final List<String> DOORS = List.of("api", "console");
+    /** The door: the package that knows the web (HTTP, JAX-RS, websockets, gRPC, the console) and calls the domain. */
+    private static final List<String> DOORS = List.of("api");
+    /** The doors beside the REST API, each named only by its own sources (the REST API is the rest of {@code api}). */
+    private static final List<String> SIDE_DOORS = List.of("api/ws", "api/console");
 
     private static final Pattern REFERENCE = Pattern.compile("io\\.pigeon\\.([a-z0-9_]+)(?:\\.[a-z0-9_]+)*\\.[A-Z]");
 
@@ -89,6 +90,21 @@ class PackageDirectionTest {
         Set<String> gone = new TreeSet<>(DOMAIN);
         gone.removeAll(packages);
         assertEquals(Set.of(), gone, "domain packages listed that do not exist");
+    }
+
+    @Test
+    void theDoorsStandSideBySide() {
+        List<String> offences = new ArrayList<>();
+        for (Path source : JavaSources.under(SOURCES)) {
+            String code = JavaSources.withoutComments(JavaSources.read(source));
+            for (String door : SIDE_DOORS) {
+                Path home = SOURCES.resolve(door);
+                if (!source.startsWith(home) && code.contains("io.pigeon." + door.replace('/', '.') + ".")) {
+                    offences.add(SOURCES.relativize(source) + " names " + door);
+                }
+            }
+        }
+        assertEquals(List.of(), offences, "sources outside a door that name its package");
     }
 
     @Test

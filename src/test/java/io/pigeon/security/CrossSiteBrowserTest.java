@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import io.pigeon.console.Chromium;
+import io.pigeon.api.console.Chromium;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;

@@ -66,7 +66,8 @@ class StatementCatalogueTest {
             "UsageCheck",
             "QueueMetricsStore",
             "StorageHealth",
-            "DatabaseProbe");
+            "DatabaseProbe",
+            "EndedSessionStore");
 
     private static final String HEADER =
             """

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.pigeon.api.view.PageLink;
 import io.pigeon.dispatch.DispatchStore;
+import io.pigeon.dispatch.ListedGroup;
 import io.pigeon.scaling.QueueDepth;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
@@ -63,8 +64,8 @@ final class V3Views {
             double dead_at,
             double created_at,
             long items) {
-        static DeadGroup of(DispatchStore.DeadGroup group) {
-            DispatchStore.ListedGroup listed = group.group();
+        static DeadGroup of(io.pigeon.dispatch.DeadGroup group) {
+            ListedGroup listed = group.group();
             return new DeadGroup(
                     Long.toString(listed.id()),
                     listed.mergeKey(),

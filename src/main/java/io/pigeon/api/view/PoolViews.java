@@ -2,8 +2,8 @@ package io.pigeon.api.view;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
+import io.pigeon.pool.Flavor;
 import io.pigeon.pool.FlavorService;
-import io.pigeon.pool.FlavorStore;
 import io.pigeon.pool.StoragePool;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
@@ -45,8 +45,7 @@ public final class PoolViews {
     }
 
     /** A page of flavors under {@code root}, with its next link when not empty. */
-    public static FlavorPage flavorPage(
-            String root, List<FlavorStore.Flavor> page, String limitParam, boolean detailed) {
+    public static FlavorPage flavorPage(String root, List<Flavor> page, String limitParam, boolean detailed) {
         return new FlavorPage(
                 page.stream()
                         .map(flavor -> view(flavor, root + "/" + flavor.name(), detailed))
@@ -74,7 +73,7 @@ public final class PoolViews {
                 href);
     }
 
-    public static FlavorView view(FlavorStore.Flavor flavor, String href, boolean detailed) {
+    public static FlavorView view(Flavor flavor, String href, boolean detailed) {
         return new FlavorView(
                 flavor.name(), flavor.pools(), detailed ? FlavorService.capabilities(flavor) : null, href);
     }

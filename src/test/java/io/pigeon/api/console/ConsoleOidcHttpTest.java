@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
@@ -168,7 +168,7 @@ class ConsoleOidcHttpTest {
                 .get("/console/signed-out")
                 .then()
                 .statusCode(200)
-                .header("Content-Security-Policy", equalTo(ConsoleResource.CONTENT_SECURITY_POLICY))
+                .header("Content-Security-Policy", equalTo(ConsolePages.CONTENT_SECURITY_POLICY))
                 .body(containsString("You are signed out"))
                 .body(not(containsString("anyone who can reach")));
         given().redirects()

@@ -1,8 +1,7 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import io.pigeon.api.Public;
 import io.pigeon.config.PigeonConfig;
-import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.TokenTenancy;
 import io.quarkus.oidc.IdTokenCredential;
 import io.quarkus.oidc.OidcConfigurationMetadata;
@@ -22,7 +21,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 
@@ -88,7 +86,7 @@ public class ConsoleSessionResource {
     }
 
     /**
-     * Ends the session: recorded as ended (EndedSessions), its cookie cleared, then, when the provider's discovery
+     * Ends the session: recorded as ended (EndedSessionStore), its cookie cleared, then, when the provider's discovery
      * names an end_session_endpoint, the browser is sent there (RP-initiated logout, the ID token as hint, back to
      * {@code /console/signed-out}); otherwise straight to that page. Done here rather than by Quarkus OIDC's
      * {@code logout.path}, which stops the whole application at start when the provider names no such endpoint.
@@ -148,19 +146,15 @@ public class ConsoleSessionResource {
         served();
         return Templates.signedOut(new SignedOut(new ConsoleViews.Frame(null, null, null, null)))
                 .createUni()
-                .map(html -> ConsoleResource.htmlPage(200, html).build());
+                .map(html -> ConsolePages.htmlPage(200, html).build());
     }
 
     /** With the console off, its sign-in addresses are not served either (404, as its pages). */
     private void served() {
-        ConsoleSignIn.offBecause(config).ifPresent(off -> {
-            throw Rejection.notFound(off);
-        });
+        ConsolePages.requireServed(config);
     }
 
     private static Response redirect(String to) {
-        return Response.seeOther(URI.create(to))
-                .header("Cache-Control", "no-store")
-                .build();
+        return ConsolePages.redirect(to);
     }
 }

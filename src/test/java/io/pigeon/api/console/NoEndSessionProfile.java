@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import io.pigeon.tenancy.OidcProfile;
 import java.util.HashMap;

@@ -1,5 +1,6 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.rules.Rejection;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -10,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * A console form as the browser sends it ({@code application/x-www-form-urlencoded}), read by the console itself rather
@@ -23,6 +25,8 @@ final class ConsoleFormBody {
 
     /** More fields than any console form has; a form with more is not one of the console's. */
     static final int MAX_FIELDS = 16;
+
+    private static final Pattern INTEGER = Pattern.compile("-?[0-9]{1,9}");
 
     private final Map<String, String> fields;
 
@@ -123,5 +127,21 @@ final class ConsoleFormBody {
     private static String printable(String value) {
         String cut = value.length() > 64 ? value.substring(0, 64) + "..." : value;
         return cut.replaceAll("[^\\x20-\\x7e]", "?");
+    }
+
+    /**
+     * Sets a form field into a document as the API would get it: absent when blank, a number when it is one, else text
+     * (at most 64 characters: the API refuses it with its own words).
+     */
+    static void putAsTheApiTakesIt(ObjectNode into, String field, String value) {
+        if (value == null || value.isBlank()) {
+            return;
+        }
+        String trimmed = value.strip();
+        if (INTEGER.matcher(trimmed).matches()) {
+            into.put(field, Integer.parseInt(trimmed));
+        } else {
+            into.put(field, trimmed.length() > 64 ? trimmed.substring(0, 64) : trimmed);
+        }
     }
 }

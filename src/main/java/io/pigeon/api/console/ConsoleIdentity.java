@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;

@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;

@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import jakarta.ws.rs.NameBinding;
 import java.lang.annotation.ElementType;

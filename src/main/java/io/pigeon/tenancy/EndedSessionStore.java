@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.tenancy;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -9,11 +9,12 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
 /**
- * The console sessions ended by sign-out, in the configured database so that every replica knows them (migration V24):
- * a copy of a session cookie made before sign-out is refused on every replica from then on.
+ * The SQL of the console sessions ended by sign-out, in the configured database so that every replica knows them
+ * (migration V24): a copy of a session cookie made before sign-out is refused on every replica from then on. A session
+ * is known by a key the console's sign-in derives from its ID token; what a sign-out is, is the console's.
  */
 @ApplicationScoped
-public class EndedSessions {
+public class EndedSessionStore {
 
     // A second sign-out of the same session keeps the later horizon.
     private static final String END =
@@ -27,19 +28,19 @@ public class EndedSessions {
 
     private final Pool pool;
 
-    public EndedSessions(Pool pool) {
+    public EndedSessionStore(Pool pool) {
         this.pool = pool;
     }
 
     /** Records the session {@code key} as ended, until {@code forgetAt}. */
-    Uni<Void> end(String key, Instant forgetAt) {
+    public Uni<Void> end(String key, Instant forgetAt) {
         return pool.preparedQuery(END)
                 .execute(Tuple.of(key, OffsetDateTime.ofInstant(forgetAt, ZoneOffset.UTC)))
                 .replaceWithVoid();
     }
 
     /** Whether the session {@code key} was ended by a sign-out. */
-    Uni<Boolean> ended(String key) {
+    public Uni<Boolean> ended(String key) {
         return pool.preparedQuery(ENDED).execute(Tuple.of(key)).map(rows -> rows.size() > 0);
     }
 }

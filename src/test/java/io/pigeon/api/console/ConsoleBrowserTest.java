@@ -1,4 +1,4 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
@@ -884,7 +884,7 @@ class ConsoleBrowserTest {
                 .get(purge)
                 .then()
                 .statusCode(200)
-                .header("Content-Security-Policy", is(ConsoleResource.CONTENT_SECURITY_POLICY))
+                .header("Content-Security-Policy", is(ConsolePages.CONTENT_SECURITY_POLICY))
                 .header("Set-Cookie", containsString("HttpOnly; SameSite=Strict"));
         RestAssured.given()
                 .get("/console/projects/" + project + "?page=0")

@@ -1,15 +1,14 @@
-package io.pigeon.console;
+package io.pigeon.api.console;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.config.SettingsCheck;
 import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.BearerTokens;
+import io.pigeon.tenancy.EndedSessionStore;
 import io.pigeon.tenancy.TokenTenancy;
 import io.pigeon.tenancy.Unauthenticated;
 import io.quarkus.oidc.AccessTokenCredential;
 import io.quarkus.oidc.SecurityEvent;
-import io.quarkus.qute.Location;
-import io.quarkus.qute.Template;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.AuthenticationFailedException;
 import io.quarkus.security.UnauthorizedException;
@@ -62,8 +61,7 @@ public class ConsoleSignIn {
     private final BearerTokens bearerTokens;
     private final CurrentIdentityAssociation identities;
     private final ConsoleIdentity console;
-    private final EndedSessions ended;
-    private final Template failure;
+    private final EndedSessionStore ended;
 
     public ConsoleSignIn(
             PigeonConfig config,
@@ -71,15 +69,13 @@ public class ConsoleSignIn {
             BearerTokens bearerTokens,
             CurrentIdentityAssociation identities,
             ConsoleIdentity console,
-            EndedSessions ended,
-            @Location("console/failure") Template failure) {
+            EndedSessionStore ended) {
         this.config = config;
         this.tenancy = tenancy;
         this.bearerTokens = bearerTokens;
         this.identities = identities;
         this.console = console;
         this.ended = ended;
-        this.failure = failure;
     }
 
     /**
@@ -197,17 +193,15 @@ public class ConsoleSignIn {
                             .header("Set-Cookie", ConsoleForms.cookie(bound))
                             .build());
         }
-        return failure.data(
-                        "view",
-                        new ConsoleViews.Failure(
-                                new ConsoleViews.Frame(null, null, null, console.user()),
-                                403,
-                                "Forbidden",
-                                "The form's token (field \"" + ConsoleForms.FIELD + "\") was not issued for your"
-                                        + " current sign-in: reload the page and submit the form again.",
-                                "/console"))
+        return ConsolePages.Templates.failure(new ConsoleViews.Failure(
+                        new ConsoleViews.Frame(null, null, null, console.user()),
+                        403,
+                        "Forbidden",
+                        "The form's token (field \"" + ConsoleForms.FIELD + "\") was not issued for your"
+                                + " current sign-in: reload the page and submit the form again.",
+                        "/console"))
                 .createUni()
-                .map(html -> ConsoleResource.htmlPage(403, html).build());
+                .map(html -> ConsolePages.htmlPage(403, html).build());
     }
 
     /** The page asked for, as a path of this console (never another host, whatever the request line held). */
@@ -242,9 +236,9 @@ public class ConsoleSignIn {
     }
 
     /**
-     * The key a sign-out records for the session (EndedSessions): an HMAC of the ID token's issuer and subject and the
-     * provider's session id ({@code sid}), which a refresh of the tokens keeps, or without one the ID token's issue
-     * time. Null for a session without an ID token of its own.
+     * The key a sign-out records for the session (EndedSessionStore): an HMAC of the ID token's issuer and subject and
+     * the provider's session id ({@code sid}), which a refresh of the tokens keeps, or without one the ID token's
+     * issue time. Null for a session without an ID token of its own.
      */
     String sessionKey(SecurityIdentity session) {
         if (!(session.getPrincipal() instanceof JsonWebToken idToken)) {

@@ -27,6 +27,8 @@ import io.pigeon.pool.FlavorService;
 import io.pigeon.pool.PoolService;
 import io.pigeon.pool.StoragePool;
 import io.pigeon.purge.QueuePurge;
+import io.pigeon.queue.ClaimWaitSettings;
+import io.pigeon.queue.IdempotencySettings;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
 import io.pigeon.queue.ReservedAttributes;
@@ -38,6 +40,7 @@ import io.pigeon.rules.Rejection;
 import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.subscription.Subscription;
 import io.pigeon.subscription.SubscriptionService;
+import io.pigeon.tenancy.AuthSettings;
 import io.pigeon.tenancy.Callers;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
@@ -191,6 +194,10 @@ public class ConsoleResource {
     }
 
     private final PigeonConfig config;
+    private final IdempotencySettings idempotencySettings;
+    private final ClaimWaitSettings claimWaitSettings;
+    private final AuthSettings authSettings;
+    private final ConsoleSettings consoleSettings;
     private final QueueOverview overview;
     private final QueueService queues;
     private final MessageService messages;
@@ -206,6 +213,10 @@ public class ConsoleResource {
 
     public ConsoleResource(
             PigeonConfig config,
+            IdempotencySettings idempotencySettings,
+            ClaimWaitSettings claimWaitSettings,
+            AuthSettings authSettings,
+            ConsoleSettings consoleSettings,
             QueueOverview overview,
             QueueService queues,
             MessageService messages,
@@ -219,6 +230,10 @@ public class ConsoleResource {
             FlavorService flavors,
             StorageHealth health) {
         this.config = config;
+        this.idempotencySettings = idempotencySettings;
+        this.claimWaitSettings = claimWaitSettings;
+        this.authSettings = authSettings;
+        this.consoleSettings = consoleSettings;
         this.overview = overview;
         this.queues = queues;
         this.messages = messages;
@@ -337,7 +352,7 @@ public class ConsoleResource {
             ConsoleViews.Frame frame = call.frame();
             QueueOverview.Sort order = QueueOverview.Sort.of(sort);
             int number = pageNumber(page);
-            return overview.page(project, filter, order, number)
+            return overview.page(project, filter, order, number, consoleSettings.queuesPerPage())
                     .chain(found -> overview.flows(
                                     project,
                                     found.queues().stream()
@@ -675,11 +690,10 @@ public class ConsoleResource {
             case ReservedAttributes.DEAD_LETTER_QUEUE -> "a queue's name";
             case ReservedAttributes.DEAD_LETTER_QUEUE_MESSAGES_TTL -> "60 to " + config.maxMessageTtl() + " s";
             case ReservedAttributes.ENABLE_ENCRYPT_MESSAGES -> "true or false; default false";
-            case ReservedAttributes.CLAIM_WAIT_SECONDS -> "0 to "
-                    + config.claimWait().max() + " s";
+            case ReservedAttributes.CLAIM_WAIT_SECONDS -> "0 to " + claimWaitSettings.max() + " s";
             case ReservedAttributes.DEDUP_WINDOW_SECONDS -> "1 to "
-                    + config.idempotency().maxWindow() + " s; default "
-                    + config.idempotency().defaultWindow();
+                    + idempotencySettings.maxWindow() + " s; default "
+                    + idempotencySettings.defaultWindow();
             default -> "";
         };
     }
@@ -1148,7 +1162,7 @@ public class ConsoleResource {
     private Uni<Response> serve(
             String project, String back, String cookie, ConsoleForms.Sent sent, Function<Call, Uni<Response>> work) {
         // Off, the console answers as a path nothing serves: the API's 404 document, no page, no cookie.
-        ConsoleSignIn.offBecause(config).ifPresent(off -> {
+        ConsoleSignIn.offBecause(authSettings, consoleSettings).ifPresent(off -> {
             throw Rejection.notFound(off);
         });
         ConsoleViews.Frame frame = frame(project);

@@ -12,6 +12,7 @@ import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.storage.CoalescingSettings;
 import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
@@ -69,6 +70,7 @@ public class MessageService {
             MessageStore store,
             QueueDatabases databases,
             PigeonConfig config,
+            CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
             DispatchService deliveries,
             MessageCipher cipher,
@@ -91,13 +93,13 @@ public class MessageService {
                 this::postTogether,
                 post -> post.messages().size(),
                 MessageStore.NewPost::bodyLength,
-                config.coalescing(),
+                coalescingSettings,
                 metrics.statementRequests("post"));
         this.deletesByIds = new Coalescer<>(
                 store::deleteByIds,
                 request -> request.ids().length,
                 request -> 0,
-                config.coalescing(),
+                coalescingSettings,
                 metrics.statementRequests("delete"));
     }
 

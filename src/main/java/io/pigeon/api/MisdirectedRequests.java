@@ -1,6 +1,5 @@
 package io.pigeon.api;
 
-import io.pigeon.config.PigeonConfig;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.HostAndPort;
@@ -42,9 +41,9 @@ public class MisdirectedRequests {
     private final ServedHosts served;
 
     MisdirectedRequests(
-            PigeonConfig config,
+            HttpSettings httpSettings,
             @ConfigProperty(name = "quarkus.http.host", defaultValue = "0.0.0.0") String boundHost) {
-        this.served = ServedHosts.of(config.http().allowedHosts(), boundHost);
+        this.served = ServedHosts.of(httpSettings.allowedHosts(), boundHost);
     }
 
     /** First on the router, ahead of the body limit, authentication and every resource. */

@@ -6,7 +6,6 @@ import io.netty.channel.SingleThreadEventLoop;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.pigeon.config.PigeonConfig;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Vertx;
@@ -64,13 +63,11 @@ public class RequestDeadlines {
     private final int managementPort;
     private final List<ScheduledFuture<?>> sweeps = new ArrayList<>();
 
-    RequestDeadlines(PigeonConfig config, Vertx vertx) {
+    RequestDeadlines(HttpSettings httpSettings, Vertx vertx) {
         this.vertx = vertx;
-        this.headNanos =
-                checked("pigeon.http.request-head-timeout", config.http().requestHeadTimeout());
-        this.bodyNanos =
-                checked("pigeon.http.request-body-timeout", config.http().requestBodyTimeout());
-        this.shares = new AddressShares(config.http().maxConnectionsPerAddress());
+        this.headNanos = checked("pigeon.http.request-head-timeout", httpSettings.requestHeadTimeout());
+        this.bodyNanos = checked("pigeon.http.request-body-timeout", httpSettings.requestBodyTimeout());
+        this.shares = new AddressShares(httpSettings.maxConnectionsPerAddress());
         // The management interface, when built in, is another server whose requests do not pass this router.
         Config all = ConfigProvider.getConfig();
         this.managementPort = all.getOptionalValue("quarkus.management.enabled", Boolean.class)

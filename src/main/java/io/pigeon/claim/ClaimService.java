@@ -12,6 +12,7 @@ import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.storage.CoalescingSettings;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -44,6 +45,7 @@ public class ClaimService {
             QueueDatabases databases,
             MessageService messages,
             PigeonConfig config,
+            CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
             UnreadableMessages unreadable,
             QueueWaits waits) {
@@ -58,7 +60,7 @@ public class ClaimService {
                 this::takeTogether,
                 ClaimStore.Request::limit,
                 request -> 0,
-                config.coalescing(),
+                coalescingSettings,
                 metrics.statementRequests("claim"));
     }
 

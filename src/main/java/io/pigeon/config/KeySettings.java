@@ -39,12 +39,12 @@ public final class KeySettings {
      * The configured signing keys by id ({@link #UNNAMED} for the secret key), each checked: a key under
      * {@value #MIN_SIGNING_KEY_BYTES} bytes or a malformed id is an {@link IllegalStateException} naming the setting.
      */
-    public static Map<String, byte[]> signingKeys(PigeonConfig.SignedUrl config) {
+    public static Map<String, byte[]> signingKeys(Optional<String> secretKey, Map<String, String> namedKeys) {
         Map<String, byte[]> keys = new HashMap<>();
-        config.secretKey()
+        secretKey
                 .filter(secret -> !secret.isEmpty())
                 .ifPresent(secret -> keys.put(UNNAMED, signingKey("pigeon.signed-url.secret-key", secret)));
-        config.keys().forEach((id, secret) -> {
+        namedKeys.forEach((id, secret) -> {
             if (!SIGNING_KEY_ID.matcher(id).matches()) {
                 throw new IllegalStateException(
                         "pigeon.signed-url.keys: a key id is 1 to 32 letters, digits, _ or -: " + id);
@@ -55,8 +55,8 @@ public final class KeySettings {
     }
 
     /** The id new grants are signed with; an {@link IllegalStateException} when keys are set and it names none. */
-    public static String signingKeyId(PigeonConfig.SignedUrl config, Map<String, byte[]> keys) {
-        String id = config.signingKey().orElse(UNNAMED);
+    public static String signingKeyId(Optional<String> signingKey, Map<String, byte[]> keys) {
+        String id = signingKey.orElse(UNNAMED);
         if (!keys.isEmpty() && !keys.containsKey(id)) {
             throw new IllegalStateException("pigeon.signed-url.signing-key names no configured key: " + id
                     + " (configured: " + keys.keySet() + ")");
@@ -79,9 +79,10 @@ public final class KeySettings {
      * secret may be absent, and is logged when {@code warnIfAbsent}; one that cannot be read is an
      * {@link UncheckedIOException}).
      */
-    public static Map<String, String> encryptionKeyTexts(PigeonConfig.Encryption config, boolean warnIfAbsent) {
-        Map<String, String> all = new LinkedHashMap<>(config.keys());
-        config.keyDirectory().ifPresent(directory -> {
+    public static Map<String, String> encryptionKeyTexts(
+            Map<String, String> keys, Optional<String> keyDirectory, boolean warnIfAbsent) {
+        Map<String, String> all = new LinkedHashMap<>(keys);
+        keyDirectory.ifPresent(directory -> {
             if (!Files.isDirectory(Path.of(directory))) {
                 // An optional secret that is not there: no keys from it (a sealed message then says which is missing).
                 if (warnIfAbsent) {

@@ -8,9 +8,10 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Puts {@link SettingsCheck} on {@link PigeonConfig}: SmallRye Config validates the mapping as the configuration is
- * read, first thing at start, before the database is reached, so that a setting out of its bound stops the start with
- * a line naming it, instead of failing requests later.
+ * Puts {@link SettingsCheck} on a settings mapping ({@link PigeonConfig} and each feature's own, all
+ * {@link CheckedSettings}): SmallRye Config validates the mappings as the configuration is read, first thing at start,
+ * before the database is reached, so that a setting out of its bound stops the start with a line naming it, instead of
+ * failing requests later.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.config.TargetSettings;
 import io.pigeon.rules.Rejection;
 import io.quarkus.vertx.http.HttpServerStart;
@@ -112,9 +111,9 @@ public class AllowedTargets {
     private final String describedPorts;
     private final OwnAddress own;
 
-    public AllowedTargets(PigeonConfig config, OwnAddress own) {
+    public AllowedTargets(DispatchSettings dispatchSettings, OwnAddress own) {
         this.own = own;
-        Optional<List<String>> entries = config.dispatch().allowedTargets();
+        Optional<List<String>> entries = dispatchSettings.allowedTargets();
         restricted = entries.isPresent() && entries.get().stream().anyMatch(entry -> !entry.isBlank());
         described = entries.map(list -> String.join(", ", list)).orElse("");
         for (String entry : entries.orElse(List.of())) {
@@ -128,7 +127,7 @@ public class AllowedTargets {
                 hostPatterns.add(Pattern.compile(Pattern.quote(trimmed).replace("*", "\\E.*\\Q")));
             }
         }
-        List<String> portEntries = config.dispatch().allowedPorts();
+        List<String> portEntries = dispatchSettings.allowedPorts();
         describedPorts = String.join(", ", portEntries);
         for (String entry : portEntries) {
             ports.add(portRange(entry.trim()));

@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -37,9 +36,9 @@ public class CallMarker {
     /** The marker once known; read from the database on first need (a failed read is tried again next time). */
     private volatile String value;
 
-    public CallMarker(Pool catalogue, PigeonConfig config) {
+    public CallMarker(Pool catalogue, DispatchSettings dispatchSettings) {
         this.catalogue = catalogue;
-        this.configured = config.dispatch().callMarkerSecret().filter(secret -> !secret.isEmpty());
+        this.configured = dispatchSettings.callMarkerSecret().filter(secret -> !secret.isEmpty());
     }
 
     /** The value every outbound call carries in {@link #HEADER}. */

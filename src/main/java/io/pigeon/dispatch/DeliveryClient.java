@@ -2,7 +2,6 @@ package io.pigeon.dispatch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.VertxException;
@@ -100,8 +99,11 @@ public class DeliveryClient {
     }
 
     public DeliveryClient(
-            Vertx vertx, PigeonConfig config, AllowedTargets allowedTargets, MessageCipher cipher, CallMarker marker) {
-        PigeonConfig.Dispatch dispatch = config.dispatch();
+            Vertx vertx,
+            DispatchSettings dispatch,
+            AllowedTargets allowedTargets,
+            MessageCipher cipher,
+            CallMarker marker) {
         this.cipher = cipher;
         this.marker = marker;
         this.hostRates = new HostRates<>(dispatch.maxCallsPerHostPerSecond(), System::nanoTime);

@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.rules.Paging;
@@ -40,7 +39,7 @@ public class DispatchService {
     private final PoolClients pools;
     private final Dispatcher dispatcher;
     private final AllowedTargets allowedTargets;
-    private final PigeonConfig.Dispatch config;
+    private final DispatchSettings config;
     private final CallMarker marker;
 
     public DispatchService(
@@ -49,14 +48,14 @@ public class DispatchService {
             PoolClients pools,
             Dispatcher dispatcher,
             AllowedTargets allowedTargets,
-            PigeonConfig config,
+            DispatchSettings dispatchSettings,
             CallMarker marker) {
         this.store = store;
         this.databases = databases;
         this.pools = pools;
         this.dispatcher = dispatcher;
         this.allowedTargets = allowedTargets;
-        this.config = config.dispatch();
+        this.config = dispatchSettings;
         this.marker = marker;
     }
 

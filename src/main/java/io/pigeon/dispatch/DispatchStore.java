@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -293,9 +292,9 @@ public class DispatchStore {
     private final Quotas quotas;
     private final Horizon horizon;
 
-    public DispatchStore(Quotas quotas, PigeonConfig config) {
+    public DispatchStore(Quotas quotas, DispatchSettings dispatchSettings) {
         this.quotas = quotas;
-        this.horizon = Horizon.of(config.dispatch().ontimeHorizon());
+        this.horizon = Horizon.of(dispatchSettings.ontimeHorizon());
     }
 
     /** How far ahead a push's ontime may be, and the words of its refusal (made once: sent with every push). */

@@ -2,7 +2,6 @@ package io.pigeon.dispatch;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueCounts;
 import io.pigeon.pool.PoolClients;
 import io.quarkus.runtime.ShutdownEvent;
@@ -45,7 +44,7 @@ public class Dispatcher {
     private final DispatchStore store;
     private final DeliveryClient client;
     private final MailDelivery mail;
-    private final PigeonConfig.Dispatch config;
+    private final DispatchSettings config;
     private final Vertx vertx;
     private final PoolClients pools;
     private final CallSlots slots;
@@ -77,7 +76,7 @@ public class Dispatcher {
             DispatchStore store,
             DeliveryClient client,
             MailDelivery mail,
-            PigeonConfig config,
+            DispatchSettings dispatchSettings,
             Vertx vertx,
             MeterRegistry registry,
             PoolClients pools,
@@ -85,7 +84,7 @@ public class Dispatcher {
         this.store = store;
         this.client = client;
         this.mail = mail;
-        this.config = config.dispatch();
+        this.config = dispatchSettings;
         this.vertx = vertx;
         this.pools = pools;
         this.slots = new CallSlots(this.config.maxConcurrency(), this.config.maxConcurrencyPerProject());

@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -49,7 +48,7 @@ final class Lane {
     private final PgConnectOptions listenOptions;
     private final Vertx vertx;
     private final DispatchStore store;
-    private final PigeonConfig.Dispatch config;
+    private final DispatchSettings config;
     private final CallSlots slots;
     private final Owner owner;
     private final long leaseMillis;
@@ -74,7 +73,7 @@ final class Lane {
             PgConnectOptions listenOptions,
             Vertx vertx,
             DispatchStore store,
-            PigeonConfig.Dispatch config,
+            DispatchSettings config,
             CallSlots slots,
             Owner owner) {
         this.name = name;
@@ -89,7 +88,7 @@ final class Lane {
     }
 
     /** A group's lease: always longer than the call's hard deadline. */
-    static Duration leaseFor(PigeonConfig.Dispatch config) {
+    static Duration leaseFor(DispatchSettings config) {
         return config.callTimeout().plus(LEASE_MARGIN);
     }
 

@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.encryption.MessageCipher;
 import io.quarkus.mailer.Mail;
 import io.quarkus.mailer.reactive.ReactiveMailer;
@@ -66,7 +65,8 @@ public class MailDelivery {
             MailClient smtp,
             MessageCipher cipher,
             MailSenders senders,
-            PigeonConfig config,
+            NotificationSettings notificationSettings,
+            DispatchSettings dispatchSettings,
             @ConfigProperty(name = "quarkus.mailer.from") Optional<String> sender,
             @ConfigProperty(name = "quarkus.mailer.mock") Optional<Boolean> mock,
             @ConfigProperty(name = "quarkus.mailer.approved-recipients") Optional<List<String>> approvedRecipients) {
@@ -74,7 +74,7 @@ public class MailDelivery {
         this.smtp = smtp;
         this.cipher = cipher;
         this.senders = senders;
-        this.enabled = config.notification().mail().enabled();
+        this.enabled = notificationSettings.mail().enabled();
         this.sender = sender.filter(from -> !from.isBlank());
         // Quarkus's own default: mock in dev and test mode, real sends in production.
         this.mock = mock.orElse(LaunchMode.current() != LaunchMode.NORMAL);
@@ -84,13 +84,13 @@ public class MailDelivery {
                 .filter(pattern -> !pattern.isEmpty())
                 .map(Pattern::compile)
                 .toList();
-        this.domainRates = new HostRates<>(config.dispatch().maxCallsPerHostPerSecond(), System::nanoTime);
+        this.domainRates = new HostRates<>(dispatchSettings.maxCallsPerHostPerSecond(), System::nanoTime);
         this.projectRates = new HostRates<>(
-                config.notification().mail().maxPerProjectPerMinute(),
+                notificationSettings.mail().maxPerProjectPerMinute(),
                 Duration.ofMinutes(1).toNanos(),
                 "pigeon.notification.mail.max-per-project-per-minute",
                 System::nanoTime);
-        this.callTimeoutMillis = config.dispatch().callTimeout().toMillis();
+        this.callTimeoutMillis = dispatchSettings.callTimeout().toMillis();
     }
 
     /** With mail on, a sender must be configured: every mail needs one, and a subscription's {@code from} is optional. */

@@ -1,6 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -34,10 +33,10 @@ public class MailSenders {
     private final Optional<String> envelopeSender;
 
     public MailSenders(
-            PigeonConfig config,
+            NotificationSettings notificationSettings,
             @ConfigProperty(name = "quarkus.mailer.from") Optional<String> sender,
             @ConfigProperty(name = "quarkus.mailer.bounce-address") Optional<String> bounceAddress) {
-        this.domains = config.notification().mail().allowedFromDomains().orElse(List.of()).stream()
+        this.domains = notificationSettings.mail().allowedFromDomains().orElse(List.of()).stream()
                 .map(domain -> domain.strip().toLowerCase(Locale.ROOT))
                 .filter(domain -> !domain.isEmpty())
                 .toList();

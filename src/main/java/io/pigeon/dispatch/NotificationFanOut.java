@@ -1,7 +1,5 @@
 package io.pigeon.dispatch;
 
-import io.pigeon.config.PigeonConfig;
-
 /**
  * The common table expressions that hand every message a post stores to each live webhook subscription of
  * its queue, in the post's own statement: a notification exists exactly when its message does. Each
@@ -276,12 +274,12 @@ public final class NotificationFanOut {
      * when mail requires confirmation ({@code pigeon.notification.mail.require-confirmation}, on by default) or every
      * subscription does ({@code pigeon.notification.require-confirmation}).
      */
-    public static int mailMode(PigeonConfig config) {
-        if (!config.notification().mail().enabled()) {
+    public static int mailMode(NotificationSettings notificationSettings) {
+        if (!notificationSettings.mail().enabled()) {
             return MAIL_OFF;
         }
-        return config.notification().requireConfirmation()
-                        || config.notification().mail().requireConfirmation()
+        return notificationSettings.requireConfirmation()
+                        || notificationSettings.mail().requireConfirmation()
                 ? MAIL_TO_CONFIRMED
                 : MAIL_TO_EVERY_SUBSCRIBER;
     }

@@ -2,7 +2,6 @@ package io.pigeon.dispatch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import java.io.IOException;
 import java.time.Duration;
@@ -38,8 +37,7 @@ public final class RetrySchedule {
      * The delay before the next call of a group that has been called {@code attempts} times and has existed
      * for {@code age}, the last call having failed; empty when the group is to be moved to the dead state.
      */
-    public static Optional<Duration> next(
-            int attempts, Duration age, String retryPolicyJson, PigeonConfig.Dispatch config) {
+    public static Optional<Duration> next(int attempts, Duration age, String retryPolicyJson, DispatchSettings config) {
         if (age.compareTo(config.maxAge()) >= 0) {
             return Optional.empty();
         }

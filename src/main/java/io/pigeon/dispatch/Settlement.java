@@ -2,7 +2,6 @@ package io.pigeon.dispatch;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueCounts;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -22,7 +21,7 @@ final class Settlement {
     private static final Logger LOG = Logger.getLogger(Dispatcher.class);
 
     private final DispatchStore store;
-    private final PigeonConfig.Dispatch config;
+    private final DispatchSettings config;
     private final QueueCounts queues;
 
     private final Counter delivered;
@@ -30,7 +29,7 @@ final class Settlement {
     private final Counter buried;
     private final Counter deferred;
 
-    Settlement(DispatchStore store, PigeonConfig.Dispatch config, MeterRegistry registry, QueueCounts queues) {
+    Settlement(DispatchStore store, DispatchSettings config, MeterRegistry registry, QueueCounts queues) {
         this.store = store;
         this.config = config;
         this.queues = queues;

@@ -1,7 +1,6 @@
 package io.pigeon.encryption;
 
 import io.pigeon.config.KeySettings;
-import io.pigeon.config.PigeonConfig;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -60,10 +59,10 @@ public class MessageCipher {
     private final String currentKey;
 
     @Inject
-    public MessageCipher(PigeonConfig config) {
+    public MessageCipher(EncryptionSettings encryptionSettings) {
         this(
-                KeySettings.encryptionKeyTexts(config.encryption(), true),
-                config.encryption().currentKey());
+                KeySettings.encryptionKeyTexts(encryptionSettings.keys(), encryptionSettings.keyDirectory(), true),
+                encryptionSettings.currentKey());
     }
 
     /** A cipher over {@code base64Keys} (id to key), sealing with {@code currentKey} (or the only key). */

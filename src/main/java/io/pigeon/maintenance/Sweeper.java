@@ -1,6 +1,6 @@
 package io.pigeon.maintenance;
 
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.DispatchSettings;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.message.MessageRows;
 import io.pigeon.message.UnreadableMessages;
@@ -8,6 +8,7 @@ import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
+import io.pigeon.redrive.RedriveSettings;
 import io.pigeon.storage.QueueRows;
 import io.pigeon.waiting.QueueReady;
 import io.quarkus.scheduler.Scheduled;
@@ -252,7 +253,7 @@ public class Sweeper {
                   AND (lease_until IS NULL OR lease_until <= now())
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
-    private final PigeonConfig.Sweeper config;
+    private final SweeperSettings config;
     private final long deadRetentionSeconds;
     private final long redriveRetentionSeconds;
     private final long maxPendingAgeSeconds;
@@ -266,7 +267,9 @@ public class Sweeper {
     private final UnreadableMessages unreadable;
 
     public Sweeper(
-            PigeonConfig config,
+            SweeperSettings sweeperSettings,
+            RedriveSettings redriveSettings,
+            DispatchSettings dispatchSettings,
             QueueMetrics metrics,
             PoolClients poolClients,
             MessageCipher cipher,
@@ -274,10 +277,10 @@ public class Sweeper {
         this.poolClients = poolClients;
         this.cipher = cipher;
         this.unreadable = unreadable;
-        this.config = config.sweeper();
-        this.deadRetentionSeconds = config.dispatch().deadRetention().toSeconds();
-        this.redriveRetentionSeconds = config.redrive().retention().toSeconds();
-        this.maxPendingAgeSeconds = config.dispatch().maxPendingAge().toSeconds();
+        this.config = sweeperSettings;
+        this.deadRetentionSeconds = dispatchSettings.deadRetention().toSeconds();
+        this.redriveRetentionSeconds = redriveSettings.retention().toSeconds();
+        this.maxPendingAgeSeconds = dispatchSettings.maxPendingAge().toSeconds();
         this.pendingTooLong = "pending longer than " + maxPendingAgeSeconds + " s (pigeon.dispatch.max-pending-age)";
         this.metrics = metrics;
     }

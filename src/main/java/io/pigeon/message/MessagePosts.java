@@ -10,6 +10,7 @@ import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.storage.CoalescingSettings;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import java.util.ArrayList;
@@ -47,6 +48,7 @@ final class MessagePosts {
             MessageStore store,
             QueueDatabases databases,
             PigeonConfig config,
+            CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
             DispatchService deliveries,
             MessageCipher cipher,
@@ -66,7 +68,7 @@ final class MessagePosts {
                 this::postTogether,
                 post -> post.messages().size(),
                 MessageStore.NewPost::bodyLength,
-                config.coalescing(),
+                coalescingSettings,
                 metrics.statementRequests("post"));
     }
 

@@ -11,6 +11,7 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Paging;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.Coalescer;
+import io.pigeon.storage.CoalescingSettings;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.SqlClient;
@@ -45,6 +46,7 @@ public class MessageService {
             MessageStore store,
             QueueDatabases databases,
             PigeonConfig config,
+            CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
             DispatchService deliveries,
             MessageCipher cipher,
@@ -59,12 +61,13 @@ public class MessageService {
         this.config = config;
         this.bounds = MessageBounds.of(config);
         this.metrics = metrics;
-        this.posts = new MessagePosts(store, databases, config, metrics, deliveries, cipher, marker, postKeys, bounds);
+        this.posts = new MessagePosts(
+                store, databases, config, coalescingSettings, metrics, deliveries, cipher, marker, postKeys, bounds);
         this.deletesByIds = new Coalescer<>(
                 store::deleteByIds,
                 request -> request.ids().length,
                 request -> 0,
-                config.coalescing(),
+                coalescingSettings,
                 metrics.statementRequests("delete"));
     }
 

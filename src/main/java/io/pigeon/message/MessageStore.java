@@ -1,7 +1,7 @@
 package io.pigeon.message;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.NotificationFanOut;
+import io.pigeon.dispatch.NotificationSettings;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
@@ -431,11 +431,11 @@ public class MessageStore {
 
     private final MessageCipher cipher;
 
-    public MessageStore(Quotas quotas, PigeonConfig config, MessageCipher cipher) {
+    public MessageStore(Quotas quotas, NotificationSettings notificationSettings, MessageCipher cipher) {
         this.quotas = quotas;
         this.cipher = cipher;
-        this.confirmationRequired = config.notification().requireConfirmation();
-        this.mailSent = NotificationFanOut.mailMode(config);
+        this.confirmationRequired = notificationSettings.requireConfirmation();
+        this.mailSent = NotificationFanOut.mailMode(notificationSettings);
     }
 
     /**

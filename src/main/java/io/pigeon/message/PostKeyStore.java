@@ -1,8 +1,9 @@
 package io.pigeon.message;
 
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.queue.IdempotencySettings;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.ReservedAttributes;
+import io.pigeon.quota.QuotaSettings;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.buffer.Buffer;
 import io.vertx.mutiny.sqlclient.Row;
@@ -97,10 +98,10 @@ public class PostKeyStore {
     private final int maxKeys;
     private final String overQuota;
 
-    public PostKeyStore(PigeonConfig config) {
-        this.maxWindow = config.idempotency().maxWindow();
-        this.defaultWindow = Math.min(config.idempotency().defaultWindow(), maxWindow);
-        this.maxKeys = config.quotas().maxPostKeysPerProject();
+    public PostKeyStore(QuotaSettings quotaSettings, IdempotencySettings idempotencySettings) {
+        this.maxWindow = idempotencySettings.maxWindow();
+        this.defaultWindow = Math.min(idempotencySettings.defaultWindow(), maxWindow);
+        this.maxKeys = quotaSettings.maxPostKeysPerProject();
         this.overQuota = "The project would hold more than " + maxKeys
                 + " remembered Idempotency-Keys and dedup_ids (pigeon.quotas.max-post-keys-per-project): they are "
                 + "forgotten as their queues' windows end; post again then, or without them.";

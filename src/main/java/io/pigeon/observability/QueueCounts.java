@@ -2,7 +2,6 @@ package io.pigeon.observability;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.pigeon.config.PigeonConfig;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
@@ -62,9 +61,9 @@ public class QueueCounts {
     private final AtomicInteger subscriptionKeys = new AtomicInteger();
     private final Counter dropped;
 
-    public QueueCounts(PigeonConfig config, MeterRegistry registry) {
-        this.enabled = config.queueMetrics().enabled();
-        this.maxKeys = config.queueMetrics().maxCountedQueues();
+    public QueueCounts(QueueMetricsSettings queueMetricsSettings, MeterRegistry registry) {
+        this.enabled = queueMetricsSettings.enabled();
+        this.maxKeys = queueMetricsSettings.maxCountedQueues();
         this.dropped = Counter.builder("pigeon.queue.counts.dropped")
                 .description("Per-queue counts dropped because more queues than pigeon.queue-metrics.max-counted-queues"
                         + " were counted between two flushes")

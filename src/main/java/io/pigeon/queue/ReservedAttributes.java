@@ -66,10 +66,18 @@ public class ReservedAttributes {
             Stream.concat(ALL.stream(), SHOWN_WHEN_SET.stream()).collect(Collectors.toUnmodifiableSet());
 
     private final PigeonConfig config;
+    private final IdempotencySettings idempotencySettings;
+    private final ClaimWaitSettings claimWaitSettings;
     private final MessageCipher cipher;
 
-    public ReservedAttributes(PigeonConfig config, MessageCipher cipher) {
+    public ReservedAttributes(
+            PigeonConfig config,
+            IdempotencySettings idempotencySettings,
+            ClaimWaitSettings claimWaitSettings,
+            MessageCipher cipher) {
         this.config = config;
+        this.idempotencySettings = idempotencySettings;
+        this.claimWaitSettings = claimWaitSettings;
         this.cipher = cipher;
     }
 
@@ -122,8 +130,8 @@ public class ReservedAttributes {
         integer(metadata, DEFAULT_MESSAGE_DELAY, 0, config.maxMessageDelay(), false);
         integer(metadata, DEAD_LETTER_QUEUE_MESSAGES_TTL, 60, config.maxMessageTtl(), true);
         integer(metadata, MAX_CLAIM_COUNT, 1, Integer.MAX_VALUE, true);
-        integer(metadata, CLAIM_WAIT_SECONDS, 0, config.claimWait().max(), true);
-        integer(metadata, DEDUP_WINDOW_SECONDS, 1, config.idempotency().maxWindow(), true);
+        integer(metadata, CLAIM_WAIT_SECONDS, 0, claimWaitSettings.max(), true);
+        integer(metadata, DEDUP_WINDOW_SECONDS, 1, idempotencySettings.maxWindow(), true);
         JsonNode deadLetterQueue = metadata.get(DEAD_LETTER_QUEUE);
         if (deadLetterQueue != null && !deadLetterQueue.isNull()) {
             if (!deadLetterQueue.isTextual()) {

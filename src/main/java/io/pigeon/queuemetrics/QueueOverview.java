@@ -1,6 +1,6 @@
 package io.pigeon.queuemetrics;
 
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueMetricsSettings;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -80,27 +80,28 @@ public class QueueOverview {
     private final QueueDatabases placements;
     private final QueueMetricsStore store;
     private final QueueService queues;
-    private final PigeonConfig config;
+    private final QueueMetricsSettings queueMetricsSettings;
 
     public QueueOverview(
             PoolClients databases,
             QueueDatabases placements,
             QueueMetricsStore store,
             QueueService queues,
-            PigeonConfig config) {
+            QueueMetricsSettings queueMetricsSettings) {
+        this.queueMetricsSettings = queueMetricsSettings;
         this.databases = databases;
         this.placements = placements;
         this.store = store;
         this.queues = queues;
-        this.config = config;
     }
 
     /**
      * Page {@code page} (from 1) of the project's queues whose names contain {@code filter} (null or empty: every
      * queue), in {@code sort} order. The filter is at most {@value QueueName#MAX_LENGTH} characters and the page at most
-     * {@value #MAX_PAGE}, else 400 naming the parameter.
+     * {@value #MAX_PAGE}, else 400 naming the parameter. A page holds {@code pageSize} queues (the console's
+     * {@code pigeon.console.queues-per-page}), at most {@value #MAX_PAGE_SIZE}.
      */
-    public Uni<Page> page(String project, String filter, Sort sort, int page) {
+    public Uni<Page> page(String project, String filter, Sort sort, int page, int pageSize) {
         String contains = filter == null ? "" : filter;
         if (contains.length() > QueueName.MAX_LENGTH || contains.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
             throw Rejection.invalidParameter(
@@ -111,10 +112,10 @@ public class QueueOverview {
         if (page < 1 || page > MAX_PAGE) {
             throw Rejection.invalidParameter("page", "It must be an integer from 1 to " + MAX_PAGE + ".");
         }
-        int size = Math.max(1, Math.min(MAX_PAGE_SIZE, config.console().queuesPerPage()));
+        int size = Math.max(1, Math.min(MAX_PAGE_SIZE, pageSize));
         int offset = (page - 1) * size;
-        boolean sampling = config.queueMetrics().enabled();
-        long period = config.queueMetrics().samplePeriod().toSeconds();
+        boolean sampling = queueMetricsSettings.enabled();
+        long period = queueMetricsSettings.samplePeriod().toSeconds();
         Uni<List<ListedQueue>> rows = databases.everyDatabase().chain(every -> {
             if (every.size() == 1) {
                 return store.overview(

@@ -1,7 +1,7 @@
 package io.pigeon.queuemetrics;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueCounts;
+import io.pigeon.observability.QueueMetricsSettings;
 import io.pigeon.pool.PoolClients;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -35,7 +35,7 @@ public class QueueSampler {
     /** How long a stopping replica waits for its last flush. */
     private static final Duration LAST_FLUSH = Duration.ofSeconds(5);
 
-    private final PigeonConfig.QueueMetrics config;
+    private final QueueMetricsSettings config;
     private final QueueCounts counts;
     private final PoolClients databases;
     private final QueueMetricsStore store;
@@ -45,8 +45,12 @@ public class QueueSampler {
      */
     private final long dueAfterMillis;
 
-    public QueueSampler(PigeonConfig config, QueueCounts counts, PoolClients databases, QueueMetricsStore store) {
-        this.config = config.queueMetrics();
+    public QueueSampler(
+            QueueMetricsSettings queueMetricsSettings,
+            QueueCounts counts,
+            PoolClients databases,
+            QueueMetricsStore store) {
+        this.config = queueMetricsSettings;
         this.counts = counts;
         this.databases = databases;
         this.store = store;

@@ -1,6 +1,6 @@
 package io.pigeon.queuemetrics;
 
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueMetricsSettings;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
@@ -48,13 +48,13 @@ public class QueueSeries {
     public record Answer(
             boolean enabled, List<QueueMetricsStore.QueueReading> queues, boolean truncated, int unreadableDatabases) {}
 
-    private final PigeonConfig.QueueMetrics config;
+    private final QueueMetricsSettings config;
     private final PoolClients databases;
     private final QueueMetricsStore store;
     private final AtomicInteger inFlight = new AtomicInteger();
 
-    public QueueSeries(PigeonConfig config, PoolClients databases, QueueMetricsStore store) {
-        this.config = config.queueMetrics();
+    public QueueSeries(QueueMetricsSettings queueMetricsSettings, PoolClients databases, QueueMetricsStore store) {
+        this.config = queueMetricsSettings;
         this.databases = databases;
         this.store = store;
     }

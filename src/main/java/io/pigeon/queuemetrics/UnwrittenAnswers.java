@@ -1,6 +1,6 @@
 package io.pigeon.queuemetrics;
 
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.QueueMetricsSettings;
 import io.pigeon.rules.Rejection;
 import io.smallrye.mutiny.Multi;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -26,8 +26,8 @@ public class UnwrittenAnswers {
     private final long maxBytes;
     private final AtomicLong held = new AtomicLong();
 
-    public UnwrittenAnswers(PigeonConfig config) {
-        this.maxBytes = config.queueMetrics().maxUnwrittenBytes();
+    public UnwrittenAnswers(QueueMetricsSettings queueMetricsSettings) {
+        this.maxBytes = queueMetricsSettings.maxUnwrittenBytes();
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.pigeon.quota;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import io.vertx.pgclient.PgException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -15,7 +14,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 @ApplicationScoped
 public class Quotas {
 
-    private final PigeonConfig.Quotas limits;
+    private final QuotaSettings limits;
     private final String queues;
     private final String subscriptions;
     private final String messages;
@@ -27,8 +26,8 @@ public class Quotas {
     private final String requeuedItemsPerGroup;
 
     // The texts are sent with every post: made once.
-    public Quotas(PigeonConfig config) {
-        this.limits = config.quotas();
+    public Quotas(QuotaSettings quotaSettings) {
+        this.limits = quotaSettings;
         this.queues = "The project has " + limits.maxQueuesPerProject() + " queues, its limit "
                 + "(pigeon.quotas.max-queues-per-project): delete one before creating another.";
         this.subscriptions = "The queue has " + limits.maxSubscriptionsPerQueue() + " live subscriptions, its limit "
@@ -56,7 +55,7 @@ public class Quotas {
                 + "post fewer messages at once.";
     }
 
-    public PigeonConfig.Quotas limits() {
+    public QuotaSettings limits() {
         return limits;
     }
 

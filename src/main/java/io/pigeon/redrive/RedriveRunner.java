@@ -1,6 +1,5 @@
 package io.pigeon.redrive;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.pool.PoolClients;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
@@ -59,7 +58,7 @@ public class RedriveRunner {
     private final RedriveStore store;
     private final PoolClients poolClients;
     private final Vertx vertx;
-    private final PigeonConfig.Redrive config;
+    private final RedriveSettings config;
     private final long leaseMillis;
 
     /** The tasks this replica runs, by id. */
@@ -74,11 +73,11 @@ public class RedriveRunner {
 
     private volatile boolean stopping;
 
-    public RedriveRunner(RedriveStore store, PoolClients poolClients, Vertx vertx, PigeonConfig config) {
+    public RedriveRunner(RedriveStore store, PoolClients poolClients, Vertx vertx, RedriveSettings redriveSettings) {
         this.store = store;
         this.poolClients = poolClients;
         this.vertx = vertx;
-        this.config = config.redrive();
+        this.config = redriveSettings;
         this.leaseMillis = this.config.lease().toMillis();
     }
 

@@ -1,6 +1,5 @@
 package io.pigeon.redrive;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.ids.Uuids;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -27,19 +26,19 @@ public class RedriveService {
     private final RedriveRunner runner;
     private final QueueDatabases databases;
     private final QueueService queues;
-    private final PigeonConfig.Redrive config;
+    private final RedriveSettings config;
 
     public RedriveService(
             RedriveStore store,
             RedriveRunner runner,
             QueueDatabases databases,
             QueueService queues,
-            PigeonConfig config) {
+            RedriveSettings redriveSettings) {
         this.store = store;
         this.runner = runner;
         this.databases = databases;
         this.queues = queues;
-        this.config = config.redrive();
+        this.config = redriveSettings;
     }
 
     /** What a start asks for: the target (null: each message's source) and the rate (null: the default). */

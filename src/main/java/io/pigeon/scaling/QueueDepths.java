@@ -1,6 +1,5 @@
 package io.pigeon.scaling;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.QueueStats;
 import io.pigeon.pool.QueueDatabases;
@@ -52,7 +51,7 @@ public class QueueDepths {
     private final QueueDatabases databases;
     private final QueueWaits waits;
     private final Vertx vertx;
-    private final PigeonConfig.Scaler config;
+    private final ScalerSettings config;
     private final String perReplicaRefusal;
     private final String perProjectRefusal;
 
@@ -65,12 +64,16 @@ public class QueueDepths {
     private volatile boolean stopping;
 
     public QueueDepths(
-            MessageService messages, QueueDatabases databases, QueueWaits waits, Vertx vertx, PigeonConfig config) {
+            MessageService messages,
+            QueueDatabases databases,
+            QueueWaits waits,
+            Vertx vertx,
+            ScalerSettings scalerSettings) {
         this.messages = messages;
         this.databases = databases;
         this.waits = waits;
         this.vertx = vertx;
-        this.config = config.scaler();
+        this.config = scalerSettings;
         this.perReplicaRefusal = "This server has " + this.config.maxStreams()
                 + " scaler streams open, its limit (pigeon.scaler.max-streams); the scaler is still polled.";
         this.perProjectRefusal = "The project has " + this.config.maxStreamsPerProject()

@@ -1,6 +1,5 @@
 package io.pigeon.storage;
 
-import io.pigeon.config.PigeonConfig;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
@@ -36,7 +35,7 @@ public final class Coalescer<K, R, A> {
     private final BiFunction<K, List<R>, Uni<List<A>>> together;
     private final ToIntFunction<R> rows;
     private final ToIntFunction<R> bytes;
-    private final PigeonConfig.Coalescing bounds;
+    private final CoalescingSettings bounds;
     private final IntConsumer batchSizes;
     private final ConcurrentHashMap<K, Lane> lanes = new ConcurrentHashMap<>();
 
@@ -51,7 +50,7 @@ public final class Coalescer<K, R, A> {
             BiFunction<K, List<R>, Uni<List<A>>> together,
             ToIntFunction<R> rows,
             ToIntFunction<R> bytes,
-            PigeonConfig.Coalescing bounds,
+            CoalescingSettings bounds,
             IntConsumer batchSizes) {
         this.together = together;
         this.rows = rows;

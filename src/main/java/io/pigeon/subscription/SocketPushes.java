@@ -2,7 +2,6 @@ package io.pigeon.subscription;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.message.Message;
@@ -124,7 +123,7 @@ public class SocketPushes implements SocketSubscriptions {
     private final MessageCipher cipher;
     private final UnreadableMessages unreadable;
     private final Vertx vertx;
-    private final PigeonConfig.SocketSubscriptions config;
+    private final SocketSubscriptionSettings config;
     private final String perSocketRefusal;
     private final String perProjectRefusal;
 
@@ -148,7 +147,7 @@ public class SocketPushes implements SocketSubscriptions {
             MessageCipher cipher,
             UnreadableMessages unreadable,
             Vertx vertx,
-            PigeonConfig config) {
+            SocketSubscriptionSettings socketSubscriptionSettings) {
         this.store = store;
         this.subscriptions = subscriptions;
         this.databases = databases;
@@ -156,7 +155,7 @@ public class SocketPushes implements SocketSubscriptions {
         this.cipher = cipher;
         this.unreadable = unreadable;
         this.vertx = vertx;
-        this.config = config.socketSubscriptions();
+        this.config = socketSubscriptionSettings;
         this.perSocketRefusal = "The socket has " + this.config.maxPerSocket() + " subscriptions, its limit "
                 + "(pigeon.socket-subscriptions.max-per-socket).";
         this.perProjectRefusal = "The project has " + this.config.maxPerProject() + " live socket subscriptions, its "

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchAddress;
 import io.pigeon.dispatch.DispatchService;
+import io.pigeon.dispatch.NotificationSettings;
 import io.pigeon.json.StrictJson;
 import io.pigeon.message.MessageIds;
 import io.pigeon.queue.QueueName;
@@ -46,14 +47,18 @@ public class SubscriptionConfirmations {
     private final SignedUrls signedUrls;
     private final DispatchService deliveries;
 
-    public SubscriptionConfirmations(PigeonConfig config, SignedUrls signedUrls, DispatchService deliveries) {
-        this.required = config.notification().requireConfirmation();
+    public SubscriptionConfirmations(
+            PigeonConfig config,
+            NotificationSettings notificationSettings,
+            SignedUrls signedUrls,
+            DispatchService deliveries) {
+        this.required = notificationSettings.requireConfirmation();
         // With mail off no mail is sent, and a mailto: subscription is Zaqar's (its project may confirm it).
-        this.mailRequired = config.notification().mail().enabled()
-                && config.notification().mail().requireConfirmation();
+        this.mailRequired = notificationSettings.mail().enabled()
+                && notificationSettings.mail().requireConfirmation();
         this.unsubscribedTtl = config.defaultSubscriptionTtl();
-        this.mailConfirmationPage = config.notification().mail().confirmationUrl();
-        this.publicUrl = config.notification().mail().publicUrl();
+        this.mailConfirmationPage = notificationSettings.mail().confirmationUrl();
+        this.publicUrl = notificationSettings.mail().publicUrl();
         this.signedUrls = signedUrls;
         this.deliveries = deliveries;
     }

@@ -1,7 +1,7 @@
 package io.pigeon.subscription;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.NotificationFanOut;
+import io.pigeon.dispatch.NotificationSettings;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.quota.Quotas;
 import io.smallrye.mutiny.Uni;
@@ -113,9 +113,9 @@ public class SubscriptionStore {
     /** Whether {@code mailto:} subscribers are sent mail here (else only webhooks are delivered). */
     private final boolean mailSent;
 
-    public SubscriptionStore(Quotas quotas, PigeonConfig config) {
+    public SubscriptionStore(Quotas quotas, NotificationSettings notificationSettings) {
         this.quotas = quotas;
-        this.mailSent = config.notification().mail().enabled();
+        this.mailSent = notificationSettings.mail().enabled();
     }
 
     /** The new subscription's id, or empty when the queue has a live one with this subscriber already. */

@@ -1,7 +1,6 @@
 package io.pigeon.tenancy;
 
 import io.pigeon.config.KeySettings;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -75,11 +74,11 @@ public class SignedUrls {
     private final Clock clock;
 
     @Inject
-    public SignedUrls(PigeonConfig config) {
+    public SignedUrls(SignedUrlSettings signedUrlSettings) {
         this(
-                configuredKeys(config.signedUrl()),
-                KeySettings.signingKeyId(config.signedUrl(), configuredKeys(config.signedUrl())),
-                config.signedUrl().maxLifetime(),
+                configuredKeys(signedUrlSettings),
+                KeySettings.signingKeyId(signedUrlSettings.signingKey(), configuredKeys(signedUrlSettings)),
+                signedUrlSettings.maxLifetime(),
                 Clock.systemUTC());
     }
 
@@ -98,8 +97,8 @@ public class SignedUrls {
     }
 
     /** The configured keys by id, each checked ({@link KeySettings}): a short key or a malformed id stops the start. */
-    static Map<String, byte[]> configuredKeys(PigeonConfig.SignedUrl config) {
-        return KeySettings.signingKeys(config);
+    static Map<String, byte[]> configuredKeys(SignedUrlSettings config) {
+        return KeySettings.signingKeys(config.secretKey(), config.keys());
     }
 
     public boolean enabled() {

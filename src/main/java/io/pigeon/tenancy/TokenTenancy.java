@@ -1,6 +1,5 @@
 package io.pigeon.tenancy;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.security.identity.SecurityIdentity;
@@ -25,26 +24,26 @@ import org.eclipse.microprofile.jwt.JsonWebToken;
 @ApplicationScoped
 public class TokenTenancy {
 
-    private final PigeonConfig.Auth auth;
+    private final AuthSettings auth;
     private final boolean oidcTenantEnabled;
 
     public TokenTenancy(
-            PigeonConfig config,
+            AuthSettings authSettings,
             @ConfigProperty(name = "quarkus.oidc.tenant-enabled", defaultValue = "true") boolean oidcTenantEnabled) {
-        this.auth = config.auth();
+        this.auth = authSettings;
         this.oidcTenantEnabled = oidcTenantEnabled;
     }
 
     /** Refuses to start half-configured: OIDC mode without an OIDC tenant would answer every call 401. */
     void checkConfiguration(@Observes StartupEvent started) {
-        if (auth.mode() == PigeonConfig.Auth.Mode.OIDC && !oidcTenantEnabled) {
+        if (auth.mode() == AuthSettings.Mode.OIDC && !oidcTenantEnabled) {
             throw new IllegalStateException("pigeon.auth.mode=oidc needs quarkus.oidc.tenant-enabled=true "
                     + "(QUARKUS_OIDC_TENANT_ENABLED) and quarkus.oidc.auth-server-url (QUARKUS_OIDC_AUTH_SERVER_URL)");
         }
     }
 
     public boolean tokensRequired() {
-        return auth.mode() == PigeonConfig.Auth.Mode.OIDC;
+        return auth.mode() == AuthSettings.Mode.OIDC;
     }
 
     /**

@@ -2,11 +2,12 @@ package io.pigeon.waiting;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.pool.PoolClients;
+import io.pigeon.queue.ClaimWaitSettings;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.SignedUrlSettings;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -94,7 +95,7 @@ public class QueueWaits {
     private final WaitStore store;
     private final PoolClients poolClients;
     private final Vertx vertx;
-    private final PigeonConfig.ClaimWait config;
+    private final ClaimWaitSettings config;
     private final String perReplicaRefusal;
     private final String perProjectRefusal;
     private final int maxWaitersPerGrant;
@@ -109,16 +110,21 @@ public class QueueWaits {
 
     private volatile boolean stopping;
 
-    public QueueWaits(WaitStore store, PoolClients poolClients, Vertx vertx, PigeonConfig config) {
+    public QueueWaits(
+            WaitStore store,
+            PoolClients poolClients,
+            Vertx vertx,
+            SignedUrlSettings signedUrlSettings,
+            ClaimWaitSettings claimWaitSettings) {
         this.store = store;
         this.poolClients = poolClients;
         this.vertx = vertx;
-        this.config = config.claimWait();
+        this.config = claimWaitSettings;
         this.perReplicaRefusal = "This server holds " + this.config.maxWaiters()
                 + " waiting claims and pops, its limit (pigeon.claim-wait.max-waiters); try again without waiting.";
         this.perProjectRefusal = "The project has " + this.config.maxWaitersPerProject()
                 + " waiting claims and pops on this server, its limit (pigeon.claim-wait.max-waiters-per-project).";
-        this.maxWaitersPerGrant = config.signedUrl().maxWaitersPerGrant();
+        this.maxWaitersPerGrant = signedUrlSettings.maxWaitersPerGrant();
         this.perGrantRefusal = "The pre-signed URL has " + maxWaitersPerGrant
                 + " waiting claims and pops on this server, its limit (pigeon.signed-url.max-waiters-per-grant).";
     }

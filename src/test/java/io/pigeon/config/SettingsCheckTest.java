@@ -4,13 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.api.ws.ServerSettingsCheck;
+import io.pigeon.api.ws.WebsocketSettings;
+import io.pigeon.testing.SettingsMappings;
 import io.pigeon.testing.TestConfig;
-import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.ConfigValidationException;
+import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.validator.BeanValidationConfigValidator;
 import jakarta.validation.Validation;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,14 +24,35 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The start-time check of the bounds a single constraint cannot say: the defaults pass, and each bad value gives one
- * line naming its setting ({@code BadSettingsIT} starts the packaged application with such values).
+ * The start-time check of the bounds a single constraint cannot say, each stated by the mapping that owns the setting:
+ * the defaults pass, and each bad value gives one line naming its setting ({@code BadSettingsIT} starts the packaged application with such values).
  */
 class SettingsCheckTest {
 
     @Test
     void theDefaultsAreWithinEveryBound() {
-        assertEquals(List.of(), SettingsCheck.problems(TestConfig.pigeon(Map.of())));
+        assertEquals(List.of(), problems(Map.of()));
+    }
+
+    /** The problems of every mapping (each feature's own) built from {@code values}. */
+    private static List<String> problems(Map<String, String> values) {
+        SmallRyeConfig config = TestConfig.config(values);
+        List<String> problems = new ArrayList<>();
+        for (Class<?> mapping : SettingsMappings.all()) {
+            if (config.getConfigMapping(mapping) instanceof CheckedSettings checked) {
+                problems.addAll(checked.problems());
+            }
+        }
+        return problems;
+    }
+
+    @Test
+    void everyMappingWithOwnBoundsIsValidatedAtStart() {
+        for (Class<?> mapping : SettingsMappings.all()) {
+            if (CheckedSettings.class.isAssignableFrom(mapping)) {
+                assertTrue(mapping.isAnnotationPresent(ValidSettings.class), mapping + " lacks @ValidSettings");
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -65,7 +89,7 @@ class SettingsCheckTest {
         Map<String, String> values = setting.equals("pigeon.signed-url.signing-key")
                 ? Map.of(setting, value, "pigeon.signed-url.secret-key", "a-key-that-is-long-enough-for-hmac-sha256")
                 : Map.of(setting, value);
-        List<String> problems = SettingsCheck.problems(TestConfig.pigeon(values));
+        List<String> problems = problems(values);
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains(expected), problems.get(0));
     }
@@ -84,11 +108,14 @@ class SettingsCheckTest {
     void aServerSettingOutOfItsBoundIsOneLineNamingIt(String setting, String value, String expected) {
         Map<String, String> values = new HashMap<>(SHIPPED_SERVER);
         values.put(setting, value);
-        List<String> problems = ServerSettingsCheck.problems(config(values), TestConfig.pigeon(values));
+        List<String> problems =
+                ServerSettingsCheck.problems(config(values), TestConfig.settings(WebsocketSettings.class, values));
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains(expected), problems.get(0));
         assertEquals(
-                List.of(), ServerSettingsCheck.problems(config(SHIPPED_SERVER), TestConfig.pigeon(SHIPPED_SERVER)));
+                List.of(),
+                ServerSettingsCheck.problems(
+                        config(SHIPPED_SERVER), TestConfig.settings(WebsocketSettings.class, SHIPPED_SERVER)));
     }
 
     /** The shipped Quarkus values these checks read (application.properties). */
@@ -99,22 +126,28 @@ class SettingsCheckTest {
         return new SmallRyeConfigBuilder().withDefaultValues(values).build();
     }
 
-    /** A constraint on a setting of a group with a two-word name names its documented key, not the Java name. */
+    /**
+     * A violation names its documented key, not a Java name: a constraint on a setting of a mapping with a two-word
+     * prefix, on one of {@link PigeonConfig}, and a bound a feature's own mapping checks ({@link ValidSettings}).
+     */
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource(
             delimiter = '|',
-            value = {"pigeon.claim-wait.max | -1", "pigeon.queue-metrics.sample-period | 0s"})
+            value = {
+                "pigeon.claim-wait.max | -1",
+                "pigeon.queue-metrics.sample-period | 0s",
+                "pigeon.max-claim-ttl | 59",
+                "pigeon.dispatch.retry-initial | 10m",
+                "pigeon.console.session-secret | too-short"
+            })
     void aConstraintViolationNamesTheDocumentedKey(String setting, String value) {
         ConfigValidationException refused =
-                assertThrows(ConfigValidationException.class, () -> new SmallRyeConfigBuilder()
-                        .withMapping(PigeonConfig.class)
-                        .withConverter(Duration.class, 100, new DurationConverter())
+                assertThrows(ConfigValidationException.class, () -> TestConfig.builder(Map.of(setting, value))
                         .withValidator((BeanValidationConfigValidator) () -> Validation.byDefaultProvider()
                                 .configure()
                                 .messageInterpolator(new ParameterMessageInterpolator())
                                 .buildValidatorFactory()
                                 .getValidator())
-                        .withDefaultValues(Map.of(setting, value))
                         .build());
         assertTrue(refused.getMessage().contains(setting), refused.getMessage());
     }

@@ -27,7 +27,8 @@ class AllowedTargetsTest {
         if (allowedPorts != null) {
             values.put("pigeon.dispatch.allowed-ports", allowedPorts);
         }
-        return new AllowedTargets(TestConfig.pigeon(values), new AllowedTargets.OwnAddress(OWN_PORT));
+        return new AllowedTargets(
+                TestConfig.settings(DispatchSettings.class, values), new AllowedTargets.OwnAddress(OWN_PORT));
     }
 
     @ParameterizedTest(name = "default list: {0} -> {1}")

@@ -21,7 +21,9 @@ class MailSendersTest {
 
     private static MailSenders senders(String domains, String from, String bounce) {
         return new MailSenders(
-                TestConfig.pigeon(domains == null ? Map.of() : Map.of(MailSenders.ALLOWED_FROM_DOMAINS, domains)),
+                TestConfig.settings(
+                        NotificationSettings.class,
+                        domains == null ? Map.of() : Map.of(MailSenders.ALLOWED_FROM_DOMAINS, domains)),
                 Optional.ofNullable(from),
                 Optional.ofNullable(bounce));
     }

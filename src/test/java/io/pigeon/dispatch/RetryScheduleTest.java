@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.testing.TestConfig;
 import java.time.Duration;
 import java.util.Arrays;
@@ -21,8 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class RetryScheduleTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final PigeonConfig.Dispatch DEFAULTS =
-            TestConfig.pigeon(Map.of()).dispatch();
+    private static final DispatchSettings DEFAULTS = TestConfig.settings(DispatchSettings.class, Map.of());
 
     private static Optional<Duration> next(int attempts, String policy) {
         return RetrySchedule.next(attempts, Duration.ofSeconds(10), policy, DEFAULTS);
@@ -37,9 +35,9 @@ class RetryScheduleTest {
 
     @Test
     void theDelayIsCappedAndAnOldGroupIsNotRetried() {
-        PigeonConfig.Dispatch capped = TestConfig.pigeon(
-                        Map.of("pigeon.dispatch.retry-max", "10s", "pigeon.dispatch.max-attempts", "100"))
-                .dispatch();
+        DispatchSettings capped = TestConfig.settings(
+                DispatchSettings.class,
+                Map.of("pigeon.dispatch.retry-max", "10s", "pigeon.dispatch.max-attempts", "100"));
         assertEquals(Optional.of(Duration.ofSeconds(10)), RetrySchedule.next(5, Duration.ZERO, null, capped));
         assertEquals(Optional.of(Duration.ofSeconds(10)), RetrySchedule.next(80, Duration.ZERO, null, capped));
         assertEquals(Optional.empty(), RetrySchedule.next(1, Duration.ofDays(1), null, DEFAULTS));

@@ -1,13 +1,18 @@
 package io.pigeon.docs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.config.PositiveDuration;
+import io.pigeon.testing.SettingsMappings;
+import io.smallrye.config.WithName;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.io.IOException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,9 +25,10 @@ import org.hibernate.validator.constraints.time.DurationMin;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/configuration.md and the checks at start agree: every setting of {@link PigeonConfig} has a row, and the row's
- * "Bound / unit" cell states the bound its constraint enforces (and, for a bound relative to another setting, names
- * that setting), so that what an operator reads is what stops the start.
+ * docs/configuration.md and the checks at start agree: every setting of every mapping ({@link PigeonConfig} and each
+ * feature's own, found by {@link SettingsMappings}) has a row, no row documents a {@code pigeon.*} key that no mapping
+ * reads any more, and the row's "Bound / unit" cell states the bound its constraint enforces (and, for a bound relative
+ * to another setting, names that setting), so that what an operator reads is what stops the start.
  */
 class SettingsDocumentationTest {
 
@@ -45,7 +51,7 @@ class SettingsDocumentationTest {
     void everySettingHasARowWhoseBoundIsTheOneChecked() throws IOException {
         Map<String, String> bounds = documentedBounds();
         List<String> wrong = new ArrayList<>();
-        settings("pigeon.", PigeonConfig.class).forEach((setting, method) -> {
+        allSettings().forEach((setting, method) -> {
             String cell = bounds.get(setting);
             if (cell == null) {
                 wrong.add(setting + ": no row");
@@ -61,6 +67,47 @@ class SettingsDocumentationTest {
             }
         });
         assertEquals(List.of(), wrong);
+    }
+
+    /**
+     * A documented {@code pigeon.*} key that no mapping has is a row for a setting that was removed or renamed: the
+     * operator setting it would be told it exists. Keys the build reads (a property of pom.xml, like
+     * {@code pigeon.local.data-dir}) are not the application's and are exempt.
+     */
+    @Test
+    void everyDocumentedPigeonKeyIsASetting() throws IOException {
+        Map<String, Method> settings = allSettings();
+        String pom = Files.readString(Path.of("pom.xml"));
+        List<String> stale = new ArrayList<>();
+        for (String documented : documentedBounds().keySet()) {
+            if (documented.startsWith("pigeon.")
+                    && !settings.containsKey(documented)
+                    && !pom.contains("<" + documented + ">")) {
+                stale.add(documented);
+            }
+        }
+        assertEquals(List.of(), stale, "documented in docs/configuration.md, read by no mapping");
+    }
+
+    /** The mappings were found, each with settings: a scan that finds none would pass every check above. */
+    @Test
+    void theMappingsAreFoundByScanning() {
+        List<String> prefixes =
+                SettingsMappings.all().stream().map(SettingsMappings::prefix).toList();
+        assertTrue(prefixes.contains("pigeon") && prefixes.contains("pigeon.dispatch"), prefixes.toString());
+        for (Class<?> mapping : SettingsMappings.all()) {
+            assertFalse(
+                    settings(SettingsMappings.prefix(mapping) + ".", mapping).isEmpty(), mapping.getName());
+        }
+    }
+
+    /** Each setting of every mapping, by key. */
+    static Map<String, Method> allSettings() {
+        Map<String, Method> settings = new TreeMap<>();
+        for (Class<?> mapping : SettingsMappings.all()) {
+            settings.putAll(settings(SettingsMappings.prefix(mapping) + ".", mapping));
+        }
+        return settings;
     }
 
     /** The phrase the cell must hold for the constraint on {@code method}, or null when it has none. */
@@ -87,10 +134,14 @@ class SettingsDocumentationTest {
     static Map<String, Method> settings(String prefix, Class<?> group) {
         Map<String, Method> settings = new TreeMap<>();
         for (Method method : group.getDeclaredMethods()) {
-            String name = prefix + kebab(method.getName());
+            // Default and static methods (a mapping's own checks) are not settings, as SmallRye Config reads them.
+            if (method.isDefault() || Modifier.isStatic(method.getModifiers()) || method.isSynthetic()) {
+                continue;
+            }
+            WithName named = method.getAnnotation(WithName.class);
+            String name = prefix + (named != null ? named.value() : kebab(method.getName()));
             Class<?> type = method.getReturnType();
-            if (type.isInterface() && type.getEnclosingClass() == PigeonConfig.class
-                    || type.isInterface() && type.getName().startsWith(PigeonConfig.class.getName() + "$")) {
+            if (type.isInterface() && !type.getName().startsWith("java.")) {
                 settings.putAll(settings(name + ".", type));
             } else if (Map.class.isAssignableFrom(type)) {
                 settings.put(name + ".<id>", method);

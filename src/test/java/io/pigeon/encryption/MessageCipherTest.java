@@ -150,13 +150,15 @@ class MessageCipherTest {
         // What Kubernetes writes beside the keys of a mounted secret.
         Files.createDirectory(directory.resolve("..2026_11_23"));
         Files.writeString(directory.resolve("..data"), "not a key");
-        MessageCipher mounted = new MessageCipher(TestConfig.pigeon(Map.of(
-                "pigeon.encryption.key-directory",
-                directory.toString(),
-                "pigeon.encryption.keys.k1",
-                OLD,
-                "pigeon.encryption.current-key",
-                "k2")));
+        MessageCipher mounted = new MessageCipher(TestConfig.settings(
+                EncryptionSettings.class,
+                Map.of(
+                        "pigeon.encryption.key-directory",
+                        directory.toString(),
+                        "pigeon.encryption.keys.k1",
+                        OLD,
+                        "pigeon.encryption.current-key",
+                        "k2")));
         assertEquals("k2", mounted.seal("p1", "q1", "{}").keyId());
         MessageCipher.Sealed old = beforeRotation.seal("p1", "q1", "[1]");
         assertEquals("[1]", mounted.open("p1", "q1", old.keyId(), old.text()));

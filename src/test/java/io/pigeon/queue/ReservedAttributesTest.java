@@ -22,7 +22,11 @@ class ReservedAttributesTest {
     private static final MessageCipher NO_KEY = new MessageCipher(Map.of(), Optional.empty());
     private static final MessageCipher ONE_KEY =
             new MessageCipher(Map.of("k1", "UD+sP5z1K2Isq8RQUN7+rBVLAhwWioy/oA2dw0xOKWI="), Optional.empty());
-    private final ReservedAttributes attributes = new ReservedAttributes(TestConfig.pigeon(Map.of()), ONE_KEY);
+    private final ReservedAttributes attributes = new ReservedAttributes(
+            TestConfig.pigeon(Map.of()),
+            TestConfig.settings(IdempotencySettings.class, Map.of()),
+            TestConfig.settings(ClaimWaitSettings.class, Map.of()),
+            ONE_KEY);
 
     private static ObjectNode object(String json) throws Exception {
         return (ObjectNode) JSON.readTree(json);
@@ -73,7 +77,11 @@ class ReservedAttributesTest {
     @Test
     void encryptionMayBeAskedForOnlyWhenTheServerHasAKey() throws Exception {
         attributes.validate(object("{\"_enable_encrypt_messages\": true}"));
-        ReservedAttributes keyless = new ReservedAttributes(TestConfig.pigeon(Map.of()), NO_KEY);
+        ReservedAttributes keyless = new ReservedAttributes(
+                TestConfig.pigeon(Map.of()),
+                TestConfig.settings(IdempotencySettings.class, Map.of()),
+                TestConfig.settings(ClaimWaitSettings.class, Map.of()),
+                NO_KEY);
         keyless.validate(object("{\"_enable_encrypt_messages\": false}"));
         RuntimeException refused = assertThrows(
                 RuntimeException.class, () -> keyless.validate(object("{\"_enable_encrypt_messages\": true}")));

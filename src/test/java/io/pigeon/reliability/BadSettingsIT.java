@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A setting out of its bound stops the start (issue 39, item 9): the packaged Pigeon is started once per bad value and
@@ -102,6 +103,24 @@ class BadSettingsIT {
         assertNeverReachedTheDatabase(output);
     }
 
+    /**
+     * A misspelt key under {@code pigeon.*} is read by no mapping and stops the start naming it (SmallRye Config's
+     * "does not map to any root"), whichever mapping's prefix it falls under: the settings are split among mappings
+     * whose prefixes nest ({@code pigeon} and {@code pigeon.dispatch}), and none of them may let it pass unnoticed.
+     * Given as a system property: keys from the environment cannot be told from other variables, so they are not held
+     * to this.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"pigeon.dispatch.max-concurency", "pigeon.max-queues-per-pag", "pigeon.dispatc.enabled"})
+    void aMisspeltKeyStopsTheStartNamingIt(String key) throws Exception {
+        String output = startAndWaitForExit(key, Map.of(), List.of("-D" + key + "=5"));
+        assertTrue(
+                output.lines()
+                        .anyMatch(line -> line.contains(key) && !line.strip().startsWith("at ")),
+                "no line names " + key + ":\n" + output);
+        assertFalse(output.contains("Connection refused"), "it went on to the database:\n" + output);
+    }
+
     /** A message key file of a mounted secret directory is held to the same rule as a key given directly. */
     @Test
     void aBadKeyInTheKeyDirectoryStopsTheStart(@TempDir Path directory) throws Exception {
@@ -143,12 +162,17 @@ class BadSettingsIT {
 
     /** Starts the packaged Pigeon with {@code environment} and a closed database port; its output once it exited. */
     private static String startAndWaitForExit(String name, Map<String, String> environment) throws Exception {
+        return startAndWaitForExit(name, environment, List.of());
+    }
+
+    private static String startAndWaitForExit(String name, Map<String, String> environment, List<String> jvmOptions)
+            throws Exception {
         Map<String, String> settings = new HashMap<>(environment);
         // Port 1 (tcpmux): nothing listens there, and no other test can take it.
         settings.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://127.0.0.1:1/pigeon");
         settings.put("QUARKUS_DATASOURCE_USERNAME", "pigeon");
         settings.put("QUARKUS_DATASOURCE_PASSWORD", "pigeon");
-        Replica replica = Replica.start("bad-settings", settings, List.of());
+        Replica replica = Replica.start("bad-settings", settings, jvmOptions);
         try {
             boolean exited = replica.process().waitFor(EXIT_BOUND.toSeconds(), TimeUnit.SECONDS);
             String output = Files.readString(replica.log());

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.testing.TestConfig;
 import io.smallrye.mutiny.Uni;
 import java.time.Duration;
@@ -60,13 +59,14 @@ class CoalescerTest {
      * The bounds as a configuration gives them (a hand-made implementation of the interface is not allowed: its
      * methods carry the settings' constraints, which Quarkus reads as validation bindings).
      */
-    private static PigeonConfig.Coalescing bounds(int maxRows, int maxBytes, int maxInFlight, boolean enabled) {
-        return TestConfig.pigeon(Map.of(
+    private static CoalescingSettings bounds(int maxRows, int maxBytes, int maxInFlight, boolean enabled) {
+        return TestConfig.settings(
+                CoalescingSettings.class,
+                Map.of(
                         "pigeon.coalescing.max-rows", Integer.toString(maxRows),
                         "pigeon.coalescing.max-bytes", Integer.toString(maxBytes),
                         "pigeon.coalescing.max-in-flight", Integer.toString(maxInFlight),
-                        "pigeon.coalescing.enabled", Boolean.toString(enabled)))
-                .coalescing();
+                        "pigeon.coalescing.enabled", Boolean.toString(enabled)));
     }
 
     @Test

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import io.pigeon.testing.TestConfig;
 import java.nio.charset.StandardCharsets;
@@ -210,13 +209,13 @@ class SignedUrlsTest {
     }
 
     /** The signed-URL settings as a configuration gives them (the interface's methods carry constraints). */
-    private static PigeonConfig.SignedUrl config(String secretKey, Map<String, String> keys) {
+    private static SignedUrlSettings config(String secretKey, Map<String, String> keys) {
         Map<String, String> values = new HashMap<>();
         if (secretKey != null) {
             values.put("pigeon.signed-url.secret-key", secretKey);
         }
         keys.forEach((id, key) -> values.put("pigeon.signed-url.keys." + id, key));
-        return TestConfig.pigeon(values).signedUrl();
+        return TestConfig.settings(SignedUrlSettings.class, values);
     }
 
     @ParameterizedTest(name = "{0} grants {1}: {2}")

@@ -1,6 +1,5 @@
 package io.pigeon.api.console;
 
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.Projects;
 import io.pigeon.tenancy.TokenTenancy;
@@ -19,7 +18,7 @@ import java.util.Optional;
 @RequestScoped
 public class ConsoleIdentity {
 
-    private final PigeonConfig config;
+    private final ConsoleSettings consoleSettings;
     private final TokenTenancy tenancy;
 
     /** The access token's identity as the API's tenant verified it; null with authentication off. */
@@ -29,8 +28,8 @@ public class ConsoleIdentity {
     /** Why the API does not accept the user's access token; null when it does. */
     private Rejection refusal;
 
-    public ConsoleIdentity(PigeonConfig config, TokenTenancy tenancy) {
-        this.config = config;
+    public ConsoleIdentity(ConsoleSettings consoleSettings, TokenTenancy tenancy) {
+        this.consoleSettings = consoleSettings;
         this.tenancy = tenancy;
     }
 
@@ -71,7 +70,7 @@ public class ConsoleIdentity {
      */
     void allow(String project) {
         Projects.required(project);
-        Optional<List<String>> listed = config.console().projects();
+        Optional<List<String>> listed = consoleSettings.projects();
         if (listed.isPresent() && !listed.get().contains(project)) {
             throw new Rejection(
                     Rejection.Reason.FORBIDDEN,
@@ -85,7 +84,7 @@ public class ConsoleIdentity {
 
     /** The projects the chooser lists: those the token grants (within pigeon.console.projects), or those listed. */
     List<String> projects() {
-        Optional<List<String>> listed = config.console().projects();
+        Optional<List<String>> listed = consoleSettings.projects();
         if (!signsIn()) {
             return listed.orElse(List.of());
         }
@@ -97,7 +96,7 @@ public class ConsoleIdentity {
 
     /** Whether the chooser takes any project id: with authentication off and no list, or for the operator. */
     boolean anyProject() {
-        if (config.console().projects().isPresent()) {
+        if (consoleSettings.projects().isPresent()) {
             return false;
         }
         return !signsIn() || (token != null && tenancy.isOperator(token));
@@ -121,7 +120,7 @@ public class ConsoleIdentity {
         if (signsIn()) {
             return null;
         }
-        return config.console().projects().isEmpty()
+        return consoleSettings.projects().isEmpty()
                 ? "Authentication is off (pigeon.auth.mode=none): anyone who can reach this console can see and"
                         + " change every queue of every project."
                 : "Authentication is off (pigeon.auth.mode=none): anyone who can reach this console can see and"

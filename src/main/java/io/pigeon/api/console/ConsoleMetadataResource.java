@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.Public;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
+import io.pigeon.queue.ClaimWaitSettings;
+import io.pigeon.queue.IdempotencySettings;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
 import io.pigeon.rules.Rejection;
@@ -45,10 +47,15 @@ public class ConsoleMetadataResource {
     private final QueueService queues;
     private final MetadataForms forms;
 
-    public ConsoleMetadataResource(ConsolePages pages, PigeonConfig config, QueueService queues) {
+    public ConsoleMetadataResource(
+            ConsolePages pages,
+            PigeonConfig config,
+            ClaimWaitSettings claimWaitSettings,
+            IdempotencySettings idempotencySettings,
+            QueueService queues) {
         this.pages = pages;
         this.queues = queues;
-        this.forms = new MetadataForms(config);
+        this.forms = new MetadataForms(config, claimWaitSettings, idempotencySettings);
     }
 
     @GET

@@ -1,10 +1,10 @@
 package io.pigeon.api.console;
 
 import io.pigeon.api.Rejections;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
 import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.AuthSettings;
 import io.quarkus.qute.CheckedTemplate;
 import io.quarkus.qute.TemplateInstance;
 import io.smallrye.mutiny.Uni;
@@ -44,11 +44,13 @@ public class ConsolePages {
     /** What a browser sent with a form, besides the form: the token cookie and the headers that say where from. */
     record Sender(String cookie, String fetchSite, String origin, String host, String contentType) {}
 
-    private final PigeonConfig config;
+    private final AuthSettings authSettings;
+    private final ConsoleSettings consoleSettings;
     private final ConsoleIdentity identity;
 
-    public ConsolePages(PigeonConfig config, ConsoleIdentity identity) {
-        this.config = config;
+    public ConsolePages(AuthSettings authSettings, ConsoleSettings consoleSettings, ConsoleIdentity identity) {
+        this.authSettings = authSettings;
+        this.consoleSettings = consoleSettings;
         this.identity = identity;
     }
 
@@ -61,7 +63,7 @@ public class ConsolePages {
     Uni<Response> serve(
             String project, String back, String cookie, ConsoleForms.Sent sent, Function<Call, Uni<Response>> work) {
         // Off, the console answers as a path nothing serves: the API's 404 document, no page, no cookie.
-        requireServed(config);
+        requireServed(authSettings, consoleSettings);
         ConsoleViews.Frame frame = frame(project);
         String token = ConsoleForms.token(cookie);
         return guarded(frame, back, token, () -> {
@@ -172,8 +174,8 @@ public class ConsolePages {
     }
 
     /** With the console off, nothing of it is served: the API's 404, as for a path nothing serves. */
-    static void requireServed(PigeonConfig config) {
-        ConsoleSignIn.offBecause(config).ifPresent(off -> {
+    static void requireServed(AuthSettings authSettings, ConsoleSettings consoleSettings) {
+        ConsoleSignIn.offBecause(authSettings, consoleSettings).ifPresent(off -> {
             throw Rejection.notFound(off);
         });
     }

@@ -38,8 +38,11 @@ public class ConsoleProjectResource {
     private final ConsolePages pages;
     private final QueueOverview overview;
 
-    public ConsoleProjectResource(ConsolePages pages, QueueOverview overview) {
+    private final ConsoleSettings consoleSettings;
+
+    public ConsoleProjectResource(ConsolePages pages, QueueOverview overview, ConsoleSettings consoleSettings) {
         this.pages = pages;
+        this.consoleSettings = consoleSettings;
         this.overview = overview;
     }
 
@@ -54,7 +57,7 @@ public class ConsoleProjectResource {
         return pages.serve(project, "/console", cookie, null, call -> {
             QueueOverview.Sort order = QueueOverview.Sort.of(sort);
             int number = pageNumber(page);
-            return overview.page(project, filter, order, number)
+            return overview.page(project, filter, order, number, consoleSettings.queuesPerPage())
                     .chain(found -> overview.flows(
                                     project,
                                     found.queues().stream()

@@ -1,7 +1,7 @@
 package io.pigeon.api.console;
 
 import io.pigeon.api.Public;
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.tenancy.AuthSettings;
 import io.pigeon.tenancy.TokenTenancy;
 import io.quarkus.oidc.IdTokenCredential;
 import io.quarkus.oidc.OidcConfigurationMetadata;
@@ -50,19 +50,22 @@ public class ConsoleSessionResource {
         static native TemplateInstance signedOut(SignedOut view);
     }
 
-    private final PigeonConfig config;
+    private final AuthSettings authSettings;
+    private final ConsoleSettings consoleSettings;
     private final TokenTenancy tenancy;
     private final CurrentIdentityAssociation identities;
     private final OidcSession session;
     private final ConsoleSignIn signIn;
 
     public ConsoleSessionResource(
-            PigeonConfig config,
+            AuthSettings authSettings,
+            ConsoleSettings consoleSettings,
             TokenTenancy tenancy,
             CurrentIdentityAssociation identities,
             OidcSession session,
             ConsoleSignIn signIn) {
-        this.config = config;
+        this.authSettings = authSettings;
+        this.consoleSettings = consoleSettings;
         this.tenancy = tenancy;
         this.identities = identities;
         this.session = session;
@@ -151,7 +154,7 @@ public class ConsoleSessionResource {
 
     /** With the console off, its sign-in addresses are not served either (404, as its pages). */
     private void served() {
-        ConsolePages.requireServed(config);
+        ConsolePages.requireServed(authSettings, consoleSettings);
     }
 
     private static Response redirect(String to) {

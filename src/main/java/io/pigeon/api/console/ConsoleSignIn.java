@@ -1,8 +1,7 @@
 package io.pigeon.api.console;
 
-import io.pigeon.config.PigeonConfig;
-import io.pigeon.config.SettingsCheck;
 import io.pigeon.rules.Rejection;
+import io.pigeon.tenancy.AuthSettings;
 import io.pigeon.tenancy.BearerTokens;
 import io.pigeon.tenancy.EndedSessionStore;
 import io.pigeon.tenancy.TokenTenancy;
@@ -54,9 +53,10 @@ public class ConsoleSignIn {
     static final Duration ENDED_SESSION_MEMORY = Duration.ofDays(1);
 
     /** Session secrets shorter than this leave the console off: they protect every console session. */
-    static final int MIN_SECRET_LENGTH = SettingsCheck.MIN_CONSOLE_SECRET_CHARACTERS;
+    static final int MIN_SECRET_LENGTH = ConsoleSettings.MIN_SESSION_SECRET_CHARACTERS;
 
-    private final PigeonConfig config;
+    private final AuthSettings authSettings;
+    private final ConsoleSettings consoleSettings;
     private final TokenTenancy tenancy;
     private final BearerTokens bearerTokens;
     private final CurrentIdentityAssociation identities;
@@ -64,13 +64,15 @@ public class ConsoleSignIn {
     private final EndedSessionStore ended;
 
     public ConsoleSignIn(
-            PigeonConfig config,
+            AuthSettings authSettings,
+            ConsoleSettings consoleSettings,
             TokenTenancy tenancy,
             BearerTokens bearerTokens,
             CurrentIdentityAssociation identities,
             ConsoleIdentity console,
             EndedSessionStore ended) {
-        this.config = config;
+        this.authSettings = authSettings;
+        this.consoleSettings = consoleSettings;
         this.tenancy = tenancy;
         this.bearerTokens = bearerTokens;
         this.identities = identities;
@@ -84,11 +86,11 @@ public class ConsoleSignIn {
      * made). Without a secret the console stays off rather than Pigeon refusing to start: an OIDC deployment that
      * predates the console keeps running, and says why at start (see {@link #started}).
      */
-    static Optional<String> offBecause(PigeonConfig.Auth.Mode mode, boolean consoleOn, Optional<String> sessionSecret) {
+    static Optional<String> offBecause(AuthSettings.Mode mode, boolean consoleOn, Optional<String> sessionSecret) {
         if (!consoleOn) {
             return Optional.of("The console is off (pigeon.console.enabled=false).");
         }
-        if (mode == PigeonConfig.Auth.Mode.OIDC && sessionSecret.orElse("").length() < MIN_SECRET_LENGTH) {
+        if (mode == AuthSettings.Mode.OIDC && sessionSecret.orElse("").length() < MIN_SECRET_LENGTH) {
             return Optional.of("The console is off: in OIDC mode its sign-in needs pigeon.console.session-secret"
                     + " (PIGEON_CONSOLE_SESSION_SECRET), at least " + MIN_SECRET_LENGTH
                     + " characters, the same on every replica.");
@@ -97,23 +99,21 @@ public class ConsoleSignIn {
     }
 
     /** {@link #offBecause} for this deployment. */
-    static Optional<String> offBecause(PigeonConfig config) {
-        return offBecause(
-                config.auth().mode(),
-                config.console().enabled(),
-                config.console().sessionSecret());
+    static Optional<String> offBecause(AuthSettings authSettings, ConsoleSettings consoleSettings) {
+        return offBecause(authSettings.mode(), consoleSettings.enabled(), consoleSettings.sessionSecret());
     }
 
     void started(@Observes StartupEvent started) {
-        if (config.console().enabled()) {
-            offBecause(config).ifPresent(LOG::warn);
+        if (consoleSettings.enabled()) {
+            offBecause(authSettings, consoleSettings).ifPresent(LOG::warn);
         }
     }
 
     @ConsoleSignedIn
     @ServerRequestFilter(priority = Priorities.AUTHENTICATION + 10)
     public Uni<Response> signIn(HttpServerRequest request) {
-        if (!tenancy.tokensRequired() || offBecause(config).isPresent()) {
+        if (!tenancy.tokensRequired()
+                || offBecause(authSettings, consoleSettings).isPresent()) {
             // Authentication off: ConsoleIdentity needs nothing. Console off: its pages answer 404 by themselves.
             return Uni.createFrom().nullItem();
         }
@@ -272,7 +272,7 @@ public class ConsoleSignIn {
     void signedOut(@Observes SecurityEvent event) {
         if (event.getEventType() == SecurityEvent.Type.OIDC_LOGOUT_RP_INITIATED
                 && event.getSecurityIdentity() != null
-                && offBecause(config).isEmpty()) {
+                && offBecause(authSettings, consoleSettings).isEmpty()) {
             end(event.getSecurityIdentity())
                     .subscribe()
                     .with(
@@ -288,7 +288,7 @@ public class ConsoleSignIn {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(
-                    config.console().sessionSecret().orElseThrow().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+                    consoleSettings.sessionSecret().orElseThrow().getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
             byte[] tag = mac.doFinal(text.getBytes(StandardCharsets.UTF_8));
             return Base64.getUrlEncoder().withoutPadding().encodeToString(tag);
         } catch (GeneralSecurityException e) {

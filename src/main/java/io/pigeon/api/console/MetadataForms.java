@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.QueueMetadataReader;
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.queue.ClaimWaitSettings;
+import io.pigeon.queue.IdempotencySettings;
 import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Rejection;
 import io.quarkus.qute.TemplateData;
@@ -82,8 +84,12 @@ public final class MetadataForms {
             ConsoleViews.Frame frame, String actionHref, String csrf, String error, String name, String metadata) {}
 
     private final PigeonConfig config;
+    private final ClaimWaitSettings claimWaitSettings;
+    private final IdempotencySettings idempotencySettings;
 
-    MetadataForms(PigeonConfig config) {
+    MetadataForms(PigeonConfig config, ClaimWaitSettings claimWaitSettings, IdempotencySettings idempotencySettings) {
+        this.claimWaitSettings = claimWaitSettings;
+        this.idempotencySettings = idempotencySettings;
         this.config = config;
     }
 
@@ -195,11 +201,10 @@ public final class MetadataForms {
             case ReservedAttributes.DEAD_LETTER_QUEUE -> "a queue's name";
             case ReservedAttributes.DEAD_LETTER_QUEUE_MESSAGES_TTL -> "60 to " + config.maxMessageTtl() + " s";
             case ReservedAttributes.ENABLE_ENCRYPT_MESSAGES -> "true or false; default false";
-            case ReservedAttributes.CLAIM_WAIT_SECONDS -> "0 to "
-                    + config.claimWait().max() + " s";
+            case ReservedAttributes.CLAIM_WAIT_SECONDS -> "0 to " + claimWaitSettings.max() + " s";
             case ReservedAttributes.DEDUP_WINDOW_SECONDS -> "1 to "
-                    + config.idempotency().maxWindow() + " s; default "
-                    + config.idempotency().defaultWindow();
+                    + idempotencySettings.maxWindow() + " s; default "
+                    + idempotencySettings.defaultWindow();
             default -> "";
         };
     }

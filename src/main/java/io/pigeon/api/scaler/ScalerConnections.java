@@ -12,7 +12,7 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.scaling.ScalerSettings;
 import jakarta.inject.Singleton;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -52,11 +52,11 @@ public class ScalerConnections {
     private final AtomicInteger open = new AtomicInteger();
     private final Map<InetAddress, Integer> openPerAddress = new ConcurrentHashMap<>();
 
-    public ScalerConnections(PigeonConfig config) {
-        this.maxConnections = config.scaler().maxConnections();
-        this.maxPerAddress = config.scaler().maxConnectionsPerAddress();
-        this.firstCallTimeout = config.scaler().firstCallTimeout();
-        check(config.scaler());
+    public ScalerConnections(ScalerSettings scalerSettings) {
+        this.maxConnections = scalerSettings.maxConnections();
+        this.maxPerAddress = scalerSettings.maxConnectionsPerAddress();
+        this.firstCallTimeout = scalerSettings.firstCallTimeout();
+        check(scalerSettings);
     }
 
     /**
@@ -64,7 +64,7 @@ public class ScalerConnections {
      * the whole, and a first-call deadline out of its bounds. Called at start ({@link ScalerPortStarted}) too, since
      * Quarkus reports a failure while it builds the gRPC server only as a server that did not start.
      */
-    static void check(PigeonConfig.Scaler config) {
+    static void check(ScalerSettings config) {
         if (config.maxConnectionsPerAddress() > config.maxConnections()) {
             throw new IllegalStateException("pigeon.scaler.max-connections-per-address ("
                     + config.maxConnectionsPerAddress() + ") must be at most pigeon.scaler.max-connections ("

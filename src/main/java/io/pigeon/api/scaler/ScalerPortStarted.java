@@ -1,6 +1,6 @@
 package io.pigeon.api.scaler;
 
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.scaling.ScalerSettings;
 import io.quarkus.grpc.runtime.GrpcServer;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.value.registry.ValueRegistry;
@@ -19,24 +19,24 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class ScalerPortStarted {
 
     private final ValueRegistry registry;
-    private final PigeonConfig config;
+    private final ScalerSettings scalerSettings;
     private final String host;
     private final int port;
 
     public ScalerPortStarted(
             ValueRegistry registry,
-            PigeonConfig config,
+            ScalerSettings scalerSettings,
             @ConfigProperty(name = "quarkus.grpc.server.host") String host,
             @ConfigProperty(name = "quarkus.grpc.server.port") int port) {
         this.registry = registry;
-        this.config = config;
+        this.scalerSettings = scalerSettings;
         this.host = host;
         this.port = port;
     }
 
     void started(@Observes StartupEvent started) {
         // A bad setting of the port's connections also keeps the server from starting: named first, as the cause.
-        ScalerConnections.check(config.scaler());
+        ScalerConnections.check(scalerSettings);
         if (!registry.containsKey(GrpcServer.GRPC_PORT)) {
             throw new IllegalStateException("The gRPC port could not be bound: quarkus.grpc.server.port (" + port
                     + ") on quarkus.grpc.server.host (" + host + ") is taken or not allowed; set another port"

@@ -6,7 +6,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.scaling.ScalerSettings;
 import io.quarkus.grpc.GlobalInterceptor;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -26,8 +26,8 @@ public class ScalerRequestDeadline implements ServerInterceptor {
 
     private final long timeoutMillis;
 
-    public ScalerRequestDeadline(PigeonConfig config) {
-        this.timeoutMillis = config.scaler().requestTimeout().toMillis();
+    public ScalerRequestDeadline(ScalerSettings scalerSettings) {
+        this.timeoutMillis = scalerSettings.requestTimeout().toMillis();
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.pigeon.api.scaler;
 
 import io.grpc.netty.NettyServerBuilder;
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.scaling.ScalerSettings;
 import io.quarkus.arc.Unremovable;
 import io.quarkus.grpc.api.ServerBuilderCustomizer;
 import io.quarkus.grpc.runtime.config.GrpcServerConfiguration;
@@ -29,11 +29,11 @@ public class ScalerServerOptions implements ServerBuilderCustomizer<VertxServerB
 
     private static final Logger LOG = Logger.getLogger(ScalerServerOptions.class);
 
-    private final PigeonConfig.Scaler config;
+    private final ScalerSettings config;
     private final ScalerConnections connections;
 
-    public ScalerServerOptions(PigeonConfig config, ScalerConnections connections) {
-        this.config = config.scaler();
+    public ScalerServerOptions(ScalerSettings scalerSettings, ScalerConnections connections) {
+        this.config = scalerSettings;
         this.connections = connections;
     }
 

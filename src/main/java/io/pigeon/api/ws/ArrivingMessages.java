@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.pigeon.config.PigeonConfig;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.impl.ConnectionBase;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -70,9 +69,9 @@ public class ArrivingMessages {
     private final long maxArrivingBytes;
     private final long arrivalTimeoutMillis;
 
-    ArrivingMessages(PigeonConfig config) {
-        this.maxArrivingBytes = config.websocket().maxArrivingBytes();
-        this.arrivalTimeoutMillis = config.websocket().messageArrivalTimeout().toMillis();
+    ArrivingMessages(WebsocketSettings websocketSettings) {
+        this.maxArrivingBytes = websocketSettings.maxArrivingBytes();
+        this.arrivalTimeoutMillis = websocketSettings.messageArrivalTimeout().toMillis();
     }
 
     /**

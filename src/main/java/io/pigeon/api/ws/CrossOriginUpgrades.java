@@ -1,7 +1,6 @@
 package io.pigeon.api.ws;
 
 import io.pigeon.api.ErrorDocument;
-import io.pigeon.config.PigeonConfig;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
@@ -33,8 +32,8 @@ public class CrossOriginUpgrades {
 
     private final SocketOrigins origins;
 
-    CrossOriginUpgrades(PigeonConfig config) {
-        this.origins = SocketOrigins.of(config.websocket().allowedOrigins());
+    CrossOriginUpgrades(WebsocketSettings websocketSettings) {
+        this.origins = SocketOrigins.of(websocketSettings.allowedOrigins());
     }
 
     /** Right after the check of the host (io.pigeon.api.MisdirectedRequests), ahead of the socket endpoints. */

@@ -7,6 +7,7 @@ import io.pigeon.api.AddressShares;
 import io.pigeon.api.ClosedConnections;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.subscription.SocketSubscriptions;
+import io.pigeon.tenancy.SignedUrlSettings;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -67,7 +68,7 @@ public class SocketTransport {
     private final SocketActions actions;
     private final SocketAuthentication authentication;
     private final SocketSubscriptions socketSubscriptions;
-    private final PigeonConfig.Websocket limits;
+    private final WebsocketSettings limits;
     private final Vertx vertx;
     private final ArrivingMessages arriving;
     private final long maxMessageBytes;
@@ -111,17 +112,19 @@ public class SocketTransport {
             SocketAuthentication authentication,
             SocketSubscriptions socketSubscriptions,
             PigeonConfig config,
+            SignedUrlSettings signedUrlSettings,
+            WebsocketSettings websocketSettings,
             Vertx vertx,
             ArrivingMessages arriving) {
         this.actions = actions;
         this.authentication = authentication;
         this.socketSubscriptions = socketSubscriptions;
-        this.limits = config.websocket();
+        this.limits = websocketSettings;
         this.vertx = vertx;
         this.arriving = arriving;
         this.maxMessageBytes = config.maxRequestBody();
         this.shares = new AddressShares(limits.maxSocketsPerAddress());
-        this.maxSocketsPerGrant = config.signedUrl().maxSocketsPerGrant();
+        this.maxSocketsPerGrant = signedUrlSettings.maxSocketsPerGrant();
         this.maxFrameValues = maxFrameValues(config);
         this.frameWorkers = vertx.createSharedWorkerExecutor("pigeon-socket-frames", FRAME_WORKERS);
     }

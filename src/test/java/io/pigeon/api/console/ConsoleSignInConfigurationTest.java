@@ -3,7 +3,7 @@ package io.pigeon.api.console;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pigeon.config.PigeonConfig.Auth.Mode;
+import io.pigeon.tenancy.AuthSettings.Mode;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 

@@ -4,12 +4,14 @@ import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.DispatchSettings;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.maintenance.Sweeper;
+import io.pigeon.maintenance.SweeperSettings;
 import io.pigeon.message.UnreadableMessages;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.PoolClients;
+import io.pigeon.redrive.RedriveSettings;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
@@ -42,7 +44,13 @@ class V2DeadLetterTest {
     Sweeper sweeper;
 
     @Inject
-    PigeonConfig config;
+    SweeperSettings sweeperSettings;
+
+    @Inject
+    RedriveSettings redriveSettings;
+
+    @Inject
+    DispatchSettings dispatchSettings;
 
     @Inject
     QueueMetrics metrics;
@@ -195,7 +203,16 @@ class V2DeadLetterTest {
         long until = System.currentTimeMillis() + 2_000;
         ExecutorService sweepers = Executors.newFixedThreadPool(2);
         List<Future<?>> running = new ArrayList<>();
-        for (Sweeper replica : List.of(sweeper, new Sweeper(config, metrics, poolClients, cipher, unreadable))) {
+        for (Sweeper replica : List.of(
+                sweeper,
+                new Sweeper(
+                        sweeperSettings,
+                        redriveSettings,
+                        dispatchSettings,
+                        metrics,
+                        poolClients,
+                        cipher,
+                        unreadable))) {
             running.add(sweepers.submit(() -> {
                 while (System.currentTimeMillis() < until) {
                     replica.sweep().await().indefinitely();

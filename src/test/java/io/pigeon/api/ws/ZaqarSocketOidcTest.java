@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.tenancy.OidcProfile;
+import io.pigeon.tenancy.SignedUrlSettings;
 import io.pigeon.tenancy.SignedUrls;
 import io.pigeon.tenancy.Tokens;
 import io.pigeon.testing.Api;
@@ -43,7 +43,7 @@ class ZaqarSocketOidcTest {
     SignedUrls signedUrls;
 
     @Inject
-    PigeonConfig config;
+    SignedUrlSettings signedUrlSettings;
 
     @Inject
     Pool pool;
@@ -408,7 +408,7 @@ class ZaqarSocketOidcTest {
 
     @Test
     void aGrantsSocketsCountAgainstTheGrantNotAgainstTheProject() {
-        int perGrant = config.signedUrl().maxSocketsPerGrant();
+        int perGrant = signedUrlSettings.maxSocketsPerGrant();
         try (SocketClient owner = SocketClient.open()) {
             assertAuthentified(owner.call(authenticate(Tokens.valid(List.of(project)), project)));
             assertEquals(201, post(owner, project, "lent", "one").status());

@@ -1,4 +1,4 @@
-package io.pigeon.config;
+package io.pigeon.api.ws;
 
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.configuration.DurationConverter;
@@ -13,8 +13,8 @@ import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
- * The bounds of the Quarkus settings Pigeon's own bounds rest on, which are not Pigeon's mapping and so not checked
- * by {@link SettingsCheck}: {@code quarkus.http.idle-timeout} above 0 (0 turns the idle timeout off, and it alone
+ * The bounds of the Quarkus settings Pigeon's own bounds rest on, which are not Pigeon's mappings and so not checked
+ * by {@link io.pigeon.config.SettingsCheck}: {@code quarkus.http.idle-timeout} above 0 (0 turns the idle timeout off, and it alone
  * bounds a kept-alive connection between requests), {@code quarkus.http.limits.max-connections} at least 1, and above
  * the websockets Pigeon may hold ({@code pigeon.websocket.max-sockets} + {@code pigeon.websocket.max-anonymous-sockets}),
  * so that sockets alone cannot take every connection and leave none for HTTP requests. A bad value stops the start with
@@ -24,15 +24,15 @@ import org.eclipse.microprofile.config.ConfigProvider;
 @ApplicationScoped
 public class ServerSettingsCheck {
 
-    void check(@Observes @Priority(1) StartupEvent started, PigeonConfig pigeon) {
-        List<String> problems = problems(ConfigProvider.getConfig(), pigeon);
+    void check(@Observes @Priority(1) StartupEvent started, WebsocketSettings websocket) {
+        List<String> problems = problems(ConfigProvider.getConfig(), websocket);
         if (!problems.isEmpty()) {
             throw new IllegalStateException("Bad settings: " + String.join("; ", problems));
         }
     }
 
     /** Each Quarkus setting out of its bound, as one line naming it and the bound; empty when all are within. */
-    public static List<String> problems(Config config, PigeonConfig pigeon) {
+    public static List<String> problems(Config config, WebsocketSettings websocket) {
         List<String> problems = new ArrayList<>();
         Optional<String> idle = config.getOptionalValue("quarkus.http.idle-timeout", String.class);
         idle.ifPresent(text -> {
@@ -49,8 +49,7 @@ public class ServerSettingsCheck {
         Optional<Integer> connections = config.getOptionalValue("quarkus.http.limits.max-connections", Integer.class);
         if (connections.isPresent()) {
             int limit = connections.get();
-            long sockets =
-                    (long) pigeon.websocket().maxSockets() + pigeon.websocket().maxAnonymousSockets();
+            long sockets = (long) websocket.maxSockets() + websocket.maxAnonymousSockets();
             if (limit < 1) {
                 problems.add("quarkus.http.limits.max-connections is " + limit + "; it must be at least 1");
             } else if (sockets >= limit) {

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
@@ -68,7 +69,8 @@ public class DatabaseNotices {
 
         /**
          * The connection came back after a loss (or the subscription was made while it was down): notices sent
-         * meanwhile may have been missed. Subscribers catch up from their tables here.
+         * meanwhile may have been missed. Subscribers catch up from their tables here. Called before any notice heard
+         * on the new connection is handed to {@link #noticed}, once per loss.
          */
         void reconnected();
     }
@@ -153,6 +155,8 @@ public class DatabaseNotices {
         Channel joined;
         /** Its channel was LISTENed since it joined, or it was answered ready while the connection was down. */
         volatile boolean heard;
+        /** The last loss of the connection it was told of (see {@link Connection#losses}). */
+        final AtomicLong toldOfLosses = new AtomicLong();
 
         volatile boolean unlistened;
 
@@ -190,6 +194,14 @@ public class DatabaseNotices {
                 unlistened = true;
             }
             listened.completeExceptionally(refusal(failure));
+        }
+
+        /** Tells the subscriber of a loss it was not told of yet: before anything heard since. */
+        void catchUp(long losses) {
+            long told = toldOfLosses.get();
+            if (heard && told < losses && toldOfLosses.compareAndSet(told, losses)) {
+                reconnected();
+            }
         }
 
         void noticed(String payload) {
@@ -233,16 +245,23 @@ public class DatabaseNotices {
         }
 
         void noticed(String payload) {
+            // Heard on a new connection before its subscribe callback ran: the connection is back.
+            connection.back();
+            long losses = connection.losses.get();
             List<Subscription> now;
             synchronized (DatabaseNotices.this) {
                 now = List.copyOf(subscriptions);
             }
-            now.forEach(subscription -> subscription.noticed(payload));
+            for (Subscription subscription : now) {
+                subscription.catchUp(losses);
+                subscription.noticed(payload);
+            }
         }
 
         /** The server answered a LISTEN of this channel: at the first connect, when added, or after a reconnect. */
         void listened() {
             connection.back();
+            long losses = connection.losses.get();
             List<Subscription> now;
             synchronized (DatabaseNotices.this) {
                 heard = true;
@@ -250,8 +269,9 @@ public class DatabaseNotices {
             }
             for (Subscription subscription : now) {
                 if (subscription.heard) {
-                    subscription.reconnected();
+                    subscription.catchUp(losses);
                 } else {
+                    subscription.toldOfLosses.set(losses);
                     subscription.heard = true;
                     subscription.listened.complete(null);
                 }
@@ -260,6 +280,8 @@ public class DatabaseNotices {
 
         /** Adds a subscription; called under {@code DatabaseNotices.this}. */
         void join(Subscription subscription) {
+            // Joined while the connection is down: told of this loss once it is back.
+            subscription.toldOfLosses.set(connection.losses.get() - (connection.lost.get() ? 1 : 0));
             subscriptions.add(subscription);
             subscription.joined = this;
             if (subscriptions.size() == 1) {
@@ -307,6 +329,9 @@ public class DatabaseNotices {
 
         final AtomicBoolean started = new AtomicBoolean();
         final AtomicInteger attempts = new AtomicInteger();
+        /** How many times the connection was lost: a subscription told of fewer is told once more. */
+        final AtomicLong losses = new AtomicLong();
+
         volatile boolean closed;
 
         Connection(SqlClient db, DatabaseAddresses.Address address) {
@@ -339,6 +364,7 @@ public class DatabaseNotices {
             up.set(false);
             attempts.set(failedAttempts);
             if (lost.compareAndSet(false, true)) {
+                losses.incrementAndGet();
                 LOG.warnf(
                         "Lost the connection that listens for notices on %s; reconnecting every %d ms (what was "
                                 + "sent meanwhile is read back once it is back)",

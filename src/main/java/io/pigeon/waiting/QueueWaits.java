@@ -28,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.jboss.logging.Logger;
@@ -95,17 +94,10 @@ public class QueueWaits {
     private final PoolClients poolClients;
     private final Vertx vertx;
     private final PigeonConfig.ClaimWait config;
-    private final String perReplicaRefusal;
-    private final String perProjectRefusal;
-    private final int maxWaitersPerGrant;
-    private final String perGrantRefusal;
+    private final WaitAdmission admission;
 
     private final Map<Key, QueueLine> lines = new ConcurrentHashMap<>();
     private final Map<SqlClient, Listener> listeners = new ConcurrentHashMap<>();
-    private final AtomicInteger waiting = new AtomicInteger();
-    private final Map<String, Integer> waitingPerProject = new ConcurrentHashMap<>();
-    /** By the signature of the pre-signed grant that admitted them: they do not count against their project. */
-    private final Map<String, Integer> waitingPerGrant = new ConcurrentHashMap<>();
 
     private volatile boolean stopping;
 
@@ -114,13 +106,10 @@ public class QueueWaits {
         this.poolClients = poolClients;
         this.vertx = vertx;
         this.config = config.claimWait();
-        this.perReplicaRefusal = "This server holds " + this.config.maxWaiters()
-                + " waiting claims and pops, its limit (pigeon.claim-wait.max-waiters); try again without waiting.";
-        this.perProjectRefusal = "The project has " + this.config.maxWaitersPerProject()
-                + " waiting claims and pops on this server, its limit (pigeon.claim-wait.max-waiters-per-project).";
-        this.maxWaitersPerGrant = config.signedUrl().maxWaitersPerGrant();
-        this.perGrantRefusal = "The pre-signed URL has " + maxWaitersPerGrant
-                + " waiting claims and pops on this server, its limit (pigeon.signed-url.max-waiters-per-grant).";
+        this.admission = new WaitAdmission(
+                this.config.maxWaiters(),
+                this.config.maxWaitersPerProject(),
+                config.signedUrl().maxWaitersPerGrant());
     }
 
     /** The longest wait, in seconds. */
@@ -163,7 +152,7 @@ public class QueueWaits {
             if (stopping || seconds <= 0) {
                 return Uni.createFrom().item(nothing);
             }
-            count(queue.project(), grant);
+            admission.admit(queue.project(), grant);
             return Uni.createFrom().<T>emitter(emitter -> {
                 Waiter<T> waiter = new Waiter<>(queue.project(), grant, wanted, attempt, connected, nothing, emitter);
                 emitter.onTermination(waiter::abandon);
@@ -177,40 +166,6 @@ public class QueueWaits {
         return new Key(queue.db(), queue.project(), queue.storedName());
     }
 
-    private void count(String project, String grant) {
-        if (waiting.incrementAndGet() > config.maxWaiters()) {
-            waiting.decrementAndGet();
-            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, perReplicaRefusal);
-        }
-        boolean admitted = grant == null
-                ? countIn(waitingPerProject, project, config.maxWaitersPerProject())
-                : countIn(waitingPerGrant, grant, maxWaitersPerGrant);
-        if (!admitted) {
-            waiting.decrementAndGet();
-            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, grant == null ? perProjectRefusal : perGrantRefusal);
-        }
-    }
-
-    /** Counts one more waiter of {@code holder}; false, counting nothing, when it holds {@code max} already. */
-    private static boolean countIn(Map<String, Integer> counts, String holder, int max) {
-        boolean[] admitted = new boolean[1];
-        counts.compute(holder, (h, held) -> {
-            int now = held == null ? 0 : held;
-            if (now >= max) {
-                return held;
-            }
-            admitted[0] = true;
-            return now + 1;
-        });
-        return admitted[0];
-    }
-
-    private void uncount(String project, String grant) {
-        waiting.decrementAndGet();
-        (grant == null ? waitingPerProject : waitingPerGrant)
-                .computeIfPresent(grant == null ? project : grant, (h, held) -> held <= 1 ? null : held - 1);
-    }
-
     /** The queue's {@code _claim_wait_seconds} (0 when it sets none); empty when the queue does not exist. */
     public Uni<Optional<Integer>> queueDefault(PlacedQueue queue) {
         return store.nextFree(queue.db(), queue.project(), queue.storedName())
@@ -219,7 +174,7 @@ public class QueueWaits {
 
     /** Requests waiting on this replica now (for tests and metrics). */
     public int waiting() {
-        return waiting.get();
+        return admission.waiting();
     }
 
     private void join(Key key, Waiter<?> waiter, long seen) {
@@ -793,7 +748,7 @@ public class QueueWaits {
                     trying = false;
                 }
             }
-            uncount(project, grant);
+            admission.left(project, grant);
             return true;
         }
 

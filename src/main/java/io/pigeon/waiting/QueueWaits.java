@@ -12,7 +12,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
-import io.vertx.core.Context;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
 import io.vertx.mutiny.sqlclient.Pool;
@@ -20,7 +19,6 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -29,7 +27,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -73,8 +72,6 @@ public class QueueWaits {
      * before the mark was committed did not see it, and commits within this time, in all but a stalled database.
      */
     private static final long LATE_POST_MILLIS = 500;
-    /** A timer is armed this much after the database said a message comes free, so that it is free when tried. */
-    private static final long TIMER_MARGIN_MILLIS = 5;
 
     /** What a waiting request does each time it is woken: one claim or one pop. */
     public interface Attempt<T> {
@@ -88,16 +85,17 @@ public class QueueWaits {
         Uni<Void> giveBack(T outcome);
     }
 
-    private record Key(SqlClient db, String project, String name) {}
-
     private final WaitStore store;
     private final PoolClients poolClients;
     private final Vertx vertx;
     private final PigeonConfig.ClaimWait config;
     private final WaitAdmission admission;
 
-    private final Map<Key, QueueLine> lines = new ConcurrentHashMap<>();
+    private final Map<QueueLine.Key, QueueLine> lines = new ConcurrentHashMap<>();
     private final Map<SqlClient, Listener> listeners = new ConcurrentHashMap<>();
+
+    private final QueueLine.Timers timers;
+    private final QueueLine.NextFree nextFree;
 
     private volatile boolean stopping;
 
@@ -106,6 +104,20 @@ public class QueueWaits {
         this.poolClients = poolClients;
         this.vertx = vertx;
         this.config = config.claimWait();
+        io.vertx.core.Vertx timing = vertx.getDelegate();
+        this.timers = new QueueLine.Timers() {
+            @Override
+            public long set(long millis, LongConsumer fire) {
+                return timing.setTimer(millis, fire::accept);
+            }
+
+            @Override
+            public void cancel(long timer) {
+                timing.cancelTimer(timer);
+            }
+        };
+        this.nextFree = key -> store.nextFree(key.db(), key.project(), key.name())
+                .map(found -> found.map(WaitStore.NextFree::dueInMillis));
         this.admission = new WaitAdmission(
                 this.config.maxWaiters(),
                 this.config.maxWaitersPerProject(),
@@ -126,9 +138,7 @@ public class QueueWaits {
         if (line == null) {
             return -1;
         }
-        synchronized (line) {
-            return line.established ? line.notices : -1;
-        }
+        return line.seen();
     }
 
     /**
@@ -154,16 +164,23 @@ public class QueueWaits {
             }
             admission.admit(queue.project(), grant);
             return Uni.createFrom().<T>emitter(emitter -> {
-                Waiter<T> waiter = new Waiter<>(queue.project(), grant, wanted, attempt, connected, nothing, emitter);
+                Waiter<T> waiter = new Waiter<>(
+                        wanted,
+                        attempt,
+                        connected,
+                        nothing,
+                        emitter,
+                        timers,
+                        () -> admission.left(queue.project(), grant));
                 emitter.onTermination(waiter::abandon);
-                waiter.deadline = vertx.getDelegate().setTimer(seconds * 1000L, id -> waiter.deadlinePassed());
+                waiter.waitFor(seconds * 1000L);
                 join(key(queue), waiter, seen);
             });
         });
     }
 
-    private static Key key(PlacedQueue queue) {
-        return new Key(queue.db(), queue.project(), queue.storedName());
+    private static QueueLine.Key key(PlacedQueue queue) {
+        return new QueueLine.Key(queue.db(), queue.project(), queue.storedName());
     }
 
     /** The queue's {@code _claim_wait_seconds} (0 when it sets none); empty when the queue does not exist. */
@@ -177,38 +194,23 @@ public class QueueWaits {
         return admission.waiting();
     }
 
-    private void join(Key key, Waiter<?> waiter, long seen) {
-        Entered entered = enter(key, line -> {
-            waiter.line = line;
-            line.idle.addLast(waiter);
-            line.waiters.add(waiter);
-        });
+    private void join(QueueLine.Key key, Waiter<?> waiter, long seen) {
+        QueueLine.Entered entered = enter(key, line -> line.join(waiter));
         if (entered.establish()) {
             establish(entered.line());
         } else if (entered.established() && entered.notices() != seen) {
-            wake(entered.line(), Integer.MAX_VALUE);
+            entered.line().wake(Integer.MAX_VALUE);
         }
     }
 
-    /** A line entered: whether the one entering must establish it, or found it established (and its notices then). */
-    private record Entered(QueueLine line, boolean establish, boolean established, long notices) {}
-
-    /** Adds a member to the queue's line ({@code add}, under the line's lock), making the line when there is none. */
-    private Entered enter(Key key, Consumer<QueueLine> add) {
+    /** Adds a member to the queue's line ({@code join}), making the line when there is none. */
+    private QueueLine.Entered enter(QueueLine.Key key, Function<QueueLine, QueueLine.Entered> join) {
         while (true) {
-            QueueLine line = lines.computeIfAbsent(key, QueueLine::new);
-            synchronized (line) {
-                if (line.dropped) {
-                    continue; // dropped by a renewal between the lookup and the lock: make a new one
-                }
-                add.accept(line);
-                line.used = true;
-                boolean establish = !line.established && !line.establishing;
-                if (establish) {
-                    line.establishing = true;
-                }
-                return new Entered(line, establish, line.established, line.notices);
+            QueueLine.Entered entered = join.apply(lines.computeIfAbsent(key, k -> new QueueLine(k, timers, nextFree)));
+            if (entered != null) {
+                return entered;
             }
+            // dropped by a renewal between the lookup and the join: make a new one
         }
     }
 
@@ -230,10 +232,7 @@ public class QueueWaits {
                     watch.close(); // cancelled before it was ready
                 }
             });
-            Entered entered = enter(key(queue), line -> {
-                watch.line = line;
-                line.watchers.add(watch);
-            });
+            QueueLine.Entered entered = enter(key(queue), line -> line.join(watch));
             if (entered.establish()) {
                 establish(entered.line());
             } else if (entered.established()) {
@@ -247,7 +246,7 @@ public class QueueWaits {
         private final Runnable told;
         private final UniEmitter<? super Optional<Watch>> readiness;
         /** Set once, as the watch enters its line. */
-        private volatile QueueLine line;
+        volatile QueueLine line;
 
         private volatile boolean readied;
 
@@ -256,16 +255,25 @@ public class QueueWaits {
             this.readiness = readiness;
         }
 
-        private void ready() {
+        void ready() {
             readied = true;
             readiness.complete(Optional.of(this));
         }
 
-        private void tell() {
+        void tell() {
             try {
                 told.run();
             } catch (RuntimeException e) {
                 LOG.warnf("A watch of queue %s failed at a notice: %s", line.key.name(), e.toString());
+            }
+        }
+
+        /** Not ready: the queue does not exist ({@code failure} null), or it could not be marked or listened for. */
+        void refused(Throwable failure) {
+            if (failure == null) {
+                readiness.complete(Optional.empty());
+            } else {
+                readiness.fail(failure);
             }
         }
 
@@ -278,18 +286,6 @@ public class QueueWaits {
                 }
             }
         }
-    }
-
-    /** Every watch of the line is told (a notice came, or one may have been missed). */
-    private void tellWatchers(QueueLine line) {
-        List<Watch> watching;
-        synchronized (line) {
-            if (line.watchers.isEmpty()) {
-                return;
-            }
-            watching = new ArrayList<>(line.watchers);
-        }
-        watching.forEach(Watch::tell);
     }
 
     /** Listens on the queue's database, then marks the queue; its waiters then try again (see LATE_POST_MILLIS). */
@@ -308,13 +304,7 @@ public class QueueWaits {
                                 failAll(line, null);
                                 return;
                             }
-                            List<Watch> readied;
-                            synchronized (line) {
-                                line.establishing = false;
-                                line.established = true;
-                                readied = new ArrayList<>(line.watchers);
-                            }
-                            readied.forEach(Watch::ready);
+                            line.established();
                             wakeSoonAndLater(line);
                         },
                         failure -> {
@@ -325,147 +315,28 @@ public class QueueWaits {
     }
 
     private void wakeSoonAndLater(QueueLine line) {
-        wakeAndTell(line, Integer.MAX_VALUE);
-        vertx.getDelegate().setTimer(LATE_POST_MILLIS, id -> wakeAndTell(line, Integer.MAX_VALUE));
-    }
-
-    /** Tries the line's waiters as {@link #wake} does, and tells its watches. */
-    private void wakeAndTell(QueueLine line, int messages) {
-        wake(line, messages);
-        tellWatchers(line);
+        line.wakeAndTell(Integer.MAX_VALUE);
+        timers.set(LATE_POST_MILLIS, id -> line.wakeAndTell(Integer.MAX_VALUE));
     }
 
     /** Answers every waiter of the line: as empty ({@code failure} null) or with the failure; the line goes. */
     private void failAll(QueueLine line, Throwable failure) {
-        List<Waiter<?>> all;
-        List<Watch> watching;
-        synchronized (line) {
-            line.establishing = false;
-            line.dropped = true;
-            all = new ArrayList<>(line.waiters);
-            watching = new ArrayList<>(line.watchers);
-            line.watchers.clear();
-        }
-        lines.remove(line.key, line);
-        for (Waiter<?> waiter : all) {
-            if (failure == null) {
-                waiter.answerNothing();
-            } else {
-                waiter.fail(failure);
-            }
-        }
-        for (Watch watch : watching) {
-            if (failure == null) {
-                watch.readiness.complete(Optional.empty());
-            } else {
-                watch.readiness.fail(failure);
-            }
-        }
-    }
-
-    /** Tries the line's first waiters, as many as {@code messages} may serve (at least one). */
-    void wake(QueueLine line, int messages) {
-        List<Waiter<?>> trying = new ArrayList<>();
-        synchronized (line) {
-            if (!line.established) {
-                return; // establishing: its end wakes them all
-            }
-            long budget = Math.max(1, messages);
-            while (budget > 0 && !line.idle.isEmpty()) {
-                Waiter<?> waiter = line.idle.pollFirst();
-                if (waiter.done.get()) {
-                    continue;
-                }
-                waiter.trying = true;
-                waiter.triedAfter = line.wakesWhileTrying;
-                trying.add(waiter);
-                budget -= waiter.wanted;
-            }
-            if (budget > 0 && line.waiters.size() > trying.size()) {
-                line.wakesWhileTrying++;
-            }
-        }
-        for (Waiter<?> waiter : trying) {
-            waiter.tryOnce();
-        }
-    }
-
-    /** Reads when the line's queue next has a message free by itself, and arms its timer; one read at a time. */
-    private void readNextFree(QueueLine line) {
-        synchronized (line) {
-            if (line.reading) {
-                line.readAgain = true;
-                return;
-            }
-            line.reading = true;
-        }
-        store.nextFree(line.key.db(), line.key.project(), line.key.name())
-                .subscribe()
-                .with(
-                        found -> {
-                            Long due =
-                                    found.map(WaitStore.NextFree::dueInMillis).orElse(null);
-                            armTimer(line, due);
-                            readDone(line);
-                        },
-                        failure -> {
-                            LOG.debugf(
-                                    "Could not read when queue %s next frees a message: %s", line.key.name(), failure);
-                            armTimer(line, WaitStore.RECHECK_MILLIS);
-                            readDone(line);
-                        });
-    }
-
-    private void readDone(QueueLine line) {
-        boolean again;
-        synchronized (line) {
-            line.reading = false;
-            again = line.readAgain;
-            line.readAgain = false;
-        }
-        if (again) {
-            readNextFree(line);
-        }
-    }
-
-    private void armTimer(QueueLine line, Long dueInMillis) {
-        synchronized (line) {
-            if (line.timer >= 0) {
-                vertx.getDelegate().cancelTimer(line.timer);
-                line.timer = -1;
-            }
-            if (dueInMillis == null || line.idle.isEmpty()) {
-                return;
-            }
-            long timer = vertx.getDelegate().setTimer(Math.max(1, dueInMillis + TIMER_MARGIN_MILLIS), id -> {
-                synchronized (line) {
-                    if (line.timer == id) {
-                        line.timer = -1;
-                    }
-                }
-                wake(line, 1);
-            });
-            line.timer = timer;
-        }
+        line.failAll(failure, () -> lines.remove(line.key, line));
     }
 
     /** Called for each notice: so many messages came free in the queue. */
     private void noticed(SqlClient db, String project, String name, int messages) {
-        QueueLine line = lines.get(new Key(db, project, name));
-        if (line == null) {
-            return;
+        QueueLine line = lines.get(new QueueLine.Key(db, project, name));
+        if (line != null) {
+            line.noticed(messages);
         }
-        synchronized (line) {
-            line.notices++;
-        }
-        wakeAndTell(line, messages);
     }
 
     /** Every waiter of {@code db} tries again (its LISTEN connection came back: notices may have been missed). */
     private void wakeAll(SqlClient db) {
         for (QueueLine line : lines.values()) {
             if (line.key.db() == db) {
-                wakeAndTell(line, Integer.MAX_VALUE);
+                line.wakeAndTell(Integer.MAX_VALUE);
             }
         }
     }
@@ -481,18 +352,8 @@ public class QueueWaits {
     Uni<Void> renewMarks() {
         Map<SqlClient, List<QueueLine>> byDatabase = new IdentityHashMap<>();
         for (QueueLine line : lines.values()) {
-            boolean keep;
-            synchronized (line) {
-                boolean held = !line.waiters.isEmpty() || !line.watchers.isEmpty();
-                keep = held || line.used || line.establishing;
-                line.used = held;
-                if (!keep) {
-                    line.dropped = true;
-                }
-            }
-            if (!keep) {
+            if (!line.keptAtRenewal()) {
                 lines.remove(line.key, line);
-                armTimer(line, null);
             } else if (line.established) {
                 byDatabase
                         .computeIfAbsent(line.key.db(), db -> new ArrayList<>())
@@ -509,7 +370,7 @@ public class QueueWaits {
                     for (WaitStore.Leased queue : leased) {
                         if (!queue.wasLive()) {
                             // The mark had lapsed (the database was unreachable): posts meanwhile told nobody.
-                            QueueLine line = lines.get(new Key(db, queue.project(), queue.name()));
+                            QueueLine line = lines.get(new QueueLine.Key(db, queue.project(), queue.name()));
                             if (line != null) {
                                 wakeSoonAndLater(line);
                             }
@@ -541,13 +402,7 @@ public class QueueWaits {
 
     private void stopAll() {
         stopping = true;
-        for (QueueLine line : lines.values()) {
-            List<Waiter<?>> all;
-            synchronized (line) {
-                all = new ArrayList<>(line.waiters);
-            }
-            all.forEach(Waiter::answerNothing);
-        }
+        lines.values().forEach(QueueLine::answerAll);
     }
 
     /** Ready once this replica LISTENs on {@code db}. */
@@ -559,206 +414,6 @@ public class QueueWaits {
         return poolClients.holding(db).chain(database -> listeners.computeIfAbsent(
                         db, client -> new Listener(database.client(), database.options()))
                 .ready);
-    }
-
-    /** The waiters of one queue on one database. */
-    private static final class QueueLine {
-        final Key key;
-        /** Waiters not being tried, in the order they came (one tried and back goes first); guarded by this. */
-        final ArrayDeque<Waiter<?>> idle = new ArrayDeque<>();
-        /** Every waiter not yet answered, tried or not; guarded by this. */
-        final List<Waiter<?>> waiters = new ArrayList<>();
-        /** The watches of the queue; guarded by this. */
-        final List<Watch> watchers = new ArrayList<>();
-
-        long notices;
-        /**
-         * Wakes that found no idle waiter for all they offered (every waiter was being tried), counted; guarded by this.
-         * A try that began before such a wake may have read the queue before the messages it announces were committed:
-         * when it finds nothing, its waiter tries again at once instead of waiting for a notice already sent.
-         */
-        long wakesWhileTrying;
-
-        boolean establishing;
-        boolean established;
-        /** Held a waiter or a watch since the last renewal. */
-        boolean used;
-        /** Forgotten by a renewal or a failed mark: a new waiter makes a new line. */
-        boolean dropped;
-
-        boolean reading;
-        boolean readAgain;
-        long timer = -1;
-
-        QueueLine(Key key) {
-            this.key = key;
-        }
-    }
-
-    /** One waiting request. */
-    private final class Waiter<T> {
-        final String project;
-        /** The signature of the grant that admitted the request; null when the project's own credentials did. */
-        final String grant;
-
-        final int wanted;
-        final Attempt<T> attempt;
-        final BooleanSupplier connected;
-        final T nothing;
-        final UniEmitter<? super T> emitter;
-        /** The request's own context: it is answered there. */
-        final Context context = io.vertx.core.Vertx.currentContext();
-
-        final AtomicBoolean done = new AtomicBoolean();
-        QueueLine line;
-        long deadline = -1;
-        /** Guarded by the line. */
-        boolean trying;
-        /** Guarded by the line: the wait ended during a try, whose outcome is the answer. */
-        boolean lastTry;
-        /** Guarded by the line: the line's {@code wakesWhileTrying} when the current try began. */
-        long triedAfter;
-
-        Waiter(
-                String project,
-                String grant,
-                int wanted,
-                Attempt<T> attempt,
-                BooleanSupplier connected,
-                T nothing,
-                UniEmitter<? super T> emitter) {
-            this.project = project;
-            this.grant = grant;
-            this.wanted = wanted;
-            this.attempt = attempt;
-            this.connected = connected;
-            this.nothing = nothing;
-            this.emitter = emitter;
-        }
-
-        void tryOnce() {
-            if (done.get()) {
-                return;
-            }
-            if (!connected.getAsBoolean()) {
-                abandon(); // the client left: nothing is taken for it
-                return;
-            }
-            Uni<T> run;
-            try {
-                run = attempt.run();
-            } catch (RuntimeException e) {
-                fail(e);
-                return;
-            }
-            run.subscribe().with(this::tried, this::fail);
-        }
-
-        private void tried(T outcome) {
-            int taken = attempt.taken(outcome);
-            if (taken > 0) {
-                if (!answer(outcome)) {
-                    // Its client left while the statement ran: what it took is free again at once.
-                    attempt.giveBack(outcome)
-                            .subscribe()
-                            .with(
-                                    ignored -> wake(line, taken),
-                                    failure -> LOG.warnf(
-                                            "Could not give back what a departed waiter took: %s", failure.toString()));
-                } else if (taken >= wanted) {
-                    wake(line, 1); // more may be free
-                }
-                return;
-            }
-            boolean last;
-            boolean again = false;
-            synchronized (line) {
-                last = lastTry;
-                if (!last && !done.get() && line.wakesWhileTrying != triedAfter) {
-                    // Woken while this try ran: what woke it may not have been visible to it yet.
-                    again = true;
-                    triedAfter = line.wakesWhileTrying;
-                } else {
-                    trying = false;
-                    if (!last && !done.get()) {
-                        line.idle.addFirst(this);
-                    }
-                }
-            }
-            if (again) {
-                tryOnce();
-            } else if (last) {
-                answerNothing();
-            } else if (!done.get()) {
-                readNextFree(line);
-            }
-        }
-
-        void deadlinePassed() {
-            deadline = -1;
-            synchronized (line) {
-                if (trying) {
-                    lastTry = true;
-                    return;
-                }
-            }
-            answerNothing();
-        }
-
-        void answerNothing() {
-            answer(nothing);
-        }
-
-        /** Answers the request unless it was answered or its client left; false then. */
-        boolean answer(T outcome) {
-            if (!leave()) {
-                return false;
-            }
-            if (!connected.getAsBoolean()) {
-                return false;
-            }
-            emit(() -> emitter.complete(outcome));
-            return true;
-        }
-
-        void fail(Throwable failure) {
-            if (leave()) {
-                emit(() -> emitter.fail(failure));
-            }
-        }
-
-        /** The request was cancelled (its client left): it leaves the line. */
-        void abandon() {
-            leave();
-        }
-
-        /** Leaves the line once; false if it had left already. */
-        private boolean leave() {
-            if (!done.compareAndSet(false, true)) {
-                return false;
-            }
-            if (deadline >= 0) {
-                vertx.getDelegate().cancelTimer(deadline);
-            }
-            QueueLine held = line;
-            if (held != null) {
-                synchronized (held) {
-                    held.idle.remove(this);
-                    held.waiters.remove(this);
-                    trying = false;
-                }
-            }
-            admission.left(project, grant);
-            return true;
-        }
-
-        private void emit(Runnable answer) {
-            if (context == null || io.vertx.core.Vertx.currentContext() == context) {
-                answer.run();
-            } else {
-                context.runOnContext(ignored -> answer.run());
-            }
-        }
     }
 
     /** The LISTEN connection of one database. */

@@ -1,34 +1,17 @@
 package io.pigeon.waiting;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.config.PigeonConfig;
-import io.pigeon.pool.PoolClients;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.rules.Rejection;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
-import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
-import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.SqlClient;
-import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
-import java.util.function.LongConsumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -37,19 +20,12 @@ import org.jboss.logging.Logger;
  * pop), its client leaves, or the replica stops.
  *
  * <p>What wakes a queue's waiters, on any replica: a notice on {@link QueueReady#CHANNEL}, which a post or a release
- * sends when the queue's row carries a live mark ({@code wake_until}, renewed here every
- * {@code pigeon.claim-wait.renewal} while this replica holds waiters for the queue); and a timer at the moment the
- * queue's next message comes free by itself (a delay or a claim ending), read in one statement after an empty try. This
- * replica LISTENs on one connection per database it holds waiters on ({@code application_name} pigeon-waiters), opened
- * before the queue is marked, so that no notice sent for a mark it made can be missed while the connection is up; after
- * the connection comes back, every waiter of that database tries again.
- *
- * <p>A wake tries the queue's waiters in the order they came, as many as the notice says messages came free (at least
- * one): each try is one claim (or pop) through the usual shared statements. A waiter that took as many messages as it
- * asked for passes the wake on to the next (more may be free); one that found nothing goes back to the head of the line
- * and the queue's next-free time is read again, unless a wake came while it was tried that found no idle waiter: its
- * try may have read the queue before the messages announced were committed, so it tries again at once. A waiter whose
- * client has left is not tried; one that took messages for a client that left meanwhile gives them back at once.
+ * sends when the queue's row carries a live mark ({@code wake_until}, made and renewed by {@link WakeMarks} while this
+ * replica holds waiters for the queue, heard through {@link WaitersListener}); and a timer at the moment the queue's
+ * next message comes free by itself (a delay or a claim ending), read in one statement after an empty try. Whom a wake
+ * tries, in what order, is the rule of the queue's line ({@link QueueLine}, {@link Waiter}). This class is their face:
+ * it admits a request ({@link WaitAdmission}: 429 past the replica's, the project's or the grant's bound) and puts it
+ * in its queue's line.
  *
  * <p>A {@link Watch} is interest in a queue's notices that takes nothing (a KEDA scaler's stream waiting for its queue
  * to fill): it marks the queue and listens exactly as a waiter does, sharing the queue's line with its waiters, and is
@@ -61,17 +37,9 @@ import org.jboss.logging.Logger;
 public class QueueWaits {
 
     private static final Logger LOG = Logger.getLogger(QueueWaits.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The queue attribute that gives its claims and pops a wait when they name none (not shown unless set). */
     public static final String DEFAULT_ATTRIBUTE = ReservedAttributes.CLAIM_WAIT_SECONDS;
-
-    private static final long RECONNECT_MILLIS = 1000;
-    /**
-     * After a queue is first marked, its waiters try again at once and once more this much later: a post that began
-     * before the mark was committed did not see it, and commits within this time, in all but a stalled database.
-     */
-    private static final long LATE_POST_MILLIS = 500;
 
     /** What a waiting request does each time it is woken: one claim or one pop. */
     public interface Attempt<T> {
@@ -86,38 +54,16 @@ public class QueueWaits {
     }
 
     private final WaitStore store;
-    private final PoolClients poolClients;
-    private final Vertx vertx;
+    private final WakeMarks marks;
     private final PigeonConfig.ClaimWait config;
     private final WaitAdmission admission;
 
-    private final Map<QueueLine.Key, QueueLine> lines = new ConcurrentHashMap<>();
-    private final Map<SqlClient, Listener> listeners = new ConcurrentHashMap<>();
-
-    private final QueueLine.Timers timers;
-    private final QueueLine.NextFree nextFree;
-
     private volatile boolean stopping;
 
-    public QueueWaits(WaitStore store, PoolClients poolClients, Vertx vertx, PigeonConfig config) {
+    public QueueWaits(WaitStore store, WakeMarks marks, PigeonConfig config) {
         this.store = store;
-        this.poolClients = poolClients;
-        this.vertx = vertx;
+        this.marks = marks;
         this.config = config.claimWait();
-        io.vertx.core.Vertx timing = vertx.getDelegate();
-        this.timers = new QueueLine.Timers() {
-            @Override
-            public long set(long millis, LongConsumer fire) {
-                return timing.setTimer(millis, fire::accept);
-            }
-
-            @Override
-            public void cancel(long timer) {
-                timing.cancelTimer(timer);
-            }
-        };
-        this.nextFree = key -> store.nextFree(key.db(), key.project(), key.name())
-                .map(found -> found.map(WaitStore.NextFree::dueInMillis));
         this.admission = new WaitAdmission(
                 this.config.maxWaiters(),
                 this.config.maxWaitersPerProject(),
@@ -134,7 +80,7 @@ public class QueueWaits {
      * that came between the two makes the waiter try again at once.
      */
     public long seen(PlacedQueue queue) {
-        QueueLine line = lines.get(key(queue));
+        QueueLine line = marks.line(key(queue));
         if (line == null) {
             return -1;
         }
@@ -170,7 +116,7 @@ public class QueueWaits {
                         connected,
                         nothing,
                         emitter,
-                        timers,
+                        marks.timers(),
                         () -> admission.left(queue.project(), grant));
                 emitter.onTermination(waiter::abandon);
                 waiter.waitFor(seconds * 1000L);
@@ -194,23 +140,11 @@ public class QueueWaits {
         return admission.waiting();
     }
 
+    /** The waiter joins its queue's line; a notice since {@code seen} (its first try may have missed) wakes it. */
     private void join(QueueLine.Key key, Waiter<?> waiter, long seen) {
-        QueueLine.Entered entered = enter(key, line -> line.join(waiter));
-        if (entered.establish()) {
-            establish(entered.line());
-        } else if (entered.established() && entered.notices() != seen) {
+        QueueLine.Entered entered = marks.enter(key, line -> line.join(waiter));
+        if (entered.established() && entered.notices() != seen) {
             entered.line().wake(Integer.MAX_VALUE);
-        }
-    }
-
-    /** Adds a member to the queue's line ({@code join}), making the line when there is none. */
-    private QueueLine.Entered enter(QueueLine.Key key, Function<QueueLine, QueueLine.Entered> join) {
-        while (true) {
-            QueueLine.Entered entered = join.apply(lines.computeIfAbsent(key, k -> new QueueLine(k, timers, nextFree)));
-            if (entered != null) {
-                return entered;
-            }
-            // dropped by a renewal between the lookup and the join: make a new one
         }
     }
 
@@ -232,10 +166,8 @@ public class QueueWaits {
                     watch.close(); // cancelled before it was ready
                 }
             });
-            QueueLine.Entered entered = enter(key(queue), line -> line.join(watch));
-            if (entered.establish()) {
-                establish(entered.line());
-            } else if (entered.established()) {
+            QueueLine.Entered entered = marks.enter(key(queue), line -> line.join(watch));
+            if (entered.established()) {
                 watch.ready();
             }
         });
@@ -288,107 +220,6 @@ public class QueueWaits {
         }
     }
 
-    /** Listens on the queue's database, then marks the queue; its waiters then try again (see LATE_POST_MILLIS). */
-    private void establish(QueueLine line) {
-        listening(line.key.db())
-                .chain(() -> store.lease(
-                        line.key.db(),
-                        List.of(line.key.project()),
-                        List.of(line.key.name()),
-                        config.lease().toSeconds()))
-                .subscribe()
-                .with(
-                        leased -> {
-                            if (leased.isEmpty()) {
-                                // No such queue: nothing will come; the waiters are answered now.
-                                failAll(line, null);
-                                return;
-                            }
-                            line.established();
-                            wakeSoonAndLater(line);
-                        },
-                        failure -> {
-                            LOG.warnf(
-                                    "Could not mark queue %s for its waiters: %s", line.key.name(), failure.toString());
-                            failAll(line, failure);
-                        });
-    }
-
-    private void wakeSoonAndLater(QueueLine line) {
-        line.wakeAndTell(Integer.MAX_VALUE);
-        timers.set(LATE_POST_MILLIS, id -> line.wakeAndTell(Integer.MAX_VALUE));
-    }
-
-    /** Answers every waiter of the line: as empty ({@code failure} null) or with the failure; the line goes. */
-    private void failAll(QueueLine line, Throwable failure) {
-        line.failAll(failure, () -> lines.remove(line.key, line));
-    }
-
-    /** Called for each notice: so many messages came free in the queue. */
-    private void noticed(SqlClient db, String project, String name, int messages) {
-        QueueLine line = lines.get(new QueueLine.Key(db, project, name));
-        if (line != null) {
-            line.noticed(messages);
-        }
-    }
-
-    /** Every waiter of {@code db} tries again (its LISTEN connection came back: notices may have been missed). */
-    private void wakeAll(SqlClient db) {
-        for (QueueLine line : lines.values()) {
-            if (line.key.db() == db) {
-                line.wakeAndTell(Integer.MAX_VALUE);
-            }
-        }
-    }
-
-    /**
-     * Renews the marks of the queues this replica held waiters for since the last renewal (one statement per
-     * database), and forgets the lines that held none: their marks then lapse.
-     */
-    @Scheduled(
-            every = "${pigeon.claim-wait.renewal}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
-            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
-    Uni<Void> renewMarks() {
-        Map<SqlClient, List<QueueLine>> byDatabase = new IdentityHashMap<>();
-        for (QueueLine line : lines.values()) {
-            if (!line.keptAtRenewal()) {
-                lines.remove(line.key, line);
-            } else if (line.established) {
-                byDatabase
-                        .computeIfAbsent(line.key.db(), db -> new ArrayList<>())
-                        .add(line);
-            }
-        }
-        List<Uni<Void>> renewals = new ArrayList<>();
-        byDatabase.forEach((db, held) -> renewals.add(store.lease(
-                        db,
-                        held.stream().map(line -> line.key.project()).toList(),
-                        held.stream().map(line -> line.key.name()).toList(),
-                        config.lease().toSeconds())
-                .invoke(leased -> {
-                    for (WaitStore.Leased queue : leased) {
-                        if (!queue.wasLive()) {
-                            // The mark had lapsed (the database was unreachable): posts meanwhile told nobody.
-                            QueueLine line = lines.get(new QueueLine.Key(db, queue.project(), queue.name()));
-                            if (line != null) {
-                                wakeSoonAndLater(line);
-                            }
-                        }
-                    }
-                })
-                .onFailure()
-                .invoke(failure -> LOG.warnf(
-                        "Could not renew the marks of %d queues with waiting claims, will retry: %s",
-                        held.size(), failure.toString()))
-                .onFailure()
-                .recoverWithNull()
-                .replaceWithVoid()));
-        return renewals.isEmpty()
-                ? Uni.createFrom().voidItem()
-                : Uni.join().all(renewals).andFailFast().replaceWithVoid();
-    }
-
     /** Answers every waiter now (as an empty claim or pop) and takes no new wait: the replica is stopping. */
     void stop(@Observes ShutdownDelayInitiatedEvent shutdown) {
         stopAll();
@@ -396,75 +227,11 @@ public class QueueWaits {
 
     void stop(@Observes ShutdownEvent shutdown) {
         stopAll();
-        listeners.values().forEach(listener -> listener.subscriber.closeAndForget());
-        listeners.clear();
+        marks.stopListening();
     }
 
     private void stopAll() {
         stopping = true;
-        lines.values().forEach(QueueLine::answerAll);
-    }
-
-    /** Ready once this replica LISTENs on {@code db}. */
-    private Uni<Void> listening(SqlClient db) {
-        Listener known = listeners.get(db);
-        if (known != null) {
-            return known.ready;
-        }
-        return poolClients.holding(db).chain(database -> listeners.computeIfAbsent(
-                        db, client -> new Listener(database.client(), database.options()))
-                .ready);
-    }
-
-    /** The LISTEN connection of one database. */
-    private final class Listener {
-        final SqlClient db;
-        final PgSubscriber subscriber;
-        final Uni<Void> ready;
-
-        Listener(Pool db, PgConnectOptions base) {
-            this.db = db;
-            PgConnectOptions options = new PgConnectOptions(base);
-            options.addProperty("application_name", "pigeon-waiters");
-            subscriber = PgSubscriber.subscriber(vertx, options);
-            subscriber.reconnectPolicy(retries -> {
-                LOG.warnf("Lost the connection that listens for messages coming free; reconnecting (waiting claims "
-                        + "wake at their timers meanwhile)");
-                return RECONNECT_MILLIS;
-            });
-            AtomicBoolean first = new AtomicBoolean(true);
-            subscriber.channel(QueueReady.CHANNEL).handler(this::noticed).subscribeHandler(() -> {
-                if (!first.compareAndSet(true, false)) {
-                    wakeAll(db); // listening again: what was sent meanwhile was not heard
-                }
-            });
-            // The LISTEN is sent before connect() completes (the channel is known): ready means listening.
-            ready = subscriber
-                    .connect()
-                    .onFailure()
-                    .invoke(failure -> {
-                        listeners.remove(db, this);
-                        subscriber.closeAndForget();
-                    })
-                    .onFailure()
-                    .transform(failure -> new Rejection(
-                            Rejection.Reason.UNAVAILABLE, "Cannot listen for messages on the queue's database."))
-                    .memoize()
-                    .indefinitely();
-        }
-
-        private void noticed(String payload) {
-            try {
-                JsonNode notice = JSON.readTree(payload);
-                QueueWaits.this.noticed(
-                        db,
-                        notice.path("project").asText(),
-                        notice.path("queue").asText(),
-                        (int) Math.min(
-                                Integer.MAX_VALUE, notice.path("messages").asLong(1)));
-            } catch (Exception e) {
-                LOG.warnf("A notice of messages coming free that does not read: %s", e.toString());
-            }
-        }
+        marks.answerAll();
     }
 }

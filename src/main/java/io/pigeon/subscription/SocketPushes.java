@@ -14,6 +14,7 @@ import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
 import io.pigeon.rules.Rejection;
+import io.pigeon.storage.PerDatabaseRenewal;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -310,35 +311,30 @@ public class SocketPushes implements SocketSubscriptions {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> renewLeases() {
-        Map<SqlClient, Map<Long, Route>> byDatabase = new IdentityHashMap<>();
+        List<Route> held = new ArrayList<>();
         for (Set<Route> queueRoutes : routes.values()) {
             for (Route route : queueRoutes) {
                 if (route.id > 0) {
-                    byDatabase
-                            .computeIfAbsent(route.key.db(), db -> new HashMap<>())
-                            .put(route.id, route);
+                    held.add(route);
                 }
             }
         }
-        List<Uni<Void>> renewals = new ArrayList<>();
-        byDatabase.forEach((db, held) -> renewals.add(store.renew(
-                        db, new ArrayList<>(held.keySet()), config.lease().toSeconds())
-                .invoke(kept -> held.forEach((id, route) -> {
-                    if (!kept.contains(id)) {
-                        // Deleted meanwhile (by id, with its queue, or swept): the socket is no longer subscribed.
-                        dropDeleted(route);
-                    }
-                }))
-                .onFailure()
-                .invoke(failure -> LOG.warnf(
-                        "Could not renew the leases of %d socket subscriptions, will retry: %s",
-                        held.size(), failure.toString()))
-                .onFailure()
-                .recoverWithNull()
-                .replaceWithVoid()));
-        return renewals.isEmpty()
-                ? Uni.createFrom().voidItem()
-                : Uni.join().all(renewals).andFailFast().replaceWithVoid();
+        return PerDatabaseRenewal.renew(
+                held,
+                route -> route.key.db(),
+                (db, part) -> store.renew(
+                                db,
+                                part.stream().map(route -> route.id).distinct().toList(),
+                                config.lease().toSeconds())
+                        .invoke(kept -> part.forEach(route -> {
+                            if (!kept.contains(route.id)) {
+                                // Deleted meanwhile (by id, with its queue, or swept): the socket is no longer
+                                // subscribed.
+                                dropDeleted(route);
+                            }
+                        })),
+                LOG,
+                "the leases of %d socket subscriptions");
     }
 
     private void dropDeleted(Route route) {

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Timer;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueCounts;
 import io.pigeon.pool.PoolClients;
+import io.pigeon.storage.DatabaseNotices;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -48,6 +49,7 @@ public class Dispatcher {
     private final PigeonConfig.Dispatch config;
     private final Vertx vertx;
     private final PoolClients pools;
+    private final DatabaseNotices notices;
     private final CallSlots slots;
     private final Settlement settlement;
 
@@ -81,6 +83,7 @@ public class Dispatcher {
             Vertx vertx,
             MeterRegistry registry,
             PoolClients pools,
+            DatabaseNotices notices,
             QueueCounts queues) {
         this.store = store;
         this.client = client;
@@ -88,6 +91,7 @@ public class Dispatcher {
         this.config = config.dispatch();
         this.vertx = vertx;
         this.pools = pools;
+        this.notices = notices;
         this.slots = new CallSlots(this.config.maxConcurrency(), this.config.maxConcurrencyPerProject());
         this.settlement = new Settlement(store, this.config, registry, queues);
         lateness = Timer.builder("pigeon.dispatch.lateness")
@@ -149,7 +153,7 @@ public class Dispatcher {
             if (known != null && known.serves(database.client())) {
                 continue;
             }
-            Lane lane = new Lane(name, database.client(), database.options(), vertx, store, config, slots, owner);
+            Lane lane = new Lane(name, database.client(), notices, vertx, store, config, slots, owner);
             if (known != null) {
                 known.stop();
             }

@@ -1,11 +1,10 @@
 package io.pigeon.dispatch;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.storage.DatabaseNotices;
 import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlClient;
-import io.vertx.pgclient.PgConnectOptions;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,8 +13,10 @@ import org.jboss.logging.Logger;
 /**
  * The planning of one database: one pass at a time takes as many due groups as there are call slots for, then
  * sleeps until the next fire time ({@code max-sleep} at most); a push due sooner wakes it, in-process through
- * {@link Dispatcher#pushed} or from another replica through LISTEN on {@link DispatchStore#CHANNEL}, on a connection
- * of its own to that database. A database that does not answer pauses its own lane only.
+ * {@link Dispatcher#pushed} or from another replica through LISTEN on {@link DispatchStore#CHANNEL}, on the replica's
+ * {@link DatabaseNotices} connection to that database. A database that does not answer pauses its own lane only.
+ * When that connection comes back after a loss, pushes announced meanwhile were not heard: the lane plans again at
+ * once, which finds every group due by then (the groups are the record, a notice only wakes).
  *
  * <p>A group is leased while its call runs: its fire time is the lease's end, so if this process dies the group
  * fires again elsewhere once the lease is over. The lease lasts the call's hard deadline plus a margin, so a live
@@ -46,7 +47,7 @@ final class Lane {
 
     private final String name;
     private final Pool db;
-    private final PgConnectOptions listenOptions;
+    private final DatabaseNotices notices;
     private final Vertx vertx;
     private final DispatchStore store;
     private final PigeonConfig.Dispatch config;
@@ -65,13 +66,16 @@ final class Lane {
     private volatile double plannedFor = Double.POSITIVE_INFINITY;
 
     private long timerId = -1;
-    private PgSubscriber subscriber;
+    /** Its subscription to the push channel; guarded by {@code this}. */
+    private DatabaseNotices.Listening listening;
+    /** Its last attempt to LISTEN failed (logged once until one succeeds). */
+    private volatile boolean listenFailing;
 
     /** The lane of database {@code db}, named {@code name} ({@link #HOME} for the configured database); not started. */
     Lane(
             String name,
             Pool db,
-            PgConnectOptions listenOptions,
+            DatabaseNotices notices,
             Vertx vertx,
             DispatchStore store,
             PigeonConfig.Dispatch config,
@@ -79,7 +83,7 @@ final class Lane {
             Owner owner) {
         this.name = name;
         this.db = db;
-        this.listenOptions = listenOptions;
+        this.notices = notices;
         this.vertx = vertx;
         this.store = store;
         this.config = config;
@@ -119,9 +123,10 @@ final class Lane {
             if (timerId >= 0) {
                 vertx.cancelTimer(timerId);
             }
-        }
-        if (subscriber != null) {
-            subscriber.closeAndForget();
+            if (listening != null) {
+                listening.unlisten();
+                listening = null;
+            }
         }
     }
 
@@ -262,26 +267,54 @@ final class Lane {
         }
     }
 
-    /** LISTEN on the push channel over a connection of its own, reconnecting after a loss. */
-    private void listen() {
-        PgConnectOptions options = new PgConnectOptions(listenOptions);
-        options.addProperty("application_name", "pigeon-dispatcher");
-        subscriber = PgSubscriber.subscriber(vertx, options);
-        subscriber.reconnectPolicy(retries -> FAILURE_PAUSE_MILLIS);
-        subscriber
-                .channel(DispatchStore.CHANNEL)
-                .handler(this::notified)
-                // (Re)subscribed: anything pushed while the connection was down is picked up now.
-                .subscribeHandler(this::wake);
-        connect();
-    }
+    /**
+     * LISTEN on the push channel; after a reconnect of the notices connection it plans at once (what was announced
+     * meanwhile is due already). When the database cannot be listened to, it tries again after a pause.
+     */
+    private synchronized void listen() {
+        if (stopped) {
+            return;
+        }
+        DatabaseNotices.Listening subscription =
+                notices.listen(db, DispatchStore.CHANNEL, new DatabaseNotices.Subscriber() {
+                    @Override
+                    public void noticed(String payload) {
+                        notified(payload);
+                    }
 
-    private void connect() {
-        subscriber.connect().subscribe().with(connected -> {}, failure -> {
-            LOG.warnf("The dispatcher could not LISTEN for pushes on %s, retrying: %s", describe(), failure.toString());
-            if (!stopped) {
-                vertx.setTimer(FAILURE_PAUSE_MILLIS, id -> connect());
-            }
-        });
+                    @Override
+                    public void reconnected() {
+                        wake();
+                    }
+                });
+        listening = subscription;
+        subscription
+                .ready()
+                .subscribe()
+                .with(
+                        listened -> {
+                            if (listenFailing) {
+                                listenFailing = false;
+                                LOG.infof("The dispatcher listens for pushes on %s again", describe());
+                            }
+                            // Subscribed: anything pushed before is picked up now.
+                            wake();
+                        },
+                        failure -> {
+                            if (!listenFailing) {
+                                listenFailing = true;
+                                LOG.warnf(
+                                        "The dispatcher could not LISTEN for pushes on %s, retrying every %d ms: %s",
+                                        describe(), FAILURE_PAUSE_MILLIS, failure.toString());
+                            }
+                            synchronized (this) {
+                                if (listening == subscription) {
+                                    listening = null;
+                                }
+                            }
+                            if (!stopped) {
+                                vertx.setTimer(FAILURE_PAUSE_MILLIS, id -> listen());
+                            }
+                        });
     }
 }

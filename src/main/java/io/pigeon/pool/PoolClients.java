@@ -2,6 +2,7 @@ package io.pigeon.pool;
 
 import io.pigeon.config.StatementCachePoolCreator;
 import io.pigeon.rules.Rejection;
+import io.pigeon.storage.DatabaseAddresses;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -30,7 +31,7 @@ import org.jboss.logging.Logger;
  * pool's credentials.
  */
 @ApplicationScoped
-public class PoolClients {
+public class PoolClients implements DatabaseAddresses {
 
     private static final Logger LOG = Logger.getLogger(PoolClients.class);
 
@@ -128,6 +129,12 @@ public class PoolClients {
                 .findFirst()
                 .orElseThrow(() -> new Rejection(
                         Rejection.Reason.UNAVAILABLE, "The queue's database is being moved; try again.")));
+    }
+
+    /** The address of the database {@link #holding} finds: where {@code DatabaseNotices} LISTENs. */
+    @Override
+    public Uni<Address> addressOf(SqlClient client) {
+        return holding(client).map(database -> new Address(database.describe(), database.options()));
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.pigeon.waiting;
 
 import io.pigeon.config.PigeonConfig;
-import io.pigeon.pool.PoolClients;
+import io.pigeon.storage.DatabaseNotices;
 import io.pigeon.storage.PerDatabaseRenewal;
 import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
@@ -44,10 +44,10 @@ public class WakeMarks {
     private final QueueLine.NextFree nextFree;
     private final Map<QueueLine.Key, QueueLine> lines = new ConcurrentHashMap<>();
 
-    public WakeMarks(WaitStore store, PoolClients poolClients, Vertx vertx, PigeonConfig config) {
+    public WakeMarks(WaitStore store, DatabaseNotices notices, Vertx vertx, PigeonConfig config) {
         this.store = store;
         this.config = config.claimWait();
-        this.listener = new WaitersListener(poolClients, vertx, new WaitersListener.Heard() {
+        this.listener = new WaitersListener(notices, new WaitersListener.Heard() {
             @Override
             public void noticed(SqlClient db, String project, String name, int messages) {
                 QueueLine line = lines.get(new QueueLine.Key(db, project, name));

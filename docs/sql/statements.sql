@@ -1639,10 +1639,24 @@ ON CONFLICT (project, source, subscriber) DO UPDATE
 SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at,
     confirmed = false, confirmation_until = NULL, socket_lease_until = EXCLUDED.socket_lease_until
 WHERE s.expires_at <= now() OR s.socket_lease_until <= now()
-RETURNING id;
+RETURNING id, (SELECT COALESCE(max(m.id), 0) FROM queues q JOIN messages m ON m.queue_id = q.id
+               WHERE q.project = $1 AND q.name = $2) AS last_message_id;
 
 -- name: SocketSubscriptionStore.FORGET
 DELETE FROM subscriptions WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL;
+
+-- name: SocketSubscriptionStore.POSTED_AFTER
+SELECT q.project, q.name, l.sockets, m.id, m.ttl,
+       floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+FROM queues q
+CROSS JOIN LATERAL (
+    SELECT array_agg(s.subscriber) AS sockets FROM subscriptions s
+    WHERE s.project = q.project AND s.source = q.name AND s.socket_lease_until > now()
+      AND s.expires_at > now()) l
+JOIN messages m ON m.queue_id = q.id
+WHERE q.project = $1 AND q.name = $2 AND l.sockets IS NOT NULL AND m.id > $3 AND m.expires_at > now()
+ORDER BY m.id
+LIMIT $4;
 
 -- name: SocketSubscriptionStore.READ_BACK
 WITH wanted AS (

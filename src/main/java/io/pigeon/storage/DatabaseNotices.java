@@ -17,9 +17,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 
 /**
@@ -68,7 +68,8 @@ public class DatabaseNotices {
 
         /**
          * The connection came back after a loss (or the subscription was made while it was down): notices sent
-         * meanwhile may have been missed. Subscribers catch up from their tables here.
+         * meanwhile may have been missed. Subscribers catch up from their tables here. Called before any notice heard
+         * on the new connection is handed to {@link #noticed}, once per loss.
          */
         void reconnected();
     }
@@ -97,7 +98,7 @@ public class DatabaseNotices {
 
     /** Subscribes {@code subscriber} to {@code channel} on the database of {@code db}, opening its connection. */
     public Listening listen(SqlClient db, String channel, Subscriber subscriber) {
-        Subscription subscription = new Subscription(db, channel, subscriber);
+        NoticeSubscription subscription = new NoticeSubscription(this, db, channel, subscriber);
         synchronized (this) {
             Connection known = connections.get(db);
             if (known != null) {
@@ -120,7 +121,7 @@ public class DatabaseNotices {
                                 }
                             }
                         },
-                        failure -> subscription.refused(failure));
+                        failure -> subscription.refused(refusal(failure)));
         return subscription;
     }
 
@@ -144,84 +145,13 @@ public class DatabaseNotices {
                 : new Rejection(Rejection.Reason.UNAVAILABLE, "Cannot listen for notices on the queue's database.");
     }
 
-    private final class Subscription implements Listening {
-        final SqlClient db;
-        final String channel;
-        final Subscriber subscriber;
-        final CompletableFuture<Void> listened = new CompletableFuture<>();
-        /** Guarded by {@code DatabaseNotices.this}. */
-        Channel joined;
-        /** Its channel was LISTENed since it joined, or it was answered ready while the connection was down. */
-        volatile boolean heard;
-
-        volatile boolean unlistened;
-
-        Subscription(SqlClient db, String channel, Subscriber subscriber) {
-            this.db = db;
-            this.channel = channel;
-            this.subscriber = subscriber;
-        }
-
-        @Override
-        public Uni<Void> ready() {
-            return Uni.createFrom().completionStage(listened);
-        }
-
-        @Override
-        public void unlisten() {
-            Connection closing = null;
-            synchronized (DatabaseNotices.this) {
-                if (unlistened) {
-                    return;
-                }
-                unlistened = true;
-                if (joined != null) {
-                    closing = joined.leave(this);
-                }
-            }
-            if (closing != null) {
-                closing.close();
-            }
-            listened.completeExceptionally(new IllegalStateException("unlistened"));
-        }
-
-        void refused(Throwable failure) {
-            synchronized (DatabaseNotices.this) {
-                unlistened = true;
-            }
-            listened.completeExceptionally(refusal(failure));
-        }
-
-        void noticed(String payload) {
-            if (unlistened) {
-                return;
-            }
-            try {
-                subscriber.noticed(payload == null ? "" : payload);
-            } catch (RuntimeException e) {
-                LOG.warnf("A subscriber of notices on %s failed: %s", channel, e.toString());
-            }
-        }
-
-        void reconnected() {
-            if (unlistened) {
-                return;
-            }
-            try {
-                subscriber.reconnected();
-            } catch (RuntimeException e) {
-                LOG.warnf("A subscriber of notices on %s failed to catch up: %s", channel, e.toString());
-            }
-        }
-    }
-
     /** One channel LISTENed on a connection, and its subscriptions. */
     private final class Channel {
         final Connection connection;
         final String name;
         final PgChannel listening;
         /** Guarded by {@code DatabaseNotices.this}. */
-        final List<Subscription> subscriptions = new ArrayList<>();
+        final List<NoticeSubscription> subscriptions = new ArrayList<>();
         /** The server answered its LISTEN on the current connection at least once. */
         volatile boolean heard;
 
@@ -233,25 +163,33 @@ public class DatabaseNotices {
         }
 
         void noticed(String payload) {
-            List<Subscription> now;
+            // Heard on a new connection before its subscribe callback ran: the connection is back.
+            connection.back();
+            long losses = connection.losses.get();
+            List<NoticeSubscription> now;
             synchronized (DatabaseNotices.this) {
                 now = List.copyOf(subscriptions);
             }
-            now.forEach(subscription -> subscription.noticed(payload));
+            for (NoticeSubscription subscription : now) {
+                subscription.catchUp(losses);
+                subscription.noticed(payload);
+            }
         }
 
         /** The server answered a LISTEN of this channel: at the first connect, when added, or after a reconnect. */
         void listened() {
             connection.back();
-            List<Subscription> now;
+            long losses = connection.losses.get();
+            List<NoticeSubscription> now;
             synchronized (DatabaseNotices.this) {
                 heard = true;
                 now = List.copyOf(subscriptions);
             }
-            for (Subscription subscription : now) {
+            for (NoticeSubscription subscription : now) {
                 if (subscription.heard) {
-                    subscription.reconnected();
+                    subscription.catchUp(losses);
                 } else {
+                    subscription.toldOfLosses.set(losses);
                     subscription.heard = true;
                     subscription.listened.complete(null);
                 }
@@ -259,9 +197,14 @@ public class DatabaseNotices {
         }
 
         /** Adds a subscription; called under {@code DatabaseNotices.this}. */
-        void join(Subscription subscription) {
+        void join(NoticeSubscription subscription) {
+            // Joined while the connection is down: told of this loss once it is back.
+            subscription.toldOfLosses.set(connection.losses.get() - (connection.lost.get() ? 1 : 0));
             subscriptions.add(subscription);
-            subscription.joined = this;
+            subscription.leave = () -> {
+                Connection closing = leave(subscription);
+                return closing == null ? null : closing::close;
+            };
             if (subscriptions.size() == 1) {
                 // Sends the LISTEN now if the connection is up, else with the others once it is (re)connected.
                 listening.handler(this::noticed);
@@ -277,7 +220,7 @@ public class DatabaseNotices {
         }
 
         /** Removes a subscription; the connection to close when it was its last; under {@code DatabaseNotices.this}. */
-        Connection leave(Subscription subscription) {
+        Connection leave(NoticeSubscription subscription) {
             subscriptions.remove(subscription);
             if (!subscriptions.isEmpty()) {
                 return null;
@@ -307,6 +250,9 @@ public class DatabaseNotices {
 
         final AtomicBoolean started = new AtomicBoolean();
         final AtomicInteger attempts = new AtomicInteger();
+        /** How many times the connection was lost: a subscription told of fewer is told once more. */
+        final AtomicLong losses = new AtomicLong();
+
         volatile boolean closed;
 
         Connection(SqlClient db, DatabaseAddresses.Address address) {
@@ -327,7 +273,7 @@ public class DatabaseNotices {
             }
         }
 
-        void add(Subscription subscription) {
+        void add(NoticeSubscription subscription) {
             channels.computeIfAbsent(subscription.channel, name -> new Channel(this, name))
                     .join(subscription);
         }
@@ -339,6 +285,7 @@ public class DatabaseNotices {
             up.set(false);
             attempts.set(failedAttempts);
             if (lost.compareAndSet(false, true)) {
+                losses.incrementAndGet();
                 LOG.warnf(
                         "Lost the connection that listens for notices on %s; reconnecting every %d ms (what was "
                                 + "sent meanwhile is read back once it is back)",
@@ -368,7 +315,7 @@ public class DatabaseNotices {
         }
 
         private void failed(Throwable failure) {
-            List<Subscription> refused = new ArrayList<>();
+            List<NoticeSubscription> refused = new ArrayList<>();
             boolean first;
             synchronized (DatabaseNotices.this) {
                 connections.remove(db, this);
@@ -382,7 +329,7 @@ public class DatabaseNotices {
                         description, failure.toString());
             }
             close();
-            refused.forEach(subscription -> subscription.refused(failure));
+            refused.forEach(subscription -> subscription.refused(refusal(failure)));
         }
 
         void close() {

@@ -22,7 +22,8 @@ public class SocketSubscriptionStore {
 
     // As SubscriptionStore's create, within the queue's subscription quota ($7, refusal $8), and within the project's
     // quota of live socket subscriptions on this database ($9, refusal $10; counted on the partial index of V17). A
-    // live row of this socket for the queue is a duplicate (no row back); an expired or lapsed one is replaced.
+    // live row of this socket for the queue is a duplicate (no row back); an expired or lapsed one is replaced. With
+    // the id, the queue's highest message id then: a read-back after a reconnect gives the socket only those above.
     private static final String CREATE =
             """
             INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)
@@ -37,7 +38,8 @@ public class SocketSubscriptionStore {
             SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_at = EXCLUDED.expires_at,
                 confirmed = false, confirmation_until = NULL, socket_lease_until = EXCLUDED.socket_lease_until
             WHERE s.expires_at <= now() OR s.socket_lease_until <= now()
-            RETURNING id""";
+            RETURNING id, (SELECT COALESCE(max(m.id), 0) FROM queues q JOIN messages m ON m.queue_id = q.id
+                           WHERE q.project = $1 AND q.name = $2) AS last_message_id""";
 
     // The rows still there come back: the others were deleted meanwhile (by id, with their queue, or swept).
     private static final String RENEW =
@@ -75,6 +77,28 @@ public class SocketSubscriptionStore {
             WHERE l.sockets IS NOT NULL AND m.expires_at > now()
             ORDER BY q.project, q.name, m.id""";
 
+    /**
+     * The live messages of one queue ($1, $2) after id $3, in order of id, at most $4, as {@link #READ_BACK} gives
+     * them: what was posted while the notices connection was down. The queue by its (project, name) key, the
+     * messages by the primary key (queue_id, id) from $3.
+     */
+    static final String POSTED_AFTER =
+            """
+            SELECT q.project, q.name, l.sockets, m.id, m.ttl,
+                   floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id
+            FROM queues q
+            CROSS JOIN LATERAL (
+                SELECT array_agg(s.subscriber) AS sockets FROM subscriptions s
+                WHERE s.project = q.project AND s.source = q.name AND s.socket_lease_until > now()
+                  AND s.expires_at > now()) l
+            JOIN messages m ON m.queue_id = q.id
+            WHERE q.project = $1 AND q.name = $2 AND l.sockets IS NOT NULL AND m.id > $3 AND m.expires_at > now()
+            ORDER BY m.id
+            LIMIT $4""";
+
+    /** A subscription stored: its id, and the highest message id of its queue then (0 when none). */
+    public record Created(long id, long lastMessageId) {}
+
     private final Quotas quotas;
 
     public SocketSubscriptionStore(Quotas quotas) {
@@ -85,7 +109,7 @@ public class SocketSubscriptionStore {
      * The new subscription's id, or empty when the queue has a live one for this socket already; refused (a quota
      * failure, see {@link Quotas#refusal}) past the queue's or the project's quota.
      */
-    public Uni<Optional<Long>> create(
+    public Uni<Optional<Created>> create(
             PlacedQueue queue,
             String subscriber,
             int ttl,
@@ -103,7 +127,9 @@ public class SocketSubscriptionStore {
                         .addString(perProjectRefusal))
                 .map(rows -> rows.size() == 0
                         ? Optional.empty()
-                        : Optional.of(rows.iterator().next().getLong(0)));
+                        : Optional.of(new Created(
+                                rows.iterator().next().getLong("id"),
+                                rows.iterator().next().getLong("last_message_id"))));
     }
 
     /** Renews the leases of {@code ids} on {@code db}; the ids still there. */
@@ -136,5 +162,10 @@ public class SocketSubscriptionStore {
                         .addArrayOfString(projects)
                         .addArrayOfString(names)
                         .addArrayOfLong(ids));
+    }
+
+    /** The live messages of a queue after id {@code after}, in order of id, at most {@code limit}. */
+    public Uni<RowSet<Row>> postedAfter(SqlClient db, String project, String storedName, long after, int limit) {
+        return db.preparedQuery(POSTED_AFTER).execute(Tuple.of(project, storedName, after, limit));
     }
 }

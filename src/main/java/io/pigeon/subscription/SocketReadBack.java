@@ -1,0 +1,308 @@
+package io.pigeon.subscription;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pigeon.config.PigeonConfig;
+import io.pigeon.dispatch.NotificationFanOut;
+import io.pigeon.encryption.MessageCipher;
+import io.pigeon.message.Message;
+import io.pigeon.message.MessageRows;
+import io.pigeon.message.UnreadableMessages;
+import io.pigeon.queue.PlacedQueue;
+import io.pigeon.queue.QueueName;
+import io.pigeon.storage.DatabaseNotices;
+import io.pigeon.subscription.SocketRoutes.QueueKey;
+import io.pigeon.subscription.SocketRoutes.Route;
+import io.pigeon.subscription.SocketSubscriptions.SocketInbox;
+import io.pigeon.subscription.SocketSubscriptions.SocketNotification;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.RowSet;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
+
+/**
+ * The posts to one database's socket-subscribed queues, read back and pushed to this replica's sockets. A notice on
+ * {@link NotificationFanOut#SOCKET_CHANNEL} names the ids a post stored; the noticed ids of queues this replica holds
+ * sockets for are queued, read back in one statement per batch, opened as any reader's are, and each message is handed
+ * to each subscribed socket of its queue, in order of id. One read at a time keeps them in order.
+ *
+ * <p>When the notices connection comes back after a loss, the posts made meanwhile were not noticed: before any later
+ * notice, each queue is read from the lowest id it remembers ({@link SocketRoutes.Feed}), a page of
+ * {@code read-back-batch} messages at a time, in order of id, and what was not pushed yet is pushed, each message only
+ * to the sockets that had subscribed before it was posted. Ids pushed are remembered per queue, so nothing is pushed
+ * twice (the notices that follow name ids the read-back pushed already).
+ */
+final class SocketReadBack implements DatabaseNotices.Subscriber {
+
+    private static final Logger LOG = Logger.getLogger(SocketPushes.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A run of ids posted to one queue, some of them taken already. */
+    private static final class Notice {
+        final QueueKey key;
+        final long[] ids;
+        int next;
+
+        Notice(QueueKey key, long[] ids) {
+            this.key = key;
+            this.ids = ids;
+        }
+    }
+
+    private final SqlClient db;
+    private final SocketRoutes routes;
+    private final SocketSubscriptionStore store;
+    private final MessageCipher cipher;
+    private final UnreadableMessages unreadable;
+    private final PigeonConfig.SocketSubscriptions config;
+    private final DatabaseNotices.Listening listening;
+    /** Ready once the LISTEN is in place; refused (503) when the database cannot be listened to. */
+    final Uni<Void> ready;
+
+    /** Guarded by {@code this}. */
+    private final ArrayDeque<Notice> waiting = new ArrayDeque<>();
+    /** Guarded by {@code this}. */
+    private int waitingIds;
+    /** The connection came back: read back what was posted meanwhile before any later notice; guarded by this. */
+    private boolean catchUpOwed;
+
+    private final AtomicBoolean reading = new AtomicBoolean();
+
+    SocketReadBack(
+            SqlClient db,
+            SocketRoutes routes,
+            SocketSubscriptionStore store,
+            MessageCipher cipher,
+            UnreadableMessages unreadable,
+            PigeonConfig.SocketSubscriptions config,
+            DatabaseNotices notices,
+            Runnable refused) {
+        this.db = db;
+        this.routes = routes;
+        this.store = store;
+        this.cipher = cipher;
+        this.unreadable = unreadable;
+        this.config = config;
+        this.listening = notices.listen(db, NotificationFanOut.SOCKET_CHANNEL, this);
+        this.ready = listening.ready().onFailure().invoke(refused).memoize().indefinitely();
+    }
+
+    void close() {
+        listening.unlisten();
+    }
+
+    @Override
+    public void reconnected() {
+        synchronized (this) {
+            catchUpOwed = true;
+        }
+        readBack();
+    }
+
+    @Override
+    public void noticed(String payload) {
+        QueueKey key;
+        long[] ids;
+        try {
+            JsonNode notice = JSON.readTree(payload);
+            key = new QueueKey(
+                    db, notice.path("project").asText(), notice.path("queue").asText());
+            JsonNode idNodes = notice.path("ids");
+            ids = new long[idNodes.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = idNodes.get(i).asLong();
+            }
+        } catch (Exception e) {
+            LOG.warnf("A post notice that does not read: %s", e.toString());
+            return;
+        }
+        if (!routes.holds(key) || ids.length == 0) {
+            return; // no socket of this replica is subscribed to that queue
+        }
+        synchronized (this) {
+            if (waitingIds + ids.length > config.maxWaiting()) {
+                LOG.warnf(
+                        "%d posted messages wait to be pushed to sockets already "
+                                + "(pigeon.socket-subscriptions.max-waiting): %d are not pushed",
+                        waitingIds, ids.length);
+                return;
+            }
+            waiting.add(new Notice(key, ids));
+            waitingIds += ids.length;
+        }
+        readBack();
+    }
+
+    /** Reads back the next batch of waiting ids unless a read-back runs; one at a time keeps them in order. */
+    private void readBack() {
+        if (!reading.compareAndSet(false, true)) {
+            return;
+        }
+        boolean catchUp;
+        List<String> projects = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        List<Long> ids = new ArrayList<>();
+        Map<List<String>, QueueKey> keys = new LinkedHashMap<>();
+        synchronized (this) {
+            catchUp = catchUpOwed;
+            catchUpOwed = false;
+            while (!catchUp && !waiting.isEmpty() && ids.size() < config.readBackBatch()) {
+                Notice notice = waiting.peek();
+                while (notice.next < notice.ids.length && ids.size() < config.readBackBatch()) {
+                    projects.add(notice.key.project());
+                    names.add(notice.key.storedName());
+                    ids.add(notice.ids[notice.next++]);
+                    waitingIds--;
+                }
+                keys.put(List.of(notice.key.project(), notice.key.storedName()), notice.key);
+                if (notice.next == notice.ids.length) {
+                    waiting.poll();
+                }
+            }
+        }
+        Uni<Void> read;
+        if (catchUp) {
+            read = catchUp();
+        } else if (ids.isEmpty()) {
+            nextBatch();
+            return;
+        } else {
+            read = store.readBack(
+                            db, projects.toArray(String[]::new), names.toArray(String[]::new), ids.toArray(Long[]::new))
+                    .invoke(rows -> push(rows, keys, false))
+                    .onFailure()
+                    .invoke(failure -> LOG.warnf(
+                            "Could not read back %d posted messages for sockets: %s", ids.size(), failure.toString()))
+                    .replaceWithVoid();
+        }
+        read.onFailure().recoverWithNull().subscribe().with(done -> nextBatch());
+    }
+
+    private void nextBatch() {
+        reading.set(false);
+        boolean more;
+        synchronized (this) {
+            more = catchUpOwed || !waiting.isEmpty();
+        }
+        if (more) {
+            readBack();
+        }
+    }
+
+    /** Reads back and pushes, queue after queue, what was posted to the queues of this database after their floors. */
+    private Uni<Void> catchUp() {
+        Uni<Void> all = Uni.createFrom().voidItem();
+        for (QueueKey key : routes.queuesOf(db)) {
+            all = all.chain(() -> {
+                SocketRoutes.Feed feed = routes.feed(key);
+                return feed == null || feed.floor() == Long.MAX_VALUE
+                        ? Uni.createFrom().voidItem()
+                        : catchUp(key, feed.floor());
+            });
+        }
+        return all;
+    }
+
+    /** One page of the messages of {@code key}'s queue after id {@code after}, then the next, until a short page. */
+    private Uni<Void> catchUp(QueueKey key, long after) {
+        return store.postedAfter(db, key.project(), key.storedName(), after, config.readBackBatch())
+                .chain(rows -> {
+                    long last = after;
+                    for (Row row : rows) {
+                        last = Math.max(last, row.getLong("id"));
+                    }
+                    push(rows, Map.of(List.of(key.project(), key.storedName()), key), true);
+                    return rows.size() < config.readBackBatch() || !routes.holds(key)
+                            ? Uni.createFrom().voidItem()
+                            : catchUp(key, last);
+                })
+                .onFailure()
+                .invoke(failure -> LOG.warnf(
+                        "Could not read back the posts to a socket-subscribed queue made while the notices "
+                                + "connection was down; they are not pushed: %s",
+                        failure.toString()));
+    }
+
+    /** Hands each message read back to each socket of this replica subscribed to its queue. */
+    private void push(RowSet<Row> rows, Map<List<String>, QueueKey> keys, boolean caughtUp) {
+        try {
+            QueueKey current = null;
+            List<Row> queueRows = new ArrayList<>();
+            List<String> sockets = List.of();
+            for (Row row : rows) {
+                QueueKey key = keys.get(List.of(row.getString("project"), row.getString("name")));
+                if (key == null) {
+                    continue;
+                }
+                if (!key.equals(current)) {
+                    pushToQueue(current, sockets, queueRows, caughtUp);
+                    current = key;
+                    queueRows = new ArrayList<>();
+                    sockets = List.of(row.getArrayOfStrings("sockets"));
+                }
+                queueRows.add(row);
+            }
+            pushToQueue(current, sockets, queueRows, caughtUp);
+        } catch (RuntimeException e) {
+            LOG.warnf("Pushing posted messages to sockets failed: %s", e.toString());
+        }
+    }
+
+    private void pushToQueue(QueueKey key, List<String> liveSubscribers, List<Row> rows, boolean caughtUp) {
+        if (key == null || rows.isEmpty()) {
+            return;
+        }
+        Set<Route> queueRoutes = routes.of(key);
+        SocketRoutes.Feed feed = routes.feed(key);
+        if (queueRoutes == null || feed == null) {
+            return;
+        }
+        // Each socket once, however many of its routes match (a re-subscription being stored), in no set order.
+        Map<SocketInbox, Route> inboxes = new IdentityHashMap<>();
+        for (Route route : queueRoutes) {
+            // What the socket's identity admits now decides, not what admitted the subscription: a token that
+            // expired or was replaced receives nothing of a project it no longer grants.
+            if (!route.socket.forgotten
+                    && liveSubscribers.contains(route.socket.subscriber)
+                    && route.socket.inbox.receivesFor(key.project())) {
+                inboxes.putIfAbsent(route.socket.inbox, route);
+            }
+        }
+        if (inboxes.isEmpty()) {
+            return;
+        }
+        PlacedQueue queue = new PlacedQueue(db, key.project(), new QueueName(key.storedName()));
+        MessageRows reader = MessageRows.of(cipher, queue);
+        List<MessageRows.Unopened> unopened = new ArrayList<>(0);
+        for (Row row : rows) {
+            long id = row.getLong("id");
+            if (!feed.firstPush(id)) {
+                continue; // pushed already (read back after a reconnect, then noticed)
+            }
+            Message message = reader.open(row, unopened);
+            if (message == null) {
+                continue;
+            }
+            inboxes.forEach((inbox, route) -> {
+                if (caughtUp && id <= route.since) {
+                    return; // posted before this socket subscribed
+                }
+                try {
+                    inbox.deliver(new SocketNotification(message.ttl(), message.body(), route.queue.name()));
+                } catch (RuntimeException e) {
+                    LOG.warnf("A socket refused a notification: %s", e.toString());
+                }
+            });
+        }
+        unreadable.leftOut(queue, unopened);
+    }
+}

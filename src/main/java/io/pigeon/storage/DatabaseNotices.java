@@ -99,26 +99,39 @@ public class DatabaseNotices {
     /** Subscribes {@code subscriber} to {@code channel} on the database of {@code db}, opening its connection. */
     public Listening listen(SqlClient db, String channel, Subscriber subscriber) {
         NoticeSubscription subscription = new NoticeSubscription(this, db, channel, subscriber);
+        boolean joined;
+        boolean readyNow = false;
         synchronized (this) {
             Connection known = connections.get(db);
-            if (known != null) {
-                known.add(subscription);
+            joined = known != null;
+            if (joined) {
+                readyNow = known.add(subscription);
                 known.start();
-                return subscription;
             }
+        }
+        if (readyNow) {
+            // Completed outside the lock: what waits on it may take locks of its own.
+            subscription.listened.complete(null);
+        }
+        if (joined) {
+            return subscription;
         }
         addresses
                 .addressOf(db)
                 .subscribe()
                 .with(
                         address -> {
+                            boolean now = false;
                             synchronized (this) {
                                 if (!subscription.unlistened) {
                                     Connection connection =
                                             connections.computeIfAbsent(db, client -> new Connection(client, address));
-                                    connection.add(subscription);
+                                    now = connection.add(subscription);
                                     connection.start();
                                 }
+                            }
+                            if (now) {
+                                subscription.listened.complete(null);
                             }
                         },
                         failure -> subscription.refused(refusal(failure)));
@@ -196,8 +209,11 @@ public class DatabaseNotices {
             }
         }
 
-        /** Adds a subscription; called under {@code DatabaseNotices.this}. */
-        void join(NoticeSubscription subscription) {
+        /**
+         * Adds a subscription; true when it is ready now (the caller completes it once out of the lock); called under
+         * {@code DatabaseNotices.this}.
+         */
+        boolean join(NoticeSubscription subscription) {
             // Joined while the connection is down: told of this loss once it is back.
             subscription.toldOfLosses.set(connection.losses.get() - (connection.lost.get() ? 1 : 0));
             subscriptions.add(subscription);
@@ -210,13 +226,12 @@ public class DatabaseNotices {
                 listening.handler(this::noticed);
             } else if (heard && connection.up.get()) {
                 subscription.heard = true;
-                subscription.listened.complete(null);
             }
             if (!subscription.heard && connection.lost.get()) {
                 // Down after having been up: serve on (as the other subscriptions do) and catch up once it is back.
                 subscription.heard = true;
-                subscription.listened.complete(null);
             }
+            return subscription.heard;
         }
 
         /** Removes a subscription; the connection to close when it was its last; under {@code DatabaseNotices.this}. */
@@ -273,8 +288,9 @@ public class DatabaseNotices {
             }
         }
 
-        void add(NoticeSubscription subscription) {
-            channels.computeIfAbsent(subscription.channel, name -> new Channel(this, name))
+        /** See {@link Channel#join}. */
+        boolean add(NoticeSubscription subscription) {
+            return channels.computeIfAbsent(subscription.channel, name -> new Channel(this, name))
                     .join(subscription);
         }
 

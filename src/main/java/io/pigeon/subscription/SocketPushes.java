@@ -9,6 +9,7 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.DatabaseNotices;
+import io.pigeon.storage.PerDatabaseRenewal;
 import io.pigeon.subscription.SocketRoutes.QueueKey;
 import io.pigeon.subscription.SocketRoutes.Route;
 import io.pigeon.subscription.SocketRoutes.Socket;
@@ -20,7 +21,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -260,35 +260,30 @@ public class SocketPushes implements SocketSubscriptions {
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> renewLeases() {
-        Map<SqlClient, Map<Long, Route>> byDatabase = new IdentityHashMap<>();
+        List<Route> held = new ArrayList<>();
         for (Set<Route> queueRoutes : routes.all()) {
             for (Route route : queueRoutes) {
                 if (route.id > 0) {
-                    byDatabase
-                            .computeIfAbsent(route.key.db(), db -> new HashMap<>())
-                            .put(route.id, route);
+                    held.add(route);
                 }
             }
         }
-        List<Uni<Void>> renewals = new ArrayList<>();
-        byDatabase.forEach((db, held) -> renewals.add(store.renew(
-                        db, new ArrayList<>(held.keySet()), config.lease().toSeconds())
-                .invoke(kept -> held.forEach((id, route) -> {
-                    if (!kept.contains(id)) {
-                        // Deleted meanwhile (by id, with its queue, or swept): the socket is no longer subscribed.
-                        dropDeleted(route);
-                    }
-                }))
-                .onFailure()
-                .invoke(failure -> LOG.warnf(
-                        "Could not renew the leases of %d socket subscriptions, will retry: %s",
-                        held.size(), failure.toString()))
-                .onFailure()
-                .recoverWithNull()
-                .replaceWithVoid()));
-        return renewals.isEmpty()
-                ? Uni.createFrom().voidItem()
-                : Uni.join().all(renewals).andFailFast().replaceWithVoid();
+        return PerDatabaseRenewal.renew(
+                held,
+                route -> route.key.db(),
+                (db, part) -> store.renew(
+                                db,
+                                part.stream().map(route -> route.id).distinct().toList(),
+                                config.lease().toSeconds())
+                        .invoke(kept -> part.forEach(route -> {
+                            if (!kept.contains(route.id)) {
+                                // Deleted meanwhile (by id, with its queue, or swept): the socket is no longer
+                                // subscribed.
+                                dropDeleted(route);
+                            }
+                        })),
+                LOG,
+                "the leases of %d socket subscriptions");
     }
 
     private void dropDeleted(Route route) {

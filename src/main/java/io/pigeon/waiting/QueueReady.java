@@ -4,7 +4,7 @@ package io.pigeon.waiting;
  * How a statement that makes messages claimable tells the replicas that hold requests waiting for them.
  *
  * <p>A replica that holds waiting claims or pops for a queue keeps a lease on the queue's row ({@code wake_until},
- * migration V19, renewed by {@link Waiters}). A statement that stores messages in a queue, or frees claimed ones, adds
+ * migration V19, renewed by {@link WakeMarks}). A statement that stores messages in a queue, or frees claimed ones, adds
  * the CTE {@link #cte} and reads it in its final SELECT ({@link #told}): it sends a notice on {@link #CHANNEL} only
  * when the queue's lease is live, so a statement on a queue nobody waits for pays a comparison of a column of the row
  * it reads anyway, never a {@code pg_notify} (which serialises commits). The notice is delivered at commit, so a

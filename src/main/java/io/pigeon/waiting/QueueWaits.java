@@ -1,8 +1,5 @@
 package io.pigeon.waiting;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pigeon.pool.PoolClients;
 import io.pigeon.queue.ClaimWaitSettings;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.ReservedAttributes;
@@ -10,28 +7,12 @@ import io.pigeon.rules.Rejection;
 import io.pigeon.tenancy.SignedUrlSettings;
 import io.quarkus.runtime.ShutdownDelayInitiatedEvent;
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.scheduler.Scheduled;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
-import io.vertx.core.Context;
-import io.vertx.mutiny.core.Vertx;
-import io.vertx.mutiny.pgclient.pubsub.PgSubscriber;
-import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.mutiny.sqlclient.SqlClient;
-import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -40,19 +21,12 @@ import org.jboss.logging.Logger;
  * pop), its client leaves, or the replica stops.
  *
  * <p>What wakes a queue's waiters, on any replica: a notice on {@link QueueReady#CHANNEL}, which a post or a release
- * sends when the queue's row carries a live mark ({@code wake_until}, renewed here every
- * {@code pigeon.claim-wait.renewal} while this replica holds waiters for the queue); and a timer at the moment the
- * queue's next message comes free by itself (a delay or a claim ending), read in one statement after an empty try. This
- * replica LISTENs on one connection per database it holds waiters on ({@code application_name} pigeon-waiters), opened
- * before the queue is marked, so that no notice sent for a mark it made can be missed while the connection is up; after
- * the connection comes back, every waiter of that database tries again.
- *
- * <p>A wake tries the queue's waiters in the order they came, as many as the notice says messages came free (at least
- * one): each try is one claim (or pop) through the usual shared statements. A waiter that took as many messages as it
- * asked for passes the wake on to the next (more may be free); one that found nothing goes back to the head of the line
- * and the queue's next-free time is read again, unless a wake came while it was tried that found no idle waiter: its
- * try may have read the queue before the messages announced were committed, so it tries again at once. A waiter whose
- * client has left is not tried; one that took messages for a client that left meanwhile gives them back at once.
+ * sends when the queue's row carries a live mark ({@code wake_until}, made and renewed by {@link WakeMarks} while this
+ * replica holds waiters for the queue, heard through {@link WaitersListener}); and a timer at the moment the queue's
+ * next message comes free by itself (a delay or a claim ending), read in one statement after an empty try. Whom a wake
+ * tries, in what order, is the rule of the queue's line ({@link QueueLine}, {@link Waiter}). This class is their face:
+ * it admits a request ({@link WaitAdmission}: 429 past the replica's, the project's or the grant's bound) and puts it
+ * in its queue's line.
  *
  * <p>A {@link Watch} is interest in a queue's notices that takes nothing (a KEDA scaler's stream waiting for its queue
  * to fill): it marks the queue and listens exactly as a waiter does, sharing the queue's line with its waiters, and is
@@ -64,19 +38,9 @@ import org.jboss.logging.Logger;
 public class QueueWaits {
 
     private static final Logger LOG = Logger.getLogger(QueueWaits.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The queue attribute that gives its claims and pops a wait when they name none (not shown unless set). */
     public static final String DEFAULT_ATTRIBUTE = ReservedAttributes.CLAIM_WAIT_SECONDS;
-
-    private static final long RECONNECT_MILLIS = 1000;
-    /**
-     * After a queue is first marked, its waiters try again at once and once more this much later: a post that began
-     * before the mark was committed did not see it, and commits within this time, in all but a stalled database.
-     */
-    private static final long LATE_POST_MILLIS = 500;
-    /** A timer is armed this much after the database said a message comes free, so that it is free when tried. */
-    private static final long TIMER_MARGIN_MILLIS = 5;
 
     /** What a waiting request does each time it is woken: one claim or one pop. */
     public interface Attempt<T> {
@@ -90,43 +54,23 @@ public class QueueWaits {
         Uni<Void> giveBack(T outcome);
     }
 
-    private record Key(SqlClient db, String project, String name) {}
-
     private final WaitStore store;
-    private final PoolClients poolClients;
-    private final Vertx vertx;
+    private final WakeMarks marks;
     private final ClaimWaitSettings config;
-    private final String perReplicaRefusal;
-    private final String perProjectRefusal;
-    private final int maxWaitersPerGrant;
-    private final String perGrantRefusal;
-
-    private final Map<Key, QueueLine> lines = new ConcurrentHashMap<>();
-    private final Map<SqlClient, Listener> listeners = new ConcurrentHashMap<>();
-    private final AtomicInteger waiting = new AtomicInteger();
-    private final Map<String, Integer> waitingPerProject = new ConcurrentHashMap<>();
-    /** By the signature of the pre-signed grant that admitted them: they do not count against their project. */
-    private final Map<String, Integer> waitingPerGrant = new ConcurrentHashMap<>();
+    private final WaitAdmission admission;
 
     private volatile boolean stopping;
 
     public QueueWaits(
             WaitStore store,
-            PoolClients poolClients,
-            Vertx vertx,
+            WakeMarks marks,
             SignedUrlSettings signedUrlSettings,
             ClaimWaitSettings claimWaitSettings) {
         this.store = store;
-        this.poolClients = poolClients;
-        this.vertx = vertx;
+        this.marks = marks;
         this.config = claimWaitSettings;
-        this.perReplicaRefusal = "This server holds " + this.config.maxWaiters()
-                + " waiting claims and pops, its limit (pigeon.claim-wait.max-waiters); try again without waiting.";
-        this.perProjectRefusal = "The project has " + this.config.maxWaitersPerProject()
-                + " waiting claims and pops on this server, its limit (pigeon.claim-wait.max-waiters-per-project).";
-        this.maxWaitersPerGrant = signedUrlSettings.maxWaitersPerGrant();
-        this.perGrantRefusal = "The pre-signed URL has " + maxWaitersPerGrant
-                + " waiting claims and pops on this server, its limit (pigeon.signed-url.max-waiters-per-grant).";
+        this.admission = new WaitAdmission(
+                this.config.maxWaiters(), this.config.maxWaitersPerProject(), signedUrlSettings.maxWaitersPerGrant());
     }
 
     /** The longest wait, in seconds. */
@@ -139,13 +83,11 @@ public class QueueWaits {
      * that came between the two makes the waiter try again at once.
      */
     public long seen(PlacedQueue queue) {
-        QueueLine line = lines.get(key(queue));
+        QueueLine line = marks.line(key(queue));
         if (line == null) {
             return -1;
         }
-        synchronized (line) {
-            return line.established ? line.notices : -1;
-        }
+        return line.seen();
     }
 
     /**
@@ -169,52 +111,25 @@ public class QueueWaits {
             if (stopping || seconds <= 0) {
                 return Uni.createFrom().item(nothing);
             }
-            count(queue.project(), grant);
+            admission.admit(queue.project(), grant);
             return Uni.createFrom().<T>emitter(emitter -> {
-                Waiter<T> waiter = new Waiter<>(queue.project(), grant, wanted, attempt, connected, nothing, emitter);
+                Waiter<T> waiter = new Waiter<>(
+                        wanted,
+                        attempt,
+                        connected,
+                        nothing,
+                        emitter,
+                        marks.timers(),
+                        () -> admission.left(queue.project(), grant));
                 emitter.onTermination(waiter::abandon);
-                waiter.deadline = vertx.getDelegate().setTimer(seconds * 1000L, id -> waiter.deadlinePassed());
+                waiter.waitFor(seconds * 1000L);
                 join(key(queue), waiter, seen);
             });
         });
     }
 
-    private static Key key(PlacedQueue queue) {
-        return new Key(queue.db(), queue.project(), queue.storedName());
-    }
-
-    private void count(String project, String grant) {
-        if (waiting.incrementAndGet() > config.maxWaiters()) {
-            waiting.decrementAndGet();
-            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, perReplicaRefusal);
-        }
-        boolean admitted = grant == null
-                ? countIn(waitingPerProject, project, config.maxWaitersPerProject())
-                : countIn(waitingPerGrant, grant, maxWaitersPerGrant);
-        if (!admitted) {
-            waiting.decrementAndGet();
-            throw new Rejection(Rejection.Reason.QUOTA_BACKLOG, grant == null ? perProjectRefusal : perGrantRefusal);
-        }
-    }
-
-    /** Counts one more waiter of {@code holder}; false, counting nothing, when it holds {@code max} already. */
-    private static boolean countIn(Map<String, Integer> counts, String holder, int max) {
-        boolean[] admitted = new boolean[1];
-        counts.compute(holder, (h, held) -> {
-            int now = held == null ? 0 : held;
-            if (now >= max) {
-                return held;
-            }
-            admitted[0] = true;
-            return now + 1;
-        });
-        return admitted[0];
-    }
-
-    private void uncount(String project, String grant) {
-        waiting.decrementAndGet();
-        (grant == null ? waitingPerProject : waitingPerGrant)
-                .computeIfPresent(grant == null ? project : grant, (h, held) -> held <= 1 ? null : held - 1);
+    private static QueueLine.Key key(PlacedQueue queue) {
+        return new QueueLine.Key(queue.db(), queue.project(), queue.storedName());
     }
 
     /** The queue's {@code _claim_wait_seconds} (0 when it sets none); empty when the queue does not exist. */
@@ -225,41 +140,14 @@ public class QueueWaits {
 
     /** Requests waiting on this replica now (for tests and metrics). */
     public int waiting() {
-        return waiting.get();
+        return admission.waiting();
     }
 
-    private void join(Key key, Waiter<?> waiter, long seen) {
-        Entered entered = enter(key, line -> {
-            waiter.line = line;
-            line.idle.addLast(waiter);
-            line.waiters.add(waiter);
-        });
-        if (entered.establish()) {
-            establish(entered.line());
-        } else if (entered.established() && entered.notices() != seen) {
-            wake(entered.line(), Integer.MAX_VALUE);
-        }
-    }
-
-    /** A line entered: whether the one entering must establish it, or found it established (and its notices then). */
-    private record Entered(QueueLine line, boolean establish, boolean established, long notices) {}
-
-    /** Adds a member to the queue's line ({@code add}, under the line's lock), making the line when there is none. */
-    private Entered enter(Key key, Consumer<QueueLine> add) {
-        while (true) {
-            QueueLine line = lines.computeIfAbsent(key, QueueLine::new);
-            synchronized (line) {
-                if (line.dropped) {
-                    continue; // dropped by a renewal between the lookup and the lock: make a new one
-                }
-                add.accept(line);
-                line.used = true;
-                boolean establish = !line.established && !line.establishing;
-                if (establish) {
-                    line.establishing = true;
-                }
-                return new Entered(line, establish, line.established, line.notices);
-            }
+    /** The waiter joins its queue's line; a notice since {@code seen} (its first try may have missed) wakes it. */
+    private void join(QueueLine.Key key, Waiter<?> waiter, long seen) {
+        QueueLine.Entered entered = marks.enter(key, line -> line.join(waiter));
+        if (entered.established() && entered.notices() != seen) {
+            entered.line().wake(Integer.MAX_VALUE);
         }
     }
 
@@ -281,13 +169,8 @@ public class QueueWaits {
                     watch.close(); // cancelled before it was ready
                 }
             });
-            Entered entered = enter(key(queue), line -> {
-                watch.line = line;
-                line.watchers.add(watch);
-            });
-            if (entered.establish()) {
-                establish(entered.line());
-            } else if (entered.established()) {
+            QueueLine.Entered entered = marks.enter(key(queue), line -> line.join(watch));
+            if (entered.established()) {
                 watch.ready();
             }
         });
@@ -298,7 +181,7 @@ public class QueueWaits {
         private final Runnable told;
         private final UniEmitter<? super Optional<Watch>> readiness;
         /** Set once, as the watch enters its line. */
-        private volatile QueueLine line;
+        volatile QueueLine line;
 
         private volatile boolean readied;
 
@@ -307,16 +190,25 @@ public class QueueWaits {
             this.readiness = readiness;
         }
 
-        private void ready() {
+        void ready() {
             readied = true;
             readiness.complete(Optional.of(this));
         }
 
-        private void tell() {
+        void tell() {
             try {
                 told.run();
             } catch (RuntimeException e) {
                 LOG.warnf("A watch of queue %s failed at a notice: %s", line.key.name(), e.toString());
+            }
+        }
+
+        /** Not ready: the queue does not exist ({@code failure} null), or it could not be marked or listened for. */
+        void refused(Throwable failure) {
+            if (failure == null) {
+                readiness.complete(Optional.empty());
+            } else {
+                readiness.fail(failure);
             }
         }
 
@@ -331,254 +223,6 @@ public class QueueWaits {
         }
     }
 
-    /** Every watch of the line is told (a notice came, or one may have been missed). */
-    private void tellWatchers(QueueLine line) {
-        List<Watch> watching;
-        synchronized (line) {
-            if (line.watchers.isEmpty()) {
-                return;
-            }
-            watching = new ArrayList<>(line.watchers);
-        }
-        watching.forEach(Watch::tell);
-    }
-
-    /** Listens on the queue's database, then marks the queue; its waiters then try again (see LATE_POST_MILLIS). */
-    private void establish(QueueLine line) {
-        listening(line.key.db())
-                .chain(() -> store.lease(
-                        line.key.db(),
-                        List.of(line.key.project()),
-                        List.of(line.key.name()),
-                        config.lease().toSeconds()))
-                .subscribe()
-                .with(
-                        leased -> {
-                            if (leased.isEmpty()) {
-                                // No such queue: nothing will come; the waiters are answered now.
-                                failAll(line, null);
-                                return;
-                            }
-                            List<Watch> readied;
-                            synchronized (line) {
-                                line.establishing = false;
-                                line.established = true;
-                                readied = new ArrayList<>(line.watchers);
-                            }
-                            readied.forEach(Watch::ready);
-                            wakeSoonAndLater(line);
-                        },
-                        failure -> {
-                            LOG.warnf(
-                                    "Could not mark queue %s for its waiters: %s", line.key.name(), failure.toString());
-                            failAll(line, failure);
-                        });
-    }
-
-    private void wakeSoonAndLater(QueueLine line) {
-        wakeAndTell(line, Integer.MAX_VALUE);
-        vertx.getDelegate().setTimer(LATE_POST_MILLIS, id -> wakeAndTell(line, Integer.MAX_VALUE));
-    }
-
-    /** Tries the line's waiters as {@link #wake} does, and tells its watches. */
-    private void wakeAndTell(QueueLine line, int messages) {
-        wake(line, messages);
-        tellWatchers(line);
-    }
-
-    /** Answers every waiter of the line: as empty ({@code failure} null) or with the failure; the line goes. */
-    private void failAll(QueueLine line, Throwable failure) {
-        List<Waiter<?>> all;
-        List<Watch> watching;
-        synchronized (line) {
-            line.establishing = false;
-            line.dropped = true;
-            all = new ArrayList<>(line.waiters);
-            watching = new ArrayList<>(line.watchers);
-            line.watchers.clear();
-        }
-        lines.remove(line.key, line);
-        for (Waiter<?> waiter : all) {
-            if (failure == null) {
-                waiter.answerNothing();
-            } else {
-                waiter.fail(failure);
-            }
-        }
-        for (Watch watch : watching) {
-            if (failure == null) {
-                watch.readiness.complete(Optional.empty());
-            } else {
-                watch.readiness.fail(failure);
-            }
-        }
-    }
-
-    /** Tries the line's first waiters, as many as {@code messages} may serve (at least one). */
-    void wake(QueueLine line, int messages) {
-        List<Waiter<?>> trying = new ArrayList<>();
-        synchronized (line) {
-            if (!line.established) {
-                return; // establishing: its end wakes them all
-            }
-            long budget = Math.max(1, messages);
-            while (budget > 0 && !line.idle.isEmpty()) {
-                Waiter<?> waiter = line.idle.pollFirst();
-                if (waiter.done.get()) {
-                    continue;
-                }
-                waiter.trying = true;
-                waiter.triedAfter = line.wakesWhileTrying;
-                trying.add(waiter);
-                budget -= waiter.wanted;
-            }
-            if (budget > 0 && line.waiters.size() > trying.size()) {
-                line.wakesWhileTrying++;
-            }
-        }
-        for (Waiter<?> waiter : trying) {
-            waiter.tryOnce();
-        }
-    }
-
-    /** Reads when the line's queue next has a message free by itself, and arms its timer; one read at a time. */
-    private void readNextFree(QueueLine line) {
-        synchronized (line) {
-            if (line.reading) {
-                line.readAgain = true;
-                return;
-            }
-            line.reading = true;
-        }
-        store.nextFree(line.key.db(), line.key.project(), line.key.name())
-                .subscribe()
-                .with(
-                        found -> {
-                            Long due =
-                                    found.map(WaitStore.NextFree::dueInMillis).orElse(null);
-                            armTimer(line, due);
-                            readDone(line);
-                        },
-                        failure -> {
-                            LOG.debugf(
-                                    "Could not read when queue %s next frees a message: %s", line.key.name(), failure);
-                            armTimer(line, WaitStore.RECHECK_MILLIS);
-                            readDone(line);
-                        });
-    }
-
-    private void readDone(QueueLine line) {
-        boolean again;
-        synchronized (line) {
-            line.reading = false;
-            again = line.readAgain;
-            line.readAgain = false;
-        }
-        if (again) {
-            readNextFree(line);
-        }
-    }
-
-    private void armTimer(QueueLine line, Long dueInMillis) {
-        synchronized (line) {
-            if (line.timer >= 0) {
-                vertx.getDelegate().cancelTimer(line.timer);
-                line.timer = -1;
-            }
-            if (dueInMillis == null || line.idle.isEmpty()) {
-                return;
-            }
-            long timer = vertx.getDelegate().setTimer(Math.max(1, dueInMillis + TIMER_MARGIN_MILLIS), id -> {
-                synchronized (line) {
-                    if (line.timer == id) {
-                        line.timer = -1;
-                    }
-                }
-                wake(line, 1);
-            });
-            line.timer = timer;
-        }
-    }
-
-    /** Called for each notice: so many messages came free in the queue. */
-    private void noticed(SqlClient db, String project, String name, int messages) {
-        QueueLine line = lines.get(new Key(db, project, name));
-        if (line == null) {
-            return;
-        }
-        synchronized (line) {
-            line.notices++;
-        }
-        wakeAndTell(line, messages);
-    }
-
-    /** Every waiter of {@code db} tries again (its LISTEN connection came back: notices may have been missed). */
-    private void wakeAll(SqlClient db) {
-        for (QueueLine line : lines.values()) {
-            if (line.key.db() == db) {
-                wakeAndTell(line, Integer.MAX_VALUE);
-            }
-        }
-    }
-
-    /**
-     * Renews the marks of the queues this replica held waiters for since the last renewal (one statement per
-     * database), and forgets the lines that held none: their marks then lapse.
-     */
-    @Scheduled(
-            every = "${pigeon.claim-wait.renewal}",
-            concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
-            skipExecutionIf = Scheduled.ApplicationNotRunning.class)
-    Uni<Void> renewMarks() {
-        Map<SqlClient, List<QueueLine>> byDatabase = new IdentityHashMap<>();
-        for (QueueLine line : lines.values()) {
-            boolean keep;
-            synchronized (line) {
-                boolean held = !line.waiters.isEmpty() || !line.watchers.isEmpty();
-                keep = held || line.used || line.establishing;
-                line.used = held;
-                if (!keep) {
-                    line.dropped = true;
-                }
-            }
-            if (!keep) {
-                lines.remove(line.key, line);
-                armTimer(line, null);
-            } else if (line.established) {
-                byDatabase
-                        .computeIfAbsent(line.key.db(), db -> new ArrayList<>())
-                        .add(line);
-            }
-        }
-        List<Uni<Void>> renewals = new ArrayList<>();
-        byDatabase.forEach((db, held) -> renewals.add(store.lease(
-                        db,
-                        held.stream().map(line -> line.key.project()).toList(),
-                        held.stream().map(line -> line.key.name()).toList(),
-                        config.lease().toSeconds())
-                .invoke(leased -> {
-                    for (WaitStore.Leased queue : leased) {
-                        if (!queue.wasLive()) {
-                            // The mark had lapsed (the database was unreachable): posts meanwhile told nobody.
-                            QueueLine line = lines.get(new Key(db, queue.project(), queue.name()));
-                            if (line != null) {
-                                wakeSoonAndLater(line);
-                            }
-                        }
-                    }
-                })
-                .onFailure()
-                .invoke(failure -> LOG.warnf(
-                        "Could not renew the marks of %d queues with waiting claims, will retry: %s",
-                        held.size(), failure.toString()))
-                .onFailure()
-                .recoverWithNull()
-                .replaceWithVoid()));
-        return renewals.isEmpty()
-                ? Uni.createFrom().voidItem()
-                : Uni.join().all(renewals).andFailFast().replaceWithVoid();
-    }
-
     /** Answers every waiter now (as an empty claim or pop) and takes no new wait: the replica is stopping. */
     void stop(@Observes ShutdownDelayInitiatedEvent shutdown) {
         stopAll();
@@ -586,281 +230,11 @@ public class QueueWaits {
 
     void stop(@Observes ShutdownEvent shutdown) {
         stopAll();
-        listeners.values().forEach(listener -> listener.subscriber.closeAndForget());
-        listeners.clear();
+        marks.stopListening();
     }
 
     private void stopAll() {
         stopping = true;
-        for (QueueLine line : lines.values()) {
-            List<Waiter<?>> all;
-            synchronized (line) {
-                all = new ArrayList<>(line.waiters);
-            }
-            all.forEach(Waiter::answerNothing);
-        }
-    }
-
-    /** Ready once this replica LISTENs on {@code db}. */
-    private Uni<Void> listening(SqlClient db) {
-        Listener known = listeners.get(db);
-        if (known != null) {
-            return known.ready;
-        }
-        return poolClients.holding(db).chain(database -> listeners.computeIfAbsent(
-                        db, client -> new Listener(database.client(), database.options()))
-                .ready);
-    }
-
-    /** The waiters of one queue on one database. */
-    private static final class QueueLine {
-        final Key key;
-        /** Waiters not being tried, in the order they came (one tried and back goes first); guarded by this. */
-        final ArrayDeque<Waiter<?>> idle = new ArrayDeque<>();
-        /** Every waiter not yet answered, tried or not; guarded by this. */
-        final List<Waiter<?>> waiters = new ArrayList<>();
-        /** The watches of the queue; guarded by this. */
-        final List<Watch> watchers = new ArrayList<>();
-
-        long notices;
-        /**
-         * Wakes that found no idle waiter for all they offered (every waiter was being tried), counted; guarded by this.
-         * A try that began before such a wake may have read the queue before the messages it announces were committed:
-         * when it finds nothing, its waiter tries again at once instead of waiting for a notice already sent.
-         */
-        long wakesWhileTrying;
-
-        boolean establishing;
-        boolean established;
-        /** Held a waiter or a watch since the last renewal. */
-        boolean used;
-        /** Forgotten by a renewal or a failed mark: a new waiter makes a new line. */
-        boolean dropped;
-
-        boolean reading;
-        boolean readAgain;
-        long timer = -1;
-
-        QueueLine(Key key) {
-            this.key = key;
-        }
-    }
-
-    /** One waiting request. */
-    private final class Waiter<T> {
-        final String project;
-        /** The signature of the grant that admitted the request; null when the project's own credentials did. */
-        final String grant;
-
-        final int wanted;
-        final Attempt<T> attempt;
-        final BooleanSupplier connected;
-        final T nothing;
-        final UniEmitter<? super T> emitter;
-        /** The request's own context: it is answered there. */
-        final Context context = io.vertx.core.Vertx.currentContext();
-
-        final AtomicBoolean done = new AtomicBoolean();
-        QueueLine line;
-        long deadline = -1;
-        /** Guarded by the line. */
-        boolean trying;
-        /** Guarded by the line: the wait ended during a try, whose outcome is the answer. */
-        boolean lastTry;
-        /** Guarded by the line: the line's {@code wakesWhileTrying} when the current try began. */
-        long triedAfter;
-
-        Waiter(
-                String project,
-                String grant,
-                int wanted,
-                Attempt<T> attempt,
-                BooleanSupplier connected,
-                T nothing,
-                UniEmitter<? super T> emitter) {
-            this.project = project;
-            this.grant = grant;
-            this.wanted = wanted;
-            this.attempt = attempt;
-            this.connected = connected;
-            this.nothing = nothing;
-            this.emitter = emitter;
-        }
-
-        void tryOnce() {
-            if (done.get()) {
-                return;
-            }
-            if (!connected.getAsBoolean()) {
-                abandon(); // the client left: nothing is taken for it
-                return;
-            }
-            Uni<T> run;
-            try {
-                run = attempt.run();
-            } catch (RuntimeException e) {
-                fail(e);
-                return;
-            }
-            run.subscribe().with(this::tried, this::fail);
-        }
-
-        private void tried(T outcome) {
-            int taken = attempt.taken(outcome);
-            if (taken > 0) {
-                if (!answer(outcome)) {
-                    // Its client left while the statement ran: what it took is free again at once.
-                    attempt.giveBack(outcome)
-                            .subscribe()
-                            .with(
-                                    ignored -> wake(line, taken),
-                                    failure -> LOG.warnf(
-                                            "Could not give back what a departed waiter took: %s", failure.toString()));
-                } else if (taken >= wanted) {
-                    wake(line, 1); // more may be free
-                }
-                return;
-            }
-            boolean last;
-            boolean again = false;
-            synchronized (line) {
-                last = lastTry;
-                if (!last && !done.get() && line.wakesWhileTrying != triedAfter) {
-                    // Woken while this try ran: what woke it may not have been visible to it yet.
-                    again = true;
-                    triedAfter = line.wakesWhileTrying;
-                } else {
-                    trying = false;
-                    if (!last && !done.get()) {
-                        line.idle.addFirst(this);
-                    }
-                }
-            }
-            if (again) {
-                tryOnce();
-            } else if (last) {
-                answerNothing();
-            } else if (!done.get()) {
-                readNextFree(line);
-            }
-        }
-
-        void deadlinePassed() {
-            deadline = -1;
-            synchronized (line) {
-                if (trying) {
-                    lastTry = true;
-                    return;
-                }
-            }
-            answerNothing();
-        }
-
-        void answerNothing() {
-            answer(nothing);
-        }
-
-        /** Answers the request unless it was answered or its client left; false then. */
-        boolean answer(T outcome) {
-            if (!leave()) {
-                return false;
-            }
-            if (!connected.getAsBoolean()) {
-                return false;
-            }
-            emit(() -> emitter.complete(outcome));
-            return true;
-        }
-
-        void fail(Throwable failure) {
-            if (leave()) {
-                emit(() -> emitter.fail(failure));
-            }
-        }
-
-        /** The request was cancelled (its client left): it leaves the line. */
-        void abandon() {
-            leave();
-        }
-
-        /** Leaves the line once; false if it had left already. */
-        private boolean leave() {
-            if (!done.compareAndSet(false, true)) {
-                return false;
-            }
-            if (deadline >= 0) {
-                vertx.getDelegate().cancelTimer(deadline);
-            }
-            QueueLine held = line;
-            if (held != null) {
-                synchronized (held) {
-                    held.idle.remove(this);
-                    held.waiters.remove(this);
-                    trying = false;
-                }
-            }
-            uncount(project, grant);
-            return true;
-        }
-
-        private void emit(Runnable answer) {
-            if (context == null || io.vertx.core.Vertx.currentContext() == context) {
-                answer.run();
-            } else {
-                context.runOnContext(ignored -> answer.run());
-            }
-        }
-    }
-
-    /** The LISTEN connection of one database. */
-    private final class Listener {
-        final SqlClient db;
-        final PgSubscriber subscriber;
-        final Uni<Void> ready;
-
-        Listener(Pool db, PgConnectOptions base) {
-            this.db = db;
-            PgConnectOptions options = new PgConnectOptions(base);
-            options.addProperty("application_name", "pigeon-waiters");
-            subscriber = PgSubscriber.subscriber(vertx, options);
-            subscriber.reconnectPolicy(retries -> {
-                LOG.warnf("Lost the connection that listens for messages coming free; reconnecting (waiting claims "
-                        + "wake at their timers meanwhile)");
-                return RECONNECT_MILLIS;
-            });
-            AtomicBoolean first = new AtomicBoolean(true);
-            subscriber.channel(QueueReady.CHANNEL).handler(this::noticed).subscribeHandler(() -> {
-                if (!first.compareAndSet(true, false)) {
-                    wakeAll(db); // listening again: what was sent meanwhile was not heard
-                }
-            });
-            // The LISTEN is sent before connect() completes (the channel is known): ready means listening.
-            ready = subscriber
-                    .connect()
-                    .onFailure()
-                    .invoke(failure -> {
-                        listeners.remove(db, this);
-                        subscriber.closeAndForget();
-                    })
-                    .onFailure()
-                    .transform(failure -> new Rejection(
-                            Rejection.Reason.UNAVAILABLE, "Cannot listen for messages on the queue's database."))
-                    .memoize()
-                    .indefinitely();
-        }
-
-        private void noticed(String payload) {
-            try {
-                JsonNode notice = JSON.readTree(payload);
-                QueueWaits.this.noticed(
-                        db,
-                        notice.path("project").asText(),
-                        notice.path("queue").asText(),
-                        (int) Math.min(
-                                Integer.MAX_VALUE, notice.path("messages").asLong(1)));
-            } catch (Exception e) {
-                LOG.warnf("A notice of messages coming free that does not read: %s", e.toString());
-            }
-        }
+        marks.answerAll();
     }
 }

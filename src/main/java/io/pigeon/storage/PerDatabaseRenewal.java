@@ -1,0 +1,53 @@
+package io.pigeon.storage;
+
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.jboss.logging.Logger;
+
+/**
+ * One round of renewing what a replica holds on rows of several databases (its marks on queues with waiters, its
+ * sockets' subscriptions): one statement per database, all at once. A database that fails is logged and renewed again
+ * at the next round; it fails neither the round nor the other databases' renewals, so one pool that does not answer
+ * cannot let the leases lapse on the others.
+ */
+public final class PerDatabaseRenewal {
+
+    private PerDatabaseRenewal() {}
+
+    /**
+     * Renews {@code held}, grouped by {@code database} (the client it lives on, by identity): {@code renewal} runs
+     * once per database with that database's part. A failure is logged on {@code log} as "Could not renew
+     * {@code what}, will retry", {@code what} formatted with the number of things of that database (e.g. "the leases
+     * of %d socket subscriptions"). Completes when every database has answered or failed.
+     */
+    public static <T> Uni<Void> renew(
+            Iterable<T> held,
+            Function<T, SqlClient> database,
+            BiFunction<SqlClient, List<T>, Uni<?>> renewal,
+            Logger log,
+            String what) {
+        Map<SqlClient, List<T>> byDatabase = new IdentityHashMap<>();
+        for (T thing : held) {
+            byDatabase
+                    .computeIfAbsent(database.apply(thing), db -> new ArrayList<>())
+                    .add(thing);
+        }
+        List<Uni<Void>> renewals = new ArrayList<>();
+        byDatabase.forEach((db, part) -> renewals.add(renewal.apply(db, part)
+                .onFailure()
+                .invoke(failure -> log.warnf(
+                        "Could not renew %s, will retry: %s", what.formatted(part.size()), failure.toString()))
+                .onFailure()
+                .recoverWithNull()
+                .replaceWithVoid()));
+        return renewals.isEmpty()
+                ? Uni.createFrom().voidItem()
+                : Uni.join().all(renewals).andFailFast().replaceWithVoid();
+    }
+}

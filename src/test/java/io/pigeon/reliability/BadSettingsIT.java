@@ -8,6 +8,7 @@ import io.pigeon.testing.Slow;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -16,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,9 +30,19 @@ import org.junit.jupiter.params.provider.ValueSource;
  * line naming the setting. Before this check, a short signing key let Pigeon start, pass its health checks and answer
  * 500 to every share. One case per kind of bound: a number too small or too large, not a number, a zero, negative or
  * unreadable duration, an interval, each key rule, an enum, a relation between two settings, a list entry, a URL.
+ *
+ * <p>Each start is a real start of the packaged application, so 36 of them are most of this class's time. Two run at
+ * once (failsafe's JUnit parallelism is 2; other *IT classes run one at a time), and each JVM runs with its first JIT
+ * tier only: a start that ends within seconds at its settings check gains nothing from the optimising compiler, whose
+ * threads would take the 2 cores from the start itself. The code that runs (Quarkus' start, the settings checks) is the
+ * same; only how the JVM compiles it differs.
  */
 @Slow
+@Execution(ExecutionMode.CONCURRENT)
 class BadSettingsIT {
+
+    /** The JVM of each refused start: the first JIT tier only (see the class comment). */
+    private static final List<String> SHORT_LIVED_JVM = List.of("-XX:TieredStopAtLevel=1");
 
     /** Far above the 2 to 5 s a refused start takes; a start that goes on to the database fails later and otherwise. */
     private static final Duration EXIT_BOUND = Duration.ofSeconds(45);
@@ -172,7 +185,9 @@ class BadSettingsIT {
         settings.put("QUARKUS_DATASOURCE_REACTIVE_URL", "postgresql://127.0.0.1:1/pigeon");
         settings.put("QUARKUS_DATASOURCE_USERNAME", "pigeon");
         settings.put("QUARKUS_DATASOURCE_PASSWORD", "pigeon");
-        Replica replica = Replica.start("bad-settings", settings, jvmOptions);
+        List<String> options = new ArrayList<>(SHORT_LIVED_JVM);
+        options.addAll(jvmOptions);
+        Replica replica = Replica.start("bad-settings", settings, options);
         try {
             boolean exited = replica.process().waitFor(EXIT_BOUND.toSeconds(), TimeUnit.SECONDS);
             String output = Files.readString(replica.log());

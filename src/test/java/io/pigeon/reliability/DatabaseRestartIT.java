@@ -33,6 +33,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +47,10 @@ class DatabaseRestartIT {
 
     private static final int PRODUCERS = 4;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(15);
+    /** How long the database is down: long enough for every producer and the readiness probe to meet it. */
+    private static final Duration OUTAGE = Duration.ofSeconds(5);
+    /** Far above the seconds that posting and readiness take to come back on a loaded machine. */
+    private static final Duration RECOVERY_BOUND = Duration.ofSeconds(60);
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -131,12 +136,20 @@ class DatabaseRestartIT {
                 return null;
             }));
 
-            Thread.sleep(3000);
+            // Posts flow and readiness is UP before the outage.
+            waitUntil(RECOVERY_BOUND, () -> acknowledged.size() >= 100 && readiness.contains("UP"));
             int beforeOutage = acknowledged.size();
             postgres.close();
-            Thread.sleep(5000);
+            Thread.sleep(OUTAGE.toMillis());
             postgres = start(data, port);
-            Thread.sleep(8000);
+            int atRestart = acknowledged.size();
+            // Until readiness has been DOWN and is UP again and posts are answered 201 again (not a fixed time: the
+            // verdict below is the same, and says which of them did not happen within the bound).
+            waitUntil(
+                    RECOVERY_BOUND,
+                    () -> readiness.contains("DOWN")
+                            && last(readiness).equals("UP")
+                            && acknowledged.size() >= atRestart + 100);
             int afterRestart = acknowledged.size();
             stop.set(true);
             for (Future<?> future : running) {
@@ -179,6 +192,20 @@ class DatabaseRestartIT {
                 files.sorted(Comparator.reverseOrder())
                         .forEach(file -> file.toFile().delete());
             }
+        }
+    }
+
+    /** Polls {@code condition} until it holds or {@code bound} has passed; the assertions then judge what was seen. */
+    private static void waitUntil(Duration bound, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+    }
+
+    private static String last(List<String> states) {
+        synchronized (states) {
+            return states.isEmpty() ? "" : states.get(states.size() - 1);
         }
     }
 

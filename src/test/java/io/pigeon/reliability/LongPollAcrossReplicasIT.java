@@ -83,8 +83,10 @@ class LongPollAcrossReplicasIT {
     void aPostOnAnotherReplicaWakesAWaitingClaim() throws Exception {
         Map<String, String> config = new HashMap<>(new PostgresResource().start());
         config.put("pigeon.claim-wait.max-waiters-per-project", "2000");
-        Replica a = Replica.start("longpoll-a", config);
-        Replica b = Replica.start("longpoll-b", config, List.of("-Xmx256m"));
+        Replica a = Replica.start("longpoll-a", config, Replica.FIRST_JIT_TIER);
+        List<String> smallHeap = new ArrayList<>(Replica.FIRST_JIT_TIER);
+        smallHeap.add("-Xmx256m");
+        Replica b = Replica.start("longpoll-b", config, smallHeap);
         try {
             a.awaitReady();
             b.awaitReady();

@@ -47,8 +47,8 @@ class QueueMetricsAcrossReplicasIT {
     void bothReplicasServeTheSameExactSeries() throws Exception {
         Map<String, String> config = new HashMap<>(new PostgresResource().start());
         config.put("pigeon.queue-metrics.sample-period", "1s");
-        Replica a = Replica.start("metrics-a", config);
-        Replica b = Replica.start("metrics-b", config);
+        Replica a = Replica.start("metrics-a", config, Replica.FIRST_JIT_TIER);
+        Replica b = Replica.start("metrics-b", config, Replica.FIRST_JIT_TIER);
         try {
             a.awaitReady();
             b.awaitReady();

@@ -25,7 +25,7 @@ class ScalerPortTakenIT {
         // Another process holds the port on every address, so that Pigeon cannot bind it on its host either.
         try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("0.0.0.0"))) {
             config.put("quarkus.grpc.server.port", Integer.toString(taken.getLocalPort()));
-            Replica pigeon = Replica.start("grpc-port-taken", config);
+            Replica pigeon = Replica.start("grpc-port-taken", config, Replica.FIRST_JIT_TIER);
             try {
                 boolean exited = pigeon.process().waitFor(120, TimeUnit.SECONDS);
                 String log = Files.readString(pigeon.log());

@@ -50,8 +50,8 @@ class SocketPushAcrossReplicasIT {
         config.put("pigeon.socket-subscriptions.lease", "3s");
         config.put("pigeon.socket-subscriptions.renewal", "1s");
         config.put("pigeon.sweeper.interval", "1s");
-        Replica a = Replica.start("a", config);
-        Replica b = Replica.start("b", config);
+        Replica a = Replica.start("a", config, Replica.FIRST_JIT_TIER);
+        Replica b = Replica.start("b", config, Replica.FIRST_JIT_TIER);
         try {
             a.awaitReady();
             b.awaitReady();
@@ -132,7 +132,7 @@ class SocketPushAcrossReplicasIT {
     void aStoppingReplicaClosesItsSocketsAndDoesNotWaitForThem() throws Exception {
         Map<String, String> config = new HashMap<>(new PostgresResource().start());
         config.put("quarkus.shutdown.timeout", "60s");
-        Replica replica = Replica.start("stopping", config);
+        Replica replica = Replica.start("stopping", config, Replica.FIRST_JIT_TIER);
         try {
             replica.awaitReady();
             Frames closedBefore = Frames.open(replica, http);

@@ -56,8 +56,8 @@ class TwoReplicasCrashIT {
     void twoReplicasAndACrashLoseNothingAndDeliverNothingTwice() throws Exception {
         int messages = Integer.getInteger("reliability.messages", 100_000);
         Map<String, String> database = new PostgresResource().start();
-        Replica a = Replica.start("a", database);
-        Replica b = Replica.start("b", database);
+        Replica a = Replica.start("a", database, Replica.FIRST_JIT_TIER);
+        Replica b = Replica.start("b", database, Replica.FIRST_JIT_TIER);
         List<Replica> replicas = List.of(a, b);
         try {
             a.awaitReady();

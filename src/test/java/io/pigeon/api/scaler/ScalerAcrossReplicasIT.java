@@ -72,8 +72,8 @@ class ScalerAcrossReplicasIT {
     @Test
     void aPostOnAnotherReplicaIsReportedByTheStreamAtOnce() throws Exception {
         Map<String, String> config = new PostgresResource().start();
-        Replica a = Replica.start("scaler-a", config);
-        Replica b = Replica.start("scaler-b", config);
+        Replica a = Replica.start("scaler-a", config, Replica.FIRST_JIT_TIER);
+        Replica b = Replica.start("scaler-b", config, Replica.FIRST_JIT_TIER);
         try {
             a.awaitReady();
             b.awaitReady();

@@ -3,6 +3,7 @@ package io.pigeon.waiting;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
@@ -32,7 +33,7 @@ final class Waiter<T> {
     /** Runs once, as the waiter leaves its line (its place in the admission's counts is free). */
     private final Runnable left;
     /** The request's own context: it is answered there. */
-    private final Context context = io.vertx.core.Vertx.currentContext();
+    private final Context context = Vertx.currentContext();
 
     final AtomicBoolean done = new AtomicBoolean();
     /** Set once, as the waiter joins its line. */
@@ -190,7 +191,7 @@ final class Waiter<T> {
     }
 
     private void emit(Runnable answer) {
-        if (context == null || io.vertx.core.Vertx.currentContext() == context) {
+        if (context == null || Vertx.currentContext() == context) {
             answer.run();
         } else {
             context.runOnContext(ignored -> answer.run());

@@ -151,8 +151,8 @@ public class V3QueueResource {
         Integer limit = QueryParamReader.integer("limit", limitParam);
         long after = marker == null || marker.isEmpty() ? 0 : DispatchRequestReader.groupId("marker", marker);
         return dispatch.dead(project, after, limit).map(groups -> {
-            List<V3Views.DeadGroup> shown =
-                    groups.stream().map(V3Views.DeadGroup::of).toList();
+            List<V3Views.DeadGroupView> shown =
+                    groups.stream().map(V3Views.DeadGroupView::of).toList();
             List<PageLink> links = shown.isEmpty()
                     ? List.of()
                     : List.of(NextLinks.after(

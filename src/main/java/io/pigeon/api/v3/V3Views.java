@@ -3,6 +3,7 @@ package io.pigeon.api.v3;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import io.pigeon.api.view.PageLink;
+import io.pigeon.dispatch.DeadGroup;
 import io.pigeon.dispatch.DispatchStore;
 import io.pigeon.dispatch.ListedGroup;
 import io.pigeon.scaling.QueueDepth;
@@ -54,7 +55,7 @@ final class V3Views {
 
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.ALWAYS)
-    record DeadGroup(
+    record DeadGroupView(
             String id,
             String merge_key,
             String method,
@@ -64,9 +65,9 @@ final class V3Views {
             double dead_at,
             double created_at,
             long items) {
-        static DeadGroup of(io.pigeon.dispatch.DeadGroup group) {
+        static DeadGroupView of(DeadGroup group) {
             ListedGroup listed = group.group();
-            return new DeadGroup(
+            return new DeadGroupView(
                     Long.toString(listed.id()),
                     listed.mergeKey(),
                     listed.method(),
@@ -80,5 +81,5 @@ final class V3Views {
     }
 
     @RegisterForReflection
-    record DeadGroups(List<DeadGroup> groups, List<PageLink> links) {}
+    record DeadGroups(List<DeadGroupView> groups, List<PageLink> links) {}
 }

@@ -1,6 +1,7 @@
 package io.pigeon.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
@@ -87,7 +88,13 @@ class DatabaseNoticesTest {
         try {
             probe.ready().await().atMost(WITHIN);
             Db.run(pool, "SELECT pg_notify($1, 'three')", first);
-            Eventually.await("the notices", WITHIN, () -> late.payloads.equals(List.of("three")));
+            Eventually.await("the notices", WITHIN, () -> late.payloads.contains("three"));
+            // 'after' may reach it too: sent before it subscribed, it can still be on its way while the connection
+            // (held by the replica's other subscribers) has not yet answered the channel's UNLISTEN. A notice is a
+            // hint to look again, so hearing one early is harmless; hearing anything else would not be.
+            assertTrue(
+                    List.of("after", "three").containsAll(late.payloads),
+                    "heard by the late subscriber: " + late.payloads);
             assertEquals(List.of("one"), onFirst.payloads, "nothing after unlisten");
         } finally {
             probe.unlisten();

@@ -13,6 +13,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 
 /**
  * A websocket client written on a plain TCP socket, for what real clients never do: a frame whose header and payload
@@ -28,6 +29,8 @@ final class RawSocket implements AutoCloseable {
     private final OutputStream out;
     private final byte[] mask = new byte[4];
     private long masked;
+    /** While {@link #together} runs: the bytes it sends, written at once when it ends. */
+    private ByteArrayOutputStream held;
 
     private RawSocket(Socket socket) throws IOException {
         this.socket = socket;
@@ -133,7 +136,27 @@ final class RawSocket implements AutoCloseable {
         return header(1, true, payload.length).payload(payload);
     }
 
+    /**
+     * Sends what {@code frames} sends in one write, so that the server reads it in one read: the end of one frame and
+     * the start of the next arrive together (a few bytes, not split by the kernel).
+     */
+    RawSocket together(Consumer<RawSocket> frames) {
+        held = new ByteArrayOutputStream();
+        byte[] all;
+        try {
+            frames.accept(this);
+        } finally {
+            all = held.toByteArray();
+            held = null;
+        }
+        return write(all);
+    }
+
     private RawSocket write(byte[] bytes) {
+        if (held != null) {
+            held.writeBytes(bytes);
+            return this;
+        }
         try {
             out.write(bytes);
             out.flush();

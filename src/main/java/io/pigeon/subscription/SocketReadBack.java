@@ -38,7 +38,9 @@ import org.jboss.logging.Logger;
  * notice, each queue is read from the lowest id it remembers ({@link SocketRoutes.Feed}), a page of
  * {@code read-back-batch} messages at a time, in order of id, and what was not pushed yet is pushed, each message only
  * to the sockets that had subscribed before it was posted. Ids pushed are remembered per queue, so nothing is pushed
- * twice (the notices that follow name ids the read-back pushed already).
+ * twice (the notices that follow name ids the read-back pushed already): the read-back takes the ids it read out of the
+ * waiting notices, and the queues' feeds forget none of them until a mark it sends on the channel once it has read is
+ * heard, as every post it read committed before the mark and so had its notice heard first.
  */
 final class SocketReadBack implements DatabaseNotices.Subscriber {
 

@@ -1637,6 +1637,9 @@ RETURNING id, (SELECT COALESCE(max(m.id), 0) FROM queues q JOIN messages m ON m.
 -- name: SocketSubscriptionStore.FORGET
 DELETE FROM subscriptions WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL;
 
+-- name: SocketSubscriptionStore.MARK
+SELECT pg_notify($1, $2);
+
 -- name: SocketSubscriptionStore.POSTED_AFTER
 SELECT q.project, q.name, l.sockets, m.id, m.ttl,
        floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id

@@ -18,13 +18,13 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jboss.logging.Logger;
 
@@ -38,24 +38,14 @@ import org.jboss.logging.Logger;
  * notice, each queue is read from the lowest id it remembers ({@link SocketRoutes.Feed}), a page of
  * {@code read-back-batch} messages at a time, in order of id, and what was not pushed yet is pushed, each message only
  * to the sockets that had subscribed before it was posted. Ids pushed are remembered per queue, so nothing is pushed
- * twice (the notices that follow name ids the read-back pushed already).
+ * twice (the notices that follow name ids the read-back pushed already): the read-back takes the ids it read out of the
+ * waiting notices, and the queues' feeds forget none of them until a mark it sends on the channel once it has read is
+ * heard, as every post it read committed before the mark and so had its notice heard first.
  */
 final class SocketReadBack implements DatabaseNotices.Subscriber {
 
     private static final Logger LOG = Logger.getLogger(SocketPushes.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    /** A run of ids posted to one queue, some of them taken already. */
-    private static final class Notice {
-        final QueueKey key;
-        final long[] ids;
-        int next;
-
-        Notice(QueueKey key, long[] ids) {
-            this.key = key;
-            this.ids = ids;
-        }
-    }
 
     private final SqlClient db;
     private final SocketRoutes routes;
@@ -67,14 +57,16 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
     /** Ready once the LISTEN is in place; refused (503) when the database cannot be listened to. */
     final Uni<Void> ready;
 
-    /** Guarded by {@code this}. */
-    private final ArrayDeque<Notice> waiting = new ArrayDeque<>();
-    /** Guarded by {@code this}. */
-    private int waitingIds;
+    private final WaitingNotices waiting;
     /** The connection came back: read back what was posted meanwhile before any later notice; guarded by this. */
     private boolean catchUpOwed;
 
     private final AtomicBoolean reading = new AtomicBoolean();
+
+    /** The field of the mark a read-back after a reconnect sends on the channel; no post notice has it. */
+    private static final String MARK = "readBackMark";
+    /** The mark the last read-back sent, to release the feeds it held when heard; null when none is awaited. */
+    private volatile String awaitedMark;
 
     SocketReadBack(
             SqlClient db,
@@ -91,6 +83,7 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
         this.cipher = cipher;
         this.unreadable = unreadable;
         this.config = config;
+        this.waiting = new WaitingNotices(config.maxWaiting());
         this.listening = notices.listen(db, NotificationFanOut.SOCKET_CHANNEL, this);
         this.ready = listening.ready().onFailure().invoke(refused).memoize().indefinitely();
     }
@@ -113,6 +106,15 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
         long[] ids;
         try {
             JsonNode notice = JSON.readTree(payload);
+            if (notice.has(MARK)) {
+                // Another replica's, or an earlier read-back's (a later one holds the feeds again): left alone.
+                String mark = notice.path(MARK).asText();
+                if (mark.equals(awaitedMark)) {
+                    waiting.addMark(mark);
+                    readBack();
+                }
+                return;
+            }
             key = new QueueKey(
                     db, notice.path("project").asText(), notice.path("queue").asText());
             JsonNode idNodes = notice.path("ids");
@@ -127,16 +129,12 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
         if (!routes.holds(key) || ids.length == 0) {
             return; // no socket of this replica is subscribed to that queue
         }
-        synchronized (this) {
-            if (waitingIds + ids.length > config.maxWaiting()) {
-                LOG.warnf(
-                        "%d posted messages wait to be pushed to sockets already "
-                                + "(pigeon.socket-subscriptions.max-waiting): %d are not pushed",
-                        waitingIds, ids.length);
-                return;
-            }
-            waiting.add(new Notice(key, ids));
-            waitingIds += ids.length;
+        if (!waiting.add(key, ids)) {
+            LOG.warnf(
+                    "%d posted messages wait to be pushed to sockets already "
+                            + "(pigeon.socket-subscriptions.max-waiting): %d are not pushed",
+                    waiting.count(), ids.length);
+            return;
         }
         readBack();
     }
@@ -147,37 +145,31 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
             return;
         }
         boolean catchUp;
-        List<String> projects = new ArrayList<>();
-        List<String> names = new ArrayList<>();
-        List<Long> ids = new ArrayList<>();
-        Map<List<String>, QueueKey> keys = new LinkedHashMap<>();
         synchronized (this) {
             catchUp = catchUpOwed;
             catchUpOwed = false;
-            while (!catchUp && !waiting.isEmpty() && ids.size() < config.readBackBatch()) {
-                Notice notice = waiting.peek();
-                while (notice.next < notice.ids.length && ids.size() < config.readBackBatch()) {
-                    projects.add(notice.key.project());
-                    names.add(notice.key.storedName());
-                    ids.add(notice.ids[notice.next++]);
-                    waitingIds--;
-                }
-                keys.put(List.of(notice.key.project(), notice.key.storedName()), notice.key);
-                if (notice.next == notice.ids.length) {
-                    waiting.poll();
-                }
-            }
         }
+        WaitingNotices.Batch batch = catchUp ? null : waiting.take(config.readBackBatch());
+        List<Long> ids = catchUp ? List.of() : batch.ids();
         Uni<Void> read;
         if (catchUp) {
             read = catchUp();
+        } else if (batch.mark() != null) {
+            if (batch.mark().equals(awaitedMark)) {
+                release();
+            }
+            nextBatch();
+            return;
         } else if (ids.isEmpty()) {
             nextBatch();
             return;
         } else {
             read = store.readBack(
-                            db, projects.toArray(String[]::new), names.toArray(String[]::new), ids.toArray(Long[]::new))
-                    .invoke(rows -> push(rows, keys, false))
+                            db,
+                            batch.projects().toArray(String[]::new),
+                            batch.names().toArray(String[]::new),
+                            ids.toArray(Long[]::new))
+                    .invoke(rows -> push(rows, batch.keys(), false))
                     .onFailure()
                     .invoke(failure -> LOG.warnf(
                             "Could not read back %d posted messages for sockets: %s", ids.size(), failure.toString()))
@@ -190,7 +182,10 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
         reading.set(false);
         boolean more;
         synchronized (this) {
-            more = catchUpOwed || !waiting.isEmpty();
+            more = catchUpOwed;
+        }
+        if (!more) {
+            more = !waiting.isEmpty();
         }
         if (more) {
             readBack();
@@ -199,8 +194,18 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
 
     /** Reads back and pushes, queue after queue, what was posted to the queues of this database after their floors. */
     private Uni<Void> catchUp() {
+        List<QueueKey> keys = routes.queuesOf(db);
+        // Held until the mark sent after it is heard: the notices of posts it read may be heard after it.
+        for (QueueKey key : keys) {
+            SocketRoutes.Feed feed = routes.feed(key);
+            if (feed != null) {
+                feed.hold();
+            }
+        }
+        String mark = UUID.randomUUID().toString();
+        awaitedMark = mark;
         Uni<Void> all = Uni.createFrom().voidItem();
-        for (QueueKey key : routes.queuesOf(db)) {
+        for (QueueKey key : keys) {
             all = all.chain(() -> {
                 SocketRoutes.Feed feed = routes.feed(key);
                 return feed == null || feed.floor() == Long.MAX_VALUE
@@ -208,7 +213,31 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
                         : catchUp(key, feed.floor());
             });
         }
-        return all;
+        return all.onTermination().call(() -> store.mark(
+                        db,
+                        NotificationFanOut.SOCKET_CHANNEL,
+                        JSON.createObjectNode().put(MARK, mark).toString())
+                .onFailure()
+                .invoke(failure -> {
+                    LOG.warnf(
+                            "Could not mark the end of a read-back for sockets; a post it pushed may be pushed"
+                                    + " again: %s",
+                            failure.toString());
+                    release();
+                })
+                .onFailure()
+                .recoverWithNull());
+    }
+
+    /** The mark of the last read-back was heard (or could not be sent): its feeds remember as before. */
+    private void release() {
+        awaitedMark = null;
+        for (QueueKey key : routes.queuesOf(db)) {
+            SocketRoutes.Feed feed = routes.feed(key);
+            if (feed != null) {
+                feed.release();
+            }
+        }
     }
 
     /** One page of the messages of {@code key}'s queue after id {@code after}, then the next, until a short page. */
@@ -216,9 +245,16 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
         return store.postedAfter(db, key.project(), key.storedName(), after, config.readBackBatch())
                 .chain(rows -> {
                     long last = after;
+                    long[] read = new long[rows.size()];
+                    int at = 0;
                     for (Row row : rows) {
+                        read[at++] = row.getLong("id");
                         last = Math.max(last, row.getLong("id"));
                     }
+                    Arrays.sort(read);
+                    // Before pushing them: the notice of a post read here may be waiting still (heard while the
+                    // connection was back and this ran); it would push it again after the ids that followed it.
+                    // BEFORE                    waiting.dropRead(key, read);
                     push(rows, Map.of(List.of(key.project(), key.storedName()), key), true);
                     return rows.size() < config.readBackBatch() || !routes.holds(key)
                             ? Uni.createFrom().voidItem()

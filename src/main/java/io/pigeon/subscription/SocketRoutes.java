@@ -2,11 +2,11 @@ package io.pigeon.subscription;
 
 import io.pigeon.queue.QueueName;
 import io.vertx.mutiny.sqlclient.SqlClient;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -69,8 +69,15 @@ final class SocketRoutes {
     static final class Feed {
         /** Guarded by {@code this}; {@code Long.MAX_VALUE} until the first subscription's row is stored. */
         private long floor = Long.MAX_VALUE;
+        /**
+         * The highest ids pushed, at most {@link #REMEMBERED}, ascending in {@code pushed[0..count)}; guarded by
+         * {@code this}. A plain array (8 bytes an id, grown as it fills) rather than a set of boxed ids (some 56).
+         */
+        private long[] pushed = new long[16];
         /** Guarded by {@code this}. */
-        private final TreeSet<Long> pushed = new TreeSet<>();
+        private int count;
+        /** While held, nothing is forgotten (see {@link #hold}); guarded by {@code this}. */
+        private boolean held;
 
         /** The first subscription of the queue was stored when its highest message id was {@code since}. */
         synchronized void startAt(long since) {
@@ -85,14 +92,53 @@ final class SocketRoutes {
 
         /** Records {@code id} as pushed; false if it was already. */
         synchronized boolean firstPush(long id) {
-            if (!pushed.add(id)) {
+            int at = Arrays.binarySearch(pushed, 0, count, id);
+            if (at >= 0) {
                 return false;
             }
-            if (pushed.size() > REMEMBERED) {
-                long forgotten = pushed.pollFirst();
+            at = -at - 1;
+            if (count >= REMEMBERED && !held) {
+                // The lowest is forgotten: the new id itself when it is lower than all remembered.
+                long forgotten = at == 0 ? id : pushed[0];
                 floor = floor == Long.MAX_VALUE ? forgotten : Math.max(floor, forgotten);
+                if (at == 0) {
+                    return true;
+                }
+                System.arraycopy(pushed, 1, pushed, 0, at - 1);
+                pushed[at - 1] = id;
+                return true;
             }
+            if (count == pushed.length) {
+                pushed = Arrays.copyOf(pushed, held ? count * 2 : Math.min(REMEMBERED, count * 2));
+            }
+            System.arraycopy(pushed, at, pushed, at + 1, count - at);
+            pushed[at] = id;
+            count++;
             return true;
+        }
+
+        /**
+         * Forgets nothing until {@link #release}: a read-back after a reconnect pushes posts whose notices may be heard
+         * after it, and those must find every id it pushed, not only the last {@value #REMEMBERED}.
+         */
+        synchronized void hold() {
+            held = true;
+        }
+
+        /** Every notice that could name an id pushed while held was taken: back to the highest remembered. */
+        synchronized void release() {
+            held = false;
+            if (count > REMEMBERED) {
+                int forgotten = count - REMEMBERED;
+                floor = floor == Long.MAX_VALUE ? pushed[forgotten - 1] : Math.max(floor, pushed[forgotten - 1]);
+                pushed = Arrays.copyOfRange(pushed, forgotten, forgotten + REMEMBERED);
+                count = REMEMBERED;
+            }
+        }
+
+        /** How many ids are remembered now (for tests). */
+        synchronized int remembered() {
+            return count;
         }
     }
 

@@ -48,6 +48,9 @@ public class SocketSubscriptionStore {
             WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL
             RETURNING id""";
 
+    // Sent on the socket channel after a read-back: every post read committed before it, so its notice is heard first.
+    private static final String MARK = "SELECT pg_notify($1, $2)";
+
     private static final String FORGET =
             """
             DELETE FROM subscriptions WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL""";
@@ -167,5 +170,10 @@ public class SocketSubscriptionStore {
     /** The live messages of a queue after id {@code after}, in order of id, at most {@code limit}. */
     public Uni<RowSet<Row>> postedAfter(SqlClient db, String project, String storedName, long after, int limit) {
         return db.preparedQuery(POSTED_AFTER).execute(Tuple.of(project, storedName, after, limit));
+    }
+
+    /** Notifies {@code payload} on {@code channel}, after every transaction that committed before. */
+    public Uni<Void> mark(SqlClient db, String channel, String payload) {
+        return db.preparedQuery(MARK).execute(Tuple.of(channel, payload)).replaceWithVoid();
     }
 }

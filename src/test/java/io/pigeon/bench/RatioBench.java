@@ -25,13 +25,14 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Pigeon against its database's own limit, in one run: for each client count, the full cycle (post 10,
- * claim 10, delete those 10 by ids) first as SQL through {@code pgbench} — Pigeon's own statements, taken
- * from the stores' constants, so they cannot drift — then as HTTP through {@code wrk}
- * ({@code src/test/bench/wrk-cycle.lua}), for v1 and v2, back to back; prints messages/s of both and the
- * ratio HTTP/SQL, and where the CPU went (Pigeon, PostgreSQL, the load generator, in CPU milliseconds per
- * 1,000 messages) when they run on this machine. Then the cycle at half of the best HTTP rate, paced, with
- * p50/p90/p99/max per request type.
+ * Pigeon against its database's own limit and against its peers, in one run: for each client count, the full cycle
+ * (post 10, claim 10, delete those 10 by ids) first as SQL through {@code pgbench} — Pigeon's own statements, taken
+ * from the stores' constants, so they cannot drift ({@code bench.ceiling}, true) — then as HTTP through {@code wrk}
+ * ({@code src/test/bench/wrk-cycle.lua}), for v1 and v2, back to back, then the peers ({@link PeerCycles}); prints
+ * messages/s, the ratio HTTP/SQL, and what each run cost ({@link RunMeter}: CPU per 1,000 messages by process, WAL
+ * bytes per message, commits per request). Then the cycle at half of the best HTTP rate, paced, with p50/p90/p99/max
+ * per request type, and last the summary tables ({@link RatioSummary}). With {@code bench.pin} the load generator and
+ * the system under test run on CPUs of their own ({@link SystemUnderTest}).
  *
  * <p>pgbench reaches the database through the usual {@code PG*} environment variables and must reach the
  * one Pigeon uses. Settings: {@code bench.layout} {@code shared} (all clients on one queue: competing
@@ -40,9 +41,6 @@ import java.util.stream.IntStream;
  * {@code bench.warmup} (seconds of unmeasured HTTP cycle per API first, 15).
  */
 final class RatioBench {
-
-    /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
-    private static final double TICKS_PER_SECOND = 100.0;
 
     private static final Pattern PARAMETER = Pattern.compile("\\$(\\d+)");
     private static final Path WRK_SCRIPT = Path.of("src/test/bench/wrk-cycle.lua");
@@ -55,37 +53,84 @@ final class RatioBench {
     private final String layout;
     private final HttpClient http = HttpClient.newHttpClient();
     private final Optional<ProcessHandle> pigeon;
+    private final RunMeter meter;
+    /** psql's environment naming this Pigeon's database (empty: the one PG* names). */
+    private final Map<String, String> database;
 
-    RatioBench(String url, int seconds, String layout) {
-        this(url, seconds, layout, findPigeon());
-    }
-
-    private RatioBench(String url, int seconds, String layout, Optional<ProcessHandle> pigeon) {
+    private RatioBench(
+            String url,
+            int seconds,
+            String layout,
+            Optional<ProcessHandle> pigeon,
+            RunMeter meter,
+            Map<String, String> database) {
         this.url = url;
         this.seconds = seconds;
         this.layout = layout;
         this.pigeon = pigeon;
+        this.meter = meter;
+        this.database = database;
+    }
+
+    /** The HTTP cycle against the Pigeon at {@code url} alone, measured where it runs, not pinned (the soak's). */
+    static RatioBench unpinned(String url, int seconds, String layout) throws Exception {
+        Optional<ProcessHandle> pigeon = SystemUnderTest.findJvm("", url);
+        return new RatioBench(
+                url, seconds, layout, pigeon, new RunMeter(SystemUnderTest.find(false, List.of(pigeon))), Map.of());
+    }
+
+    /** The same Pigeon with runs of {@code runSeconds}. */
+    private RatioBench lasting(int runSeconds) {
+        return new RatioBench(url, runSeconds, layout, pigeon, meter, database);
     }
 
     /**
      * Another Pigeon to run the same HTTP cycle against in every round, right after this one's (a build from before a
-     * change, on another port: {@code bench.before-url}, with its process id as {@code bench.before-pid} for its CPU, and
-     * its database as {@code bench.before-database} when it is not the one PG* names, so that it is vacuumed alike).
+     * change, on another port: {@code bench.before-url}, with its process id as {@code bench.before-pid} when it
+     * cannot be found by its port, and its database as {@code bench.before-database} when it is not the one PG*
+     * names, so that it is vacuumed and counted alike).
      */
-    private Optional<RatioBench> before(int runSeconds) {
+    private static Optional<RatioBench> before(
+            String layout, int runSeconds, Optional<ProcessHandle> beforePigeon, RunMeter meter) {
         String beforeUrl = System.getProperty("bench.before-url", "");
         if (beforeUrl.isBlank()) {
             return Optional.empty();
         }
-        String pid = System.getProperty("bench.before-pid", "");
+        String beforeDatabase = System.getProperty("bench.before-database", "");
         return Optional.of(new RatioBench(
-                beforeUrl,
+                beforeUrl.trim(),
                 runSeconds,
                 layout,
-                pid.isBlank() ? Optional.empty() : ProcessHandle.of(Long.parseLong(pid.trim()))));
+                beforePigeon,
+                meter,
+                beforeDatabase.isBlank() ? Map.of() : Map.of("PGDATABASE", beforeDatabase.trim())));
     }
 
     static void run(String url, int seconds, int[] clientCounts) throws Exception {
+        String beforeUrl = System.getProperty("bench.before-url", "").trim();
+        Optional<ProcessHandle> pigeon = SystemUnderTest.findJvm(System.getProperty("bench.pigeon.pid", ""), url);
+        Optional<ProcessHandle> beforePigeon = beforeUrl.isBlank()
+                ? Optional.empty()
+                : SystemUnderTest.findJvm(System.getProperty("bench.before-pid", ""), beforeUrl);
+        SystemUnderTest system = SystemUnderTest.find(
+                Boolean.parseBoolean(System.getProperty("bench.pin", "false")),
+                beforeUrl.isBlank() ? List.of(pigeon) : List.of(pigeon, beforePigeon));
+        try {
+            System.out.println(system.describe());
+            run(url, seconds, clientCounts, pigeon, beforePigeon, new RunMeter(system));
+        } finally {
+            system.release();
+        }
+    }
+
+    private static void run(
+            String url,
+            int seconds,
+            int[] clientCounts,
+            Optional<ProcessHandle> pigeon,
+            Optional<ProcessHandle> beforePigeon,
+            RunMeter meter)
+            throws Exception {
         List<String> layouts = Arrays.stream(
                         System.getProperty("bench.layout", "shared").split(","))
                 .map(String::trim)
@@ -97,24 +142,28 @@ final class RatioBench {
                         System.getProperty("bench.apis", "v1,v2").split(","))
                 .map(String::trim)
                 .toList();
+        String lastApi = apis.get(apis.size() - 1);
         int rounds = Integer.parseInt(System.getProperty("bench.rounds", "1"));
+        // Pigeon's own statements through pgbench: its database's limit. Off to shorten a run.
+        boolean ceiling = Boolean.parseBoolean(System.getProperty("bench.ceiling", "true"));
         Optional<PeerCycles> peers = Boolean.parseBoolean(System.getProperty("bench.peers", "true"))
                 ? Optional.of(
                         PeerCycles.prepare(Arrays.stream(clientCounts).max().orElse(16)))
                 : Optional.empty();
-        List<String> peerRows = new ArrayList<>();
+        RatioSummary summary =
+                new RatioSummary(!System.getProperty("bench.before-url", "").isBlank());
         for (String layout : layouts) {
-            RatioBench bench = new RatioBench(url, seconds, layout);
+            RatioBench bench = new RatioBench(url, seconds, layout, pigeon, meter, Map.of());
             System.out.printf(
                     Locale.ROOT,
-                    "Full cycle (post 10, claim 10, delete 10), SQL through pgbench vs HTTP through wrk; "
+                    "Full cycle (post 10, claim 10, delete 10), %sHTTP through wrk; "
                             + "layout %s, %d s per run, %d round(s)%s%n",
+                    ceiling ? "SQL through pgbench vs " : "",
                     layout,
                     seconds,
                     rounds,
-                    bench.pigeon
-                            .map(p -> ", Pigeon pid " + p.pid())
-                            .orElse(", Pigeon's process not found here (no CPU split)"));
+                    pigeon.map(p -> ", Pigeon pid " + p.pid())
+                            .orElse(", Pigeon's process not found here (no JVM CPU)"));
             System.out.printf(
                     "%7s %4s %10s %10s %6s   %s%n",
                     "clients",
@@ -122,16 +171,15 @@ final class RatioBench {
                     "SQL msg/s",
                     "HTTP msg/s",
                     "ratio",
-                    "CPU ms per 1,000 messages: SQL run (postgres + pgbench) | HTTP run (pigeon + postgres + wrk)");
+                    "then the cost of each run: CPU per 1,000 messages by process, WAL per message, commits");
             // A fresh JVM runs the cycle 35-45 % slower until its JIT has compiled the hot path.
             int warmup = Integer.parseInt(System.getProperty("bench.warmup", "15"));
-            Optional<RatioBench> before = bench.before(seconds);
-            Optional<RatioBench> beforeWarmup = bench.before(warmup);
+            Optional<RatioBench> before = before(layout, seconds, beforePigeon, meter);
             for (String api : apis) {
                 if (warmup > 0) {
-                    new RatioBench(url, warmup, layout).http(api, 4, 0);
-                    if (beforeWarmup.isPresent()) {
-                        beforeWarmup.get().http(api, 4, 0);
+                    bench.lasting(warmup).http(api, 4, 0);
+                    if (before.isPresent()) {
+                        before.get().lasting(warmup).http(api, 4, 0);
                     }
                 }
             }
@@ -141,13 +189,15 @@ final class RatioBench {
                 // none starts behind the dead rows (and the autovacuum) of the run before it.
                 Map<String, List<Run>> sqlRuns = new LinkedHashMap<>();
                 Map<String, List<Run>> httpRuns = new LinkedHashMap<>();
-                List<Double> minimalRuns = new ArrayList<>();
-                List<Double> pgmqRuns = new ArrayList<>();
+                List<Run> minimalRuns = new ArrayList<>();
+                List<Run> pgmqRuns = new ArrayList<>();
                 Map<String, List<Run>> beforeRuns = new LinkedHashMap<>();
                 for (int round = 0; round < rounds; round++) {
                     for (String api : apis) {
-                        settle(peers);
-                        sqlRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.sql(api, clients));
+                        if (ceiling) {
+                            settle(peers);
+                            sqlRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.sql(api, clients));
+                        }
                         settle(peers);
                         httpRuns.computeIfAbsent(api, a -> new ArrayList<>()).add(bench.http(api, clients, 0));
                         if (before.isPresent()) {
@@ -164,61 +214,47 @@ final class RatioBench {
                         pgmqRuns.add(peers.get().run("pgmq", bench, clients));
                     }
                 }
-                double lastHttp = 0;
-                double lastBefore = 0;
                 for (String api : apis) {
-                    Run sql = median(sqlRuns.get(api));
                     Run http = median(httpRuns.get(api));
-                    lastHttp = http.messagesPerSecond;
                     if (before.isPresent()) {
                         Run earlier = median(beforeRuns.get(api));
-                        lastBefore = earlier.messagesPerSecond;
                         System.out.printf(
                                 Locale.ROOT,
-                                "%7d %4s %10s %10.0f %6s   before (bench.before-url): | %s%n",
+                                "%7d %4s %10s %10.0f %6s   before (bench.before-url)%n",
                                 clients,
                                 api,
                                 "",
                                 earlier.messagesPerSecond,
-                                "",
-                                earlier.cpu.perThousand(earlier.messages, true));
+                                "");
                         earlier.latencies.forEach(line -> System.out.println("      before " + line));
+                        System.out.println("      before " + earlier.httpCost());
                     }
                     http.latencies.forEach(line -> System.out.println("      " + line));
                     bestRequestRate.merge(api, http.requestsPerSecond, Math::max);
+                    Optional<Run> sql = ceiling ? Optional.of(median(sqlRuns.get(api))) : Optional.empty();
                     System.out.printf(
                             Locale.ROOT,
-                            "%7d %4s %10.0f %10.0f %6.2f   %s | %s%n",
+                            "%7d %4s %10s %10.0f %6s%n",
                             clients,
                             api,
-                            sql.messagesPerSecond,
+                            sql.map(s -> String.format(Locale.ROOT, "%.0f", s.messagesPerSecond))
+                                    .orElse("-"),
                             http.messagesPerSecond,
-                            http.messagesPerSecond / sql.messagesPerSecond,
-                            sql.cpu.perThousand(sql.messages, false),
-                            http.cpu.perThousand(http.messages, true));
+                            sql.map(s -> String.format(
+                                            Locale.ROOT, "%.2f", http.messagesPerSecond / s.messagesPerSecond))
+                                    .orElse("-"));
+                    System.out.println("      HTTP " + http.httpCost());
+                    sql.ifPresent(s -> System.out.println("      SQL  " + s.pgbenchCost()));
                 }
-                if (peers.isPresent()) {
-                    double minimal = minimalRuns.stream().sorted().toList().get(rounds / 2);
-                    double pgmq = pgmqRuns.stream().sorted().toList().get(rounds / 2);
-                    peerRows.add(String.format(
-                            Locale.ROOT,
-                            "%-10s %7d %12.0f %10.0f %14.0f %8.2f %8.2f%s",
-                            layout,
-                            clients,
-                            minimal,
-                            pgmq,
-                            lastHttp,
-                            lastHttp / minimal,
-                            lastHttp / pgmq,
-                            before.isEmpty()
-                                    ? ""
-                                    : String.format(
-                                            Locale.ROOT,
-                                            " %14.0f %8.2f %8.2f",
-                                            lastBefore,
-                                            lastBefore / minimal,
-                                            lastBefore / pgmq)));
-                }
+                printPeer("minimal", clients, minimalRuns);
+                printPeer("PGMQ", clients, pgmqRuns);
+                summary.add(
+                        layout,
+                        clients,
+                        minimalRuns,
+                        pgmqRuns,
+                        httpRuns.get(lastApi),
+                        beforeRuns.getOrDefault(lastApi, List.of()));
             }
             if (Boolean.parseBoolean(System.getProperty("bench.half-load", "true"))) {
                 for (Map.Entry<String, Double> best : bestRequestRate.entrySet()) {
@@ -237,20 +273,19 @@ final class RatioBench {
                 }
             }
         }
-        if (!peerRows.isEmpty()) {
+        summary.print(lastApi);
+    }
+
+    private static void printPeer(String peer, int clients, List<Run> runs) {
+        if (!runs.isEmpty()) {
+            Run run = median(runs);
             System.out.printf(
-                    "Peers (msg/s; each the median of the rounds, run back to back with Pigeon's):%n%-10s %7s %12s %10s %14s %8s %8s%s%n",
-                    "layout",
-                    "clients",
-                    "minimal SQL",
-                    "PGMQ",
-                    "Pigeon " + apis.get(apis.size() - 1) + " HTTP",
-                    "/minimal",
-                    "/PGMQ",
-                    System.getProperty("bench.before-url", "").isBlank()
-                            ? ""
-                            : String.format(" %14s %8s %8s", "before HTTP", "/minimal", "/PGMQ"));
-            peerRows.forEach(System.out::println);
+                    Locale.ROOT,
+                    "%7d %-7s %10.0f msg/s; %s%n",
+                    clients,
+                    peer,
+                    run.messagesPerSecond,
+                    run.pgbenchCost());
         }
     }
 
@@ -268,14 +303,18 @@ final class RatioBench {
         Thread.sleep(1000);
     }
 
-    /** A pgbench run of {@code script} (its queue set by the layout) with the benchmark's ten bodies; messages/s. */
-    double pgbench(Path script, int clients, Map<String, String> environment) throws Exception {
+    /**
+     * A pgbench run of a peer's {@code script} (its queue set by the layout) with the benchmark's ten bodies, on the
+     * database {@code environment} names, with what it cost.
+     */
+    Run pgbench(Path script, int clients, Map<String, String> environment) throws Exception {
         Path bound = Files.createTempFile("pigeon-peer", ".sql");
         try {
             String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";
             Files.writeString(bound, "\\set queue " + queueOfClient + "\n" + Files.readString(script));
+            RunMeter.Started started = meter.start(Optional.empty(), environment);
             String output = execute(
-                    List.of(
+                    meter.generator(List.of(
                             "pgbench",
                             "-n",
                             "-M",
@@ -289,22 +328,56 @@ final class RatioBench {
                             "-f",
                             bound.toString(),
                             "-D",
-                            "bodies=" + variables("v2", "").get("bodies")),
+                            "bodies=" + variables("v2", "").get("bodies"))),
                     environment);
-            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)")
-                    .matcher(output);
-            if (!tps.find() || output.contains("ERROR")) {
+            RunMeter.Cost cost = started.stop();
+            if (output.contains("ERROR")) {
                 throw new IllegalStateException("pgbench failed:\n" + output);
             }
             // As for Pigeon's own statements: 10 messages through the queue per transaction.
-            return Double.parseDouble(tps.group(1)) * 10;
+            return pgbenchRun(output, cost);
         } finally {
             Files.deleteIfExists(bound);
         }
     }
 
-    /** What one load run measured. */
-    record Run(double messagesPerSecond, double requestsPerSecond, long messages, Cpu cpu, List<String> latencies) {}
+    /** A pgbench run's figures: each transaction is one cycle of 10 messages, three statements. */
+    private static Run pgbenchRun(String output, RunMeter.Cost cost) {
+        Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)")
+                .matcher(output);
+        Matcher transactions = Pattern.compile("number of transactions actually processed: (\\d+)")
+                .matcher(output);
+        if (!tps.find() || !transactions.find()) {
+            throw new IllegalStateException("pgbench printed no result:\n" + output);
+        }
+        // Each transaction posts 10 and claims and deletes up to 10. On a shared queue a claim can get fewer
+        // (others hold them), but what one transaction leaves the next takes: the backlog stays small, so 10 per
+        // transaction is what went through the queue.
+        long cycles = Long.parseLong(transactions.group(1));
+        double transactionsPerSecond = Double.parseDouble(tps.group(1));
+        return new Run(transactionsPerSecond * 10, transactionsPerSecond * 3, cycles * 10, cycles, cost, List.of());
+    }
+
+    /**
+     * What one load run measured: {@code units} are HTTP requests (wrk) or pgbench transactions (one cycle each),
+     * what commits are counted per.
+     */
+    record Run(
+            double messagesPerSecond,
+            double requestsPerSecond,
+            long messages,
+            long units,
+            RunMeter.Cost cost,
+            List<String> latencies) {
+
+        String httpCost() {
+            return cost.describe(messages, units, "request", "wrk");
+        }
+
+        String pgbenchCost() {
+            return cost.describe(messages, units, "pgbench transaction", "pgbench");
+        }
+    }
 
     private static Run median(List<Run> runs) {
         List<Run> sorted = runs.stream()
@@ -335,22 +408,12 @@ final class RatioBench {
                     "-f",
                     script.toString()));
             variables(api, project).forEach((name, value) -> command.addAll(List.of("-D", name + "=" + value)));
-            Cpu before = Cpu.sample(pigeon);
-            String output = execute(command, Map.of("PGOPTIONS", pigeonSessionSettings()));
-            Cpu used = Cpu.sample(pigeon).minus(before);
-            Matcher tps = Pattern.compile("tps = ([0-9.]+) \\(without initial connection time\\)")
-                    .matcher(output);
-            Matcher transactions = Pattern.compile("number of transactions actually processed: (\\d+)")
-                    .matcher(output);
-            if (!tps.find() || !transactions.find()) {
-                throw new IllegalStateException("pgbench printed no result:\n" + output);
-            }
-            // Each transaction posts 10 and claims and deletes up to 10. On a shared queue a claim can get
-            // fewer (others hold them), but what one transaction leaves the next takes: the backlog stays
-            // small, so 10 per transaction is what went through the queue.
-            long messages = Long.parseLong(transactions.group(1)) * 10;
-            double transactionsPerSecond = Double.parseDouble(tps.group(1));
-            return new Run(transactionsPerSecond * 10, transactionsPerSecond * 3, messages, used, List.of());
+            // Pigeon's JVM takes no part: PostgreSQL and pgbench only.
+            RunMeter.Started started = meter.start(Optional.empty(), database);
+            Map<String, String> environment = new LinkedHashMap<>(database);
+            environment.put("PGOPTIONS", pigeonSessionSettings());
+            String output = execute(meter.generator(command), environment);
+            return pgbenchRun(output, started.stop());
         } finally {
             Files.deleteIfExists(script);
             deleteQueues(project, clients);
@@ -509,9 +572,9 @@ final class RatioBench {
                     "BENCH_RATE",
                     String.format(Locale.ROOT, "%.3f", ratePerConnection));
             Map<String, Double> statementsBefore = statementRequests();
-            Cpu before = Cpu.sample(pigeon);
+            RunMeter.Started started = meter.start(pigeon, database);
             String output = execute(
-                    List.of(
+                    meter.generator(List.of(
                             "wrk",
                             "-t" + connections,
                             "-c" + connections,
@@ -520,16 +583,17 @@ final class RatioBench {
                             "10s",
                             "-s",
                             WRK_SCRIPT.toString(),
-                            url),
+                            url)),
                     environment);
-            Cpu used = Cpu.sample(pigeon).minus(before);
+            RunMeter.Cost cost = started.stop();
             String shared = sharedStatements(statementsBefore, statementRequests());
             if (output.contains("Non-2xx") || output.contains("Socket errors")) {
                 throw new IllegalStateException("wrk saw failed requests:\n" + output);
             }
             Matcher moved = Pattern.compile("BENCH messages (\\d+)").matcher(output);
             Matcher rate = Pattern.compile("Requests/sec:\\s+([0-9.]+)").matcher(output);
-            if (!moved.find() || !rate.find()) {
+            Matcher requests = Pattern.compile("(\\d+) requests in ").matcher(output);
+            if (!moved.find() || !rate.find() || !requests.find()) {
                 throw new IllegalStateException("wrk printed no result:\n" + output);
             }
             List<String> latencies = output.lines()
@@ -545,7 +609,13 @@ final class RatioBench {
                 System.out.printf(
                         Locale.ROOT, "    %s %d clients, requests per statement: %s%n", api, connections, shared);
             }
-            return new Run(messages / (double) seconds, Double.parseDouble(rate.group(1)), messages, used, latencies);
+            return new Run(
+                    messages / (double) seconds,
+                    Double.parseDouble(rate.group(1)),
+                    messages,
+                    Long.parseLong(requests.group(1)),
+                    cost,
+                    latencies);
         } finally {
             deleteQueues(project, connections);
         }
@@ -677,92 +747,5 @@ final class RatioBench {
             throw new IllegalStateException(command.get(0) + " failed:\n" + output);
         }
         return output;
-    }
-
-    private static Optional<ProcessHandle> findPigeon() {
-        String pid = System.getProperty("bench.pigeon.pid", "");
-        if (!pid.isBlank()) {
-            return ProcessHandle.of(Long.parseLong(pid.trim()));
-        }
-        long self = ProcessHandle.current().pid();
-        return ProcessHandle.allProcesses()
-                .filter(p -> p.pid() != self)
-                .filter(p -> p.info()
-                        .commandLine()
-                        .map(c -> c.contains("quarkus-run.jar"))
-                        .orElse(false))
-                .findFirst();
-    }
-
-    /** utime + stime of the process, plus its reaped children's when {@code withChildren} (0 once it is gone). */
-    static long ticks(long pid, boolean withChildren) {
-        try {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            // Fields after the command name, which is in parentheses and may contain spaces.
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long own = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-            return withChildren ? own + Long.parseLong(fields[13]) + Long.parseLong(fields[14]) : own;
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
-    }
-
-    /**
-     * CPU time in clock ticks: Pigeon's process, every PostgreSQL process (plus the exited backends the
-     * postmaster has reaped), and this process's finished children — the load generator of the run.
-     */
-    private record Cpu(long pigeon, long postgres, long generator) {
-
-        static Cpu sample(Optional<ProcessHandle> pigeon) {
-            long pigeonTicks = pigeon.map(p -> ticks(p.pid(), false)).orElse(0L);
-            long postgresTicks = 0;
-            try (var processes = Files.list(Path.of("/proc"))) {
-                for (Path process : processes
-                        .filter(p -> p.getFileName().toString().matches("\\d+"))
-                        .toList()) {
-                    try {
-                        if (Files.readString(process.resolve("comm")).trim().equals("postgres")) {
-                            long pid = Long.parseLong(process.getFileName().toString());
-                            boolean postmaster = ProcessHandle.of(pid)
-                                    .flatMap(ProcessHandle::parent)
-                                    .map(parent -> !readComm(parent.pid()).equals("postgres"))
-                                    .orElse(true);
-                            postgresTicks += ticks(pid, postmaster);
-                        }
-                    } catch (IOException ended) {
-                        // the process ended between listing and reading
-                    }
-                }
-            } catch (IOException noProc) {
-                return new Cpu(0, 0, 0);
-            }
-            long generatorTicks = ticks(ProcessHandle.current().pid(), true)
-                    - ticks(ProcessHandle.current().pid(), false);
-            return new Cpu(pigeonTicks, postgresTicks, generatorTicks);
-        }
-
-        Cpu minus(Cpu earlier) {
-            return new Cpu(pigeon - earlier.pigeon, postgres - earlier.postgres, generator - earlier.generator);
-        }
-
-        String perThousand(long messages, boolean withPigeon) {
-            if (messages == 0) {
-                return "-";
-            }
-            double scale = 1000.0 / TICKS_PER_SECOND * 1000.0 / messages;
-            return withPigeon
-                    ? String.format(
-                            Locale.ROOT, "%.0f + %.0f + %.0f", pigeon * scale, postgres * scale, generator * scale)
-                    : String.format(Locale.ROOT, "%.0f + %.0f", postgres * scale, generator * scale);
-        }
-
-        private static String readComm(long pid) {
-            try {
-                return Files.readString(Path.of("/proc", String.valueOf(pid), "comm"))
-                        .trim();
-            } catch (IOException e) {
-                return "";
-            }
-        }
     }
 }

@@ -1,7 +1,5 @@
 package io.pigeon.bench;
 
-import io.pigeon.claim.ClaimStatements;
-import io.pigeon.message.MessageStatements;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,12 +15,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 /**
  * Pigeon against its database's own limit and against its peers, in one run: for each client count, the full cycle
@@ -42,7 +37,6 @@ import java.util.stream.IntStream;
  */
 final class RatioBench {
 
-    private static final Pattern PARAMETER = Pattern.compile("\\$(\\d+)");
     private static final Path WRK_SCRIPT = Path.of("src/test/bench/wrk-cycle.lua");
     private static final int HALF_LOAD_CONNECTIONS = 4;
     /** Pigeon's hot tables vacuumed between runs, on the database psql's environment names. */
@@ -328,7 +322,7 @@ final class RatioBench {
                             "-f",
                             bound.toString(),
                             "-D",
-                            "bodies=" + variables("v2", "").get("bodies"))),
+                            "bodies=" + PigeonCycleScript.variables("v2", "").get("bodies"))),
                     environment);
             RunMeter.Cost cost = started.stop();
             if (output.contains("ERROR")) {
@@ -393,7 +387,7 @@ final class RatioBench {
         createQueues(project, clients);
         Path script = Files.createTempFile("pigeon-cycle", ".sql");
         try {
-            Files.writeString(script, pgbenchScript(api));
+            Files.writeString(script, PigeonCycleScript.script(api, layout));
             List<String> command = new ArrayList<>(List.of(
                     "pgbench",
                     "-n",
@@ -407,154 +401,18 @@ final class RatioBench {
                     String.valueOf(seconds),
                     "-f",
                     script.toString()));
-            variables(api, project).forEach((name, value) -> command.addAll(List.of("-D", name + "=" + value)));
+            PigeonCycleScript.variables(api, project)
+                    .forEach((name, value) -> command.addAll(List.of("-D", name + "=" + value)));
             // Pigeon's JVM takes no part: PostgreSQL and pgbench only.
             RunMeter.Started started = meter.start(Optional.empty(), database);
             Map<String, String> environment = new LinkedHashMap<>(database);
-            environment.put("PGOPTIONS", pigeonSessionSettings());
+            environment.put("PGOPTIONS", PigeonCycleScript.sessionSettings());
             String output = execute(meter.generator(command), environment);
             return pgbenchRun(output, started.stop());
         } finally {
             Files.deleteIfExists(script);
             deleteQueues(project, clients);
         }
-    }
-
-    /**
-     * The cycle as a pgbench script: the stores' statements with their parameters as pgbench variables. One
-     * deviation: pgbench cannot carry the claim's ten rows to the next statement, so the delete reads the
-     * claimed ids from the claim's own row (its message_ids), inside the delete statement — two primary-key
-     * probes more than Pigeon's delete, which gets the ids from the request.
-     */
-    /** The quota parameters of the post statements: Pigeon's default limits, and a refusal text. */
-    private static final String QUOTA_COUNT = "10000";
-
-    private static final String QUOTA_TEXT = "'quota exceeded'";
-
-    /** The post statements' last parameter: whether mailto: subscribers are sent (off, Pigeon's default). */
-    private static final String MAIL_OFF = "false";
-
-    private String pgbenchScript(String api) {
-        String queue = ":queue";
-        String claimId = "md5(:seed::text)::uuid";
-        String post = api.equals("v2")
-                ? bind(
-                        MessageStatements.POST_CREATING_QUEUE,
-                        ":project",
-                        queue,
-                        ":client",
-                        ":ttls",
-                        ":delays",
-                        ":bodies",
-                        ":max_post_size",
-                        ":default_ttl",
-                        ":document_size",
-                        QUOTA_COUNT,
-                        QUOTA_TEXT,
-                        QUOTA_TEXT,
-                        QUOTA_COUNT,
-                        QUOTA_TEXT,
-                        QUOTA_TEXT,
-                        "false",
-                        "NULL",
-                        "false",
-                        QUOTA_TEXT,
-                        MAIL_OFF)
-                : bind(
-                        MessageStatements.POST,
-                        ":project",
-                        queue,
-                        ":client",
-                        ":ttls",
-                        ":bodies",
-                        QUOTA_TEXT,
-                        QUOTA_COUNT,
-                        QUOTA_TEXT,
-                        QUOTA_TEXT,
-                        "false",
-                        "NULL",
-                        "false",
-                        QUOTA_TEXT,
-                        MAIL_OFF);
-        String claim = bind(
-                ClaimStatements.CREATE_ONE,
-                ":project",
-                queue,
-                claimId,
-                ":limit",
-                ":claim_ttl",
-                ":claim_grace",
-                ":max_ttl");
-        String delete = bind(
-                MessageStatements.DELETE_BY_IDS,
-                ":project",
-                queue,
-                "(SELECT c.message_ids FROM claims c WHERE c.queue_id = (SELECT id FROM queues WHERE project = :project AND name = "
-                        + queue + ") AND c.id = " + claimId + ")");
-        String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";
-        return "\\set queue " + queueOfClient + "\n"
-                + "\\set seed random(1, 9223372036854775807)\n"
-                + post + ";\n" + claim + ";\n" + delete + ";\n";
-    }
-
-    /** The statement with {@code $n} replaced by the n-th argument. */
-    private static String bind(String statement, String... arguments) {
-        if (statement.contains(";")) {
-            throw new IllegalStateException("pgbench ends a command at ';'");
-        }
-        Matcher parameter = PARAMETER.matcher(statement);
-        StringBuilder bound = new StringBuilder();
-        while (parameter.find()) {
-            int index = Integer.parseInt(parameter.group(1));
-            if (index > arguments.length) {
-                throw new IllegalStateException("no argument for $" + index);
-            }
-            parameter.appendReplacement(bound, Matcher.quoteReplacement(arguments[index - 1]));
-        }
-        parameter.appendTail(bound);
-        return bound.toString();
-    }
-
-    /** The values Pigeon would bind for the benchmark's requests, with its default configuration. */
-    private static Map<String, String> variables(String api, String project) {
-        Map<String, String> values = new LinkedHashMap<>();
-        values.put("project", project);
-        values.put("client", "3381af92-2b9e-11e3-b191-71861300734c");
-        values.put(
-                "ttls",
-                arrayLiteral(IntStream.range(0, 10).mapToObj(i -> "3600").toList(), false));
-        values.put(
-                "delays",
-                arrayLiteral(IntStream.range(0, 10).mapToObj(i -> "NULL").toList(), false));
-        // As Pigeon stores a body: Jackson's compact form of what the client sent.
-        values.put(
-                "bodies",
-                arrayLiteral(
-                        IntStream.range(0, 10)
-                                .mapToObj(i -> "{\"event\":\"bench\",\"n\":" + i + ",\"pad\":\"0123456789abcdef\"}")
-                                .toList(),
-                        true));
-        values.put("max_post_size", "262144");
-        values.put("default_ttl", "3600");
-        values.put("document_size", String.valueOf(v2Document().getBytes(StandardCharsets.UTF_8).length));
-        values.put("limit", "10");
-        values.put("claim_ttl", "60");
-        values.put("claim_grace", "60");
-        values.put("max_ttl", "1209600");
-        return values;
-    }
-
-    private static String v2Document() {
-        return IntStream.range(0, 10)
-                .mapToObj(i -> "{\"ttl\": 3600, \"body\": {\"event\": \"bench\", \"n\": " + i
-                        + ", \"pad\": \"0123456789abcdef\"}}")
-                .collect(Collectors.joining(", ", "{\"messages\": [", "]}"));
-    }
-
-    private static String arrayLiteral(List<String> elements, boolean quoted) {
-        return elements.stream()
-                .map(e -> quoted ? "\"" + e.replace("\\", "\\\\").replace("\"", "\\\"") + "\"" : e)
-                .collect(Collectors.joining(",", "{", "}"));
     }
 
     // ---- HTTP: the same cycle through Pigeon, driven by wrk ----
@@ -571,7 +429,7 @@ final class RatioBench {
                     project,
                     "BENCH_RATE",
                     String.format(Locale.ROOT, "%.3f", ratePerConnection));
-            Map<String, Double> statementsBefore = statementRequests();
+            Map<String, Double> statementsBefore = StatementSharing.read(http, url);
             RunMeter.Started started = meter.start(pigeon, database);
             String output = execute(
                     meter.generator(List.of(
@@ -586,7 +444,7 @@ final class RatioBench {
                             url)),
                     environment);
             RunMeter.Cost cost = started.stop();
-            String shared = sharedStatements(statementsBefore, statementRequests());
+            String shared = StatementSharing.describe(statementsBefore, StatementSharing.read(http, url));
             if (output.contains("Non-2xx") || output.contains("Socket errors")) {
                 throw new IllegalStateException("wrk saw failed requests:\n" + output);
             }
@@ -622,91 +480,6 @@ final class RatioBench {
     }
 
     // ---- helpers ----
-
-    private static final Pattern STATEMENT_REQUESTS =
-            Pattern.compile("(?m)^pigeon_statement_requests_(bucket|count|sum)\\{([^}]*)}\\s+([0-9.eE+-]+)$");
-    private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
-
-    /**
-     * Pigeon's histogram of requests per statement (pigeon_statement_requests at /q/metrics) as "kind le" (or
-     * "kind count", "kind sum") to its value; empty when Pigeon has none (coalescing predates it, or no metrics).
-     */
-    private Map<String, Double> statementRequests() {
-        Map<String, Double> values = new LinkedHashMap<>();
-        try {
-            String metrics = http.send(
-                            HttpRequest.newBuilder(URI.create(url + "/q/metrics"))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString())
-                    .body();
-            Matcher line = STATEMENT_REQUESTS.matcher(metrics);
-            while (line.find()) {
-                Map<String, String> labels = new LinkedHashMap<>();
-                Matcher label = LABEL.matcher(line.group(2));
-                while (label.find()) {
-                    labels.put(label.group(1), label.group(2));
-                }
-                String which = line.group(1).equals("bucket") ? labels.get("le") : line.group(1);
-                values.put(labels.get("kind") + " " + which, Double.parseDouble(line.group(3)));
-            }
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            return Map.of();
-        }
-        return values;
-    }
-
-    /**
-     * Per kind, over one run: statements, requests per statement, and the share of statements by how many requests
-     * they carried (1, 2, 3-4, 5-8, 9-16, 17-32, more).
-     */
-    private static String sharedStatements(Map<String, Double> before, Map<String, Double> after) {
-        List<String> kinds = new ArrayList<>();
-        for (String kind : List.of("post", "claim", "delete")) {
-            double count = after.getOrDefault(kind + " count", 0.0) - before.getOrDefault(kind + " count", 0.0);
-            if (count <= 0) {
-                continue;
-            }
-            double sum = after.getOrDefault(kind + " sum", 0.0) - before.getOrDefault(kind + " sum", 0.0);
-            StringBuilder shares = new StringBuilder();
-            double below = 0;
-            String[] edges = {"1.0", "2.0", "4.0", "8.0", "16.0", "32.0", "+Inf"};
-            String[] names = {"1", "2", "3-4", "5-8", "9-16", "17-32", ">32"};
-            for (int i = 0; i < edges.length; i++) {
-                double upTo = after.getOrDefault(kind + " " + edges[i], 0.0)
-                        - before.getOrDefault(kind + " " + edges[i], 0.0);
-                double share = (upTo - below) / count;
-                below = upTo;
-                if (share >= 0.005) {
-                    shares.append(String.format(Locale.ROOT, " %s:%.0f%%", names[i], share * 100));
-                }
-            }
-            kinds.add(String.format(
-                    Locale.ROOT,
-                    "%s %.0f statements, %.2f each (%s)",
-                    kind,
-                    count,
-                    sum / count,
-                    shares.toString().trim()));
-        }
-        return String.join("; ", kinds);
-    }
-
-    /**
-     * The session settings of Pigeon's own connections, read from its application.properties, as
-     * {@code PGOPTIONS}: pgbench's statements are then planned as they are in Pigeon.
-     */
-    private static String pigeonSessionSettings() throws IOException {
-        String prefix = "quarkus.datasource.reactive.additional-properties.";
-        Properties properties = new Properties();
-        try (var in = Files.newInputStream(Path.of("src/main/resources/application.properties"))) {
-            properties.load(in);
-        }
-        return properties.stringPropertyNames().stream()
-                .filter(name -> name.startsWith(prefix) && !name.equals(prefix + "application_name"))
-                .sorted()
-                .map(name -> "-c " + name.substring(prefix.length()) + "=" + properties.getProperty(name))
-                .collect(Collectors.joining(" "));
-    }
 
     /** How many queues a run with {@code clients} clients uses: one shared, or one each. */
     private int queueCount(int clients) {

@@ -1,5 +1,5 @@
 -- The minimal queue the ratio benchmark measures Pigeon against: one table, hand-written SQL, nothing else (no
--- tenants, TTLs, claims table, quotas or notifications). Loaded into the peers' database by RatioBench.
+-- tenants, TTLs, claims table, quotas or notifications). Loaded into the peers' database by PeerCycles.
 CREATE SCHEMA IF NOT EXISTS minimal;
 CREATE TABLE IF NOT EXISTS minimal.messages (
     queue      int NOT NULL,

@@ -28,7 +28,7 @@ import java.util.stream.IntStream;
  * <p>Settings (system properties): {@code bench.url} (http://localhost:8080), {@code bench.seconds} (10 per
  * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle;
  * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
- * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioBench}, {@code soak} {@link SoakBench},
+ * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioRun}, {@code soak} {@link SoakBench},
  * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench}).
  */
 public final class Bench {
@@ -81,7 +81,7 @@ public final class Bench {
             return;
         }
         if (scenarios.contains("ratio")) {
-            RatioBench.run(url, seconds, clientCounts);
+            RatioRun.run(url, seconds, clientCounts);
             return;
         }
         if (scenarios.contains("pools")) {

@@ -54,8 +54,8 @@ final class PeerCycles {
         return peers;
     }
 
-    /** Messages/s of one run of the peer's cycle with {@code clients} clients, from empty queues. */
-    double run(String peer, RatioBench bench, int clients) throws Exception {
+    /** One run of the peer's cycle with {@code clients} clients, from empty queues, with what it cost. */
+    RatioBench.Run run(String peer, RatioBench bench, int clients) throws Exception {
         empty();
         return bench.pgbench(CYCLES.get(peer), clients, Map.of("PGDATABASE", database));
     }

@@ -200,7 +200,7 @@ final class PoolsBench {
                         .commandLine()
                         .map(c -> c.contains("quarkus-run.jar"))
                         .orElse(false))
-                .mapToLong(p -> RatioBench.ticks(p.pid(), false))
+                .mapToLong(p -> SystemUnderTest.ticks(p.pid(), false))
                 .sum();
     }
 
@@ -232,7 +232,7 @@ final class PoolsBench {
         for (long pid : postgres) {
             boolean postmaster = !parents.containsKey(parents.get(pid));
             long root = postmaster ? pid : parents.get(pid);
-            byPostmaster.merge(root, RatioBench.ticks(pid, postmaster), Long::sum);
+            byPostmaster.merge(root, SystemUnderTest.ticks(pid, postmaster), Long::sum);
         }
         return byPostmaster;
     }

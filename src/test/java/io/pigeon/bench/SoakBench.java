@@ -25,7 +25,7 @@ final class SoakBench {
 
     static void run(String url, int seconds, int connections) throws Exception {
         int intervals = Integer.parseInt(System.getProperty("bench.soak.minutes", "10"));
-        RatioBench cycle = new RatioBench(url, seconds, "shared");
+        RatioBench cycle = RatioBench.unpinned(url, seconds, "shared");
         System.out.printf(
                 "Soak: full v1 cycle, %d connections on one queue, %d intervals of %d s%n",
                 connections, intervals, seconds);

@@ -16,6 +16,8 @@ CREATE INDEX claims_queue_deadline ON claims (queue_id, expires_at);
 DROP INDEX messages_free;
 DROP INDEX messages_claim_deadline;
 
--- Room on each page for the new version of a row its claim writes (a HOT update must stay on the row's page).
--- Applies to pages written from now on; existing pages keep theirs until rewritten.
-ALTER TABLE messages SET (fillfactor = 80);
+-- Room on each page for the new versions of the rows a claim takes (a HOT update must stay on the row's page, and the
+-- old versions are not yet dead while the claim runs). Claiming 10 at a time from a backlog of 50,000 small messages,
+-- the share of HOT updates was 1.00 at fillfactor 70, 0.87 at 80 (V1's), 0.78 at 90, 0.68 at 100 (decision 0003).
+-- Applies to pages filled from now on; existing pages keep their rows until they leave.
+ALTER TABLE messages SET (fillfactor = 70);

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A few real parallel clients, each on its own queue, with a batching window ({@code pigeon.coalescing.window}, set by
- * {@link ZaqarOptInsProfile}): without it, four clients rarely meet in a statement (about 1.05 requests a statement);
+ * {@link ZaqarOptInsProfile}): without it, four clients seldom meet in a statement (about 1.05 requests a statement);
  * with it, a client answered together with others asks again with them, and their posts and claims share statements.
  * Each client still gets exactly its own messages.
  */
@@ -40,8 +40,11 @@ class WindowedStatementsTest {
     private static final int CLIENTS = 4;
     private static final int CYCLES_PER_ROUND = 10;
     private static final int MESSAGES = 3;
-    /** Far above what four clients reach without a window (about 1.05), below the four they reach with one. */
-    private static final double SHARED = 2.5;
+    /**
+     * Above what four clients reach without a window (about 1.05 with an idle machine's own clients; up to about 2
+     * when this test's clients share a loaded machine with the server), below the four they reach with one.
+     */
+    private static final double SHARED = 3;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

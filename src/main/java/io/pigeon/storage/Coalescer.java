@@ -4,11 +4,13 @@ import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.ContextInternal;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
@@ -24,6 +26,11 @@ import java.util.function.ToIntFunction;
  * statement fails as a whole (a guard that raises, a conflict), nothing of it was stored, and each request is run
  * again alone, so that each caller gets exactly the answer or error it would have got by itself.
  *
+ * <p>With a window ({@code pigeon.coalescing.window}), a request that finds its key idle while the key's last statement
+ * carried more than one request waits up to the window before its statement starts, for the others that are likely
+ * to follow (clients answered together ask again together); a key whose last statement ran alone still runs at once,
+ * so a lone client never waits.
+ *
  * <p>Answers are handed to each caller on the Vert.x context it asked from, whichever thread ran the statement.
  *
  * @param <K> the key requests share statements by; equal keys must be runnable in one statement
@@ -38,6 +45,10 @@ public final class Coalescer<K, R, A> {
     private final CoalescingSettings bounds;
     private final IntConsumer batchSizes;
     private final ConcurrentHashMap<K, Lane> lanes = new ConcurrentHashMap<>();
+    /** The window in nanoseconds, 0 for none. */
+    private final long window;
+    /** Keys whose last statement carried more than one request (kept only with a window). */
+    private final ConcurrentHashMap<K, Boolean> lastShared = new ConcurrentHashMap<>();
 
     /**
      * @param together   runs requests of one key in one statement, one answer each in their order
@@ -57,6 +68,7 @@ public final class Coalescer<K, R, A> {
         this.bytes = bytes;
         this.bounds = bounds;
         this.batchSizes = batchSizes;
+        this.window = bounds.enabled() ? bounds.window().toNanos() : 0;
     }
 
     /** The answer to {@code request}, run alone at once if nothing of its key is in flight, else with those waiting. */
@@ -68,17 +80,30 @@ public final class Coalescer<K, R, A> {
             Waiting<R, A> waiting = new Waiting<>(request, emitter, Vertx.currentContext());
             while (true) {
                 Lane lane = lanes.computeIfAbsent(key, Lane::new);
+                boolean hold;
                 synchronized (lane) {
                     if (lane.retired) {
                         continue; // it just went idle and left the map: take (or make) the current one
                     }
-                    if (lane.inFlight >= bounds.maxInFlight()) {
+                    if (lane.holding || lane.inFlight >= bounds.maxInFlight()) {
                         lane.waiting.add(waiting);
                         return;
                     }
                     lane.inFlight++;
+                    hold = waiting.context() != null && companyLikely(key);
+                    if (hold) {
+                        lane.holding = true;
+                        lane.waiting.add(waiting);
+                    }
                 }
-                run(lane, List.of(waiting));
+                if (hold) {
+                    ContextInternal context = (ContextInternal) waiting.context();
+                    context.nettyEventLoop()
+                            .schedule(
+                                    () -> context.runOnContext(ignored -> release(lane)), window, TimeUnit.NANOSECONDS);
+                } else {
+                    run(lane, List.of(waiting));
+                }
                 return;
             }
         });
@@ -107,8 +132,26 @@ public final class Coalescer<K, R, A> {
                 .map(answers -> answers.get(0));
     }
 
+    /** Whether a request finding {@code key} idle should wait the window for company. */
+    private boolean companyLikely(K key) {
+        return window > 0 && lastShared.getOrDefault(key, Boolean.FALSE);
+    }
+
+    /** The end of a lane's window: its statement starts with whoever waits by now, within the bounds. */
+    private void release(Lane lane) {
+        List<Waiting<R, A>> batch;
+        synchronized (lane) {
+            lane.holding = false;
+            batch = take(lane);
+        }
+        run(lane, batch);
+    }
+
     private void run(Lane lane, List<Waiting<R, A>> batch) {
         batchSizes.accept(batch.size());
+        if (window > 0) {
+            lastShared.put(lane.key, batch.size() > 1);
+        }
         List<R> requests = new ArrayList<>(batch.size());
         batch.forEach(waiting -> requests.add(waiting.request()));
         Uni.createFrom()
@@ -137,41 +180,51 @@ public final class Coalescer<K, R, A> {
 
     /** After a statement of the lane: starts the next with what waits, within the bounds, or has one fewer in flight. */
     private void next(Lane lane) {
-        List<Waiting<R, A>> batch = new ArrayList<>();
-        int maxRows = bounds.maxRows();
-        int maxBytes = bounds.maxBytes();
+        List<Waiting<R, A>> batch;
         synchronized (lane) {
-            if (lane.waiting.isEmpty()) {
+            if (lane.waiting.isEmpty() || lane.holding) {
+                // Held: the window's end starts the next statement of the lane.
                 if (--lane.inFlight == 0) {
                     lane.retired = true;
                     lanes.remove(lane.key, lane);
                 }
                 return;
             }
-            int rowCount = 0;
-            int byteCount = 0;
-            // At least one, whatever its size: a request within the per-request bounds always runs.
-            while (!lane.waiting.isEmpty()) {
-                R request = lane.waiting.peek().request();
-                int requestRows = rows.applyAsInt(request);
-                int requestBytes = bytes.applyAsInt(request);
-                if (!batch.isEmpty() && (rowCount + requestRows > maxRows || byteCount + requestBytes > maxBytes)) {
-                    break;
-                }
-                batch.add(lane.waiting.poll());
-                rowCount += requestRows;
-                byteCount += requestBytes;
-            }
+            batch = take(lane);
         }
-        run(lane, Collections.unmodifiableList(batch));
+        run(lane, batch);
+    }
+
+    /** The waiting requests of the next statement, in their order, within the bounds; at least one. Holds the lane. */
+    private List<Waiting<R, A>> take(Lane lane) {
+        List<Waiting<R, A>> batch = new ArrayList<>();
+        int maxRows = bounds.maxRows();
+        int maxBytes = bounds.maxBytes();
+        int rowCount = 0;
+        int byteCount = 0;
+        // At least one, whatever its size: a request within the per-request bounds always runs.
+        while (!lane.waiting.isEmpty()) {
+            R request = lane.waiting.peek().request();
+            int requestRows = rows.applyAsInt(request);
+            int requestBytes = bytes.applyAsInt(request);
+            if (!batch.isEmpty() && (rowCount + requestRows > maxRows || byteCount + requestBytes > maxBytes)) {
+                break;
+            }
+            batch.add(lane.waiting.poll());
+            rowCount += requestRows;
+            byteCount += requestBytes;
+        }
+        return Collections.unmodifiableList(batch);
     }
 
     /** One key's state: whether a statement is in flight and who waits for the next. Guarded by itself. */
     private final class Lane {
         final K key;
         final ArrayDeque<Waiting<R, A>> waiting = new ArrayDeque<>();
-        /** Statements of the key in flight. */
+        /** Statements of the key in flight, a held one (waiting out the window) included. */
         int inFlight;
+        /** A statement waits out the window: requests arriving meanwhile join it. */
+        boolean holding;
         /** Idle and out of the map: a request that still found it takes the map's current lane instead. */
         boolean retired;
 

@@ -3,6 +3,9 @@ package io.pigeon.storage;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import jakarta.validation.constraints.Min;
+import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMax;
+import org.hibernate.validator.constraints.time.DurationMin;
 
 /**
  * How requests on one database share statements.
@@ -38,4 +41,15 @@ public interface CoalescingSettings {
     @WithDefault("1")
     @Min(1)
     int maxInFlight();
+
+    /**
+     * How long a request finding its database idle waits for company before its statement starts, when the last
+     * statement of its kind there carried more than one request (so others are likely to follow at once); 0 runs it
+     * at once, as does a lone client's request whatever this says. Timers below a millisecond are only as fine as
+     * the event loop's wake-ups (Java's NIO selector waits in whole milliseconds when no I/O arrives).
+     */
+    @WithDefault("0s")
+    @DurationMin(nanos = 0, message = "must be a duration of 0 or more (e.g. 0.00025s)")
+    @DurationMax(millis = 10, message = "must be a duration of at most 10ms (e.g. 0.00025s)")
+    Duration window();
 }

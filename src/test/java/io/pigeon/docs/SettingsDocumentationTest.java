@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.hibernate.validator.constraints.time.DurationMax;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.junit.jupiter.api.Test;
 
@@ -124,6 +125,10 @@ class SettingsDocumentationTest {
             return "above 0";
         }
         DurationMin durationMin = method.getAnnotation(DurationMin.class);
+        DurationMax durationMax = method.getAnnotation(DurationMax.class);
+        if (durationMin != null && durationMax != null) {
+            return durationMin.seconds() + " to " + durationMax.millis() + " ms";
+        }
         if (durationMin != null) {
             return "above " + durationMin.seconds() + " s";
         }

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pigeon.testing.Eventually;
 import io.pigeon.testing.TestConfig;
 import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -37,6 +40,10 @@ class CoalescerTest {
     }
 
     private Coalescer<String, Integer, Integer> coalescer(int maxRows, int maxBytes, int maxInFlight) {
+        return coalescer(bounds(maxRows, maxBytes, maxInFlight, true));
+    }
+
+    private Coalescer<String, Integer, Integer> coalescer(CoalescingSettings bounds) {
         return new Coalescer<>(
                 (key, requests) -> {
                     statements.add(List.copyOf(requests));
@@ -51,7 +58,7 @@ class CoalescerTest {
                 },
                 request -> Math.abs(request),
                 request -> 1,
-                bounds(maxRows, maxBytes, maxInFlight, true),
+                bounds,
                 sizes::add);
     }
 
@@ -60,13 +67,19 @@ class CoalescerTest {
      * methods carry the settings' constraints, which Quarkus reads as validation bindings).
      */
     private static CoalescingSettings bounds(int maxRows, int maxBytes, int maxInFlight, boolean enabled) {
+        return bounds(maxRows, maxBytes, maxInFlight, enabled, "0s");
+    }
+
+    private static CoalescingSettings bounds(
+            int maxRows, int maxBytes, int maxInFlight, boolean enabled, String window) {
         return TestConfig.settings(
                 CoalescingSettings.class,
                 Map.of(
                         "pigeon.coalescing.max-rows", Integer.toString(maxRows),
                         "pigeon.coalescing.max-bytes", Integer.toString(maxBytes),
                         "pigeon.coalescing.max-in-flight", Integer.toString(maxInFlight),
-                        "pigeon.coalescing.enabled", Boolean.toString(enabled)));
+                        "pigeon.coalescing.enabled", Boolean.toString(enabled),
+                        "pigeon.coalescing.window", window));
     }
 
     @Test
@@ -182,5 +195,56 @@ class CoalescerTest {
                         .toList());
         assertEquals(List.of(List.of(1), List.of(2), List.of(3)), statements);
         assertTrue(sizes.stream().allMatch(size -> size == 1));
+    }
+
+    @Test
+    void withAWindowARequestAfterASharedStatementWaitsForCompanyAndOneAfterALoneOneDoesNot() throws Exception {
+        Vertx vertx = Vertx.vertx();
+        try {
+            Context loop = vertx.getOrCreateContext();
+            Coalescer<String, Integer, Integer> coalescer = coalescer(bounds(100, 100, 1, true, "0.01s"));
+            // 1 alone at once (nothing was shared yet), 2 and 3 meanwhile: together next.
+            List<CompletableFuture<Integer>> first = submitOn(loop, coalescer, 1, 2, 3);
+            releaseUntilAnswered(first);
+            assertEquals(List.of(List.of(1), List.of(2, 3)), statements);
+
+            // The last statement was shared: 4 finds the key idle but waits the window, and 5 (submitted in the same
+            // turn of the event loop, so before any timer can fire) goes with it.
+            releaseUntilAnswered(submitOn(loop, coalescer, 4, 5));
+            assertEquals(List.of(4, 5), statements.get(2), "the request waited for company");
+
+            // 6 comes alone: it waits the window (the last statement was shared) and runs alone, so 7, after it, runs
+            // at once and 8 waits for 7's statement as without a window.
+            releaseUntilAnswered(submitOn(loop, coalescer, 6));
+            releaseUntilAnswered(submitOn(loop, coalescer, 7, 8));
+            assertEquals(List.of(List.of(6), List.of(7), List.of(8)), statements.subList(3, 6));
+            assertEquals(List.of(1, 2, 2, 1, 1, 1), sizes);
+            assertEquals(0, coalescer.busyKeys(), "idle keys are forgotten");
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    /** Submits {@code requests} on {@code loop}'s event loop, all in one task, as a request handler would. */
+    private static List<CompletableFuture<Integer>> submitOn(
+            Context loop, Coalescer<String, Integer, Integer> coalescer, Integer... requests) throws Exception {
+        CompletableFuture<List<CompletableFuture<Integer>>> submitted = new CompletableFuture<>();
+        loop.runOnContext(ignored -> {
+            List<CompletableFuture<Integer>> answers = new ArrayList<>();
+            for (Integer request : requests) {
+                answers.add(coalescer.submit("q", request).subscribeAsCompletionStage());
+            }
+            submitted.complete(answers);
+        });
+        return submitted.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /** Releases every statement started, as they start, until each of {@code answers} is in. */
+    private void releaseUntilAnswered(List<CompletableFuture<Integer>> answers) {
+        Eventually.await("the answers to " + answers.size() + " requests", WAIT, () -> {
+            releases.forEach(release -> release.complete(null));
+            return answers.stream().allMatch(CompletableFuture::isDone);
+        });
+        answers.forEach(CompletableFuture::join);
     }
 }

@@ -27,6 +27,9 @@ import java.util.Map;
  *   <li>Small bounds on websocket messages still arriving (ZaqarSocketArrivingBytesTest): 2,000,000 bytes over the
  *       replica as counted (twice the bytes), 3 s to finish a message, a ping every second. No other class of this
  *       profile opens a socket.
+ *   <li>A batching window of 10 ms ({@code pigeon.coalescing.window}, WindowedStatementsTest): a request waits for
+ *       company only after a statement of its kind was shared, which the other classes' requests, one at a time,
+ *       seldom are (and then wait at most 10 ms once).
  * </ul>
  */
 public class ZaqarOptInsProfile implements QuarkusTestProfile {
@@ -69,6 +72,7 @@ public class ZaqarOptInsProfile implements QuarkusTestProfile {
         overrides.put("pigeon.websocket.max-arriving-bytes", "2000000");
         overrides.put("pigeon.websocket.message-arrival-timeout", "3s");
         overrides.put("pigeon.websocket.ping-interval", "1s");
+        overrides.put("pigeon.coalescing.window", "0.01s");
         return overrides;
     }
 

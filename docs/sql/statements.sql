@@ -37,15 +37,15 @@ locked AS MATERIALIZED (
     CROSS JOIN LATERAL unnest(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = w.queue_id AND m.visible_at IS NULL AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
+        WHERE m.queue_id = w.queue_id AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
         ORDER BY m.id LIMIT w.wanted
         FOR UPDATE OF m SKIP LOCKED) u
     UNION ALL
-    SELECT d.id FROM (
+    SELECT r.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = w.queue_id AND m.visible_at IS NOT NULL AND m.visible_at <= now() AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
-        ORDER BY m.visible_at LIMIT w.wanted
-        FOR UPDATE OF m SKIP LOCKED) d
+        WHERE m.queue_id = w.queue_id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
+        ORDER BY m.claim_expires_at LIMIT w.wanted
+        FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT w.wanted)) WITH ORDINALITY AS o (id, rank)),
 taken AS (
     SELECT l.queue_id, l.id, r.claim_index, r.claim_id, r.ttl, r.grace
@@ -57,7 +57,7 @@ claimed AS (
         claim_expires_at = now() + t.ttl * interval '1 second',
         claim_count = m.claim_count + 1,
         ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)),
-        expires_at = CASE WHEN GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) > m.ttl THEN m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second' ELSE m.expires_at END
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second'
     FROM taken t
     WHERE m.queue_id = t.queue_id AND m.id = t.id
     RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
@@ -80,20 +80,20 @@ claimed AS (
         claim_expires_at = now() + $5 * interval '1 second',
         claim_count = m.claim_count + 1,
         ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)),
-        expires_at = CASE WHEN GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) > m.ttl THEN m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second' ELSE m.expires_at END
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second'
     FROM q
     WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.visible_at IS NULL AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.id LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) u
     UNION ALL
-    SELECT d.id FROM (
+    SELECT r.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.visible_at IS NOT NULL AND m.visible_at <= now() AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
-        ORDER BY m.visible_at LIMIT $4
-        FOR UPDATE OF m SKIP LOCKED) d
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT $4
+        FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $4))
     RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
 recorded AS (
@@ -180,7 +180,7 @@ renewed AS (
     UPDATE messages m
     SET claim_expires_at = (SELECT expires_at FROM c),
         ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + (SELECT ttl + grace FROM c), $6)),
-        expires_at = CASE WHEN GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + (SELECT ttl + grace FROM c), $6)) > m.ttl THEN m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + (SELECT ttl + grace FROM c), $6)) * interval '1 second' ELSE m.expires_at END
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + (SELECT ttl + grace FROM c), $6)) * interval '1 second'
     WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
       AND m.claim_id IS NOT DISTINCT FROM $3 AND m.expires_at > now()
     RETURNING m.id),
@@ -397,15 +397,15 @@ SELECT 1;
 UPDATE messages m SET claim_id = $2, claim_expires_at = now() + interval '60 seconds' WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.id = ANY(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.visible_at IS NULL AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
+        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
         ORDER BY m.id LIMIT 10
         FOR UPDATE OF m SKIP LOCKED) u
     UNION ALL
-    SELECT d.id FROM (
+    SELECT r.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.visible_at IS NOT NULL AND m.visible_at <= now() AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
-        ORDER BY m.visible_at LIMIT 10
-        FOR UPDATE OF m SKIP LOCKED) d
+        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
+        ORDER BY m.claim_expires_at LIMIT 10
+        FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT 10));
 
 -- name: StorageHealth.OPERATIONS.create_queue
@@ -648,15 +648,15 @@ DELETE FROM messages m
 WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.visible_at IS NULL AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.id LIMIT $3
         FOR UPDATE OF m SKIP LOCKED) u
     UNION ALL
-    SELECT d.id FROM (
+    SELECT r.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.visible_at IS NOT NULL AND m.visible_at <= now() AND m.expires_at > now() AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
-        ORDER BY m.visible_at LIMIT $3
-        FOR UPDATE OF m SKIP LOCKED) d
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT $3
+        FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $3))
 RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
           m.claim_count + 1 AS claim_count;
@@ -974,15 +974,9 @@ CROSS JOIN LATERAL (
           WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT $3) head) h
 CROSS JOIN LATERAL (
     SELECT count(*) AS claimed
-    FROM (SELECT 1 FROM claims l
-          CROSS JOIN LATERAL unnest(l.message_ids) AS h (id)
-          CROSS JOIN LATERAL (
-              SELECT 1 FROM messages m
-              WHERE m.queue_id = l.queue_id AND m.id = h.id AND m.claim_id = l.id
-                AND m.claim_expires_at > now() AND m.expires_at > now()
-              LIMIT 1) m
-          WHERE l.queue_id = q.id AND l.expires_at > now()
-          LIMIT $3) held) c
+    FROM (SELECT 1 FROM messages m
+          WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
+            AND m.expires_at > now() LIMIT $3) held) c
 LEFT JOIN LATERAL (
     SELECT m.id, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.created_at FROM messages m
     WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT 1) o ON true
@@ -1777,15 +1771,24 @@ RETURNING w.project, w.name, w.live;
 
 -- name: WaitStore.NEXT_FREE
 SELECT (q.metadata->>'_claim_wait_seconds')::int AS wait_default,
-       ceil(extract(epoch FROM LEAST(c.due, d.due) - now()) * 1000)::bigint AS due_in_millis
+       ceil(extract(epoch FROM LEAST(c.due, d.due, r.due) - now()) * 1000)::bigint AS due_in_millis,
+       GREATEST(d.scanned, r.scanned) AS scanned
 FROM queues q
 LEFT JOIN LATERAL (
-    SELECT c.expires_at AS due FROM claims c
-    WHERE c.queue_id = q.id AND c.expires_at > now()
-    ORDER BY c.expires_at LIMIT 1) c ON true
-LEFT JOIN LATERAL (
-    SELECT m.visible_at AS due FROM messages m
-    WHERE m.queue_id = q.id AND m.visible_at IS NOT NULL AND m.visible_at > now()
-      AND m.visible_at < 'infinity' AND m.expires_at > now()
-    ORDER BY m.visible_at LIMIT 1) d ON true
+    SELECT m.claim_expires_at AS due FROM messages m
+    WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
+    ORDER BY m.claim_expires_at LIMIT 1) c ON true
+CROSS JOIN LATERAL (
+    SELECT min(u.visible_at) FILTER (WHERE u.visible_at > now() AND u.visible_at < 'infinity') AS due,
+           count(*) AS scanned
+    FROM (SELECT m.visible_at FROM messages m
+          WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
+          ORDER BY m.id LIMIT $3) u) d
+CROSS JOIN LATERAL (
+    SELECT min(e.visible_at) FILTER (WHERE e.visible_at > now() AND e.visible_at < 'infinity') AS due,
+           count(*) AS scanned
+    FROM (SELECT m.visible_at FROM messages m
+          WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now()
+            AND m.expires_at > now()
+          ORDER BY m.claim_expires_at LIMIT $3) e) r
 WHERE q.project = $1 AND q.name = $2;

@@ -49,14 +49,6 @@ public class ClaimStore {
     private static final String EXTENDED_LIFETIME =
             "GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + %1$s, %2$s))";
 
-    /**
-     * A claimed message's new expiry for its new lifetime {@code %1$s} (an {@link #EXTENDED_LIFETIME}): the one it
-     * has, the very value, unless the lifetime grows. expires_at is the only indexed column a claim may change
-     * (messages_expiry); left as it is, the claim's update is heap-only (HOT, migration V26).
-     */
-    private static final String EXTENDED_EXPIRY =
-            "CASE WHEN %1$s > m.ttl THEN m.created_at + %1$s * interval '1 second' ELSE m.expires_at END";
-
     // One claim alone (the common case below a few concurrent claimers per database): lock the oldest free messages
     // (see
     // FreeMessages), mark them claimed, count the claim, extend their lives, and record the claim. Cheaper than the
@@ -70,7 +62,7 @@ public class ClaimStore {
                     claim_expires_at = now() + $5 * interval '1 second',
                     claim_count = m.claim_count + 1,
                     ttl = %1$s,
-                    expires_at = %6$s
+                    expires_at = m.created_at + %1$s * interval '1 second'
                 FROM q
                 WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(%4$s))
                 RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
@@ -88,8 +80,7 @@ public class ClaimStore {
                             AGE.formatted("c"),
                             FreeMessages.MAX_CLAIMS_OF_METADATA,
                             FreeMessages.lockOldest("(SELECT id FROM q)", "$4", "(SELECT max_claims FROM q)"),
-                            WAIT_DEFAULT_OF_METADATA.formatted("metadata"),
-                            EXTENDED_EXPIRY.formatted(EXTENDED_LIFETIME.formatted("$5 + $6", "$7")));
+                            WAIT_DEFAULT_OF_METADATA.formatted("metadata"));
 
     // One statement for several claims (see Coalescer), on one queue or on several of one database, of one project or
     // of several: each claim names its queue by (project, name), so a claim never reaches another project's queue of
@@ -105,12 +96,11 @@ public class ClaimStore {
     // statistics set to one row): the queues are found by a nested loop of queues_project_name_key probes; "locked"
     // is a nested loop over the distinct queues whose inner function scan runs the locking ARRAY(...) once per
     // queue (loops = queues, never per claim or per row: the CTE is MATERIALIZED, so nothing that reads it can
-    // rescan it), each branch an index scan of messages_ready / messages_delayed with the queue's id as its
+    // rescan it), each branch an index scan of messages_free / messages_claim_deadline with the queue's id as its
     // key (the lateral reference is a parameter, as a scalar subquery is), LockRows above it and a Limit; the UPDATE
     // probes messages_pkey (queue_id, id) once per taken row. No seq scan of messages, no sort but of the few rows
-    // taken. Checked again for V26 (2026-11-29, 1,000,000 delayed messages in one queue, 10,000 and 100,000 held by
-    // live claims in others): each queue's branches read messages_ready and messages_delayed, no sort but of the rows
-    // taken; the rows of live claims ahead of the free ones are read on the heap and stepped over (decision 0003).
+    // taken. Where a queue holds many ended claims the planner may read that branch as a bitmap scan of the queue's
+    // ended claims and sort them, exactly as CREATE_ONE does on the same data.
     static final String CREATE =
             """
             WITH asked AS (
@@ -142,7 +132,7 @@ public class ClaimStore {
                     claim_expires_at = now() + t.ttl * interval '1 second',
                     claim_count = m.claim_count + 1,
                     ttl = %1$s,
-                    expires_at = %6$s
+                    expires_at = m.created_at + %1$s * interval '1 second'
                 FROM taken t
                 WHERE m.queue_id = t.queue_id AND m.id = t.id
                 RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
@@ -160,8 +150,7 @@ public class ClaimStore {
                             AGE.formatted("c"),
                             FreeMessages.MAX_CLAIMS_OF_METADATA,
                             FreeMessages.lockOldest("w.queue_id", "w.wanted", "w.max_claims"),
-                            WAIT_DEFAULT_OF_METADATA.formatted("q.metadata"),
-                            EXTENDED_EXPIRY.formatted(EXTENDED_LIFETIME.formatted("t.ttl + t.grace", "$7")));
+                            WAIT_DEFAULT_OF_METADATA.formatted("q.metadata"));
 
     private static final String GET =
             """
@@ -180,7 +169,7 @@ public class ClaimStore {
     // The claim's rows are found through the primary key with the ids the claim recorded. Scalar
     // subqueries over c (rather than a join) give the key's values to the index scan, and
     // "IS NOT DISTINCT FROM" (equal to "=" for a non-null claim id) does not imply "claim_id IS NOT NULL",
-    // which once let the planner walk every claimed row of the queue through a partial index (gone since V26).
+    // so the planner cannot pick messages_claim_deadline and walk every claimed row of the queue.
     // A renewal that ends the claim sooner than it was to end tells the queue's waiting claims (QueueReady): their
     // timers are armed at the earliest claim end they read, which was this claim's old one; woken, they read the new
     // one. The claim's old end is read through a second probe of its primary key (o, the row as the statement found
@@ -199,7 +188,7 @@ public class ClaimStore {
                 UPDATE messages m
                 SET claim_expires_at = (SELECT expires_at FROM c),
                     ttl = %1$s,
-                    expires_at = %4$s
+                    expires_at = m.created_at + %1$s * interval '1 second'
                 WHERE m.queue_id = (SELECT queue_id FROM c) AND m.id = ANY((SELECT message_ids FROM c)::bigint[])
                   AND m.claim_id IS NOT DISTINCT FROM $3 AND m.expires_at > now()
                 RETURNING m.id),
@@ -209,9 +198,7 @@ public class ClaimStore {
                             EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6"),
                             QueueReady.cte(
                                     "waiters_told", "c", "c.expires_at < c.was_until", "$1", "$2", "1", "c.wake_until"),
-                            QueueReady.told("waiters_told"),
-                            EXTENDED_EXPIRY.formatted(
-                                    EXTENDED_LIFETIME.formatted("(SELECT ttl + grace FROM c)", "$6")));
+                            QueueReady.told("waiters_told"));
 
     // Releasing ends the claim now rather than deleting it: its messages are free at once (a claim takes
     // messages of ended claims), and the sweeper then frees or dead-letters them like those of any

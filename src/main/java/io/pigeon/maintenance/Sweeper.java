@@ -27,8 +27,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Deletes expired messages and ends expired claims, in bounded batches. Readers already ignore expired
- * rows; the sweeper only reclaims their space, clears the claim marks of ended claims' messages (a claim takes them
- * already: FreeMessages) and moves those claimed too often to their dead-letter queue. Every batch locks its rows with {@code SKIP LOCKED}, so any
+ * rows; the sweeper only reclaims their space and returns the messages of ended claims to the free set
+ * (where the claim's fast index finds them). Every batch locks its rows with {@code SKIP LOCKED}, so any
  * number of replicas may sweep at the same time without waiting on, or undoing, each other. Every database that
  * holds queues is swept: the configured one and each registered pool.
  */

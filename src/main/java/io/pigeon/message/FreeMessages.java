@@ -11,20 +11,14 @@ public final class FreeMessages {
     /** Visible to readers: no delay, or the delay has passed. */
     public static final String VISIBLE = "(m.visible_at IS NULL OR m.visible_at <= now())";
 
-    /** Held by no live claim: never claimed, freed by the sweeper, or held by a claim that has ended. */
-    public static final String UNHELD = "(m.claim_id IS NULL OR m.claim_expires_at <= now())";
-
     private FreeMessages() {}
 
     /**
      * A subquery yielding the ids of up to {@code limit} free messages of queue {@code queueId}, oldest first,
      * locked with {@code FOR UPDATE SKIP LOCKED}. Wrap it in {@code ARRAY(...)} so that it runs exactly once.
-     * No index names a column a claim changes (migration V26: a claim is a HOT update), so each branch reads an
-     * index on what a claim leaves alone and checks the claim on the row: undelayed messages through messages_ready
-     * in id order, delayed ones through messages_delayed in the order their delays end, from the first and only up
-     * to now (messages delayed into the future cost nothing). Each branch reads in its own index's order, so neither
-     * needs a sort whatever the table's statistics say; the outer ORDER BY sorts at most twice the limit. Rows held
-     * by live claims at a queue's head are stepped over on the heap, one row read each (decision 0003).
+     * Each branch reads in the order of its own index (messages_free by id; messages_claim_deadline by the
+     * claim's end), so neither needs a sort whatever the table's statistics say; the outer ORDER BY sorts
+     * at most twice the limit.
      *
      * @param queueId   a scalar SQL expression for the queue's id (a parameter or scalar subquery, so that
      *                  the planner can use it as an index key)
@@ -32,21 +26,21 @@ public final class FreeMessages {
      * @param maxClaims SQL expression for how many claims a message may have had (NULL: no bound)
      */
     public static String lockOldest(String queueId, String limit, String maxClaims) {
-        String claimable = "m.expires_at > now() AND " + UNHELD + " AND (" + maxClaims + " IS NULL OR m.claim_count < "
+        String claimable = "m.expires_at > now() AND " + VISIBLE + " AND (" + maxClaims + " IS NULL OR m.claim_count < "
                 + maxClaims + ")";
         return """
                 SELECT f.id FROM (
                     SELECT u.id FROM (
                         SELECT m.id FROM messages m
-                        WHERE m.queue_id = %1$s AND m.visible_at IS NULL AND %3$s
+                        WHERE m.queue_id = %1$s AND m.claim_id IS NULL AND %3$s
                         ORDER BY m.id LIMIT %2$s
                         FOR UPDATE OF m SKIP LOCKED) u
                     UNION ALL
-                    SELECT d.id FROM (
+                    SELECT r.id FROM (
                         SELECT m.id FROM messages m
-                        WHERE m.queue_id = %1$s AND m.visible_at IS NOT NULL AND m.visible_at <= now() AND %3$s
-                        ORDER BY m.visible_at LIMIT %2$s
-                        FOR UPDATE OF m SKIP LOCKED) d
+                        WHERE m.queue_id = %1$s AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND %3$s
+                        ORDER BY m.claim_expires_at LIMIT %2$s
+                        FOR UPDATE OF m SKIP LOCKED) r
                 ) f ORDER BY f.id LIMIT %2$s"""
                 .formatted(queueId, limit, claimable);
     }

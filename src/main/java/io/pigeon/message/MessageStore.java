@@ -395,10 +395,7 @@ public class MessageStore {
 
     // The head: the oldest live messages, at most $3 of them, counted (and their claimed and delayed ones), with the
     // last id seen;
-    // the live claimed messages, at most $3, from the queue's live claims (claims_queue_deadline) by a primary-key
-    // probe
-    // of each id they recorded (the LIMIT 1 keeps the generic plan from joining them by a scan of every message); the
-    // oldest and newest messages.
+    // the live claimed messages, at most $3, through the claim-deadline index; the oldest and newest messages.
     private static final String STATS =
             """
             SELECT h.total AS head_total, h.claimed AS head_claimed, h.delayed AS head_delayed, h.last_id AS head_last_id,
@@ -415,15 +412,9 @@ public class MessageStore {
                       WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT $3) head) h
             CROSS JOIN LATERAL (
                 SELECT count(*) AS claimed
-                FROM (SELECT 1 FROM claims l
-                      CROSS JOIN LATERAL unnest(l.message_ids) AS h (id)
-                      CROSS JOIN LATERAL (
-                          SELECT 1 FROM messages m
-                          WHERE m.queue_id = l.queue_id AND m.id = h.id AND m.claim_id = l.id
-                            AND m.claim_expires_at > now() AND m.expires_at > now()
-                          LIMIT 1) m
-                      WHERE l.queue_id = q.id AND l.expires_at > now()
-                      LIMIT $3) held) c
+                FROM (SELECT 1 FROM messages m
+                      WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
+                        AND m.expires_at > now() LIMIT $3) held) c
             LEFT JOIN LATERAL (
                 SELECT m.id, %1$s AS age, m.created_at FROM messages m
                 WHERE m.queue_id = q.id AND m.expires_at > now() ORDER BY m.id LIMIT 1) o ON true

@@ -13,7 +13,13 @@ import java.util.Optional;
 @ApplicationScoped
 public class WaitStore {
 
-    /** A queue whose next free time could not be read is looked at again after this many ms. */
+    /**
+     * A waiter scans at most this many of its queue's unclaimed rows, and as many rows of ended claims, for the
+     * earliest delay to end; a queue holding more such rows and none free (many delayed messages) is looked at again
+     * every {@value #RECHECK_MILLIS} ms.
+     */
+    static final int DELAYED_SCAN = 1000;
+
     static final long RECHECK_MILLIS = 1000;
 
     // Marks (or marks again) the queues named by $1/$2 with a lease of $3 seconds, locking their rows in one order (of
@@ -33,24 +39,33 @@ public class WaitStore {
             RETURNING w.project, w.name, w.live""";
 
     // The queue's default wait, and how long until one of its messages may come free by itself: the earliest end of a
-    // live claim of the queue (claims_queue_deadline, first row), or of a delay (messages_delayed, the first row whose
-    // delay has not ended and that has not expired; a message released from a claim with a delay is delayed too).
-    // NULL: nothing will come free without a post or a release. No row: no such queue. A claim that ends with none of
-    // its messages left, or a delay of a message still held, wakes the waiters for nothing: they read this again.
+    // live claim (through messages_claim_deadline, first row), of a delay among the oldest $3 unclaimed rows (through
+    // messages_free), or of a delay among the $3 rows of ended claims that ended first (messages_claim_deadline: a
+    // message released from a claim with a delay is held by an ended claim until the sweeper frees it). NULL: nothing
+    // will come free without a post or a release. No row: no such queue.
     private static final String NEXT_FREE =
             """
             SELECT (q.metadata->>'%1$s')::int AS wait_default,
-                   ceil(extract(epoch FROM LEAST(c.due, d.due) - now()) * 1000)::bigint AS due_in_millis
+                   ceil(extract(epoch FROM LEAST(c.due, d.due, r.due) - now()) * 1000)::bigint AS due_in_millis,
+                   GREATEST(d.scanned, r.scanned) AS scanned
             FROM queues q
             LEFT JOIN LATERAL (
-                SELECT c.expires_at AS due FROM claims c
-                WHERE c.queue_id = q.id AND c.expires_at > now()
-                ORDER BY c.expires_at LIMIT 1) c ON true
-            LEFT JOIN LATERAL (
-                SELECT m.visible_at AS due FROM messages m
-                WHERE m.queue_id = q.id AND m.visible_at IS NOT NULL AND m.visible_at > now()
-                  AND m.visible_at < 'infinity' AND m.expires_at > now()
-                ORDER BY m.visible_at LIMIT 1) d ON true
+                SELECT m.claim_expires_at AS due FROM messages m
+                WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
+                ORDER BY m.claim_expires_at LIMIT 1) c ON true
+            CROSS JOIN LATERAL (
+                SELECT min(u.visible_at) FILTER (WHERE u.visible_at > now() AND u.visible_at < 'infinity') AS due,
+                       count(*) AS scanned
+                FROM (SELECT m.visible_at FROM messages m
+                      WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
+                      ORDER BY m.id LIMIT $3) u) d
+            CROSS JOIN LATERAL (
+                SELECT min(e.visible_at) FILTER (WHERE e.visible_at > now() AND e.visible_at < 'infinity') AS due,
+                       count(*) AS scanned
+                FROM (SELECT m.visible_at FROM messages m
+                      WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now()
+                        AND m.expires_at > now()
+                      ORDER BY m.claim_expires_at LIMIT $3) e) r
             WHERE q.project = $1 AND q.name = $2"""
                     .formatted(QueueWaits.DEFAULT_ATTRIBUTE);
 
@@ -73,18 +88,24 @@ public class WaitStore {
 
     /**
      * When the queue's next message may come free by itself: its default wait (null: unset) and the milliseconds until
-     * then (null: never by itself).
+     * then (null: never by itself), with a recheck bound when the scan could not see every delayed row.
      */
     public record NextFree(Integer waitDefault, Long dueInMillis) {}
 
     /** Empty when the queue does not exist. */
     public Uni<Optional<NextFree>> nextFree(SqlClient db, String project, String name) {
-        return db.preparedQuery(NEXT_FREE).execute(Tuple.of(project, name)).map(rows -> {
-            if (rows.size() == 0) {
-                return Optional.empty();
-            }
-            Row row = rows.iterator().next();
-            return Optional.of(new NextFree(row.getInteger("wait_default"), row.getLong("due_in_millis")));
-        });
+        return db.preparedQuery(NEXT_FREE)
+                .execute(Tuple.of(project, name, DELAYED_SCAN))
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    Row row = rows.iterator().next();
+                    Long due = row.getLong("due_in_millis");
+                    if (row.getLong("scanned") >= DELAYED_SCAN) {
+                        due = due == null ? RECHECK_MILLIS : Math.min(due, RECHECK_MILLIS);
+                    }
+                    return Optional.of(new NextFree(row.getInteger("wait_default"), due));
+                });
     }
 }

@@ -37,9 +37,16 @@ locked AS MATERIALIZED (
     CROSS JOIN LATERAL unnest(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = w.queue_id AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
+        WHERE m.queue_id = w.queue_id AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
         ORDER BY m.id LIMIT w.wanted
         FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT d.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = w.queue_id AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (w.max_claims IS NULL OR m.claim_count < w.max_claims)
+        ORDER BY m.visible_at LIMIT w.wanted
+        FOR UPDATE OF m SKIP LOCKED) d
     UNION ALL
     SELECT r.id FROM (
         SELECT m.id FROM messages m
@@ -85,9 +92,16 @@ claimed AS (
     WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.id LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT d.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.visible_at LIMIT $4
+        FOR UPDATE OF m SKIP LOCKED) d
     UNION ALL
     SELECT r.id FROM (
         SELECT m.id FROM messages m
@@ -397,9 +411,16 @@ SELECT 1;
 UPDATE messages m SET claim_id = $2, claim_expires_at = now() + interval '60 seconds' WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.id = ANY(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
+        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
         ORDER BY m.id LIMIT 10
         FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT d.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM queues WHERE project = '' AND name = $1) AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND (NULL::int IS NULL OR m.claim_count < NULL::int)
+        ORDER BY m.visible_at LIMIT 10
+        FOR UPDATE OF m SKIP LOCKED) d
     UNION ALL
     SELECT r.id FROM (
         SELECT m.id FROM messages m
@@ -648,9 +669,16 @@ DELETE FROM messages m
 WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.id LIMIT $3
         FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT d.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.visible_at LIMIT $3
+        FOR UPDATE OF m SKIP LOCKED) d
     UNION ALL
     SELECT r.id FROM (
         SELECT m.id FROM messages m
@@ -1772,18 +1800,17 @@ RETURNING w.project, w.name, w.live;
 -- name: WaitStore.NEXT_FREE
 SELECT (q.metadata->>'_claim_wait_seconds')::int AS wait_default,
        ceil(extract(epoch FROM LEAST(c.due, d.due, r.due) - now()) * 1000)::bigint AS due_in_millis,
-       GREATEST(d.scanned, r.scanned) AS scanned
+       r.scanned
 FROM queues q
 LEFT JOIN LATERAL (
     SELECT m.claim_expires_at AS due FROM messages m
     WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
     ORDER BY m.claim_expires_at LIMIT 1) c ON true
-CROSS JOIN LATERAL (
-    SELECT min(u.visible_at) FILTER (WHERE u.visible_at > now() AND u.visible_at < 'infinity') AS due,
-           count(*) AS scanned
-    FROM (SELECT m.visible_at FROM messages m
-          WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
-          ORDER BY m.id LIMIT $3) u) d
+LEFT JOIN LATERAL (
+    SELECT m.visible_at AS due FROM messages m
+    WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+      AND m.visible_at > now() AND m.visible_at < 'infinity' AND m.expires_at > now()
+    ORDER BY m.visible_at LIMIT 1) d ON true
 CROSS JOIN LATERAL (
     SELECT min(e.visible_at) FILTER (WHERE e.visible_at > now() AND e.visible_at < 'infinity') AS due,
            count(*) AS scanned

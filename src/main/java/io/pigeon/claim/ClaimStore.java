@@ -96,8 +96,9 @@ public class ClaimStore {
     // statistics set to one row): the queues are found by a nested loop of queues_project_name_key probes; "locked"
     // is a nested loop over the distinct queues whose inner function scan runs the locking ARRAY(...) once per
     // queue (loops = queues, never per claim or per row: the CTE is MATERIALIZED, so nothing that reads it can
-    // rescan it), each branch an index scan of messages_free / messages_claim_deadline with the queue's id as its
-    // key (the lateral reference is a parameter, as a scalar subquery is), LockRows above it and a Limit; the UPDATE
+    // rescan it), each branch an index scan of messages_free_ready / messages_free_delayed /
+    // messages_claim_deadline with the queue's id as its key (the lateral reference is a parameter, as a scalar
+    // subquery is), LockRows above it and a Limit; the UPDATE
     // probes messages_pkey (queue_id, id) once per taken row. No seq scan of messages, no sort but of the few rows
     // taken. Where a queue holds many ended claims the planner may read that branch as a bitmap scan of the queue's
     // ended claims and sort them, exactly as CREATE_ONE does on the same data.

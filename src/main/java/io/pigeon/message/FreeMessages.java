@@ -16,9 +16,12 @@ public final class FreeMessages {
     /**
      * A subquery yielding the ids of up to {@code limit} free messages of queue {@code queueId}, oldest first,
      * locked with {@code FOR UPDATE SKIP LOCKED}. Wrap it in {@code ARRAY(...)} so that it runs exactly once.
-     * Each branch reads in the order of its own index (messages_free by id; messages_claim_deadline by the
-     * claim's end), so neither needs a sort whatever the table's statistics say; the outer ORDER BY sorts
-     * at most twice the limit.
+     * Each branch reads in the order of its own index (messages_free_ready by id; messages_free_delayed by the
+     * end of the delay, from the first and only up to now, so messages delayed into the future cost nothing;
+     * messages_claim_deadline by the claim's end), so none needs a sort whatever the table's statistics say; the
+     * outer ORDER BY sorts at most three times the limit. Among delayed messages already due, the branch takes those
+     * whose delay ended first, so when more than the limit are due a claim may take a younger one before an older.
+     * Live claims are in none of these indexes: however many a queue holds, a claim does not step over them.
      *
      * @param queueId   a scalar SQL expression for the queue's id (a parameter or scalar subquery, so that
      *                  the planner can use it as an index key)
@@ -32,9 +35,16 @@ public final class FreeMessages {
                 SELECT f.id FROM (
                     SELECT u.id FROM (
                         SELECT m.id FROM messages m
-                        WHERE m.queue_id = %1$s AND m.claim_id IS NULL AND %3$s
+                        WHERE m.queue_id = %1$s AND m.claim_id IS NULL AND m.visible_at IS NULL AND %3$s
                         ORDER BY m.id LIMIT %2$s
                         FOR UPDATE OF m SKIP LOCKED) u
+                    UNION ALL
+                    SELECT d.id FROM (
+                        SELECT m.id FROM messages m
+                        WHERE m.queue_id = %1$s AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+                          AND m.visible_at <= now() AND %3$s
+                        ORDER BY m.visible_at LIMIT %2$s
+                        FOR UPDATE OF m SKIP LOCKED) d
                     UNION ALL
                     SELECT r.id FROM (
                         SELECT m.id FROM messages m

@@ -14,9 +14,9 @@ import java.util.Optional;
 public class WaitStore {
 
     /**
-     * A waiter scans at most this many of its queue's unclaimed rows, and as many rows of ended claims, for the
-     * earliest delay to end; a queue holding more such rows and none free (many delayed messages) is looked at again
-     * every {@value #RECHECK_MILLIS} ms.
+     * A waiter scans at most this many rows of its queue's ended claims for the earliest delay to end (unclaimed
+     * delayed rows are read in the order their delays end: the first is enough); a queue holding more such rows
+     * and none free (many messages released with a delay) is looked at again every {@value #RECHECK_MILLIS} ms.
      */
     static final int DELAYED_SCAN = 1000;
 
@@ -39,26 +39,25 @@ public class WaitStore {
             RETURNING w.project, w.name, w.live""";
 
     // The queue's default wait, and how long until one of its messages may come free by itself: the earliest end of a
-    // live claim (through messages_claim_deadline, first row), of a delay among the oldest $3 unclaimed rows (through
-    // messages_free), or of a delay among the $3 rows of ended claims that ended first (messages_claim_deadline: a
-    // message released from a claim with a delay is held by an ended claim until the sweeper frees it). NULL: nothing
-    // will come free without a post or a release. No row: no such queue.
+    // live claim (through messages_claim_deadline, first row), of the first delay still to end among unclaimed rows
+    // (through messages_free_delayed, first row after now), or of a delay among the $3 rows of ended claims that ended
+    // first (messages_claim_deadline: a message released from a claim with a delay is held by an ended claim until the
+    // sweeper frees it). NULL: nothing will come free without a post or a release. No row: no such queue.
     private static final String NEXT_FREE =
             """
             SELECT (q.metadata->>'%1$s')::int AS wait_default,
                    ceil(extract(epoch FROM LEAST(c.due, d.due, r.due) - now()) * 1000)::bigint AS due_in_millis,
-                   GREATEST(d.scanned, r.scanned) AS scanned
+                   r.scanned
             FROM queues q
             LEFT JOIN LATERAL (
                 SELECT m.claim_expires_at AS due FROM messages m
                 WHERE m.queue_id = q.id AND m.claim_id IS NOT NULL AND m.claim_expires_at > now()
                 ORDER BY m.claim_expires_at LIMIT 1) c ON true
-            CROSS JOIN LATERAL (
-                SELECT min(u.visible_at) FILTER (WHERE u.visible_at > now() AND u.visible_at < 'infinity') AS due,
-                       count(*) AS scanned
-                FROM (SELECT m.visible_at FROM messages m
-                      WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.expires_at > now()
-                      ORDER BY m.id LIMIT $3) u) d
+            LEFT JOIN LATERAL (
+                SELECT m.visible_at AS due FROM messages m
+                WHERE m.queue_id = q.id AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+                  AND m.visible_at > now() AND m.visible_at < 'infinity' AND m.expires_at > now()
+                ORDER BY m.visible_at LIMIT 1) d ON true
             CROSS JOIN LATERAL (
                 SELECT min(e.visible_at) FILTER (WHERE e.visible_at > now() AND e.visible_at < 'infinity') AS due,
                        count(*) AS scanned

@@ -59,7 +59,7 @@ class OperationsEndpointsTest {
         assertEquals(claimed + 2, metric("pigeon_messages_claimed_total"));
         assertEquals(deleted + 2, metric("pigeon_messages_deleted_total"), "one delete with its claim, one pop");
         assertEquals(claims + 1, metric("pigeon_claim_latency_seconds_count"));
-        assertTrue(given().get("/q/metrics").asString().contains("http_server_requests_seconds_count"));
+        assertTrue(given().get("/q/metrics").asString().contains("pigeon_http_responses_total{class=\"5xx\"}"));
         assertTrue(given().get("/q/metrics").asString().contains("pigeon_messages_expired_total"));
     }
 

@@ -625,7 +625,7 @@ final class RatioBench {
      * The session settings of Pigeon's own connections, read from its application.properties, as
      * {@code PGOPTIONS}: pgbench's statements are then planned as they are in Pigeon.
      */
-    private static String pigeonSessionSettings() throws IOException {
+    static String pigeonSessionSettings() throws IOException {
         String prefix = "quarkus.datasource.reactive.additional-properties.";
         Properties properties = new Properties();
         try (var in = Files.newInputStream(Path.of("src/main/resources/application.properties"))) {
@@ -679,7 +679,7 @@ final class RatioBench {
         return output;
     }
 
-    private static Optional<ProcessHandle> findPigeon() {
+    static Optional<ProcessHandle> findPigeon() {
         String pid = System.getProperty("bench.pigeon.pid", "");
         if (!pid.isBlank()) {
             return ProcessHandle.of(Long.parseLong(pid.trim()));
@@ -711,7 +711,7 @@ final class RatioBench {
      * CPU time in clock ticks: Pigeon's process, every PostgreSQL process (plus the exited backends the
      * postmaster has reaped), and this process's finished children — the load generator of the run.
      */
-    private record Cpu(long pigeon, long postgres, long generator) {
+    record Cpu(long pigeon, long postgres, long generator) {
 
         static Cpu sample(Optional<ProcessHandle> pigeon) {
             long pigeonTicks = pigeon.map(p -> ticks(p.pid(), false)).orElse(0L);

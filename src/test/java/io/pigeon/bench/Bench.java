@@ -30,7 +30,8 @@ import java.util.stream.IntStream;
  * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
  * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioBench}, {@code soak} {@link SoakBench},
  * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench};
- * the costs that should stay flat, any of them in one run: {@code backlog} {@link BacklogBench}).
+ * the costs that should stay flat, any of them in one run: {@code backlog} {@link BacklogBench}, {@code many-queues}
+ * {@link ManyQueuesBench}).
  */
 public final class Bench {
 
@@ -140,12 +141,15 @@ public final class Bench {
     }
 
     /** The scenarios of costs that should stay flat as backlogs, queues, bodies and idle clients grow. */
-    private static final List<String> FLAT_COSTS = List.of("backlog");
+    private static final List<String> FLAT_COSTS = List.of("backlog", "many-queues", "sizes", "idle");
 
     /** Each of the flat-cost scenarios asked for, in the order of {@link #FLAT_COSTS}. */
     private static void flatCosts(Set<String> scenarios, String url, int seconds, int[] clientCounts) throws Exception {
         if (scenarios.contains("backlog")) {
             BacklogBench.run(url, seconds, clientCounts);
+        }
+        if (scenarios.contains("many-queues")) {
+            ManyQueuesBench.run(url, seconds, clientCounts);
         }
     }
 

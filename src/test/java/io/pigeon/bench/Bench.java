@@ -31,7 +31,7 @@ import java.util.stream.IntStream;
  * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioBench}, {@code soak} {@link SoakBench},
  * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench};
  * the costs that should stay flat, any of them in one run: {@code backlog} {@link BacklogBench}, {@code many-queues}
- * {@link ManyQueuesBench}).
+ * {@link ManyQueuesBench}, {@code sizes} {@link SizesBench}, {@code idle} {@link IdleBench}).
  */
 public final class Bench {
 
@@ -150,6 +150,12 @@ public final class Bench {
         }
         if (scenarios.contains("many-queues")) {
             ManyQueuesBench.run(url, seconds, clientCounts);
+        }
+        if (scenarios.contains("sizes")) {
+            SizesBench.run(url, seconds, clientCounts);
+        }
+        if (scenarios.contains("idle")) {
+            IdleBench.run(url);
         }
     }
 

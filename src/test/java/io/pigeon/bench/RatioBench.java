@@ -709,9 +709,14 @@ final class RatioBench {
 
     /**
      * CPU time in clock ticks: Pigeon's process, every PostgreSQL process (plus the exited backends the
-     * postmaster has reaped), and this process's finished children — the load generator of the run.
+     * postmaster has reaped), and this process's finished children — the load generator of the run. With
+     * {@code bench.postgres-pid} (a postmaster's pid) only that server's processes count: on a machine that runs other
+     * PostgreSQL servers too, theirs would otherwise be counted as Pigeon's database's.
      */
     record Cpu(long pigeon, long postgres, long generator) {
+
+        private static final long ONLY_SERVER =
+                Long.parseLong(System.getProperty("bench.postgres-pid", "0").trim());
 
         static Cpu sample(Optional<ProcessHandle> pigeon) {
             long pigeonTicks = pigeon.map(p -> ticks(p.pid(), false)).orElse(0L);
@@ -723,11 +728,17 @@ final class RatioBench {
                     try {
                         if (Files.readString(process.resolve("comm")).trim().equals("postgres")) {
                             long pid = Long.parseLong(process.getFileName().toString());
-                            boolean postmaster = ProcessHandle.of(pid)
-                                    .flatMap(ProcessHandle::parent)
-                                    .map(parent -> !readComm(parent.pid()).equals("postgres"))
+                            Optional<ProcessHandle> parent =
+                                    ProcessHandle.of(pid).flatMap(ProcessHandle::parent);
+                            boolean postmaster = parent.map(
+                                            p -> !readComm(p.pid()).equals("postgres"))
                                     .orElse(true);
-                            postgresTicks += ticks(pid, postmaster);
+                            boolean counted = ONLY_SERVER == 0
+                                    || pid == ONLY_SERVER
+                                    || parent.map(p -> p.pid() == ONLY_SERVER).orElse(false);
+                            if (counted) {
+                                postgresTicks += ticks(pid, postmaster);
+                            }
                         }
                     } catch (IOException ended) {
                         // the process ended between listing and reading

@@ -23,7 +23,8 @@ import java.util.stream.IntStream;
  * benchmark's, then with {@code bench.idle.queues} (10,000) empty queues in one project (the sweeper, the metrics
  * sampler, the usage check and the vacuum run as always), then with {@code bench.idle.waiters} (1,000) consumers
  * each long-polling its own empty queue (a v2 claim with {@code "wait": bench.idle.wait}, 20 s, asked again as soon
- * as it is answered), {@code bench.idle.waiters-per-project} (100) queues a project. Each measurement starts
+ * as it is answered; started spread over one wait unless {@code bench.idle.spread=false}),
+ * {@code bench.idle.waiters-per-project} (100) queues a project. Each measurement starts
  * {@code bench.idle.settle} (20 s) after its set-up. 1,000 connections from one address are past Pigeon's share per
  * address (512): run Pigeon with {@code PIGEON_HTTP_MAX_CONNECTIONS_PER_ADDRESS=0}. The goal (issue 41) is under 50
  * statements a second.
@@ -96,12 +97,22 @@ final class IdleBench {
         AtomicInteger other = new AtomicInteger();
         AtomicReference<String> firstOther = new AtomicReference<>();
         List<CompletableFuture<Void>> loops = new ArrayList<>();
+        // Started together, the consumers would stay in step (each asks again as soon as its wait ends) and Pigeon
+        // would share one statement among many of them; spread over one wait, each re-ask is a claim of its own, the
+        // case that costs the database most.
+        boolean spread = Boolean.parseBoolean(System.getProperty("bench.idle.spread", "true"));
         for (int i = 0; i < count; i++) {
             String path = "/v2/queues/" + (i % perProject + 1) + "/claims?limit=10";
-            loops.add(poll(projects.get(i / perProject), path, wait, stop, empty, other, firstOther));
+            String project = projects.get(i / perProject);
+            long startAfter = spread ? i * wait * 1000L / count : 0;
+            loops.add(CompletableFuture.supplyAsync(
+                            () -> null, CompletableFuture.delayedExecutor(startAfter, TimeUnit.MILLISECONDS))
+                    .thenCompose(ignored -> poll(project, path, wait, stop, empty, other, firstOther)));
         }
         try {
-            measure(count + " consumers long-polling (wait " + wait + " s)", statements);
+            measure(
+                    count + " consumers long-polling (wait " + wait + " s" + (spread ? ", spread)" : ", in step)"),
+                    statements);
         } finally {
             stop.set(true);
             CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(wait + 30L, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package io.pigeon.bench;
 
 import io.pigeon.claim.ClaimStatements;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -177,8 +178,8 @@ final class BacklogBench {
 
     /** Posts ten messages over HTTP, then explains a claim of ten (which takes them) in a transaction rolled back. */
     private void explain(String project) throws Exception {
-        String ten = "{\"messages\": ["
-                + String.join(", ", java.util.Collections.nCopies(10, "{\"ttl\": 3600, \"body\": 1}")) + "]}";
+        String ten =
+                "{\"messages\": [" + String.join(", ", Collections.nCopies(10, "{\"ttl\": 3600, \"body\": 1}")) + "]}";
         int status = queues.send("POST", project, "/v2/queues/1/messages", ten).statusCode();
         if (status != 201) {
             throw new IllegalStateException("the post before the explain answered " + status);

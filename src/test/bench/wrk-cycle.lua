@@ -5,9 +5,13 @@
 --   BENCH_API=v1 BENCH_LAYOUT=shared wrk -t4 -c4 -d15s -s src/test/bench/wrk-cycle.lua http://localhost:8080
 --
 -- Environment: BENCH_API v1 (default) or v2; BENCH_PROJECT (default "wrk"); BENCH_LAYOUT "shared" (every
--- connection uses queue "1", the default) or "per-client" (connection n uses queue "n");
--- BENCH_RATE requests/s per connection (default 0: as fast as the answers come). Queues are created by
--- the first request of each connection. At the end it prints one line per request type,
+-- connection uses queue BENCH_QUEUE, "1" by default), "per-client" (connection n uses queue "n") or "random"
+-- (each cycle picks queue "1" to BENCH_QUEUES of project BENCH_PROJECT, or of BENCH_PROJECT-1 to
+-- BENCH_PROJECT-<BENCH_PROJECTS> when BENCH_PROJECTS is given, at random: those queues must exist);
+-- BENCH_RATE requests/s per connection (default 0: as fast as the answers come); BENCH_BATCH messages per
+-- post and per claim (default 10); BENCH_BODY_BYTES the size of each body as Pigeon stores it (compact JSON,
+-- default 0: the usual small body, about 50 bytes). Queues are created by the first request of each
+-- connection (but for "random"). At the end it prints one line per request type,
 --   "BENCH <type> <count> <p50 ms> <p90 ms> <p99 ms> <max ms>"
 -- (latencies as the upper edge of a 2 % wide bucket) and "BENCH messages <deleted>" (messages that went
 -- through the whole cycle).
@@ -26,6 +30,11 @@ local api = os.getenv("BENCH_API") or "v1"
 local project = os.getenv("BENCH_PROJECT") or "wrk"
 local layout = os.getenv("BENCH_LAYOUT") or "shared"
 local rate = tonumber(os.getenv("BENCH_RATE") or "0")
+local shared_queue = os.getenv("BENCH_QUEUE") or "1"
+local queue_count = tonumber(os.getenv("BENCH_QUEUES") or "1")
+local project_count = tonumber(os.getenv("BENCH_PROJECTS") or "0")
+local batch = tonumber(os.getenv("BENCH_BATCH") or "10")
+local body_bytes = tonumber(os.getenv("BENCH_BODY_BYTES") or "0")
 
 local threads = {}
 local connection_count = 0
@@ -35,16 +44,34 @@ function setup(thread)
   threads[#threads + 1] = thread
 end
 
+-- A big body's pad is random hex digits, which PostgreSQL's TOAST compression cannot shrink to nothing (as it
+-- would a repeated character): {"event":"bench","pad":"..."} is 26 bytes around the pad once Pigeon has made it
+-- compact.
+local pad = ""
+if body_bytes > 0 then
+  local digits = {}
+  for i = 1, math.max(0, body_bytes - 26) do
+    digits[i] = string.format("%x", math.random(0, 15))
+  end
+  pad = table.concat(digits)
+end
 local items = {}
-for i = 0, 9 do
-  items[#items + 1] = string.format('{"ttl": 3600, "body": {"event": "bench", "n": %d, "pad": "0123456789abcdef"}}', i)
+for i = 0, batch - 1 do
+  if body_bytes > 0 then
+    items[#items + 1] = string.format('{"ttl": 3600, "body": {"event": "bench", "pad": "%s"}}', pad)
+  else
+    items[#items + 1] = string.format('{"ttl": 3600, "body": {"event": "bench", "n": %d, "pad": "0123456789abcdef"}}', i)
+  end
 end
 local post_body = "[" .. table.concat(items, ", ") .. "]"
 if api == "v2" then
   post_body = '{"messages": ' .. post_body .. '}'
 end
-local headers = { ["Content-Type"] = "application/json", ["X-Project-Id"] = project,
-                  ["Client-ID"] = "3381af92-2b9e-11e3-b191-71861300734c" }
+local function headers_of(project_id)
+  return { ["Content-Type"] = "application/json", ["X-Project-Id"] = project_id,
+           ["Client-ID"] = "3381af92-2b9e-11e3-b191-71861300734c" }
+end
+local headers = headers_of(project)
 
 -- Per thread (one connection each): where in the cycle it is, and what it measured. Latencies are
 -- counted in buckets 2 % wide, one global number per request type and bucket ("post_17"), because wrk's
@@ -57,9 +84,23 @@ local started = 0
 local next_send = 0
 messages = 0
 
+-- The queue of the current cycle ("random" picks one at each post, and keeps it for the claim and delete).
+local queue = nil
+
 local function path(suffix)
-  local queue = layout == "per-client" and tostring(connection) or "1"
+  if queue == nil then
+    queue = layout == "per-client" and tostring(connection) or shared_queue
+  end
   return "/" .. api .. "/queues/" .. queue .. suffix
+end
+
+if layout == "random" then
+  phase = "post"
+end
+
+-- Runs in each thread after setup has given it its connection number: each draws its own queues.
+function init(args)
+  math.randomseed(os.time() * 1000 + connection * 7919)
 end
 
 if rate > 0 then
@@ -81,9 +122,15 @@ request = function()
   if phase == "create" then
     return wrk.format("PUT", path(""), headers)
   elseif phase == "post" then
+    if layout == "random" then
+      queue = tostring(math.random(queue_count))
+      if project_count > 0 then
+        headers = headers_of(project .. "-" .. math.random(project_count))
+      end
+    end
     return wrk.format("POST", path("/messages"), headers, post_body)
   elseif phase == "claim" then
-    return wrk.format("POST", path("/claims?limit=10"), headers, '{"ttl": 60, "grace": 60}')
+    return wrk.format("POST", path("/claims?limit=" .. batch), headers, '{"ttl": 60, "grace": 60}')
   else
     return wrk.format("DELETE", path("/messages?ids=" .. ids), headers)
   end

@@ -29,7 +29,9 @@ import java.util.stream.IntStream;
  * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle;
  * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
  * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioRun}, {@code soak} {@link SoakBench},
- * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench}).
+ * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench};
+ * the costs that should stay flat, any of them in one run: {@code backlog} {@link BacklogBench}, {@code many-queues}
+ * {@link ManyQueuesBench}, {@code sizes} {@link SizesBench}, {@code idle} {@link IdleBench}).
  */
 public final class Bench {
 
@@ -88,6 +90,10 @@ public final class Bench {
             PoolsBench.run(url, seconds, Arrays.stream(clientCounts).max().orElse(16));
             return;
         }
+        if (scenarios.stream().anyMatch(FLAT_COSTS::contains)) {
+            flatCosts(scenarios, url, seconds, clientCounts);
+            return;
+        }
         if (scenarios.contains("soak")) {
             SoakBench.run(
                     url,
@@ -131,6 +137,25 @@ public final class Bench {
                 bench.put("/" + api + "/queues/" + cycleQueue);
                 bench.report("cycle", clients, bench.run(clients, cycleQueue, Scenario.CYCLE));
             }
+        }
+    }
+
+    /** The scenarios of costs that should stay flat as backlogs, queues, bodies and idle clients grow. */
+    private static final List<String> FLAT_COSTS = List.of("backlog", "many-queues", "sizes", "idle");
+
+    /** Each of the flat-cost scenarios asked for, in the order of {@link #FLAT_COSTS}. */
+    private static void flatCosts(Set<String> scenarios, String url, int seconds, int[] clientCounts) throws Exception {
+        if (scenarios.contains("backlog")) {
+            BacklogBench.run(url, seconds, clientCounts);
+        }
+        if (scenarios.contains("many-queues")) {
+            ManyQueuesBench.run(url, seconds, clientCounts);
+        }
+        if (scenarios.contains("sizes")) {
+            SizesBench.run(url, seconds, clientCounts);
+        }
+        if (scenarios.contains("idle")) {
+            IdleBench.run(url);
         }
     }
 

@@ -69,7 +69,13 @@ final class PeerCycles {
         RatioBench.execute(List.of("psql", "-q", "-d", database, "-c", "VACUUM " + tables), Map.of());
     }
 
-    private void empty() throws Exception {
+    /** The peers' database. */
+    String database() {
+        return database;
+    }
+
+    /** Every peer queue emptied. */
+    void empty() throws Exception {
         StringBuilder sql = new StringBuilder("TRUNCATE minimal.messages;");
         for (int queue = 1; queue <= queues; queue++) {
             sql.append(" SELECT pgmq.purge_queue('q").append(queue).append("');");

@@ -53,9 +53,17 @@ final class CycleRun {
      * The system under test of the flat-cost scenarios: the Pigeon given and the server PG* names, pinned as the ratio
      * benchmark pins them when {@code bench.pin} is true (the load generator then runs on CPU 0).
      */
-    static SystemUnderTest system(Optional<ProcessHandle> pigeon) throws Exception {
-        return SystemUnderTest.find(Boolean.getBoolean("bench.pin"), List.of(pigeon));
+    static synchronized SystemUnderTest system(Optional<ProcessHandle> pigeon) throws Exception {
+        // Found (and pinned) once: pinning moves this JVM to CPU 0, after which it could not check for two CPUs again.
+        if (system == null) {
+            system = SystemUnderTest.find(Boolean.getBoolean("bench.pin"), List.of(pigeon));
+        } else {
+            system.pin();
+        }
+        return system;
     }
+
+    private static SystemUnderTest system;
 
     /** Pigeon's JVM: {@code bench.pigeon.pid}, else the process listening on the URL's port. */
     static Optional<ProcessHandle> pigeon(String url) {

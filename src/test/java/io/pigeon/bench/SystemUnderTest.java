@@ -1,6 +1,7 @@
 package io.pigeon.bench;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -183,7 +184,7 @@ final class SystemUnderTest {
         if (!pid.isBlank()) {
             return ProcessHandle.of(Long.parseLong(pid.trim()));
         }
-        int port = java.net.URI.create(url).getPort();
+        int port = URI.create(url).getPort();
         return listeningOn(port == -1 ? 80 : port).flatMap(ProcessHandle::of);
     }
 

@@ -8,11 +8,10 @@ import io.pigeon.pool.PoolUri;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.Migrations;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.pgclient.PgConnectOptions;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.UUID;
@@ -42,23 +41,11 @@ class UpgradeToSplitFreeIndexTest {
     @Inject
     ClaimStore claims;
 
-    private void migrate(PoolUri uri, String target) {
-        Flyway.configure(Thread.currentThread().getContextClassLoader())
-                .configuration(application.getConfiguration())
-                .dataSource(uri.jdbcUrl(), uri.user(), uri.password())
-                .target(target)
-                .load()
-                .migrate();
-    }
-
     @Test
     void claimsOfTheVersionBeforeKeepTheirRules() {
         PoolUri uri = PoolUri.parse(Db.newDatabase(pool));
-        migrate(uri, "25");
-        Pool older = Pool.newInstance(PgBuilder.pool()
-                .connectingTo(PgConnectOptions.fromUri(uri.text()))
-                .using(vertx.getDelegate())
-                .build());
+        Migrations.migrate(application, uri, "25");
+        Pool older = Migrations.open(vertx, uri);
         try {
             Db.run(older, "INSERT INTO queues (project, name) VALUES ('p', 'orders')");
             // Ids 1-3: held by a live claim; 4-5: by a claim that has ended; 6-7: delayed an hour; 8: delayed, due;
@@ -94,7 +81,7 @@ class UpgradeToSplitFreeIndexTest {
                     live,
                     ended);
 
-            migrate(uri, "latest");
+            Migrations.migrate(application, uri, "latest");
             assertEquals(
                     "messages_claim_deadline messages_free_delayed messages_free_ready",
                     Db.run(
@@ -107,15 +94,7 @@ class UpgradeToSplitFreeIndexTest {
 
             PlacedQueue orders = new PlacedQueue(older, "p", QueueName.of("orders"));
             UUID taken = UUID.randomUUID();
-            List<Message> messages = claims.create(
-                            older,
-                            List.of(new ClaimStore.Request(orders, taken, 10, new ClaimTerms(60, 60))),
-                            MAX_MESSAGE_TTL)
-                    .await()
-                    .indefinitely()
-                    .answers()
-                    .get(0)
-                    .orElseThrow();
+            List<Message> messages = claimTen(orders, taken);
             assertEquals(
                     List.of(4L, 5L, 8L, 9L, 10L),
                     messages.stream().map(Message::id).toList(),
@@ -135,16 +114,7 @@ class UpgradeToSplitFreeIndexTest {
                                     + " AND expires_at = created_at + ttl * interval '1 second'",
                             taken));
             claims.release(orders, taken).await().indefinitely();
-            UUID again = UUID.randomUUID();
-            List<Message> retaken = claims.create(
-                            older,
-                            List.of(new ClaimStore.Request(orders, again, 10, new ClaimTerms(60, 60))),
-                            MAX_MESSAGE_TTL)
-                    .await()
-                    .indefinitely()
-                    .answers()
-                    .get(0)
-                    .orElseThrow();
+            List<Message> retaken = claimTen(orders, UUID.randomUUID());
             assertEquals(
                     List.of(4L, 5L, 8L, 9L, 10L),
                     retaken.stream().map(Message::id).toList());
@@ -152,5 +122,18 @@ class UpgradeToSplitFreeIndexTest {
         } finally {
             older.closeAndAwait();
         }
+    }
+
+    /** A claim of up to 10 messages of {@code queue} for 60 s (grace 60 s), as the API would take it. */
+    private List<Message> claimTen(PlacedQueue queue, UUID claimId) {
+        return claims.create(
+                        queue.db(),
+                        List.of(new ClaimStore.Request(queue, claimId, 10, new ClaimTerms(60, 60))),
+                        MAX_MESSAGE_TTL)
+                .await()
+                .indefinitely()
+                .answers()
+                .get(0)
+                .orElseThrow();
     }
 }

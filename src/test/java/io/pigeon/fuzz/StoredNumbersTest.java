@@ -10,14 +10,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.pigeon.pool.PoolUri;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.Migrations;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.pgclient.PgConnectOptions;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -443,11 +442,8 @@ class StoredNumbersTest {
     @Test
     void theMigrationConvertsOlderRowsWithoutGrowingThem() {
         PoolUri uri = PoolUri.parse(Db.newDatabase(pool));
-        migrate(uri, "10");
-        Pool older = Pool.newInstance(PgBuilder.pool()
-                .connectingTo(PgConnectOptions.fromUri(uri.text()))
-                .using(vertx.getDelegate())
-                .build());
+        Migrations.migrate(application, uri, "10");
+        Pool older = Migrations.open(vertx, uri);
         try {
             String bomb = "{\"n\": 1e131071, \"m\": [-2.5e-16000, 123456789e99999, 0.5, 1e19, \"1e131071\"], "
                     + "\"s\": \"caf\u00e9 \\\" \\\\\", \"o\": {\"t\": true, \"z\": null}}";
@@ -462,7 +458,7 @@ class StoredNumbersTest {
                     INSERT INTO subscriptions (project, source, subscriber, ttl, options, expires_at)
                     VALUES ('p', 'q', 'mailto:a@example.com', 60, $1::text::jsonb, now() + interval '1 hour')""",
                     bomb);
-            migrate(uri, "latest");
+            Migrations.migrate(application, uri, "latest");
             for (String column : List.of("metadata FROM queues", "options FROM pools", "options FROM subscriptions")) {
                 String converted = Db.run(older, "SELECT " + column.replace(" FROM", "::text FROM"))
                         .iterator()
@@ -475,14 +471,5 @@ class StoredNumbersTest {
         } finally {
             older.closeAndAwait();
         }
-    }
-
-    private void migrate(PoolUri uri, String target) {
-        Flyway.configure(Thread.currentThread().getContextClassLoader())
-                .configuration(application.getConfiguration())
-                .dataSource(uri.jdbcUrl(), uri.user(), uri.password())
-                .target(target)
-                .load()
-                .migrate();
     }
 }

@@ -6,12 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
+import io.pigeon.testing.Migrations;
 import io.quarkus.test.junit.QuarkusTest;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.pgclient.PgConnectOptions;
 import jakarta.inject.Inject;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
@@ -32,24 +31,12 @@ class UpgradeToPoolsTest {
     @Inject
     Vertx vertx;
 
-    private void migrate(PoolUri uri, String target) {
-        Flyway.configure(Thread.currentThread().getContextClassLoader())
-                .configuration(application.getConfiguration())
-                .dataSource(uri.jdbcUrl(), uri.user(), uri.password())
-                .target(target)
-                .load()
-                .migrate();
-    }
-
     @Test
     void queuesOfTheVersionBeforePoolsArePlacedAtHome() {
         Api.newProject();
         PoolUri uri = PoolUri.parse(Db.newDatabase(pool));
-        migrate(uri, "7");
-        Pool older = Pool.newInstance(PgBuilder.pool()
-                .connectingTo(PgConnectOptions.fromUri(uri.text()))
-                .using(vertx.getDelegate())
-                .build());
+        Migrations.migrate(application, uri, "7");
+        Pool older = Migrations.open(vertx, uri);
         try {
             Db.run(older, "INSERT INTO queues (project, name, metadata) VALUES ('p', 'orders', '{\"owner\": \"me\"}')");
             Db.run(
@@ -59,7 +46,7 @@ class UpgradeToPoolsTest {
                     SELECT id, gen_random_uuid(), 600, '{"n": ' || n || '}', now() + interval '600 seconds'
                     FROM queues, generate_series(1, 3) AS n""");
 
-            migrate(uri, "latest");
+            Migrations.migrate(application, uri, "latest");
             assertEquals(3, Db.count(older, "SELECT count(*) FROM messages"));
             assertEquals(1, Db.count(older, "SELECT count(*) FROM queues WHERE metadata->>'owner' = 'me'"));
             // Placed where it is, at home, so that replicas route it from memory.

@@ -22,12 +22,11 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.HeldPosts;
+import io.pigeon.testing.Migrations;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.sqlclient.Pool;
-import io.vertx.pgclient.PgBuilder;
-import io.vertx.pgclient.PgConnectOptions;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -439,18 +438,15 @@ class SocketPushesTest {
     @Test
     void theMigrationAddsTheLeaseToADatabaseOfVersion16HoldingSubscriptions() {
         PoolUri uri = PoolUri.parse(Db.newDatabase(pool));
-        migrate(uri, "16");
-        Pool older = Pool.newInstance(PgBuilder.pool()
-                .connectingTo(PgConnectOptions.fromUri(uri.text()))
-                .using(vertx.getDelegate())
-                .build());
+        Migrations.migrate(application, uri, "16");
+        Pool older = Migrations.open(vertx, uri);
         try {
             Db.run(
                     older,
                     """
                     INSERT INTO subscriptions (project, source, subscriber, ttl, options, expires_at)
                     VALUES ('p', 'q', 'http://example.com/hook', 600, '{}', now() + interval '600 seconds')""");
-            migrate(uri, "latest");
+            Migrations.migrate(application, uri, "latest");
             assertEquals(
                     1,
                     Db.count(
@@ -462,14 +458,5 @@ class SocketPushesTest {
         } finally {
             older.closeAndAwait();
         }
-    }
-
-    private void migrate(PoolUri uri, String target) {
-        Flyway.configure(Thread.currentThread().getContextClassLoader())
-                .configuration(application.getConfiguration())
-                .dataSource(uri.jdbcUrl(), uri.user(), uri.password())
-                .target(target)
-                .load()
-                .migrate();
     }
 }

@@ -77,6 +77,7 @@ final class RatioRun {
                 : Optional.empty();
         RatioSummary summary =
                 new RatioSummary(!System.getProperty("bench.before-url", "").isBlank());
+        StatementCosts statements = StatementCosts.start();
         for (String layout : layouts) {
             RatioBench bench = new RatioBench(url, seconds, layout, pigeon, meter, Map.of());
             System.out.printf(
@@ -200,6 +201,15 @@ final class RatioRun {
             }
         }
         summary.print(lastApi);
+        List<String> databases = new ArrayList<>(List.of(
+                System.getenv().getOrDefault("PGDATABASE", "pigeon"),
+                System.getProperty("bench.peers-database", "pigeon_peers")));
+        String beforeDatabase = System.getProperty("bench.before-database", "").trim();
+        if (!beforeDatabase.isEmpty()) {
+            databases.add(beforeDatabase);
+        }
+        statements.print(databases);
+        summary.goal().check();
     }
 
     private static void printPeer(String peer, int clients, List<RatioBench.Run> runs) {

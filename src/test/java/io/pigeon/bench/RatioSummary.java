@@ -17,6 +17,7 @@ final class RatioSummary {
     private final boolean withBefore;
     private final List<String> rows = new ArrayList<>();
     private final List<String> commitRows = new ArrayList<>();
+    private final PerCoreGoal goal = new PerCoreGoal();
 
     RatioSummary(boolean withBefore) {
         this.withBefore = withBefore;
@@ -63,6 +64,22 @@ final class RatioSummary {
             commits.add(commits(before));
         }
         commitRows.add(row(commits));
+        if (!pgmq.isEmpty() && !pigeon.isEmpty()) {
+            goal.add(new PerCoreGoal.Cell(
+                    layout,
+                    clients,
+                    pgmqRate,
+                    median(pigeon, RatioBench.Run::messagesPerSecond),
+                    median(pgmq, RatioSummary::cpuPerThousand),
+                    median(pigeon, RatioSummary::cpuPerThousand),
+                    median(pgmq, RatioSummary::walPerMessage),
+                    median(pigeon, RatioSummary::walPerMessage)));
+        }
+    }
+
+    /** The cells as issue 41's goal reads them. */
+    PerCoreGoal goal() {
+        return goal;
     }
 
     /** The tables, Pigeon's column being {@code api} over HTTP. */
@@ -105,6 +122,10 @@ final class RatioSummary {
         System.out.println(row(commitHeader));
         System.out.println(row(commitHeader.stream().map(h -> "---").toList()));
         commitRows.forEach(System.out::println);
+    }
+
+    private static double cpuPerThousand(RatioBench.Run run) {
+        return run.cost().systemPerThousand(run.messages());
     }
 
     private static double walPerMessage(RatioBench.Run run) {

@@ -33,8 +33,8 @@ final class CanonicalRequest {
             String payloadHash) {
         StringBuilder text = new StringBuilder(256);
         text.append(request.method()).append('\n');
-        text.append(path(request.rawPath())).append('\n');
-        text.append(query(request.rawQuery(), omittedParameter)).append('\n');
+        text.append(canonicalPath(request.rawPath())).append('\n');
+        text.append(canonicalQuery(request.rawQuery(), omittedParameter)).append('\n');
         for (String name : signedHeaderNames) {
             List<String> values = request.header(name);
             if (values.isEmpty()) {
@@ -58,7 +58,7 @@ final class CanonicalRequest {
      * AWS's published rules, botocore and the Java SDK all do), a trailing slash kept, and the result percent-encoded
      * with {@code /} left as it is.
      */
-    static String path(String rawPath) {
+    static String canonicalPath(String rawPath) {
         if (rawPath == null || rawPath.isEmpty()) {
             return "/";
         }
@@ -96,7 +96,7 @@ final class CanonicalRequest {
     }
 
     /** The canonical query string of {@code rawQuery}, without the parameter named {@code omitted} (when not null). */
-    static String query(String rawQuery, String omitted) {
+    static String canonicalQuery(String rawQuery, String omitted) {
         if (rawQuery.isEmpty()) {
             return "";
         }

@@ -87,6 +87,31 @@ public final class SigV4Verifier {
                 SignatureRefusal.MISSING_AUTHENTICATION_TOKEN, "Request is missing Authentication Token");
     }
 
+    /**
+     * The access key id a request names, read without checking anything else (for auth mode {@code none}, where it
+     * names the project): the {@code Credential} of the {@code Authorization} header, or {@code X-Amz-Credential}.
+     */
+    public static Optional<String> accessKeyIdOf(SignedRequest request) {
+        String authorization = request.firstHeader("authorization");
+        String credential = null;
+        if (authorization != null) {
+            int at = authorization.indexOf("Credential=");
+            if (at >= 0) {
+                int end = authorization.indexOf(',', at);
+                credential =
+                        authorization.substring(at + "Credential=".length(), end < 0 ? authorization.length() : end);
+            }
+        } else {
+            credential = amzQueryParameters(request.rawQuery()).get("X-Amz-Credential");
+        }
+        if (credential == null) {
+            return Optional.empty();
+        }
+        int slash = credential.indexOf('/');
+        String id = (slash < 0 ? credential : credential.substring(0, slash)).strip();
+        return id.isEmpty() ? Optional.empty() : Optional.of(id);
+    }
+
     private Reading readHeader(SignedRequest request, String authorization, Instant now) {
         String trimmed = authorization.strip();
         int space = trimmed.indexOf(' ');

@@ -1,5 +1,7 @@
 package io.pigeon.accesskeys;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,6 +25,20 @@ public record SignedRequest(
         headers = byName;
         rawQuery = rawQuery == null ? "" : rawQuery;
         body = body == null ? new byte[0] : body;
+    }
+
+    /**
+     * A request whose headers are given as received, one entry per header line (a name may repeat, in any case): how
+     * a door that reads Vert.x's {@code MultiMap} or a list of entries hands them over.
+     */
+    public static SignedRequest ofHeaderLines(
+            String method, String rawPath, String rawQuery, List<Map.Entry<String, String>> headerLines, byte[] body) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (Map.Entry<String, String> line : headerLines) {
+            headers.computeIfAbsent(line.getKey().toLowerCase(Locale.ROOT), name -> new ArrayList<>())
+                    .add(line.getValue());
+        }
+        return new SignedRequest(method, rawPath, rawQuery, headers, body);
     }
 
     /** The values of the header {@code lowerCaseName}, in the order received; empty when it was not sent. */

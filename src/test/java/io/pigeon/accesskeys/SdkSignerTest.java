@@ -71,6 +71,21 @@ class SdkSignerTest {
     }
 
     @Test
+    void readsHeadersGivenAsLinesInAnyCase() {
+        SignedRequest signed = jsonRequest(SEND);
+        List<Map.Entry<String, String>> lines = new java.util.ArrayList<>();
+        signed.headers()
+                .forEach((name, values) -> values.forEach(
+                        value -> lines.add(Map.entry(name.equals("x-amz-target") ? "X-AMZ-Target" : name, value))));
+        lines.add(Map.entry("X-Unsigned", "any"));
+        SignedCaller caller = VERIFIER.verify(
+                SignedRequest.ofHeaderLines("POST", "/", "", lines, SEND.getBytes(StandardCharsets.UTF_8)),
+                SIGNED_AT,
+                KEYS);
+        assertTrue(caller.accepted(), caller.message());
+    }
+
+    @Test
     void refusesAnUnknownKeyAndAWrongSecret() {
         SignedRequest signed = jsonRequest(SEND);
         assertEquals(

@@ -36,6 +36,7 @@ public class AccessKeyService {
     private final AccessKeySettings settings;
     private final boolean checkSignatures;
     private final SigV4Verifier verifier;
+    private final LiveKeyCache cache;
 
     public AccessKeyService(
             AccessKeyStore store, KeyDerivation derivation, AccessKeySettings settings, AuthSettings auth) {
@@ -44,6 +45,7 @@ public class AccessKeyService {
         this.settings = settings;
         this.checkSignatures = auth.mode() != AuthSettings.Mode.NONE;
         this.verifier = new SigV4Verifier(SERVICE, settings.maxClockSkew());
+        this.cache = new LiveKeyCache(settings.keyCacheTtl());
     }
 
     void announce(@Observes StartupEvent start) {
@@ -85,7 +87,7 @@ public class AccessKeyService {
     /** Revokes a key of {@code project}: from now on a request it signs is refused. Not found when not its own. */
     public Uni<Void> revoke(String project, String accessKeyId) {
         Uni<Boolean> revoked = KEY_ID.matcher(accessKeyId).matches()
-                ? store.revoke(project, accessKeyId)
+                ? store.revoke(project, accessKeyId).invoke(() -> cache.forget(accessKeyId))
                 : Uni.createFrom().item(false);
         return revoked.map(found -> {
             if (!found) {
@@ -112,10 +114,15 @@ public class AccessKeyService {
         if (!KEY_ID.matcher(claim.accessKeyId()).matches()) {
             return Uni.createFrom().item(SigV4Verifier.check(claim, Optional.empty()));
         }
-        return store.find(claim.accessKeyId())
-                .map(found -> SigV4Verifier.check(claim, found.flatMap(key -> derivation
-                        .secret(key.derivedFrom(), claim.accessKeyId(), key.project())
-                        .map(secret -> new KeySecrets.KeySecret(key.project(), secret)))));
+        return cache.find(claim.accessKeyId(), this::liveKey).map(found -> SigV4Verifier.check(claim, found));
+    }
+
+    /** The live key {@code accessKeyId} from the database, with its secret derived; empty when unknown or revoked. */
+    private Uni<Optional<KeySecrets.KeySecret>> liveKey(String accessKeyId) {
+        return store.find(accessKeyId)
+                .map(found -> found.flatMap(key -> derivation
+                        .secret(key.derivedFrom(), accessKeyId, key.project())
+                        .map(secret -> new KeySecrets.KeySecret(key.project(), secret))));
     }
 
     private static SignedCaller unchecked(SignedRequest request) {

@@ -35,6 +35,13 @@ public interface AccessKeySettings extends CheckedSettings {
     @WithDefault("15m")
     Duration maxClockSkew();
 
+    /**
+     * How long a replica keeps a live key it read, so that a client's requests read it once per this time: a key
+     * revoked on another replica still signs there for up to this long. {@code 0s}: every request reads its key.
+     */
+    @WithDefault("10s")
+    Duration keyCacheTtl();
+
     @Override
     default List<String> problems() {
         List<String> problems = new ArrayList<>();
@@ -42,6 +49,10 @@ public interface AccessKeySettings extends CheckedSettings {
                 || maxClockSkew().compareTo(Duration.ofHours(1)) > 0) {
             problems.add("pigeon.access-keys.max-clock-skew must be from 1 minute to 1 hour (e.g. 15m), not "
                     + maxClockSkew());
+        }
+        if (keyCacheTtl().isNegative() || keyCacheTtl().compareTo(Duration.ofMinutes(5)) > 0) {
+            problems.add(
+                    "pigeon.access-keys.key-cache-ttl must be from 0s to 5 minutes (e.g. 10s), not " + keyCacheTtl());
         }
         return problems;
     }

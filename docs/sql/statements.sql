@@ -14,6 +14,32 @@
 -- src/main/resources/db/migration, and the LISTEN on channel pigeon_dispatch that the PostgreSQL
 -- client's PgSubscriber sends for the dispatcher.
 
+-- name: AccessKeyStore.CREATE
+WITH purged AS (
+    DELETE FROM access_keys
+    WHERE project = $1 AND revoked_at < now() - interval '1 day'),
+held AS (
+    SELECT count(*) FILTER (WHERE revoked_at IS NULL) AS live, count(*) AS kept
+    FROM access_keys
+    WHERE project = $1 AND (revoked_at IS NULL OR revoked_at >= now() - interval '1 day'))
+INSERT INTO access_keys (access_key_id, project, derived_from)
+SELECT $2, $1, $3 FROM held WHERE live < $4 AND kept < 2 * $4
+RETURNING created_at;
+
+-- name: AccessKeyStore.FIND
+SELECT project, derived_from FROM access_keys WHERE access_key_id = $1 AND revoked_at IS NULL;
+
+-- name: AccessKeyStore.LIST
+SELECT access_key_id, created_at, revoked_at
+FROM access_keys
+WHERE project = $1 AND (revoked_at IS NULL OR revoked_at >= now() - interval '1 day')
+ORDER BY created_at, access_key_id;
+
+-- name: AccessKeyStore.REVOKE
+UPDATE access_keys SET revoked_at = COALESCE(revoked_at, now())
+WHERE project = $1 AND access_key_id = $2
+RETURNING revoked_at;
+
 -- name: ClaimStore.CREATE
 WITH asked AS (
     SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL

@@ -29,7 +29,8 @@ import java.util.stream.IntStream;
  * run), {@code bench.clients} (1,4,16), {@code bench.api} (v1), {@code bench.scenarios} (produce,consume,cycle;
  * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
  * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioRun}, {@code soak} {@link SoakBench},
- * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench};
+ * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench}, {@code sigv4}
+ * {@link SigV4Bench};
  * the costs that should stay flat, any of them in one run: {@code backlog} {@link BacklogBench}, {@code many-queues}
  * {@link ManyQueuesBench}, {@code sizes} {@link SizesBench}, {@code idle} {@link IdleBench}).
  */
@@ -74,6 +75,10 @@ public final class Bench {
         }
         Set<String> scenarios = Set.of(
                 System.getProperty("bench.scenarios", "produce,consume,cycle").split(","));
+        if (scenarios.contains("sigv4")) {
+            SigV4Bench.run(seconds);
+            return;
+        }
         if (scenarios.contains("sample")) {
             QueueSampleBench.run(url);
             return;

@@ -67,7 +67,8 @@ class StatementCatalogueTest {
             "QueueMetricsStore",
             "StorageHealth",
             "DatabaseProbe",
-            "EndedSessionStore");
+            "EndedSessionStore",
+            "AccessKeyStore");
 
     private static final String HEADER =
             """

@@ -27,7 +27,8 @@ public final class ConsoleViews {
             "redrive", "A redrive of this queue's dead letters started: its progress is listed below.",
             "requeued", "The dead group was requeued: it is called again at once.",
             "dropped", "The dead group was dropped with its items.",
-            "metadata", "The queue's metadata was replaced.");
+            "metadata", "The queue's metadata was replaced.",
+            "revoked", "The access key was revoked: requests it signs are refused from now on.");
 
     private ConsoleViews() {}
 

@@ -1646,6 +1646,9 @@ WHERE id = ANY(ARRAY(
     FOR UPDATE SKIP LOCKED))
 RETURNING id, project, lease_token, rate, last_id;
 
+-- name: ReceiptHandles.SECRET_ROW
+SELECT value FROM deployment_secrets WHERE name = 'receipt-handles';
+
 -- name: SocketSubscriptionStore.CREATE
 INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)
 SELECT $1, $2, $3, $4::int, $5::text::json, now() + $4::int * interval '1 second',

@@ -67,7 +67,8 @@ class StatementCatalogueTest {
             "QueueMetricsStore",
             "StorageHealth",
             "DatabaseProbe",
-            "EndedSessionStore");
+            "EndedSessionStore",
+            "ReceiptHandles");
 
     private static final String HEADER =
             """

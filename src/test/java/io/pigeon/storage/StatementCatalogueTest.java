@@ -68,7 +68,8 @@ class StatementCatalogueTest {
             "StorageHealth",
             "DatabaseProbe",
             "EndedSessionStore",
-            "ReceiptHandles");
+            "ReceiptHandles",
+            "SqsMessageStore");
 
     private static final String HEADER =
             """

@@ -24,6 +24,7 @@ public class SqsRefusal extends RuntimeException {
             "AWS.SimpleQueueService.TooManyEntriesInBatchRequest";
     public static final String INVALID_BATCH_ENTRY_ID = "AWS.SimpleQueueService.InvalidBatchEntryId";
     public static final String BATCH_REQUEST_TOO_LONG = "AWS.SimpleQueueService.BatchRequestTooLong";
+    public static final String KMS_DISABLED = "KMS.DisabledException";
 
     private final String code;
 
@@ -32,9 +33,29 @@ public class SqsRefusal extends RuntimeException {
         this.code = code;
     }
 
-    /** AWS's error code, as the SDKs match it. */
+    /**
+     * AWS's error code as the query protocol writes it ({@code <Code>} in XML, the {@code x-amzn-query-error} header),
+     * as the SDKs match it.
+     */
     public String code() {
         return code;
+    }
+
+    /**
+     * The error's shape in SQS's service model, which the JSON protocol names in {@code __type}: the code without
+     * {@code AWS.SimpleQueueService.}, except {@code AWS.SimpleQueueService.NonExistentQueue}, which is {@code
+     * QueueDoesNotExist}, and {@code KMS.DisabledException}, {@code KmsDisabled}. The codes the model has no shape for
+     * ({@code InvalidParameterValue}, {@code MissingParameter}: AWS's common errors) are their own.
+     */
+    public String shape() {
+        if (code.equals(NON_EXISTENT_QUEUE)) {
+            return "QueueDoesNotExist";
+        }
+        if (code.equals(KMS_DISABLED)) {
+            return "KmsDisabled";
+        }
+        String prefix = "AWS.SimpleQueueService.";
+        return code.startsWith(prefix) ? code.substring(prefix.length()) : code;
     }
 
     static SqsRefusal invalidValue(String message) {

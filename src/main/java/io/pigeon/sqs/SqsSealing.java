@@ -54,7 +54,7 @@ final class SqsSealing {
         if (!cipher.enabled()) {
             return Uni.createFrom()
                     .failure(new SqsRefusal(
-                            "KMS.DisabledException",
+                            SqsRefusal.KMS_DISABLED,
                             "The queue asks for its messages to be encrypted, but this server has no encryption key"
                                     + " configured."));
         }

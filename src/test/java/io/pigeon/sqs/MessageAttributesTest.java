@@ -121,4 +121,13 @@ class MessageAttributesTest {
         assertEquals("12.5", SqsBodies.received("12.5"));
         assertEquals("null", SqsBodies.received("null"));
     }
+
+    @Test
+    void refusalsNameTheirQueryCodeAndTheirShape() {
+        assertEquals("QueueDoesNotExist", new SqsRefusal(SqsRefusal.NON_EXISTENT_QUEUE, "x").shape());
+        assertEquals("MessageNotInflight", new SqsRefusal(SqsRefusal.MESSAGE_NOT_INFLIGHT, "x").shape());
+        assertEquals("ReceiptHandleIsInvalid", new SqsRefusal(SqsRefusal.RECEIPT_HANDLE_IS_INVALID, "x").shape());
+        assertEquals("KmsDisabled", new SqsRefusal(SqsRefusal.KMS_DISABLED, "x").shape());
+        assertEquals("InvalidParameterValue", new SqsRefusal(SqsRefusal.INVALID_PARAMETER_VALUE, "x").shape());
+    }
 }

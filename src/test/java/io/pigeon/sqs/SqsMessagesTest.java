@@ -20,8 +20,11 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
-import java.nio.charset.StandardCharsets;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +32,12 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.sqs.internal.MessageMD5ChecksumInterceptor;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
+import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
+import software.amazon.awssdk.services.sqs.model.SendMessageResponse;
 
 /**
  * SQS's message operations against the real database, on the rows Zaqar reads: a message sent through SQS is claimed
@@ -57,6 +66,57 @@ class SqsMessagesTest {
 
     @Inject
     Pool pool;
+
+    /** The SDK's own check of a SendMessage answer against its request: it throws on any digest that differs. */
+    private static void sdkAcceptsTheSend(OutgoingMessage message, SentMessage sent) throws Exception {
+        Map<String, MessageAttributeValue> attributes = new HashMap<>();
+        if (message.attributes() != null) {
+            message.attributes().forEach((name, value) -> attributes.put(name, sdkValue(value)));
+        }
+        Method check = MessageMD5ChecksumInterceptor.class.getDeclaredMethod(
+                "sendMessageOperationMd5Check", SendMessageRequest.class, SendMessageResponse.class);
+        check.setAccessible(true);
+        check.invoke(
+                null,
+                SendMessageRequest.builder()
+                        .messageBody(message.body())
+                        .messageAttributes(attributes)
+                        .build(),
+                SendMessageResponse.builder()
+                        .messageId(sent.messageId())
+                        .md5OfMessageBody(sent.md5OfMessageBody())
+                        .md5OfMessageAttributes(sent.md5OfMessageAttributes())
+                        .build());
+    }
+
+    /** The SDK's own check of a ReceiveMessage answer: it throws on any digest that differs from its contents. */
+    private static void sdkAcceptsTheReceive(List<ReceivedMessage> received) throws Exception {
+        List<software.amazon.awssdk.services.sqs.model.Message> messages = new ArrayList<>();
+        for (ReceivedMessage message : received) {
+            Map<String, MessageAttributeValue> attributes = new HashMap<>();
+            message.messageAttributes().byName().forEach((name, value) -> attributes.put(name, sdkValue(value)));
+            messages.add(software.amazon.awssdk.services.sqs.model.Message.builder()
+                    .messageId(message.messageId())
+                    .receiptHandle(message.receiptHandle())
+                    .body(message.body())
+                    .md5OfBody(message.md5OfBody())
+                    .messageAttributes(attributes)
+                    .md5OfMessageAttributes(message.md5OfMessageAttributes())
+                    .build());
+        }
+        Method check = MessageMD5ChecksumInterceptor.class.getDeclaredMethod(
+                "receiveMessageResultMd5Check", ReceiveMessageResponse.class);
+        check.setAccessible(true);
+        check.invoke(null, ReceiveMessageResponse.builder().messages(messages).build());
+    }
+
+    private static MessageAttributeValue sdkValue(AttributeValue value) {
+        MessageAttributeValue.Builder builder = MessageAttributeValue.builder().dataType(value.dataType());
+        return value.isBinary()
+                ? builder.binaryValue(SdkBytes.fromByteArray(value.binaryValue()))
+                        .build()
+                : builder.stringValue(value.stringValue()).build();
+    }
 
     private static QueueName queueOf(String project, String name) {
         return queueOf(project, name, "{}");
@@ -89,7 +149,7 @@ class SqsMessagesTest {
     }
 
     @Test
-    void sentThroughSqsClaimedThroughZaqarAndTheOtherWayRound() {
+    void sentThroughSqsClaimedThroughZaqarAndTheOtherWayRound() throws Exception {
         String project = Api.newProject();
         QueueName queue = queueOf(project, "cross");
         SentMessage sent = sqs.send(project, queue, SENDER, OutgoingMessage.of("{\"not\": \"parsed\"} ü"))
@@ -125,6 +185,7 @@ class SqsMessagesTest {
                 .getString("resources[0]");
         List<ReceivedMessage> received = receive(project, queue, receiving(10, 30, ALL, ALL));
         assertEquals(2, received.size());
+        sdkAcceptsTheReceive(received);
         ReceivedMessage object = received.get(0);
         assertTrue(posted.endsWith(object.messageId()), posted);
         assertEquals("{\"event\":\"made\",\"n\":[1,2.50]}", object.body());
@@ -140,21 +201,33 @@ class SqsMessagesTest {
     }
 
     @Test
-    void attributesAndTheirDigestsSurviveStorageAndAreReturnedAsAsked() {
+    void attributesAndTheirDigestsSurviveStorageAndAreReturnedAsAsked() throws Exception {
         String project = Api.newProject();
         QueueName queue = queueOf(project, "attributes");
         Map<String, AttributeValue> attributes = someAttributes();
         Map<String, AttributeValue> trace =
                 Map.of("AWSTraceHeader", AttributeValue.string("String", "Root=1-5759e988-bd862e3fe1be46a994272793"));
-        SentMessage sent = sqs.send(project, queue, SENDER, new OutgoingMessage("body", attributes, trace, null))
-                .await()
-                .indefinitely();
+        OutgoingMessage outgoing = new OutgoingMessage("body ü \uD83D\uDE00", attributes, trace, null);
+        SentMessage sent = sqs.send(project, queue, SENDER, outgoing).await().indefinitely();
+        sdkAcceptsTheSend(outgoing, sent);
         assertEquals(MessageDigests.ofAttributes(MessageAttributes.of(attributes)), sent.md5OfMessageAttributes());
         assertEquals(
                 MessageDigests.ofAttributes(MessageAttributes.systemAttributes(trace)),
                 sent.md5OfMessageSystemAttributes());
 
         List<ReceivedMessage> all = receive(project, queue, receiving(1, 0, ALL, ALL));
+        sdkAcceptsTheReceive(all);
+        // The SDK's check is real: one digest off and it refuses the answer.
+        ReceivedMessage first = all.get(0);
+        ReceivedMessage altered = new ReceivedMessage(
+                first.messageId(),
+                first.receiptHandle(),
+                first.body(),
+                first.md5OfBody(),
+                first.attributes(),
+                first.messageAttributes(),
+                MessageDigests.ofBody("not the attributes"));
+        assertThrows(InvocationTargetException.class, () -> sdkAcceptsTheReceive(List.of(altered)));
         assertEquals(MessageAttributes.of(attributes), all.get(0).messageAttributes());
         assertEquals(sent.md5OfMessageAttributes(), all.get(0).md5OfMessageAttributes());
         assertEquals(
@@ -165,6 +238,7 @@ class SqsMessagesTest {
         // Only those asked for, and the digest of those returned.
         List<ReceivedMessage> some =
                 receive(project, queue, receiving(1, 0, List.of("ApproximateReceiveCount"), List.of("order.*")));
+        sdkAcceptsTheReceive(some);
         assertEquals(
                 List.of("order.id"),
                 List.copyOf(some.get(0).messageAttributes().byName().keySet()));
@@ -470,6 +544,5 @@ class SqsMessagesTest {
                         "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id"
                                 + " WHERE q.project = $1 AND q.name = 'batch'",
                         project));
-        assertEquals(StandardCharsets.UTF_8.name(), "UTF-8");
     }
 }

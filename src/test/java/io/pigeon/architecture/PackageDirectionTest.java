@@ -53,7 +53,8 @@ class PackageDirectionTest {
             "encryption",
             "observability",
             "config",
-            "accesskeys");
+            "accesskeys",
+            "sqs");
     /** The door: the package that knows the web (HTTP, JAX-RS, websockets, gRPC, the console) and calls the domain. */
     private static final List<String> DOORS = List.of("api");
     /** The doors beside the REST API, each named only by its own sources (the REST API is the rest of {@code api}). */

@@ -68,7 +68,9 @@ class StatementCatalogueTest {
             "StorageHealth",
             "DatabaseProbe",
             "EndedSessionStore",
-            "AccessKeyStore");
+            "AccessKeyStore",
+            "ReceiptHandles",
+            "SqsMessageStore");
 
     private static final String HEADER =
             """

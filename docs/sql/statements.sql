@@ -78,6 +78,7 @@ claimed AS (
     SET claim_id = t.claim_id,
         claim_expires_at = now() + t.ttl * interval '1 second',
         claim_count = m.claim_count + 1,
+        first_claimed_at = COALESCE(m.first_claimed_at, now()),
         ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)),
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second'
     FROM taken t
@@ -101,6 +102,7 @@ claimed AS (
     SET claim_id = $3,
         claim_expires_at = now() + $5 * interval '1 second',
         claim_count = m.claim_count + 1,
+        first_claimed_at = COALESCE(m.first_claimed_at, now()),
         ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)),
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second'
     FROM q
@@ -564,7 +566,7 @@ settled AS MATERIALIZED (
 moved AS (
     DELETE FROM messages m
     WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
-    RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
+    RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes),
 -- Each queue's total of messages moved out of it (/q/metrics/queues), in the statement that moves them:
 -- counted exactly once, whatever replica sweeps. Rows are locked in queue order, as every flush locks them.
 dead_letters_counted AS (
@@ -574,10 +576,11 @@ dead_letters_counted AS (
 -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
 -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21).
 dead_lettered AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at, dead_letter_source)
+    INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at, dead_letter_source,
+                          sqs_attributes)
     SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
            now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
-           CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name
+           CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name, m.sqs_attributes
     FROM moved m JOIN targets t ON t.queue_id = m.queue_id
     ORDER BY m.id
     RETURNING id),
@@ -589,8 +592,9 @@ SELECT (SELECT count(*) FROM ended) AS claims, (SELECT count(*) FROM dead_letter
 
 -- name: Sweeper.RESEALED
 WITH resealed AS (
-    UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
-    FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
+    UPDATE messages m SET body = r.body, key_id = r.key_id, sqs_attributes = r.attributes, visible_at = NULL
+    FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+         AS r (queue_id, id, body, key_id, attributes)
     WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity'
     RETURNING m.queue_id),
 arrived AS (
@@ -603,7 +607,7 @@ waiters_told AS (
 SELECT (SELECT count(*) FROM waiters_told) AS waiters_told;
 
 -- name: Sweeper.RESEALING
-SELECT m.queue_id, m.id, m.body, m.key_id, q.project, q.name
+SELECT m.queue_id, m.id, m.body, m.key_id, m.sqs_attributes, q.project, q.name
 FROM messages m JOIN queues q ON q.id = m.queue_id
 WHERE m.visible_at = 'infinity'
 ORDER BY m.queue_id, m.id
@@ -1536,7 +1540,7 @@ decided AS MATERIALIZED (
     LEFT JOIN targets q ON NOT c.claimed AND q.name = COALESCE(t.target, c.source)),
 moved AS (
     UPDATE messages m
-    SET queue_id = d.target_id, claim_id = NULL, claim_expires_at = NULL, claim_count = 0,
+    SET queue_id = d.target_id, claim_id = NULL, claim_expires_at = NULL, claim_count = 0, first_claimed_at = NULL,
         dead_letter_source = NULL,
         visible_at = CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz ELSE m.visible_at END
     FROM decided d, task t
@@ -1661,6 +1665,145 @@ WHERE id = ANY(ARRAY(
     ORDER BY started_at
     FOR UPDATE SKIP LOCKED))
 RETURNING id, project, lease_token, rate, last_id;
+
+-- name: ReceiptHandles.SECRET_ROW
+SELECT value FROM deployment_secrets WHERE name = 'receipt-handles';
+
+-- name: SqsMessageStore.CHANGE_VISIBILITY
+WITH q AS (SELECT id, wake_until FROM queues WHERE project = $1 AND name = $2),
+asked AS (
+    SELECT a.*, (a.timeout = 0 OR c.created_at + $8 * interval '1 second'
+                                    >= now() + a.timeout * interval '1 second') AS within
+    FROM unnest($3::bigint[], $4::uuid[], $5::int[], $6::int[])
+         WITH ORDINALITY AS a (id, claim_id, receive_count, timeout, ord)
+    LEFT JOIN claims c ON c.queue_id = (SELECT id FROM q) AND c.id = a.claim_id),
+changed AS (
+    UPDATE messages m
+    SET claim_expires_at = now() + a.timeout * interval '1 second',
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + a.timeout, $7)),
+        expires_at = m.created_at
+            + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + a.timeout, $7))
+              * interval '1 second'
+    FROM asked a
+    WHERE a.within AND m.queue_id = (SELECT id FROM q) AND m.id = a.id AND m.claim_id = a.claim_id
+      AND m.claim_count = a.receive_count AND m.claim_expires_at > now() AND m.expires_at > now()
+    RETURNING m.id, a.claim_id, a.timeout, m.claim_expires_at),
+extended AS (
+    UPDATE claims c SET expires_at = x.until
+    FROM (SELECT claim_id, max(claim_expires_at) AS until FROM changed GROUP BY claim_id) x
+    WHERE c.queue_id = (SELECT id FROM q) AND c.id = x.claim_id AND c.expires_at < x.until
+    RETURNING c.id),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(*) FROM changed WHERE timeout = 0))::text)
+    FROM q
+    WHERE true AND q.wake_until > now() AND (SELECT count(*) FROM changed WHERE timeout = 0) > 0)
+SELECT a.ord, EXISTS (SELECT 1 FROM changed c WHERE c.id = a.id AND c.claim_id = a.claim_id) AS changed,
+       EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = (SELECT id FROM q) AND m.id = a.id
+               AND m.expires_at > now()) AS exists,
+       EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = (SELECT id FROM q) AND m.id = a.id
+               AND m.claim_id = a.claim_id AND m.claim_count = a.receive_count
+               AND m.claim_expires_at > now() AND m.expires_at > now()) AS in_flight,
+       EXISTS (SELECT 1 FROM q) AS queue_found, (SELECT count(*) FROM extended) AS extended,
+       (SELECT count(*) FROM waiters_told) AS waiters_told
+FROM asked a
+ORDER BY a.ord;
+
+-- name: SqsMessageStore.DELETE
+WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+deleted AS (
+    DELETE FROM messages m
+    USING unnest($3::bigint[], $4::uuid[], $5::int[]) AS r (id, claim_id, receive_count)
+    WHERE m.queue_id = (SELECT id FROM q) AND m.id = r.id AND m.claim_count = r.receive_count
+      AND (m.claim_id IS NULL OR m.claim_id = r.claim_id)
+    RETURNING m.id)
+SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted;
+
+-- name: SqsMessageStore.RECEIVED
+SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes
+FROM queues q JOIN messages m ON m.queue_id = q.id
+WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.claim_id = $4;
+
+-- name: SqsMessageStore.SEND
+WITH target AS (
+    SELECT q.id, q.metadata, q.wake_until,
+           COALESCE((q.metadata->>'_max_messages_post_size')::int, $7) AS max_size,
+           COALESCE((q.metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
+           COALESCE((q.metadata->>'_default_message_delay')::int, 0) AS default_delay
+    FROM queues q
+    WHERE q.project = $1 AND q.name = $2 AND (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
+ OR pigeon_refuse('429', $10)) AND (COALESCE((q.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($15::text IS NOT NULL)
+ OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))),
+inserted AS (
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes)
+    SELECT t.id, $3, t.default_ttl, n.body, now() + t.default_ttl * interval '1 second',
+           CASE WHEN COALESCE(n.delay, t.default_delay) > 0
+                THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
+           $15, n.attributes
+    FROM target t, unnest($4::int[], $5::text[], $6::text[]) WITH ORDINALITY AS n (delay, body, attributes, ord)
+    WHERE $9 <= t.max_size
+    ORDER BY n.ord
+    RETURNING id, ttl, body, visible_at, key_id),
+subscribed AS MATERIALIZED (
+    SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
+    FROM (SELECT s.id AS subscription_id, s.subscriber,
+               CASE WHEN json_typeof(s.options->'post_data') = 'string'
+                         AND s.subscriber !~* '^mailto:' THEN s.options->>'post_data' END AS template,
+               CASE WHEN s.subscriber ~* '^mailto:'
+                    THEN json_build_object('subject', s.options->'subject', 'from', s.options->'from')
+                    ELSE s.options->'post_headers' END AS headers,
+               json_build_object('queue', (SELECT metadata FROM target)->'_retry_policy', 'subscription', s.options->'_retry_policy')
+                   AS retry_policy
+        FROM subscriptions s
+        WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
+          AND (s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $14::boolean)
+               OR $18::int > 0 AND s.subscriber ~* '^mailto:' AND (s.confirmed OR $18::int = 1))
+          AND s.socket_lease_until IS NULL
+          AND NOT $16::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
+fan AS MATERIALIZED (
+    SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
+           i.ttl, i.body, i.key_id, i.visible_at
+    FROM inserted i CROSS JOIN subscribed s),
+fan_groups AS (
+    INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
+                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+    SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
+           f.headers, f.retry_policy,
+           COALESCE(f.visible_at, now()),
+           c.sealed, f.key_id,
+           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+    FROM fan f
+    CROSS JOIN LATERAL (
+        SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
+                                 'ttl', f.ttl, 'queue_name', ltrim($2::text, '~'),
+                                 'Message_Type', 'Notification')::text AS doc) n
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
+                    ELSE n.doc END AS body,
+               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c),
+sockets_told AS (
+    SELECT pg_notify('pigeon_socket_posts', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'ids', array_agg(c.id ORDER BY c.id))::text)
+    FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 300 AS notice FROM inserted) c
+    WHERE EXISTS (SELECT 1 FROM subscriptions s
+                  WHERE s.project = $1 AND s.source = $2 AND s.socket_lease_until > now()
+                    AND s.expires_at > now())
+    GROUP BY c.notice),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(*) FROM inserted))::text)
+    FROM target w
+    WHERE true AND w.wake_until > now() AND (SELECT count(*) FROM inserted) > 0)
+SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
+       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told, (SELECT count(*) FROM waiters_told) AS waiters_told
+WHERE ((SELECT count(*) FROM fan) <= $11 OR pigeon_refuse('429', $12))
+AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
+         SELECT 1 FROM quota_breaches b
+         WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
+     OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $13 ELSE $17 END
+                              FROM quota_breaches b
+                              WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
+                              ORDER BY b.kind DESC LIMIT 1)));
 
 -- name: SqsQueueStore.DEAD_LETTER_SOURCES
 SELECT name FROM queues

@@ -61,6 +61,7 @@ public class ClaimStore {
                 SET claim_id = $3,
                     claim_expires_at = now() + $5 * interval '1 second',
                     claim_count = m.claim_count + 1,
+                    first_claimed_at = COALESCE(m.first_claimed_at, now()),
                     ttl = %1$s,
                     expires_at = m.created_at + %1$s * interval '1 second'
                 FROM q
@@ -132,6 +133,7 @@ public class ClaimStore {
                 SET claim_id = t.claim_id,
                     claim_expires_at = now() + t.ttl * interval '1 second',
                     claim_count = m.claim_count + 1,
+                    first_claimed_at = COALESCE(m.first_claimed_at, now()),
                     ttl = %1$s,
                     expires_at = m.created_at + %1$s * interval '1 second'
                 FROM taken t

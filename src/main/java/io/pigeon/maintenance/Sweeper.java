@@ -100,7 +100,7 @@ public class Sweeper {
             moved AS (
                 DELETE FROM messages m
                 WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
-                RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl),
+                RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes),
             -- Each queue's total of messages moved out of it (/q/metrics/queues), in the statement that moves them:
             -- counted exactly once, whatever replica sweeps. Rows are locked in queue order, as every flush locks them.
             dead_letters_counted AS (
@@ -110,10 +110,11 @@ public class Sweeper {
             -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
             -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21).
             dead_lettered AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at, dead_letter_source)
+                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at, dead_letter_source,
+                                      sqs_attributes)
                 SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
                        now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
-                       CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name
+                       CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name, m.sqs_attributes
                 FROM moved m JOIN targets t ON t.queue_id = m.queue_id
                 ORDER BY m.id
                 RETURNING id),
@@ -128,7 +129,7 @@ public class Sweeper {
     // visible. No delay gives 'infinity', and an index holds just these rows (migration V14).
     private static final String RESEALING =
             """
-            SELECT m.queue_id, m.id, m.body, m.key_id, q.project, q.name
+            SELECT m.queue_id, m.id, m.body, m.key_id, m.sqs_attributes, q.project, q.name
             FROM messages m JOIN queues q ON q.id = m.queue_id
             WHERE m.visible_at = 'infinity'
             ORDER BY m.queue_id, m.id
@@ -140,8 +141,9 @@ public class Sweeper {
     private static final String RESEALED =
             """
             WITH resealed AS (
-                UPDATE messages m SET body = r.body, key_id = r.key_id, visible_at = NULL
-                FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[]) AS r (queue_id, id, body, key_id)
+                UPDATE messages m SET body = r.body, key_id = r.key_id, sqs_attributes = r.attributes, visible_at = NULL
+                FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+                     AS r (queue_id, id, body, key_id, attributes)
                 WHERE m.queue_id = r.queue_id AND m.id = r.id AND m.visible_at = 'infinity'
                 RETURNING m.queue_id),
             arrived AS (
@@ -407,6 +409,7 @@ public class Sweeper {
             List<Long> ids = new ArrayList<>();
             List<String> bodies = new ArrayList<>();
             List<String> keyIds = new ArrayList<>();
+            List<String> attributes = new ArrayList<>();
             Map<Long, List<MessageRows.Unopened>> unopened = new LinkedHashMap<>();
             Map<Long, PlacedQueue> queues = new LinkedHashMap<>();
             for (Row row : rows) {
@@ -418,6 +421,16 @@ public class Sweeper {
                     // Opened as sealed for the queue it names (or, sealed before queues were named, for the project).
                     String body = cipher.open(project, row.getString("key_id"), row.getString("body"));
                     MessageCipher.Sealed sealed = cipher.seal(project, queue, body);
+                    // SQS attributes are sealed with the body (decision 0019), and sealed again with it.
+                    String storedAttributes = row.getString("sqs_attributes");
+                    attributes.add(
+                            storedAttributes == null
+                                    ? null
+                                    : cipher.seal(
+                                                    project,
+                                                    queue,
+                                                    cipher.open(project, row.getString("key_id"), storedAttributes))
+                                            .text());
                     queueIds.add(queueId);
                     ids.add(row.getLong("id"));
                     bodies.add(sealed.text());
@@ -435,7 +448,8 @@ public class Sweeper {
                                     .addArrayOfLong(queueIds.toArray(Long[]::new))
                                     .addArrayOfLong(ids.toArray(Long[]::new))
                                     .addArrayOfString(bodies.toArray(String[]::new))
-                                    .addArrayOfString(keyIds.toArray(String[]::new)))
+                                    .addArrayOfString(keyIds.toArray(String[]::new))
+                                    .addArrayOfString(attributes.toArray(String[]::new)))
                             .replaceWithVoid();
             for (Map.Entry<Long, List<MessageRows.Unopened>> failed : unopened.entrySet()) {
                 PlacedQueue queue = queues.get(failed.getKey());

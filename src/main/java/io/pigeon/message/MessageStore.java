@@ -46,7 +46,7 @@ public class MessageStore {
      * with SQLSTATE {@value #SEALING_MISMATCH} and the caller posts again, the other way; the application cannot
      * know the queue's setting before the statement that reads it.
      */
-    private static final String SEALED_AS_THE_QUEUE_ASKS =
+    public static final String SEALED_AS_THE_QUEUE_ASKS =
             """
             (COALESCE((%1$s->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = (%2$s::text IS NOT NULL)
              OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))""";
@@ -603,12 +603,16 @@ public class MessageStore {
     }
 
     /**
-     * The last nine parameters of the post statements of one queue ({@link #POST}'s $6 to $14,
+     * The last nine parameters of the post statements of one queue ({@link #POST}'s $6 to $14, SQS's send's $10 to $18,
      * {@link #POST_CREATING_QUEUE}'s $12 to $20), in the order their fragments take them: the message quota's refusal,
      * the notifications a post may queue and the refusals past the delivery quotas, whether subscriptions must be
      * confirmed, the sealing key, whether the post is a call Pigeon made (then it notifies nobody), the refusal of
      * a project over its delivery bytes, and whether {@code mailto:} subscribers are sent mail.
      */
+    public Tuple withFanOutGuards(Tuple params, String keyId, boolean fromPigeon) {
+        return withFanOutGuards(params, quotas, confirmationRequired, keyId, fromPigeon, mailSent);
+    }
+
     private static Tuple withFanOutGuards(
             Tuple params, Quotas quotas, boolean confirmationRequired, String keyId, boolean fromPigeon, int mailSent) {
         return params.addString(quotas.messages())

@@ -184,7 +184,7 @@ public class RedriveStore {
                 LEFT JOIN targets q ON NOT c.claimed AND q.name = COALESCE(t.target, c.source)),
             moved AS (
                 UPDATE messages m
-                SET queue_id = d.target_id, claim_id = NULL, claim_expires_at = NULL, claim_count = 0,
+                SET queue_id = d.target_id, claim_id = NULL, claim_expires_at = NULL, claim_count = 0, first_claimed_at = NULL,
                     dead_letter_source = NULL,
                     visible_at = CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz ELSE m.visible_at END
                 FROM decided d, task t

@@ -73,6 +73,8 @@ public class SqsRefusal extends RuntimeException {
         REQUEST_THROTTLED,
         /** A dependency cannot answer now (the database); the same request may succeed later. */
         SERVICE_UNAVAILABLE,
+        /** The queue seals its messages and the key to seal them with cannot be used now. */
+        KMS_DISABLED,
         /** Pigeon failed; logged. */
         INTERNAL_FAILURE
     }
@@ -101,6 +103,11 @@ public class SqsRefusal extends RuntimeException {
         return new SqsRefusal(
                 Reason.INVALID_PARAMETER_VALUE,
                 "Value " + Printable.of(value) + " for parameter " + name + " is invalid. Reason: " + reason);
+    }
+
+    /** An {@code InvalidParameterValue} whose message the caller words in full. */
+    public static SqsRefusal invalidValue(String message) {
+        return new SqsRefusal(Reason.INVALID_PARAMETER_VALUE, message);
     }
 
     public static SqsRefusal invalidAttributeValue(String name, String reason) {

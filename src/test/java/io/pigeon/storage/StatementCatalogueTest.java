@@ -69,7 +69,9 @@ class StatementCatalogueTest {
             "DatabaseProbe",
             "EndedSessionStore",
             "AccountStore",
-            "SqsQueueStore");
+            "SqsQueueStore",
+            "ReceiptHandles",
+            "SqsMessageStore");
 
     private static final String HEADER =
             """

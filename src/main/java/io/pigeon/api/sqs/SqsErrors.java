@@ -67,6 +67,7 @@ final class SqsErrors {
             case RESOURCE_NOT_FOUND -> same("ResourceNotFoundException", 404);
             case REQUEST_THROTTLED -> same("RequestThrottled", 403);
             case SERVICE_UNAVAILABLE -> new Written(SQS + "ServiceUnavailable", "ServiceUnavailable", 503, false);
+            case KMS_DISABLED -> sender("KmsDisabled", "KMS.DisabledException", 400);
             case INTERNAL_FAILURE -> new Written(SQS + "InternalFailure", "InternalFailure", 500, false);
         };
     }

@@ -1,0 +1,303 @@
+package io.pigeon.sqs;
+
+import io.pigeon.dispatch.NotificationFanOut;
+import io.pigeon.message.MessageStore;
+import io.pigeon.queue.PlacedQueue;
+import io.pigeon.queue.QueueName;
+import io.pigeon.storage.DatabaseFailures;
+import io.pigeon.waiting.QueueReady;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.Tuple;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The SQL of SQS's message operations, on the rows Zaqar's statements read and write (decision 0019): a send (a post
+ * to an existing queue that stores attributes beside the body, under every rule of a Zaqar post: the queue's size
+ * limit, defaults and message quota, sealing, notifications and waiting claims told), the read of what a receive
+ * returns beyond Zaqar's message (attributes, timestamps, sender), and the delete and visibility change of a receipt.
+ * Every statement names the queue by project and name, as every store's does.
+ */
+@ApplicationScoped
+public class SqsMessageStore {
+
+    // As MessageStore.POST_CREATING_QUEUE, without creating the queue: SQS sends only to a queue that exists. The
+    // queue's post-size limit bounds the largest message ($9, SQS counts each message alone); over it, nothing is
+    // stored and max_size tells the caller why. No row in target: no queue, max_size is null.
+    static final String SEND =
+            """
+            WITH target AS (
+                SELECT q.id, q.metadata, q.wake_until,
+                       COALESCE((q.metadata->>'_max_messages_post_size')::int, $7) AS max_size,
+                       COALESCE((q.metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
+                       COALESCE((q.metadata->>'_default_message_delay')::int, 0) AS default_delay
+                FROM queues q
+                WHERE q.project = $1 AND q.name = $2 AND %s AND %s),
+            inserted AS (
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes)
+                SELECT t.id, $3, t.default_ttl, n.body, now() + t.default_ttl * interval '1 second',
+                       CASE WHEN COALESCE(n.delay, t.default_delay) > 0
+                            THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
+                       $15, n.attributes
+                FROM target t, unnest($4::int[], $5::text[], $6::text[]) WITH ORDINALITY AS n (delay, body, attributes, ord)
+                WHERE $9 <= t.max_size
+                ORDER BY n.ord
+                RETURNING id, ttl, body, visible_at, key_id),
+            %s,
+            %s
+            SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
+                   %s AS notifications, %s AS sockets_told, %s AS waiters_told
+            WHERE %s"""
+                    .formatted(
+                            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$10"),
+                            MessageStore.SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$15"),
+                            NotificationFanOut.ctes(
+                                    "(SELECT metadata FROM target)",
+                                    "$14",
+                                    "ltrim($2::text, '" + QueueName.TOPIC_PREFIX + "')",
+                                    "$16",
+                                    "$18"),
+                            QueueReady.cte(
+                                    "waiters_told",
+                                    "target w",
+                                    "true",
+                                    "$1",
+                                    "$2",
+                                    "(SELECT count(*) FROM inserted)",
+                                    "w.wake_until"),
+                            NotificationFanOut.QUEUED,
+                            NotificationFanOut.SOCKETS_TOLD,
+                            QueueReady.told("waiters_told"),
+                            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$11", "$12", "$13", "$17"));
+
+    // What a receive answers beyond Zaqar's message, for the messages its claim ($4) took: read only when the receive
+    // asks for attributes, so a receive that asks for none costs Zaqar's claim alone.
+    static final String RECEIVED =
+            """
+            SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes
+            FROM queues q JOIN messages m ON m.queue_id = q.id
+            WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.claim_id = $4""";
+
+    // Deletes each receipt's message if that receipt is still its latest receive: the claim count the receipt saw
+    // (no claim has taken it since) and its claim or none (the sweeper cleared the ended claim). An older receipt
+    // deletes nothing and is no error, as SQS answers it (decision 0019). One row: whether the queue exists, and the
+    // ids deleted.
+    static final String DELETE =
+            """
+            WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+            deleted AS (
+                DELETE FROM messages m
+                USING unnest($3::bigint[], $4::uuid[], $5::int[]) AS r (id, claim_id, receive_count)
+                WHERE m.queue_id = (SELECT id FROM q) AND m.id = r.id AND m.claim_count = r.receive_count
+                  AND (m.claim_id IS NULL OR m.claim_id = r.claim_id)
+                RETURNING m.id)
+            SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted""";
+
+    // Changes the visibility of each receipt's message while it is in flight under that receipt (its claim, its
+    // claim count, its deadline still ahead): its own deadline becomes now + the timeout (0: claimable now); its life
+    // is extended to cover it, up to max-message-ttl ($7); its claim row lives at least as long (the sweeper settles a
+    // claim's messages when the row ends, so it must not end before the last of them). No deadline more than 12 hours
+    // ($8 seconds) after the receive (the claim's start). One row per receipt, in their order: whether it changed,
+    // whether its message still exists in the queue and was in flight under the receipt (as the statement found them).
+    static final String CHANGE_VISIBILITY =
+            """
+            WITH q AS (SELECT id, wake_until FROM queues WHERE project = $1 AND name = $2),
+            asked AS (
+                SELECT a.*, (a.timeout = 0 OR c.created_at + $8 * interval '1 second'
+                                                >= now() + a.timeout * interval '1 second') AS within
+                FROM unnest($3::bigint[], $4::uuid[], $5::int[], $6::int[])
+                     WITH ORDINALITY AS a (id, claim_id, receive_count, timeout, ord)
+                LEFT JOIN claims c ON c.queue_id = (SELECT id FROM q) AND c.id = a.claim_id),
+            changed AS (
+                UPDATE messages m
+                SET claim_expires_at = now() + a.timeout * interval '1 second',
+                    ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + a.timeout, $7)),
+                    expires_at = m.created_at
+                        + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + a.timeout, $7))
+                          * interval '1 second'
+                FROM asked a
+                WHERE a.within AND m.queue_id = (SELECT id FROM q) AND m.id = a.id AND m.claim_id = a.claim_id
+                  AND m.claim_count = a.receive_count AND m.claim_expires_at > now() AND m.expires_at > now()
+                RETURNING m.id, a.claim_id, a.timeout, m.claim_expires_at),
+            extended AS (
+                UPDATE claims c SET expires_at = x.until
+                FROM (SELECT claim_id, max(claim_expires_at) AS until FROM changed GROUP BY claim_id) x
+                WHERE c.queue_id = (SELECT id FROM q) AND c.id = x.claim_id AND c.expires_at < x.until
+                RETURNING c.id),
+            %s
+            SELECT a.ord, EXISTS (SELECT 1 FROM changed c WHERE c.id = a.id AND c.claim_id = a.claim_id) AS changed,
+                   EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = (SELECT id FROM q) AND m.id = a.id
+                           AND m.expires_at > now()) AS exists,
+                   EXISTS (SELECT 1 FROM messages m WHERE m.queue_id = (SELECT id FROM q) AND m.id = a.id
+                           AND m.claim_id = a.claim_id AND m.claim_count = a.receive_count
+                           AND m.claim_expires_at > now() AND m.expires_at > now()) AS in_flight,
+                   EXISTS (SELECT 1 FROM q) AS queue_found, (SELECT count(*) FROM extended) AS extended,
+                   %s AS waiters_told
+            FROM asked a
+            ORDER BY a.ord"""
+                    .formatted(
+                            QueueReady.cte(
+                                    "waiters_told",
+                                    "q",
+                                    "true",
+                                    "$1",
+                                    "$2",
+                                    "(SELECT count(*) FROM changed WHERE timeout = 0)",
+                                    "q.wake_until"),
+                            QueueReady.told("waiters_told"));
+
+    private final MessageStore messages;
+
+    public SqsMessageStore(MessageStore messages) {
+        this.messages = messages;
+    }
+
+    /** One message to send: its delay (null: the queue's), its body as stored, its attributes' text (null: none). */
+    record Outgoing(Integer delay, String body, String attributes) {}
+
+    /**
+     * What a send stored: the queue's post-size limit (null: there is no such queue) and the ids, in the order sent
+     * (none when the largest message was over the limit), with the notifications it queued.
+     */
+    record Sent(Integer maxSize, long[] ids, long notifications) {}
+
+    /** Stores every message or none, in one statement; sealed with {@code keyId} (null: in clear). */
+    Uni<Sent> send(
+            PlacedQueue queue,
+            UUID clientId,
+            List<Outgoing> outgoing,
+            int largest,
+            int defaultMaxSize,
+            int defaultTtl,
+            String keyId) {
+        Integer[] delays = outgoing.stream().map(Outgoing::delay).toArray(Integer[]::new);
+        String[] bodies = outgoing.stream().map(Outgoing::body).toArray(String[]::new);
+        String[] attributes = outgoing.stream().map(Outgoing::attributes).toArray(String[]::new);
+        Tuple parameters = Tuple.of(queue.project(), queue.storedName(), clientId)
+                .addArrayOfInteger(delays)
+                .addArrayOfString(bodies)
+                .addArrayOfString(attributes)
+                .addInteger(defaultMaxSize)
+                .addInteger(defaultTtl)
+                .addInteger(largest);
+        return queue.db()
+                .preparedQuery(SEND)
+                .execute(messages.withFanOutGuards(parameters, keyId, false))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    Long[] ids = row.getArrayOfLongs("ids");
+                    return new Sent(
+                            row.getInteger("max_size"),
+                            ids == null
+                                    ? new long[0]
+                                    : Arrays.stream(ids)
+                                            .mapToLong(Long::longValue)
+                                            .toArray(),
+                            row.getLong("notifications"));
+                });
+    }
+
+    /** A received message's stored extras: who sent it, when, when first received, and its attributes' text. */
+    record Extras(
+            UUID clientId, OffsetDateTime sentAt, OffsetDateTime firstReceivedAt, String keyId, String attributes) {}
+
+    /** The extras of the messages {@code ids} that claim {@code claimId} holds, by id. */
+    Uni<Map<Long, Extras>> received(PlacedQueue queue, long[] ids, UUID claimId) {
+        return queue.db()
+                .preparedQuery(RECEIVED)
+                .execute(Tuple.of(queue.project(), queue.storedName())
+                        .addArrayOfLong(Arrays.stream(ids).boxed().toArray(Long[]::new))
+                        .addUUID(claimId))
+                .map(rows -> {
+                    Map<Long, Extras> byId = new HashMap<>();
+                    for (Row row : rows) {
+                        byId.put(
+                                row.getLong("id"),
+                                new Extras(
+                                        row.getUUID("client_id"),
+                                        row.getOffsetDateTime("created_at"),
+                                        row.getOffsetDateTime("first_claimed_at"),
+                                        row.getString("key_id"),
+                                        row.getString("sqs_attributes")));
+                    }
+                    return byId;
+                });
+    }
+
+    /** Whether the queue exists, and the message ids deleted. */
+    record Deleted(boolean queueFound, Set<Long> ids) {}
+
+    /** Deletes the messages of the receipts that are still their messages' latest; see {@link #DELETE}. */
+    Uni<Deleted> delete(PlacedQueue queue, List<Receipt> receipts) {
+        Tuple parameters = Tuple.of(queue.project(), queue.storedName())
+                .addArrayOfLong(receipts.stream().map(Receipt::messageId).toArray(Long[]::new))
+                .addArrayOfUUID(receipts.stream().map(Receipt::claimId).toArray(UUID[]::new))
+                .addArrayOfInteger(receipts.stream().map(Receipt::receiveCount).toArray(Integer[]::new));
+        return DatabaseFailures.retriedOnConflict(
+                        queue.db().preparedQuery(DELETE).execute(parameters))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    Set<Long> deleted = new HashSet<>();
+                    Long[] ids = row.getArrayOfLongs("deleted");
+                    if (ids != null) {
+                        deleted.addAll(Arrays.asList(ids));
+                    }
+                    return new Deleted(row.getBoolean("queue_found"), deleted);
+                });
+    }
+
+    /** A receipt's visibility change as asked. */
+    record VisibilityChange(Receipt receipt, int timeout) {}
+
+    /** What became of one change: made, or why not (the message is gone, not in flight, or past the 12 hours). */
+    enum ChangeOutcome {
+        CHANGED,
+        GONE,
+        NOT_IN_FLIGHT,
+        BEYOND_MAXIMUM
+    }
+
+    /** Whether the queue exists, and each change's outcome in their order. */
+    record Changed(boolean queueFound, List<ChangeOutcome> outcomes) {}
+
+    Uni<Changed> changeVisibility(
+            PlacedQueue queue, List<VisibilityChange> changes, int maxMessageTtl, int maxVisibilitySeconds) {
+        Tuple parameters = Tuple.of(queue.project(), queue.storedName())
+                .addArrayOfLong(
+                        changes.stream().map(c -> c.receipt().messageId()).toArray(Long[]::new))
+                .addArrayOfUUID(changes.stream().map(c -> c.receipt().claimId()).toArray(UUID[]::new))
+                .addArrayOfInteger(
+                        changes.stream().map(c -> c.receipt().receiveCount()).toArray(Integer[]::new))
+                .addArrayOfInteger(
+                        changes.stream().map(VisibilityChange::timeout).toArray(Integer[]::new))
+                .addInteger(maxMessageTtl)
+                .addInteger(maxVisibilitySeconds);
+        return DatabaseFailures.retriedOnConflict(
+                        queue.db().preparedQuery(CHANGE_VISIBILITY).execute(parameters))
+                .map(rows -> {
+                    List<ChangeOutcome> outcomes = new ArrayList<>(changes.size());
+                    boolean queueFound = false;
+                    for (Row row : rows) {
+                        queueFound = row.getBoolean("queue_found");
+                        outcomes.add(
+                                row.getBoolean("changed")
+                                        ? ChangeOutcome.CHANGED
+                                        : !row.getBoolean("exists")
+                                                ? ChangeOutcome.GONE
+                                                : !row.getBoolean("in_flight")
+                                                        ? ChangeOutcome.NOT_IN_FLIGHT
+                                                        : ChangeOutcome.BEYOND_MAXIMUM);
+                    }
+                    return new Changed(queueFound, outcomes);
+                });
+    }
+}

@@ -1,0 +1,92 @@
+package io.pigeon.sqs;
+
+import io.pigeon.encryption.MessageCipher;
+import io.pigeon.message.MessageStore;
+import io.pigeon.queue.PlacedQueue;
+import io.smallrye.mutiny.Uni;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+
+/**
+ * Seals what an SQS send stores as its queue asks (its {@code _enable_encrypt_messages}), as a Zaqar post is sealed:
+ * the body and the attributes' text both (decision 0019: attributes are message data, so an encrypting queue seals
+ * them with the body, under the same key and for the same queue). Only the send's statement reads the queue's
+ * setting; the send is tried the way this replica last saw the queue ask and once more the other way when the
+ * statement refuses (then it stored nothing).
+ */
+final class SqsSealing {
+
+    private static final int MAX_REMEMBERED_QUEUES = 10_000;
+
+    private final MessageCipher cipher;
+    private final Set<String> sealingQueues = ConcurrentHashMap.newKeySet();
+
+    SqsSealing(MessageCipher cipher) {
+        this.cipher = cipher;
+    }
+
+    /** Runs {@code send} with the messages as stored (sealed or not) and the key id (null: in clear). */
+    <T> Uni<T> sealedAsTheQueueAsks(
+            PlacedQueue queue,
+            List<SqsMessageStore.Outgoing> messages,
+            BiFunction<List<SqsMessageStore.Outgoing>, String, Uni<T>> send) {
+        String key = queue.project() + '\u0000' + queue.storedName();
+        boolean seal = sealingQueues.contains(key);
+        return sealedOrNot(queue, messages, seal, send)
+                .onFailure(MessageStore::isSealingMismatch)
+                .recoverWithUni(mismatch -> {
+                    remember(key, !seal);
+                    return sealedOrNot(queue, messages, !seal, send);
+                });
+    }
+
+    private <T> Uni<T> sealedOrNot(
+            PlacedQueue queue,
+            List<SqsMessageStore.Outgoing> messages,
+            boolean seal,
+            BiFunction<List<SqsMessageStore.Outgoing>, String, Uni<T>> send) {
+        if (!seal) {
+            return send.apply(messages, null);
+        }
+        if (!cipher.enabled()) {
+            return Uni.createFrom()
+                    .failure(new SqsRefusal(
+                            SqsRefusal.Reason.KMS_DISABLED,
+                            "The queue asks for its messages to be encrypted, but this server has no encryption key"
+                                    + " configured."));
+        }
+        List<SqsMessageStore.Outgoing> sealed = new ArrayList<>(messages.size());
+        String keyId = null;
+        for (SqsMessageStore.Outgoing message : messages) {
+            MessageCipher.Sealed body = cipher.seal(queue.project(), queue.storedName(), message.body());
+            keyId = body.keyId();
+            String attributes = message.attributes() == null
+                    ? null
+                    : cipher.seal(queue.project(), queue.storedName(), message.attributes())
+                            .text();
+            sealed.add(new SqsMessageStore.Outgoing(message.delay(), body.text(), attributes));
+        }
+        return send.apply(sealed, keyId);
+    }
+
+    /** The stored attributes' text in clear ({@code keyId} null: stored in clear). */
+    String opened(PlacedQueue queue, String keyId, String stored) {
+        return stored == null || keyId == null
+                ? stored
+                : cipher.open(queue.project(), queue.storedName(), keyId, stored);
+    }
+
+    private void remember(String queueKey, boolean seals) {
+        if (!seals) {
+            sealingQueues.remove(queueKey);
+            return;
+        }
+        if (sealingQueues.size() >= MAX_REMEMBERED_QUEUES) {
+            sealingQueues.clear();
+        }
+        sealingQueues.add(queueKey);
+    }
+}

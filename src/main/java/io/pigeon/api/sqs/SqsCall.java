@@ -2,7 +2,10 @@ package io.pigeon.api.sqs;
 
 import io.pigeon.queue.QueueName;
 import io.pigeon.sqs.SqsRefusal;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * What an action is given: its input, who is calling (the project and its account id) and where the caller reached
@@ -15,12 +18,14 @@ public final class SqsCall {
     private final String project;
     private final String account;
     private final String origin;
+    private final BooleanSupplier connected;
 
-    SqsCall(SqsRequest request, String project, String account, String origin) {
+    SqsCall(SqsRequest request, String project, String account, String origin, BooleanSupplier connected) {
         this.request = request;
         this.project = project;
         this.account = account;
         this.origin = origin;
+        this.connected = connected;
     }
 
     public SqsParameters parameters() {
@@ -37,6 +42,19 @@ public final class SqsCall {
 
     public String account() {
         return account;
+    }
+
+    /** Whether the caller is still there to read the answer (a long poll taken for one that left is given back). */
+    public BooleanSupplier connected() {
+        return connected;
+    }
+
+    /**
+     * The sender id SQS messages of this account are stored with ({@code SenderId}; Zaqar's {@code Client-ID} column):
+     * the same for every request of the account, as AWS gives the account's own id.
+     */
+    public UUID senderId() {
+        return UUID.nameUUIDFromBytes(("sqs-account:" + account).getBytes(StandardCharsets.UTF_8));
     }
 
     /** The URL of one of the caller's queues, on the host the caller reached. */

@@ -85,8 +85,9 @@ public class SqsRoutes {
         String origin = origin(http);
         Uni.createFrom()
                 .deferred(() -> callers.project(signed, request.queryString()))
-                .flatMap(project ->
-                        accounts.accountOf(project).map(account -> new SqsCall(request, project, account, origin)))
+                .flatMap(project -> accounts.accountOf(project)
+                        .map(account -> new SqsCall(request, project, account, origin, () -> !context.response()
+                                .closed())))
                 .flatMap(call -> actions.find(request.action()).answer(call))
                 .subscribe()
                 .with(

@@ -1,6 +1,9 @@
 package io.pigeon.clients;
 
 import static io.pigeon.clients.SqsJavaSdkQueueTest.assertAwsError;
+import static io.pigeon.clients.SqsQueue.entry;
+import static io.pigeon.clients.SqsQueue.md5;
+import static io.pigeon.clients.SqsQueue.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,18 +13,13 @@ import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Sqs;
 import io.quarkus.test.junit.QuarkusTest;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Disabled;
@@ -36,9 +34,10 @@ import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeNameForSends;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.ReceiptHandleIsInvalidException;
-import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.SendMessageResponse;
@@ -64,11 +63,13 @@ class SqsJavaSdkMessageTest {
     private final String project = Api.newProject();
     private SqsClient sqs;
     private String url;
+    private SqsQueue queue;
 
     @BeforeEach
     void openClientAndQueue() {
         sqs = Sqs.clientFor(project);
         url = sqs.createQueue(b -> b.queueName("messages")).queueUrl();
+        queue = new SqsQueue(sqs, url);
     }
 
     @AfterEach
@@ -97,13 +98,25 @@ class SqsJavaSdkMessageTest {
                         .build());
         String body = "héllo 中 \uD83D\uDE00 <xml> & \"quotes\"";
 
-        SendMessageResponse sent =
-                sqs.sendMessage(b -> b.queueUrl(url).messageBody(body).messageAttributes(attributes));
+        String trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+
+        // The SDK compares each MD5 in the answer with its own and fails the call on a difference.
+        SendMessageResponse sent = sqs.sendMessage(b -> b.queueUrl(url)
+                .messageBody(body)
+                .messageAttributes(attributes)
+                .messageSystemAttributes(Map.of(
+                        MessageSystemAttributeNameForSends.AWS_TRACE_HEADER,
+                        MessageSystemAttributeValue.builder()
+                                .dataType("String")
+                                .stringValue(trace)
+                                .build())));
         assertEquals(md5(body), sent.md5OfMessageBody());
         assertTrue(sent.md5OfMessageAttributes() != null
                 && sent.md5OfMessageAttributes().length() == 32);
+        assertTrue(sent.md5OfMessageSystemAttributes() != null
+                && sent.md5OfMessageSystemAttributes().length() == 32);
 
-        Message received = receiveOne(
+        Message received = queue.receiveOne(
                 b -> b.messageAttributeNames("All").messageSystemAttributeNames(MessageSystemAttributeName.ALL));
         assertEquals(sent.messageId(), received.messageId());
         assertEquals(body, received.body());
@@ -117,6 +130,7 @@ class SqsJavaSdkMessageTest {
             assertTrue(Math.abs(System.currentTimeMillis() - millis) < 3_600_000, stamp + " " + millis);
         }
         assertTrue(system.containsKey("SenderId"), system.toString());
+        assertEquals(trace, system.get("AWSTraceHeader"), system.toString());
     }
 
     @Test
@@ -127,19 +141,19 @@ class SqsJavaSdkMessageTest {
                 "colour", string("String", "blue"));
         sqs.sendMessage(b -> b.queueUrl(url).messageBody("filtered").messageAttributes(attributes));
 
-        Message received = receiveOne(b -> b.messageAttributeNames("colour", "trace.*"));
+        Message received = queue.receiveOne(b -> b.messageAttributeNames("colour", "trace.*"));
         assertEquals(attributes, received.messageAttributes());
         sqs.changeMessageVisibility(
                 b -> b.queueUrl(url).receiptHandle(received.receiptHandle()).visibilityTimeout(0));
 
-        Message again = receiveOne(b -> b.messageAttributeNames("trace.*"));
+        Message again = queue.receiveOne(b -> b.messageAttributeNames("trace.*"));
         assertEquals(
                 Map.of("trace.id", attributes.get("trace.id"), "trace.span", attributes.get("trace.span")),
                 again.messageAttributes());
         sqs.changeMessageVisibility(
                 b -> b.queueUrl(url).receiptHandle(again.receiptHandle()).visibilityTimeout(0));
 
-        Message bare = receiveOne(b -> b);
+        Message bare = queue.receiveOne(b -> b);
         assertTrue(bare.messageAttributes().isEmpty(), "none asked for, none given");
         assertTrue(bare.attributes().isEmpty(), "no system attributes asked for, none given");
         assertEquals(md5("filtered"), bare.md5OfBody());
@@ -165,7 +179,7 @@ class SqsJavaSdkMessageTest {
         assertTrue(failed.senderFault(), failed.toString());
         assertFalse(failed.code() == null || failed.code().isBlank(), failed.toString());
 
-        List<Message> received = receiveAll(2);
+        List<Message> received = queue.receiveAll(2);
         assertEquals(
                 List.of("first", "second"),
                 received.stream().map(Message::body).sorted().toList());
@@ -182,7 +196,7 @@ class SqsJavaSdkMessageTest {
         assertEquals("forged", deleted.failed().get(0).id());
         assertEquals("ReceiptHandleIsInvalid", deleted.failed().get(0).code());
         assertTrue(deleted.failed().get(0).senderFault());
-        assertCounts(0, 0);
+        queue.assertCounts(0, 0);
     }
 
     @Test
@@ -204,7 +218,7 @@ class SqsJavaSdkMessageTest {
                         () -> sqs.sendMessageBatch(b -> b.queueUrl(url).entries(eleven))),
                 400,
                 "AWS.SimpleQueueService.TooManyEntriesInBatchRequest");
-        assertCounts(0, 0);
+        queue.assertCounts(0, 0);
     }
 
     @Test
@@ -225,14 +239,14 @@ class SqsJavaSdkMessageTest {
     @Test
     void aReceivedMessageIsInvisibleForItsVisibilityTimeoutThenComesBack() {
         sqs.sendMessage(b -> b.queueUrl(url).messageBody("once more"));
-        Message first = receiveOne(b -> b.visibilityTimeout(1));
-        Message second = receiveOne(b -> b.visibilityTimeout(60)
+        Message first = queue.receiveOne(b -> b.visibilityTimeout(1));
+        Message second = queue.receiveOne(b -> b.visibilityTimeout(60)
                 .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT));
         assertEquals(first.messageId(), second.messageId());
         assertFalse(first.receiptHandle().equals(second.receiptHandle()), "each receive has its own handle");
         assertEquals("2", second.attributesAsStrings().get("ApproximateReceiveCount"));
         assertEquals(List.of(), sqs.receiveMessage(b -> b.queueUrl(url)).messages(), "invisible for 60 s");
-        assertCounts(0, 1);
+        queue.assertCounts(0, 1);
     }
 
     @Test
@@ -264,9 +278,9 @@ class SqsJavaSdkMessageTest {
     @Test
     void deleteMessageRemovesItAndAForgedHandleIsInvalid() {
         sqs.sendMessage(b -> b.queueUrl(url).messageBody("done"));
-        Message got = receiveOne(b -> b);
+        Message got = queue.receiveOne(b -> b);
         sqs.deleteMessage(b -> b.queueUrl(url).receiptHandle(got.receiptHandle()));
-        assertCounts(0, 0);
+        queue.assertCounts(0, 0);
         assertAwsError(
                 assertThrows(
                         ReceiptHandleIsInvalidException.class,
@@ -278,21 +292,21 @@ class SqsJavaSdkMessageTest {
     @Test
     void aHandleFromAnotherQueueIsInvalidThere() {
         sqs.sendMessage(b -> b.queueUrl(url).messageBody("mine"));
-        Message got = receiveOne(b -> b.visibilityTimeout(60));
+        Message got = queue.receiveOne(b -> b.visibilityTimeout(60));
         String elsewhere = sqs.createQueue(b -> b.queueName("elsewhere")).queueUrl();
         assertThrows(
                 ReceiptHandleIsInvalidException.class,
                 () -> sqs.deleteMessage(b -> b.queueUrl(elsewhere).receiptHandle(got.receiptHandle())));
-        assertCounts(0, 1);
+        queue.assertCounts(0, 1);
     }
 
     @Test
     void changeMessageVisibilityAndItsBatch() {
         sqs.sendMessageBatch(b -> b.queueUrl(url).entries(entry("1", "m1", 0), entry("2", "m2", 0)));
-        List<Message> held = receiveAll(2);
+        List<Message> held = queue.receiveAll(2);
         sqs.changeMessageVisibility(
                 b -> b.queueUrl(url).receiptHandle(held.get(0).receiptHandle()).visibilityTimeout(0));
-        Message back = receiveOne(b -> b.visibilityTimeout(60));
+        Message back = queue.receiveOne(b -> b.visibilityTimeout(60));
         assertEquals(held.get(0).messageId(), back.messageId());
 
         ChangeMessageVisibilityBatchResponse changed = sqs.changeMessageVisibilityBatch(b -> b.queueUrl(url)
@@ -312,20 +326,20 @@ class SqsJavaSdkMessageTest {
         assertEquals("ReceiptHandleIsInvalid", changed.failed().get(0).code());
         assertEquals(
                 List.of("m1", "m2"),
-                receiveAll(2).stream().map(Message::body).sorted().toList());
+                queue.receiveAll(2).stream().map(Message::body).sorted().toList());
     }
 
     @Test
     void purgeQueueEmptiesIt() {
         sqs.sendMessageBatch(b -> b.queueUrl(url).entries(entry("1", "m1", 0), entry("2", "m2", 0)));
-        receiveOne(b -> b.visibilityTimeout(60));
+        queue.receiveOne(b -> b.visibilityTimeout(60));
         sqs.purgeQueue(b -> b.queueUrl(url));
         // AWS allows up to 60 s for a purge; polled.
         Eventually.await(
                 "the purged queue is empty",
                 Duration.ofSeconds(10),
-                () -> count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES) == 0
-                        && count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE) == 0);
+                () -> queue.count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES) == 0
+                        && queue.count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE) == 0);
         assertEquals(List.of(), sqs.receiveMessage(b -> b.queueUrl(url)).messages());
     }
 
@@ -333,63 +347,9 @@ class SqsJavaSdkMessageTest {
     void aDelayedMessageIsCountedAsDelayedThenDelivered() {
         sqs.sendMessage(b -> b.queueUrl(url).messageBody("much later").delaySeconds(900));
         sqs.sendMessage(b -> b.queueUrl(url).messageBody("later").delaySeconds(1));
-        assertTrue(count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED) >= 1, "the 900 s one at least");
-        assertEquals("later", receiveOne(b -> b).body());
-        assertEquals(1, count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED), "the 900 s one");
-    }
-
-    private Message receiveOne(UnaryOperator<ReceiveMessageRequest.Builder> options) {
-        List<Message> got = new ArrayList<>();
-        Eventually.await("a message to receive", Duration.ofSeconds(20), () -> {
-            got.addAll(sqs.receiveMessage(b -> options.apply(b.queueUrl(url).waitTimeSeconds(1)))
-                    .messages());
-            return !got.isEmpty();
-        });
-        assertEquals(1, got.size(), got.toString());
-        return got.get(0);
-    }
-
-    private List<Message> receiveAll(int expected) {
-        List<Message> got = new ArrayList<>();
-        Eventually.await(expected + " messages to receive", Duration.ofSeconds(20), () -> {
-            got.addAll(sqs.receiveMessage(
-                            b -> b.queueUrl(url).maxNumberOfMessages(10).visibilityTimeout(60))
-                    .messages());
-            return got.size() >= expected;
-        });
-        assertEquals(expected, got.size(), got.toString());
-        return got;
-    }
-
-    private int count(QueueAttributeName name) {
-        return Integer.parseInt(sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(name))
-                .attributes()
-                .get(name));
-    }
-
-    private void assertCounts(int visible, int notVisible) {
-        assertEquals(visible, count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES), "visible");
-        assertEquals(notVisible, count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE), "in flight");
-    }
-
-    private static SendMessageBatchRequestEntry entry(String id, String body, int delaySeconds) {
-        return SendMessageBatchRequestEntry.builder()
-                .id(id)
-                .messageBody(body)
-                .delaySeconds(delaySeconds)
-                .build();
-    }
-
-    private static MessageAttributeValue string(String type, String value) {
-        return MessageAttributeValue.builder().dataType(type).stringValue(value).build();
-    }
-
-    static String md5(String text) {
-        try {
-            return HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        assertTrue(
+                queue.count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED) >= 1, "the 900 s one at least");
+        assertEquals("later", queue.receiveOne(b -> b).body());
+        assertEquals(1, queue.count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED), "the 900 s one");
     }
 }

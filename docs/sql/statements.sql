@@ -14,6 +14,21 @@
 -- src/main/resources/db/migration, and the LISTEN on channel pigeon_dispatch that the PostgreSQL
 -- client's PgSubscriber sends for the dispatcher.
 
+-- name: AccountStore.ACCOUNT_OF
+SELECT account_id FROM sqs_accounts WHERE project = $1;
+
+-- name: AccountStore.PROJECT_OF
+SELECT project FROM sqs_accounts WHERE account_id = $1;
+
+-- name: AccountStore.TAKE
+WITH taken AS (
+    INSERT INTO sqs_accounts (project, account_id) VALUES ($1, $2)
+    ON CONFLICT DO NOTHING
+    RETURNING account_id)
+SELECT account_id FROM taken
+UNION ALL
+SELECT account_id FROM sqs_accounts WHERE project = $1;
+
 -- name: ClaimStore.CREATE
 WITH asked AS (
     SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
@@ -1249,10 +1264,11 @@ LIMIT $3;
 SELECT metadata::text FROM queues WHERE project = $1 AND name = $2;
 
 -- name: QueueStore.REPLACE_METADATA
-UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2;
+UPDATE queues SET metadata = $3::text::json, metadata_changed_at = now()
+WHERE project = $1 AND name = $2;
 
 -- name: QueueStore.REPLACE_METADATA_IF
-UPDATE queues SET metadata = $4::text::json
+UPDATE queues SET metadata = $4::text::json, metadata_changed_at = now()
 WHERE project = $1 AND name = $2 AND metadata::text = $3;
 
 -- name: QueueMetricsStore.FLUSH
@@ -1645,6 +1661,23 @@ WHERE id = ANY(ARRAY(
     ORDER BY started_at
     FOR UPDATE SKIP LOCKED))
 RETURNING id, project, lease_token, rate, last_id;
+
+-- name: SqsQueueStore.DEAD_LETTER_SOURCES
+SELECT name FROM queues
+WHERE project = $1 AND metadata ->> '_dead_letter_queue' = $2 AND name > $3 AND name < $4
+ORDER BY name
+LIMIT $5;
+
+-- name: SqsQueueStore.DESCRIBE
+SELECT metadata::text, floor(extract(epoch FROM created_at))::bigint,
+       floor(extract(epoch FROM coalesce(metadata_changed_at, created_at)))::bigint
+FROM queues WHERE project = $1 AND name = $2;
+
+-- name: SqsQueueStore.LIST
+SELECT name FROM queues
+WHERE project = $1 AND name > $2 AND name < $3 AND starts_with(name, $4)
+ORDER BY name
+LIMIT $5;
 
 -- name: SocketSubscriptionStore.CREATE
 INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)

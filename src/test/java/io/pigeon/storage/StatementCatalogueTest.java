@@ -67,7 +67,9 @@ class StatementCatalogueTest {
             "QueueMetricsStore",
             "StorageHealth",
             "DatabaseProbe",
-            "EndedSessionStore");
+            "EndedSessionStore",
+            "AccountStore",
+            "SqsQueueStore");
 
     private static final String HEADER =
             """

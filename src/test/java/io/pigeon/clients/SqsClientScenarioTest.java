@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -27,8 +26,6 @@ import org.junit.jupiter.api.Test;
  * {@value SqsJavaSdkMessageTest#MESSAGES}.
  */
 @QuarkusTest
-@Disabled(
-        "the SQS wire is not served on this branch yet (i42-wire: CreateQueue, GetQueueUrl, ListQueues, Get/SetQueueAttributes, tags, DeleteQueue, ListDeadLetterSourceQueues)")
 class SqsClientScenarioTest {
 
     private static final String PYTHON = "/usr/bin/python3";

@@ -21,7 +21,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -39,8 +38,6 @@ import software.amazon.awssdk.services.sqs.model.SqsException;
  * id), so it sees only the queues it makes.
  */
 @QuarkusTest
-@Disabled(
-        "the SQS wire is not served on this branch yet (i42-wire: CreateQueue, GetQueueUrl, ListQueues, Get/SetQueueAttributes, tags, DeleteQueue, ListDeadLetterSourceQueues)")
 class SqsJavaSdkQueueTest {
 
     private static final Pattern QUEUE_URL = Pattern.compile("http://[^/]+/(\\d{12})/([\\w-]+)");

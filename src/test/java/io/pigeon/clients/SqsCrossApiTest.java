@@ -30,8 +30,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * same project.
  */
 @QuarkusTest
-@Disabled(
-        "the SQS message actions are not served on this branch yet (i42-messages: SendMessage(Batch), ReceiveMessage, DeleteMessage(Batch), ChangeMessageVisibility(Batch), PurgeQueue)")
+@Disabled(SqsJavaSdkMessageTest.NOT_YET)
 @Tag(SqsJavaSdkMessageTest.MESSAGES)
 class SqsCrossApiTest {
 

@@ -181,6 +181,11 @@ public class QueueAttributes {
         return values;
     }
 
+    /** The queue's visibility timeout in seconds: what a receive that names none holds its messages for. */
+    public static int visibilityTimeout(ObjectNode metadata) {
+        return Integer.parseInt(text(metadata, VISIBILITY_TIMEOUT, DEFAULT_VISIBILITY_TIMEOUT));
+    }
+
     /** A queue's ARN: {@code arn:aws:sqs:<region>:<account>:<name>}. */
     public String arn(String account, String name) {
         return "arn:aws:sqs:" + settings.region() + ":" + account + ":" + name;

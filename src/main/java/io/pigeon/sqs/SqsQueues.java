@@ -2,6 +2,7 @@ package io.pigeon.sqs;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.QueueStats;
@@ -12,6 +13,7 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +45,7 @@ public class SqsQueues {
     private final QueueDatabases databases;
     private final SqsQueueStore store;
     private final QueueAttributes attributes;
+    private final PigeonConfig config;
 
     public SqsQueues(
             QueueService queues,
@@ -50,7 +53,9 @@ public class SqsQueues {
             QueuePurge purge,
             QueueDatabases databases,
             SqsQueueStore store,
-            QueueAttributes attributes) {
+            QueueAttributes attributes,
+            PigeonConfig config) {
+        this.config = config;
         this.queues = queues;
         this.messages = messages;
         this.purge = purge;
@@ -69,6 +74,13 @@ public class SqsQueues {
         QueueAttributes.Changes changes = attributes.creation(given, account);
         QueueTags.check(tags);
         ObjectNode metadata = QueueTags.tagged(changes.applyTo(JsonNodeFactory.instance.objectNode()), tags);
+        if (metadata.toString().getBytes(StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
+            throw SqsRefusal.invalidParameter(
+                    "tags",
+                    String.valueOf(tags.size()),
+                    "the queue's attributes and tags take more than pigeon.max-queue-metadata ("
+                            + config.maxQueueMetadata() + " bytes).");
+        }
         return deadLetterQueueExists(project, changes)
                 .chain(() -> queues.metadata(project, queue))
                 .chain(found -> {

@@ -115,7 +115,7 @@ public class SqsRoutes {
             return;
         }
         SqsErrors.Written written = SqsErrors.of(refused.reason());
-        response.setStatusCode(written.status()).putHeader(REQUEST_ID, requestId);
+        response.setStatusCode(written.status(protocol)).putHeader(REQUEST_ID, requestId);
         if (protocol == SqsProtocol.JSON) {
             response.putHeader("x-amzn-query-error", written.queryErrorHeader())
                     .putHeader("Content-Type", SqsWire.JSON_TYPE)

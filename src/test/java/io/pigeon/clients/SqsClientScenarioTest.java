@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +40,6 @@ class SqsClientScenarioTest {
 
     @Test
     @Tag(SqsJavaSdkMessageTest.MESSAGES)
-    @Disabled(SqsJavaSdkMessageTest.NOT_YET)
     void boto3MessageActions() throws Exception {
         requirePython("import boto3", "python3-boto3");
         assertPassed(run(PYTHON, "src/test/clients/sqs_boto3_scenario.py", pigeonUrl(), "messages"));
@@ -55,7 +53,6 @@ class SqsClientScenarioTest {
 
     @Test
     @Tag(SqsJavaSdkMessageTest.MESSAGES)
-    @Disabled(SqsJavaSdkMessageTest.NOT_YET)
     void awsCliMessageActions() throws Exception {
         assumeTrue(Files.isExecutable(Path.of(AWS_CLI)), "awscli is not installed (apt-get install awscli)");
         assertPassed(run("bash", "src/test/clients/sqs_awscli_scenario.sh", pigeonUrl(), "messages"));
@@ -69,7 +66,6 @@ class SqsClientScenarioTest {
 
     @Test
     @Tag(SqsJavaSdkMessageTest.MESSAGES)
-    @Disabled(SqsJavaSdkMessageTest.NOT_YET)
     void javaScriptSdkMessageActions() throws Exception {
         requireJavaScriptSdk();
         assertPassed(run("node", "src/test/js/sqs_js_scenario.js", String.valueOf(RestAssured.port), "messages"));
@@ -78,7 +74,6 @@ class SqsClientScenarioTest {
     /** boto3 sends, python-zaqarclient claims and deletes; python-zaqarclient posts, boto3 receives the same body. */
     @Test
     @Tag(SqsJavaSdkMessageTest.MESSAGES)
-    @Disabled(SqsJavaSdkMessageTest.NOT_YET)
     void boto3AndZaqarClientShareAQueue() throws Exception {
         requirePython("import boto3, zaqarclient", "python3-boto3 and python3-zaqarclient");
         assertPassed(run(PYTHON, "src/test/clients/sqs_cross_api.py", pigeonUrl()));

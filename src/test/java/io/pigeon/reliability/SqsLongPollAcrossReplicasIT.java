@@ -9,7 +9,6 @@ import java.net.URI;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -20,7 +19,6 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * poll (WaitTimeSeconds 20) on replica B is woken by a SendMessage on replica A, and the queue URL replica A wrote
  * (its own host and port) serves on replica B, since a queue is found by account and name, never by host.
  */
-@Disabled("the SQS message actions are not served on this branch yet (i42-messages: SendMessage, ReceiveMessage)")
 @Tag("sqs-messages")
 class SqsLongPollAcrossReplicasIT {
 

@@ -56,6 +56,9 @@ public class SqsRoutes {
             serve(context, protocol, streamed == null ? new byte[0] : streamed.getBytes());
             return;
         }
+        if ("100-continue".equalsIgnoreCase(request.getHeader("Expect"))) {
+            context.response().writeContinue(); // the body was found within the bound: the client may send it
+        }
         request.body().onComplete(body -> {
             if (body.succeeded()) {
                 serve(context, protocol, body.result().getBytes());

@@ -12,8 +12,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import io.restassured.parsing.Parser;
 import io.restassured.response.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -152,5 +158,38 @@ class SqsWireTest {
         given().get("/").then().statusCode(300).body("versions", not(emptyOrNullString()));
         given().contentType("application/json").body("{}").post("/").then().statusCode(405);
         given().get("/v2/").then().statusCode(200);
+    }
+
+    @Test
+    void aClientThatWaitsForContinueIsToldToSendItsBody() throws IOException {
+        byte[] body = "{\"QueueName\": \"continued\"}".getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket("localhost", RestAssured.port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: " + SqsClient.JSON_TYPE
+                            + "\r\nX-Amz-Target: AmazonSQS.CreateQueue\r\nAuthorization: AWS4-HMAC-SHA256 Credential="
+                            + sqs.project() + "/20261129/us-east-1/sqs/aws4_request\r\nExpect: 100-continue\r\n"
+                            + "Content-Length: " + body.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            assertTrue(head(in).startsWith("HTTP/1.1 100"), "no 100 Continue before the body was sent");
+            out.write(body);
+            out.flush();
+            assertTrue(head(in).startsWith("HTTP/1.1 200"));
+        }
+    }
+
+    /** One answer's head, up to its empty line. */
+    private static String head(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (head.indexOf("\r\n\r\n") < 0) {
+            int b = in.read();
+            if (b < 0) {
+                break;
+            }
+            head.append((char) b);
+        }
+        return head.toString();
     }
 }

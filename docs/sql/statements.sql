@@ -1722,7 +1722,7 @@ SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORD
 -- name: SqsMessageStore.RECEIVED
 SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes
 FROM queues q JOIN messages m ON m.queue_id = q.id
-WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.claim_id = $4;
+WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]);
 
 -- name: SqsMessageStore.SEND
 WITH target AS (

@@ -79,13 +79,15 @@ public class SqsMessageStore {
                             QueueReady.told("waiters_told"),
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$11", "$12", "$13", "$17"));
 
-    // What a receive answers beyond Zaqar's message, for the messages its claim ($4) took: read only when the receive
-    // asks for attributes, so a receive that asks for none costs Zaqar's claim alone.
+    // What a receive answers beyond Zaqar's message, for the messages its claim took: read only when the receive asks
+    // for attributes, so a receive that asks for none costs Zaqar's claim alone. Not tied to the claim: what is read
+    // never changes after the send (first_claimed_at after the first claim), and a message whose visibility timeout
+    // was 0 may be claimed again before this read.
     static final String RECEIVED =
             """
             SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes
             FROM queues q JOIN messages m ON m.queue_id = q.id
-            WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.claim_id = $4""";
+            WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[])""";
 
     // Deletes each receipt's message if that receipt is still its latest receive: the claim count the receipt saw
     // (no claim has taken it since) and its claim or none (the sweeper cleared the ended claim). An older receipt
@@ -210,13 +212,12 @@ public class SqsMessageStore {
     record Extras(
             UUID clientId, OffsetDateTime sentAt, OffsetDateTime firstReceivedAt, String keyId, String attributes) {}
 
-    /** The extras of the messages {@code ids} that claim {@code claimId} holds, by id. */
-    Uni<Map<Long, Extras>> received(PlacedQueue queue, long[] ids, UUID claimId) {
+    /** The extras of the messages {@code ids}, by id (a message gone meanwhile has none). */
+    Uni<Map<Long, Extras>> received(PlacedQueue queue, long[] ids) {
         return queue.db()
                 .preparedQuery(RECEIVED)
                 .execute(Tuple.of(queue.project(), queue.storedName())
-                        .addArrayOfLong(Arrays.stream(ids).boxed().toArray(Long[]::new))
-                        .addUUID(claimId))
+                        .addArrayOfLong(Arrays.stream(ids).boxed().toArray(Long[]::new)))
                 .map(rows -> {
                     Map<Long, Extras> byId = new HashMap<>();
                     for (Row row : rows) {

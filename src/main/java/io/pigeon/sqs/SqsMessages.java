@@ -278,9 +278,8 @@ public class SqsMessages {
                 request.messageAttributeNames() == null ? List.of() : request.messageAttributeNames();
         boolean extrasNeeded = !named.isEmpty() || SystemAttributes.needStoredRow(system);
         long[] ids = claim.messages().stream().mapToLong(Message::id).toArray();
-        Uni<Map<Long, SqsMessageStore.Extras>> extras = extrasNeeded
-                ? store.received(placed, ids, claim.id())
-                : Uni.createFrom().item(Map.of());
+        Uni<Map<Long, SqsMessageStore.Extras>> extras =
+                extrasNeeded ? store.received(placed, ids) : Uni.createFrom().item(Map.of());
         return handles.signer()
                 .chain(signer -> extras.map(byId -> {
                     List<ReceivedMessage> received = new ArrayList<>(ids.length);

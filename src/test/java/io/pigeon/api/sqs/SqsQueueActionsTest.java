@@ -14,6 +14,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.parsing.Parser;
 import io.restassured.path.json.JsonPath;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -368,5 +369,40 @@ class SqsQueueActionsTest {
                 .contains("<Tag><Key>k</Key><Value>v</Value></Tag>"));
         given().get("/").then().statusCode(300).body("versions", not(nullValue()));
         assertTrue(url.matches("http://localhost:[0-9]+/[0-9]{12}/indexed"), url);
+    }
+
+    @Test
+    void aQueueMadeThroughZaqarShowsItsReservedAttributesThroughSqs() {
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{}")
+                .put("/v2/queues/zaqar-dlq")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_default_message_ttl\": 120, \"_default_message_delay\": 4, \"_dead_letter_queue\":"
+                        + " \"zaqar-dlq\", \"_max_claim_count\": 7}")
+                .put("/v2/queues/zaqar-made")
+                .then()
+                .statusCode(201);
+        String url = json("GetQueueUrl", "{\"QueueName\": \"zaqar-made\"}", 200).getString("QueueUrl");
+        Map<String, String> shown = attributes(url);
+        assertEquals("120", shown.get("MessageRetentionPeriod"));
+        assertEquals("4", shown.get("DelaySeconds"));
+        assertEquals("30", shown.get("VisibilityTimeout"));
+        assertEquals(
+                "{\"deadLetterTargetArn\":\"" + shown.get("QueueArn").replace("zaqar-made", "zaqar-dlq")
+                        + "\",\"maxReceiveCount\":7}",
+                shown.get("RedrivePolicy"));
+        assertEquals(shown.get("CreatedTimestamp"), shown.get("LastModifiedTimestamp"));
+        Api.as(project)
+                .contentType("application/openstack-messaging-v2.0-json-patch")
+                .body("[{\"op\": \"replace\", \"path\": \"/metadata/_default_message_delay\", \"value\": 6}]"
+                        .getBytes(StandardCharsets.UTF_8))
+                .patch("/v2/queues/zaqar-made")
+                .then()
+                .statusCode(200);
+        assertEquals("6", attributes(url).get("DelaySeconds"));
     }
 }

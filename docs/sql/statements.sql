@@ -40,6 +40,21 @@ UPDATE access_keys SET revoked_at = COALESCE(revoked_at, now())
 WHERE project = $1 AND access_key_id = $2
 RETURNING revoked_at;
 
+-- name: AccountStore.ACCOUNT_OF
+SELECT account_id FROM sqs_accounts WHERE project = $1;
+
+-- name: AccountStore.PROJECT_OF
+SELECT project FROM sqs_accounts WHERE account_id = $1;
+
+-- name: AccountStore.TAKE
+WITH taken AS (
+    INSERT INTO sqs_accounts (project, account_id) VALUES ($1, $2)
+    ON CONFLICT DO NOTHING
+    RETURNING account_id)
+SELECT account_id FROM taken
+UNION ALL
+SELECT account_id FROM sqs_accounts WHERE project = $1;
+
 -- name: ClaimStore.CREATE
 WITH asked AS (
     SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
@@ -1279,10 +1294,11 @@ LIMIT $3;
 SELECT metadata::text FROM queues WHERE project = $1 AND name = $2;
 
 -- name: QueueStore.REPLACE_METADATA
-UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2;
+UPDATE queues SET metadata = $3::text::json, metadata_changed_at = now()
+WHERE project = $1 AND name = $2;
 
 -- name: QueueStore.REPLACE_METADATA_IF
-UPDATE queues SET metadata = $4::text::json
+UPDATE queues SET metadata = $4::text::json, metadata_changed_at = now()
 WHERE project = $1 AND name = $2 AND metadata::text = $3;
 
 -- name: QueueMetricsStore.FLUSH
@@ -1814,6 +1830,23 @@ AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
                               FROM quota_breaches b
                               WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
                               ORDER BY b.kind DESC LIMIT 1)));
+
+-- name: SqsQueueStore.DEAD_LETTER_SOURCES
+SELECT name FROM queues
+WHERE project = $1 AND metadata ->> '_dead_letter_queue' = $2 AND name > $3 AND name < $4
+ORDER BY name
+LIMIT $5;
+
+-- name: SqsQueueStore.DESCRIBE
+SELECT metadata::text, floor(extract(epoch FROM created_at))::bigint,
+       floor(extract(epoch FROM coalesce(metadata_changed_at, created_at)))::bigint
+FROM queues WHERE project = $1 AND name = $2;
+
+-- name: SqsQueueStore.LIST
+SELECT name FROM queues
+WHERE project = $1 AND name > $2 AND name < $3 AND starts_with(name, $4)
+ORDER BY name
+LIMIT $5;
 
 -- name: SocketSubscriptionStore.CREATE
 INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)

@@ -5,7 +5,9 @@ import java.util.regex.Pattern;
 
 /**
  * The name a queue or a topic is stored under, valid by construction. A queue's is its name: 1 to 64 bytes of
- * US-ASCII letters, digits, underscores and hyphens. A topic is stored as a queue whose name is {@value #TOPIC_PREFIX}
+ * US-ASCII letters, digits, underscores and hyphens as Zaqar's paths name it ({@link #of}), or up to
+ * {@value #MAX_STORED_LENGTH} as the SQS API may create it (io.pigeon.sqs); a longer one is listed through Zaqar but
+ * no Zaqar path can name it. A topic is stored as a queue whose name is {@value #TOPIC_PREFIX}
  * followed by the topic's name (1 to 64 letters, digits, underscores, hyphens and dots, as Zaqar's): no queue name
  * contains that character, so a topic and a queue of the same name are apart, every queue statement serves topics
  * unchanged, and all topics sort after all queues. The edge makes one from a path segment with {@link #of} (a queue)
@@ -15,6 +17,8 @@ import java.util.regex.Pattern;
 public record QueueName(String value) {
 
     public static final int MAX_LENGTH = 64;
+    /** The longest queue name stored: SQS's bound; only the SQS API creates one longer than {@link #MAX_LENGTH}. */
+    public static final int MAX_STORED_LENGTH = 80;
     /** The first character of a topic's stored name: above every character a queue or topic name may hold. */
     public static final String TOPIC_PREFIX = "~";
     /** Above every stored topic name, in byte order: the end of the topics' range. */
@@ -22,10 +26,11 @@ public record QueueName(String value) {
 
     private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_LENGTH + "}");
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.-]{1," + MAX_LENGTH + "}");
+    private static final Pattern STORED_QUEUE = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_STORED_LENGTH + "}");
 
     public QueueName {
         if (value == null
-                || !(QUEUE.matcher(value).matches()
+                || !(STORED_QUEUE.matcher(value).matches()
                         || value.startsWith(TOPIC_PREFIX)
                                 && TOPIC.matcher(value.substring(1)).matches())) {
             throw invalidQueueName();
@@ -35,6 +40,17 @@ public record QueueName(String value) {
     /** A queue's name, as a path names it. */
     public static QueueName of(String value) {
         if (value == null || !QUEUE.matcher(value).matches()) {
+            throw invalidQueueName();
+        }
+        return new QueueName(value);
+    }
+
+    /**
+     * A queue's name of up to {@value #MAX_STORED_LENGTH} characters, never a topic's: as a queue's metadata names its
+     * dead-letter queue, and as the SQS API names queues.
+     */
+    public static QueueName stored(String value) {
+        if (value == null || !STORED_QUEUE.matcher(value).matches()) {
             throw invalidQueueName();
         }
         return new QueueName(value);

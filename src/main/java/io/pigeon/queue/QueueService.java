@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * The rules of queues: paging bounds, metadata size and shape, existence. What a missing queue means is the
@@ -172,18 +173,28 @@ public class QueueService {
      * the patch was applied to, and is retried otherwise.
      */
     public Uni<Optional<ObjectNode>> patchMetadata(String project, QueueName name, MetadataPatch patch) {
-        return PlacedQueue.of(databases, project, name).chain(queue -> patchAttempt(queue, patch, PATCH_ATTEMPTS));
+        return changeMetadata(
+                project, name, current -> patch.applyTo(current, ReservedAttributes.PATCHABLE_WHEN_UNSET));
     }
 
-    private Uni<Optional<ObjectNode>> patchAttempt(PlacedQueue queue, MetadataPatch patch, int attemptsLeft) {
+    /**
+     * Changes the queue's metadata by {@code change}, applied to the metadata as stored (it may change the object it is
+     * given), with the same checks and the same retry as a patch; empty when there is no such queue. The SQS API sets
+     * its attributes through it.
+     */
+    public Uni<Optional<ObjectNode>> changeMetadata(String project, QueueName name, UnaryOperator<ObjectNode> change) {
+        return PlacedQueue.of(databases, project, name).chain(queue -> changeAttempt(queue, change, PATCH_ATTEMPTS));
+    }
+
+    private Uni<Optional<ObjectNode>> changeAttempt(
+            PlacedQueue queue, UnaryOperator<ObjectNode> change, int attemptsLeft) {
         QueueName name = queue.name();
         return store.metadata(queue).flatMap(found -> {
             if (found.isEmpty()) {
                 return Uni.createFrom().item(Optional.empty());
             }
             String current = found.get();
-            ObjectNode patched = ReservedAttributes.withoutUnset(
-                    patch.applyTo(StrictJson.readStoredObject(current), ReservedAttributes.PATCHABLE_WHEN_UNSET));
+            ObjectNode patched = ReservedAttributes.withoutUnset(change.apply(StrictJson.readStoredObject(current)));
             String patchedJson = patched.toString();
             if (patchedJson.getBytes(StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
                 throw Rejection.invalidRequest("Queue metadata is too large. Max size: " + config.maxQueueMetadata());
@@ -201,7 +212,7 @@ public class QueueService {
                                     "The " + name.kind()
                                             + "'s metadata kept changing while it was patched. Please try again.");
                         }
-                        return patchAttempt(queue, patch, attemptsLeft - 1);
+                        return changeAttempt(queue, change, attemptsLeft - 1);
                     });
         });
     }

@@ -64,12 +64,15 @@ public class QueueStore {
 
     private static final String METADATA = "SELECT metadata::text FROM queues WHERE project = $1 AND name = $2";
 
+    // Each change of the metadata is dated by the database's clock: the SQS API shows it as LastModifiedTimestamp.
     private static final String REPLACE_METADATA =
-            "UPDATE queues SET metadata = $3::text::json WHERE project = $1 AND name = $2";
+            """
+            UPDATE queues SET metadata = $3::text::json, metadata_changed_at = now()
+            WHERE project = $1 AND name = $2""";
 
     private static final String REPLACE_METADATA_IF =
             """
-            UPDATE queues SET metadata = $4::text::json
+            UPDATE queues SET metadata = $4::text::json, metadata_changed_at = now()
             WHERE project = $1 AND name = $2 AND metadata::text = $3""";
 
     private final Quotas quotas;

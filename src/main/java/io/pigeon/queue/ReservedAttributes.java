@@ -137,7 +137,7 @@ public class ReservedAttributes {
             if (!deadLetterQueue.isTextual()) {
                 throw invalid(DEAD_LETTER_QUEUE + " must be a queue name or null.");
             }
-            QueueName.of(deadLetterQueue.asText());
+            QueueName.stored(deadLetterQueue.asText()); // the SQS API names queues of up to 80 characters
         }
         JsonNode flavor = metadata.get(FLAVOR);
         if (flavor != null
@@ -167,7 +167,7 @@ public class ReservedAttributes {
     /** The dead-letter queue the metadata names, or null. */
     public static QueueName deadLetterQueue(ObjectNode metadata) {
         JsonNode queue = metadata.get(DEAD_LETTER_QUEUE);
-        return queue != null && queue.isTextual() ? QueueName.of(queue.asText()) : null;
+        return queue != null && queue.isTextual() ? QueueName.stored(queue.asText()) : null;
     }
 
     private static void integer(ObjectNode metadata, String name, int min, int max, boolean nullable) {

@@ -1,6 +1,7 @@
 package io.pigeon.sqs;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * One message attribute's value as SQS carries it: its data type ({@code String}, {@code Number}, {@code Binary},
@@ -31,13 +32,13 @@ public record AttributeValue(String dataType, String stringValue, byte[] binaryV
     public boolean equals(Object other) {
         return other instanceof AttributeValue that
                 && dataType.equals(that.dataType)
-                && java.util.Objects.equals(stringValue, that.stringValue)
+                && Objects.equals(stringValue, that.stringValue)
                 && Arrays.equals(binaryValue, that.binaryValue);
     }
 
     @Override
     public int hashCode() {
-        return 31 * dataType.hashCode() + java.util.Objects.hashCode(stringValue) + Arrays.hashCode(binaryValue);
+        return 31 * dataType.hashCode() + Objects.hashCode(stringValue) + Arrays.hashCode(binaryValue);
     }
 
     @Override

@@ -18,11 +18,12 @@ final class BatchRules {
 
     static void check(List<? extends BatchEntry<?>> entries) {
         if (entries == null || entries.isEmpty()) {
-            throw new SqsRefusal(SqsRefusal.EMPTY_BATCH_REQUEST, "There should be at least one entry in the request.");
+            throw new SqsRefusal(
+                    SqsRefusal.Reason.EMPTY_BATCH_REQUEST, "There should be at least one entry in the request.");
         }
         if (entries.size() > MAX_ENTRIES) {
             throw new SqsRefusal(
-                    SqsRefusal.TOO_MANY_ENTRIES_IN_BATCH_REQUEST,
+                    SqsRefusal.Reason.TOO_MANY_ENTRIES_IN_BATCH_REQUEST,
                     "Maximum number of entries per request are " + MAX_ENTRIES + ". You have sent " + entries.size()
                             + ".");
         }
@@ -31,12 +32,12 @@ final class BatchRules {
             String id = entry.id();
             if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH || !id.matches("[A-Za-z0-9_-]+")) {
                 throw new SqsRefusal(
-                        SqsRefusal.INVALID_BATCH_ENTRY_ID,
+                        SqsRefusal.Reason.INVALID_BATCH_ENTRY_ID,
                         "A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can"
                                 + " be at most " + MAX_ID_LENGTH + " letters long.");
             }
             if (!seen.add(id)) {
-                throw new SqsRefusal(SqsRefusal.BATCH_ENTRY_IDS_NOT_DISTINCT, "Id " + id + " repeated.");
+                throw new SqsRefusal(SqsRefusal.Reason.BATCH_ENTRY_IDS_NOT_DISTINCT, "Id " + id + " repeated.");
             }
         }
     }

@@ -2,6 +2,7 @@ package io.pigeon.sqs;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
@@ -150,7 +151,7 @@ public final class MessageAttributes {
         }
         if (!SqsBodies.allowedCharacters(value.stringValue())) {
             throw new SqsRefusal(
-                    SqsRefusal.INVALID_PARAMETER_VALUE,
+                    SqsRefusal.Reason.INVALID_PARAMETER_VALUE,
                     "The message attribute '" + name + "' has a StringValue with characters SQS does not allow"
                             + " (allowed: #x9, #xA, #xD, #x20 to #xD7FF, #xE000 to #xFFFD, #x10000 to #x10FFFF).");
         }
@@ -220,7 +221,7 @@ public final class MessageAttributes {
     }
 
     /** Only the attributes named in {@code names} ({@code All} or {@code .*} for every one, {@code prefix.*}). */
-    public MessageAttributes selected(java.util.Collection<String> names) {
+    public MessageAttributes selected(Collection<String> names) {
         if (byName.isEmpty() || names == null || names.isEmpty()) {
             return NONE;
         }

@@ -90,7 +90,7 @@ public class ReceiptHandles {
         public Receipt open(String project, String queue, String handle) {
             if (handle == null || handle.isEmpty()) {
                 throw new SqsRefusal(
-                        SqsRefusal.MISSING_PARAMETER, "The request must contain the parameter ReceiptHandle.");
+                        SqsRefusal.Reason.MISSING_PARAMETER, "The request must contain the parameter ReceiptHandle.");
             }
             byte[] bytes;
             try {
@@ -138,7 +138,7 @@ public class ReceiptHandles {
     static SqsRefusal invalid(String handle) {
         String shown = handle.length() <= 128 ? handle : handle.substring(0, 128) + "...";
         return new SqsRefusal(
-                SqsRefusal.RECEIPT_HANDLE_IS_INVALID,
+                SqsRefusal.Reason.RECEIPT_HANDLE_IS_INVALID,
                 "The input receipt handle \"" + shown + "\" is not a valid receipt handle.");
     }
 }

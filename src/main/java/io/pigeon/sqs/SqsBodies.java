@@ -41,14 +41,15 @@ public final class SqsBodies {
     /** Checks an SQS body: present, not empty, and only of the characters SQS allows. */
     public static void check(String body) {
         if (body == null) {
-            throw new SqsRefusal(SqsRefusal.MISSING_PARAMETER, "The request must contain the parameter MessageBody.");
+            throw new SqsRefusal(
+                    SqsRefusal.Reason.MISSING_PARAMETER, "The request must contain the parameter MessageBody.");
         }
         if (body.isEmpty()) {
             throw SqsRefusal.invalidValue("The parameter MessageBody must be at least 1 character long.");
         }
         if (!allowedCharacters(body)) {
             throw new SqsRefusal(
-                    SqsRefusal.INVALID_MESSAGE_CONTENTS,
+                    SqsRefusal.Reason.INVALID_MESSAGE_CONTENTS,
                     "The message body contains characters outside the allowed set (#x9, #xA, #xD, #x20 to #xD7FF,"
                             + " #xE000 to #xFFFD, #x10000 to #x10FFFF).");
         }

@@ -103,7 +103,7 @@ public class SqsMessages {
     }
 
     static SqsRefusal noQueue() {
-        return new SqsRefusal(SqsRefusal.NON_EXISTENT_QUEUE, "The specified queue does not exist.");
+        return SqsRefusal.queueDoesNotExist();
     }
 
     /**
@@ -147,7 +147,7 @@ public class SqsMessages {
         }
         if (total > MAX_BATCH_BYTES) {
             throw new SqsRefusal(
-                    SqsRefusal.BATCH_REQUEST_TOO_LONG,
+                    SqsRefusal.Reason.BATCH_REQUEST_TOO_LONG,
                     "Batch requests cannot be longer than " + MAX_BATCH_BYTES + " bytes. You have sent " + total
                             + " bytes.");
         }

@@ -172,7 +172,7 @@ public class SqsReceipts {
         Integer timeout = request.visibilityTimeout();
         if (timeout == null) {
             throw new SqsRefusal(
-                    SqsRefusal.MISSING_PARAMETER, "The request must contain the parameter VisibilityTimeout.");
+                    SqsRefusal.Reason.MISSING_PARAMETER, "The request must contain the parameter VisibilityTimeout.");
         }
         if (timeout < 0 || timeout > SqsMessages.MAX_VISIBILITY_TIMEOUT) {
             throw SqsRefusal.invalidValue("Value " + timeout + " for parameter VisibilityTimeout is invalid. Reason:"
@@ -187,7 +187,8 @@ public class SqsReceipts {
             case CHANGED -> null;
             case GONE -> SqsRefusal.invalidValue("Value for parameter ReceiptHandle is invalid. Reason: Message does"
                     + " not exist or is not available for visibility timeout change.");
-            case NOT_IN_FLIGHT -> new SqsRefusal(SqsRefusal.MESSAGE_NOT_INFLIGHT, "The message is not in flight.");
+            case NOT_IN_FLIGHT -> new SqsRefusal(
+                    SqsRefusal.Reason.MESSAGE_NOT_INFLIGHT, "The message is not in flight.");
             case BEYOND_MAXIMUM -> SqsRefusal.invalidValue("Value " + change.timeout()
                     + " for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is"
                     + " beyond the limit [" + SqsMessages.MAX_VISIBILITY_TIMEOUT + " seconds].");

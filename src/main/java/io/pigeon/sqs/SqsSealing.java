@@ -56,7 +56,7 @@ final class SqsSealing {
         if (!cipher.enabled()) {
             return Uni.createFrom()
                     .failure(new SqsRefusal(
-                            SqsRefusal.KMS_DISABLED,
+                            SqsRefusal.Reason.KMS_DISABLED,
                             "The queue asks for its messages to be encrypted, but this server has no encryption key"
                                     + " configured."));
         }

@@ -58,7 +58,7 @@ class PackageDirectionTest {
     /** The door: the package that knows the web (HTTP, JAX-RS, websockets, gRPC, the console) and calls the domain. */
     private static final List<String> DOORS = List.of("api");
     /** The doors beside the REST API, each named only by its own sources (the REST API is the rest of {@code api}). */
-    private static final List<String> SIDE_DOORS = List.of("api/ws", "api/console");
+    private static final List<String> SIDE_DOORS = List.of("api/ws", "api/console", "api/sqs");
 
     private static final Pattern REFERENCE = Pattern.compile("io\\.pigeon\\.([a-z0-9_]+)(?:\\.[a-z0-9_]+)*\\.[A-Z]");
 

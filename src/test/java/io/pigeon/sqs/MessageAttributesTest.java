@@ -27,7 +27,7 @@ class MessageAttributesTest {
         assertEquals(10, MessageAttributes.of(ten).byName().size());
         ten.put("a10", TEXT);
         SqsRefusal refusal = assertThrows(SqsRefusal.class, () -> MessageAttributes.of(ten));
-        assertEquals(SqsRefusal.INVALID_PARAMETER_VALUE, refusal.code());
+        assertEquals(SqsRefusal.Reason.INVALID_PARAMETER_VALUE, refusal.reason());
         assertTrue(refusal.getMessage().contains("[11]") && refusal.getMessage().contains("[10]"));
     }
 
@@ -101,33 +101,24 @@ class MessageAttributesTest {
     void bodiesFollowAwsCharactersAndTheCrossApiRule() {
         SqsBodies.check("tab\t, astral \uD83D\uDE00, \uE000\uFFFD");
         assertEquals(
-                SqsRefusal.INVALID_MESSAGE_CONTENTS,
+                SqsRefusal.Reason.INVALID_MESSAGE_CONTENTS,
                 assertThrows(SqsRefusal.class, () -> SqsBodies.check("nul \u0000"))
-                        .code());
+                        .reason());
         assertEquals(
-                SqsRefusal.INVALID_MESSAGE_CONTENTS,
+                SqsRefusal.Reason.INVALID_MESSAGE_CONTENTS,
                 assertThrows(SqsRefusal.class, () -> SqsBodies.check("lone \uD800 surrogate"))
-                        .code());
+                        .reason());
         assertEquals(
-                SqsRefusal.INVALID_MESSAGE_CONTENTS,
-                assertThrows(SqsRefusal.class, () -> SqsBodies.check("\uFFFE")).code());
+                SqsRefusal.Reason.INVALID_MESSAGE_CONTENTS,
+                assertThrows(SqsRefusal.class, () -> SqsBodies.check("\uFFFE")).reason());
         assertEquals(
-                SqsRefusal.MISSING_PARAMETER,
-                assertThrows(SqsRefusal.class, () -> SqsBodies.check(null)).code());
+                SqsRefusal.Reason.MISSING_PARAMETER,
+                assertThrows(SqsRefusal.class, () -> SqsBodies.check(null)).reason());
         String body = "{\"looks\": \"like json\"} \"quoted\" \\ é";
         assertEquals(body, SqsBodies.received(SqsBodies.stored(body)));
         assertEquals("{\"a\":1}", SqsBodies.received("{\"a\":1}"));
         assertEquals("[1,2]", SqsBodies.received("[1,2]"));
         assertEquals("12.5", SqsBodies.received("12.5"));
         assertEquals("null", SqsBodies.received("null"));
-    }
-
-    @Test
-    void refusalsNameTheirQueryCodeAndTheirShape() {
-        assertEquals("QueueDoesNotExist", new SqsRefusal(SqsRefusal.NON_EXISTENT_QUEUE, "x").shape());
-        assertEquals("MessageNotInflight", new SqsRefusal(SqsRefusal.MESSAGE_NOT_INFLIGHT, "x").shape());
-        assertEquals("ReceiptHandleIsInvalid", new SqsRefusal(SqsRefusal.RECEIPT_HANDLE_IS_INVALID, "x").shape());
-        assertEquals("KmsDisabled", new SqsRefusal(SqsRefusal.KMS_DISABLED, "x").shape());
-        assertEquals("InvalidParameterValue", new SqsRefusal(SqsRefusal.INVALID_PARAMETER_VALUE, "x").shape());
     }
 }

@@ -95,6 +95,6 @@ class MessageDigestsTest {
         SqsRefusal other = assertThrows(
                 SqsRefusal.class,
                 () -> MessageAttributes.systemAttributes(Map.of("Other", AttributeValue.string("String", "x"))));
-        assertEquals(SqsRefusal.INVALID_PARAMETER_VALUE, other.code());
+        assertEquals(SqsRefusal.Reason.INVALID_PARAMETER_VALUE, other.reason());
     }
 }

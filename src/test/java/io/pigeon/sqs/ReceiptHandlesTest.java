@@ -21,7 +21,7 @@ class ReceiptHandlesTest {
 
     private void assertInvalid(String project, String queue, String handle) {
         SqsRefusal refusal = assertThrows(SqsRefusal.class, () -> signer.open(project, queue, handle));
-        assertEquals(SqsRefusal.RECEIPT_HANDLE_IS_INVALID, refusal.code());
+        assertEquals(SqsRefusal.Reason.RECEIPT_HANDLE_IS_INVALID, refusal.reason());
     }
 
     @Test
@@ -64,7 +64,7 @@ class ReceiptHandlesTest {
         assertTrue(handle.matches("[A-Za-z0-9_-]+"), handle);
         Base64.getUrlDecoder().decode(handle);
         assertEquals(
-                SqsRefusal.MISSING_PARAMETER,
-                assertThrows(SqsRefusal.class, () -> signer.open("p", "q", "")).code());
+                SqsRefusal.Reason.MISSING_PARAMETER,
+                assertThrows(SqsRefusal.class, () -> signer.open("p", "q", "")).reason());
     }
 }

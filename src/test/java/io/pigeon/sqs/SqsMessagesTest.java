@@ -324,7 +324,7 @@ class SqsMessagesTest {
                         .indefinitely(),
                 () -> receipts.changeVisibility(other, queue, handle, 0).await().indefinitely())) {
             SqsRefusal refusal = assertThrows(SqsRefusal.class, misuse::run);
-            assertEquals(SqsRefusal.RECEIPT_HANDLE_IS_INVALID, refusal.code());
+            assertEquals(SqsRefusal.Reason.RECEIPT_HANDLE_IS_INVALID, refusal.reason());
         }
         assertEquals(
                 1,
@@ -340,7 +340,8 @@ class SqsMessagesTest {
                 .indefinitely();
         assertTrue(batch.get(0).successful());
         assertEquals(
-                SqsRefusal.RECEIPT_HANDLE_IS_INVALID, batch.get(1).failure().code());
+                SqsRefusal.Reason.RECEIPT_HANDLE_IS_INVALID,
+                batch.get(1).failure().reason());
         assertEquals(
                 0,
                 Db.count(
@@ -376,7 +377,7 @@ class SqsMessagesTest {
                 assertThrows(SqsRefusal.class, () -> receipts.changeVisibility(project, queue, first, 60)
                         .await()
                         .indefinitely());
-        assertEquals(SqsRefusal.MESSAGE_NOT_INFLIGHT, notInFlight.code());
+        assertEquals(SqsRefusal.Reason.MESSAGE_NOT_INFLIGHT, notInFlight.reason());
 
         receipts.delete(project, queue, again.receiptHandle()).await().indefinitely();
         assertEquals(
@@ -390,7 +391,7 @@ class SqsMessagesTest {
                 SqsRefusal.class, () -> receipts.changeVisibility(project, queue, again.receiptHandle(), 60)
                         .await()
                         .indefinitely());
-        assertEquals(SqsRefusal.INVALID_PARAMETER_VALUE, gone.code());
+        assertEquals(SqsRefusal.Reason.INVALID_PARAMETER_VALUE, gone.reason());
     }
 
     @Test
@@ -457,7 +458,7 @@ class SqsMessagesTest {
                         project, queue, received.get(0).receiptHandle(), 43_201)
                 .await()
                 .indefinitely());
-        assertEquals(SqsRefusal.INVALID_PARAMETER_VALUE, tooLong.code());
+        assertEquals(SqsRefusal.Reason.INVALID_PARAMETER_VALUE, tooLong.reason());
     }
 
     @Test
@@ -491,11 +492,14 @@ class SqsMessagesTest {
                 .indefinitely();
         assertTrue(outcomes.get(0).successful());
         assertEquals(
-                SqsRefusal.INVALID_MESSAGE_CONTENTS, outcomes.get(1).failure().code());
+                SqsRefusal.Reason.INVALID_MESSAGE_CONTENTS,
+                outcomes.get(1).failure().reason());
         assertEquals(
-                SqsRefusal.INVALID_PARAMETER_VALUE, outcomes.get(2).failure().code());
+                SqsRefusal.Reason.INVALID_PARAMETER_VALUE,
+                outcomes.get(2).failure().reason());
         assertEquals(
-                SqsRefusal.INVALID_PARAMETER_VALUE, outcomes.get(3).failure().code());
+                SqsRefusal.Reason.INVALID_PARAMETER_VALUE,
+                outcomes.get(3).failure().reason());
         assertEquals(
                 1,
                 Db.count(
@@ -504,16 +508,16 @@ class SqsMessagesTest {
                                 + " WHERE q.project = $1 AND q.name = 'batch'",
                         project));
 
-        List<BatchEntry<OutgoingMessage>> eleven = new java.util.ArrayList<>();
+        List<BatchEntry<OutgoingMessage>> eleven = new ArrayList<>();
         for (int i = 0; i < 11; i++) {
             eleven.add(new BatchEntry<>("e" + i, OutgoingMessage.of("m")));
         }
         assertEquals(
-                SqsRefusal.TOO_MANY_ENTRIES_IN_BATCH_REQUEST,
+                SqsRefusal.Reason.TOO_MANY_ENTRIES_IN_BATCH_REQUEST,
                 assertThrows(SqsRefusal.class, () -> sqs.sendBatch(project, queue, SENDER, eleven))
-                        .code());
+                        .reason());
         assertEquals(
-                SqsRefusal.BATCH_ENTRY_IDS_NOT_DISTINCT,
+                SqsRefusal.Reason.BATCH_ENTRY_IDS_NOT_DISTINCT,
                 assertThrows(
                                 SqsRefusal.class,
                                 () -> sqs.sendBatch(
@@ -523,20 +527,20 @@ class SqsMessagesTest {
                                         List.of(
                                                 new BatchEntry<>("same", OutgoingMessage.of("a")),
                                                 new BatchEntry<>("same", OutgoingMessage.of("b")))))
-                        .code());
+                        .reason());
         SqsRefusal missing = assertThrows(
                 SqsRefusal.class, () -> sqs.send(project, new QueueName("missing"), SENDER, OutgoingMessage.of("x"))
                         .await()
                         .indefinitely());
-        assertEquals(SqsRefusal.NON_EXISTENT_QUEUE, missing.code());
+        assertEquals(SqsRefusal.Reason.QUEUE_DOES_NOT_EXIST, missing.reason());
         assertEquals(
-                SqsRefusal.NON_EXISTENT_QUEUE,
+                SqsRefusal.Reason.QUEUE_DOES_NOT_EXIST,
                 assertThrows(SqsRefusal.class, () -> receive(project, new QueueName("missing"), ReceiveRequest.one()))
-                        .code());
+                        .reason());
         assertEquals(
-                SqsRefusal.INVALID_PARAMETER_VALUE,
+                SqsRefusal.Reason.INVALID_PARAMETER_VALUE,
                 assertThrows(SqsRefusal.class, () -> receive(project, queue, receiving(11, 30, List.of(), List.of())))
-                        .code());
+                        .reason());
         assertEquals(
                 1,
                 Db.count(

@@ -69,6 +69,8 @@ class StatementCatalogueTest {
             "DatabaseProbe",
             "EndedSessionStore",
             "AccessKeyStore",
+            "AccountStore",
+            "SqsQueueStore",
             "ReceiptHandles",
             "SqsMessageStore");
 

@@ -1,0 +1,159 @@
+package io.pigeon.api.sqs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pigeon.testing.Api;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import io.restassured.parsing.Parser;
+import io.restassured.response.Response;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Seeded malformed SQS requests in both protocols (odd and huge forms and JSON bodies, wrong types, repeated and
+ * endless indexed members, bytes that are not UTF-8): each is answered with one of AWS's errors in the request's own
+ * protocol, never a 5xx, and nothing is created.
+ */
+@QuarkusTest
+class SqsMalformedRequestTest {
+
+    private static final List<String> ACTIONS = List.of(
+            "CreateQueue",
+            "GetQueueUrl",
+            "ListQueues",
+            "DeleteQueue",
+            "PurgeQueue",
+            "GetQueueAttributes",
+            "SetQueueAttributes",
+            "TagQueue",
+            "UntagQueue",
+            "ListQueueTags",
+            "ListDeadLetterSourceQueues",
+            "NoSuchAction",
+            "");
+
+    private static final List<String> JSON_BODIES = List.of(
+            "",
+            "[]",
+            "null",
+            "\"x\"",
+            "{",
+            "{\"QueueName\": null}",
+            "{\"QueueName\": [\"a\"]}",
+            "{\"QueueName\": \"a\", \"QueueName\": \"b\"}",
+            "{\"QueueName\": \"../x\"}",
+            "{\"QueueName\": \"\"}",
+            "{\"QueueName\": \"ok\", \"Attributes\": [1]}",
+            "{\"QueueName\": \"ok\", \"Attributes\": {\"DelaySeconds\": 1}}",
+            "{\"QueueName\": \"ok\", \"Attributes\": {\"DelaySeconds\": \"99999999999999999999\"}}",
+            "{\"QueueName\": \"ok\", \"Attributes\": {\"RedrivePolicy\": \"{\\\"maxReceiveCount\\\": 1}\"}}",
+            "{\"QueueName\": \"ok\", \"Attributes\": {\"RedriveAllowPolicy\": \"[]\"}}",
+            "{\"QueueName\": \"ok\", \"tags\": {\"\": \"v\"}}",
+            "{\"QueueUrl\": 5}",
+            "{\"QueueUrl\": \"http://\"}",
+            "{\"QueueUrl\": \"ftp://h/123456789012/q\"}",
+            "{\"QueueUrl\": \"http://h/123456789012/q\", \"AttributeNames\": \"All\"}",
+            "{\"QueueUrl\": \"http://h/123456789012/q\", \"TagKeys\": [1, 2]}",
+            "{\"MaxResults\": \"ten\"}",
+            "{\"MaxResults\": 1.5}",
+            "{\"MaxResults\": 99999999999}",
+            "{\"NextToken\": \"%%%\"}");
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private final String project = Api.newProject();
+    private final SqsClient sqs = new SqsClient(project);
+
+    @Test
+    void malformedRequestsAreAwsErrorsInTheirProtocolAndCreateNothing() {
+        Random random = new Random(42);
+        for (int i = 0; i < 240; i++) {
+            String action = ACTIONS.get(random.nextInt(ACTIONS.size()));
+            if (random.nextBoolean()) {
+                String body = JSON_BODIES.get(random.nextInt(JSON_BODIES.size()));
+                if (random.nextInt(8) == 0) {
+                    body = "{\"QueueName\":" + "[".repeat(5000) + "]".repeat(5000) + "}";
+                }
+                Response answer = sqs.json(action, body);
+                checkJson(answer, action + " " + body);
+            } else {
+                StringBuilder form = new StringBuilder("Action=").append(action).append("&Version=2012-11-05");
+                switch (random.nextInt(7)) {
+                    case 0 -> form.append("&QueueName=%E0%A4%A");
+                    case 1 -> form.append("&QueueName=a&QueueName=b");
+                    case 2 -> {
+                        for (int k = 1; k <= 150; k++) {
+                            form.append("&AttributeName.").append(k).append("=All");
+                        }
+                    }
+                    case 3 -> form.append("&QueueName=x&Attribute.1.Name=DelaySeconds&Attribute.1.Value=-5");
+                    case 4 -> form.append("&QueueUrl=http://h/123456789012/..&Tag.1.Key=aws:k&Tag.1.Value=v");
+                    case 5 -> form.append("&").append("x=1&".repeat(2100));
+                    default -> form.append("&MaxResults=0&QueueName=").append("q".repeat(5000));
+                }
+                byte[] bytes = form.toString().getBytes(StandardCharsets.UTF_8);
+                if (random.nextInt(10) == 0) {
+                    bytes[bytes.length - 1] = (byte) 0xff;
+                }
+                HttpResponse<String> answer = postForm(bytes);
+                checkXml(answer, action);
+            }
+        }
+        Response listed = sqs.json("ListQueues", "{}");
+        assertEquals(200, listed.statusCode());
+        assertEquals(
+                List.of(),
+                listed.then()
+                        .parser(SqsClient.JSON_TYPE, Parser.JSON)
+                        .extract()
+                        .jsonPath()
+                        .getList("QueueUrls"));
+    }
+
+    private static void checkJson(Response answer, String request) {
+        int status = answer.statusCode();
+        assertTrue(status < 500, status + " for " + request + ": " + answer.asString());
+        if (status >= 400) {
+            assertTrue(answer.header("x-amzn-query-error") != null, request);
+            assertTrue(answer.asString().startsWith("{\"__type\":\""), request + ": " + answer.asString());
+        }
+    }
+
+    private HttpResponse<String> postForm(byte[] form) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + RestAssured.port + "/"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .header(
+                        "Authorization",
+                        "AWS4-HMAC-SHA256 Credential=" + project + "/20261129/us-east-1/sqs/aws4_request, "
+                                + "SignedHeaders=host, Signature=0000")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(form))
+                .build();
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void checkXml(HttpResponse<String> answer, String action) {
+        int status = answer.statusCode();
+        assertTrue(status < 500, status + " for " + action + ": " + answer.body());
+        if (status >= 400) {
+            assertTrue(answer.body().startsWith("<?xml version=\"1.0\"?><ErrorResponse"), answer.body());
+        }
+    }
+}

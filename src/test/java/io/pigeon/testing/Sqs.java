@@ -34,10 +34,19 @@ public final class Sqs {
 
     /** An SQS client acting as {@code project} against {@code endpoint} (another replica, another host name). */
     public static SqsClient clientFor(String project, URI endpoint) {
+        return signedBy(project, ANY_SECRET, endpoint);
+    }
+
+    /** An SQS client signing with the key pair {@code accessKeyId}/{@code secret}, as with authentication on. */
+    public static SqsClient signedBy(String accessKeyId, String secret) {
+        return signedBy(accessKeyId, secret, endpoint());
+    }
+
+    private static SqsClient signedBy(String accessKeyId, String secret, URI endpoint) {
         return SqsClient.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(project, ANY_SECRET)))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKeyId, secret)))
                 // Longer than the longest long poll (WaitTimeSeconds 20), so a wait is answered, not cut.
                 .httpClient(UrlConnectionHttpClient.builder()
                         .socketTimeout(Duration.ofSeconds(40))

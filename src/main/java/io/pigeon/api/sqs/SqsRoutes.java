@@ -1,6 +1,7 @@
 package io.pigeon.api.sqs;
 
 import io.pigeon.accesskeys.Accounts;
+import io.pigeon.accesskeys.SignedRequest;
 import io.pigeon.sqs.SqsRefusal;
 import io.smallrye.mutiny.Uni;
 import io.vertx.core.buffer.Buffer;
@@ -79,7 +80,7 @@ public class SqsRoutes {
             writeError(context, protocol, requestId, refused);
             return;
         }
-        SignedRequest signed = new SignedRequest(
+        SignedRequest signed = SignedRequest.ofHeaderLines(
                 http.method().name(),
                 http.path(),
                 http.query(),
@@ -87,7 +88,7 @@ public class SqsRoutes {
                 body);
         String origin = origin(http);
         Uni.createFrom()
-                .deferred(() -> callers.project(signed, request.queryString()))
+                .deferred(() -> callers.project(signed))
                 .flatMap(project -> accounts.accountOf(project)
                         .map(account -> new SqsCall(request, project, account, origin, () -> !context.response()
                                 .closed())))

@@ -13,9 +13,9 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * With authentication on, an SQS request is never acted on by its access key id alone: until access keys are issued,
- * a credential is {@code InvalidClientTokenId} and none is {@code MissingAuthenticationToken}, in both protocols, and
- * nothing is created. Zaqar's root answers stay.
+ * With authentication on, an SQS request is never acted on by its access key id alone: a credential without a date
+ * and a real signature is {@code IncompleteSignature} and none is {@code MissingAuthenticationToken}, in both
+ * protocols, and nothing is created ({@link SqsSignedOidcTest} signs with issued keys). Zaqar's root answers stay.
  */
 @QuarkusTest
 @TestProfile(OidcProfile.class)
@@ -27,14 +27,14 @@ class SqsOidcTest {
     void aCredentialAloneActsForNoProject() {
         sqs.json("CreateQueue", "{\"QueueName\": \"held\"}")
                 .then()
-                .statusCode(403)
-                .header("x-amzn-query-error", "InvalidClientTokenId;Sender")
+                .statusCode(400)
+                .header("x-amzn-query-error", "IncompleteSignature;Sender")
                 .parser(SqsClient.JSON_TYPE, Parser.JSON)
-                .body("__type", equalTo("com.amazonaws.sqs#InvalidClientTokenId"));
+                .body("__type", equalTo("com.amazonaws.sqs#IncompleteSignature"));
         sqs.query("CreateQueue", "QueueName", "held")
                 .then()
-                .statusCode(403)
-                .body(containsString("<Code>InvalidClientTokenId</Code>"));
+                .statusCode(400)
+                .body(containsString("<Code>IncompleteSignature</Code>"));
         given().contentType(SqsClient.JSON_TYPE)
                 .header("X-Amz-Target", "AmazonSQS.ListQueues")
                 .body("{}".getBytes(StandardCharsets.UTF_8))

@@ -149,7 +149,7 @@ class PoolClientsTest {
                     .getString("subscription_id");
 
             // As an upgrade finds it: the pool's database without its latest migrations (V16, which confirming
-            // uses, and V17 to V26 and V29 after it).
+            // uses, and V17 to V29 after it).
             Pool behind = clients.of(name).await().indefinitely();
             Db.run(behind, "ALTER TABLE subscriptions DROP COLUMN confirmation_until");
             Db.run(behind, "ALTER TABLE subscriptions DROP COLUMN socket_lease_until");
@@ -174,10 +174,13 @@ class PoolClientsTest {
             Db.run(behind, "CREATE INDEX messages_free ON messages (queue_id, id) WHERE claim_id IS NULL");
             Db.run(behind, "ALTER TABLE messages DROP COLUMN sqs_attributes, DROP COLUMN first_claimed_at");
             Db.run(behind, "DELETE FROM deployment_secrets WHERE name = 'receipt-handles'");
+            Db.run(behind, "DROP TABLE sqs_accounts, access_keys");
+            Db.run(behind, "ALTER TABLE queues DROP COLUMN metadata_changed_at");
             Db.run(
                     behind,
                     "DELETE FROM flyway_schema_history WHERE version IN"
-                            + " ('16', '17', '18', '19', '20', '21', '22', '23', '24', '25', '26', '29')");
+                            + " ('16', '17', '18', '19', '20', '21', '22', '23', '24', '25', '26', '27', '28',"
+                            + " '29')");
             String groupIds =
                     "SELECT pg_sequence_last_value(pg_get_serial_sequence('dispatch_groups', 'id')::regclass)";
             long groupIdsBefore = Db.count(behind, groupIds);

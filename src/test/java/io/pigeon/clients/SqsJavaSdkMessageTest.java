@@ -47,8 +47,8 @@ import software.amazon.awssdk.services.sqs.model.TooManyEntriesInBatchRequestExc
  * The message actions through the AWS SDK for Java v2 with its MD5 checks on (the SDK fails a call whose
  * MD5OfMessageBody or MD5OfMessageAttributes differs from its own): send with String, Number, Binary and custom
  * attributes, batches with good and bad entries, receive (long poll woken by a send, visibility timeout, count,
- * attribute names), delete, change visibility, purge, and the errors the SDK maps. Tagged {@value #MESSAGES} while
- * the message actions are being built: {@code -Dgroups=sqs-messages} runs them alone.
+ * attribute names), delete, change visibility, purge, and the errors the SDK maps. Tagged {@value #MESSAGES}:
+ * {@code -Dgroups=sqs-messages} runs the message scenarios alone.
  */
 @QuarkusTest
 @Tag(SqsJavaSdkMessageTest.MESSAGES)
@@ -56,10 +56,6 @@ class SqsJavaSdkMessageTest {
 
     /** The tag of the client tests that need SQS's message actions. */
     static final String MESSAGES = "sqs-messages";
-
-    /** Why the message scenarios are disabled on this branch; the lead removes each @Disabled when they land. */
-    static final String NOT_YET = "the SQS message actions are not served on this branch yet (i42-messages:"
-            + " SendMessage(Batch), ReceiveMessage, DeleteMessage(Batch), ChangeMessageVisibility(Batch), PurgeQueue)";
 
     private final String project = Api.newProject();
     private SqsClient sqs;

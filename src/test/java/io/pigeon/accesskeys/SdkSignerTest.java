@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +74,7 @@ class SdkSignerTest {
     @Test
     void readsHeadersGivenAsLinesInAnyCase() {
         SignedRequest signed = jsonRequest(SEND);
-        List<Map.Entry<String, String>> lines = new java.util.ArrayList<>();
+        List<Map.Entry<String, String>> lines = new ArrayList<>();
         signed.headers()
                 .forEach((name, values) -> values.forEach(
                         value -> lines.add(Map.entry(name.equals("x-amz-target") ? "X-AMZ-Target" : name, value))));

@@ -1,7 +1,9 @@
 package io.pigeon.api.console;
 
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,15 +60,11 @@ class ConsoleAccessKeysTest {
                 .body(containsString(id))
                 .body(not(containsString(secret)))
                 .body(containsString(page + "/" + id + "/revoke"));
-        Api.as(project)
-                .get("/v2/access-keys")
-                .then()
-                .statusCode(200)
-                .body("access_keys[0].access_key_id", org.hamcrest.Matchers.equalTo(id));
+        Api.as(project).get("/v2/access-keys").then().statusCode(200).body("access_keys[0].access_key_id", equalTo(id));
 
         // without the browser's token nothing is done
         assertEquals(403, form(page + "/" + id + "/revoke", "x".repeat(43)).statusCode());
-        Api.as(project).get("/v2/access-keys").then().body("access_keys[0].revoked", org.hamcrest.Matchers.nullValue());
+        Api.as(project).get("/v2/access-keys").then().body("access_keys[0].revoked", nullValue());
 
         form(page + "/" + id + "/revoke", TOKEN)
                 .then()
@@ -92,6 +90,6 @@ class ConsoleAccessKeysTest {
         form("/console/projects/" + mine + "/access-keys/" + id + "/revoke", TOKEN)
                 .then()
                 .statusCode(404);
-        Api.as(theirs).get("/v2/access-keys").then().body("access_keys[0].revoked", org.hamcrest.Matchers.nullValue());
+        Api.as(theirs).get("/v2/access-keys").then().body("access_keys[0].revoked", nullValue());
     }
 }

@@ -106,11 +106,11 @@ final class CanonicalRequest {
                 continue;
             }
             int equals = part.indexOf('=');
-            String name = encode(decode(equals < 0 ? part : part.substring(0, equals)), true);
+            String name = encode(formDecode(equals < 0 ? part : part.substring(0, equals)), true);
             if (name.equals(omitted)) {
                 continue;
             }
-            String value = equals < 0 ? "" : encode(decode(part.substring(equals + 1)), true);
+            String value = equals < 0 ? "" : encode(formDecode(part.substring(equals + 1)), true);
             // '=' sorts below every encoded character, so sorting "name=value" sorts by name, then by value
             pairs.add(name + '=' + value);
         }
@@ -153,6 +153,16 @@ final class CanonicalRequest {
                 || c == '.'
                 || c == '~'
                 || (c == '/' && !encodeSlash);
+    }
+
+    /**
+     * A query string's name or value as the SQS door reads it (a form: a raw {@code +} is a space), so that the
+     * signature covers what the action acts on: SDKs never send a raw {@code +} (a space is {@code %20}, a plus
+     * {@code %2B}), and were a raw one canonicalised as a plus, {@code %2B} and {@code +} would sign alike while the
+     * action read a plus and a space.
+     */
+    private static String formDecode(String text) {
+        return decode(text.replace('+', ' '));
     }
 
     /**

@@ -75,9 +75,28 @@ public final class SqsBodies {
             return storedBody;
         }
         try {
-            return StrictJson.read(storedBody.getBytes(StandardCharsets.UTF_8)).textValue();
+            return allowedOnly(
+                    StrictJson.read(storedBody.getBytes(StandardCharsets.UTF_8)).textValue());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * {@code text} with every character SQS does not allow in a body as U+FFFD: a JSON string posted through Zaqar may
+     * escape any of them, and SQS clients could not read such a body (the query protocol's XML cannot carry it), so the
+     * body received, and the digest computed from it, hold the replacement instead.
+     */
+    private static String allowedOnly(String text) {
+        if (allowedCharacters(text)) {
+            return text;
+        }
+        StringBuilder replaced = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); ) {
+            int c = text.codePointAt(i);
+            replaced.appendCodePoint(allowedCharacters(Character.toString(c)) ? c : 0xFFFD);
+            i += Character.charCount(c);
+        }
+        return replaced.toString();
     }
 }

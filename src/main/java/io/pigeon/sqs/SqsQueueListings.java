@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * SQS's listings of a project's queues (ListQueues by name prefix, ListDeadLetterSourceQueues), in name order across
@@ -23,6 +24,8 @@ public class SqsQueueListings {
     /** One page: the queues' names, and the token of the next page (null when there is none). */
     public record Page(List<String> names, String nextToken) {}
 
+    private static final Pattern NAME_CHARACTERS = Pattern.compile("[A-Za-z0-9_-]*");
+
     private final PoolClients poolClients;
     private final SqsQueueStore store;
 
@@ -33,7 +36,9 @@ public class SqsQueueListings {
 
     public Uni<Page> queues(String project, String prefix, Integer maxResults, String nextToken) {
         String start = prefix == null ? "" : prefix;
-        if (start.length() > QueueName.MAX_STORED_LENGTH) {
+        // A prefix with a character no queue name holds matches nothing, and some (a NUL) PostgreSQL refuses in text.
+        if (start.length() > QueueName.MAX_STORED_LENGTH
+                || !NAME_CHARACTERS.matcher(start).matches()) {
             return Uni.createFrom().item(new Page(List.of(), null));
         }
         return page(

@@ -163,6 +163,32 @@ class SdkSignerTest {
     }
 
     @Test
+    void aPlusInAPresignedQueryCannotStandForTheSignedPlus() {
+        // The SQS door reads a query string as a form (a raw '+' is a space); were a raw '+' canonicalised as '%2B', a
+        // holder of a pre-signed URL could turn a signed "b+c" into the "b c" the action reads, signature intact.
+        SdkHttpRequest get = SdkHttpRequest.builder()
+                .method(SdkHttpMethod.GET)
+                .uri(URI.create("http://localhost:8080/000000000001/jobs"))
+                .putRawQueryParameter("Action", "SendMessage")
+                .putRawQueryParameter("MessageBody", "b+c")
+                .putRawQueryParameter("Version", "2012-11-05")
+                .build();
+        SignedRequest signed = sign(get, null, builder -> builder.putProperty(
+                        AwsV4FamilyHttpSigner.AUTH_LOCATION, AwsV4FamilyHttpSigner.AuthLocation.QUERY_STRING)
+                .putProperty(AwsV4FamilyHttpSigner.EXPIRATION_DURATION, Duration.ofMinutes(5)));
+        assertTrue(signed.rawQuery().contains("MessageBody=b%2Bc"), signed.rawQuery());
+        assertTrue(VERIFIER.verify(signed, SIGNED_AT, KEYS).accepted());
+        assertRefused(
+                SignatureRefusal.SIGNATURE_DOES_NOT_MATCH,
+                new SignedRequest(
+                        "GET",
+                        signed.rawPath(),
+                        signed.rawQuery().replace("b%2Bc", "b+c"),
+                        signed.headers(),
+                        signed.body()));
+    }
+
+    @Test
     void acceptsAFormRequestWithAwkwardValuesAndPaths() {
         String form = "Action=SendMessage&MessageBody=a%20b%2Bc%2F%C3%A9&Version=2012-11-05";
         for (String path : List.of("/", "/000000000001/jobs", "/000000000001//jobs", "/a/./b/../jobs", "/%41bc")) {

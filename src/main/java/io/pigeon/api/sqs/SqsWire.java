@@ -173,10 +173,22 @@ final class SqsWire {
         out.append("</").append(name).append('>');
     }
 
-    /** XML text: markup characters as entities, and a carriage return as {@code &#xD;} (XML would fold it). */
+    /**
+     * XML text: markup characters as entities, a carriage return as {@code &#xD;} (XML would fold it), and a character
+     * XML 1.0 cannot carry at all (controls, U+FFFE/U+FFFF, a lone surrogate: a Zaqar body, a tag set through Zaqar's
+     * metadata or a value echoed in an error may hold one) as U+FFFD, so that every answer stays a document.
+     */
     private static void escape(StringBuilder out, String text) {
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                out.append(c).append(text.charAt(++i));
+                continue;
+            }
+            if (!xmlCharacter(c)) {
+                out.append('\uFFFD');
+                continue;
+            }
             switch (c) {
                 case '&' -> out.append("&amp;");
                 case '<' -> out.append("&lt;");
@@ -187,5 +199,10 @@ final class SqsWire {
                 default -> out.append(c);
             }
         }
+    }
+
+    /** Whether XML 1.0 can carry {@code c} alone (a surrogate only in a pair, which the caller takes first). */
+    private static boolean xmlCharacter(char c) {
+        return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD);
     }
 }

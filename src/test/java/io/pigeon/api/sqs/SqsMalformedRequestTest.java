@@ -121,6 +121,27 @@ class SqsMalformedRequestTest {
                         .getList("QueueUrls"));
     }
 
+    @Test
+    void aListingPrefixNoQueueNameCanHoldListsNothingInsteadOfFailing() {
+        // A NUL in QueueNamePrefix reached PostgreSQL (which refuses it in text) and was answered 500 InternalFailure.
+        assertEquals(200, sqs.json("CreateQueue", "{\"QueueName\":\"a-1\"}").statusCode());
+        for (String prefix : List.of("\\u0000", "a\\u0000", "a%", "a_", "\\u00e9", "a/", "a.")) {
+            Response listed = sqs.json("ListQueues", "{\"QueueNamePrefix\":\"" + prefix + "\",\"MaxResults\":5}");
+            checkJson(listed, "ListQueues " + prefix);
+            assertEquals(200, listed.statusCode(), prefix + ": " + listed.asString());
+            assertEquals(
+                    List.of(),
+                    listed.then()
+                            .parser(SqsClient.JSON_TYPE, Parser.JSON)
+                            .extract()
+                            .jsonPath()
+                            .getList("QueueUrls"),
+                    prefix);
+        }
+        Response nul = sqs.query("ListQueues", "QueueNamePrefix", "\u0000");
+        assertEquals(200, nul.statusCode(), nul.asString());
+    }
+
     private static void checkJson(Response answer, String request) {
         int status = answer.statusCode();
         assertTrue(status < 500, status + " for " + request + ": " + answer.asString());

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.sqs.SqsRefusal;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -92,5 +95,23 @@ class SqsWireShapesTest {
         assertEquals(
                 "InternalFailure;Receiver",
                 SqsErrors.of(SqsRefusal.Reason.INTERNAL_FAILURE).queryErrorHeader());
+    }
+
+    @Test
+    void textXmlCannotCarryIsReplacedSoTheAnswerStaysWellFormed() throws Exception {
+        // A Zaqar body, a tag stored through Zaqar's metadata or a receipt handle echoed in a batch failure may hold
+        // characters XML 1.0 has no spelling for (not even as a reference): boto3 could not parse the answer at all.
+        String hostile = "a\u0001b\u0000c\uFFFEd\uD800e\uD83D\uDE00f";
+        SqsAnswer answer = SqsAnswer.result()
+                .structures("Messages", "Message", List.of(SqsAnswer.structure().string("Body", hostile)));
+        String xml = SqsWire.xml("ReceiveMessage", answer, "r");
+        String error = SqsWire.xmlError(
+                SqsErrors.of(SqsRefusal.Reason.RECEIPT_HANDLE_IS_INVALID), "handle " + hostile + " refused", "r");
+        for (String document : List.of(xml, error)) {
+            DocumentBuilderFactory.newInstance()
+                    .newDocumentBuilder()
+                    .parse(new ByteArrayInputStream(document.getBytes(StandardCharsets.UTF_8)));
+        }
+        assertTrue(xml.contains("<Body>a\uFFFDb\uFFFDc\uFFFDd\uFFFDe\uD83D\uDE00f</Body>"), xml);
     }
 }

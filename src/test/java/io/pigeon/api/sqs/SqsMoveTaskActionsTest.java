@@ -1,6 +1,7 @@
 package io.pigeon.api.sqs;
 
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
 import io.restassured.parsing.Parser;
 import io.restassured.path.json.JsonPath;
 import java.time.Duration;
@@ -184,5 +186,28 @@ class SqsMoveTaskActionsTest {
         Eventually.await("the second task completed", Duration.ofSeconds(30), () -> "COMPLETED"
                 .equals(listed(dlq, 1).get(0).get("Status")));
         assertEquals(2, listed(dlq, 10).size());
+    }
+
+    @Test
+    void aTaskStartedThroughZaqarIsListedAndCancelledThroughSqs() {
+        List<String> pair = deadLetterPair();
+        String dlq = pair.get(0);
+        String dlqUrl = sqs.create("dlq");
+        for (int i = 0; i < 30; i++) {
+            json(sqs, "SendMessage", "{\"QueueUrl\": \"" + dlqUrl + "\", \"MessageBody\": \"m" + i + "\"}");
+        }
+        String location = Api.as(sqs.project())
+                .contentType(ContentType.JSON)
+                .body("{\"target\": \"work\", \"rate\": 1}")
+                .post("/v2/queues/dlq/redrive")
+                .then()
+                .statusCode(201)
+                .extract()
+                .header("Location");
+
+        Map<String, Object> running = listed(dlq, 1).get(0);
+        assertEquals("RUNNING", running.get("Status"));
+        json(sqs, "CancelMessageMoveTask", "{\"TaskHandle\": \"" + running.get("TaskHandle") + "\"}");
+        Api.as(sqs.project()).get(location).then().statusCode(200).body("state", equalTo("cancelled"));
     }
 }

@@ -108,11 +108,13 @@ public class Sweeper {
                 SELECT queue_id, count(*) FROM moved GROUP BY queue_id ORDER BY queue_id
                 ON CONFLICT (queue_id) DO UPDATE SET dead_lettered = c.dead_lettered + EXCLUDED.dead_lettered),
             -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
-            -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21).
+            -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21),
+            -- and keeps its id, as SQS keeps a dead-lettered message's MessageId (a redrive keeps it too).
             dead_lettered AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, key_id, expires_at, visible_at, dead_letter_source,
-                                      sqs_attributes)
-                SELECT t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
+                INSERT INTO messages (id, queue_id, client_id, ttl, body, key_id, expires_at, visible_at,
+                                      dead_letter_source, sqs_attributes)
+                OVERRIDING SYSTEM VALUE
+                SELECT m.id, t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
                        now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
                        CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name, m.sqs_attributes
                 FROM moved m JOIN targets t ON t.queue_id = m.queue_id

@@ -116,10 +116,19 @@ public class ReceiptHandles {
         }
 
         private byte[] mac(String project, String queue, byte[] payload, int length) {
+            return mac(CONTEXT, project, queue, payload, length);
+        }
+
+        /**
+         * The first 128 bits of the HMAC of {@code payload} bound to {@code project} and {@code queue}, under this
+         * key, for the purpose {@code context} names (another handle than a receipt's, e.g. a move task's): a tag
+         * made for one purpose never checks for another.
+         */
+        byte[] mac(byte[] context, String project, String queue, byte[] payload, int length) {
             try {
                 Mac mac = Mac.getInstance("HmacSHA256");
                 mac.init(key);
-                mac.update(CONTEXT);
+                mac.update(context);
                 withLength(mac, project.getBytes(StandardCharsets.UTF_8));
                 withLength(mac, queue.getBytes(StandardCharsets.UTF_8));
                 mac.update(payload, 0, length);

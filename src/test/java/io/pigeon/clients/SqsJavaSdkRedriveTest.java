@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -27,8 +26,6 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * (StartMessageMoveTask, without a destination) brings it back to the queue it came from.
  */
 @QuarkusTest
-@Disabled("the SQS message actions and move tasks are not served on this branch yet (i42-messages: SendMessage,"
-        + " ReceiveMessage; StartMessageMoveTask, ListMessageMoveTasks)")
 @Tag(SqsJavaSdkMessageTest.MESSAGES)
 class SqsJavaSdkRedriveTest {
 

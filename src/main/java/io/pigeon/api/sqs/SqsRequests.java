@@ -59,10 +59,12 @@ final class SqsRequests {
     static SqsRequest read(SqsProtocol protocol, HttpServerRequest request, byte[] body, String requestId) {
         String path = request.path();
         String queuePath = "/".equals(path) ? null : path;
+        // Decoded for both wires, so that a JSON request's query string is held to the same bounds (parameter count,
+        // no repeats) as a query-protocol one's, though only the query protocol reads it.
         Map<String, String> queryString = new LinkedHashMap<>();
         decode(request.query(), queryString);
         if (protocol == SqsProtocol.JSON) {
-            return new SqsRequest(protocol, jsonAction(request), jsonInput(body), queuePath, queryString, requestId);
+            return new SqsRequest(protocol, jsonAction(request), jsonInput(body), queuePath, requestId);
         }
         Map<String, String> parameters = new LinkedHashMap<>(queryString);
         if (HttpMethod.POST.equals(request.method()) && contentType(request).startsWith(FORM)) {
@@ -79,7 +81,7 @@ final class SqsRequests {
         if (action == null || action.isEmpty()) {
             throw new SqsRefusal(SqsRefusal.Reason.MISSING_ACTION, "No action was supplied with this request.");
         }
-        return new SqsRequest(protocol, action, new QueryParameters(parameters), queuePath, queryString, requestId);
+        return new SqsRequest(protocol, action, new QueryParameters(parameters), queuePath, requestId);
     }
 
     private static String jsonAction(HttpServerRequest request) {

@@ -744,6 +744,9 @@ WITH inserted AS (
     WHERE q.project = $1 AND q.name = $2 AND (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
  OR pigeon_refuse('429', $6)) AND (COALESCE((q.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($11::text IS NOT NULL)
  OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))
+AND (NOT COALESCE((q.metadata->'_content_based_deduplication')::jsonb = 'true'::jsonb, false)
+     OR current_setting('pigeon.deduplicating', true) = 'on'
+     OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))
     ORDER BY t.ord
     RETURNING id, ttl, body, visible_at, key_id),
 subscribed AS MATERIALIZED (
@@ -825,7 +828,10 @@ target AS (
     FROM q
     WHERE (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
  OR pigeon_refuse('429', $12)) AND (COALESCE((metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($17::text IS NOT NULL)
- OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))),
+ OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))
+AND (NOT COALESCE((metadata->'_content_based_deduplication')::jsonb = 'true'::jsonb, false)
+     OR current_setting('pigeon.deduplicating', true) = 'on'
+     OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
     SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
@@ -935,7 +941,10 @@ routed AS (
            t.id, t.max_size, t.default_ttl, t.default_delay
     FROM post p JOIN target t ON t.project = p.project AND t.name = p.name
     WHERE (COALESCE((t.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = (p.key_id::text IS NOT NULL)
- OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))),
+ OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))
+AND (NOT COALESCE((t.metadata->'_content_based_deduplication')::jsonb = 'true'::jsonb, false)
+     OR current_setting('pigeon.deduplicating', true) = 'on'
+     OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
     SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
@@ -1080,6 +1089,13 @@ counted AS (
     RETURNING c.keys)
 SELECT (SELECT keys FROM held) + (SELECT count(*) FROM remembered) <= $7 OR pigeon_refuse('429', $8)
        AS within, (SELECT count(*) FROM counted) AS counted;
+
+-- name: PostKeyStore.SETTINGS
+SELECT set_config('pigeon.deduplicating', 'on', true) AS marked,
+       COALESCE((SELECT (metadata->'_content_based_deduplication')::text = 'true'
+                 FROM queues WHERE project = $1 AND name = $2), false) AS content_based,
+       COALESCE((SELECT metadata->>'_deduplication_scope' = 'group'
+                 FROM queues WHERE project = $1 AND name = $2), false) AS per_group;
 
 -- name: PostKeyStore.TAKE
 WITH dedup_window AS (
@@ -1761,7 +1777,10 @@ WITH target AS (
     FROM queues q
     WHERE q.project = $1 AND q.name = $2 AND (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
  OR pigeon_refuse('429', $10)) AND (COALESCE((q.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($15::text IS NOT NULL)
- OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))),
+ OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))
+AND (NOT COALESCE((q.metadata->'_content_based_deduplication')::jsonb = 'true'::jsonb, false)
+     OR current_setting('pigeon.deduplicating', true) = 'on'
+     OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes)
     SELECT t.id, $3, t.default_ttl, n.body, now() + t.default_ttl * interval '1 second',

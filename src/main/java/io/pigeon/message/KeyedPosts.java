@@ -10,6 +10,7 @@ import io.pigeon.storage.DatabaseFailures;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -128,14 +129,13 @@ final class KeyedPosts {
             PostKeys keys,
             KeyedStatement statement) {
         byte[] digest = keys.key() == null ? null : keys.digest(asked);
-        List<PostKeyStore.Taken> taken = KeyedPostPlan.keysOf(keys);
         PlacedQueue outside = new PlacedQueue(pool, project, queue);
         Uni<KeyedAnswer> once = Uni.createFrom()
                 .deferred(() -> sealing.sealedAsTheQueueAsks(
                         outside,
                         toStore,
                         (bodies, keyId) -> pool.withTransaction(tx -> keyedIn(
-                                new PlacedQueue(tx, project, queue), taken, digest, keys, bodies, keyId, statement))));
+                                new PlacedQueue(tx, project, queue), asked, digest, keys, bodies, keyId, statement))));
         return DatabaseFailures.retriedOnConflict(once)
                 .onFailure(QueueBeingCreated.class)
                 .retry()
@@ -151,33 +151,52 @@ final class KeyedPosts {
                 .recoverWithItem(Optional.empty());
     }
 
-    /** The keyed post's transaction: take the keys, store what is new, remember what was stored. */
+    /**
+     * The keyed post's transaction: read how the queue deduplicates, take the keys its messages go by, store what is
+     * new, remember what was stored.
+     */
     private Uni<KeyedAnswer> keyedIn(
             PlacedQueue placed,
+            List<NewMessage> asked,
+            byte[] digest,
+            PostKeys given,
+            List<NewMessage> bodies,
+            String keyId,
+            KeyedStatement statement) {
+        return postKeys.settings(placed).chain(settings -> {
+            PostKeys keys = given.deduplicatedAs(settings, asked);
+            List<PostKeyStore.Taken> taken = KeyedPostPlan.keysOf(keys);
+            Uni<Map<PostKeyStore.Taken, PostKeyStore.Remembered>> remembered =
+                    taken.isEmpty() ? Uni.createFrom().item(Map.of()) : postKeys.take(placed, taken, digest);
+            return remembered.chain(seen -> planned(placed, taken, seen, digest, keys, bodies, keyId, statement));
+        });
+    }
+
+    private Uni<KeyedAnswer> planned(
+            PlacedQueue placed,
             List<PostKeyStore.Taken> taken,
+            Map<PostKeyStore.Taken, PostKeyStore.Remembered> remembered,
             byte[] digest,
             PostKeys keys,
             List<NewMessage> bodies,
             String keyId,
             KeyedStatement statement) {
-        return postKeys.take(placed, taken, digest).chain(remembered -> {
-            KeyedPostPlan plan = KeyedPostPlan.decide(keys, bodies.size(), digest, taken, remembered);
-            if (plan.repeat()) {
-                return Uni.createFrom()
-                        .item(new KeyedAnswer(plan.answer(new long[0]).ids(), 0, 0));
-            }
-            List<Integer> storedAt = plan.toStore();
-            Uni<MessageStore.Posted> stored = storedAt.isEmpty()
-                    ? Uni.createFrom().item(new MessageStore.Posted(null, new long[0], 0))
-                    : statement.store(placed, storedAt.stream().map(bodies::get).toList(), keyId);
-            return stored.chain(posted -> {
-                KeyedPostPlan.Answer answer = plan.answer(posted.ids());
-                KeyedAnswer keyed = new KeyedAnswer(answer.ids(), storedAt.size(), posted.notifications());
-                return answer.fresh().isEmpty()
-                        ? Uni.createFrom().item(keyed)
-                        : postKeys.remember(placed, answer.fresh(), answer.ids(), answer.dedupIdsStored())
-                                .replaceWith(keyed);
-            });
+        KeyedPostPlan plan = KeyedPostPlan.decide(keys, bodies.size(), digest, taken, remembered);
+        if (plan.repeat()) {
+            return Uni.createFrom()
+                    .item(new KeyedAnswer(plan.answer(new long[0]).ids(), 0, 0));
+        }
+        List<Integer> storedAt = plan.toStore();
+        Uni<MessageStore.Posted> stored = storedAt.isEmpty()
+                ? Uni.createFrom().item(new MessageStore.Posted(null, new long[0], 0))
+                : statement.store(placed, storedAt.stream().map(bodies::get).toList(), keyId);
+        return stored.chain(posted -> {
+            KeyedPostPlan.Answer answer = plan.answer(posted.ids());
+            KeyedAnswer keyed = new KeyedAnswer(answer.ids(), storedAt.size(), posted.notifications());
+            return answer.fresh().isEmpty()
+                    ? Uni.createFrom().item(keyed)
+                    : postKeys.remember(placed, answer.fresh(), answer.ids(), answer.dedupIdsStored())
+                            .replaceWith(keyed);
         });
     }
 }

@@ -22,7 +22,8 @@ import java.util.UUID;
  * The posting of messages, behind {@link MessageService}'s post methods: a post's checks, where it goes, and how it is
  * stored. Posts without keys to a queue they may create share a statement with the concurrent posts of their database;
  * posts to an existing queue take one statement each; posts with keys take a transaction of their own
- * ({@link KeyedPosts}). Each is sealed as its queue asks ({@link PostSealing}).
+ * ({@link KeyedPosts}), as do posts to a queue that deduplicates by content ({@link DeduplicatingQueues}). Each is
+ * sealed as its queue asks ({@link PostSealing}).
  */
 final class MessagePosts {
 
@@ -35,6 +36,8 @@ final class MessagePosts {
     private final MessageBounds bounds;
     private final PostSealing sealing;
     private final KeyedPosts keyed;
+    /** The queues this replica has seen deduplicate by content: their posts go through the keys at once. */
+    private final DeduplicatingQueues deduplicating = new DeduplicatingQueues();
     /** Posts to any queues of one database, arriving while one is being stored, share the next statement. */
     private final Coalescer<PostKey, MessageStore.NewPost, MessageStore.Posted> posts;
 
@@ -141,6 +144,10 @@ final class MessagePosts {
             int documentSize,
             boolean queueAttributes,
             String callMarker) {
+        if (deduplicating.contains(project, queue)) {
+            return keyedCreating(
+                    project, queue, clientId, messages, documentSize, queueAttributes, callMarker, PostKeys.NONE);
+        }
         checkAll(messages);
         List<NewMessage> toStore = asStored(messages, queueAttributes);
         // Without the queue's attributes its post-size limit does not apply either: a size of 0 is within any.
@@ -167,7 +174,20 @@ final class MessagePosts {
                                     return posted;
                                 })
                                 .call(posted -> deliveries.notificationsQueued(placed.db(), posted.notifications()))))
-                .map(MessageStore.Posted::ids);
+                .map(MessageStore.Posted::ids)
+                .onFailure(MessageStore::isDeduplicationNeeded)
+                .recoverWithUni(needed -> {
+                    deduplicating.add(project, queue);
+                    return keyedCreating(
+                            project,
+                            queue,
+                            clientId,
+                            messages,
+                            documentSize,
+                            queueAttributes,
+                            callMarker,
+                            PostKeys.NONE);
+                });
     }
 
     /** See {@link MessageService#postCreatingQueue(String, QueueName, UUID, List, int, boolean, String, PostKeys)}. */
@@ -183,6 +203,19 @@ final class MessagePosts {
         if (!keys.any()) {
             return postCreatingQueue(project, queue, clientId, messages, documentSize, queueAttributes, callMarker);
         }
+        return keyedCreating(project, queue, clientId, messages, documentSize, queueAttributes, callMarker, keys);
+    }
+
+    /** A post through its keys (see KeyedPosts), creating the queue if needed. */
+    private Uni<long[]> keyedCreating(
+            String project,
+            QueueName queue,
+            UUID clientId,
+            List<NewMessage> messages,
+            int documentSize,
+            boolean queueAttributes,
+            String callMarker,
+            PostKeys keys) {
         checkAll(messages);
         List<NewMessage> toStore = asStored(messages, queueAttributes);
         int checkedSize = queueAttributes ? documentSize : 0;
@@ -203,6 +236,17 @@ final class MessagePosts {
         if (!keys.any()) {
             return post(project, queue, clientId, messages, callMarker);
         }
+        return keyedPost(project, queue, clientId, messages, callMarker, keys);
+    }
+
+    /** A post through its keys (see KeyedPosts) to an existing queue. */
+    private Uni<Optional<long[]>> keyedPost(
+            String project,
+            QueueName queue,
+            UUID clientId,
+            List<NewMessage> messages,
+            String callMarker,
+            PostKeys keys) {
         checkAll(messages);
         return marker.recognises(callMarker).chain(fromPigeon -> databases
                 .of(project, queue.value())
@@ -212,6 +256,9 @@ final class MessagePosts {
     /** See {@link MessageService#post(String, QueueName, UUID, List, String)}. */
     Uni<Optional<long[]>> post(
             String project, QueueName queue, UUID clientId, List<NewMessage> messages, String callMarker) {
+        if (deduplicating.contains(project, queue)) {
+            return keyedPost(project, queue, clientId, messages, callMarker, PostKeys.NONE);
+        }
         checkAll(messages);
         return marker.recognises(callMarker)
                 .chain(fromPigeon -> PlacedQueue.of(databases, project, queue)
@@ -225,6 +272,11 @@ final class MessagePosts {
                                         ? Uni.createFrom().voidItem()
                                         : deliveries.notificationsQueued(
                                                 placed.db(), stored.get().notifications()))))
-                .map(stored -> stored.map(MessageStore.Posted::ids));
+                .map(stored -> stored.map(MessageStore.Posted::ids))
+                .onFailure(MessageStore::isDeduplicationNeeded)
+                .recoverWithUni(needed -> {
+                    deduplicating.add(project, queue);
+                    return keyedPost(project, queue, clientId, messages, callMarker, PostKeys.NONE);
+                });
     }
 }

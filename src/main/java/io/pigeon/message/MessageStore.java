@@ -41,15 +41,24 @@ public class MessageStore {
     public static final String CLAIMED = "(m.claim_id IS NOT NULL AND m.claim_expires_at > now())";
 
     /**
-     * A post's guard that its bodies are sealed exactly when the queue (metadata {@code %1$s}) asks for encryption:
-     * {@code %2$s} is the key id of sealed bodies, null for bodies in clear. Otherwise the statement fails whole
-     * with SQLSTATE {@value #SEALING_MISMATCH} and the caller posts again, the other way; the application cannot
-     * know the queue's setting before the statement that reads it.
+     * A post's guards, on the queue's metadata {@code %1$s}: its bodies are sealed exactly when the queue asks for
+     * encryption ({@code %2$s} is the key id of sealed bodies, null for bodies in clear), else the statement fails
+     * whole with SQLSTATE {@value #SEALING_MISMATCH} and the caller posts again, the other way; and a queue that
+     * deduplicates by content ({@code _content_based_deduplication}) is posted to only in a deduplicating transaction
+     * (one that took its keys, marked by {@link PostKeyStore#SETTINGS}), else the statement fails whole with SQLSTATE
+     * {@value #DEDUPLICATION_NEEDED} and the caller posts again through the keys. The application cannot know the
+     * queue's settings before the statement that reads them.
      */
     public static final String SEALED_AS_THE_QUEUE_ASKS =
             """
             (COALESCE((%1$s->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = (%2$s::text IS NOT NULL)
-             OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))""";
+             OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))
+            AND (NOT COALESCE((%1$s->'_content_based_deduplication')::jsonb = 'true'::jsonb, false)
+                 OR current_setting('pigeon.deduplicating', true) = 'on'
+                 OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))""";
+
+    /** The SQLSTATE of a post refused because its queue deduplicates by content (see SEALED_AS_THE_QUEUE_ASKS). */
+    static final String DEDUPLICATION_NEEDED = "PQDDP";
 
     /** The name a notification gives: the queue's ($2), or the topic's, without the prefix it is stored under. */
     private static final String SHOWN_NAME = shownName("$2::text");
@@ -443,6 +452,11 @@ public class MessageStore {
      * and how many subscription notifications it queued for the delivery engine.
      */
     public record Posted(Integer maxSize, long[] ids, long notifications) {}
+
+    /** Whether a post failed only because its queue deduplicates by content: post it again through the keys. */
+    public static boolean isDeduplicationNeeded(Throwable failure) {
+        return DatabaseFailures.hasSqlState(failure, DEDUPLICATION_NEEDED::equals);
+    }
 
     /** Whether a post failed only because its bodies were (not) sealed and the queue asks otherwise. */
     public static boolean isSealingMismatch(Throwable failure) {

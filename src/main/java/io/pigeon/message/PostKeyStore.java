@@ -61,6 +61,24 @@ public class PostKeyStore {
                     .formatted(ReservedAttributes.DEDUP_WINDOW_SECONDS);
 
     /**
+     * How the queue deduplicates (its {@code _content_based_deduplication} and {@code _deduplication_scope}), read in
+     * the keyed post's transaction before its keys are taken; and the transaction marked as deduplicating, so that
+     * its post may store in a queue that deduplicates by content (see MessageStore.SEALED_AS_THE_QUEUE_ASKS). Both
+     * false without the queue.
+     */
+    static final String SETTINGS =
+            """
+            SELECT set_config('pigeon.deduplicating', 'on', true) AS marked,
+                   COALESCE((SELECT (metadata->'%s')::text = 'true'
+                             FROM queues WHERE project = $1 AND name = $2), false) AS content_based,
+                   COALESCE((SELECT metadata->>'%s' = '%s'
+                             FROM queues WHERE project = $1 AND name = $2), false) AS per_group"""
+                    .formatted(
+                            ReservedAttributes.CONTENT_BASED_DEDUPLICATION,
+                            ReservedAttributes.DEDUPLICATION_SCOPE,
+                            ReservedAttributes.SCOPE_GROUP);
+
+    /**
      * Makes a project's posts that took keys count them one at a time (migration V25), for the rest of their
      * transactions: sent just before {@link #REMEMBER}, in a statement of its own so that REMEMBER's snapshot, taken
      * once the lock is held, sees every count committed before. Only the last statement and the commit of a keyed post
@@ -112,6 +130,17 @@ public class PostKeyStore {
 
     /** What a key remembers: the digest of its post (a post's key) and its ids; null ids: taken by this post. */
     record Remembered(byte[] requestHash, long[] ids) {}
+
+    /** How {@code queue} deduplicates (none when it does not exist yet), marking the transaction as deduplicating. */
+    Uni<DeduplicationKeys.Settings> settings(PlacedQueue queue) {
+        return queue.db()
+                .preparedQuery(SETTINGS)
+                .execute(Tuple.of(queue.project(), queue.storedName()))
+                .map(rows -> {
+                    Row row = rows.iterator().next();
+                    return new DeduplicationKeys.Settings(row.getBoolean("content_based"), row.getBoolean("per_group"));
+                });
+    }
 
     /** Takes {@code keys} (distinct) for {@code queue}'s window; what each remembers. */
     Uni<Map<Taken, Remembered>> take(PlacedQueue queue, List<Taken> keys, byte[] requestHash) {

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -30,6 +31,37 @@ public record PostKeys(String key, List<String> dedupIds) {
     /** Whether the post carries a key or a message carries a dedup_id. */
     public boolean any() {
         return key != null || dedupIds != null;
+    }
+
+    /**
+     * These keys as the queue remembers {@code messages}' ({@code settings}): each message's dedup_id, or its content's
+     * hash on a queue that deduplicates by content, scoped to its group on a queue that remembers per group (see
+     * {@link DeduplicationKeys}). Itself when the queue asks for neither.
+     */
+    PostKeys deduplicatedAs(DeduplicationKeys.Settings settings, List<NewMessage> messages) {
+        if (!settings.contentBased() && !settings.perGroup()) {
+            return this;
+        }
+        List<String> keys = new ArrayList<>(messages.size());
+        boolean any = false;
+        for (int i = 0; i < messages.size(); i++) {
+            NewMessage message = messages.get(i);
+            String dedupId = DeduplicationKeys.dedupId(
+                    settings,
+                    dedupId(i),
+                    settings.contentBased() && dedupId(i) == null
+                            ? DeduplicationKeys.contentOfBody(message.body())
+                            : null);
+            String key = DeduplicationKeys.key(settings, dedupId, groupOf(message));
+            any |= key != null;
+            keys.add(key);
+        }
+        return new PostKeys(key, any ? keys : null);
+    }
+
+    /** The group of a message as its dedup_id is scoped (none yet: every message is its queue's). */
+    private static String groupOf(NewMessage message) {
+        return null;
     }
 
     /** The dedup_id of message {@code i}, or null. */

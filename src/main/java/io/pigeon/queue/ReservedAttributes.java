@@ -40,6 +40,19 @@ public class ReservedAttributes {
      * not shown unless set (Zaqar has no such attribute, and its clients compare the metadata they read).
      */
     public static final String DEDUP_WINDOW_SECONDS = "_dedup_window_seconds";
+    /**
+     * Pigeon's: whether a message posted without a dedup_id is deduplicated by its content (SQS's
+     * ContentBasedDeduplication; see message/DeduplicationKeys); not shown unless set.
+     */
+    public static final String CONTENT_BASED_DEDUPLICATION = "_content_based_deduplication";
+    /**
+     * Pigeon's: whether a dedup_id is remembered per queue ({@value #SCOPE_QUEUE}, the default) or per message group
+     * ({@value #SCOPE_GROUP}; SQS's DeduplicationScope); not shown unless set.
+     */
+    public static final String DEDUPLICATION_SCOPE = "_deduplication_scope";
+
+    public static final String SCOPE_QUEUE = "queue";
+    public static final String SCOPE_GROUP = "group";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
     public static final Set<String> ALL = Set.of(
@@ -55,7 +68,8 @@ public class ReservedAttributes {
      * Pigeon's own attributes that have a default but are shown only when set: {@code null} is their unset value, so
      * a queue's metadata never stores them as {@code null} (see {@link #withoutUnset}).
      */
-    public static final Set<String> SHOWN_WHEN_SET = Set.of(CLAIM_WAIT_SECONDS, DEDUP_WINDOW_SECONDS);
+    public static final Set<String> SHOWN_WHEN_SET =
+            Set.of(CLAIM_WAIT_SECONDS, DEDUP_WINDOW_SECONDS, CONTENT_BASED_DEDUPLICATION, DEDUPLICATION_SCOPE);
 
     /**
      * Every attribute a patch may replace or remove while the queue does not set it, removing it restoring its
@@ -132,6 +146,18 @@ public class ReservedAttributes {
         integer(metadata, MAX_CLAIM_COUNT, 1, Integer.MAX_VALUE, true);
         integer(metadata, CLAIM_WAIT_SECONDS, 0, claimWaitSettings.max(), true);
         integer(metadata, DEDUP_WINDOW_SECONDS, 1, idempotencySettings.maxWindow(), true);
+        JsonNode contentBased = metadata.get(CONTENT_BASED_DEDUPLICATION);
+        if (contentBased != null && !contentBased.isNull() && !contentBased.isBoolean()) {
+            throw invalid(CONTENT_BASED_DEDUPLICATION + " must be a boolean, or null.");
+        }
+        JsonNode scope = metadata.get(DEDUPLICATION_SCOPE);
+        if (scope != null
+                && !scope.isNull()
+                && !(scope.isTextual()
+                        && (SCOPE_QUEUE.equals(scope.textValue()) || SCOPE_GROUP.equals(scope.textValue())))) {
+            throw invalid(
+                    DEDUPLICATION_SCOPE + " must be \"" + SCOPE_QUEUE + "\" or \"" + SCOPE_GROUP + "\", or null.");
+        }
         JsonNode deadLetterQueue = metadata.get(DEAD_LETTER_QUEUE);
         if (deadLetterQueue != null && !deadLetterQueue.isNull()) {
             if (!deadLetterQueue.isTextual()) {

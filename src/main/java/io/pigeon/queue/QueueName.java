@@ -5,14 +5,14 @@ import java.util.regex.Pattern;
 
 /**
  * The name a queue or a topic is stored under, valid by construction. A queue's is its name: 1 to 64 bytes of
- * US-ASCII letters, digits, underscores and hyphens as Zaqar's paths name it ({@link #of}), or up to
- * {@value #MAX_STORED_LENGTH} as the SQS API may create it (io.pigeon.sqs); a longer one is listed through Zaqar but
- * no Zaqar path can name it. A topic is stored as a queue whose name is {@value #TOPIC_PREFIX}
- * followed by the topic's name (1 to 64 letters, digits, underscores, hyphens and dots, as Zaqar's): no queue name
- * contains that character, so a topic and a queue of the same name are apart, every queue statement serves topics
- * unchanged, and all topics sort after all queues. The edge makes one from a path segment with {@link #of} (a queue)
- * or {@link #topic} (a topic), so that no queue path can name a topic; every service takes this type, so no service
- * checks a name again.
+ * US-ASCII letters, digits, underscores and hyphens as Zaqar's paths name it ({@link #of}), or up to {@value
+ * #MAX_STORED_LENGTH} as the SQS API may create it (io.pigeon.sqs), a FIFO queue's ending in {@code .fifo}; a longer
+ * one, or a FIFO queue, is listed through Zaqar but no Zaqar path can name it. A topic is stored as a queue whose
+ * name is {@value #TOPIC_PREFIX} followed by the topic's name (1 to 64 letters, digits, underscores, hyphens and
+ * dots, as Zaqar's): no queue name contains that character, so a topic and a queue of the same name are apart, every
+ * queue statement serves topics unchanged, and all topics sort after all queues. The edge makes one from a path
+ * segment with {@link #of} (a queue) or {@link #topic} (a topic), so that no queue path can name a topic; every
+ * service takes this type, so no service checks a name again.
  */
 public record QueueName(String value) {
 
@@ -26,7 +26,9 @@ public record QueueName(String value) {
 
     private static final Pattern QUEUE = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_LENGTH + "}");
     private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9_.-]{1," + MAX_LENGTH + "}");
-    private static final Pattern STORED_QUEUE = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_STORED_LENGTH + "}");
+    /** Up to 80 characters as SQS names a queue, a FIFO queue's with the suffix {@code .fifo} (counted in the 80). */
+    private static final Pattern STORED_QUEUE = Pattern.compile(
+            "[A-Za-z0-9_-]{1," + MAX_STORED_LENGTH + "}|[A-Za-z0-9_-]{1," + (MAX_STORED_LENGTH - 5) + "}\\.fifo");
 
     public QueueName {
         if (value == null

@@ -33,6 +33,9 @@ import java.util.regex.Pattern;
  *   <li>{@code VisibilityTimeout} (0-43,200): {@value #VISIBILITY_TIMEOUT} (Zaqar's claims name their own TTL).
  *   <li>{@code RedriveAllowPolicy}: {@value #REDRIVE_ALLOW_POLICY}, kept and shown, not enforced.
  * </ul>
+ *
+ * <p>A FIFO queue (its name ends in {@code .fifo}; {@link SqsQueueNames}) is created with {@code FifoQueue=true} and
+ * ordered by groups ({@code _ordering: "fifo"}); only it takes {@link FifoAttributes}' attributes.
  */
 @ApplicationScoped
 public class QueueAttributes {
@@ -56,18 +59,12 @@ public class QueueAttributes {
             "RedriveAllowPolicy");
 
     /** SQS's attributes Pigeon does not serve: named, they are refused, never silently ignored. */
-    static final Set<String> NOT_SERVED = Set.of(
-            "Policy",
-            "KmsMasterKeyId",
-            "KmsDataKeyReusePeriodSeconds",
-            "SqsManagedSseEnabled",
-            "FifoQueue",
-            "ContentBasedDeduplication",
-            "DeduplicationScope",
-            "FifoThroughputLimit");
+    static final Set<String> NOT_SERVED =
+            Set.of("Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds", "SqsManagedSseEnabled");
 
     private static final Pattern DIGITS = Pattern.compile("[0-9]{1,10}");
-    private static final Pattern ARN = Pattern.compile("arn:[a-z-]+:sqs:[a-z0-9-]*:([0-9]{12}):([A-Za-z0-9_-]{1,80})");
+    private static final Pattern ARN =
+            Pattern.compile("arn:[a-z-]+:sqs:[a-z0-9-]*:([0-9]{12}):([A-Za-z0-9_-]{1,75}\\.fifo|[A-Za-z0-9_-]{1,80})");
 
     /** Changes to a queue's metadata: each key's new value, or null to remove it; the dead-letter queue named. */
     public record Changes(Map<String, JsonNode> keys, QueueName deadLetterQueue) {
@@ -95,8 +92,11 @@ public class QueueAttributes {
         this.settings = settings;
     }
 
-    /** The metadata changes {@code given} asks for, checked against SQS's bounds; nothing is changed here. */
-    public Changes changes(Map<String, String> given, String account) {
+    /**
+     * The metadata changes {@code given} asks for of a queue ({@code fifo}: a FIFO queue), checked against SQS's bounds;
+     * nothing is changed here. {@code FifoQueue} is named only at creation ({@link #creation}).
+     */
+    public Changes changes(Map<String, String> given, String account, boolean fifo) {
         Map<String, JsonNode> keys = new LinkedHashMap<>();
         QueueName deadLetterQueue = null;
         JsonNodeFactory json = JsonNodeFactory.instance;
@@ -129,6 +129,12 @@ public class QueueAttributes {
                     deadLetterQueue = policy == null ? null : policy.queue();
                 }
                 case "RedriveAllowPolicy" -> keys.put(REDRIVE_ALLOW_POLICY, RedriveAllowPolicy.read(value));
+                case FifoAttributes.FIFO_QUEUE -> throw new SqsRefusal(
+                        SqsRefusal.Reason.INVALID_ATTRIBUTE_NAME,
+                        "Unknown Attribute FifoQueue. A queue's type is chosen when it is created and cannot change.");
+                case FifoAttributes.CONTENT_BASED_DEDUPLICATION,
+                        FifoAttributes.DEDUPLICATION_SCOPE,
+                        FifoAttributes.FIFO_THROUGHPUT_LIMIT -> FifoAttributes.change(name, value, fifo, keys);
                 default -> throw NOT_SERVED.contains(name)
                         ? new SqsRefusal(
                                 SqsRefusal.Reason.INVALID_ATTRIBUTE_NAME,
@@ -139,9 +145,16 @@ public class QueueAttributes {
         return new Changes(keys, deadLetterQueue);
     }
 
-    /** The changes a queue created through SQS starts with: SQS's retention unless {@code given} names one. */
-    public Changes creation(Map<String, String> given, String account) {
-        Changes changes = changes(given, account);
+    /**
+     * The changes a queue created through SQS as {@code queue} starts with: SQS's retention unless {@code given} names
+     * one; a FIFO queue's ordering by groups. {@code FifoQueue} must agree with the name, as AWS checks.
+     */
+    public Changes creation(Map<String, String> given, String account, QueueName queue) {
+        Changes changes = asked(given, account, queue);
+        boolean fifo = SqsQueueNames.isFifo(queue);
+        if (fifo) {
+            changes.keys().put(FifoAttributes.ORDERING, JsonNodeFactory.instance.textNode(FifoAttributes.FIFO));
+        }
         if (!given.containsKey("MessageRetentionPeriod")) {
             changes.keys()
                     .put(
@@ -151,8 +164,24 @@ public class QueueAttributes {
         return changes;
     }
 
-    /** Every settable attribute's value on a queue with {@code metadata} (defaults where unset), in SQS's spelling. */
-    public Map<String, String> values(ObjectNode metadata, String account) {
+    /**
+     * The changes a CreateQueue of {@code queue} names (without the defaults of a new queue), to compare with an
+     * existing queue's; {@code FifoQueue} checked against the name.
+     */
+    public Changes asked(Map<String, String> given, String account, QueueName queue) {
+        boolean fifo = FifoAttributes.created(queue, given.get(FifoAttributes.FIFO_QUEUE));
+        Map<String, String> rest = new LinkedHashMap<>(given);
+        rest.remove(FifoAttributes.FIFO_QUEUE);
+        Changes changes = changes(rest, account, fifo);
+        FifoAttributes.checkCombination(changes.keys(), null);
+        return changes;
+    }
+
+    /**
+     * Every settable attribute's value on a queue with {@code metadata} (defaults where unset), in SQS's spelling; a
+     * FIFO queue's ({@code fifo}) with its own.
+     */
+    public Map<String, String> values(ObjectNode metadata, String account, boolean fifo) {
         Map<String, String> values = new LinkedHashMap<>();
         values.put("VisibilityTimeout", text(metadata, VISIBILITY_TIMEOUT, DEFAULT_VISIBILITY_TIMEOUT));
         values.put(
@@ -177,6 +206,9 @@ public class QueueAttributes {
         JsonNode allowPolicy = metadata.get(REDRIVE_ALLOW_POLICY);
         if (allowPolicy != null && allowPolicy.isObject()) {
             values.put("RedriveAllowPolicy", allowPolicy.toString());
+        }
+        if (fifo) {
+            FifoAttributes.values(metadata, values);
         }
         return values;
     }

@@ -71,7 +71,7 @@ public class SqsQueues {
     public Uni<QueueName> create(
             String project, String account, String name, Map<String, String> given, Map<String, String> tags) {
         QueueName queue = SqsQueueNames.of(name);
-        QueueAttributes.Changes changes = attributes.creation(given, account);
+        QueueAttributes.Changes changes = attributes.creation(given, account, queue);
         QueueTags.check(tags);
         ObjectNode metadata = QueueTags.tagged(changes.applyTo(JsonNodeFactory.instance.objectNode()), tags);
         if (metadata.toString().getBytes(StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
@@ -102,9 +102,10 @@ public class SqsQueues {
     private Uni<QueueName> sameAttributes(
             String metadataJson, Map<String, String> given, String account, QueueName queue) {
         ObjectNode current = StrictJson.readStoredObject(metadataJson);
-        Map<String, String> now = attributes.values(current, account);
+        boolean fifo = SqsQueueNames.isFifo(queue);
+        Map<String, String> now = attributes.values(current, account, fifo);
         Map<String, String> asked =
-                attributes.values(attributes.changes(given, account).applyTo(current.deepCopy()), account);
+                attributes.values(attributes.asked(given, account, queue).applyTo(current.deepCopy()), account, fifo);
         if (!now.equals(asked)) {
             throw new SqsRefusal(
                     SqsRefusal.Reason.QUEUE_NAME_EXISTS,
@@ -155,7 +156,8 @@ public class SqsQueues {
             if (!name.equals("All")
                     && !READ_ONLY.contains(name)
                     && !QueueAttributes.SETTABLE.contains(name)
-                    && !QueueAttributes.NOT_SERVED.contains(name)) {
+                    && !QueueAttributes.NOT_SERVED.contains(name)
+                    && !FifoAttributes.NAMES.contains(name)) {
                 throw SqsRefusal.unknownAttribute(name);
             }
         }
@@ -184,7 +186,8 @@ public class SqsQueues {
         }
         every.put("CreatedTimestamp", Long.toString(described.created()));
         every.put("LastModifiedTimestamp", Long.toString(described.modified()));
-        every.putAll(attributes.values(StrictJson.readStoredObject(described.metadataJson()), account));
+        every.putAll(attributes.values(
+                StrictJson.readStoredObject(described.metadataJson()), account, SqsQueueNames.isFifo(queue)));
         if (all) {
             return every;
         }
@@ -199,8 +202,12 @@ public class SqsQueues {
 
     /** Sets the attributes given; nothing changes if one is refused. */
     public Uni<Void> setAttributes(String project, String account, QueueName queue, Map<String, String> given) {
-        QueueAttributes.Changes changes = attributes.changes(given, account);
-        return deadLetterQueueExists(project, changes).chain(() -> change(project, queue, changes::applyTo));
+        QueueAttributes.Changes changes = attributes.changes(given, account, SqsQueueNames.isFifo(queue));
+        return deadLetterQueueExists(project, changes)
+                .chain(() -> change(project, queue, metadata -> {
+                    FifoAttributes.checkCombination(changes.keys(), metadata);
+                    return changes.applyTo(metadata);
+                }));
     }
 
     public Uni<Map<String, String>> tags(String project, QueueName queue) {

@@ -305,12 +305,10 @@ class SqsJavaSdkQueueTest {
     }
 
     @Test
-    void aFifoQueueIsRefusedUntilFifoLands() {
-        SqsException refused = assertThrows(
-                SqsException.class,
-                () -> sqs.createQueue(
-                        b -> b.queueName("orders.fifo").attributesWithStrings(Map.of("FifoQueue", "true"))));
+    void aFifoNameWithoutFifoQueueIsRefused() {
+        SqsException refused = assertThrows(SqsException.class, () -> sqs.createQueue(b -> b.queueName("orders.fifo")));
         assertEquals(400, refused.statusCode());
+        assertEquals("InvalidParameterValue", refused.awsErrorDetails().errorCode());
         assertEquals(List.of(), sqs.listQueues().queueUrls(), "no standard queue made in its place");
     }
 

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 final class QueueUrls {
 
     /** A queue's path: the account id and the queue's name, nothing else. */
-    private static final Pattern PATH = Pattern.compile("/([0-9]{12})/([A-Za-z0-9_-]{1,80})");
+    private static final Pattern PATH =
+            Pattern.compile("/([0-9]{12})/([A-Za-z0-9_-]{1,75}\\.fifo|[A-Za-z0-9_-]{1,80})");
     /** A URL's scheme and authority (up to the path's first slash). */
     private static final Pattern ORIGIN = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)(.*)", Pattern.DOTALL);
 

@@ -121,7 +121,9 @@ class SqsJavaSdkTest {
                         create.queueName("sdk-same").attributes(Map.of(QueueAttributeName.DELAY_SECONDS, "9"))));
         assertEquals("QueueAlreadyExists", exists.awsErrorDetails().errorCode());
         assertThrows(
-                InvalidAttributeNameException.class, () -> sqs.createQueue(create -> create.queueName("sdk.fifo")));
+                InvalidAttributeNameException.class,
+                () -> sqs.createQueue(create -> create.queueName("sdk-standard")
+                        .attributes(Map.of(QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "true"))));
         SqsException invalid = assertThrows(SqsException.class, () -> sqs.listQueues(list -> list.maxResults(5000)));
         assertEquals("InvalidParameterValue", invalid.awsErrorDetails().errorCode());
     }

@@ -65,11 +65,26 @@ class SqsQueueActionsTest {
     }
 
     @Test
-    void fifoQueuesAndBadNamesAreRefusedAndNothingIsCreated() {
-        assertEquals("InvalidAttributeName;Sender", errorCode("CreateQueue", "{\"QueueName\": \"jobs.fifo\"}"));
+    void fifoNamesWithoutFifoQueueAndBadNamesAreRefusedAndNothingIsCreated() {
+        // A .fifo name needs FifoQueue=true and FifoQueue=true needs a .fifo name (AWS: InvalidParameterValue).
+        assertEquals("InvalidParameterValue;Sender", errorCode("CreateQueue", "{\"QueueName\": \"jobs.fifo\"}"));
+        assertEquals(
+                "InvalidParameterValue;Sender",
+                errorCode("CreateQueue", "{\"QueueName\": \"jobs\", \"Attributes\": {\"FifoQueue\": \"true\"}}"));
+        assertEquals(
+                "InvalidParameterValue;Sender",
+                errorCode("CreateQueue", "{\"QueueName\": \"jobs.fifo\", \"Attributes\": {\"FifoQueue\": \"false\"}}"));
+        assertEquals(
+                "InvalidParameterValue;Sender",
+                errorCode(
+                        "CreateQueue",
+                        "{\"QueueName\": \"" + "x".repeat(76) + ".fifo\", \"Attributes\": {\"FifoQueue\": \"true\"}}"));
+        // FIFO attributes on a standard queue are unknown to it (AWS: InvalidAttributeName).
         assertEquals(
                 "InvalidAttributeName;Sender",
-                errorCode("CreateQueue", "{\"QueueName\": \"jobs\", \"Attributes\": {\"FifoQueue\": \"true\"}}"));
+                errorCode(
+                        "CreateQueue",
+                        "{\"QueueName\": \"jobs\", \"Attributes\": {\"ContentBasedDeduplication\": \"true\"}}"));
         assertEquals(
                 "InvalidParameterValue;Sender",
                 errorCode("CreateQueue", "{\"QueueName\": \"" + "x".repeat(81) + "\"}"));

@@ -109,14 +109,14 @@ claimed AS (
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second'
     FROM taken t
     WHERE m.queue_id = t.queue_id AND m.id = t.id
-    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
+    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
     FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
     JOIN ranked r ON r.claim_index = h.claim_index)
 SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       a.wait_default
+       c.message_group, a.wait_default
 FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
 ORDER BY a.claim_index, c.id;
 
@@ -152,19 +152,20 @@ claimed AS (
         ORDER BY m.claim_expires_at LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $4))
-    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count),
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
     FROM q
     WHERE EXISTS (SELECT 1 FROM claimed))
 SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       q.wait_default
+       c.message_group, q.wait_default
 FROM q LEFT JOIN claimed c ON true
 ORDER BY c.id;
 
 -- name: ClaimStore.GET
-SELECT c.ttl AS claim_ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS claim_age, m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count
+SELECT c.ttl AS claim_ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS claim_age, m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count,
+       m.message_group
 FROM queues q
 JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
 LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
@@ -685,20 +686,20 @@ SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
 FROM target t;
 
 -- name: MessageStore.GET_BY_IDS
-SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count
+SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count, m.message_group
 FROM queues q JOIN messages m ON m.queue_id = q.id
 WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
 ORDER BY m.id;
 
 -- name: MessageStore.LIST
 SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
-       m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count
+       m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count, m.message_group
 FROM queues q
 CROSS JOIN LATERAL (
     SELECT max(r.id) AS last_id, count(*) AS size
     FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
 LEFT JOIN LATERAL (
-    SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count
+    SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count, m.message_group
     FROM messages m
     WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
       AND ($5 OR m.client_id <> $4)
@@ -734,7 +735,7 @@ WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(SELECT f.id FROM (
         FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $3))
 RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
-          m.claim_count + 1 AS claim_count;
+          m.claim_count + 1 AS claim_count, m.message_group;
 
 -- name: MessageStore.POST
 WITH inserted AS (
@@ -833,13 +834,14 @@ AND (NOT COALESCE((metadata->'_content_based_deduplication')::jsonb = 'true'::js
      OR current_setting('pigeon.deduplicating', true) = 'on'
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
     SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
            now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
            CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                 THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-           $17
-    FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
+           $17, n.message_group
+    FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[])
+                   WITH ORDINALITY AS n (ttl, delay, body, message_group, ord)
     WHERE $9 <= t.max_size
     ORDER BY n.ord
     RETURNING id, ttl, body, visible_at, key_id),
@@ -946,14 +948,15 @@ AND (NOT COALESCE((t.metadata->'_content_based_deduplication')::jsonb = 'true'::
      OR current_setting('pigeon.deduplicating', true) = 'on'
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
     SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
            now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
            CASE WHEN COALESCE(n.delay, r.default_delay) > 0
                 THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
-           r.key_id
+           r.key_id, n.message_group
     FROM routed r
-    JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[]) WITH ORDINALITY AS n (post, ttl, delay, body, ord)
+    JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[])
+         WITH ORDINALITY AS n (post, ttl, delay, body, message_group, ord)
       ON n.post = r.post
     WHERE r.fits
     ORDER BY n.ord

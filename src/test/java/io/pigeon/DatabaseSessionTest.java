@@ -130,6 +130,7 @@ class DatabaseSessionTest {
                 .addString(null)
                 .addBoolean(false)
                 .addString("bytes quota")
-                .addInteger(NotificationFanOut.MAIL_OFF);
+                .addInteger(NotificationFanOut.MAIL_OFF)
+                .addArrayOfString(new String[] {null});
     }
 }

@@ -3,6 +3,13 @@ package io.pigeon.message;
 /**
  * A message as a reader sees it: {@code ttl} is its whole lifetime in seconds (extended while a claim
  * holds it), {@code age} the seconds since it was posted, {@code body} the JSON text as posted, {@code claimCount}
- * how many claims have taken it, the one holding it now included (a pop counts as the claim that takes it).
+ * how many claims have taken it, the one holding it now included (a pop counts as the claim that takes it), and
+ * {@code group} the group it was posted in (null: none, or read by a statement that does not select it).
  */
-public record Message(long id, int ttl, long age, String body, int claimCount) {}
+public record Message(long id, int ttl, long age, String body, int claimCount, String group) {
+
+    /** A message read without its group. */
+    public Message(long id, int ttl, long age, String body, int claimCount) {
+        this(id, ttl, age, body, claimCount, null);
+    }
+}

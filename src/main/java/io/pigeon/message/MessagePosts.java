@@ -131,7 +131,8 @@ final class MessagePosts {
         return queueAttributes
                 ? messages
                 : messages.stream()
-                        .map(m -> new NewMessage(m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body()))
+                        .map(m -> new NewMessage(
+                                m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body(), m.group()))
                         .toList();
     }
 

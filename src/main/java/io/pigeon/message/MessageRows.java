@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads messages out of result rows with the columns {@code id, ttl, age, body, key_id, claim_count}, opening the bodies
+ * Reads messages out of result rows with the columns {@code id, ttl, age, body, key_id, claim_count} (and {@code message_group} where
+ * a statement selects it), opening the bodies
  * stored sealed, so that every read path answers bodies in clear. A row whose body does not open (its key is not
  * configured, or the row was changed) is never answered and never fails the others: it is counted among the
  * {@link Read#unreadable} rows, for the caller to report, and to set aside when its statement took it.
@@ -52,7 +53,8 @@ public final class MessageRows {
                     row.getInteger("ttl"),
                     row.getLong("age"),
                     cipher.open(project, queue, keyId, row.getString("body")),
-                    claimCount(row));
+                    claimCount(row),
+                    group(row));
         } catch (MessageCipher.Unreadable e) {
             unreadable.add(new Unopened(row.getLong("id"), keyId, e.getMessage(), row));
             return null;
@@ -66,6 +68,12 @@ public final class MessageRows {
     private static int claimCount(Row row) {
         int column = row.getColumnIndex("claim_count");
         return column < 0 ? 0 : row.getInteger(column);
+    }
+
+    /** The row's {@code message_group}, where the statement selects it (null: none, or not selected). */
+    private static String group(Row row) {
+        int column = row.getColumnIndex("message_group");
+        return column < 0 ? null : row.getString(column);
     }
 
     public Read read(Iterable<Row> rows) {

@@ -119,13 +119,13 @@ public class MessageStore {
     private static final String LIST =
             """
             SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
-                   m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count
+                   m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count, m.message_group
             FROM queues q
             CROSS JOIN LATERAL (
                 SELECT max(r.id) AS last_id, count(*) AS size
                 FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
             LEFT JOIN LATERAL (
-                SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count
+                SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count, m.message_group
                 FROM messages m
                 WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
                   AND ($5 OR m.client_id <> $4)
@@ -165,13 +165,14 @@ public class MessageStore {
                 FROM q
                 WHERE %s AND %s),
             inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
                 SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
                        now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                             THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-                       $17
-                FROM target t, unnest($4::int[], $5::int[], $6::text[]) WITH ORDINALITY AS n (ttl, delay, body, ord)
+                       $17, n.message_group
+                FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[])
+                               WITH ORDINALITY AS n (ttl, delay, body, message_group, ord)
                 WHERE $9 <= t.max_size
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at, key_id),
@@ -261,14 +262,15 @@ public class MessageStore {
                 FROM post p JOIN target t ON t.project = p.project AND t.name = p.name
                 WHERE %s),
             inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id)
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
                 SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
                        now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, r.default_delay) > 0
                             THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
-                       r.key_id
+                       r.key_id, n.message_group
                 FROM routed r
-                JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[]) WITH ORDINALITY AS n (post, ttl, delay, body, ord)
+                JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[])
+                     WITH ORDINALITY AS n (post, ttl, delay, body, message_group, ord)
                   ON n.post = r.post
                 WHERE r.fits
                 ORDER BY n.ord
@@ -314,7 +316,7 @@ public class MessageStore {
             DELETE FROM messages m
             WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(%2$s))
             RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
-                      m.claim_count + 1 AS claim_count"""
+                      m.claim_count + 1 AS claim_count, m.message_group"""
                     .formatted(
                             AGE,
                             FreeMessages.lockOldest("(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"),
@@ -329,7 +331,7 @@ public class MessageStore {
 
     private static final String GET_BY_IDS =
             """
-            SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count
+            SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count, m.message_group
             FROM queues q JOIN messages m ON m.queue_id = q.id
             WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
             ORDER BY m.id"""
@@ -503,16 +505,21 @@ public class MessageStore {
                         : postedOf(rows.iterator().next(), posts));
     }
 
-    /** {@link #POST_CREATING_QUEUE}'s parameters, $1 to $20: the queue, its client id and document size as scalars. */
+    /**
+     * {@link #POST_CREATING_QUEUE}'s parameters, $1 to $21: the queue, its client id and document size as scalars;
+     * the messages' groups last ($21).
+     */
     private Tuple aloneParameters(NewPost post, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
         List<NewMessage> messages = post.messages();
         Integer[] ttls = new Integer[messages.size()];
         Integer[] delays = new Integer[messages.size()];
         String[] bodies = new String[messages.size()];
+        String[] groups = new String[messages.size()];
         for (int i = 0; i < messages.size(); i++) {
             ttls[i] = messages.get(i).ttl();
             delays[i] = messages.get(i).delay();
             bodies[i] = messages.get(i).body();
+            groups[i] = messages.get(i).group();
         }
         Tuple params = Tuple.of(post.queue().project(), post.queue().storedName(), post.clientId())
                 .addArrayOfInteger(ttls)
@@ -523,13 +530,15 @@ public class MessageStore {
                 .addInteger(post.documentSize())
                 .addInteger(quotas.limits().maxQueuesPerProject())
                 .addString(quotas.queues());
-        return withFanOutGuards(params, quotas, confirmationRequired, post.keyId(), fromPigeon, mailSent);
+        return withFanOutGuards(params, quotas, confirmationRequired, post.keyId(), fromPigeon, mailSent)
+                .addArrayOfString(groups);
     }
 
     /**
-     * {@link #POST_CREATING_QUEUES}'s parameters, $1 to $21: one element per post of its project, queue name, client
+     * {@link #POST_CREATING_QUEUES}'s parameters, $1 to $22: one element per post of its project, queue name, client
      * id, document size and key ($1 to $5); one per message of its post's ordinal (from 1), TTL, delay and body ($6 to
-     * $9); then the defaults, the queue quota and the fan-out's guards, in the order the statement takes them.
+     * $9); then the defaults, the queue quota and the fan-out's guards, in the order the statement takes them; and one
+     * per message of its group ($22).
      */
     private Tuple sharedParameters(List<NewPost> posts, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
         int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
@@ -542,6 +551,7 @@ public class MessageStore {
         Integer[] ttls = new Integer[count];
         Integer[] delays = new Integer[count];
         String[] bodies = new String[count];
+        String[] groups = new String[count];
         int i = 0;
         for (int p = 0; p < posts.size(); p++) {
             NewPost post = posts.get(p);
@@ -554,6 +564,7 @@ public class MessageStore {
                 ordinals[i] = p + 1;
                 ttls[i] = message.ttl();
                 delays[i] = message.delay();
+                groups[i] = message.group();
                 bodies[i++] = message.body();
             }
         }
@@ -578,7 +589,8 @@ public class MessageStore {
                 .addBoolean(confirmationRequired)
                 .addBoolean(fromPigeon)
                 .addString(quotas.pendingBytes())
-                .addInteger(mailSent);
+                .addInteger(mailSent)
+                .addArrayOfString(groups);
     }
 
     /** What a post alone stored: all its messages, none over {@code max_size}, or none when it is null. */

@@ -52,16 +52,11 @@ public record PostKeys(String key, List<String> dedupIds) {
                     settings.contentBased() && dedupId(i) == null
                             ? DeduplicationKeys.contentOfBody(message.body())
                             : null);
-            String key = DeduplicationKeys.key(settings, dedupId, groupOf(message));
+            String key = DeduplicationKeys.key(settings, dedupId, message.group());
             any |= key != null;
             keys.add(key);
         }
         return new PostKeys(key, any ? keys : null);
-    }
-
-    /** The group of a message as its dedup_id is scoped (none yet: every message is its queue's). */
-    private static String groupOf(NewMessage message) {
-        return null;
     }
 
     /** The dedup_id of message {@code i}, or null. */

@@ -66,7 +66,7 @@ final class PostSealing {
         for (NewMessage message : messages) {
             MessageCipher.Sealed body = cipher.seal(queue.project(), queue.storedName(), message.body());
             keyId = body.keyId();
-            sealed.add(new NewMessage(message.ttl(), message.delay(), body.text()));
+            sealed.add(message.withBody(body.text()));
         }
         return post.apply(sealed, keyId);
     }

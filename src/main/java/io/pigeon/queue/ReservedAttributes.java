@@ -53,6 +53,11 @@ public class ReservedAttributes {
 
     public static final String SCOPE_QUEUE = "queue";
     public static final String SCOPE_GROUP = "group";
+    /**
+     * Pigeon's: how the queue's claims choose by the messages' groups ({@link Ordering}: {@code "none"}, the default,
+     * {@code "fifo"} or {@code "fair"}); not shown unless set, as Zaqar has no such attribute.
+     */
+    public static final String ORDERING = "_ordering";
 
     /** Every reserved attribute: each always has a value, its default when the queue sets none. */
     public static final Set<String> ALL = Set.of(
@@ -68,8 +73,8 @@ public class ReservedAttributes {
      * Pigeon's own attributes that have a default but are shown only when set: {@code null} is their unset value, so
      * a queue's metadata never stores them as {@code null} (see {@link #withoutUnset}).
      */
-    public static final Set<String> SHOWN_WHEN_SET =
-            Set.of(CLAIM_WAIT_SECONDS, DEDUP_WINDOW_SECONDS, CONTENT_BASED_DEDUPLICATION, DEDUPLICATION_SCOPE);
+    public static final Set<String> SHOWN_WHEN_SET = Set.of(
+            CLAIM_WAIT_SECONDS, DEDUP_WINDOW_SECONDS, ORDERING, CONTENT_BASED_DEDUPLICATION, DEDUPLICATION_SCOPE);
 
     /**
      * Every attribute a patch may replace or remove while the queue does not set it, removing it restoring its
@@ -164,6 +169,12 @@ public class ReservedAttributes {
                 throw invalid(DEAD_LETTER_QUEUE + " must be a queue name or null.");
             }
             QueueName.stored(deadLetterQueue.asText()); // the SQS API names queues of up to 80 characters
+        }
+        JsonNode ordering = metadata.get(ORDERING);
+        if (ordering != null
+                && !ordering.isNull()
+                && (!ordering.isTextual() || Ordering.named(ordering.textValue()) == null)) {
+            throw invalid(ORDERING + " must be \"none\", \"fifo\" or \"fair\", or null.");
         }
         JsonNode flavor = metadata.get(FLAVOR);
         if (flavor != null

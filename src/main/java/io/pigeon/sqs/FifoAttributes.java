@@ -28,11 +28,6 @@ final class FifoAttributes {
     static final List<String> NAMES =
             List.of(FIFO_QUEUE, CONTENT_BASED_DEDUPLICATION, DEDUPLICATION_SCOPE, FIFO_THROUGHPUT_LIMIT);
 
-    /** The queue attribute of the claim model of groups (issue 43) and its value for a FIFO queue. */
-    static final String ORDERING = "_ordering";
-
-    static final String FIFO = "fifo";
-
     /** Pigeon's key for FifoThroughputLimit, kept and shown only. */
     static final String THROUGHPUT_LIMIT = "_sqs_fifo_throughput_limit";
 

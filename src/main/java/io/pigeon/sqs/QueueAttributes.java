@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.queue.ClaimWaitSettings;
+import io.pigeon.queue.Ordering;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.ReservedAttributes;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -153,7 +154,7 @@ public class QueueAttributes {
         Changes changes = asked(given, account, queue);
         boolean fifo = SqsQueueNames.isFifo(queue);
         if (fifo) {
-            changes.keys().put(FifoAttributes.ORDERING, JsonNodeFactory.instance.textNode(FifoAttributes.FIFO));
+            changes.keys().put(ReservedAttributes.ORDERING, JsonNodeFactory.instance.textNode(Ordering.FIFO.value()));
         }
         if (!given.containsKey("MessageRetentionPeriod")) {
             changes.keys()

@@ -65,7 +65,8 @@ final class PigeonCycleScript {
                         "NULL",
                         "false",
                         QUOTA_TEXT,
-                        MAIL_OFF)
+                        MAIL_OFF,
+                        "NULL")
                 : bind(
                         MessageStatements.POST,
                         ":project",

@@ -7,14 +7,31 @@ import java.util.List;
  * Which optional fields a request asks its message documents to carry ({@code ?include=claim_count}, comma-separated
  * or repeated, as {@code ids}). v2 documents always carry {@code claim_count}: Zaqar's clients read it (pop answers
  * have it). v1.1 documents carry it only when asked for: Zaqar's own v1.1 suite validates them against schemas that
- * forbid any other key. Values this server does not know are ignored, as Zaqar ignores parameters it does not know.
+ * forbid any other key. {@code ?include=group} adds each message's group, in every version.
+ * Values this server does not know are ignored, as Zaqar ignores parameters it does not know.
  */
 public final class IncludedFields {
 
     /** The value of {@code include} that asks for {@code claim_count} (and a pop's {@code claim_id}). */
     public static final String CLAIM_COUNT = "claim_count";
 
+    /**
+     * The value of {@code include} that asks for each message's {@code group} (Pigeon's, every version): without it no
+     * answer names a group, so that every answer stays byte for byte Zaqar's (python-zaqarclient refuses keys it does
+     * not know).
+     */
+    public static final String GROUP = "group";
+
     private IncludedFields() {}
+
+    /** The optional fields a request's message documents carry. */
+    public record Shown(boolean claimCount, boolean group) {}
+
+    /** What the documents of {@code version} carry for a request with these include values. */
+    public static Shown shown(ApiVersion version, List<String> include) {
+        List<String> named = IdListReader.of(include);
+        return new Shown(claimCount(version, include), named != null && named.contains(GROUP));
+    }
 
     /** Whether the documents of {@code version} carry {@code claim_count} for a request with these include values. */
     public static boolean claimCount(ApiVersion version, List<String> include) {

@@ -3,6 +3,7 @@ package io.pigeon.api.read;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pigeon.api.ApiVersion;
 import io.pigeon.message.MessageBounds;
+import io.pigeon.message.MessageGroups;
 import io.pigeon.message.NewMessage;
 import io.pigeon.message.PostKeys;
 import io.pigeon.rules.Rejection;
@@ -22,7 +23,8 @@ public final class MessagePostReader {
     /**
      * A post in {@code version}'s shape: v1's is a bare array of messages, each with a required {@code ttl}; later
      * ones are {@code {"messages": [...]}}, where a message may omit {@code ttl} (the queue's default then applies)
-     * and, where the version has delayed messages (v2, not v1.1), give a {@code delay}.
+     * and, where the version has delayed messages (v2, not v1.1), give a {@code delay}. Any message may name its
+     * {@code group} (Pigeon's; Zaqar drops the field, so a client that sends it still works against Zaqar).
      */
     public static List<NewMessage> read(byte[] document, ApiVersion version, MessageBounds bounds) {
         return readPost(document, version, bounds).messages();
@@ -96,7 +98,15 @@ public final class MessagePostReader {
                 throw Rejection.invalidBody(PostKeys.dedupIdExpectation());
             }
             dedupIds.add(dedupId == null || dedupId.isNull() ? null : PostKeys.dedupId(dedupId.textValue()));
-            parsed.add(new NewMessage(ttl, delay, body.toString()));
+            JsonNode group = message.get("group");
+            if (group != null && !group.isNull() && !group.isTextual()) {
+                throw Rejection.invalidBody(MessageGroups.expectation());
+            }
+            parsed.add(new NewMessage(
+                    ttl,
+                    delay,
+                    body.toString(),
+                    group == null || group.isNull() ? null : MessageGroups.checked(group.textValue())));
         }
         return parsed;
     }

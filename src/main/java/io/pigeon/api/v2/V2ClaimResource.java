@@ -76,7 +76,7 @@ public class V2ClaimResource {
         Integer preferred = request.waitSeconds() == null ? WaitReader.fromPrefer(prefer, waits.maxSeconds()) : null;
         Integer wait = request.waitSeconds() != null ? request.waitSeconds() : preferred;
         QueueName queue = QueueName.of(queueName);
-        boolean claimCount = IncludedFields.claimCount(DialectPaths.version(version), include);
+        IncludedFields.Shown claimCount = IncludedFields.shown(DialectPaths.version(version), include);
         return claims.take(
                         project,
                         caller.grantSignature().orElse(null),
@@ -118,7 +118,7 @@ public class V2ClaimResource {
             @QueryParam("include") List<String> include) {
         String project = caller.requiredProject();
         QueueName queue = QueueName.of(queueName);
-        boolean claimCount = IncludedFields.claimCount(DialectPaths.version(version), include);
+        IncludedFields.Shown claimCount = IncludedFields.shown(DialectPaths.version(version), include);
         return claims.getNamed(project, queue, claimId)
                 .map(claim -> new V2Views.ClaimView(
                         claim.age(),

@@ -117,7 +117,7 @@ public class V2MessageResource {
         String project = caller.requiredProject();
         UUID clientId = ClientIds.require(clientHeader);
         ApiVersion api = DialectPaths.version(version);
-        boolean claimCount = IncludedFields.claimCount(api, include);
+        IncludedFields.Shown claimCount = IncludedFields.shown(api, include);
         List<String> wanted = IdListReader.of(idParams);
         if (wanted != null) {
             QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
@@ -164,7 +164,7 @@ public class V2MessageResource {
             @QueryParam("include") List<String> include) {
         String project = caller.requiredProject();
         ApiDialect dialect = DialectPaths.dialect(version, collection);
-        boolean claimCount = IncludedFields.claimCount(dialect.version(), include);
+        IncludedFields.Shown claimCount = IncludedFields.shown(dialect.version(), include);
         QueueName queue = dialect.name(queueName);
         long rowId = MessageIds.parse(id).orElseThrow(() -> MessageService.messageNotFound(project, queue, id));
         return messages.get(project, queue, rowId)
@@ -224,7 +224,7 @@ public class V2MessageResource {
             if (!dialect.pops()) {
                 throw ApiException.invalidRequest("A topic's messages are not popped: they go to its subscriptions.");
             }
-            boolean claimCount = IncludedFields.claimCount(dialect.version(), include);
+            IncludedFields.Shown claimCount = IncludedFields.shown(dialect.version(), include);
             // Pigeon's long polling: with Prefer: wait=N or the queue's _claim_wait_seconds, a pop that finds nothing
             // free waits up to so long for a message before its empty answer.
             Integer preferred = WaitReader.fromPrefer(prefer, waits.maxSeconds());

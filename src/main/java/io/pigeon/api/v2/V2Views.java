@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonRawValue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiVersion;
+import io.pigeon.api.read.IncludedFields;
 import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
@@ -22,7 +23,7 @@ public final class V2Views {
     /**
      * A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar.
      * {@code claim_count} where the request's version shows it (see {@code IncludedFields}); {@code claim_id} in pop
-     * answers only, as in Zaqar's.
+     * answers only, as in Zaqar's; {@code group} only where asked for ({@code ?include=group}) and the message has one.
      */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -34,7 +35,8 @@ public final class V2Views {
             @JsonRawValue String body,
             String checksum,
             @JsonProperty("claim_id") String claimId,
-            @JsonProperty("claim_count") Integer claimCount) {}
+            @JsonProperty("claim_count") Integer claimCount,
+            String group) {}
 
     /** {@code {"messages": [...], "links": [...]}}; links absent where v2 has none (get by ids, claims, pops). */
     @RegisterForReflection
@@ -68,8 +70,8 @@ public final class V2Views {
     @RegisterForReflection
     public record Shared(List<String> paths, List<String> methods, String project, String expires, String signature) {}
 
-    /** A message's document; with its {@code claim_count} when {@code claimCount}. */
-    public static Item item(ApiVersion version, QueueName queue, Message message, boolean claimCount) {
+    /** A message's document; with its {@code claim_count} and its {@code group} where {@code shown} says. */
+    public static Item item(ApiVersion version, QueueName queue, Message message, IncludedFields.Shown shown) {
         return new Item(
                 MessageIds.format(message.id()),
                 Hrefs.message(version, queue, message.id()),
@@ -78,19 +80,21 @@ public final class V2Views {
                 message.body(),
                 BodyChecksum.of(message.body()),
                 null,
-                claimCount ? message.claimCount() : null);
+                shown.claimCount() ? message.claimCount() : null,
+                shown.group() ? message.group() : null);
     }
 
-    public static List<Item> items(ApiVersion version, QueueName queue, List<Message> messages, boolean claimCount) {
-        return messages.stream().map(m -> item(version, queue, m, claimCount)).toList();
+    public static List<Item> items(
+            ApiVersion version, QueueName queue, List<Message> messages, IncludedFields.Shown shown) {
+        return messages.stream().map(m -> item(version, queue, m, shown)).toList();
     }
 
     /** Claimed messages: each href carries the claim id, so that deleting by href proves the claim. */
     public static List<Item> claimedItems(
-            ApiVersion version, QueueName queue, UUID claimId, List<Message> messages, boolean claimCount) {
+            ApiVersion version, QueueName queue, UUID claimId, List<Message> messages, IncludedFields.Shown shown) {
         return messages.stream()
                 .map(m -> {
-                    Item item = item(version, queue, m, claimCount);
+                    Item item = item(version, queue, m, shown);
                     return new Item(
                             item.id(),
                             item.href() + "?claim_id=" + claimId,
@@ -99,7 +103,8 @@ public final class V2Views {
                             item.body(),
                             item.checksum(),
                             null,
-                            item.claimCount());
+                            item.claimCount(),
+                            item.group());
                 })
                 .toList();
     }
@@ -110,10 +115,10 @@ public final class V2Views {
      * the answer, naming no claim that can be read. Both only where {@code claim_count} is shown.
      */
     public static List<Item> poppedItems(
-            ApiVersion version, QueueName queue, UUID popId, List<Message> messages, boolean claimCount) {
+            ApiVersion version, QueueName queue, UUID popId, List<Message> messages, IncludedFields.Shown shown) {
         return messages.stream()
                 .map(m -> {
-                    Item item = item(version, queue, m, claimCount);
+                    Item item = item(version, queue, m, shown);
                     return new Item(
                             item.id(),
                             item.href(),
@@ -121,8 +126,9 @@ public final class V2Views {
                             item.age(),
                             item.body(),
                             item.checksum(),
-                            claimCount ? popId.toString() : null,
-                            item.claimCount());
+                            shown.claimCount() ? popId.toString() : null,
+                            item.claimCount(),
+                            item.group());
                 })
                 .toList();
     }

@@ -172,6 +172,34 @@ class ContentDeduplicationTest {
     }
 
     @Test
+    void aGroupScopedQueueRemembersADedupIdPerGroup() {
+        create("scoped", "{\"_deduplication_scope\": \"group\", \"_content_based_deduplication\": true}");
+        List<String> first = ids(post(
+                "scoped",
+                "{\"messages\": [{\"body\": 1, \"dedup_id\": \"d\", \"group\": \"a\"},"
+                        + " {\"body\": 2, \"dedup_id\": \"d\", \"group\": \"b\"},"
+                        + " {\"body\": 3, \"dedup_id\": \"d\"}]}"));
+        assertEquals(3, new HashSet<>(first).size(), "one dedup_id in two groups and none: three messages");
+        List<String> again = ids(post(
+                "scoped",
+                "{\"messages\": [{\"body\": 9, \"dedup_id\": \"d\", \"group\": \"b\"},"
+                        + " {\"body\": \"x\", \"group\": \"a\"}, {\"body\": \"x\", \"group\": \"b\"},"
+                        + " {\"body\": \"x\", \"group\": \"a\"}]}"));
+        assertEquals(first.get(1), again.get(0), "a repeat within its group answers the first id");
+        assertNotEquals(again.get(1), again.get(2), "the same content in two groups is two messages");
+        assertEquals(again.get(1), again.get(3));
+        assertEquals(5, stored("scoped"));
+        // The same dedup_id on a queue-scoped queue is one message whatever the group.
+        create("queue-scoped", "{}");
+        List<String> queueScoped = ids(post(
+                "queue-scoped",
+                "{\"messages\": [{\"body\": 1, \"dedup_id\": \"d\", \"group\": \"a\"},"
+                        + " {\"body\": 2, \"dedup_id\": \"d\", \"group\": \"b\"}]}"));
+        assertEquals(queueScoped.get(0), queueScoped.get(1));
+        assertEquals(1, stored("queue-scoped"));
+    }
+
+    @Test
     void theAttributesAreShownWhenSetAndCheckedNamingTheirBounds() {
         create("shown", "{\"_content_based_deduplication\": true, \"_deduplication_scope\": \"group\"}");
         Api.as(project)

@@ -1767,7 +1767,7 @@ deleted AS (
 SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted;
 
 -- name: SqsMessageStore.RECEIVED
-SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes
+SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes, m.message_group
 FROM queues q JOIN messages m ON m.queue_id = q.id
 WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]);
 
@@ -1785,12 +1785,14 @@ AND (NOT COALESCE((q.metadata->'_content_based_deduplication')::jsonb = 'true'::
      OR current_setting('pigeon.deduplicating', true) = 'on'
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes)
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
+                          message_group)
     SELECT t.id, $3, t.default_ttl, n.body, now() + t.default_ttl * interval '1 second',
            CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                 THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-           $15, n.attributes
-    FROM target t, unnest($4::int[], $5::text[], $6::text[]) WITH ORDINALITY AS n (delay, body, attributes, ord)
+           $15, n.attributes, n.message_group
+    FROM target t, unnest($4::int[], $5::text[], $6::text[], $19::text[])
+                   WITH ORDINALITY AS n (delay, body, attributes, message_group, ord)
     WHERE $9 <= t.max_size
     ORDER BY n.ord
     RETURNING id, ttl, body, visible_at, key_id),

@@ -32,7 +32,9 @@ public class SqsMessageStore {
 
     // As MessageStore.POST_CREATING_QUEUE, without creating the queue: SQS sends only to a queue that exists. The
     // queue's post-size limit bounds the largest message ($9, SQS counts each message alone); over it, nothing is
-    // stored and max_size tells the caller why. No row in target: no queue, max_size is null.
+    // stored and max_size tells the caller why. No row in target: no queue, max_size is null. Each message's group
+    // ($19: MessageGroupId, null: none) goes in message_group (migration V30), which a queue ordered by groups claims
+    // by.
     static final String SEND =
             """
             WITH target AS (
@@ -43,12 +45,14 @@ public class SqsMessageStore {
                 FROM queues q
                 WHERE q.project = $1 AND q.name = $2 AND %s AND %s),
             inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes)
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
+                                      message_group)
                 SELECT t.id, $3, t.default_ttl, n.body, now() + t.default_ttl * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                             THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-                       $15, n.attributes
-                FROM target t, unnest($4::int[], $5::text[], $6::text[]) WITH ORDINALITY AS n (delay, body, attributes, ord)
+                       $15, n.attributes, n.message_group
+                FROM target t, unnest($4::int[], $5::text[], $6::text[], $19::text[])
+                               WITH ORDINALITY AS n (delay, body, attributes, message_group, ord)
                 WHERE $9 <= t.max_size
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at, key_id),
@@ -85,7 +89,7 @@ public class SqsMessageStore {
     // was 0 may be claimed again before this read.
     static final String RECEIVED =
             """
-            SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes
+            SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes, m.message_group
             FROM queues q JOIN messages m ON m.queue_id = q.id
             WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[])""";
 
@@ -163,8 +167,16 @@ public class SqsMessageStore {
         this.messages = messages;
     }
 
-    /** One message to send: its delay (null: the queue's), its body as stored, its attributes' text (null: none). */
-    record Outgoing(Integer delay, String body, String attributes) {}
+    /**
+     * One message to send: its delay (null: the queue's), its body as stored, its attributes' text (null: none), its
+     * group (null: none).
+     */
+    record Outgoing(Integer delay, String body, String attributes, String group) {
+
+        Outgoing withBody(String sealed) {
+            return new Outgoing(delay, sealed, attributes, group);
+        }
+    }
 
     /**
      * What a send stored: the queue's post-size limit (null: there is no such queue) and the ids, in the order sent
@@ -184,6 +196,7 @@ public class SqsMessageStore {
         Integer[] delays = outgoing.stream().map(Outgoing::delay).toArray(Integer[]::new);
         String[] bodies = outgoing.stream().map(Outgoing::body).toArray(String[]::new);
         String[] attributes = outgoing.stream().map(Outgoing::attributes).toArray(String[]::new);
+        String[] groups = outgoing.stream().map(Outgoing::group).toArray(String[]::new);
         Tuple parameters = Tuple.of(queue.project(), queue.storedName(), clientId)
                 .addArrayOfInteger(delays)
                 .addArrayOfString(bodies)
@@ -193,7 +206,7 @@ public class SqsMessageStore {
                 .addInteger(largest);
         return queue.db()
                 .preparedQuery(SEND)
-                .execute(messages.withFanOutGuards(parameters, keyId, false))
+                .execute(messages.withFanOutGuards(parameters, keyId, false).addArrayOfString(groups))
                 .map(rows -> {
                     Row row = rows.iterator().next();
                     Long[] ids = row.getArrayOfLongs("ids");
@@ -208,9 +221,14 @@ public class SqsMessageStore {
                 });
     }
 
-    /** A received message's stored extras: who sent it, when, when first received, and its attributes' text. */
+    /** A received message's stored extras: who sent it, when, when first received, its attributes' text, its group. */
     record Extras(
-            UUID clientId, OffsetDateTime sentAt, OffsetDateTime firstReceivedAt, String keyId, String attributes) {}
+            UUID clientId,
+            OffsetDateTime sentAt,
+            OffsetDateTime firstReceivedAt,
+            String keyId,
+            String attributes,
+            String group) {}
 
     /** The extras of the messages {@code ids}, by id (a message gone meanwhile has none). */
     Uni<Map<Long, Extras>> received(PlacedQueue queue, long[] ids) {
@@ -228,7 +246,8 @@ public class SqsMessageStore {
                                         row.getOffsetDateTime("created_at"),
                                         row.getOffsetDateTime("first_claimed_at"),
                                         row.getString("key_id"),
-                                        row.getString("sqs_attributes")));
+                                        row.getString("sqs_attributes"),
+                                        row.getString("message_group")));
                     }
                     return byId;
                 });

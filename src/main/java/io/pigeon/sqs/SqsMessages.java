@@ -51,6 +51,7 @@ public class SqsMessages {
     private final QueueMetrics metrics;
     private final DispatchService deliveries;
     private final SqsSealing sealing;
+    private final FifoSends fifoSends;
 
     public SqsMessages(
             SqsMessageStore store,
@@ -61,7 +62,9 @@ public class SqsMessages {
             ReceiptHandles handles,
             QueueMetrics metrics,
             DispatchService deliveries,
-            MessageCipher cipher) {
+            MessageCipher cipher,
+            FifoSends fifoSends) {
+        this.fifoSends = fifoSends;
         this.store = store;
         this.databases = databases;
         this.config = config;
@@ -73,10 +76,28 @@ public class SqsMessages {
         this.sealing = new SqsSealing(cipher);
     }
 
-    /** A message checked and ready to store, with what SendMessage answers for it. */
-    private record Checked(SqsMessageStore.Outgoing outgoing, long size, SentMessage answer) {}
+    /**
+     * A message checked and ready to store: as sent, its attributes read, its size, and what SendMessage answers for
+     * it.
+     */
+    record Checked(
+            OutgoingMessage message,
+            MessageAttributes attributes,
+            MessageAttributes system,
+            long size,
+            SentMessage answer) {
 
-    private static Checked checked(OutgoingMessage message) {
+        /** The message as stored, with its deduplication id (null: none) beside its attributes. */
+        SqsMessageStore.Outgoing outgoing(String deduplicationId) {
+            return new SqsMessageStore.Outgoing(
+                    message.delaySeconds(),
+                    SqsBodies.stored(message.body()),
+                    new StoredAttributes(attributes, system, deduplicationId).text(),
+                    message.groupId());
+        }
+    }
+
+    private static Checked checked(OutgoingMessage message, boolean fifo) {
         SqsBodies.check(message.body());
         MessageAttributes attributes = MessageAttributes.of(message.attributes());
         MessageAttributes system = MessageAttributes.systemAttributes(message.systemAttributes());
@@ -85,10 +106,12 @@ public class SqsMessages {
             throw SqsRefusal.invalidValue("Value " + delay + " for parameter DelaySeconds is invalid. Reason: must be"
                     + " between 0 and " + MAX_DELAY_SECONDS + ", if provided.");
         }
+        MessageGroupRules.check(message, fifo);
         long size = SqsBodies.size(message.body()) + attributes.size() + system.size();
-        String stored = new StoredAttributes(attributes, system).text();
         return new Checked(
-                new SqsMessageStore.Outgoing(delay, SqsBodies.stored(message.body()), stored),
+                message,
+                attributes,
+                system,
                 size,
                 new SentMessage(
                         null,
@@ -102,6 +125,10 @@ public class SqsMessages {
                 "One or more parameters are invalid. Reason: Message must be shorter than " + maxSize + " bytes.");
     }
 
+    static SqsRefusal tooLongFor(int maxSize) {
+        return tooLong(maxSize);
+    }
+
     static SqsRefusal noQueue() {
         return SqsRefusal.queueDoesNotExist();
     }
@@ -111,7 +138,16 @@ public class SqsMessages {
      * chooses it for the caller, as Zaqar's {@code Client-ID} is chosen by the client).
      */
     public Uni<SentMessage> send(String project, QueueName queue, UUID clientId, OutgoingMessage message) {
-        Checked checked = checked(message);
+        boolean fifo = SqsQueueNames.isFifo(queue);
+        Checked checked = checked(message, fifo);
+        if (fifo) {
+            return fifoSends.send(project, queue, clientId, List.of(checked)).map(outcomes -> {
+                if (outcomes.get(0) instanceof SqsRefusal refusal) {
+                    throw refusal;
+                }
+                return (SentMessage) outcomes.get(0);
+            });
+        }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> stored(placed, clientId, List.of(checked)))
                 .map(sent -> {
@@ -134,11 +170,12 @@ public class SqsMessages {
     public Uni<List<EntryOutcome<SentMessage>>> sendBatch(
             String project, QueueName queue, UUID clientId, List<BatchEntry<OutgoingMessage>> entries) {
         BatchRules.check(entries);
+        boolean fifo = SqsQueueNames.isFifo(queue);
         Map<String, Object> checkedOrRefused = new LinkedHashMap<>();
         long total = 0;
         for (BatchEntry<OutgoingMessage> entry : entries) {
             try {
-                Checked checked = checked(entry.request());
+                Checked checked = checked(entry.request(), fifo);
                 total += checked.size();
                 checkedOrRefused.put(entry.id(), checked);
             } catch (SqsRefusal refusal) {
@@ -159,6 +196,19 @@ public class SqsMessages {
                 accepted.add(checked);
             }
         });
+        if (fifo) {
+            return fifoSends.send(project, queue, clientId, accepted).map(sent -> {
+                for (int i = 0; i < ids.size(); i++) {
+                    checkedOrRefused.put(ids.get(i), sent.get(i));
+                }
+                List<EntryOutcome<SentMessage>> outcomes = new ArrayList<>(entries.size());
+                checkedOrRefused.forEach((id, outcome) -> outcomes.add(
+                        outcome instanceof SentMessage message
+                                ? EntryOutcome.succeeded(id, message)
+                                : EntryOutcome.failed(id, (SqsRefusal) outcome)));
+                return outcomes;
+            });
+        }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> accepted.isEmpty()
                         ? Uni.createFrom().item(new SqsMessageStore.Sent(0, new long[0], 0))
@@ -208,7 +258,7 @@ public class SqsMessages {
     private Uni<SqsMessageStore.Sent> stored(PlacedQueue placed, UUID clientId, List<Checked> messages) {
         long largest = messages.stream().mapToLong(Checked::size).max().orElse(0);
         List<SqsMessageStore.Outgoing> outgoing =
-                messages.stream().map(Checked::outgoing).toList();
+                messages.stream().map(checked -> checked.outgoing(null)).toList();
         return sealing.sealedAsTheQueueAsks(
                         placed,
                         outgoing,
@@ -226,7 +276,7 @@ public class SqsMessages {
                 });
     }
 
-    private static SentMessage withId(SentMessage answer, long id) {
+    static SentMessage withId(SentMessage answer, long id) {
         return new SentMessage(
                 MessageIds.format(id),
                 answer.md5OfMessageBody(),
@@ -298,7 +348,7 @@ public class SqsMessages {
                                         new Receipt(message.id(), claim.id(), message.claimCount())),
                                 body,
                                 MessageDigests.ofBody(body),
-                                SystemAttributes.of(system, message, stored, attributes.system()),
+                                SystemAttributes.of(system, message, stored, attributes, placed.name()),
                                 returned,
                                 MessageDigests.ofAttributes(returned)));
                     }

@@ -69,7 +69,7 @@ final class SqsSealing {
                     ? null
                     : cipher.seal(queue.project(), queue.storedName(), message.attributes())
                             .text();
-            sealed.add(new SqsMessageStore.Outgoing(message.delay(), body.text(), attributes));
+            sealed.add(new SqsMessageStore.Outgoing(message.delay(), body.text(), attributes, message.group()));
         }
         return send.apply(sealed, keyId);
     }

@@ -12,16 +12,21 @@ import java.util.Map;
 /**
  * What an SQS send stores in a message's {@code sqs_attributes} column (migration V29), beside the body: its message
  * attributes and its system attributes, as one compact JSON text ({@code {"m": {name: {"t": type, "s": text} or {"t":
- * type, "b": base64}}, "s": {...}}}, each part left out when empty). Null when there is neither, so a message sent
- * without attributes stores what a Zaqar post stores.
+ * type, "b": base64}}, "s": {...}, "d": deduplication id}}, each part left out when empty). The deduplication id is a
+ * FIFO message's MessageDeduplicationId (given, or its body's hash), which a receive shows. Null when there is none
+ * of them, so a message sent without attributes stores what a Zaqar post stores.
  */
-record StoredAttributes(MessageAttributes message, MessageAttributes system) {
+record StoredAttributes(MessageAttributes message, MessageAttributes system, String deduplicationId) {
 
-    static final StoredAttributes NONE = new StoredAttributes(MessageAttributes.NONE, MessageAttributes.NONE);
+    static final StoredAttributes NONE = new StoredAttributes(MessageAttributes.NONE, MessageAttributes.NONE, null);
+
+    StoredAttributes(MessageAttributes message, MessageAttributes system) {
+        this(message, system, null);
+    }
 
     /** The column's text, or null when there is nothing to store. */
     String text() {
-        if (message.isEmpty() && system.isEmpty()) {
+        if (message.isEmpty() && system.isEmpty() && deduplicationId == null) {
             return null;
         }
         ObjectNode document = JsonNodeFactory.instance.objectNode();
@@ -30,6 +35,9 @@ record StoredAttributes(MessageAttributes message, MessageAttributes system) {
         }
         if (!system.isEmpty()) {
             document.set("s", written(system));
+        }
+        if (deduplicationId != null) {
+            document.put("d", deduplicationId);
         }
         return document.toString();
     }
@@ -54,7 +62,11 @@ record StoredAttributes(MessageAttributes message, MessageAttributes system) {
             return NONE;
         }
         ObjectNode document = StrictJson.readStoredObject(text);
-        return new StoredAttributes(readPart(document.get("m")), readPart(document.get("s")));
+        JsonNode deduplicationId = document.get("d");
+        return new StoredAttributes(
+                readPart(document.get("m")),
+                readPart(document.get("s")),
+                deduplicationId == null ? null : deduplicationId.textValue());
     }
 
     private static MessageAttributes readPart(JsonNode part) {

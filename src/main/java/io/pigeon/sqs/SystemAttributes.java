@@ -1,6 +1,7 @@
 package io.pigeon.sqs;
 
 import io.pigeon.message.Message;
+import io.pigeon.queue.QueueName;
 import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -11,7 +12,9 @@ import java.util.Map;
  * MessageSystemAttributeNames}), from Zaqar's row: {@code ApproximateReceiveCount} is its claim count, {@code
  * SentTimestamp} its creation, {@code ApproximateFirstReceiveTimestamp} its first claim (through either API), {@code
  * SenderId} its client id (Zaqar's {@code Client-ID}, or the one the SQS door chose for the sender), {@code
- * AWSTraceHeader} the one it was sent with. Timestamps in epoch milliseconds, as SQS writes them.
+ * AWSTraceHeader} the one it was sent with; {@code MessageGroupId} its group (a FIFO or fair queue's), {@code
+ * MessageDeduplicationId} the one a FIFO message was deduplicated by (given, or its body's hash), {@code SequenceNumber}
+ * a FIFO queue's ({@link SequenceNumbers}). Timestamps in epoch milliseconds, as SQS writes them.
  */
 final class SystemAttributes {
 
@@ -20,6 +23,9 @@ final class SystemAttributes {
     static final String SENT_TIMESTAMP = "SentTimestamp";
     static final String RECEIVE_COUNT = "ApproximateReceiveCount";
     static final String FIRST_RECEIVE = "ApproximateFirstReceiveTimestamp";
+    static final String GROUP_ID = "MessageGroupId";
+    static final String DEDUPLICATION_ID = "MessageDeduplicationId";
+    static final String SEQUENCE_NUMBER = "SequenceNumber";
 
     private SystemAttributes() {}
 
@@ -32,11 +38,18 @@ final class SystemAttributes {
         return asked(names, SENDER_ID)
                 || asked(names, SENT_TIMESTAMP)
                 || asked(names, FIRST_RECEIVE)
-                || asked(names, MessageAttributes.TRACE_HEADER);
+                || asked(names, MessageAttributes.TRACE_HEADER)
+                || asked(names, DEDUPLICATION_ID)
+                || asked(names, GROUP_ID);
     }
 
     static Map<String, String> of(
-            Collection<String> names, Message message, SqsMessageStore.Extras stored, MessageAttributes system) {
+            Collection<String> names,
+            Message message,
+            SqsMessageStore.Extras stored,
+            StoredAttributes storedAttributes,
+            QueueName queue) {
+        MessageAttributes system = storedAttributes.system();
         Map<String, String> attributes = new LinkedHashMap<>();
         if (names.isEmpty()) {
             return attributes;
@@ -54,6 +67,16 @@ final class SystemAttributes {
             if (asked(names, FIRST_RECEIVE) && stored.firstReceivedAt() != null) {
                 attributes.put(FIRST_RECEIVE, millis(stored.firstReceivedAt()));
             }
+        }
+        String group = message.group() != null ? message.group() : stored == null ? null : stored.group();
+        if (asked(names, GROUP_ID) && group != null) {
+            attributes.put(GROUP_ID, group);
+        }
+        if (asked(names, DEDUPLICATION_ID) && storedAttributes.deduplicationId() != null) {
+            attributes.put(DEDUPLICATION_ID, storedAttributes.deduplicationId());
+        }
+        if (asked(names, SEQUENCE_NUMBER) && SqsQueueNames.isFifo(queue)) {
+            attributes.put(SEQUENCE_NUMBER, SequenceNumbers.of(message.id()));
         }
         AttributeValue trace = system.byName().get(MessageAttributes.TRACE_HEADER);
         if (asked(names, MessageAttributes.TRACE_HEADER) && trace != null) {

@@ -28,7 +28,9 @@ final class SqsMessageInputs {
                 in.string("MessageBody").orElse(null),
                 attributes(in, "MessageAttributes", "MessageAttribute"),
                 attributes(in, "MessageSystemAttributes", "MessageSystemAttribute"),
-                in.integer("DelaySeconds").orElse(null));
+                in.integer("DelaySeconds").orElse(null),
+                in.string("MessageGroupId").orElse(null),
+                in.string("MessageDeduplicationId").orElse(null));
     }
 
     /** A receive as asked; the system attribute names of both parameters together. */

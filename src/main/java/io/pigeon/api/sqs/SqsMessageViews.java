@@ -28,7 +28,8 @@ final class SqsMessageViews {
         return answer.string("MessageId", sent.messageId())
                 .string("MD5OfMessageBody", sent.md5OfMessageBody())
                 .string("MD5OfMessageAttributes", sent.md5OfMessageAttributes())
-                .string("MD5OfMessageSystemAttributes", sent.md5OfMessageSystemAttributes());
+                .string("MD5OfMessageSystemAttributes", sent.md5OfMessageSystemAttributes())
+                .string("SequenceNumber", sent.sequenceNumber());
     }
 
     /** ReceiveMessage's output; no {@code Messages} member when none was received, as AWS answers an empty poll. */

@@ -1,7 +1,7 @@
 """Drives a running Pigeon's SQS API with Debian's python3-boto3 (1.26: the query protocol, form requests and XML
 answers), configured as an application would be: endpoint_url and static credentials, nothing else.
 
-Usage: /usr/bin/python3 src/test/clients/sqs_boto3_scenario.py URL [queues|messages|all]
+Usage: /usr/bin/python3 src/test/clients/sqs_boto3_scenario.py URL [queues|messages|fifo|all]
 In auth mode none the access key id names the project; each run is its own random project.
 Prints one line per step; exits non-zero at the first step that does not behave as AWS documents.
 """
@@ -173,8 +173,61 @@ def messages():
     sqs.delete_queue(QueueUrl=queue_url)
 
 
+def fifo():
+    """A FIFO queue: .fifo and FifoQueue, MessageGroupId, deduplication (given and by content), SequenceNumber, the
+    order within a group, and AWS's refusals."""
+    step('a .fifo name without FifoQueue', error_code(sqs.create_queue, QueueName='boto.fifo')[0]
+         == 'InvalidParameterValue')
+    queue_url = sqs.create_queue(QueueName='boto.fifo', Attributes={'FifoQueue': 'true'})['QueueUrl']
+    shown = sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=['All'])['Attributes']
+    step('FIFO attributes shown', shown.get('FifoQueue') == 'true' and shown.get('ContentBasedDeduplication') == 'false'
+         and shown.get('DeduplicationScope') == 'queue' and shown.get('FifoThroughputLimit') == 'perQueue', shown)
+    first = sqs.send_message(QueueUrl=queue_url, MessageBody='charge', MessageGroupId='order-1',
+                             MessageDeduplicationId='charge-1')
+    again = sqs.send_message(QueueUrl=queue_url, MessageBody='charge again', MessageGroupId='order-1',
+                             MessageDeduplicationId='charge-1')
+    step('a repeated MessageDeduplicationId answers the first MessageId',
+         first['MessageId'] == again['MessageId'] and first['SequenceNumber'] == again['SequenceNumber'], again)
+    for i in range(1, 6):
+        sqs.send_message(QueueUrl=queue_url, MessageBody='step %d' % i, MessageGroupId='order-1',
+                         MessageDeduplicationId='step-%d' % i)
+    step('a missing MessageGroupId', error_code(sqs.send_message, QueueUrl=queue_url, MessageBody='x',
+                                                MessageDeduplicationId='y') == ('MissingParameter', 400))
+    step('a missing MessageDeduplicationId', error_code(sqs.send_message, QueueUrl=queue_url, MessageBody='x',
+                                                        MessageGroupId='g') == ('InvalidParameterValue', 400))
+    step('DelaySeconds per message', error_code(sqs.send_message, QueueUrl=queue_url, MessageBody='x',
+                                                MessageGroupId='g', MessageDeduplicationId='z', DelaySeconds=3)
+         == ('InvalidParameterValue', 400))
+    bodies = []
+    sequence = []
+    for _ in range(30):
+        if len(bodies) >= 6:
+            break
+        answer = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, AttributeNames=['All'])
+        for message in answer.get('Messages', []):
+            bodies.append(message['Body'])
+            sequence.append(int(message['Attributes']['SequenceNumber']))
+            step('its group and deduplication id', message['Attributes']['MessageGroupId'] == 'order-1'
+                 and 'MessageDeduplicationId' in message['Attributes'], message['Attributes'])
+            sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message['ReceiptHandle'])
+    step('one message stored for the repeat, the group in the order sent',
+         bodies == ['charge'] + ['step %d' % i for i in range(1, 6)], bodies)
+    step('SequenceNumber increases within the group', sequence == sorted(sequence) and len(set(sequence)) == 6,
+         sequence)
+    sqs.set_queue_attributes(QueueUrl=queue_url, Attributes={'ContentBasedDeduplication': 'true'})
+    one = sqs.send_message(QueueUrl=queue_url, MessageBody='same body', MessageGroupId='g')
+    two = sqs.send_message(QueueUrl=queue_url, MessageBody='same body', MessageGroupId='g')
+    step('content-based deduplication', one['MessageId'] == two['MessageId'])
+    received = sqs.receive_message(QueueUrl=queue_url, AttributeNames=['MessageDeduplicationId'])['Messages'][0]
+    step('the body\'s SHA-256 is its MessageDeduplicationId', received['Attributes']['MessageDeduplicationId']
+         == hashlib.sha256(b'same body').hexdigest(), received['Attributes'])
+    sqs.delete_queue(QueueUrl=queue_url)
+
+
 if mode in ('queues', 'all'):
     queues()
 if mode in ('messages', 'all'):
     messages()
+if mode in ('fifo', 'all'):
+    fifo()
 print('boto3 %s (query protocol) against %s: all steps passed' % (boto3.__version__, url))

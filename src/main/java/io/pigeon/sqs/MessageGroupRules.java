@@ -5,7 +5,7 @@ package io.pigeon.sqs;
  * 128 alphanumeric and punctuation characters; a FIFO queue requires a group and refuses a per-message delay; a
  * standard queue takes a group (a fair queue's tenant) but no deduplication id. Each refusal as AWS answers it.
  */
-final class MessageGroupRules {
+public final class MessageGroupRules {
 
     static final int MAX_LENGTH = 128;
     private static final String NOT_FOR_THIS_QUEUE_TYPE =
@@ -28,6 +28,14 @@ final class MessageGroupRules {
             throw SqsRefusal.invalidParameter(
                     "MessageDeduplicationId", message.deduplicationId(), NOT_FOR_THIS_QUEUE_TYPE);
         }
+    }
+
+    /**
+     * Checks a ReceiveMessage's {@code ReceiveRequestAttemptId} (null: none) by AWS's bound: 1 to 128 alphanumeric and
+     * punctuation characters. Pigeon accepts it and does not replay a receive by it (docs/api/sqs.md).
+     */
+    public static void checkAttemptId(String attemptId) {
+        token("ReceiveRequestAttemptId", attemptId);
     }
 
     /** The refusal of a FIFO message with no deduplication id on a queue that does not deduplicate by content. */

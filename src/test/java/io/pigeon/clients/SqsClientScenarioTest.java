@@ -45,6 +45,13 @@ class SqsClientScenarioTest {
         assertPassed(run(PYTHON, "src/test/clients/sqs_boto3_scenario.py", pigeonUrl(), "messages"));
     }
 
+    /** A FIFO queue through boto3 (issue 43): groups, order, deduplication, SequenceNumber, AWS's refusals. */
+    @Test
+    void boto3FifoQueue() throws Exception {
+        requirePython("import boto3", "python3-boto3");
+        assertPassed(run(PYTHON, "src/test/clients/sqs_boto3_scenario.py", pigeonUrl(), "fifo"));
+    }
+
     @Test
     void awsCliQueueActions() throws Exception {
         assumeTrue(Files.isExecutable(Path.of(AWS_CLI)), "awscli is not installed (apt-get install awscli)");

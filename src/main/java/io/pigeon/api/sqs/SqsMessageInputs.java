@@ -1,6 +1,7 @@
 package io.pigeon.api.sqs;
 
 import io.pigeon.sqs.AttributeValue;
+import io.pigeon.sqs.MessageGroupRules;
 import io.pigeon.sqs.OutgoingMessage;
 import io.pigeon.sqs.ReceiveRequest;
 import io.pigeon.sqs.SqsRefusal;
@@ -35,6 +36,7 @@ final class SqsMessageInputs {
 
     /** A receive as asked; the system attribute names of both parameters together. */
     static ReceiveRequest receive(SqsParameters in) {
+        MessageGroupRules.checkAttemptId(in.string("ReceiveRequestAttemptId").orElse(null));
         List<String> system = new ArrayList<>(in.strings("AttributeNames", "AttributeName"));
         system.addAll(in.strings("MessageSystemAttributeNames", "MessageSystemAttributeName"));
         return new ReceiveRequest(

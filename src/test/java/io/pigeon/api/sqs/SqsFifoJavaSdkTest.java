@@ -277,7 +277,18 @@ class SqsFifoJavaSdkTest {
         assertEquals(1, batch.successful().size());
         assertEquals("bad", batch.failed().get(0).id());
         assertEquals("InvalidParameterValue", batch.failed().get(0).code());
-        assertEquals(1, receiveAll(url).size(), "nothing refused was stored");
+        // ReceiveRequestAttemptId is taken within AWS's bound (and not replayed: docs/api/sqs.md).
+        SqsException badAttempt = assertThrows(
+                SqsException.class,
+                () -> sqs.receiveMessage(receive -> receive.queueUrl(url).receiveRequestAttemptId("a b")));
+        assertEquals("InvalidParameterValue", badAttempt.awsErrorDetails().errorCode());
+        assertEquals(
+                1,
+                sqs.receiveMessage(receive ->
+                                receive.queueUrl(url).maxNumberOfMessages(10).receiveRequestAttemptId("attempt-1"))
+                        .messages()
+                        .size(),
+                "nothing refused was stored");
         // A standard queue: no deduplication id, but a group (a fair queue's tenant) is taken and shown.
         String standard = sqs.createQueue(create -> create.queueName("tenants")).queueUrl();
         SqsException dedupOnStandard = assertThrows(

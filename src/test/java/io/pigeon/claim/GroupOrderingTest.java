@@ -146,6 +146,22 @@ class GroupOrderingTest {
     }
 
     @Test
+    void aDeadMessageLeavesItsGroupAndTheNextProceeds() {
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_ordering\": \"fifo\", \"_max_claim_count\": 1, \"_dead_letter_queue\": \"dead\"}")
+                .put("/v2/queues/dying")
+                .then()
+                .statusCode(201);
+        post("dying", "g:1", "g:2");
+        Response first = claim("dying", 1);
+        assertEquals(List.of("1"), bodies(first));
+        Api.as(project).delete(first.header("Location")).then().statusCode(204);
+        // 1 was claimed as often as the queue allows: released, it is dead, and 2 is next in its group.
+        assertEquals(List.of("2"), bodies(claim("dying", 10)));
+    }
+
+    @Test
     void noneIgnoresGroups() {
         queue("plain", null);
         post("plain", "a:1", "a:2", "b:3");

@@ -59,7 +59,7 @@ SELECT account_id FROM sqs_accounts WHERE project = $1;
 WITH asked AS (
     SELECT a.claim_index, a.claim_id, a.wanted, a.ttl, a.grace, q.id AS queue_id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
      THEN (metadata->>'_max_claim_count')::int END AS max_claims,
-           (q.metadata->>'_claim_wait_seconds')::int AS wait_default
+           (q.metadata->>'_claim_wait_seconds')::int AS wait_default, q.metadata->>'_ordering' AS ordering
     FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::int[], $6::int[])
          WITH ORDINALITY AS a (project, name, claim_id, wanted, ttl, grace, claim_index)
     LEFT JOIN queues q ON q.project = a.project AND q.name = a.name),
@@ -73,7 +73,7 @@ locked AS MATERIALIZED (
     SELECT w.queue_id, o.id, o.rank
     FROM (SELECT queue_id, max_claims, sum(wanted) AS wanted
           FROM asked
-          WHERE queue_id IS NOT NULL
+          WHERE queue_id IS NOT NULL AND COALESCE(ordering, 'none') = 'none'
           GROUP BY queue_id, max_claims) w
     CROSS JOIN LATERAL unnest(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
@@ -116,13 +116,114 @@ recorded AS (
     FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
     JOIN ranked r ON r.claim_index = h.claim_index)
 SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       c.message_group, a.wait_default
+       c.message_group, a.wait_default, a.ordering
 FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
 ORDER BY a.claim_index, c.id;
 
+-- name: ClaimStore.CREATE_FAIR
+WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default, metadata->>'_ordering' AS ordering
+           FROM queues WHERE project = $1 AND name = $2),
+claimed AS (
+    UPDATE messages m
+    SET claim_id = $3,
+        claim_expires_at = now() + $5 * interval '1 second',
+        claim_count = m.claim_count + 1,
+        first_claimed_at = COALESCE(m.first_claimed_at, now()),
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)),
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second'
+    FROM q
+    WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(
+SELECT l.id FROM messages l
+WHERE l.queue_id = (SELECT id FROM q WHERE ordering = 'fair')
+  AND l.id = ANY(ARRAY(
+    WITH RECURSIVE g (message_group) AS (
+        (SELECT m.message_group FROM messages m
+         WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NULL AND m.visible_at IS NULL
+           AND m.message_group IS NOT NULL
+         ORDER BY m.message_group LIMIT 1)
+        UNION ALL
+        SELECT (SELECT m.message_group FROM messages m
+                WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NULL AND m.visible_at IS NULL
+                  AND m.message_group > g.message_group
+                ORDER BY m.message_group LIMIT 1)
+        FROM g WHERE g.message_group IS NOT NULL),
+    candidates AS (
+        SELECT h.id, h.message_group FROM g CROSS JOIN LATERAL (
+            SELECT m.id, m.message_group FROM messages m
+            WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.message_group = g.message_group
+              AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+            ORDER BY m.id LIMIT $4) h
+        UNION
+        (SELECT f.id, f.message_group FROM (
+    SELECT u.id, u.message_group FROM (
+        SELECT m.id, m.message_group FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.id LIMIT $4
+        ) u
+    UNION ALL
+    SELECT d.id, d.message_group FROM (
+        SELECT m.id, m.message_group FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.visible_at LIMIT $4
+        ) d
+    UNION ALL
+    SELECT r.id, r.message_group FROM (
+        SELECT m.id, m.message_group FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT $4
+        ) r
+) f ORDER BY f.id LIMIT $4))
+    SELECT t.id FROM (
+        SELECT c.id, row_number() OVER (
+                   PARTITION BY COALESCE(c.message_group, c.id::text) ORDER BY c.id) AS turn
+        FROM candidates c) t
+    ORDER BY t.turn, t.id
+    LIMIT $4))
+  AND (l.claim_id IS NULL OR l.claim_expires_at <= now())
+  AND l.expires_at > now() AND (l.visible_at IS NULL OR l.visible_at <= now())
+FOR UPDATE OF l SKIP LOCKED))
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+recorded AS (
+    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+    SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
+    FROM q
+    WHERE EXISTS (SELECT 1 FROM claimed))
+SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
+       c.message_group, q.wait_default, q.ordering
+FROM q LEFT JOIN claimed c ON true
+ORDER BY c.id;
+
+-- name: ClaimStore.CREATE_FIFO
+WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default, metadata->>'_ordering' AS ordering
+           FROM queues WHERE project = $1 AND name = $2),
+claimed AS (
+    UPDATE messages m
+    SET claim_id = $3,
+        claim_expires_at = now() + $5 * interval '1 second',
+        claim_count = m.claim_count + 1,
+        first_claimed_at = COALESCE(m.first_claimed_at, now()),
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)),
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second'
+    FROM q
+    WHERE m.queue_id = q.id AND m.id = ANY((SELECT pigeon_fifo_free((SELECT id FROM q WHERE ordering = 'fifo'), $4, (SELECT max_claims FROM q)))::bigint[])
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+recorded AS (
+    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+    SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
+    FROM q
+    WHERE EXISTS (SELECT 1 FROM claimed))
+SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
+       c.message_group, q.wait_default, q.ordering
+FROM q LEFT JOIN claimed c ON true
+ORDER BY c.id;
+
 -- name: ClaimStore.CREATE_ONE
 WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
-     THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default FROM queues WHERE project = $1 AND name = $2),
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default, metadata->>'_ordering' AS ordering
+           FROM queues WHERE project = $1 AND name = $2),
 claimed AS (
     UPDATE messages m
     SET claim_id = $3,
@@ -135,20 +236,20 @@ claimed AS (
     WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        WHERE m.queue_id = (SELECT id FROM q WHERE COALESCE(ordering, 'none') = 'none') AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.id LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) u
     UNION ALL
     SELECT d.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+        WHERE m.queue_id = (SELECT id FROM q WHERE COALESCE(ordering, 'none') = 'none') AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
           AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.visible_at LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) d
     UNION ALL
     SELECT r.id FROM (
         SELECT m.id FROM messages m
-        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        WHERE m.queue_id = (SELECT id FROM q WHERE COALESCE(ordering, 'none') = 'none') AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.claim_expires_at LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $4))
@@ -159,7 +260,7 @@ recorded AS (
     FROM q
     WHERE EXISTS (SELECT 1 FROM claimed))
 SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       c.message_group, q.wait_default
+       c.message_group, q.wait_default, q.ordering
 FROM q LEFT JOIN claimed c ON true
 ORDER BY c.id;
 
@@ -593,7 +694,7 @@ settled AS MATERIALIZED (
 moved AS (
     DELETE FROM messages m
     WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
-    RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes),
+    RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes, m.message_group),
 -- Each queue's total of messages moved out of it (/q/metrics/queues), in the statement that moves them:
 -- counted exactly once, whatever replica sweeps. Rows are locked in queue order, as every flush locks them.
 dead_letters_counted AS (
@@ -602,14 +703,17 @@ dead_letters_counted AS (
     ON CONFLICT (queue_id) DO UPDATE SET dead_lettered = c.dead_lettered + EXCLUDED.dead_lettered),
 -- A sealed body moves sealed, for the queue it left: it waits invisible until it is sealed for its new
 -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21),
--- and keeps its id, as SQS keeps a dead-lettered message's MessageId (a redrive keeps it too).
+-- and keeps its id, as SQS keeps a dead-lettered message's MessageId (a redrive keeps it too), and its group
+-- (decision 0020: it left its group's order in the queue it came from; in the dead-letter queue it is in it
+-- again, as SQS keeps a dead-lettered message's MessageGroupId).
 dead_lettered AS (
     INSERT INTO messages (id, queue_id, client_id, ttl, body, key_id, expires_at, visible_at,
-                          dead_letter_source, sqs_attributes)
+                          dead_letter_source, sqs_attributes, message_group)
     OVERRIDING SYSTEM VALUE
     SELECT m.id, t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
            now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
-           CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name, m.sqs_attributes
+           CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name, m.sqs_attributes,
+           m.message_group
     FROM moved m JOIN targets t ON t.queue_id = m.queue_id
     ORDER BY m.id
     RETURNING id),
@@ -712,9 +816,61 @@ ORDER BY m.id;
 
 -- name: MessageStore.POP
 WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
-     THEN (metadata->>'_max_claim_count')::int END AS max_claims FROM queues WHERE project = $1 AND name = $2)
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims, COALESCE(metadata->>'_ordering', 'none') AS ordering
+           FROM queues WHERE project = $1 AND name = $2)
 DELETE FROM messages m
-WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(SELECT f.id FROM (
+WHERE m.queue_id = (SELECT id FROM q)
+  AND m.id = ANY(CASE (SELECT ordering FROM q) WHEN 'fifo' THEN (SELECT pigeon_fifo_free((SELECT id FROM q), $3, (SELECT max_claims FROM q)))::bigint[] WHEN 'fair' THEN ARRAY(
+SELECT l.id FROM messages l
+WHERE l.queue_id = (SELECT id FROM q)
+  AND l.id = ANY(ARRAY(
+    WITH RECURSIVE g (message_group) AS (
+        (SELECT m.message_group FROM messages m
+         WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL
+           AND m.message_group IS NOT NULL
+         ORDER BY m.message_group LIMIT 1)
+        UNION ALL
+        SELECT (SELECT m.message_group FROM messages m
+                WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL
+                  AND m.message_group > g.message_group
+                ORDER BY m.message_group LIMIT 1)
+        FROM g WHERE g.message_group IS NOT NULL),
+    candidates AS (
+        SELECT h.id, h.message_group FROM g CROSS JOIN LATERAL (
+            SELECT m.id, m.message_group FROM messages m
+            WHERE m.queue_id = (SELECT id FROM q) AND m.message_group = g.message_group
+              AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+            ORDER BY m.id LIMIT $3) h
+        UNION
+        (SELECT f.id, f.message_group FROM (
+    SELECT u.id, u.message_group FROM (
+        SELECT m.id, m.message_group FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.id LIMIT $3
+        ) u
+    UNION ALL
+    SELECT d.id, d.message_group FROM (
+        SELECT m.id, m.message_group FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.visible_at LIMIT $3
+        ) d
+    UNION ALL
+    SELECT r.id, r.message_group FROM (
+        SELECT m.id, m.message_group FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT $3
+        ) r
+) f ORDER BY f.id LIMIT $3))
+    SELECT t.id FROM (
+        SELECT c.id, row_number() OVER (
+                   PARTITION BY COALESCE(c.message_group, c.id::text) ORDER BY c.id) AS turn
+        FROM candidates c) t
+    ORDER BY t.turn, t.id
+    LIMIT $3))
+  AND (l.claim_id IS NULL OR l.claim_expires_at <= now())
+  AND l.expires_at > now() AND (l.visible_at IS NULL OR l.visible_at <= now())
+FOR UPDATE OF l SKIP LOCKED) ELSE ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
         WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
@@ -733,7 +889,7 @@ WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(SELECT f.id FROM (
         WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
         ORDER BY m.claim_expires_at LIMIT $3
         FOR UPDATE OF m SKIP LOCKED) r
-) f ORDER BY f.id LIMIT $3))
+) f ORDER BY f.id LIMIT $3) END)
 RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
           m.claim_count + 1 AS claim_count, m.message_group;
 

@@ -8,6 +8,7 @@ import io.pigeon.message.RequestedIds;
 import io.pigeon.message.UnreadableMessages;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
+import io.pigeon.queue.Ordering;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.rules.Rejection;
@@ -39,6 +40,9 @@ public class ClaimService {
     private final Coalescer<SqlClient, ClaimStore.Request, ClaimStore.Claimed> claims;
 
     private final QueueWaits waits;
+
+    /** The orderings of the queues this replica last claimed from, so that a claim goes to its statement at once. */
+    private final QueueOrderings orderings = new QueueOrderings();
 
     public ClaimService(
             ClaimStore store,
@@ -137,10 +141,33 @@ public class ClaimService {
     }
 
     private Uni<ClaimStore.Claimed> once(PlacedQueue placed, UUID claimId, int pageSize, ClaimTerms terms) {
-        return metrics.timeClaim(
-                        () -> claims.submit(placed.db(), new ClaimStore.Request(placed, claimId, pageSize, terms)))
+        ClaimStore.Request request = new ClaimStore.Request(placed, claimId, pageSize, terms);
+        return metrics.timeClaim(() -> byOrdering(request, orderings.known(placed), true))
                 .invoke(claimed -> claimed.messages()
                         .ifPresent(taken -> metrics.claimed(placed.project(), placed.storedName(), taken.size())));
+    }
+
+    /**
+     * The claim taken with the statement of {@code ordering} (a queue of none shares the coalesced statement; one
+     * ordered by groups has its own): when the queue turns out to have another ordering, the claim took nothing and is
+     * taken once more with the statement of the ordering the answer names, which is remembered for the queue's next
+     * claims. Whatever is remembered, the statement decides by the queue's ordering as stored.
+     */
+    private Uni<ClaimStore.Claimed> byOrdering(ClaimStore.Request request, Ordering ordering, boolean again) {
+        Uni<ClaimStore.Claimed> taken = ordering == Ordering.NONE
+                ? claims.submit(request.queue().db(), request)
+                : store.createOrdered(request, ordering, config.maxMessageTtl())
+                        .call(done -> setAside(done.unreadable()))
+                        .map(done -> done.claims().get(0));
+        return taken.chain(claimed -> {
+            if (claimed.messages().isEmpty() || claimed.ordering() == ordering) {
+                return Uni.createFrom().item(claimed);
+            }
+            orderings.remember(request.queue(), claimed.ordering());
+            return again
+                    ? byOrdering(request, claimed.ordering(), false)
+                    : Uni.createFrom().item(claimed);
+        });
     }
 
     /**

@@ -29,30 +29,52 @@ public final class FreeMessages {
      * @param maxClaims SQL expression for how many claims a message may have had (NULL: no bound)
      */
     public static String lockOldest(String queueId, String limit, String maxClaims) {
-        String claimable = "m.expires_at > now() AND " + VISIBLE + " AND (" + maxClaims + " IS NULL OR m.claim_count < "
-                + maxClaims + ")";
+        return oldest(queueId, limit, maxClaims, "FOR UPDATE OF m SKIP LOCKED", "f.id");
+    }
+
+    /**
+     * {@link #lockOldest} without locking, yielding {@code id} and {@code message_group}: the oldest free messages as
+     * a candidate set, for a statement that locks what it picks among them itself (see {@link GroupedMessages}).
+     */
+    public static String oldest(String queueId, String limit, String maxClaims) {
+        return oldest(queueId, limit, maxClaims, "", "f.id, f.message_group")
+                .replace("SELECT m.id FROM messages m", "SELECT m.id, m.message_group FROM messages m")
+                .replace("SELECT u.id FROM", "SELECT u.id, u.message_group FROM")
+                .replace("SELECT d.id FROM", "SELECT d.id, d.message_group FROM")
+                .replace("SELECT r.id FROM", "SELECT r.id, r.message_group FROM");
+    }
+
+    /** Whether a row {@code m} may be claimed: not expired, visible, and under the dead-letter claim limit. */
+    static String claimable(String maxClaims) {
+        return "m.expires_at > now() AND " + VISIBLE + " AND (" + maxClaims + " IS NULL OR m.claim_count < " + maxClaims
+                + ")";
+    }
+
+    private static String oldest(String queueId, String limit, String maxClaims, String lock, String columns) {
+        String claimable = claimable(maxClaims);
         return """
                 SELECT f.id FROM (
                     SELECT u.id FROM (
                         SELECT m.id FROM messages m
                         WHERE m.queue_id = %1$s AND m.claim_id IS NULL AND m.visible_at IS NULL AND %3$s
                         ORDER BY m.id LIMIT %2$s
-                        FOR UPDATE OF m SKIP LOCKED) u
+                        %4$s) u
                     UNION ALL
                     SELECT d.id FROM (
                         SELECT m.id FROM messages m
                         WHERE m.queue_id = %1$s AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
                           AND m.visible_at <= now() AND %3$s
                         ORDER BY m.visible_at LIMIT %2$s
-                        FOR UPDATE OF m SKIP LOCKED) d
+                        %4$s) d
                     UNION ALL
                     SELECT r.id FROM (
                         SELECT m.id FROM messages m
                         WHERE m.queue_id = %1$s AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND %3$s
                         ORDER BY m.claim_expires_at LIMIT %2$s
-                        FOR UPDATE OF m SKIP LOCKED) r
+                        %4$s) r
                 ) f ORDER BY f.id LIMIT %2$s"""
-                .formatted(queueId, limit, claimable);
+                .formatted(queueId, limit, claimable, lock)
+                .replace("SELECT f.id FROM (", "SELECT " + columns + " FROM (");
     }
 
     /**

@@ -3,6 +3,7 @@ package io.pigeon.message;
 import io.pigeon.dispatch.NotificationFanOut;
 import io.pigeon.dispatch.NotificationSettings;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.queue.Ordering;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
@@ -310,17 +311,26 @@ public class MessageStore {
                             NotificationFanOut.WITHIN_DELIVERY_QUOTAS_ACROSS_QUEUES.formatted(
                                     "stored_posts", "$15", "$16", "$17", "$20"));
 
+    // A pop takes what a claim of the queue's ordering would take (GroupedMessages): only the branch of the CASE that
+    // the queue's ordering names runs (each is a subquery PostgreSQL evaluates when it is first needed).
     private static final String POP =
             """
-            WITH q AS (SELECT id, %3$s AS max_claims FROM queues WHERE project = $1 AND name = $2)
+            WITH q AS (SELECT id, %3$s AS max_claims, COALESCE(metadata->>'_ordering', 'none') AS ordering
+                       FROM queues WHERE project = $1 AND name = $2)
             DELETE FROM messages m
-            WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY(ARRAY(%2$s))
+            WHERE m.queue_id = (SELECT id FROM q)
+              AND m.id = ANY(CASE (SELECT ordering FROM q) WHEN 'fifo' THEN %4$s WHEN 'fair' THEN %5$s ELSE %2$s END)
             RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
                       m.claim_count + 1 AS claim_count, m.message_group"""
                     .formatted(
                             AGE,
-                            FreeMessages.lockOldest("(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"),
-                            FreeMessages.MAX_CLAIMS_OF_METADATA);
+                            GroupedMessages.free(
+                                    Ordering.NONE, "(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"),
+                            FreeMessages.MAX_CLAIMS_OF_METADATA,
+                            GroupedMessages.free(
+                                    Ordering.FIFO, "(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"),
+                            GroupedMessages.free(
+                                    Ordering.FAIR, "(SELECT id FROM q)", "$3", "(SELECT max_claims FROM q)"));
 
     private static final String PURGE =
             """

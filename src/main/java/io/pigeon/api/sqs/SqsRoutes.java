@@ -4,6 +4,7 @@ import io.pigeon.accesskeys.Accounts;
 import io.pigeon.accesskeys.SignedRequest;
 import io.pigeon.sqs.SqsRefusal;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -26,6 +27,9 @@ import java.util.UUID;
 public class SqsRoutes {
 
     private static final String REQUEST_ID = "x-amzn-RequestId";
+
+    /** The one action that may wait for messages. */
+    private static final String WAITS = "ReceiveMessage";
 
     private final SqsCallers callers;
     private final Accounts accounts;
@@ -87,7 +91,7 @@ public class SqsRoutes {
                 List.copyOf(http.headers().entries()),
                 body);
         String origin = origin(http);
-        Uni.createFrom()
+        Cancellable running = Uni.createFrom()
                 .deferred(() -> callers.project(signed))
                 .flatMap(project -> accounts.accountOf(project)
                         .map(account -> new SqsCall(request, project, account, origin, () -> !context.response()
@@ -97,6 +101,28 @@ public class SqsRoutes {
                 .with(
                         answer -> write(context, request, answer),
                         failure -> writeError(context, protocol, requestId, failures.refusal(failure)));
+        if (WAITS.equals(request.action())) {
+            leaveWhenClosed(context, running);
+        }
+    }
+
+    /**
+     * A receive may wait ({@code WaitTimeSeconds}): when its client closes the connection first, the wait is cancelled
+     * at once, which frees its place under the waiter bounds and claims nothing more for it (a claim a try had already
+     * made is given back, see QueueWaits). Registered for receives only: no other action waits, and no other request
+     * pays for a close handler. A receive whose messages were claimed before the connection closed cannot be answered:
+     * they come free when their visibility timeout ends, as SQS's do when its answer is lost.
+     */
+    private static void leaveWhenClosed(RoutingContext context, Cancellable running) {
+        if (context.response().closed()) {
+            running.cancel(); // closed while its body was read
+            return;
+        }
+        context.addEndHandler(ended -> {
+            if (ended.failed()) { // closed before its answer was written
+                running.cancel();
+            }
+        });
     }
 
     private static void write(RoutingContext context, SqsRequest request, SqsAnswer answer) {

@@ -105,14 +105,19 @@ public class SqsReceipts {
                                         project,
                                         placed.storedName(),
                                         deleted.ids().size());
-                                List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(entries.size());
-                                opened.forEach((id, outcome) -> outcomes.add(
-                                        outcome instanceof SqsRefusal refusal
-                                                ? EntryOutcome.failed(id, refusal)
-                                                : EntryOutcome.succeeded(id, Boolean.TRUE)));
-                                return outcomes;
+                                return answered(opened);
                             });
                 }));
+    }
+
+    /** Each entry's answer in their order: its refusal, or success. */
+    private static List<EntryOutcome<Boolean>> answered(Map<String, Object> byEntry) {
+        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(byEntry.size());
+        byEntry.forEach((id, outcome) -> outcomes.add(
+                outcome instanceof SqsRefusal refusal
+                        ? EntryOutcome.failed(id, refusal)
+                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
+        return outcomes;
     }
 
     /** A visibility change as asked: the handle and the new timeout (0 to 43,200 seconds). */
@@ -178,12 +183,7 @@ public class SqsReceipts {
                                 checked.put(changeIds.get(i), refusal);
                             }
                         }
-                        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(entries.size());
-                        checked.forEach((id, outcome) -> outcomes.add(
-                                outcome instanceof SqsRefusal refusal
-                                        ? EntryOutcome.failed(id, refusal)
-                                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
-                        return outcomes;
+                        return answered(checked);
                     });
                 }));
     }

@@ -2,11 +2,13 @@ package io.pigeon.sqs;
 
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
+import io.pigeon.message.MessageService;
+import io.pigeon.message.MessageStore;
+import io.pigeon.message.NewMessage;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -43,8 +45,8 @@ public class SqsMessages {
     public static final int MAX_BATCH_BYTES = 1_048_576;
 
     private final SqsMessageStore store;
+    private final MessageService posts;
     private final QueueDatabases databases;
-    private final PigeonConfig config;
     private final ClaimService claims;
     private final QueueWaits waits;
     private final ReceiptHandles handles;
@@ -54,8 +56,8 @@ public class SqsMessages {
 
     public SqsMessages(
             SqsMessageStore store,
+            MessageService posts,
             QueueDatabases databases,
-            PigeonConfig config,
             ClaimService claims,
             QueueWaits waits,
             ReceiptHandles handles,
@@ -63,8 +65,8 @@ public class SqsMessages {
             DispatchService deliveries,
             MessageCipher cipher) {
         this.store = store;
+        this.posts = posts;
         this.databases = databases;
-        this.config = config;
         this.claims = claims;
         this.waits = waits;
         this.handles = handles;
@@ -161,7 +163,7 @@ public class SqsMessages {
         });
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> accepted.isEmpty()
-                        ? Uni.createFrom().item(new SqsMessageStore.Sent(0, new long[0], 0))
+                        ? Uni.createFrom().item(new MessageStore.Posted(0, new long[0], 0))
                         : storedWithin(placed, clientId, ids, accepted, checkedOrRefused))
                 .map(sent -> {
                     if (sent.maxSize() == null) {
@@ -185,7 +187,7 @@ public class SqsMessages {
      * Stores the accepted entries; when one is over the queue's limit (then nothing was stored), refuses those over
      * it in {@code outcomes} and stores the rest.
      */
-    private Uni<SqsMessageStore.Sent> storedWithin(
+    private Uni<MessageStore.Posted> storedWithin(
             PlacedQueue placed, UUID clientId, List<String> ids, List<Checked> accepted, Map<String, Object> outcomes) {
         return stored(placed, clientId, accepted).chain(sent -> {
             if (sent.maxSize() == null || sent.ids().length == accepted.size()) {
@@ -200,26 +202,31 @@ public class SqsMessages {
                 }
             }
             return fitting.isEmpty()
-                    ? Uni.createFrom().item(new SqsMessageStore.Sent(sent.maxSize(), new long[0], 0))
+                    ? Uni.createFrom().item(new MessageStore.Posted(sent.maxSize(), new long[0], 0))
                     : stored(placed, clientId, fitting);
         });
     }
 
-    private Uni<SqsMessageStore.Sent> stored(PlacedQueue placed, UUID clientId, List<Checked> messages) {
-        long largest = messages.stream().mapToLong(Checked::size).max().orElse(0);
+    /** Stores the messages as a post to the existing queue, sharing a statement with those arriving together. */
+    private Uni<MessageStore.Posted> stored(PlacedQueue placed, UUID clientId, List<Checked> messages) {
+        int largest =
+                (int) Math.min(messages.stream().mapToLong(Checked::size).max().orElse(0), Integer.MAX_VALUE);
         List<SqsMessageStore.Outgoing> outgoing =
                 messages.stream().map(Checked::outgoing).toList();
         return sealing.sealedAsTheQueueAsks(
                         placed,
                         outgoing,
-                        (toStore, keyId) -> store.send(
+                        (toStore, keyId) -> posts.send(
                                 placed,
+                                keyId,
                                 clientId,
-                                toStore,
-                                (int) Math.min(largest, Integer.MAX_VALUE),
-                                config.maxMessagesPostSize(),
-                                config.defaultMessageTtl(),
-                                keyId))
+                                toStore.stream()
+                                        .map(message -> new NewMessage(null, message.delay(), message.body()))
+                                        .toList(),
+                                toStore.stream()
+                                        .map(SqsMessageStore.Outgoing::attributes)
+                                        .toList(),
+                                largest))
                 .call(sent -> {
                     metrics.posted(placed.project(), placed.storedName(), sent.ids().length);
                     return deliveries.notificationsQueued(placed.db(), sent.notifications());

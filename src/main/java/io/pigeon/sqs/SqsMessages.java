@@ -134,7 +134,7 @@ public class SqsMessages {
      */
     public Uni<List<EntryOutcome<SentMessage>>> sendBatch(
             String project, QueueName queue, UUID clientId, List<BatchEntry<OutgoingMessage>> entries) {
-        BatchRules.check(entries);
+        BatchRules.check("SendMessageBatch", entries);
         Map<String, Object> checkedOrRefused = new LinkedHashMap<>();
         long total = 0;
         for (BatchEntry<OutgoingMessage> entry : entries) {

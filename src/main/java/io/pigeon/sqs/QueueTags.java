@@ -52,13 +52,15 @@ public final class QueueTags {
         }
     }
 
-    /** {@code metadata} with {@code added} tags set (in place); refused past {@value #MAX_TAGS} tags. */
-    public static ObjectNode tagged(ObjectNode metadata, Map<String, String> added) {
+    /**
+     * {@code metadata} of the queue named {@code queue} with {@code added} tags set (in place); refused past
+     * {@value #MAX_TAGS} tags, in AWS's words, which name the queue.
+     */
+    public static ObjectNode tagged(ObjectNode metadata, String queue, Map<String, String> added) {
         Map<String, String> tags = of(metadata);
         tags.putAll(added);
         if (tags.size() > MAX_TAGS) {
-            throw SqsRefusal.invalidParameter(
-                    "Tags", String.valueOf(tags.size()), "a queue may have at most " + MAX_TAGS + " tags.");
+            throw SqsRefusal.invalidValue("Too many tags added for queue " + Printable.of(queue) + ".");
         }
         return withTags(metadata, tags);
     }

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * A ReceiveMessage as asked: at most {@code maxMessages} (1 to 10), hidden for {@code visibilityTimeout} seconds
- * (0 to 43,200; null: {@value SqsMessages#DEFAULT_VISIBILITY_TIMEOUT}), waiting up to {@code waitSeconds} (0 to 20;
+ * (0 to 43,200; null: the queue's {@code VisibilityTimeout}), waiting up to {@code waitSeconds} (0 to 20;
  * null: the queue's own wait, {@code _claim_wait_seconds}), with the system attributes named in {@code
  * attributeNames} ({@code All}, {@code SenderId}, {@code SentTimestamp}, {@code ApproximateReceiveCount}, {@code
  * ApproximateFirstReceiveTimestamp}, {@code AWSTraceHeader}: {@code AttributeNames} and {@code
@@ -19,7 +19,7 @@ public record ReceiveRequest(
         Collection<String> attributeNames,
         Collection<String> messageAttributeNames) {
 
-    /** One message, the default visibility, the queue's wait, no attributes. */
+    /** One message, the queue's visibility timeout and wait, no attributes. */
     public static ReceiveRequest one() {
         return new ReceiveRequest(1, null, null, List.of(), List.of());
     }

@@ -4,6 +4,7 @@ import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.json.StrictJson;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
@@ -34,9 +35,6 @@ import java.util.function.BooleanSupplier;
 @ApplicationScoped
 public class SqsMessages {
 
-    /** SQS's own default visibility timeout, for a receive that names none. */
-    public static final int DEFAULT_VISIBILITY_TIMEOUT = 30;
-
     public static final int MAX_VISIBILITY_TIMEOUT = 43_200;
     public static final int MAX_DELAY_SECONDS = 900;
     public static final int MAX_WAIT_SECONDS = 20;
@@ -53,10 +51,12 @@ public class SqsMessages {
     private final QueueMetrics metrics;
     private final DispatchService deliveries;
     private final SqsSealing sealing;
+    private final SqsQueueStore queueStore;
 
     public SqsMessages(
             SqsMessageStore store,
             MessageService posts,
+            SqsQueueStore queueStore,
             QueueDatabases databases,
             ClaimService claims,
             QueueWaits waits,
@@ -66,6 +66,7 @@ public class SqsMessages {
             MessageCipher cipher) {
         this.store = store;
         this.posts = posts;
+        this.queueStore = queueStore;
         this.databases = databases;
         this.claims = claims;
         this.waits = waits;
@@ -135,7 +136,7 @@ public class SqsMessages {
      */
     public Uni<List<EntryOutcome<SentMessage>>> sendBatch(
             String project, QueueName queue, UUID clientId, List<BatchEntry<OutgoingMessage>> entries) {
-        BatchRules.check(entries);
+        BatchRules.check("SendMessageBatch", entries);
         Map<String, Object> checkedOrRefused = new LinkedHashMap<>();
         long total = 0;
         for (BatchEntry<OutgoingMessage> entry : entries) {
@@ -253,9 +254,9 @@ public class SqsMessages {
             throw SqsRefusal.invalidValue("Value " + max + " for parameter MaxNumberOfMessages is invalid. Reason:"
                     + " must be between 1 and " + MAX_RECEIVE + ", if provided.");
         }
-        int visibility = request.visibilityTimeout() == null ? DEFAULT_VISIBILITY_TIMEOUT : request.visibilityTimeout();
-        if (visibility < 0 || visibility > MAX_VISIBILITY_TIMEOUT) {
-            throw SqsRefusal.invalidValue("Value " + visibility + " for parameter VisibilityTimeout is invalid."
+        Integer asked = request.visibilityTimeout();
+        if (asked != null && (asked < 0 || asked > MAX_VISIBILITY_TIMEOUT)) {
+            throw SqsRefusal.invalidValue("Value " + asked + " for parameter VisibilityTimeout is invalid."
                     + " Reason: must be between 0 and " + MAX_VISIBILITY_TIMEOUT + ", if provided.");
         }
         Integer wait = request.waitSeconds();
@@ -265,7 +266,10 @@ public class SqsMessages {
         }
         // pigeon.claim-wait.max bounds every wait on this replica, an SQS one too.
         Integer waitFor = wait == null ? null : Math.min(wait, waits.maxSeconds());
-        return claims.take(project, null, queue, max, new ClaimTerms(visibility, 0), waitFor, connected)
+        Uni<Integer> visibility = asked != null ? Uni.createFrom().item(asked) : queueVisibility(project, queue);
+        return visibility
+                .chain(seconds ->
+                        claims.take(project, null, queue, max, new ClaimTerms(seconds, 0), waitFor, connected))
                 .chain(taken -> {
                     if (taken.isEmpty()) {
                         throw noQueue();
@@ -276,6 +280,18 @@ public class SqsMessages {
                     }
                     return PlacedQueue.of(databases, project, queue).chain(placed -> answered(placed, claim, request));
                 });
+    }
+
+    /**
+     * The queue's own {@code VisibilityTimeout}, for a receive that names none (SQS's rule: the queue's value, 30 s
+     * when it sets none); {@code QueueDoesNotExist} when there is no such queue.
+     */
+    private Uni<Integer> queueVisibility(String project, QueueName queue) {
+        return PlacedQueue.of(databases, project, queue)
+                .chain(queueStore::describe)
+                .map(found -> found.map(described -> QueueAttributes.visibilityTimeout(
+                                StrictJson.readStoredObject(described.metadataJson())))
+                        .orElseThrow(SqsMessages::noQueue));
     }
 
     private Uni<List<ReceivedMessage>> answered(

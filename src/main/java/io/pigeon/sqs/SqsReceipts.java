@@ -81,7 +81,7 @@ public class SqsReceipts {
     private Uni<List<EntryOutcome<Boolean>>> deleteBatch(
             String project, QueueName queue, List<BatchEntry<String>> entries, boolean batch) {
         if (batch) {
-            BatchRules.check(entries);
+            BatchRules.check("DeleteMessageBatch", entries);
         }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> handles.signer().chain(signer -> {
@@ -151,7 +151,7 @@ public class SqsReceipts {
     private Uni<List<EntryOutcome<Boolean>>> changeVisibilityBatch(
             String project, QueueName queue, List<BatchEntry<VisibilityRequest>> entries, boolean batch) {
         if (batch) {
-            BatchRules.check(entries);
+            BatchRules.check("ChangeMessageVisibilityBatch", entries);
         }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> handles.signer().chain(signer -> {

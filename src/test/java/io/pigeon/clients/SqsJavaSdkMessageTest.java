@@ -247,6 +247,23 @@ class SqsJavaSdkMessageTest {
     }
 
     @Test
+    void aReceiveThatNamesNoVisibilityTimeoutHidesForTheQueuesOwn() {
+        String instant = sqs.createQueue(
+                        b -> b.queueName("instant").attributesWithStrings(Map.of("VisibilityTimeout", "0")))
+                .queueUrl();
+        SqsQueue zero = new SqsQueue(sqs, instant);
+        sqs.sendMessage(b -> b.queueUrl(instant).messageBody("at once again"));
+        Message first = zero.receiveOne(b -> b);
+        // The queue's 0 s, not SQS's default 30 s: the message is there for the next receive.
+        Message second = zero.receiveOne(b -> b);
+        assertEquals(first.messageId(), second.messageId());
+        sqs.setQueueAttributes(b -> b.queueUrl(instant).attributesWithStrings(Map.of("VisibilityTimeout", "600")));
+        zero.receiveOne(b -> b);
+        assertEquals(List.of(), sqs.receiveMessage(b -> b.queueUrl(instant)).messages(), "hidden for 600 s");
+        zero.assertCounts(0, 1);
+    }
+
+    @Test
     void maxNumberOfMessagesBoundsEachReceive() {
         sqs.sendMessageBatch(b -> b.queueUrl(url)
                 .entries(

@@ -152,7 +152,7 @@ public class SqsRoutes {
                     .end(SqsWire.jsonError(written, SqsWire.message(refused)));
         } else {
             response.putHeader("Content-Type", SqsWire.XML_TYPE)
-                    .end(SqsWire.xmlError(written, SqsWire.message(refused), requestId));
+                    .end(SqsWire.xmlError(written, SqsWire.queryMessage(refused), requestId));
         }
     }
 

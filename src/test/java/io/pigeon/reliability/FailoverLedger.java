@@ -79,12 +79,19 @@ final class FailoverLedger {
         return sorted;
     }
 
-    /** Statuses other than the expected ones (2xx and 503): a 500 would be one; so is a request that hung. */
-    List<String> unexpectedAnswers() {
+    /**
+     * Statuses other than the expected ones: a 500 is one, and so is a request that hung. With {@code refusalsExpected}
+     * 4xx are expected too: after a failover to an asynchronous standby a claim acknowledged on the old primary may be
+     * gone, and deleting its message with its claim id is refused.
+     */
+    List<String> unexpectedAnswers(boolean refusalsExpected) {
         List<String> unexpected = new ArrayList<>();
         answers()
                 .forEach((kind, statuses) -> statuses.forEach((status, count) -> {
-                    if (status != 503 && (status < 200 || status > 299)) {
+                    boolean expected = (status >= 200 && status <= 299)
+                            || status == 503
+                            || (refusalsExpected && status >= 400 && status <= 499);
+                    if (!expected) {
                         unexpected.add(count + " " + kind + " answered " + (status < 0 ? "nothing in time" : status));
                     }
                 }));

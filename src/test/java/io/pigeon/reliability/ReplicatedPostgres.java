@@ -69,41 +69,50 @@ final class ReplicatedPostgres implements AutoCloseable {
         Path root = Files.createTempDirectory("pigeon-failover-pg");
         run("chown", "postgres:postgres", root.toString());
         ReplicatedPostgres pair = new ReplicatedPostgres(root, freePort(), freePort());
-        pair.asPostgres(
+        try {
+            pair.startBoth(synchronous);
+        } catch (Exception | AssertionError e) {
+            pair.close(); // what did start is stopped, the directories removed
+            throw e;
+        }
+        return pair;
+    }
+
+    private void startBoth(boolean synchronous) throws Exception {
+        asPostgres(
                 BIN.resolve("initdb").toString(),
                 "-D",
-                pair.dir("primary"),
+                dir("primary"),
                 "-U",
                 "postgres",
                 "--auth=trust",
                 "-E",
                 "UTF8",
                 "--locale=C");
-        pair.startServer("primary", pair.primaryPort, synchronous ? "*" : "");
-        pair.asPostgres(
+        startServer("primary", primaryPort, synchronous ? "*" : "");
+        asPostgres(
                 BIN.resolve("pg_basebackup").toString(),
                 "-D",
-                pair.dir("standby"),
+                dir("standby"),
                 "-h",
                 "127.0.0.1",
                 "-p",
-                Integer.toString(pair.primaryPort),
+                Integer.toString(primaryPort),
                 "-U",
                 "postgres",
                 "-X",
                 "stream",
                 "-R");
         // A promoted standby has no standby of its own: it must not wait for one.
-        pair.startServer("standby", pair.standbyPort, "");
+        startServer("standby", standbyPort, "");
         String expected = synchronous ? "sync" : "async";
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         String state = "";
         while (!expected.equals(state) && System.nanoTime() < deadline) {
-            state = pair.single(pair.primaryPort, "SELECT coalesce(max(sync_state), '') FROM pg_stat_replication");
+            state = single(primaryPort, "SELECT coalesce(max(sync_state), '') FROM pg_stat_replication");
             Thread.sleep(200);
         }
         assertEquals(expected, state, "the standby's replication state as the primary reports it");
-        return pair;
     }
 
     /** SIGKILL of the primary's postmaster and of every process it started: the machine under it died. */

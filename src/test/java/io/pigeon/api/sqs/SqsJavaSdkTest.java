@@ -125,4 +125,33 @@ class SqsJavaSdkTest {
         SqsException invalid = assertThrows(SqsException.class, () -> sqs.listQueues(list -> list.maxResults(5000)));
         assertEquals("InvalidParameterValue", invalid.awsErrorDetails().errorCode());
     }
+
+    /**
+     * A name in ReceiveMessage's attribute lists that SQS's model does not hold is InvalidAttributeName, as in
+     * GetQueueAttributes, instead of an answer that reads as if the message had no such attribute; the model's names
+     * are taken in both lists, and nothing is received by a refused call.
+     */
+    @Test
+    void receiveRefusesAnAttributeNameSqsDoesNotKnow() {
+        String url = sqs.createQueue(create -> create.queueName("sdk-names")).queueUrl();
+        sqs.sendMessage(send -> send.queueUrl(url).messageBody("named"));
+        assertThrows(
+                InvalidAttributeNameException.class,
+                () -> sqs.receiveMessage(receive -> receive.queueUrl(url)
+                        .messageSystemAttributeNamesWithStrings("SentTimestamp", "SentTimeStamp")));
+        assertThrows(
+                InvalidAttributeNameException.class,
+                () -> sqs.receiveMessage(receive -> receive.queueUrl(url).attributeNamesWithStrings("Bogus")));
+        assertThrows(
+                InvalidAttributeNameException.class,
+                () -> sqs.receiveMessage(
+                        receive -> receive.queueUrl(url).messageSystemAttributeNamesWithStrings("VisibilityTimeout")));
+        var received = sqs.receiveMessage(receive -> receive.queueUrl(url)
+                        .attributeNamesWithStrings("SenderId", "VisibilityTimeout")
+                        .messageSystemAttributeNamesWithStrings("ApproximateReceiveCount", "MessageGroupId"))
+                .messages();
+        assertEquals(1, received.size());
+        assertEquals("1", received.get(0).attributesAsStrings().get("ApproximateReceiveCount"));
+        assertTrue(received.get(0).attributesAsStrings().containsKey("SenderId"));
+    }
 }

@@ -44,14 +44,21 @@ public class SqsReceipts {
 
     /** DeleteMessage. */
     public Uni<Void> delete(String project, QueueName queue, String receiptHandle) {
-        return deleteBatch(project, queue, List.of(new BatchEntry<>("only", receiptHandle)), false)
-                .map(outcomes -> {
-                    EntryOutcome<Boolean> outcome = outcomes.get(0);
-                    if (!outcome.successful()) {
-                        throw outcome.failure();
-                    }
-                    return null;
-                });
+        return single(deleteBatch(project, queue, List.of(new BatchEntry<>("only", receiptHandle)), false));
+    }
+
+    /**
+     * The one action (DeleteMessage, ChangeMessageVisibility) as the batch of one entry it is run as: its failure
+     * thrown, as a single action answers it, rather than answered beside other entries.
+     */
+    private static Uni<Void> single(Uni<List<EntryOutcome<Boolean>>> batchOfOne) {
+        return batchOfOne.map(outcomes -> {
+            EntryOutcome<Boolean> outcome = outcomes.get(0);
+            if (!outcome.successful()) {
+                throw outcome.failure();
+            }
+            return null;
+        });
     }
 
     /** DeleteMessageBatch: each entry's handle checked alone; the valid ones deleted in one statement. */
@@ -84,14 +91,19 @@ public class SqsReceipts {
                         }
                         metrics.deleted(
                                 project, placed.storedName(), deleted.ids().size());
-                        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(entries.size());
-                        opened.forEach((id, outcome) -> outcomes.add(
-                                outcome instanceof SqsRefusal refusal
-                                        ? EntryOutcome.failed(id, refusal)
-                                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
-                        return outcomes;
+                        return outcomes(opened);
                     });
                 }));
+    }
+
+    /** Each entry's outcome, in the entries' order: its refusal, or success. */
+    private static List<EntryOutcome<Boolean>> outcomes(Map<String, Object> byEntry) {
+        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(byEntry.size());
+        byEntry.forEach((id, outcome) -> outcomes.add(
+                outcome instanceof SqsRefusal refusal
+                        ? EntryOutcome.failed(id, refusal)
+                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
+        return outcomes;
     }
 
     /** A visibility change as asked: the handle and the new timeout (0 to 43,200 seconds). */
@@ -102,18 +114,11 @@ public class SqsReceipts {
      * own deadline from now (its claim's other messages keep theirs), at most 12 hours after it was received.
      */
     public Uni<Void> changeVisibility(String project, QueueName queue, String receiptHandle, Integer timeout) {
-        return changeVisibilityBatch(
-                        project,
-                        queue,
-                        List.of(new BatchEntry<>("only", new VisibilityRequest(receiptHandle, timeout))),
-                        false)
-                .map(outcomes -> {
-                    EntryOutcome<Boolean> outcome = outcomes.get(0);
-                    if (!outcome.successful()) {
-                        throw outcome.failure();
-                    }
-                    return null;
-                });
+        return single(changeVisibilityBatch(
+                project,
+                queue,
+                List.of(new BatchEntry<>("only", new VisibilityRequest(receiptHandle, timeout))),
+                false));
     }
 
     /** ChangeMessageVisibilityBatch: each entry checked and answered alone, all made in one statement. */
@@ -157,12 +162,7 @@ public class SqsReceipts {
                                 checked.put(changeIds.get(i), refusal);
                             }
                         }
-                        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(entries.size());
-                        checked.forEach((id, outcome) -> outcomes.add(
-                                outcome instanceof SqsRefusal refusal
-                                        ? EntryOutcome.failed(id, refusal)
-                                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
-                        return outcomes;
+                        return outcomes(checked);
                     });
                 }));
     }

@@ -59,14 +59,21 @@ public class SqsReceipts {
 
     /** DeleteMessage. */
     public Uni<Void> delete(String project, QueueName queue, String receiptHandle) {
-        return deleteBatch(project, queue, List.of(new BatchEntry<>("only", receiptHandle)), false)
-                .map(outcomes -> {
-                    EntryOutcome<Boolean> outcome = outcomes.get(0);
-                    if (!outcome.successful()) {
-                        throw outcome.failure();
-                    }
-                    return null;
-                });
+        return single(deleteBatch(project, queue, List.of(new BatchEntry<>("only", receiptHandle)), false));
+    }
+
+    /**
+     * The one action (DeleteMessage, ChangeMessageVisibility) as the batch of one entry it is run as: its failure
+     * thrown, as a single action answers it, rather than answered beside other entries.
+     */
+    private static Uni<Void> single(Uni<List<EntryOutcome<Boolean>>> batchOfOne) {
+        return batchOfOne.map(outcomes -> {
+            EntryOutcome<Boolean> outcome = outcomes.get(0);
+            if (!outcome.successful()) {
+                throw outcome.failure();
+            }
+            return null;
+        });
     }
 
     /**
@@ -128,18 +135,11 @@ public class SqsReceipts {
      * own deadline from now (its claim's other messages keep theirs), at most 12 hours after it was received.
      */
     public Uni<Void> changeVisibility(String project, QueueName queue, String receiptHandle, Integer timeout) {
-        return changeVisibilityBatch(
-                        project,
-                        queue,
-                        List.of(new BatchEntry<>("only", new VisibilityRequest(receiptHandle, timeout))),
-                        false)
-                .map(outcomes -> {
-                    EntryOutcome<Boolean> outcome = outcomes.get(0);
-                    if (!outcome.successful()) {
-                        throw outcome.failure();
-                    }
-                    return null;
-                });
+        return single(changeVisibilityBatch(
+                project,
+                queue,
+                List.of(new BatchEntry<>("only", new VisibilityRequest(receiptHandle, timeout))),
+                false));
     }
 
     /** ChangeMessageVisibilityBatch: each entry checked and answered alone, all made in one statement. */

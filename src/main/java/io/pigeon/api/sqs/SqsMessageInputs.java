@@ -33,8 +33,11 @@ final class SqsMessageInputs {
 
     /** A receive as asked; the system attribute names of both parameters together. */
     static ReceiveRequest receive(SqsParameters in) {
-        List<String> system = new ArrayList<>(in.strings("AttributeNames", "AttributeName"));
-        system.addAll(in.strings("MessageSystemAttributeNames", "MessageSystemAttributeName"));
+        List<String> older = in.strings("AttributeNames", "AttributeName");
+        List<String> newer = in.strings("MessageSystemAttributeNames", "MessageSystemAttributeName");
+        ReceiveRequest.checkNames(older, newer);
+        List<String> system = new ArrayList<>(older);
+        system.addAll(newer);
         return new ReceiveRequest(
                 in.integer("MaxNumberOfMessages").orElse(null),
                 in.integer("VisibilityTimeout").orElse(null),

@@ -2,6 +2,7 @@ package io.pigeon.api.sqs;
 
 import io.pigeon.accesskeys.Accounts;
 import io.pigeon.accesskeys.SignedRequest;
+import io.pigeon.api.RefusalShape;
 import io.pigeon.sqs.SqsRefusal;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
@@ -26,7 +27,7 @@ import java.util.UUID;
 @ApplicationScoped
 public class SqsRoutes {
 
-    private static final String REQUEST_ID = "x-amzn-RequestId";
+    private static final String REQUEST_ID = SqsRefusalShape.REQUEST_ID;
 
     /** The one action that may wait for messages. */
     private static final String WAITS = "ReceiveMessage";
@@ -144,16 +145,10 @@ public class SqsRoutes {
         if (response.ended() || response.closed()) {
             return;
         }
-        SqsErrors.Written written = SqsErrors.of(refused.reason());
-        response.setStatusCode(written.status(protocol)).putHeader(REQUEST_ID, requestId);
-        if (protocol == SqsProtocol.JSON) {
-            response.putHeader("x-amzn-query-error", written.queryErrorHeader())
-                    .putHeader("Content-Type", SqsWire.JSON_TYPE)
-                    .end(SqsWire.jsonError(written, SqsWire.message(refused)));
-        } else {
-            response.putHeader("Content-Type", SqsWire.XML_TYPE)
-                    .end(SqsWire.xmlError(written, SqsWire.queryMessage(refused), requestId));
-        }
+        RefusalShape.Shaped error = SqsRefusalShape.error(protocol, requestId, refused);
+        response.setStatusCode(error.status());
+        error.headers().forEach(response::putHeader);
+        response.end(Buffer.buffer(error.body()));
     }
 
     /**

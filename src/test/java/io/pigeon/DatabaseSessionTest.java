@@ -130,6 +130,8 @@ class DatabaseSessionTest {
                 .addString(null)
                 .addBoolean(false)
                 .addString("bytes quota")
-                .addInteger(NotificationFanOut.MAIL_OFF);
+                .addInteger(NotificationFanOut.MAIL_OFF)
+                .addArrayOfString(new String[0]) // no SQS attributes
+                .addBoolean(true); // a post may create its queue
     }
 }

@@ -13,6 +13,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
+import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -167,7 +168,7 @@ class DepartedWaitersTest {
                 + "SignedHeaders=host;x-amz-date, Signature=0000";
     }
 
-    private static io.restassured.response.Response sqs(String project, String action, String body) {
+    private static Response sqs(String project, String action, String body) {
         RequestSpecification request = given().header("Authorization", credential(project))
                 .header("X-Amz-Target", "AmazonSQS." + action)
                 .contentType(SQS_JSON)

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Slow;
 import io.pigeon.testing.TcpProxy;
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
@@ -358,7 +359,7 @@ class DatabaseFailoverIT {
             throws InterruptedException {
         try {
             return replica.send(http, timeout, project, method, path, body);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return null;
         }
     }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -113,8 +114,7 @@ class SlowClientsTest {
             String answer = trickle(socket, head, (byte) ' ');
             assertTrue(answer.startsWith("HTTP/1.1 408"), "answered: " + answer);
             assertTrue(
-                    answer.toLowerCase(java.util.Locale.ROOT)
-                            .contains("x-amzn-query-error: requesttimeoutexception;sender"),
+                    answer.toLowerCase(Locale.ROOT).contains("x-amzn-query-error: requesttimeoutexception;sender"),
                     "answered: " + answer);
             assertTrue(answer.contains("\"__type\":\"com.amazon.coral.service#RequestTimeoutException\""), answer);
         }

@@ -11,6 +11,7 @@ import io.restassured.response.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -151,7 +152,7 @@ class SqsMalformedRequestTest {
     @Test
     void bytesThatAreNotUtf8AreRefusedAndNeverStoredAsReplacementCharacters() {
         String url = sqs.create("utf8");
-        String encodedUrl = java.net.URLEncoder.encode(url, StandardCharsets.UTF_8);
+        String encodedUrl = URLEncoder.encode(url, StandardCharsets.UTF_8);
         String form = "Action=SendMessage&Version=2012-11-05&QueueUrl=" + encodedUrl + "&MessageBody=";
         for (String escaped : List.of("%FF%FEhello", "a%C3%28b", "%ED%A0%80", "%F4%90%80%80", "%C0%AF")) {
             HttpResponse<String> answer = postForm((form + escaped).getBytes(StandardCharsets.US_ASCII));

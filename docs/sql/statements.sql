@@ -969,7 +969,7 @@ AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
 WITH known AS (
     SELECT id, metadata, wake_until FROM queues WHERE project = $1 AND name = $2),
 created AS (
-    INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
+    INSERT INTO queues (project, name) SELECT $1, $2 WHERE $22 AND NOT EXISTS (SELECT 1 FROM known)
     ON CONFLICT (project, name) DO NOTHING
     RETURNING id, metadata),
 q AS (
@@ -990,14 +990,15 @@ AND (NOT COALESCE((metadata->'_content_based_deduplication')::jsonb = 'true'::js
      OR current_setting('pigeon.deduplicating', true) = 'on'
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
+                          message_group)
     SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
            now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
            CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                 THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-           $17, n.message_group
-    FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[])
-                   WITH ORDINALITY AS n (ttl, delay, body, message_group, ord)
+           $17, n.attributes, n.message_group
+    FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[], $23::text[])
+                       WITH ORDINALITY AS n (ttl, delay, body, attributes, message_group, ord)
     WHERE $9 <= t.max_size
     ORDER BY n.ord
     RETURNING id, ttl, body, visible_at, key_id),
@@ -1066,10 +1067,10 @@ AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
 
 -- name: MessageStore.POST_CREATING_QUEUES
 WITH post AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[])
-                  WITH ORDINALITY AS p (project, name, client_id, document_size, key_id, post)),
+    SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[], $23::boolean[])
+                  WITH ORDINALITY AS p (project, name, client_id, document_size, key_id, creates, post)),
 wanted AS (
-    SELECT DISTINCT project, name FROM post),
+    SELECT project, name, bool_or(creates) AS creates FROM post GROUP BY project, name),
 known AS (
     SELECT w.project, w.name, k.id, k.metadata, k.wake_until
     FROM wanted w
@@ -1078,7 +1079,7 @@ known AS (
 created AS (
     INSERT INTO queues (project, name)
     SELECT w.project, w.name FROM wanted w
-    WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.project = w.project AND k.name = w.name)
+    WHERE w.creates AND NOT EXISTS (SELECT 1 FROM known k WHERE k.project = w.project AND k.name = w.name)
     ORDER BY w.project, w.name
     ON CONFLICT (project, name) DO NOTHING
     RETURNING id, metadata, project, name),
@@ -1104,15 +1105,16 @@ AND (NOT COALESCE((t.metadata->'_content_based_deduplication')::jsonb = 'true'::
      OR current_setting('pigeon.deduplicating', true) = 'on'
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
+                          message_group)
     SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
            now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
            CASE WHEN COALESCE(n.delay, r.default_delay) > 0
                 THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
-           r.key_id, n.message_group
+           r.key_id, n.attributes, n.message_group
     FROM routed r
-    JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[])
-         WITH ORDINALITY AS n (post, ttl, delay, body, message_group, ord)
+    JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[], $24::text[])
+         WITH ORDINALITY AS n (post, ttl, delay, body, attributes, message_group, ord)
       ON n.post = r.post
     WHERE r.fits
     ORDER BY n.ord
@@ -1922,96 +1924,28 @@ deleted AS (
     RETURNING m.id)
 SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted;
 
+-- name: SqsMessageStore.DELETE_SHARED
+WITH q AS (
+    SELECT q.id, r.ord
+    FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
+    JOIN queues q ON q.project = r.project AND q.name = r.name),
+named AS MATERIALIZED (
+    SELECT r.queue_ord, q.id AS queue_id, r.id, r.claim_id, r.receive_count
+    FROM q JOIN unnest($3::int[], $4::bigint[], $5::uuid[], $6::int[])
+                AS r (queue_ord, id, claim_id, receive_count) ON r.queue_ord = q.ord),
+deleted AS (
+    DELETE FROM messages m USING named n
+    WHERE m.queue_id = n.queue_id AND m.id = n.id AND m.claim_count = n.receive_count
+      AND (m.claim_id IS NULL OR m.claim_id = n.claim_id)
+    RETURNING n.queue_ord, m.id)
+SELECT ARRAY(SELECT ord FROM q ORDER BY ord)::int[] AS queues_found,
+       ARRAY(SELECT queue_ord FROM deleted ORDER BY id) AS deleted_queues,
+       ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted;
+
 -- name: SqsMessageStore.RECEIVED
 SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes, m.message_group
 FROM queues q JOIN messages m ON m.queue_id = q.id
 WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]);
-
--- name: SqsMessageStore.SEND
-WITH target AS (
-    SELECT q.id, q.metadata, q.wake_until,
-           COALESCE((q.metadata->>'_max_messages_post_size')::int, $7) AS max_size,
-           COALESCE((q.metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
-           COALESCE((q.metadata->>'_default_message_delay')::int, 0) AS default_delay
-    FROM queues q
-    WHERE q.project = $1 AND q.name = $2 AND (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
- OR pigeon_refuse('429', $10)) AND (COALESCE((q.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($15::text IS NOT NULL)
- OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))
-AND (NOT COALESCE((q.metadata->'_content_based_deduplication')::jsonb = 'true'::jsonb, false)
-     OR current_setting('pigeon.deduplicating', true) = 'on'
-     OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
-inserted AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
-                          message_group)
-    SELECT t.id, $3, t.default_ttl, n.body, now() + t.default_ttl * interval '1 second',
-           CASE WHEN COALESCE(n.delay, t.default_delay) > 0
-                THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-           $15, n.attributes, n.message_group
-    FROM target t, unnest($4::int[], $5::text[], $6::text[], $19::text[])
-                   WITH ORDINALITY AS n (delay, body, attributes, message_group, ord)
-    WHERE $9 <= t.max_size
-    ORDER BY n.ord
-    RETURNING id, ttl, body, visible_at, key_id),
-subscribed AS MATERIALIZED (
-    SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
-    FROM (SELECT s.id AS subscription_id, s.subscriber,
-               CASE WHEN json_typeof(s.options->'post_data') = 'string'
-                         AND s.subscriber !~* '^mailto:' THEN s.options->>'post_data' END AS template,
-               CASE WHEN s.subscriber ~* '^mailto:'
-                    THEN json_build_object('subject', s.options->'subject', 'from', s.options->'from')
-                    ELSE s.options->'post_headers' END AS headers,
-               json_build_object('queue', (SELECT metadata FROM target)->'_retry_policy', 'subscription', s.options->'_retry_policy')
-                   AS retry_policy
-        FROM subscriptions s
-        WHERE s.project = $1 AND s.source = $2 AND s.expires_at > now()
-          AND (s.subscriber ~* '^https?:' AND (s.confirmed OR NOT $14::boolean)
-               OR $18::int > 0 AND s.subscriber ~* '^mailto:' AND (s.confirmed OR $18::int = 1))
-          AND s.socket_lease_until IS NULL
-          AND NOT $16::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
-fan AS MATERIALIZED (
-    SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
-           i.ttl, i.body, i.key_id, i.visible_at
-    FROM inserted i CROSS JOIN subscribed s),
-fan_groups AS (
-    INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
-                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
-    SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
-           f.headers, f.retry_policy,
-           COALESCE(f.visible_at, now()),
-           c.sealed, f.key_id,
-           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
-    FROM fan f
-    CROSS JOIN LATERAL (
-        SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
-                                 'ttl', f.ttl, 'queue_name', ltrim($2::text, '~'),
-                                 'Message_Type', 'Notification')::text AS doc) n
-    CROSS JOIN LATERAL (
-        SELECT CASE WHEN f.template IS NOT NULL THEN replace(f.template, '"$zaqar_message$"', n.doc)
-                    ELSE n.doc END AS body,
-               CASE WHEN f.key_id IS NOT NULL THEN f.body END AS sealed) c),
-sockets_told AS (
-    SELECT pg_notify('pigeon_socket_posts', json_build_object('project', $1::text, 'queue', $2::text,
-                                               'ids', array_agg(c.id ORDER BY c.id))::text)
-    FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1) / 300 AS notice FROM inserted) c
-    WHERE EXISTS (SELECT 1 FROM subscriptions s
-                  WHERE s.project = $1 AND s.source = $2 AND s.socket_lease_until > now()
-                    AND s.expires_at > now())
-    GROUP BY c.notice),
-waiters_told AS (
-    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
-                                               'messages', (SELECT count(*) FROM inserted))::text)
-    FROM target w
-    WHERE true AND w.wake_until > now() AND (SELECT count(*) FROM inserted) > 0)
-SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-       (SELECT count(*) FROM fan) AS notifications, (SELECT count(*) FROM sockets_told) AS sockets_told, (SELECT count(*) FROM waiters_told) AS waiters_told
-WHERE ((SELECT count(*) FROM fan) <= $11 OR pigeon_refuse('429', $12))
-AND ((SELECT count(*) FROM fan) = 0 OR NOT EXISTS (
-         SELECT 1 FROM quota_breaches b
-         WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0)
-     OR pigeon_refuse('429', (SELECT CASE b.kind WHEN 'groups' THEN $13 ELSE $17 END
-                              FROM quota_breaches b
-                              WHERE b.project = $1 AND b.kind IN ('groups', 'bytes') AND b.queue_id = 0
-                              ORDER BY b.kind DESC LIMIT 1)));
 
 -- name: SqsQueueStore.DEAD_LETTER_SOURCES
 SELECT name FROM queues

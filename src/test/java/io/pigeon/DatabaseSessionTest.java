@@ -131,6 +131,8 @@ class DatabaseSessionTest {
                 .addBoolean(false)
                 .addString("bytes quota")
                 .addInteger(NotificationFanOut.MAIL_OFF)
-                .addArrayOfString(new String[] {null});
+                .addArrayOfString(new String[0]) // no SQS attributes
+                .addBoolean(true) // a post may create its queue
+                .addArrayOfString(new String[] {null}); // no group
     }
 }

@@ -39,11 +39,14 @@ public class MisdirectedRequests {
     private static final Pattern ABSOLUTE_TARGET = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)");
 
     private final ServedHosts served;
+    private final EarlyRefusals refusals;
 
     MisdirectedRequests(
             HttpSettings httpSettings,
-            @ConfigProperty(name = "quarkus.http.host", defaultValue = "0.0.0.0") String boundHost) {
+            @ConfigProperty(name = "quarkus.http.host", defaultValue = "0.0.0.0") String boundHost,
+            EarlyRefusals refusals) {
         this.served = ServedHosts.of(httpSettings.allowedHosts(), boundHost);
+        this.refusals = refusals;
     }
 
     /** First on the router, ahead of the body limit, authentication and every resource. */
@@ -94,13 +97,12 @@ public class MisdirectedRequests {
         context.next();
     }
 
-    private static void misdirected(RoutingContext context, String name) {
-        refuse(
-                context,
-                421,
-                "Misdirected request",
-                "This Pigeon does not serve the host '" + ErrorDocument.printable(name)
-                        + "': call it by a name it serves (" + ServedHosts.SETTING + ").");
+    /** 421, in the shape of the request's door (an SQS request reads an SQS error: {@link EarlyRefusals}). */
+    private void misdirected(RoutingContext context, String name) {
+        String description = "This Pigeon does not serve the host '" + ErrorDocument.printable(name)
+                + "': call it by a name it serves (" + ServedHosts.SETTING + ").";
+        LOG.debugf("Refused (421): %s", description);
+        refusals.refuse(context.request(), EarlyRefusal.MISDIRECTED, description);
     }
 
     private static void refuse(RoutingContext context, int status, String title, String description) {

@@ -13,12 +13,13 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 
 /**
  * Bounds every request body by {@code pigeon.max-request-body}, ahead of the REST layer, and refuses a larger one with
- * 413 and the error document. A declared body (Content-Length) past the bound is refused before anything reads it. A
- * body streamed without a length (chunked) is read here as it arrives, up to the bound, and handed to the REST layer
- * whole; past the bound it is refused at once and the connection closed. Were such a body left to the REST layer, the
- * HTTP layer's own bound would answer 413 in the middle of reading it and the REST layer would then try to answer the
- * same request again, an ERROR with a stack trace for every such request: a client's fault logged as Pigeon's, and a
- * lever to flood the log. {@code quarkus.http.limits.max-body-size} is set to the same number, as a second line.
+ * 413 and the error document (or the SQS error, on an SQS request: {@link EarlyRefusals}). A declared body
+ * (Content-Length) past the bound is refused before anything reads it. A body streamed without a length (chunked) is
+ * read here as it arrives, up to the bound, and handed to the REST layer whole; past the bound it is refused at once
+ * and the connection closed. Were such a body left to the REST layer, the HTTP layer's own bound would answer 413 in
+ * the middle of reading it and the REST layer would then try to answer the same request again, an ERROR with a stack
+ * trace for every such request: a client's fault logged as Pigeon's, and a lever to flood the log.
+ * {@code quarkus.http.limits.max-body-size} is set to the same number, as a second line.
  */
 @ApplicationScoped
 public class RequestBodyLimit {
@@ -28,9 +29,11 @@ public class RequestBodyLimit {
 
     private final long maxRequestBody;
     private final BodyHandler streamedBodies;
+    private final EarlyRefusals refusals;
 
-    public RequestBodyLimit(PigeonConfig config) {
+    public RequestBodyLimit(PigeonConfig config, EarlyRefusals refusals) {
         this.maxRequestBody = config.maxRequestBody();
+        this.refusals = refusals;
         // Read as the bytes arrive (no buffer sized ahead of them), never to files, forms left to the REST layer.
         this.streamedBodies = BodyHandler.create(false)
                 .setBodyLimit(maxRequestBody)
@@ -50,7 +53,7 @@ public class RequestBodyLimit {
     void limit(RoutingContext context) {
         String declared = context.request().getHeader(HttpHeaders.CONTENT_LENGTH);
         if (declared != null && exceeds(declared)) {
-            tooLarge().endWithClose(context.response(), 413);
+            tooLarge(context);
             return;
         }
         if (declared == null && streamed(context)) {
@@ -76,15 +79,18 @@ public class RequestBodyLimit {
     /** A streamed body past the bound, as the body handler reports it: the client's fault, answered, not logged. */
     void refuseStreamed(RoutingContext context) {
         if (context.statusCode() == 413 && !context.response().ended()) {
-            tooLarge().endWithClose(context.response(), 413);
+            tooLarge(context);
             return;
         }
         context.next();
     }
 
-    private ErrorDocument tooLarge() {
-        return new ErrorDocument(
-                "Request entity too large", "The request body may not exceed " + maxRequestBody + " bytes.");
+    /** 413 in the shape of the request's door (Zaqar's error document, or an SQS error), the connection closed. */
+    private void tooLarge(RoutingContext context) {
+        refusals.refuse(
+                context.request(),
+                EarlyRefusal.TOO_LARGE,
+                "The request body may not exceed " + maxRequestBody + " bytes.");
     }
 
     private static boolean streamed(RoutingContext context) {

@@ -66,6 +66,8 @@ final class RequestClock {
     private boolean answering;
     /** When bytes of a next request arrived while the last one was being answered (0: none). */
     private long pipelinedSince;
+    /** How the door of the request arriving answers its late body, when not with the error document (null). */
+    private RefusalShape.Shaped lateBodyAnswer;
 
     private RequestClock(Channel channel, long headNanos, long bodyNanos, AddressShares.Share share, boolean headDone) {
         this.channel = channel;
@@ -99,6 +101,18 @@ final class RequestClock {
         state = answered >= received ? State.WAITING : State.ANSWERING;
     }
 
+    /** The request whose body is arriving is answered {@code answer} if its body is late (its door's shape). */
+    void answerLateBodyWith(RefusalShape.Shaped answer) {
+        if (state == State.BODY) {
+            lateBodyAnswer = answer;
+        }
+    }
+
+    /** What a late body's answer says. */
+    static String lateBody(long bodyNanos) {
+        return "The request body did not arrive within " + seconds(bodyNanos) + " s of its head.";
+    }
+
     /** Whether the request being received is late at {@code now}. */
     boolean late(long now) {
         return (state == State.HEAD || state == State.BODY) && now - deadline > 0;
@@ -116,19 +130,33 @@ final class RequestClock {
             channel.close();
             return;
         }
-        String description = head
-                ? "The request head did not arrive within " + seconds(headNanos) + " s."
-                : "The request body did not arrive within " + seconds(bodyNanos) + " s of its head.";
+        FullHttpResponse response = !head && lateBodyAnswer != null ? shaped(lateBodyAnswer) : errorDocument(head);
+        response.headers()
+                .set(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes())
+                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        // From the progress handler outwards: through Vert.x's encoder, which has no answer of its own under way.
+        progress.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Zaqar's answer, and that of a late head (whose request, and so whose door, is not known yet). */
+    private FullHttpResponse errorDocument(boolean head) {
+        String description =
+                head ? "The request head did not arrive within " + seconds(headNanos) + " s." : lateBody(bodyNanos);
         byte[] body = ("{\"title\":\"Request timeout\",\"description\":\"" + description + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(
                 HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT, Unpooled.wrappedBuffer(body));
-        response.headers()
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .set(HttpHeaderNames.CONTENT_LENGTH, body.length)
-                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        // From the progress handler outwards: through Vert.x's encoder, which has no answer of its own under way.
-        progress.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return response;
+    }
+
+    private static FullHttpResponse shaped(RefusalShape.Shaped answer) {
+        FullHttpResponse response = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(answer.status()),
+                Unpooled.wrappedBuffer(answer.body()));
+        answer.headers().forEach((name, value) -> response.headers().set(name, value));
+        return response;
     }
 
     private static long seconds(long nanos) {
@@ -172,6 +200,7 @@ final class RequestClock {
             } else if (state != State.DONE) {
                 if (msg instanceof HttpRequest) {
                     state = State.BODY;
+                    lateBodyAnswer = null;
                     deadline = System.nanoTime() + bodyNanos;
                     pipelinedSince = 0;
                 }

@@ -62,9 +62,11 @@ public class RequestDeadlines {
     private final AddressShares shares;
     private final int managementPort;
     private final List<ScheduledFuture<?>> sweeps = new ArrayList<>();
+    private final EarlyRefusals refusals;
 
-    RequestDeadlines(HttpSettings httpSettings, Vertx vertx) {
+    RequestDeadlines(HttpSettings httpSettings, Vertx vertx, EarlyRefusals refusals) {
         this.vertx = vertx;
+        this.refusals = refusals;
         this.headNanos = checked("pigeon.http.request-head-timeout", httpSettings.requestHeadTimeout());
         this.bodyNanos = checked("pigeon.http.request-body-timeout", httpSettings.requestBodyTimeout());
         this.shares = new AddressShares(httpSettings.maxConnectionsPerAddress());
@@ -103,7 +105,11 @@ public class RequestDeadlines {
         sweeps.forEach(sweep -> sweep.cancel(false));
     }
 
-    /** First of every route: a connection whose first request arrived before any sweep saw it gets its clock now. */
+    /**
+     * First of every route: a connection whose first request arrived before any sweep saw it gets its clock now; and
+     * the clock learns how a door answers this request's late body (an SQS request reads an SQS error), as the request
+     * is known only here, once its head is whole.
+     */
     void install(@Observes Router router) {
         router.route().order(Integer.MIN_VALUE).handler(this::route);
     }
@@ -112,7 +118,8 @@ public class RequestDeadlines {
         HttpConnection connection = context.request().connection();
         if (connection instanceof ConnectionBase base) {
             Channel channel = base.channel();
-            if (channel.attr(RequestClock.KEY).get() == null && isHttp1Server(channel)) {
+            RequestClock clock = channel.attr(RequestClock.KEY).get();
+            if (clock == null && isHttp1Server(channel)) {
                 AddressShares.Share share = shares.take(channel.remoteAddress());
                 if (share == null) {
                     new ErrorDocument(
@@ -121,10 +128,14 @@ public class RequestDeadlines {
                             .endWithClose(context.response(), 503);
                     return;
                 }
-                RequestClock clock = RequestClock.install(channel, headNanos, bodyNanos, share, true);
+                clock = RequestClock.install(channel, headNanos, bodyNanos, share, true);
                 if (context.request().isEnded()) {
                     clock.bodyEnded();
                 }
+            }
+            if (clock != null && !context.request().isEnded()) {
+                refusals.shaped(context.request(), EarlyRefusal.TIMEOUT, RequestClock.lateBody(bodyNanos))
+                        .ifPresent(clock::answerLateBodyWith);
             }
         }
         context.next();

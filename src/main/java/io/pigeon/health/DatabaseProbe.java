@@ -2,6 +2,7 @@ package io.pigeon.health;
 
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Pool;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 
@@ -20,7 +21,12 @@ public class DatabaseProbe {
     }
 
     public Uni<Boolean> reachable() {
-        return pool.query(PING)
+        return reachable(pool);
+    }
+
+    /** Whether {@code database} answers within {@link #TIMEOUT}; never fails. */
+    static Uni<Boolean> reachable(SqlClient database) {
+        return database.query(PING)
                 .execute()
                 .ifNoItem()
                 .after(TIMEOUT)

@@ -8,10 +8,11 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Deduplication on the idempotency store for a post that stores its messages with a statement of its own (the SQS
- * door's send), inside the caller's transaction: how the queue deduplicates, then the messages' keys taken, only the
- * new ones stored, and their keys remembered, as {@link KeyedPosts} does for Zaqar's posts. Concurrent repeats store
- * once: the second waits for the first's transaction on the key's row.
+ * Deduplication on the idempotency store for a post that stores its messages in the caller's transaction rather than
+ * through {@link MessageService}'s shared statements (the SQS door's FIFO send, which runs the post statement alone):
+ * how the queue deduplicates, then the messages' keys taken, only the new ones stored, and their keys remembered, as
+ * {@link KeyedPosts} does for Zaqar's posts. Concurrent repeats store once: the second waits for the first's
+ * transaction on the key's row.
  */
 @ApplicationScoped
 public class Deduplication {

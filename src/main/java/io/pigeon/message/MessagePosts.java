@@ -111,6 +111,19 @@ final class MessagePosts {
                 posts, key.fromPigeon(), config.maxMessagesPostSize(), config.defaultMessageTtl());
     }
 
+    /** See {@link MessageService#send}: a post that never creates its queue, sharing statements as the others. */
+    Uni<MessageStore.Posted> send(
+            PlacedQueue queue,
+            String keyId,
+            UUID clientId,
+            List<NewMessage> messages,
+            List<String> attributes,
+            int largest) {
+        return posts.submit(
+                new PostKey(queue.db(), false),
+                new MessageStore.NewPost(queue, keyId, clientId, messages, largest, attributes, false));
+    }
+
     /** How many creating posts wait for the next statement of their database, behind one in flight. */
     int postsWaiting() {
         return posts.waiting();

@@ -149,6 +149,22 @@ public class MessageService {
     }
 
     /**
+     * SQS's send (decision 0019): stores {@code messages} (their TTL the queue's) with each one's SQS {@code attributes}
+     * as stored, sealed with {@code keyId} (null: in clear), in the existing {@code queue} and never creating it, all
+     * or none; over the queue's post-size limit ({@code largest} is the largest message's size) none. It shares a
+     * statement with the posts of its database arriving together, as a Zaqar post does. A null max size: no queue.
+     */
+    public Uni<MessageStore.Posted> send(
+            PlacedQueue queue,
+            String keyId,
+            UUID clientId,
+            List<NewMessage> messages,
+            List<String> attributes,
+            int largest) {
+        return posts.send(queue, keyId, clientId, messages, attributes, largest);
+    }
+
+    /**
      * Posts all messages or none to an existing queue; their ids in request order, empty without the queue. A post
      * carrying this deployment's {@code callMarker} notifies nobody (see {@link #postCreatingQueue}).
      */

@@ -144,13 +144,17 @@ public class MessageStore {
     // comes back null and the caller retries. The insert runs only when the queue is not there: an
     // INSERT … ON CONFLICT that finds the queue still draws a value from the identity sequence and makes a
     // speculative insertion, on every post. This is the statement of a post alone, the common case at one
-    // client: its client id ($3), document size ($9) and queue are scalars, which costs PostgreSQL least.
+    // client: its client id ($3), document size ($9) and queue are scalars, which costs PostgreSQL least. It is also
+    // SQS's send (decision 0019), which never creates its queue ($22 false: a queue missing answers a null max_size)
+    // and stores each message's attributes ($21, one element per message; shorter or empty: none, as a Zaqar post's).
+    // Each message's group ($23, null: none) goes in message_group (migration V30), which a queue ordered by groups
+    // claims by; a FIFO send runs it inside its deduplicating transaction.
     static final String POST_CREATING_QUEUE =
             """
             WITH known AS (
                 SELECT id, metadata, wake_until FROM queues WHERE project = $1 AND name = $2),
             created AS (
-                INSERT INTO queues (project, name) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM known)
+                INSERT INTO queues (project, name) SELECT $1, $2 WHERE $22 AND NOT EXISTS (SELECT 1 FROM known)
                 ON CONFLICT (project, name) DO NOTHING
                 RETURNING id, metadata),
             q AS (
@@ -166,14 +170,15 @@ public class MessageStore {
                 FROM q
                 WHERE %s AND %s),
             inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
+                                      message_group)
                 SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
                        now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                             THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-                       $17, n.message_group
-                FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[])
-                               WITH ORDINALITY AS n (ttl, delay, body, message_group, ord)
+                       $17, n.attributes, n.message_group
+                FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[], $23::text[])
+                                   WITH ORDINALITY AS n (ttl, delay, body, attributes, message_group, ord)
                 WHERE $9 <= t.max_size
                 ORDER BY n.ord
                 RETURNING id, ttl, body, visible_at, key_id),
@@ -215,7 +220,10 @@ public class MessageStore {
      * message quota is checked per queue, the sealing per post against its queue's setting, the notifications per
      * post and the delivery quotas per project; the messages of each queue notify that queue's subscriptions only.
      * Answers: the max_size of each post's queue in post order (null: not stored, retry) and every id in insertion
-     * order, which is the order of posts and of each post's messages (ORDER BY n.ord).
+     * order, which is the order of posts and of each post's messages (ORDER BY n.ord). SQS's sends share it: a post
+     * whose $23 is false never creates its queue (a queue is created only when some post to it may create it; one
+     * missing answers a null max_size), and each message stores its SQS attributes ($22, null for none; empty when
+     * no post has any). Each message's group is $24 (null: none).
      *
      * The generic plan (the pool's plan_cache_mode=force_generic_plan), checked with EXPLAIN EXECUTE on PostgreSQL 15
      * holding 10,000 queues of 2,000 projects, 3,000 subscriptions, 50,000 messages and 5,800 quota breaches: each
@@ -230,10 +238,10 @@ public class MessageStore {
     private static final String POST_CREATING_QUEUES =
             """
             WITH post AS (
-                SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[])
-                              WITH ORDINALITY AS p (project, name, client_id, document_size, key_id, post)),
+                SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[], $5::text[], $23::boolean[])
+                              WITH ORDINALITY AS p (project, name, client_id, document_size, key_id, creates, post)),
             wanted AS (
-                SELECT DISTINCT project, name FROM post),
+                SELECT project, name, bool_or(creates) AS creates FROM post GROUP BY project, name),
             known AS (
                 SELECT w.project, w.name, k.id, k.metadata, k.wake_until
                 FROM wanted w
@@ -242,7 +250,7 @@ public class MessageStore {
             created AS (
                 INSERT INTO queues (project, name)
                 SELECT w.project, w.name FROM wanted w
-                WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.project = w.project AND k.name = w.name)
+                WHERE w.creates AND NOT EXISTS (SELECT 1 FROM known k WHERE k.project = w.project AND k.name = w.name)
                 ORDER BY w.project, w.name
                 ON CONFLICT (project, name) DO NOTHING
                 RETURNING id, metadata, project, name),
@@ -263,15 +271,16 @@ public class MessageStore {
                 FROM post p JOIN target t ON t.project = p.project AND t.name = p.name
                 WHERE %s),
             inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, message_group)
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
+                                      message_group)
                 SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
                        now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, r.default_delay) > 0
                             THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
-                       r.key_id, n.message_group
+                       r.key_id, n.attributes, n.message_group
                 FROM routed r
-                JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[])
-                     WITH ORDINALITY AS n (post, ttl, delay, body, message_group, ord)
+                JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[], $24::text[])
+                     WITH ORDINALITY AS n (post, ttl, delay, body, attributes, message_group, ord)
                   ON n.post = r.post
                 WHERE r.fits
                 ORDER BY n.ord
@@ -478,16 +487,40 @@ public class MessageStore {
     /**
      * One post of a creating post statement: its queue (the database it runs on and the project and name it is
      * stored under), the key its bodies are sealed with (null: in clear), who posts, its messages, and the size of
-     * its document (0: unbounded).
+     * its document (0: unbounded); for an SQS send, each message's attributes as stored (null: none for any, or for
+     * that message) and that the queue is never created by it (a queue missing: the post answers a null max size).
      */
-    public record NewPost(PlacedQueue queue, String keyId, UUID clientId, List<NewMessage> messages, int documentSize) {
-        /** Its bodies' length in characters (their bytes when ASCII), without encoding them again to count. */
+    public record NewPost(
+            PlacedQueue queue,
+            String keyId,
+            UUID clientId,
+            List<NewMessage> messages,
+            int documentSize,
+            List<String> attributes,
+            boolean createsQueue) {
+
+        /** A Zaqar post: without attributes, creating its queue when missing. */
+        public NewPost(PlacedQueue queue, String keyId, UUID clientId, List<NewMessage> messages, int documentSize) {
+            this(queue, keyId, clientId, messages, documentSize, null, true);
+        }
+
+        /** Its bodies' and attributes' length in characters (their bytes when ASCII), without encoding them again. */
         int bodyLength() {
             int length = 0;
             for (NewMessage message : messages) {
                 length += message.body().length();
             }
+            if (attributes != null) {
+                for (String text : attributes) {
+                    length += text == null ? 0 : text.length();
+                }
+            }
             return length;
+        }
+
+        /** Message {@code i}'s attributes as stored, null for none. */
+        String attributesOf(int i) {
+            return attributes == null ? null : attributes.get(i);
         }
     }
 
@@ -516,8 +549,9 @@ public class MessageStore {
     }
 
     /**
-     * {@link #POST_CREATING_QUEUE}'s parameters, $1 to $21: the queue, its client id and document size as scalars;
-     * the messages' groups last ($21).
+     * {@link #POST_CREATING_QUEUE}'s parameters, $1 to $23: the queue, its client id and document size as scalars; the
+     * attributes ($21, empty for a post without), whether the queue may be created ($22) and the messages' groups
+     * ($23, one element per message, null: none) last.
      */
     private Tuple aloneParameters(NewPost post, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
         List<NewMessage> messages = post.messages();
@@ -541,14 +575,20 @@ public class MessageStore {
                 .addInteger(quotas.limits().maxQueuesPerProject())
                 .addString(quotas.queues());
         return withFanOutGuards(params, quotas, confirmationRequired, post.keyId(), fromPigeon, mailSent)
+                .addArrayOfString(
+                        post.attributes() == null
+                                ? new String[0]
+                                : post.attributes().toArray(String[]::new))
+                .addBoolean(post.createsQueue())
                 .addArrayOfString(groups);
     }
 
     /**
-     * {@link #POST_CREATING_QUEUES}'s parameters, $1 to $22: one element per post of its project, queue name, client
+     * {@link #POST_CREATING_QUEUES}'s parameters, $1 to $24: one element per post of its project, queue name, client
      * id, document size and key ($1 to $5); one per message of its post's ordinal (from 1), TTL, delay and body ($6 to
-     * $9); then the defaults, the queue quota and the fan-out's guards, in the order the statement takes them; and one
-     * per message of its group ($22).
+     * $9); then the defaults, the queue quota and the fan-out's guards, in the order the statement takes them; last
+     * one per message of its attributes ($22, empty when no post has any), one per post of whether it may create
+     * its queue ($23) and one per message of its group ($24, null: none).
      */
     private Tuple sharedParameters(List<NewPost> posts, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
         int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
@@ -562,6 +602,9 @@ public class MessageStore {
         Integer[] delays = new Integer[count];
         String[] bodies = new String[count];
         String[] groups = new String[count];
+        boolean anyAttributes = posts.stream().anyMatch(post -> post.attributes() != null);
+        String[] attributes = new String[anyAttributes ? count : 0];
+        Boolean[] creates = new Boolean[posts.size()];
         int i = 0;
         for (int p = 0; p < posts.size(); p++) {
             NewPost post = posts.get(p);
@@ -570,11 +613,16 @@ public class MessageStore {
             clientIds[p] = post.clientId();
             documentSizes[p] = post.documentSize();
             keyIds[p] = post.keyId();
-            for (NewMessage message : post.messages()) {
+            creates[p] = post.createsQueue();
+            for (int m = 0; m < post.messages().size(); m++) {
+                NewMessage message = post.messages().get(m);
                 ordinals[i] = p + 1;
                 ttls[i] = message.ttl();
                 delays[i] = message.delay();
                 groups[i] = message.group();
+                if (anyAttributes) {
+                    attributes[i] = post.attributesOf(m);
+                }
                 bodies[i++] = message.body();
             }
         }
@@ -600,6 +648,8 @@ public class MessageStore {
                 .addBoolean(fromPigeon)
                 .addString(quotas.pendingBytes())
                 .addInteger(mailSent)
+                .addArrayOfString(attributes)
+                .addArrayOfBoolean(creates)
                 .addArrayOfString(groups);
     }
 

@@ -14,8 +14,9 @@ import java.util.function.BiFunction;
 /**
  * Seals a post's bodies as its queue asks (its {@code _enable_encrypt_messages}), which only the posting statement
  * reads, so that a post stays one round trip: the post is tried the way this replica last saw the queue ask, and once
- * more the other way when the statement finds it asks otherwise (then it stored nothing). What was learnt is kept
- * here for the next post to the queue.
+ * more the other way when the statement finds it asks otherwise (then it stored nothing); refused both ways (the
+ * setting switched between the tries), the post is refused as unavailable (503), never as Pigeon's own failure. What
+ * was learnt is kept here for the next post to the queue.
  */
 final class PostSealing {
 
@@ -44,7 +45,14 @@ final class PostSealing {
                 .recoverWithUni(mismatch -> {
                     rememberSealing(key, !seal);
                     return postSealedOrNot(queue, messages, !seal, post);
-                });
+                })
+                // Switched back before the second try too (the attribute may be switched at any time): nothing was
+                // stored either time, and the same post may succeed when tried again.
+                .onFailure(MessageStore::isSealingMismatch)
+                .transform(mismatch -> new Rejection(
+                        Rejection.Reason.UNAVAILABLE,
+                        "The queue's " + ReservedAttributes.ENABLE_ENCRYPT_MESSAGES + " changed while the messages"
+                                + " were being stored; nothing was stored. Please try again."));
     }
 
     private <T> Uni<T> postSealedOrNot(

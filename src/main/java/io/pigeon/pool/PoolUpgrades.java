@@ -1,5 +1,7 @@
 package io.pigeon.pool;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.mutiny.Multi;
@@ -55,11 +57,17 @@ public class PoolUpgrades {
     private final Pool catalogue;
     /** The start-up pass and each pool's retries, cancelled when the application stops. */
     private final Set<Cancellable> retries = ConcurrentHashMap.newKeySet();
+    /** Pools whose last attempt left them without this version's schema: unreachable, or an unreadable uri. */
+    private final Set<String> behind = ConcurrentHashMap.newKeySet();
 
-    public PoolUpgrades(PoolStore store, PoolSchemas schemas, Pool catalogue) {
+    public PoolUpgrades(PoolStore store, PoolSchemas schemas, Pool catalogue, MeterRegistry registry) {
         this.store = store;
         this.schemas = schemas;
         this.catalogue = catalogue;
+        // An operator alerts on it: until a pool is migrated its queues fail.
+        Gauge.builder("pigeon.pools.unmigrated", behind, Set::size)
+                .description("Pools this replica's last attempt could not migrate to this version's schema")
+                .register(registry);
     }
 
     void start(@Observes StartupEvent started) {
@@ -98,7 +106,9 @@ public class PoolUpgrades {
                         .map(outcome -> Map.entry(name, outcome)))
                 .merge(AT_ONCE)
                 .collect()
-                .asMap(Map.Entry::getKey, Map.Entry::getValue);
+                .asMap(Map.Entry::getKey, Map.Entry::getValue)
+                // A pool deleted since its last attempt is no longer behind.
+                .invoke(outcomes -> behind.retainAll(outcomes.keySet()));
     }
 
     /** Tries the pool again, with a growing pause, until an attempt ends otherwise than unreachable. */
@@ -121,7 +131,16 @@ public class PoolUpgrades {
                 .query(PoolSchemas.IDENTITY)
                 .execute()
                 .map(rows -> rows.iterator().next().getString(0))
-                .chain(identity -> store.storedUri(catalogue, name).chain(stored -> upgrade(name, stored, identity)));
+                .chain(identity -> store.storedUri(catalogue, name).chain(stored -> upgrade(name, stored, identity)))
+                .invoke(outcome -> {
+                    if (outcome == Outcome.INVALID) {
+                        behind.add(name);
+                    } else {
+                        behind.remove(name);
+                    }
+                })
+                .onFailure()
+                .invoke(unreachable -> behind.add(name));
     }
 
     private Uni<Outcome> upgrade(String name, Optional<String> stored, String catalogueIdentity) {

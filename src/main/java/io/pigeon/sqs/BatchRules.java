@@ -16,10 +16,15 @@ final class BatchRules {
 
     private BatchRules() {}
 
-    static void check(List<? extends BatchEntry<?>> entries) {
+    /**
+     * Checks {@code entries} of the batch action {@code action} ({@code SendMessageBatch}, ...): an empty batch is
+     * refused naming the action's entry type, as AWS's answer does.
+     */
+    static void check(String action, List<? extends BatchEntry<?>> entries) {
         if (entries == null || entries.isEmpty()) {
             throw new SqsRefusal(
-                    SqsRefusal.Reason.EMPTY_BATCH_REQUEST, "There should be at least one entry in the request.");
+                    SqsRefusal.Reason.EMPTY_BATCH_REQUEST,
+                    "There should be at least one " + action + "RequestEntry in the request.");
         }
         if (entries.size() > MAX_ENTRIES) {
             throw new SqsRefusal(

@@ -5,6 +5,8 @@ import io.pigeon.dispatch.DispatchService;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.message.Deduplication;
 import io.pigeon.message.DeduplicationKeys;
+import io.pigeon.message.MessageStore;
+import io.pigeon.message.NewMessage;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -15,6 +17,7 @@ import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,13 +25,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * SendMessage(Batch) to a FIFO queue: every message deduplicated on the idempotency store ({@link Deduplication}) by its
  * MessageDeduplicationId, or its body's SHA-256 on a queue with ContentBasedDeduplication (else refused, as AWS does),
  * per queue or per group as the queue's DeduplicationScope says; in one transaction that takes the keys, stores the new
- * messages with their groups (SqsMessageStore.SEND) and remembers them, again whole on a conflict. A repeat within the
- * window stores nothing and answers the first message's id and SequenceNumber.
+ * messages with their groups and remembers them, again whole on a conflict. The messages are stored by the statement
+ * every send and Zaqar post shares (MessageStore's creating post, as a post that never creates its queue), run alone
+ * on the transaction: a statement of a transaction cannot be shared with other requests. A repeat within the window
+ * stores nothing and answers the first message's id and SequenceNumber.
+ *
+ * <p>A standard queue's send comes here too when the shared statement refused it because a queue deduplicates by
+ * content (only the Zaqar API sets that on a queue without a {@code .fifo} name; or a Zaqar post to such a queue
+ * shared its statement): its messages take a key only when their own queue deduplicates by content, need none, and
+ * answer no SequenceNumber.
  */
 @ApplicationScoped
 public class FifoSends {
 
-    private final SqsMessageStore store;
+    private final MessageStore store;
     private final QueueDatabases databases;
     private final PigeonConfig config;
     private final QueueMetrics metrics;
@@ -37,7 +47,7 @@ public class FifoSends {
     private final SqsSealing sealing;
 
     public FifoSends(
-            SqsMessageStore store,
+            MessageStore store,
             QueueDatabases databases,
             PigeonConfig config,
             QueueMetrics metrics,
@@ -53,6 +63,25 @@ public class FifoSends {
         this.sealing = new SqsSealing(cipher);
     }
 
+    /**
+     * Stores {@code outgoing} in the transaction of {@code tx} (a post that never creates its queue); over the queue's
+     * post-size limit ({@code largest}) none.
+     */
+    private Uni<MessageStore.Posted> stored(
+            PlacedQueue tx, UUID clientId, List<SqsMessageStore.Outgoing> outgoing, int largest, String keyId) {
+        List<NewMessage> messages = outgoing.stream()
+                .map(message -> new NewMessage(null, message.delay(), message.body(), message.group()))
+                .toList();
+        List<String> attributes =
+                outgoing.stream().map(SqsMessageStore.Outgoing::attributes).toList();
+        return store.postCreatingQueue(
+                        List.of(new MessageStore.NewPost(tx, keyId, clientId, messages, largest, attributes, false)),
+                        false,
+                        config.maxMessagesPostSize(),
+                        config.defaultMessageTtl())
+                .map(posted -> posted.get(0));
+    }
+
     /** A batch's messages over the queue's size limit: the transaction is undone, and they are refused. */
     private static final class TooLong extends RuntimeException {
         final int maxSize;
@@ -63,8 +92,48 @@ public class FifoSends {
         }
     }
 
-    /** Sends {@code messages}; per message, in their order, its {@link SentMessage} or its {@link SqsRefusal}. */
-    Uni<List<Object>> send(String project, QueueName queue, UUID clientId, List<SqsMessages.Checked> messages) {
+    /**
+     * One message sent here: a FIFO queue's, or a standard queue's refused by the shared statement because a queue
+     * deduplicates by content (see the class).
+     */
+    Uni<SentMessage> sendOne(
+            String project, QueueName queue, UUID clientId, SqsMessages.Checked checked, boolean fifo) {
+        return send(project, queue, clientId, List.of(checked), fifo).map(outcomes -> {
+            if (outcomes.get(0) instanceof SqsRefusal refusal) {
+                throw refusal;
+            }
+            return (SentMessage) outcomes.get(0);
+        });
+    }
+
+    /** A batch's accepted entries sent here (see {@link #sendOne}), in entry order. */
+    Uni<List<EntryOutcome<SentMessage>>> sendBatch(
+            String project,
+            QueueName queue,
+            UUID clientId,
+            List<String> ids,
+            List<SqsMessages.Checked> accepted,
+            Map<String, Object> checkedOrRefused,
+            boolean fifo) {
+        return send(project, queue, clientId, accepted, fifo).map(sent -> {
+            for (int i = 0; i < ids.size(); i++) {
+                checkedOrRefused.put(ids.get(i), sent.get(i));
+            }
+            List<EntryOutcome<SentMessage>> outcomes = new ArrayList<>(checkedOrRefused.size());
+            checkedOrRefused.forEach((id, outcome) -> outcomes.add(
+                    outcome instanceof SentMessage message
+                            ? EntryOutcome.succeeded(id, message)
+                            : EntryOutcome.failed(id, (SqsRefusal) outcome)));
+            return outcomes;
+        });
+    }
+
+    /**
+     * Sends {@code messages} to a FIFO queue or ({@code fifo} false) a standard one; per message, in their order, its
+     * {@link SentMessage} or its {@link SqsRefusal}.
+     */
+    Uni<List<Object>> send(
+            String project, QueueName queue, UUID clientId, List<SqsMessages.Checked> messages, boolean fifo) {
         return databases.of(project, queue.value()).chain(pool -> {
             PlacedQueue outside = new PlacedQueue(pool, project, queue);
             return deduplication.settings(outside).chain(settings -> {
@@ -76,9 +145,9 @@ public class FifoSends {
                             checked.message().deduplicationId(),
                             checked.message().body());
                     dedupIds.add(dedupId);
-                    outcomes.add(dedupId == null ? MessageGroupRules.noDeduplicationId() : checked);
+                    outcomes.add(dedupId == null && fifo ? MessageGroupRules.noDeduplicationId() : checked);
                 }
-                return sendable(pool, outside, clientId, settings, messages, dedupIds, outcomes, true);
+                return sendable(pool, outside, clientId, settings, messages, dedupIds, outcomes, fifo, true);
             });
         });
     }
@@ -92,6 +161,7 @@ public class FifoSends {
             List<SqsMessages.Checked> messages,
             List<String> dedupIds,
             List<Object> outcomes,
+            boolean fifo,
             boolean first) {
         List<Integer> at = new ArrayList<>();
         for (int i = 0; i < outcomes.size(); i++) {
@@ -107,7 +177,8 @@ public class FifoSends {
         long largest = 0;
         for (int i : at) {
             SqsMessages.Checked checked = messages.get(i);
-            outgoing.add(checked.outgoing(dedupIds.get(i)));
+            // A standard queue's message shows no MessageDeduplicationId, even when its content gave it a key.
+            outgoing.add(checked.outgoing(fifo ? dedupIds.get(i) : null));
             keys.add(DeduplicationKeys.key(
                     settings, dedupIds.get(i), checked.message().groupId()));
             largest = Math.max(largest, checked.size());
@@ -122,13 +193,11 @@ public class FifoSends {
                     PlacedQueue placed = new PlacedQueue(tx, outside.project(), outside.name());
                     return deduplication
                             .settings(placed)
-                            .chain(marked -> deduplication.post(placed, keys, indexes -> store.send(
+                            .chain(marked -> deduplication.post(placed, keys, indexes -> stored(
                                             placed,
                                             clientId,
                                             indexes.stream().map(toStore::get).toList(),
                                             checkedSize,
-                                            config.maxMessagesPostSize(),
-                                            config.defaultMessageTtl(),
                                             keyId)
                                     .map(sent -> {
                                         if (sent.maxSize() == null) {
@@ -157,7 +226,7 @@ public class FifoSends {
                                         sent.md5OfMessageBody(),
                                         sent.md5OfMessageAttributes(),
                                         sent.md5OfMessageSystemAttributes(),
-                                        SequenceNumbers.of(ids[j])));
+                                        fifo ? SequenceNumbers.of(ids[j]) : null));
                     }
                     return outcomes;
                 })
@@ -172,7 +241,7 @@ public class FifoSends {
                             outcomes.set(i, SqsMessages.tooLongFor(maxSize));
                         }
                     }
-                    return sendable(pool, outside, clientId, settings, messages, dedupIds, outcomes, false);
+                    return sendable(pool, outside, clientId, settings, messages, dedupIds, outcomes, fifo, false);
                 });
     }
 }

@@ -102,8 +102,9 @@ public final class MessageAttributes {
                     || c == '_'
                     || c == '-'
                     || c == '.')) {
-                throw SqsRefusal.invalidValue("Message attribute name '" + shortened(name)
-                        + "' is invalid: only letters, digits, '_', '-' and '.' are allowed.");
+                throw SqsRefusal.invalidValue("The message attribute name '" + shortened(name)
+                        + "' is invalid. Attribute name can contain A-Z, a-z, 0-9, underscore (_), hyphen (-), and"
+                        + " period (.) characters.");
             }
         }
         String lower = name.toLowerCase(Locale.ROOT);
@@ -128,9 +129,8 @@ public final class MessageAttributes {
         }
         String base = value.baseType();
         if (!base.equals("String") && !base.equals("Number") && !base.equals("Binary")) {
-            throw SqsRefusal.invalidValue("The message attribute '" + name + "' has an invalid DataType '"
-                    + shortened(dataType) + "': it must be String, Number or Binary, optionally followed by"
-                    + " '.' and a custom label.");
+            throw SqsRefusal.invalidValue("The message attribute '" + name + "' has an invalid message attribute"
+                    + " type, the set of supported type prefixes is Binary, Number, and String.");
         }
         if (dataType.length() > base.length()) {
             checkLabel(name, dataType.substring(base.length() + 1));

@@ -214,9 +214,13 @@ public class QueueAttributes {
         return values;
     }
 
-    /** The queue's visibility timeout in seconds: what a receive that names none holds its messages for. */
+    /**
+     * The queue's visibility timeout in seconds: what a receive that names none holds its messages for. Kept within
+     * SQS's 0 to 43,200, as a Zaqar client may have written any number there.
+     */
     public static int visibilityTimeout(ObjectNode metadata) {
-        return Integer.parseInt(text(metadata, VISIBILITY_TIMEOUT, DEFAULT_VISIBILITY_TIMEOUT));
+        int stored = Integer.parseInt(text(metadata, VISIBILITY_TIMEOUT, DEFAULT_VISIBILITY_TIMEOUT));
+        return Math.max(0, Math.min(SqsMessages.MAX_VISIBILITY_TIMEOUT, stored));
     }
 
     /** A queue's ARN: {@code arn:aws:sqs:<region>:<account>:<name>}. */

@@ -7,11 +7,14 @@ import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
- * A queue's SQS tags, kept in its metadata under {@value #KEY} (an object of strings), with SQS's bounds: at most
- * {@value #MAX_TAGS} tags, keys of 1 to {@value #MAX_KEY_LENGTH} characters not starting with {@code aws:}, values of 0
- * to {@value #MAX_VALUE_LENGTH} characters, no control characters.
+ * A queue's SQS tags, kept in its metadata under {@value #KEY} (an object of strings), with the bounds SQS's developer
+ * guide gives ("Quotas related to queues"): at most {@value #MAX_TAGS} tags, keys of 1 to {@value #MAX_KEY_LENGTH}
+ * Unicode characters and values of 0 to {@value #MAX_VALUE_LENGTH}, both of Unicode letters, digits and white space and
+ * {@code _ . : / = + - @} only, neither starting with the reserved prefix {@code aws:} (in any case, as AWS's tagging
+ * rules reserve it).
  */
 public final class QueueTags {
 
@@ -19,6 +22,11 @@ public final class QueueTags {
     static final int MAX_TAGS = 50;
     static final int MAX_KEY_LENGTH = 128;
     static final int MAX_VALUE_LENGTH = 256;
+
+    /** AWS's tag pattern: letters, separators (spaces), digits and the eight marks. */
+    private static final Pattern ALLOWED = Pattern.compile("[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*");
+
+    private static final String RESERVED = "aws:";
 
     private QueueTags() {}
 
@@ -41,24 +49,34 @@ public final class QueueTags {
     public static void check(Map<String, String> added) {
         for (Map.Entry<String, String> tag : added.entrySet()) {
             String key = tag.getKey();
-            if (key.isEmpty() || key.length() > MAX_KEY_LENGTH || !printable(key) || key.startsWith("aws:")) {
+            int keyLength = key.codePointCount(0, key.length());
+            if (keyLength < 1 || keyLength > MAX_KEY_LENGTH || !allowed(key)) {
                 throw SqsRefusal.invalidParameter(
-                        "Tags", key, "a tag key is 1 to " + MAX_KEY_LENGTH + " characters, not starting with aws:.");
+                        "Tags",
+                        key,
+                        "a tag key is 1 to " + MAX_KEY_LENGTH + " Unicode letters, digits, spaces and _ . : / = + - @,"
+                                + " not starting with aws:.");
             }
-            if (tag.getValue().length() > MAX_VALUE_LENGTH || !printable(tag.getValue())) {
+            String value = tag.getValue();
+            if (value.codePointCount(0, value.length()) > MAX_VALUE_LENGTH || !allowed(value)) {
                 throw SqsRefusal.invalidParameter(
-                        "Tags", tag.getValue(), "a tag value is 0 to " + MAX_VALUE_LENGTH + " characters.");
+                        "Tags",
+                        value,
+                        "a tag value is 0 to " + MAX_VALUE_LENGTH + " Unicode letters, digits, spaces and"
+                                + " _ . : / = + - @, not starting with aws:.");
             }
         }
     }
 
-    /** {@code metadata} with {@code added} tags set (in place); refused past {@value #MAX_TAGS} tags. */
-    public static ObjectNode tagged(ObjectNode metadata, Map<String, String> added) {
+    /**
+     * {@code metadata} of the queue named {@code queue} with {@code added} tags set (in place); refused past
+     * {@value #MAX_TAGS} tags, in AWS's words, which name the queue.
+     */
+    public static ObjectNode tagged(ObjectNode metadata, String queue, Map<String, String> added) {
         Map<String, String> tags = of(metadata);
         tags.putAll(added);
         if (tags.size() > MAX_TAGS) {
-            throw SqsRefusal.invalidParameter(
-                    "Tags", String.valueOf(tags.size()), "a queue may have at most " + MAX_TAGS + " tags.");
+            throw SqsRefusal.invalidValue("Too many tags added for queue " + Printable.of(queue) + ".");
         }
         return withTags(metadata, tags);
     }
@@ -81,12 +99,7 @@ public final class QueueTags {
         return metadata;
     }
 
-    private static boolean printable(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            if (Character.isISOControl(text.charAt(i))) {
-                return false;
-            }
-        }
-        return true;
+    private static boolean allowed(String text) {
+        return ALLOWED.matcher(text).matches() && !text.regionMatches(true, 0, RESERVED, 0, RESERVED.length());
     }
 }

@@ -1,13 +1,11 @@
 package io.pigeon.sqs;
 
-import io.pigeon.dispatch.NotificationFanOut;
-import io.pigeon.message.MessageStore;
 import io.pigeon.queue.PlacedQueue;
-import io.pigeon.queue.QueueName;
 import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.waiting.QueueReady;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.OffsetDateTime;
@@ -21,67 +19,14 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * The SQL of SQS's message operations, on the rows Zaqar's statements read and write (decision 0019): a send (a post
- * to an existing queue that stores attributes beside the body, under every rule of a Zaqar post: the queue's size
- * limit, defaults and message quota, sealing, notifications and waiting claims told), the read of what a receive
- * returns beyond Zaqar's message (attributes, timestamps, sender), and the delete and visibility change of a receipt.
+ * The SQL of SQS's message operations, on the rows Zaqar's statements read and write (decision 0019): the read of
+ * what a receive returns beyond Zaqar's message (attributes, timestamps, sender), and the delete and visibility change
+ * of a receipt. A send is no statement of its own: it is a Zaqar post to an existing queue that stores the attributes
+ * beside the body ({@link io.pigeon.message.MessageService#send}).
  * Every statement names the queue by project and name, as every store's does.
  */
 @ApplicationScoped
 public class SqsMessageStore {
-
-    // As MessageStore.POST_CREATING_QUEUE, without creating the queue: SQS sends only to a queue that exists. The
-    // queue's post-size limit bounds the largest message ($9, SQS counts each message alone); over it, nothing is
-    // stored and max_size tells the caller why. No row in target: no queue, max_size is null. Each message's group
-    // ($19: MessageGroupId, null: none) goes in message_group (migration V30), which a queue ordered by groups claims
-    // by.
-    static final String SEND =
-            """
-            WITH target AS (
-                SELECT q.id, q.metadata, q.wake_until,
-                       COALESCE((q.metadata->>'_max_messages_post_size')::int, $7) AS max_size,
-                       COALESCE((q.metadata->>'_default_message_ttl')::int, $8) AS default_ttl,
-                       COALESCE((q.metadata->>'_default_message_delay')::int, 0) AS default_delay
-                FROM queues q
-                WHERE q.project = $1 AND q.name = $2 AND %s AND %s),
-            inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
-                                      message_group)
-                SELECT t.id, $3, t.default_ttl, n.body, now() + t.default_ttl * interval '1 second',
-                       CASE WHEN COALESCE(n.delay, t.default_delay) > 0
-                            THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-                       $15, n.attributes, n.message_group
-                FROM target t, unnest($4::int[], $5::text[], $6::text[], $19::text[])
-                               WITH ORDINALITY AS n (delay, body, attributes, message_group, ord)
-                WHERE $9 <= t.max_size
-                ORDER BY n.ord
-                RETURNING id, ttl, body, visible_at, key_id),
-            %s,
-            %s
-            SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
-                   %s AS notifications, %s AS sockets_told, %s AS waiters_told
-            WHERE %s"""
-                    .formatted(
-                            NotificationFanOut.WITHIN_MESSAGE_QUOTA.formatted("$10"),
-                            MessageStore.SEALED_AS_THE_QUEUE_ASKS.formatted("q.metadata", "$15"),
-                            NotificationFanOut.ctes(
-                                    "(SELECT metadata FROM target)",
-                                    "$14",
-                                    "ltrim($2::text, '" + QueueName.TOPIC_PREFIX + "')",
-                                    "$16",
-                                    "$18"),
-                            QueueReady.cte(
-                                    "waiters_told",
-                                    "target w",
-                                    "true",
-                                    "$1",
-                                    "$2",
-                                    "(SELECT count(*) FROM inserted)",
-                                    "w.wake_until"),
-                            NotificationFanOut.QUEUED,
-                            NotificationFanOut.SOCKETS_TOLD,
-                            QueueReady.told("waiters_told"),
-                            NotificationFanOut.WITHIN_DELIVERY_QUOTAS.formatted("$11", "$12", "$13", "$17"));
 
     // What a receive answers beyond Zaqar's message, for the messages its claim took: read only when the receive asks
     // for attributes, so a receive that asks for none costs Zaqar's claim alone. Not tied to the claim: what is read
@@ -107,6 +52,30 @@ public class SqsMessageStore {
                   AND (m.claim_id IS NULL OR m.claim_id = r.claim_id)
                 RETURNING m.id)
             SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted""";
+
+    // DELETE for the receipts of several requests (see Coalescer), on one queue or several of the database (of any
+    // projects), in one statement: each distinct queue ($1 projects, $2 names) looked up once by its key, each receipt
+    // ($3 to $6) naming its queue by ordinal and deleting only a row of that queue, under the same test of its claim
+    // as DELETE. One row: the ordinals of the queues found, and the queue ordinal and id of every row deleted, so each
+    // request is told its own. Materialized for the reason MessageStore.DELETE_BY_IDS_SHARED gives.
+    static final String DELETE_SHARED =
+            """
+            WITH q AS (
+                SELECT q.id, r.ord
+                FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
+                JOIN queues q ON q.project = r.project AND q.name = r.name),
+            named AS MATERIALIZED (
+                SELECT r.queue_ord, q.id AS queue_id, r.id, r.claim_id, r.receive_count
+                FROM q JOIN unnest($3::int[], $4::bigint[], $5::uuid[], $6::int[])
+                            AS r (queue_ord, id, claim_id, receive_count) ON r.queue_ord = q.ord),
+            deleted AS (
+                DELETE FROM messages m USING named n
+                WHERE m.queue_id = n.queue_id AND m.id = n.id AND m.claim_count = n.receive_count
+                  AND (m.claim_id IS NULL OR m.claim_id = n.claim_id)
+                RETURNING n.queue_ord, m.id)
+            SELECT ARRAY(SELECT ord FROM q ORDER BY ord)::int[] AS queues_found,
+                   ARRAY(SELECT queue_ord FROM deleted ORDER BY id) AS deleted_queues,
+                   ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted""";
 
     // Changes the visibility of each receipt's message while it is in flight under that receipt (its claim, its
     // claim count, its deadline still ahead): its own deadline becomes now + the timeout (0: claimable now); its life
@@ -161,64 +130,19 @@ public class SqsMessageStore {
                                     "q.wake_until"),
                             QueueReady.told("waiters_told"));
 
-    private final MessageStore messages;
-
-    public SqsMessageStore(MessageStore messages) {
-        this.messages = messages;
-    }
-
     /**
      * One message to send: its delay (null: the queue's), its body as stored, its attributes' text (null: none), its
-     * group (null: none).
+     * MessageGroupId (null: none). A send is stored by the Zaqar post's statement
+     * ({@link io.pigeon.message.MessageService#send}), which stores the attributes and group too and shares its
+     * statement with the posts arriving together; a FIFO send runs the same statement in its deduplicating
+     * transaction ({@link FifoSends}).
      */
     record Outgoing(Integer delay, String body, String attributes, String group) {
 
-        Outgoing withBody(String sealed) {
-            return new Outgoing(delay, sealed, attributes, group);
+        /** A message without a group (a standard queue's). */
+        Outgoing(Integer delay, String body, String attributes) {
+            this(delay, body, attributes, null);
         }
-    }
-
-    /**
-     * What a send stored: the queue's post-size limit (null: there is no such queue) and the ids, in the order sent
-     * (none when the largest message was over the limit), with the notifications it queued.
-     */
-    record Sent(Integer maxSize, long[] ids, long notifications) {}
-
-    /** Stores every message or none, in one statement; sealed with {@code keyId} (null: in clear). */
-    Uni<Sent> send(
-            PlacedQueue queue,
-            UUID clientId,
-            List<Outgoing> outgoing,
-            int largest,
-            int defaultMaxSize,
-            int defaultTtl,
-            String keyId) {
-        Integer[] delays = outgoing.stream().map(Outgoing::delay).toArray(Integer[]::new);
-        String[] bodies = outgoing.stream().map(Outgoing::body).toArray(String[]::new);
-        String[] attributes = outgoing.stream().map(Outgoing::attributes).toArray(String[]::new);
-        String[] groups = outgoing.stream().map(Outgoing::group).toArray(String[]::new);
-        Tuple parameters = Tuple.of(queue.project(), queue.storedName(), clientId)
-                .addArrayOfInteger(delays)
-                .addArrayOfString(bodies)
-                .addArrayOfString(attributes)
-                .addInteger(defaultMaxSize)
-                .addInteger(defaultTtl)
-                .addInteger(largest);
-        return queue.db()
-                .preparedQuery(SEND)
-                .execute(messages.withFanOutGuards(parameters, keyId, false).addArrayOfString(groups))
-                .map(rows -> {
-                    Row row = rows.iterator().next();
-                    Long[] ids = row.getArrayOfLongs("ids");
-                    return new Sent(
-                            row.getInteger("max_size"),
-                            ids == null
-                                    ? new long[0]
-                                    : Arrays.stream(ids)
-                                            .mapToLong(Long::longValue)
-                                            .toArray(),
-                            row.getLong("notifications"));
-                });
     }
 
     /** A received message's stored extras: who sent it, when, when first received, its attributes' text, its group. */
@@ -255,6 +179,23 @@ public class SqsMessageStore {
 
     /** Whether the queue exists, and the message ids deleted. */
     record Deleted(boolean queueFound, Set<Long> ids) {}
+
+    /** One request's receipts in its queue. */
+    record ReceiptsInQueue(PlacedQueue queue, List<Receipt> receipts) {}
+
+    /**
+     * Deletes the messages of every request's receipts that are still their messages' latest, in one statement (all
+     * on {@code db}); what each request found and deleted, in their order.
+     */
+    Uni<List<Deleted>> delete(SqlClient db, List<ReceiptsInQueue> requests) {
+        if (requests.size() == 1) {
+            return delete(requests.get(0).queue(), requests.get(0).receipts()).map(List::of);
+        }
+        SharedReceiptDelete shared = SharedReceiptDelete.of(requests);
+        return db.preparedQuery(DELETE_SHARED)
+                .execute(shared.parameters())
+                .map(rows -> shared.answers(rows.iterator().next()));
+    }
 
     /** Deletes the messages of the receipts that are still their messages' latest; see {@link #DELETE}. */
     Uni<Deleted> delete(PlacedQueue queue, List<Receipt> receipts) {

@@ -2,11 +2,14 @@ package io.pigeon.sqs;
 
 import io.pigeon.claim.ClaimService;
 import io.pigeon.claim.ClaimTerms;
-import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.json.StrictJson;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
+import io.pigeon.message.MessageService;
+import io.pigeon.message.MessageStore;
+import io.pigeon.message.NewMessage;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -32,9 +35,6 @@ import java.util.function.BooleanSupplier;
 @ApplicationScoped
 public class SqsMessages {
 
-    /** SQS's own default visibility timeout, for a receive that names none. */
-    public static final int DEFAULT_VISIBILITY_TIMEOUT = 30;
-
     public static final int MAX_VISIBILITY_TIMEOUT = 43_200;
     public static final int MAX_DELAY_SECONDS = 900;
     public static final int MAX_WAIT_SECONDS = 20;
@@ -43,20 +43,22 @@ public class SqsMessages {
     public static final int MAX_BATCH_BYTES = 1_048_576;
 
     private final SqsMessageStore store;
+    private final MessageService posts;
     private final QueueDatabases databases;
-    private final PigeonConfig config;
     private final ClaimService claims;
     private final QueueWaits waits;
     private final ReceiptHandles handles;
     private final QueueMetrics metrics;
     private final DispatchService deliveries;
     private final SqsSealing sealing;
+    private final SqsQueueStore queueStore;
     private final FifoSends fifoSends;
 
     public SqsMessages(
             SqsMessageStore store,
+            MessageService posts,
+            SqsQueueStore queueStore,
             QueueDatabases databases,
-            PigeonConfig config,
             ClaimService claims,
             QueueWaits waits,
             ReceiptHandles handles,
@@ -66,8 +68,9 @@ public class SqsMessages {
             FifoSends fifoSends) {
         this.fifoSends = fifoSends;
         this.store = store;
+        this.posts = posts;
+        this.queueStore = queueStore;
         this.databases = databases;
-        this.config = config;
         this.claims = claims;
         this.waits = waits;
         this.handles = handles;
@@ -141,12 +144,7 @@ public class SqsMessages {
         boolean fifo = SqsQueueNames.isFifo(queue);
         Checked checked = checked(message, fifo);
         if (fifo) {
-            return fifoSends.send(project, queue, clientId, List.of(checked)).map(outcomes -> {
-                if (outcomes.get(0) instanceof SqsRefusal refusal) {
-                    throw refusal;
-                }
-                return (SentMessage) outcomes.get(0);
-            });
+            return fifoSends.sendOne(project, queue, clientId, checked, true);
         }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> stored(placed, clientId, List.of(checked)))
@@ -158,7 +156,9 @@ public class SqsMessages {
                         throw tooLong(sent.maxSize());
                     }
                     return withId(checked.answer(), sent.ids()[0]);
-                });
+                })
+                .onFailure(MessageStore::isDeduplicationNeeded)
+                .recoverWithUni(needed -> fifoSends.sendOne(project, queue, clientId, checked, false));
     }
 
     /**
@@ -169,7 +169,7 @@ public class SqsMessages {
      */
     public Uni<List<EntryOutcome<SentMessage>>> sendBatch(
             String project, QueueName queue, UUID clientId, List<BatchEntry<OutgoingMessage>> entries) {
-        BatchRules.check(entries);
+        BatchRules.check("SendMessageBatch", entries);
         boolean fifo = SqsQueueNames.isFifo(queue);
         Map<String, Object> checkedOrRefused = new LinkedHashMap<>();
         long total = 0;
@@ -197,21 +197,11 @@ public class SqsMessages {
             }
         });
         if (fifo) {
-            return fifoSends.send(project, queue, clientId, accepted).map(sent -> {
-                for (int i = 0; i < ids.size(); i++) {
-                    checkedOrRefused.put(ids.get(i), sent.get(i));
-                }
-                List<EntryOutcome<SentMessage>> outcomes = new ArrayList<>(entries.size());
-                checkedOrRefused.forEach((id, outcome) -> outcomes.add(
-                        outcome instanceof SentMessage message
-                                ? EntryOutcome.succeeded(id, message)
-                                : EntryOutcome.failed(id, (SqsRefusal) outcome)));
-                return outcomes;
-            });
+            return fifoSends.sendBatch(project, queue, clientId, ids, accepted, checkedOrRefused, true);
         }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> accepted.isEmpty()
-                        ? Uni.createFrom().item(new SqsMessageStore.Sent(0, new long[0], 0))
+                        ? Uni.createFrom().item(new MessageStore.Posted(0, new long[0], 0))
                         : storedWithin(placed, clientId, ids, accepted, checkedOrRefused))
                 .map(sent -> {
                     if (sent.maxSize() == null) {
@@ -228,14 +218,17 @@ public class SqsMessages {
                         }
                     }
                     return outcomes;
-                });
+                })
+                .onFailure(MessageStore::isDeduplicationNeeded)
+                .recoverWithUni(needed ->
+                        fifoSends.sendBatch(project, queue, clientId, ids, accepted, checkedOrRefused, false));
     }
 
     /**
      * Stores the accepted entries; when one is over the queue's limit (then nothing was stored), refuses those over
      * it in {@code outcomes} and stores the rest.
      */
-    private Uni<SqsMessageStore.Sent> storedWithin(
+    private Uni<MessageStore.Posted> storedWithin(
             PlacedQueue placed, UUID clientId, List<String> ids, List<Checked> accepted, Map<String, Object> outcomes) {
         return stored(placed, clientId, accepted).chain(sent -> {
             if (sent.maxSize() == null || sent.ids().length == accepted.size()) {
@@ -250,26 +243,32 @@ public class SqsMessages {
                 }
             }
             return fitting.isEmpty()
-                    ? Uni.createFrom().item(new SqsMessageStore.Sent(sent.maxSize(), new long[0], 0))
+                    ? Uni.createFrom().item(new MessageStore.Posted(sent.maxSize(), new long[0], 0))
                     : stored(placed, clientId, fitting);
         });
     }
 
-    private Uni<SqsMessageStore.Sent> stored(PlacedQueue placed, UUID clientId, List<Checked> messages) {
-        long largest = messages.stream().mapToLong(Checked::size).max().orElse(0);
+    /** Stores the messages as a post to the existing queue, sharing a statement with those arriving together. */
+    private Uni<MessageStore.Posted> stored(PlacedQueue placed, UUID clientId, List<Checked> messages) {
+        int largest =
+                (int) Math.min(messages.stream().mapToLong(Checked::size).max().orElse(0), Integer.MAX_VALUE);
         List<SqsMessageStore.Outgoing> outgoing =
                 messages.stream().map(checked -> checked.outgoing(null)).toList();
         return sealing.sealedAsTheQueueAsks(
                         placed,
                         outgoing,
-                        (toStore, keyId) -> store.send(
+                        (toStore, keyId) -> posts.send(
                                 placed,
+                                keyId,
                                 clientId,
-                                toStore,
-                                (int) Math.min(largest, Integer.MAX_VALUE),
-                                config.maxMessagesPostSize(),
-                                config.defaultMessageTtl(),
-                                keyId))
+                                toStore.stream()
+                                        .map(message ->
+                                                new NewMessage(null, message.delay(), message.body(), message.group()))
+                                        .toList(),
+                                toStore.stream()
+                                        .map(SqsMessageStore.Outgoing::attributes)
+                                        .toList(),
+                                largest))
                 .call(sent -> {
                     metrics.posted(placed.project(), placed.storedName(), sent.ids().length);
                     return deliveries.notificationsQueued(placed.db(), sent.notifications());
@@ -296,9 +295,9 @@ public class SqsMessages {
             throw SqsRefusal.invalidValue("Value " + max + " for parameter MaxNumberOfMessages is invalid. Reason:"
                     + " must be between 1 and " + MAX_RECEIVE + ", if provided.");
         }
-        int visibility = request.visibilityTimeout() == null ? DEFAULT_VISIBILITY_TIMEOUT : request.visibilityTimeout();
-        if (visibility < 0 || visibility > MAX_VISIBILITY_TIMEOUT) {
-            throw SqsRefusal.invalidValue("Value " + visibility + " for parameter VisibilityTimeout is invalid."
+        Integer asked = request.visibilityTimeout();
+        if (asked != null && (asked < 0 || asked > MAX_VISIBILITY_TIMEOUT)) {
+            throw SqsRefusal.invalidValue("Value " + asked + " for parameter VisibilityTimeout is invalid."
                     + " Reason: must be between 0 and " + MAX_VISIBILITY_TIMEOUT + ", if provided.");
         }
         Integer wait = request.waitSeconds();
@@ -308,7 +307,10 @@ public class SqsMessages {
         }
         // pigeon.claim-wait.max bounds every wait on this replica, an SQS one too.
         Integer waitFor = wait == null ? null : Math.min(wait, waits.maxSeconds());
-        return claims.take(project, null, queue, max, new ClaimTerms(visibility, 0), waitFor, connected)
+        Uni<Integer> visibility = asked != null ? Uni.createFrom().item(asked) : queueVisibility(project, queue);
+        return visibility
+                .chain(seconds ->
+                        claims.take(project, null, queue, max, new ClaimTerms(seconds, 0), waitFor, connected))
                 .chain(taken -> {
                     if (taken.isEmpty()) {
                         throw noQueue();
@@ -319,6 +321,18 @@ public class SqsMessages {
                     }
                     return PlacedQueue.of(databases, project, queue).chain(placed -> answered(placed, claim, request));
                 });
+    }
+
+    /**
+     * The queue's own {@code VisibilityTimeout}, for a receive that names none (SQS's rule: the queue's value, 30 s
+     * when it sets none); {@code QueueDoesNotExist} when there is no such queue.
+     */
+    private Uni<Integer> queueVisibility(String project, QueueName queue) {
+        return PlacedQueue.of(databases, project, queue)
+                .chain(queueStore::describe)
+                .map(found -> found.map(described -> QueueAttributes.visibilityTimeout(
+                                StrictJson.readStoredObject(described.metadataJson())))
+                        .orElseThrow(SqsMessages::noQueue));
     }
 
     private Uni<List<ReceivedMessage>> answered(

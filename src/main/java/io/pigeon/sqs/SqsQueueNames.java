@@ -31,11 +31,9 @@ public final class SqsQueueNames {
             return QueueName.stored(name);
         }
         if (!NAME.matcher(name).matches()) {
-            throw SqsRefusal.invalidParameter(
-                    "QueueName",
-                    name,
-                    "Can only include alphanumeric characters, hyphens, or underscores. 1 to "
-                            + QueueName.MAX_STORED_LENGTH + " in length.");
+            // AWS's own words for a bad name, which do not repeat the name.
+            throw SqsRefusal.invalidValue("Can only include alphanumeric characters, hyphens, or underscores. 1 to "
+                    + QueueName.MAX_STORED_LENGTH + " in length");
         }
         return QueueName.stored(name);
     }

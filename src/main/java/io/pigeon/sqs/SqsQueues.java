@@ -73,7 +73,7 @@ public class SqsQueues {
         QueueName queue = SqsQueueNames.of(name);
         QueueAttributes.Changes changes = attributes.creation(given, account, queue);
         QueueTags.check(tags);
-        ObjectNode metadata = QueueTags.tagged(changes.applyTo(JsonNodeFactory.instance.objectNode()), tags);
+        ObjectNode metadata = QueueTags.tagged(changes.applyTo(JsonNodeFactory.instance.objectNode()), name, tags);
         if (metadata.toString().getBytes(StandardCharsets.UTF_8).length > config.maxQueueMetadata()) {
             throw SqsRefusal.invalidParameter(
                     "tags",
@@ -218,7 +218,7 @@ public class SqsQueues {
 
     public Uni<Void> tag(String project, QueueName queue, Map<String, String> added) {
         QueueTags.check(added);
-        return change(project, queue, metadata -> QueueTags.tagged(metadata, added));
+        return change(project, queue, metadata -> QueueTags.tagged(metadata, queue.name(), added));
     }
 
     public Uni<Void> untag(String project, QueueName queue, Collection<String> keys) {

@@ -5,7 +5,10 @@ import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
+import io.pigeon.storage.Coalescer;
+import io.pigeon.storage.CoalescingSettings;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.SqlClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,33 +31,55 @@ public class SqsReceipts {
     private final PigeonConfig config;
     private final ReceiptHandles handles;
     private final QueueMetrics metrics;
+    /** Deletes by receipts on one database arriving while one runs share the next statement, as Zaqar's deletes do. */
+    private final Coalescer<SqlClient, SqsMessageStore.ReceiptsInQueue, SqsMessageStore.Deleted> deletes;
 
     public SqsReceipts(
             SqsMessageStore store,
             QueueDatabases databases,
             PigeonConfig config,
             ReceiptHandles handles,
-            QueueMetrics metrics) {
+            QueueMetrics metrics,
+            CoalescingSettings coalescing) {
         this.store = store;
         this.databases = databases;
         this.config = config;
         this.handles = handles;
         this.metrics = metrics;
+        this.deletes = new Coalescer<>(
+                store::delete,
+                request -> request.receipts().size(),
+                request -> 0,
+                coalescing,
+                metrics.statementRequests(STATEMENT_KIND));
     }
+
+    /** The kind of the shared deletes by receipts in {@code pigeon_statement_requests}. */
+    public static final String STATEMENT_KIND = "receipt-delete";
 
     /** DeleteMessage. */
     public Uni<Void> delete(String project, QueueName queue, String receiptHandle) {
-        return deleteBatch(project, queue, List.of(new BatchEntry<>("only", receiptHandle)), false)
-                .map(outcomes -> {
-                    EntryOutcome<Boolean> outcome = outcomes.get(0);
-                    if (!outcome.successful()) {
-                        throw outcome.failure();
-                    }
-                    return null;
-                });
+        return single(deleteBatch(project, queue, List.of(new BatchEntry<>("only", receiptHandle)), false));
     }
 
-    /** DeleteMessageBatch: each entry's handle checked alone; the valid ones deleted in one statement. */
+    /**
+     * The one action (DeleteMessage, ChangeMessageVisibility) as the batch of one entry it is run as: its failure
+     * thrown, as a single action answers it, rather than answered beside other entries.
+     */
+    private static Uni<Void> single(Uni<List<EntryOutcome<Boolean>>> batchOfOne) {
+        return batchOfOne.map(outcomes -> {
+            EntryOutcome<Boolean> outcome = outcomes.get(0);
+            if (!outcome.successful()) {
+                throw outcome.failure();
+            }
+            return null;
+        });
+    }
+
+    /**
+     * DeleteMessageBatch: each entry's handle checked alone; the valid ones deleted in one statement, shared with the
+     * deletes by receipts of the same database arriving together (each request still answered its own entries).
+     */
     public Uni<List<EntryOutcome<Boolean>>> deleteBatch(
             String project, QueueName queue, List<BatchEntry<String>> entries) {
         return deleteBatch(project, queue, entries, true);
@@ -63,7 +88,7 @@ public class SqsReceipts {
     private Uni<List<EntryOutcome<Boolean>>> deleteBatch(
             String project, QueueName queue, List<BatchEntry<String>> entries, boolean batch) {
         if (batch) {
-            BatchRules.check(entries);
+            BatchRules.check("DeleteMessageBatch", entries);
         }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> handles.signer().chain(signer -> {
@@ -78,20 +103,28 @@ public class SqsReceipts {
                             opened.put(entry.id(), refusal);
                         }
                     }
-                    return store.delete(placed, receipts).map(deleted -> {
-                        if (!deleted.queueFound()) {
-                            throw SqsMessages.noQueue();
-                        }
-                        metrics.deleted(
-                                project, placed.storedName(), deleted.ids().size());
-                        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(entries.size());
-                        opened.forEach((id, outcome) -> outcomes.add(
-                                outcome instanceof SqsRefusal refusal
-                                        ? EntryOutcome.failed(id, refusal)
-                                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
-                        return outcomes;
-                    });
+                    return deletes.submit(placed.db(), new SqsMessageStore.ReceiptsInQueue(placed, receipts))
+                            .map(deleted -> {
+                                if (!deleted.queueFound()) {
+                                    throw SqsMessages.noQueue();
+                                }
+                                metrics.deleted(
+                                        project,
+                                        placed.storedName(),
+                                        deleted.ids().size());
+                                return answered(opened);
+                            });
                 }));
+    }
+
+    /** Each entry's answer in their order: its refusal, or success. */
+    private static List<EntryOutcome<Boolean>> answered(Map<String, Object> byEntry) {
+        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(byEntry.size());
+        byEntry.forEach((id, outcome) -> outcomes.add(
+                outcome instanceof SqsRefusal refusal
+                        ? EntryOutcome.failed(id, refusal)
+                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
+        return outcomes;
     }
 
     /** A visibility change as asked: the handle and the new timeout (0 to 43,200 seconds). */
@@ -102,18 +135,11 @@ public class SqsReceipts {
      * own deadline from now (its claim's other messages keep theirs), at most 12 hours after it was received.
      */
     public Uni<Void> changeVisibility(String project, QueueName queue, String receiptHandle, Integer timeout) {
-        return changeVisibilityBatch(
-                        project,
-                        queue,
-                        List.of(new BatchEntry<>("only", new VisibilityRequest(receiptHandle, timeout))),
-                        false)
-                .map(outcomes -> {
-                    EntryOutcome<Boolean> outcome = outcomes.get(0);
-                    if (!outcome.successful()) {
-                        throw outcome.failure();
-                    }
-                    return null;
-                });
+        return single(changeVisibilityBatch(
+                project,
+                queue,
+                List.of(new BatchEntry<>("only", new VisibilityRequest(receiptHandle, timeout))),
+                false));
     }
 
     /** ChangeMessageVisibilityBatch: each entry checked and answered alone, all made in one statement. */
@@ -125,7 +151,7 @@ public class SqsReceipts {
     private Uni<List<EntryOutcome<Boolean>>> changeVisibilityBatch(
             String project, QueueName queue, List<BatchEntry<VisibilityRequest>> entries, boolean batch) {
         if (batch) {
-            BatchRules.check(entries);
+            BatchRules.check("ChangeMessageVisibilityBatch", entries);
         }
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> handles.signer().chain(signer -> {
@@ -157,12 +183,7 @@ public class SqsReceipts {
                                 checked.put(changeIds.get(i), refusal);
                             }
                         }
-                        List<EntryOutcome<Boolean>> outcomes = new ArrayList<>(entries.size());
-                        checked.forEach((id, outcome) -> outcomes.add(
-                                outcome instanceof SqsRefusal refusal
-                                        ? EntryOutcome.failed(id, refusal)
-                                        : EntryOutcome.succeeded(id, Boolean.TRUE)));
-                        return outcomes;
+                        return answered(checked);
                     });
                 }));
     }

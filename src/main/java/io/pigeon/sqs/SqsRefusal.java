@@ -76,7 +76,13 @@ public class SqsRefusal extends RuntimeException {
         /** The queue seals its messages and the key to seal them with cannot be used now. */
         KMS_DISABLED,
         /** Pigeon failed; logged. */
-        INTERNAL_FAILURE
+        INTERNAL_FAILURE,
+        /** The request body is past the deployment's bound (refused before it is read). */
+        REQUEST_ENTITY_TOO_LARGE,
+        /** The request body did not arrive in time. */
+        REQUEST_TIMEOUT,
+        /** The request names a host this deployment does not serve. */
+        MISDIRECTED_REQUEST
     }
 
     private final Reason reason;

@@ -16,7 +16,8 @@ import org.jboss.logging.Logger;
  * the body and the attributes' text both (decision 0019: attributes are message data, so an encrypting queue seals
  * them with the body, under the same key and for the same queue). Only the send's statement reads the queue's
  * setting; the send is tried the way this replica last saw the queue ask and once more the other way when the
- * statement refuses (then it stored nothing).
+ * statement refuses (then it stored nothing); refused both ways (the setting flipped between the tries), the send is
+ * answered ServiceUnavailable, which SDKs retry, never as Pigeon's own failure.
  */
 final class SqsSealing {
 
@@ -42,7 +43,14 @@ final class SqsSealing {
                 .recoverWithUni(mismatch -> {
                     remember(key, !seal);
                     return sealedOrNot(queue, messages, !seal, send);
-                });
+                })
+                // Changed back before the second try too: nothing was stored either time, and the setting is the
+                // queue owner's to change at any moment, so the client is told to try again (SDKs retry a 503).
+                .onFailure(MessageStore::isSealingMismatch)
+                .transform(mismatch -> new SqsRefusal(
+                        SqsRefusal.Reason.SERVICE_UNAVAILABLE,
+                        "The queue's encryption setting changed while the message was being stored; nothing was"
+                                + " stored. Please try again."));
     }
 
     private <T> Uni<T> sealedOrNot(

@@ -26,7 +26,9 @@ import org.jboss.logging.Logger;
  * next message comes free by itself (a delay or a claim ending), read in one statement after an empty try. Whom a wake
  * tries, in what order, is the rule of the queue's line ({@link QueueLine}, {@link Waiter}). This class is their face:
  * it admits a request ({@link WaitAdmission}: 429 past the replica's, the project's or the grant's bound) and puts it
- * in its queue's line.
+ * in its queue's line. A door ends the wait of a client that closed its connection by cancelling the request's
+ * {@code Uni} (Quarkus REST does so for a resource's; the SQS door registers its own close handler): the waiter leaves
+ * its line at once, freeing its place, rather than when next tried or at the end of its wait.
  *
  * <p>A {@link Watch} is interest in a queue's notices that takes nothing (a KEDA scaler's stream waiting for its queue
  * to fill): it marks the queue and listens exactly as a waiter does, sharing the queue's line with its waiters, and is

@@ -30,6 +30,7 @@ import software.amazon.awssdk.services.sqs.model.BatchEntryIdsNotDistinctExcepti
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchResponse;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.InvalidAttributeNameException;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
@@ -247,6 +248,23 @@ class SqsJavaSdkMessageTest {
     }
 
     @Test
+    void aReceiveThatNamesNoVisibilityTimeoutHidesForTheQueuesOwn() {
+        String instant = sqs.createQueue(
+                        b -> b.queueName("instant").attributesWithStrings(Map.of("VisibilityTimeout", "0")))
+                .queueUrl();
+        SqsQueue zero = new SqsQueue(sqs, instant);
+        sqs.sendMessage(b -> b.queueUrl(instant).messageBody("at once again"));
+        Message first = zero.receiveOne(b -> b);
+        // The queue's 0 s, not SQS's default 30 s: the message is there for the next receive.
+        Message second = zero.receiveOne(b -> b);
+        assertEquals(first.messageId(), second.messageId());
+        sqs.setQueueAttributes(b -> b.queueUrl(instant).attributesWithStrings(Map.of("VisibilityTimeout", "600")));
+        zero.receiveOne(b -> b);
+        assertEquals(List.of(), sqs.receiveMessage(b -> b.queueUrl(instant)).messages(), "hidden for 600 s");
+        zero.assertCounts(0, 1);
+    }
+
+    @Test
     void maxNumberOfMessagesBoundsEachReceive() {
         sqs.sendMessageBatch(b -> b.queueUrl(url)
                 .entries(
@@ -348,5 +366,34 @@ class SqsJavaSdkMessageTest {
                 queue.count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED) >= 1, "the 900 s one at least");
         assertEquals("later", queue.receiveOne(b -> b).body());
         assertEquals(1, queue.count(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED), "the 900 s one");
+    }
+
+    /**
+     * A name in ReceiveMessage's attribute lists that SQS's model does not hold is InvalidAttributeName, as in
+     * GetQueueAttributes, instead of an answer that reads as if the message had no such attribute; the model's names
+     * are taken in both lists, and nothing is received by a refused call.
+     */
+    @Test
+    void receiveRefusesAnAttributeNameSqsDoesNotKnow() {
+        String named = sqs.createQueue(create -> create.queueName("sdk-names")).queueUrl();
+        sqs.sendMessage(send -> send.queueUrl(named).messageBody("named"));
+        assertThrows(
+                InvalidAttributeNameException.class,
+                () -> sqs.receiveMessage(receive -> receive.queueUrl(named)
+                        .messageSystemAttributeNamesWithStrings("SentTimestamp", "SentTimeStamp")));
+        assertThrows(
+                InvalidAttributeNameException.class,
+                () -> sqs.receiveMessage(receive -> receive.queueUrl(named).attributeNamesWithStrings("Bogus")));
+        assertThrows(
+                InvalidAttributeNameException.class,
+                () -> sqs.receiveMessage(receive ->
+                        receive.queueUrl(named).messageSystemAttributeNamesWithStrings("VisibilityTimeout")));
+        var received = sqs.receiveMessage(receive -> receive.queueUrl(named)
+                        .attributeNamesWithStrings("SenderId", "VisibilityTimeout")
+                        .messageSystemAttributeNamesWithStrings("ApproximateReceiveCount", "MessageGroupId"))
+                .messages();
+        assertEquals(1, received.size());
+        assertEquals("1", received.get(0).attributesAsStrings().get("ApproximateReceiveCount"));
+        assertTrue(received.get(0).attributesAsStrings().containsKey("SenderId"));
     }
 }

@@ -207,6 +207,10 @@ class SqsJavaSdkQueueTest {
                 sqs.listQueuesPaginator(b -> b.queueNamePrefix("jobs-").maxResults(1)).queueUrls().stream()
                         .sorted()
                         .toList());
+        assertAwsError(
+                assertThrows(SqsException.class, () -> sqs.listQueues(b -> b.maxResults(5000))),
+                400,
+                "InvalidParameterValue");
     }
 
     @Test

@@ -3,35 +3,23 @@ package io.pigeon.queuemetrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.Api;
-import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Messages;
+import io.pigeon.testing.PrometheusServer;
 import io.pigeon.testing.Slow;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import java.io.IOException;
 import java.io.Reader;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
@@ -46,19 +34,15 @@ import org.yaml.snakeyaml.Yaml;
 @Slow
 class PrometheusScrapeTest {
 
-    private static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
     private static final Path SCALED_OBJECT = Path.of("k8s/examples/keda-prometheus-scaledobject.yaml");
     private static final Duration SETTLED = Duration.ofSeconds(60);
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
     void prometheusSeesEachQueueAsItIsAndTheScaledObjectsQueryAnswersItsBacklog() throws Exception {
         Assumptions.assumeTrue(
-                Files.isExecutable(PROMETHEUS),
-                PROMETHEUS + " is not installed (Debian's prometheus package; .ci/run installs it as root): skipped");
+                PrometheusServer.installed(),
+                PrometheusServer.BINARY
+                        + " is not installed (Debian's prometheus package; .ci/run installs it as root): skipped");
         String query = scaledObjectQuery();
         String project = label(query, "project");
         String queue = label(query, "queue");
@@ -91,10 +75,7 @@ class PrometheusScrapeTest {
                         odd + "/" + queue, 3L),
                 ready);
 
-        Path home = Files.createTempDirectory("pigeon-prometheus");
-        int port = freePort();
-        Files.writeString(
-                home.resolve("prometheus.yml"),
+        String configuration =
                 """
                 global:
                   scrape_interval: 1s
@@ -107,49 +88,26 @@ class PrometheusScrapeTest {
                     static_configs:
                       - targets: ["127.0.0.1:%d"]
                 """
-                        .formatted(project, other, odd, RestAssured.port));
-        Process prometheus = new ProcessBuilder(
-                        PROMETHEUS.toString(),
-                        "--config.file=" + home.resolve("prometheus.yml"),
-                        "--storage.tsdb.path=" + home.resolve("data"),
-                        "--web.listen-address=127.0.0.1:" + port)
-                .redirectErrorStream(true)
-                .redirectOutput(home.resolve("prometheus.log").toFile())
-                .start();
-        String server = "http://127.0.0.1:" + port;
-        try {
-            awaitReady(server, home);
+                        .formatted(project, other, odd, RestAssured.port);
+        try (PrometheusServer prometheus = PrometheusServer.start(configuration, Map.of())) {
             for (Map.Entry<String, Long> expected : ready.entrySet()) {
                 int slash = expected.getKey().lastIndexOf('/');
                 String promql = "pigeon_queue_messages{project=\""
                         + promqlString(expected.getKey().substring(0, slash)) + "\",queue=\""
                         + expected.getKey().substring(slash + 1) + "\",state=\"ready\"}";
-                awaitValue(server, promql, expected.getValue(), home);
+                awaitValue(prometheus, promql, expected.getValue());
             }
             // What KEDA would scale on: the scaled queue's ready and claimed messages, its delayed one left out.
-            awaitValue(server, query, 4 + 3, home);
-            Optional<Double> scaledOn = value(server, query);
-            assertEquals(Optional.of(7.0), scaledOn, "the ScaledObject's query, as KEDA runs it");
+            awaitValue(prometheus, query, 4 + 3);
+            assertEquals(Optional.of(7.0), prometheus.value(query), "the ScaledObject's query, as KEDA runs it");
             assertEquals(
                     Optional.of(1.0),
-                    value(
-                            server,
-                            "pigeon_queue_messages{project=\"" + project + "\",queue=\"" + queue
-                                    + "\",state=\"delayed\"}"));
+                    prometheus.value("pigeon_queue_messages{project=\"" + project + "\",queue=\"" + queue
+                            + "\",state=\"delayed\"}"));
             assertEquals(
                     Optional.of(8.0),
-                    value(
-                            server,
+                    prometheus.value(
                             "pigeon_queue_messages_posted_total{project=\"" + project + "\",queue=\"" + queue + "\"}"));
-        } finally {
-            prometheus.destroy();
-            if (!prometheus.waitFor(10, TimeUnit.SECONDS)) {
-                prometheus.destroyForcibly();
-            }
-            try (Stream<Path> files = Files.walk(home)) {
-                files.sorted(Comparator.reverseOrder())
-                        .forEach(file -> file.toFile().delete());
-            }
         }
     }
 
@@ -202,66 +160,13 @@ class PrometheusScrapeTest {
         return stats.getLong("messages.free") - stats.getLong("messages.delayed");
     }
 
-    private void awaitValue(String server, String promql, double expected, Path home) throws IOException {
-        try {
-            Eventually.await(promql + " = " + expected, SETTLED, () -> {
-                try {
-                    return value(server, promql).equals(Optional.of(expected));
-                } catch (IOException | InterruptedException e) {
-                    return false; // Prometheus is still starting
-                }
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError(
-                    e.getMessage() + "\nPrometheus log:\n" + Files.readString(home.resolve("prometheus.log")), e);
-        }
-    }
-
-    /**
-     * Waits for Prometheus to say it is ready ({@code /-/ready}): until then its query API answers 503, which is no
-     * answer about Pigeon.
-     */
-    private void awaitReady(String server, Path home) throws IOException {
-        try {
-            Eventually.await("Prometheus ready", SETTLED, () -> {
-                try {
-                    return http.send(
-                                            HttpRequest.newBuilder(URI.create(server + "/-/ready"))
-                                                    .timeout(Duration.ofSeconds(5))
-                                                    .build(),
-                                            HttpResponse.BodyHandlers.discarding())
-                                    .statusCode()
-                            == 200;
-                } catch (IOException | InterruptedException e) {
-                    return false; // still starting
-                }
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError(
-                    e.getMessage() + "\nPrometheus log:\n" + Files.readString(home.resolve("prometheus.log")), e);
-        }
-    }
-
-    /** The single value an instant query answers; empty when it answers none. */
-    private Optional<Double> value(String server, String promql) throws IOException, InterruptedException {
-        HttpResponse<String> answer = http.send(
-                HttpRequest.newBuilder(URI.create(
-                                server + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8)))
-                        .timeout(Duration.ofSeconds(5))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, answer.statusCode(), answer.body());
-        JsonNode result = JSON.readTree(answer.body()).path("data").path("result");
-        if (result.isEmpty()) {
-            return Optional.empty();
-        }
-        assertEquals(1, result.size(), "one series: " + answer.body());
-        return Optional.of(Double.parseDouble(result.get(0).path("value").get(1).asText()));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+    private static void awaitValue(PrometheusServer prometheus, String promql, double expected) {
+        prometheus.within(promql + " = " + expected, SETTLED, () -> {
+            try {
+                return prometheus.value(promql).equals(Optional.of(expected));
+            } catch (IOException e) {
+                return false; // Prometheus has not scraped yet
+            }
+        });
     }
 }

@@ -8,10 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pigeon.testing.PostgresResource;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
-import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -21,11 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -55,8 +49,8 @@ class SocketPushAcrossReplicasIT {
         try {
             a.awaitReady();
             b.awaitReady();
-            Frames onA = Frames.open(a, http);
-            Frames onB = Frames.open(b, http);
+            SocketFrames onA = SocketFrames.open(a, http);
+            SocketFrames onB = SocketFrames.open(b, http);
             assertEquals(
                     201, onA.call(subscribe()).path("headers").path("status").asInt());
             assertEquals(
@@ -135,16 +129,16 @@ class SocketPushAcrossReplicasIT {
         Replica replica = Replica.start("stopping", config, Replica.FIRST_JIT_TIER);
         try {
             replica.awaitReady();
-            Frames closedBefore = Frames.open(replica, http);
+            SocketFrames closedBefore = SocketFrames.open(replica, http);
             closedBefore.call(list());
             closedBefore.close();
-            Frames open = Frames.open(replica, http);
+            SocketFrames open = SocketFrames.open(replica, http);
             open.call(list());
 
             long stopped = System.nanoTime();
             replica.process().destroy();
             assertEquals(1001, open.closedWith().get(5, TimeUnit.SECONDS), "the open socket's close code");
-            ExecutionException refused = assertThrows(ExecutionException.class, () -> Frames.open(replica, http));
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> SocketFrames.open(replica, http));
             assertTrue(
                     refused.getCause() instanceof WebSocketHandshakeException handshake
                             && handshake.getResponse().statusCode() == 503,
@@ -186,53 +180,5 @@ class SocketPushAcrossReplicasIT {
         Collections.sort(sorted);
         int index = (int) Math.ceil(percent / 100.0 * sorted.size()) - 1;
         return sorted.get(Math.max(0, index)) / 1_000_000.0;
-    }
-
-    /** A websocket to one replica and the text frames it received, in order. */
-    private record Frames(WebSocket socket, BlockingQueue<String> received, CompletableFuture<Integer> closedWith) {
-
-        static Frames open(Replica replica, HttpClient http) throws Exception {
-            BlockingQueue<String> received = new LinkedBlockingQueue<>();
-            CompletableFuture<Integer> closedWith = new CompletableFuture<>();
-            WebSocket socket = http.newWebSocketBuilder()
-                    .buildAsync(URI.create("ws://127.0.0.1:" + replica.port() + "/"), new WebSocket.Listener() {
-                        private final StringBuilder partial = new StringBuilder();
-
-                        @Override
-                        public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-                            partial.append(data);
-                            if (last) {
-                                received.add(partial.toString());
-                                partial.setLength(0);
-                            }
-                            webSocket.request(1);
-                            return null;
-                        }
-
-                        @Override
-                        public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-                            closedWith.complete(statusCode);
-                            return null;
-                        }
-                    })
-                    .get(10, TimeUnit.SECONDS);
-            return new Frames(socket, received, closedWith);
-        }
-
-        JsonNode call(String frame) throws Exception {
-            socket.sendText(frame, true).get(10, TimeUnit.SECONDS);
-            JsonNode answer = next(Duration.ofSeconds(10));
-            assertTrue(answer != null && answer.has("request"), "no answer to " + frame);
-            return answer;
-        }
-
-        JsonNode next(Duration wait) throws Exception {
-            String frame = received.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
-            return frame == null ? null : JSON.readTree(frame);
-        }
-
-        void close() {
-            socket.sendClose(WebSocket.NORMAL_CLOSURE, "").join();
-        }
     }
 }

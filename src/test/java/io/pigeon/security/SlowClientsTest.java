@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,30 @@ class SlowClientsTest {
             // 408 while no answer has begun; a connection cut without a word is a cut too.
             assertTrue(answer.isEmpty() || answer.startsWith("HTTP/1.1 408"), "answered: " + answer);
             assertTrue(seconds >= 7, "cut after " + seconds + " s, before the body deadline");
+        }
+    }
+
+    /**
+     * An SQS request's late body reads AWS's error in its protocol (JSON 1.0 here, with {@code x-amzn-query-error}),
+     * which SDKs retry as a transient fault, rather than Zaqar's document; a Zaqar request's stays the document.
+     */
+    @Test
+    void anSqsBodySentAByteASecondReadsRequestTimeout() throws IOException {
+        String head = "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-amz-json-1.0\r\n"
+                + "X-Amz-Target: AmazonSQS.ListQueues\r\nAuthorization: AWS4-HMAC-SHA256 Credential="
+                + UUID.randomUUID() + "/20261129/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=0\r\n"
+                + "Content-Length: 100\r\n\r\n";
+        try (Socket socket = connect("127.0.0.6")) {
+            String answer = trickle(socket, head, (byte) ' ');
+            assertTrue(answer.startsWith("HTTP/1.1 408"), "answered: " + answer);
+            assertTrue(
+                    answer.toLowerCase(Locale.ROOT).contains("x-amzn-query-error: requesttimeoutexception;sender"),
+                    "answered: " + answer);
+            assertTrue(answer.contains("\"__type\":\"com.amazon.coral.service#RequestTimeoutException\""), answer);
+        }
+        try (Socket socket = connect("127.0.0.7")) {
+            String answer = trickle(socket, slowBodyHead(), (byte) ' ');
+            assertTrue(answer.startsWith("HTTP/1.1 408") && answer.contains("\"title\":\"Request timeout\""), answer);
         }
     }
 

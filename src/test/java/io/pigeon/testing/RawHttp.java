@@ -182,6 +182,11 @@ public final class RawHttp {
         }
     }
 
+    /** Reads one answer to a request sent on the caller's own connection (not to HEAD), whole, until the connection ends. */
+    public static Answer read(InputStream in) throws IOException {
+        return read(in, false);
+    }
+
     private static Answer read(InputStream in, boolean head) throws IOException {
         ByteArrayOutputStream all = new ByteArrayOutputStream();
         in.transferTo(all);

@@ -38,6 +38,7 @@ final class SqsErrors {
     }
 
     private static final String SQS = "com.amazonaws.sqs#";
+    private static final String CORAL = "com.amazon.coral.service#";
 
     private SqsErrors() {}
 
@@ -53,8 +54,7 @@ final class SqsErrors {
             case MISSING_ACTION -> same("MissingAction", 400);
             case NO_SUCH_VERSION -> same("NoSuchVersion", 400);
             case MALFORMED_QUERY_STRING -> same("MalformedQueryString", 404);
-            case SERIALIZATION -> new Written(
-                    "com.amazon.coral.service#SerializationException", "SerializationException", 400, true);
+            case SERIALIZATION -> new Written(CORAL + "SerializationException", "SerializationException", 400, true);
             case INVALID_ADDRESS -> modeled("InvalidAddress", "InvalidAddress", 404);
             case OVER_LIMIT -> modeled("OverLimit", "OverLimit", 403);
             case UNSUPPORTED_OPERATION -> sender(
@@ -84,6 +84,13 @@ final class SqsErrors {
             case SERVICE_UNAVAILABLE -> new Written(SQS + "ServiceUnavailable", "ServiceUnavailable", 503, false);
             case KMS_DISABLED -> sender("KmsDisabled", "KMS.DisabledException", 400);
             case INTERNAL_FAILURE -> new Written(SQS + "InternalFailure", "InternalFailure", 500, false);
+                // AWS's common errors for a request the HTTP level refuses (its API references' "Common Errors").
+            case REQUEST_ENTITY_TOO_LARGE -> new Written(
+                    CORAL + "RequestEntityTooLargeException", "RequestEntityTooLargeException", 413, true);
+            case REQUEST_TIMEOUT -> new Written(
+                    CORAL + "RequestTimeoutException", "RequestTimeoutException", 408, true);
+                // AWS has no error for a host it does not serve: Pigeon's own name, with the status RFC 9110 gives.
+            case MISDIRECTED_REQUEST -> new Written(SQS + "MisdirectedRequest", "MisdirectedRequest", 421, true);
         };
     }
 

@@ -37,8 +37,11 @@ final class SqsMessageInputs {
     /** A receive as asked; the system attribute names of both parameters together. */
     static ReceiveRequest receive(SqsParameters in) {
         MessageGroupRules.checkAttemptId(in.string("ReceiveRequestAttemptId").orElse(null));
-        List<String> system = new ArrayList<>(in.strings("AttributeNames", "AttributeName"));
-        system.addAll(in.strings("MessageSystemAttributeNames", "MessageSystemAttributeName"));
+        List<String> older = in.strings("AttributeNames", "AttributeName");
+        List<String> newer = in.strings("MessageSystemAttributeNames", "MessageSystemAttributeName");
+        ReceiveRequest.checkNames(older, newer);
+        List<String> system = new ArrayList<>(older);
+        system.addAll(newer);
         return new ReceiveRequest(
                 in.integer("MaxNumberOfMessages").orElse(null),
                 in.integer("VisibilityTimeout").orElse(null),

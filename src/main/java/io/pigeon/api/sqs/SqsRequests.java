@@ -7,8 +7,11 @@ import io.pigeon.sqs.Printable;
 import io.pigeon.sqs.SqsRefusal;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.URLDecoder;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -68,7 +71,7 @@ final class SqsRequests {
         }
         Map<String, String> parameters = new LinkedHashMap<>(queryString);
         if (HttpMethod.POST.equals(request.method()) && contentType(request).startsWith(FORM)) {
-            decode(new String(body, StandardCharsets.UTF_8), parameters);
+            decode(utf8(body, "The request body"), parameters);
         }
         String version = parameters.get("Version");
         if (version != null && !VERSION.equals(version)) {
@@ -140,11 +143,52 @@ final class SqsRequests {
         }
     }
 
-    private static String unescape(String text) {
+    /**
+     * A name or value of a form or query string, decoded: {@code +} is a space, each {@code %XX} one byte, and the
+     * bytes must be UTF-8. A JDK decoder would put U+FFFD for bytes that are not, which SQS allows in a message body:
+     * a body the client did not send would be stored and its MD5 would not be the one the client computed. AWS
+     * refuses a query string it cannot decode.
+     */
+    static String unescape(String text) {
+        if (text.indexOf('%') < 0 && text.indexOf('+') < 0) {
+            return text;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '+') {
+                bytes.write(' ');
+            } else if (c == '%') {
+                int high = i + 2 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+                int low = high < 0 ? -1 : Character.digit(text.charAt(i + 2), 16);
+                if (low < 0) {
+                    throw malformed("The query string contains a syntax error: " + Printable.of(text));
+                }
+                bytes.write(high << 4 | low);
+                i += 2;
+            } else if (c < 0x80) {
+                bytes.write(c);
+            } else {
+                // A character the request already carried decoded (a strict UTF-8 form body): its own bytes.
+                int end = Character.isHighSurrogate(c) && i + 1 < text.length() ? i + 2 : i + 1;
+                bytes.writeBytes(text.substring(i, end).getBytes(StandardCharsets.UTF_8));
+                i = end - 1;
+            }
+        }
+        return utf8(bytes.toByteArray(), "A parameter of the query string");
+    }
+
+    /** {@code bytes} as UTF-8, refused as AWS refuses a query string it cannot decode when they are not UTF-8. */
+    private static String utf8(byte[] bytes, String what) {
         try {
-            return URLDecoder.decode(text, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw malformed("The query string contains a syntax error: " + Printable.of(text));
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw malformed(what + " is not UTF-8.");
         }
     }
 

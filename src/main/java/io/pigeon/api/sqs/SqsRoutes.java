@@ -2,8 +2,10 @@ package io.pigeon.api.sqs;
 
 import io.pigeon.accesskeys.Accounts;
 import io.pigeon.accesskeys.SignedRequest;
+import io.pigeon.api.RefusalShape;
 import io.pigeon.sqs.SqsRefusal;
 import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -25,7 +27,10 @@ import java.util.UUID;
 @ApplicationScoped
 public class SqsRoutes {
 
-    private static final String REQUEST_ID = "x-amzn-RequestId";
+    private static final String REQUEST_ID = SqsRefusalShape.REQUEST_ID;
+
+    /** The one action that may wait for messages. */
+    private static final String WAITS = "ReceiveMessage";
 
     private final SqsCallers callers;
     private final Accounts accounts;
@@ -87,7 +92,7 @@ public class SqsRoutes {
                 List.copyOf(http.headers().entries()),
                 body);
         String origin = origin(http);
-        Uni.createFrom()
+        Cancellable running = Uni.createFrom()
                 .deferred(() -> callers.project(signed))
                 .flatMap(project -> accounts.accountOf(project)
                         .map(account -> new SqsCall(request, project, account, origin, () -> !context.response()
@@ -97,6 +102,28 @@ public class SqsRoutes {
                 .with(
                         answer -> write(context, request, answer),
                         failure -> writeError(context, protocol, requestId, failures.refusal(failure)));
+        if (WAITS.equals(request.action())) {
+            leaveWhenClosed(context, running);
+        }
+    }
+
+    /**
+     * A receive may wait ({@code WaitTimeSeconds}): when its client closes the connection first, the wait is cancelled
+     * at once, which frees its place under the waiter bounds and claims nothing more for it (a claim a try had already
+     * made is given back, see QueueWaits). Registered for receives only: no other action waits, and no other request
+     * pays for a close handler. A receive whose messages were claimed before the connection closed cannot be answered:
+     * they come free when their visibility timeout ends, as SQS's do when its answer is lost.
+     */
+    private static void leaveWhenClosed(RoutingContext context, Cancellable running) {
+        if (context.response().closed()) {
+            running.cancel(); // closed while its body was read
+            return;
+        }
+        context.addEndHandler(ended -> {
+            if (ended.failed()) { // closed before its answer was written
+                running.cancel();
+            }
+        });
     }
 
     private static void write(RoutingContext context, SqsRequest request, SqsAnswer answer) {
@@ -118,16 +145,10 @@ public class SqsRoutes {
         if (response.ended() || response.closed()) {
             return;
         }
-        SqsErrors.Written written = SqsErrors.of(refused.reason());
-        response.setStatusCode(written.status(protocol)).putHeader(REQUEST_ID, requestId);
-        if (protocol == SqsProtocol.JSON) {
-            response.putHeader("x-amzn-query-error", written.queryErrorHeader())
-                    .putHeader("Content-Type", SqsWire.JSON_TYPE)
-                    .end(SqsWire.jsonError(written, SqsWire.message(refused)));
-        } else {
-            response.putHeader("Content-Type", SqsWire.XML_TYPE)
-                    .end(SqsWire.xmlError(written, SqsWire.message(refused), requestId));
-        }
+        RefusalShape.Shaped error = SqsRefusalShape.error(protocol, requestId, refused);
+        response.setStatusCode(error.status());
+        error.headers().forEach(response::putHeader);
+        response.end(Buffer.buffer(error.body()));
     }
 
     /**

@@ -86,6 +86,16 @@ final class SqsWire {
         return refusal.getMessage() == null ? "" : refusal.getMessage();
     }
 
+    /**
+     * The message of a refusal as the query protocol writes it: AWS's query answer for a missing queue still names the
+     * WSDL version (its JSON answer does not), and botocore releases that speak the query protocol see that text.
+     */
+    static String queryMessage(SqsRefusal refusal) {
+        return refusal.reason() == SqsRefusal.Reason.QUEUE_DOES_NOT_EXIST
+                ? "The specified queue does not exist for this wsdl version."
+                : message(refusal);
+    }
+
     private static void object(JsonGenerator out, SqsAnswer answer) throws IOException {
         out.writeStartObject();
         for (SqsAnswer.Field field : answer.fields()) {

@@ -13,6 +13,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import java.math.BigInteger;
 import java.net.URI;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,6 +47,7 @@ class SqsFifoJavaSdkTest {
     @TestHTTPResource("/")
     URL endpoint;
 
+    private final String project = Api.newProject();
     private SqsClient sqs;
 
     @BeforeEach
@@ -53,8 +55,7 @@ class SqsFifoJavaSdkTest {
         sqs = SqsClient.builder()
                 .endpointOverride(URI.create(endpoint.toString()))
                 .region(Region.US_EAST_1)
-                .credentialsProvider(
-                        StaticCredentialsProvider.create(AwsBasicCredentials.create(Api.newProject(), "unused")))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(project, "unused")))
                 .httpClient(UrlConnectionHttpClient.create())
                 .build();
     }
@@ -133,6 +134,10 @@ class SqsFifoJavaSdkTest {
                 InvalidAttributeNameException.class,
                 () -> sqs.setQueueAttributes(set ->
                         set.queueUrl(standard).attributesWithStrings(Map.of("DeduplicationScope", "messageGroup"))));
+        assertThrows(
+                InvalidAttributeNameException.class,
+                () -> sqs.createQueue(create -> create.queueName("sdk-standard")
+                        .attributesWithStrings(Map.of("ContentBasedDeduplication", "true"))));
     }
 
     @Test
@@ -303,5 +308,35 @@ class SqsFifoJavaSdkTest {
         Message received = receiveAll(standard).get(0);
         assertEquals("tenant-7", received.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID));
         assertNull(received.attributes().get(MessageSystemAttributeName.SEQUENCE_NUMBER));
+    }
+
+    @Test
+    void aStandardQueueDeduplicatingByContentThroughZaqarDeduplicatesItsSqsSends() {
+        // Only the Zaqar API sets _content_based_deduplication on a queue without a .fifo name: the shared post
+        // statement refuses an SQS send to it, which is then sent through the keys instead of failing.
+        String url = sqs.createQueue(create -> create.queueName("zaqar-dedup")).queueUrl();
+        Api.as(project)
+                .contentType("application/openstack-messaging-v2.0-json-patch")
+                .body("[{\"op\": \"add\", \"path\": \"/metadata/_content_based_deduplication\", \"value\": true}]"
+                        .getBytes(StandardCharsets.UTF_8))
+                .patch("/v2/queues/zaqar-dedup")
+                .then()
+                .statusCode(200);
+        SendMessageResponse first = sqs.sendMessage(send -> send.queueUrl(url).messageBody("same"));
+        SendMessageResponse again = sqs.sendMessage(send -> send.queueUrl(url).messageBody("same"));
+        assertEquals(first.messageId(), again.messageId());
+        assertNull(again.sequenceNumber(), "a standard queue answers no SequenceNumber");
+        SendMessageBatchResponse batch = sqs.sendMessageBatch(
+                send -> send.queueUrl(url).entries(entry -> entry.id("a").messageBody("same"), entry -> entry.id("b")
+                        .messageBody("other")));
+        assertEquals(2, batch.successful().size(), batch.toString());
+        assertEquals(first.messageId(), batch.successful().get(0).messageId());
+        List<String> bodies = new ArrayList<>();
+        receiveAll(url).forEach(message -> {
+            bodies.add(message.body());
+            assertNull(message.attributes().get(MessageSystemAttributeName.MESSAGE_DEDUPLICATION_ID));
+        });
+        receiveAll(url).forEach(message -> bodies.add(message.body()));
+        assertEquals(List.of("other", "same"), bodies.stream().sorted().toList());
     }
 }

@@ -11,6 +11,7 @@ import io.restassured.response.Response;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -140,6 +141,62 @@ class SqsMalformedRequestTest {
         }
         Response nul = sqs.query("ListQueues", "QueueNamePrefix", "\u0000");
         assertEquals(200, nul.statusCode(), nul.asString());
+    }
+
+    /**
+     * Bytes that are not UTF-8, percent-escaped or raw, in a form, a query string or a JSON body, are refused as AWS
+     * refuses what it cannot decode, never stored as U+FFFD (a body the client did not send, whose MD5 is not the one
+     * it computed); a body with a character outside SQS's set is InvalidMessageContents; U+FFFD sent as itself is a
+     * character like any other.
+     */
+    @Test
+    void bytesThatAreNotUtf8AreRefusedAndNeverStoredAsReplacementCharacters() {
+        String url = sqs.create("utf8");
+        String encodedUrl = URLEncoder.encode(url, StandardCharsets.UTF_8);
+        String form = "Action=SendMessage&Version=2012-11-05&QueueUrl=" + encodedUrl + "&MessageBody=";
+        for (String escaped : List.of("%FF%FEhello", "a%C3%28b", "%ED%A0%80", "%F4%90%80%80", "%C0%AF")) {
+            HttpResponse<String> answer = postForm((form + escaped).getBytes(StandardCharsets.US_ASCII));
+            assertEquals(404, answer.statusCode(), escaped + ": " + answer.body());
+            assertTrue(answer.body().contains("<Code>MalformedQueryString</Code>"), escaped + ": " + answer.body());
+        }
+        byte[] raw = (form + "ab?").getBytes(StandardCharsets.US_ASCII);
+        raw[raw.length - 1] = (byte) 0xC3;
+        HttpResponse<String> rawAnswer = postForm(raw);
+        assertEquals(404, rawAnswer.statusCode(), rawAnswer.body());
+        assertTrue(rawAnswer.body().contains("<Code>MalformedQueryString</Code>"), rawAnswer.body());
+
+        Response inQueryString = sqs.signed().urlEncodingEnabled(false).get("/?" + form + "%C3%28");
+        assertEquals(404, inQueryString.statusCode(), inQueryString.asString());
+        assertTrue(inQueryString.asString().contains("<Code>MalformedQueryString</Code>"), inQueryString.asString());
+
+        byte[] json = ("{\"QueueUrl\":\"" + url + "\",\"MessageBody\":\"a?b\"}").getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < json.length; i++) {
+            if (json[i] == '?') {
+                json[i] = (byte) 0xFF;
+            }
+        }
+        Response jsonAnswer = sqs.signed()
+                .contentType(SqsClient.JSON_TYPE)
+                .header("X-Amz-Target", "AmazonSQS.SendMessage")
+                .body(json)
+                .post("/");
+        assertEquals(400, jsonAnswer.statusCode(), jsonAnswer.asString());
+        assertEquals("SerializationException;Sender", jsonAnswer.header("x-amzn-query-error"));
+
+        HttpResponse<String> control = postForm((form + "a%01b").getBytes(StandardCharsets.US_ASCII));
+        assertEquals(400, control.statusCode(), control.body());
+        assertTrue(control.body().contains("<Code>InvalidMessageContents</Code>"), control.body());
+
+        HttpResponse<String> replacement = postForm((form + "%EF%BF%BD+ok").getBytes(StandardCharsets.US_ASCII));
+        assertEquals(200, replacement.statusCode(), replacement.body());
+        Response received = sqs.json(
+                "ReceiveMessage", "{\"QueueUrl\":\"" + url + "\",\"MaxNumberOfMessages\":10,\"VisibilityTimeout\":60}");
+        List<String> bodies = received.then()
+                .parser(SqsClient.JSON_TYPE, Parser.JSON)
+                .extract()
+                .jsonPath()
+                .getList("Messages.Body");
+        assertEquals(List.of("\uFFFD ok"), bodies, "only the message whose body was UTF-8 was stored");
     }
 
     private static void checkJson(Response answer, String request) {

@@ -298,6 +298,53 @@ class SqsQueueActionsTest {
                 json("ListQueueTags", "{\"QueueUrl\": \"" + url + "\"}", 200).getMap("Tags"));
     }
 
+    /**
+     * AWS's tag rules: Unicode letters, digits, spaces and {@code _ . : / = + - @} only, lengths in Unicode characters,
+     * {@code aws:} reserved in keys and values in any case; a refused tag (in TagQueue or CreateQueue) changes nothing.
+     */
+    @Test
+    void tagsHoldOnlyTheCharactersAwsAllows() {
+        String url = sqs.create("tag-chars");
+        String astral = "\uD835\uDC9C"; // MATHEMATICAL SCRIPT CAPITAL A: a letter of two UTF-16 units
+        Map<String, String> good =
+                Map.of("caf\u00e9 team", "a_b.c:d/e=f+g-h@i", astral.repeat(128), "x".repeat(256), "k", "");
+        StringBuilder tags = new StringBuilder("{");
+        good.forEach((k, v) -> tags.append(tags.length() > 1 ? "," : "")
+                .append('"')
+                .append(k)
+                .append("\":\"")
+                .append(v)
+                .append('"'));
+        tags.append('}');
+        json("TagQueue", "{\"QueueUrl\": \"" + url + "\", \"Tags\": " + tags + "}", 200);
+        for (String bad : List.of(
+                "{\"a<b\": \"v\"}",
+                "{\"a#b\": \"v\"}",
+                "{\"k\": \"v;rm\"}",
+                "{\"k\": \"\\u0001\"}",
+                "{\"k\": \"smile \uD83D\uDE00\"}",
+                "{\"AWS:k\": \"v\"}",
+                "{\"Aws:k\": \"v\"}",
+                "{\"k\": \"aws:v\"}",
+                "{\"" + astral.repeat(129) + "\": \"v\"}",
+                "{\"k\": \"" + "x".repeat(257) + "\"}")) {
+            assertEquals(
+                    "InvalidParameterValue;Sender",
+                    errorCode("TagQueue", "{\"QueueUrl\": \"" + url + "\", \"Tags\": " + bad + "}"),
+                    bad);
+            assertEquals(
+                    "InvalidParameterValue;Sender",
+                    errorCode("CreateQueue", "{\"QueueName\": \"tag-chars-new\", \"tags\": " + bad + "}"),
+                    bad);
+        }
+        assertEquals(
+                good,
+                json("ListQueueTags", "{\"QueueUrl\": \"" + url + "\"}", 200).getMap("Tags"));
+        assertEquals(
+                "AWS.SimpleQueueService.NonExistentQueue;Sender",
+                errorCode("GetQueueUrl", "{\"QueueName\": \"tag-chars-new\"}"));
+    }
+
     @Test
     void noSpellingOfAQueueUrlReachesAnotherProjectsQueue() {
         SqsClient other = new SqsClient(Api.newProject());

@@ -75,7 +75,9 @@ class SqsWireTest {
         assertEquals(
                 "<?xml version=\"1.0\"?><ErrorResponse " + XMLNS + "><Error><Type>Sender</Type>"
                         + "<Code>AWS.SimpleQueueService.NonExistentQueue</Code>"
-                        + "<Message>The specified queue does not exist.</Message><Detail/></Error><RequestId>"
+                        // AWS's query answer still names the WSDL version (the JSON one above no longer does).
+                        + "<Message>The specified queue does not exist for this wsdl version.</Message><Detail/>"
+                        + "</Error><RequestId>"
                         + xml.header("x-amzn-RequestId") + "</RequestId></ErrorResponse>",
                 xml.asString());
     }

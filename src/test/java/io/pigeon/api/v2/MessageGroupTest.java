@@ -13,6 +13,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import java.nio.charset.StandardCharsets;
+import org.hamcrest.Matcher;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,8 +74,8 @@ class MessageGroupTest {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static org.hamcrest.Matcher<Object> everyItemLacks(String key) {
-        return (org.hamcrest.Matcher) everyItem(not(hasKey(key)));
+    private static Matcher<Object> everyItemLacks(String key) {
+        return (Matcher) everyItem(not(hasKey(key)));
     }
 
     @Test

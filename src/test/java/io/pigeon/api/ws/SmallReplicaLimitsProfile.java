@@ -10,8 +10,8 @@ import java.util.Map;
  * <ul>
  *   <li>Websockets (ZaqarSocketLimitsTest): 2 frames in flight, 6 sockets, 1 per project, 2 s idle, no server pings,
  *       64 KiB of notifications waiting for one socket. The other classes open no socket.
- *   <li>Waiting claims (LongPollBoundsTest): 3 waiting on the replica, 2 per project, 2 per pre-signed grant. The other
- *       classes make no claim.
+ *   <li>Waiting claims (LongPollBoundsTest, DepartedWaitersTest, each leaving no waiter behind): 3 waiting on the
+ *       replica, 2 per project, 2 per pre-signed grant. The other classes make no claim.
  *   <li>Unread {@code /q/metrics/queues} answers (UnreadAnswersTest): 1 MiB, below one answer of that test, so that a
  *       single client that does not read reaches it; the bound is read once, at start. The other classes read no
  *       per-queue metrics.

@@ -2,12 +2,13 @@ package io.pigeon.clients;
 
 import static io.pigeon.clients.SqsQueue.md5;
 import static io.pigeon.clients.SqsQueue.string;
+import static io.pigeon.testing.StatementRequests.carried;
+import static io.pigeon.testing.StatementRequests.statements;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pigeon.sqs.SqsReceipts;
 import io.pigeon.testing.Api;
@@ -86,8 +87,8 @@ class SqsSharedStatementsTest {
                     .get(0)
                     .receiptHandle();
         }
-        double[] carriedBefore = {carried("post"), carried(SqsReceipts.STATEMENT_KIND)};
-        long[] statementsBefore = {statements("post"), statements(SqsReceipts.STATEMENT_KIND)};
+        double[] carriedBefore = {carried(registry, "post"), carried(registry, SqsReceipts.STATEMENT_KIND)};
+        long[] statementsBefore = {statements(registry, "post"), statements(registry, SqsReceipts.STATEMENT_KIND)};
 
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
         try {
@@ -129,8 +130,8 @@ class SqsSharedStatementsTest {
         // Requests did share statements (loosely: at least one statement carried more than one request).
         String[] kinds = {"post", SqsReceipts.STATEMENT_KIND};
         for (int k = 0; k < kinds.length; k++) {
-            double requests = carried(kinds[k]) - carriedBefore[k];
-            long statements = statements(kinds[k]) - statementsBefore[k];
+            double requests = carried(registry, kinds[k]) - carriedBefore[k];
+            long statements = statements(registry, kinds[k]) - statementsBefore[k];
             assertTrue(
                     requests > statements, kinds[k] + ": " + requests + " requests in " + statements + " statements");
         }
@@ -259,17 +260,5 @@ class SqsSharedStatementsTest {
                                 QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
                 .attributes();
         return counts.values().stream().mapToInt(Integer::parseInt).sum();
-    }
-
-    private DistributionSummary summary(String kind) {
-        return registry.get("pigeon.statement.requests").tag("kind", kind).summary();
-    }
-
-    private double carried(String kind) {
-        return summary(kind).totalAmount();
-    }
-
-    private long statements(String kind) {
-        return summary(kind).count();
     }
 }

@@ -1,11 +1,8 @@
 package io.pigeon.api.console;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.StrictUtf8;
 import io.pigeon.rules.Rejection;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -112,16 +109,8 @@ final class ConsoleFormBody {
                 bytes[length++] = (byte) c;
             }
         }
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes, 0, length))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw Rejection.invalidBody("The form's " + what + " is not UTF-8 once decoded.");
-        }
+        return StrictUtf8.decode(bytes, length)
+                .orElseThrow(() -> Rejection.invalidBody("The form's " + what + " is not UTF-8 once decoded."));
     }
 
     private static String printable(String value) {

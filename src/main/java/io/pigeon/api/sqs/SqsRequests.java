@@ -2,6 +2,7 @@ package io.pigeon.api.sqs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.api.StrictUtf8;
 import io.pigeon.json.StrictJson;
 import io.pigeon.sqs.Printable;
 import io.pigeon.sqs.SqsRefusal;
@@ -9,9 +10,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -180,16 +178,7 @@ final class SqsRequests {
 
     /** {@code bytes} as UTF-8, refused as AWS refuses a query string it cannot decode when they are not UTF-8. */
     private static String utf8(byte[] bytes, String what) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw malformed(what + " is not UTF-8.");
-        }
+        return StrictUtf8.decode(bytes, bytes.length).orElseThrow(() -> malformed(what + " is not UTF-8."));
     }
 
     private static SqsRefusal malformed(String message) {

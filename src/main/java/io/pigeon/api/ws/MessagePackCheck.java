@@ -1,10 +1,7 @@
 package io.pigeon.api.ws;
 
+import io.pigeon.api.StrictUtf8;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
 import org.msgpack.core.MessagePack;
@@ -124,16 +121,7 @@ final class MessagePackCheck {
         int length = unpacker.unpackRawStringHeader();
         declared(length, "A string");
         byte[] bytes = unpacker.readPayload(length);
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException malformed) {
-            throw refused("A string is not UTF-8.");
-        }
+        return StrictUtf8.decode(bytes, bytes.length).orElseThrow(() -> refused("A string is not UTF-8."));
     }
 
     /** Refuses a payload {@code length} that the bytes left in the frame cannot hold: nothing is read or allocated. */

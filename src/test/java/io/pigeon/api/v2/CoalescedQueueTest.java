@@ -1,11 +1,12 @@
 package io.pigeon.api.v2;
 
+import static io.pigeon.testing.StatementRequests.carried;
+import static io.pigeon.testing.StatementRequests.statements;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Db;
@@ -119,8 +120,10 @@ class CoalescedQueueTest {
                         .statusCode(201);
             }
         }
-        double[] before = {carried("post"), carried("claim"), carried("delete")};
-        long[] statementsBefore = {statements("post"), statements("claim"), statements("delete")};
+        double[] before = {carried(registry, "post"), carried(registry, "claim"), carried(registry, "delete")};
+        long[] statementsBefore = {
+            statements(registry, "post"), statements(registry, "claim"), statements(registry, "delete")
+        };
 
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
         try {
@@ -146,8 +149,8 @@ class CoalescedQueueTest {
         // Requests did share statements (else this test would only be testing requests one by one).
         String[] kinds = {"post", "claim", "delete"};
         for (int k = 0; k < kinds.length; k++) {
-            double requests = carried(kinds[k]) - before[k];
-            long statements = statements(kinds[k]) - statementsBefore[k];
+            double requests = carried(registry, kinds[k]) - before[k];
+            long statements = statements(registry, kinds[k]) - statementsBefore[k];
             assertTrue(
                     requests > statements, kinds[k] + ": " + requests + " requests in " + statements + " statements");
         }
@@ -313,17 +316,5 @@ class CoalescedQueueTest {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    private DistributionSummary summary(String kind) {
-        return registry.get("pigeon.statement.requests").tag("kind", kind).summary();
-    }
-
-    private double carried(String kind) {
-        return summary(kind).totalAmount();
-    }
-
-    private long statements(String kind) {
-        return summary(kind).count();
     }
 }

@@ -1,11 +1,12 @@
 package io.pigeon.api.v2;
 
+import static io.pigeon.testing.StatementRequests.carried;
+import static io.pigeon.testing.StatementRequests.statements;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.pigeon.testing.Api;
 import io.quarkus.test.junit.QuarkusTest;
@@ -72,11 +73,13 @@ class WindowedStatementsTest {
             double posts;
             double claims;
             do {
-                double[] before = {carried("post"), carried("claim")};
-                long[] statementsBefore = {statements("post"), statements("claim")};
+                double[] before = {carried(registry, "post"), carried(registry, "claim")};
+                long[] statementsBefore = {statements(registry, "post"), statements(registry, "claim")};
                 round(clients, project);
-                posts = (carried("post") - before[0]) / Math.max(1, statements("post") - statementsBefore[0]);
-                claims = (carried("claim") - before[1]) / Math.max(1, statements("claim") - statementsBefore[1]);
+                posts = (carried(registry, "post") - before[0])
+                        / Math.max(1, statements(registry, "post") - statementsBefore[0]);
+                claims = (carried(registry, "claim") - before[1])
+                        / Math.max(1, statements(registry, "claim") - statementsBefore[1]);
                 assertEquals(List.of(), failures);
             } while ((posts < SHARED || claims < SHARED) && System.nanoTime() < deadline);
             assertTrue(posts >= SHARED, "requests per post statement: " + posts);
@@ -143,17 +146,5 @@ class WindowedStatementsTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
-    private DistributionSummary summary(String kind) {
-        return registry.get("pigeon.statement.requests").tag("kind", kind).summary();
-    }
-
-    private double carried(String kind) {
-        return summary(kind).totalAmount();
-    }
-
-    private long statements(String kind) {
-        return summary(kind).count();
     }
 }

@@ -350,6 +350,68 @@ waiters_told AS (
     WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
+-- name: GroupStore.BLOCKED
+SELECT m.message_group, count(*) AS held, min(m.claim_id::text) AS claim_id,
+       ceil(extract(epoch FROM min(m.claim_expires_at) - now()))::bigint AS remaining
+FROM queues q
+JOIN messages m ON m.queue_id = q.id
+WHERE q.project = $1 AND q.name = $2
+  AND m.message_group IS NOT NULL AND m.claim_id IS NOT NULL
+  AND m.claim_expires_at > now() AND m.expires_at > now()
+GROUP BY m.message_group
+ORDER BY m.message_group
+LIMIT $3;
+
+-- name: GroupStore.WAITING
+WITH RECURSIVE queue AS MATERIALIZED (SELECT id FROM queues WHERE project = $1 AND name = $2),
+g (message_group) AS (
+    SELECT LEAST(
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.message_group IS NOT NULL
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.visible_at IS NOT NULL AND m.message_group IS NOT NULL
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL AND m.message_group IS NOT NULL
+ ORDER BY m.message_group LIMIT 1))
+    UNION ALL
+    SELECT LEAST(
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.message_group > g.message_group
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.visible_at IS NOT NULL AND m.message_group > g.message_group
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL AND m.message_group > g.message_group
+ ORDER BY m.message_group LIMIT 1)) FROM g WHERE g.message_group IS NOT NULL)
+SELECT g.message_group, o.id, floor(extract(epoch FROM now() - o.created_at))::bigint AS age,
+       EXISTS (SELECT 1 FROM messages c
+               WHERE c.queue_id = (SELECT id FROM queue) AND c.message_group = g.message_group
+                 AND c.claim_id IS NOT NULL AND c.claim_expires_at > now() AND c.expires_at > now())
+           AS blocked
+FROM g
+CROSS JOIN LATERAL (
+    SELECT m.id, m.created_at FROM messages m
+    WHERE m.queue_id = (SELECT id FROM queue)
+      AND m.id = LEAST(
+          (SELECT r.id FROM messages r
+           WHERE r.queue_id = (SELECT id FROM queue) AND r.message_group = g.message_group
+             AND r.claim_id IS NULL AND r.visible_at IS NULL AND r.expires_at > now()
+           ORDER BY r.id LIMIT 1),
+          (SELECT d.id FROM messages d
+           WHERE d.queue_id = (SELECT id FROM queue) AND d.message_group = g.message_group
+             AND d.visible_at IS NOT NULL AND d.visible_at <= now()
+             AND (d.claim_id IS NULL OR d.claim_expires_at <= now()) AND d.expires_at > now()
+           ORDER BY d.id LIMIT 1),
+          (SELECT min(e.id) FROM messages e
+           WHERE e.queue_id = (SELECT id FROM queue) AND e.message_group = g.message_group
+             AND e.claim_id IS NOT NULL AND e.claim_expires_at <= now()
+             AND (e.visible_at IS NULL OR e.visible_at <= now()) AND e.expires_at > now()))) o
+WHERE g.message_group IS NOT NULL
+LIMIT $3;
+
 -- name: CallMarker.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'call-marker';
 

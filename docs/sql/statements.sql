@@ -351,15 +351,28 @@ waiters_told AS (
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
 -- name: GroupStore.BLOCKED
-SELECT m.message_group, count(*) AS held, min(m.claim_id::text) AS claim_id,
-       ceil(extract(epoch FROM min(m.claim_expires_at) - now()))::bigint AS remaining
-FROM queues q
-JOIN messages m ON m.queue_id = q.id
-WHERE q.project = $1 AND q.name = $2
-  AND m.message_group IS NOT NULL AND m.claim_id IS NOT NULL
-  AND m.claim_expires_at > now() AND m.expires_at > now()
-GROUP BY m.message_group
-ORDER BY m.message_group
+WITH RECURSIVE queue AS MATERIALIZED (SELECT id FROM queues WHERE project = $1 AND name = $2),
+g (message_group) AS (
+    (SELECT m.message_group FROM messages m
+     WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL AND m.message_group IS NOT NULL
+       AND m.claim_expires_at > now() AND m.expires_at > now()
+     ORDER BY m.message_group LIMIT 1)
+    UNION ALL
+    SELECT (SELECT m.message_group FROM messages m
+            WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL
+              AND m.message_group > g.message_group
+              AND m.claim_expires_at > now() AND m.expires_at > now()
+            ORDER BY m.message_group LIMIT 1)
+    FROM g WHERE g.message_group IS NOT NULL)
+SELECT g.message_group, h.held, h.claim_id, h.remaining
+FROM g
+CROSS JOIN LATERAL (
+    SELECT count(*) AS held, min(m.claim_id::text) AS claim_id,
+           ceil(extract(epoch FROM min(m.claim_expires_at) - now()))::bigint AS remaining
+    FROM messages m
+    WHERE m.queue_id = (SELECT id FROM queue) AND m.message_group = g.message_group
+      AND m.claim_id IS NOT NULL AND m.claim_expires_at > now() AND m.expires_at > now()) h
+WHERE g.message_group IS NOT NULL
 LIMIT $3;
 
 -- name: GroupStore.WAITING

@@ -17,20 +17,35 @@ import java.util.UUID;
 @ApplicationScoped
 public class GroupStore {
 
-    // The groups a live claim holds a message of, in group order, at most $3: an ordered scan of messages_group_claimed
-    // (the claimed grouped rows, live or ended) that stops at the $3rd group. A row counts while its claim and its
-    // message live, as V31's pigeon_fifo_free decides what blocks a group.
+    // The groups a live claim holds a message of, in group order, at most $3: a skip scan over V31's
+    // messages_group_claimed (the claimed grouped rows, live or ended), one probe per group, then the group's live
+    // claimed rows (in fifo, of one claim). A row counts while its claim and its message live, as V31's
+    // pigeon_fifo_free decides what blocks a group. A plain GROUP BY ... LIMIT was planned as a sort of every claimed
+    // row of the queue; this reads a page of groups (EXPLAIN in docs/operations.md, "Groups of a fifo queue").
     static final String BLOCKED =
             """
-            SELECT m.message_group, count(*) AS held, min(m.claim_id::text) AS claim_id,
-                   ceil(extract(epoch FROM min(m.claim_expires_at) - now()))::bigint AS remaining
-            FROM queues q
-            JOIN messages m ON m.queue_id = q.id
-            WHERE q.project = $1 AND q.name = $2
-              AND m.message_group IS NOT NULL AND m.claim_id IS NOT NULL
-              AND m.claim_expires_at > now() AND m.expires_at > now()
-            GROUP BY m.message_group
-            ORDER BY m.message_group
+            WITH RECURSIVE queue AS MATERIALIZED (SELECT id FROM queues WHERE project = $1 AND name = $2),
+            g (message_group) AS (
+                (SELECT m.message_group FROM messages m
+                 WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL AND m.message_group IS NOT NULL
+                   AND m.claim_expires_at > now() AND m.expires_at > now()
+                 ORDER BY m.message_group LIMIT 1)
+                UNION ALL
+                SELECT (SELECT m.message_group FROM messages m
+                        WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL
+                          AND m.message_group > g.message_group
+                          AND m.claim_expires_at > now() AND m.expires_at > now()
+                        ORDER BY m.message_group LIMIT 1)
+                FROM g WHERE g.message_group IS NOT NULL)
+            SELECT g.message_group, h.held, h.claim_id, h.remaining
+            FROM g
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS held, min(m.claim_id::text) AS claim_id,
+                       ceil(extract(epoch FROM min(m.claim_expires_at) - now()))::bigint AS remaining
+                FROM messages m
+                WHERE m.queue_id = (SELECT id FROM queue) AND m.message_group = g.message_group
+                  AND m.claim_id IS NOT NULL AND m.claim_expires_at > now() AND m.expires_at > now()) h
+            WHERE g.message_group IS NOT NULL
             LIMIT $3""";
 
     // Each group's oldest waiting message, in group order, at most $3 groups. Waiting: free (unclaimed, or its claim

@@ -1653,7 +1653,7 @@ WHERE q.project = $1 AND q.name = ANY($2::text[])
 ORDER BY q.name, h.minute DESC;
 
 -- name: QueueMetricsStore.READ_EVERY_PROJECT
-SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated, s.blocked_groups,
        extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
        c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
        c.notifications_delivered, c.notifications_failed
@@ -1666,7 +1666,7 @@ ORDER BY q.project, q.name
 LIMIT $3;
 
 -- name: QueueMetricsStore.READ_PROJECTS
-SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated, s.blocked_groups,
        extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
        c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
        c.notifications_delivered, c.notifications_failed
@@ -1712,7 +1712,8 @@ counted AS MATERIALIZED (
                 THEN ((SELECT max(m.id) FROM messages m WHERE m.queue_id = q.id) - h.first_id + 1)::float8
                      / (h.last_id - h.first_id + 1)
                 ELSE 1 END AS scale,
-           h.ready, h.claimed, h.delayed, h.oldest_ready_at
+           h.ready, h.claimed, h.delayed, h.oldest_ready_at,
+           CASE WHEN q.metadata ->> '_ordering' = 'fifo' THEN b.blocked_groups END AS blocked_groups
     FROM queues q
     CROSS JOIN LATERAL (SELECT CASE WHEN q.metadata->>'_dead_letter_queue' IS NOT NULL
      THEN (q.metadata->>'_max_claim_count')::int END AS max_claims) r
@@ -1730,18 +1731,26 @@ counted AS MATERIALIZED (
               FROM messages m
               WHERE m.queue_id = q.id AND m.expires_at > now()
               ORDER BY m.id LIMIT $3 + 1) s) h
+    CROSS JOIN LATERAL (
+        SELECT count(DISTINCT c.message_group) AS blocked_groups
+        FROM (SELECT m.message_group FROM messages m
+              WHERE q.metadata ->> '_ordering' = 'fifo' AND m.queue_id = q.id AND m.message_group IS NOT NULL AND m.claim_id IS NOT NULL
+                AND m.claim_expires_at > now() AND m.expires_at > now()
+              LIMIT $3 + 1) c) b
     WHERE EXISTS (SELECT 1 FROM run)),
 stored AS (
-    INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated)
+    INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated,
+                                    blocked_groups)
     SELECT queue_id, round(ready * scale), round(claimed * scale), round(delayed * scale), oldest_ready_at,
-           estimated
+           estimated, blocked_groups
     FROM counted ORDER BY queue_id
     ON CONFLICT (queue_id) DO UPDATE
     SET ready = EXCLUDED.ready, claimed = EXCLUDED.claimed, delayed = EXCLUDED.delayed,
-        oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated
-    WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated)
+        oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated,
+        blocked_groups = EXCLUDED.blocked_groups
+    WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated, s.blocked_groups)
           IS DISTINCT FROM (EXCLUDED.ready, EXCLUDED.claimed, EXCLUDED.delayed, EXCLUDED.oldest_ready_at,
-                            EXCLUDED.estimated)
+                            EXCLUDED.estimated, EXCLUDED.blocked_groups)
     RETURNING 1),
 samples_gone AS (
     DELETE FROM queue_samples s

@@ -350,6 +350,81 @@ waiters_told AS (
     WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
+-- name: GroupStore.BLOCKED
+WITH RECURSIVE queue AS MATERIALIZED (SELECT id FROM queues WHERE project = $1 AND name = $2),
+g (message_group) AS (
+    (SELECT m.message_group FROM messages m
+     WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL AND m.message_group IS NOT NULL
+       AND m.claim_expires_at > now() AND m.expires_at > now()
+     ORDER BY m.message_group LIMIT 1)
+    UNION ALL
+    SELECT (SELECT m.message_group FROM messages m
+            WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL
+              AND m.message_group > g.message_group
+              AND m.claim_expires_at > now() AND m.expires_at > now()
+            ORDER BY m.message_group LIMIT 1)
+    FROM g WHERE g.message_group IS NOT NULL)
+SELECT g.message_group, h.held, h.claim_id, h.remaining
+FROM g
+CROSS JOIN LATERAL (
+    SELECT count(*) AS held, min(m.claim_id::text) AS claim_id,
+           ceil(extract(epoch FROM min(m.claim_expires_at) - now()))::bigint AS remaining
+    FROM messages m
+    WHERE m.queue_id = (SELECT id FROM queue) AND m.message_group = g.message_group
+      AND m.claim_id IS NOT NULL AND m.claim_expires_at > now() AND m.expires_at > now()) h
+WHERE g.message_group IS NOT NULL
+LIMIT $3;
+
+-- name: GroupStore.WAITING
+WITH RECURSIVE queue AS MATERIALIZED (SELECT id FROM queues WHERE project = $1 AND name = $2),
+g (message_group) AS (
+    SELECT LEAST(
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.message_group IS NOT NULL
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.visible_at IS NOT NULL AND m.message_group IS NOT NULL
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL AND m.message_group IS NOT NULL
+ ORDER BY m.message_group LIMIT 1))
+    UNION ALL
+    SELECT LEAST(
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.message_group > g.message_group
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.visible_at IS NOT NULL AND m.message_group > g.message_group
+ ORDER BY m.message_group LIMIT 1),
+    (SELECT m.message_group FROM messages m
+ WHERE m.queue_id = (SELECT id FROM queue) AND m.claim_id IS NOT NULL AND m.message_group > g.message_group
+ ORDER BY m.message_group LIMIT 1)) FROM g WHERE g.message_group IS NOT NULL)
+SELECT g.message_group, o.id, floor(extract(epoch FROM now() - o.created_at))::bigint AS age,
+       EXISTS (SELECT 1 FROM messages c
+               WHERE c.queue_id = (SELECT id FROM queue) AND c.message_group = g.message_group
+                 AND c.claim_id IS NOT NULL AND c.claim_expires_at > now() AND c.expires_at > now())
+           AS blocked
+FROM g
+CROSS JOIN LATERAL (
+    SELECT m.id, m.created_at FROM messages m
+    WHERE m.queue_id = (SELECT id FROM queue)
+      AND m.id = LEAST(
+          (SELECT r.id FROM messages r
+           WHERE r.queue_id = (SELECT id FROM queue) AND r.message_group = g.message_group
+             AND r.claim_id IS NULL AND r.visible_at IS NULL AND r.expires_at > now()
+           ORDER BY r.id LIMIT 1),
+          (SELECT d.id FROM messages d
+           WHERE d.queue_id = (SELECT id FROM queue) AND d.message_group = g.message_group
+             AND d.visible_at IS NOT NULL AND d.visible_at <= now()
+             AND (d.claim_id IS NULL OR d.claim_expires_at <= now()) AND d.expires_at > now()
+           ORDER BY d.id LIMIT 1),
+          (SELECT min(e.id) FROM messages e
+           WHERE e.queue_id = (SELECT id FROM queue) AND e.message_group = g.message_group
+             AND e.claim_id IS NOT NULL AND e.claim_expires_at <= now()
+             AND (e.visible_at IS NULL OR e.visible_at <= now()) AND e.expires_at > now()))) o
+WHERE g.message_group IS NOT NULL
+LIMIT $3;
+
 -- name: CallMarker.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'call-marker';
 
@@ -1578,7 +1653,7 @@ WHERE q.project = $1 AND q.name = ANY($2::text[])
 ORDER BY q.name, h.minute DESC;
 
 -- name: QueueMetricsStore.READ_EVERY_PROJECT
-SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated, s.blocked_groups,
        extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
        c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
        c.notifications_delivered, c.notifications_failed
@@ -1591,7 +1666,7 @@ ORDER BY q.project, q.name
 LIMIT $3;
 
 -- name: QueueMetricsStore.READ_PROJECTS
-SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated, s.blocked_groups,
        extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
        c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
        c.notifications_delivered, c.notifications_failed
@@ -1637,7 +1712,8 @@ counted AS MATERIALIZED (
                 THEN ((SELECT max(m.id) FROM messages m WHERE m.queue_id = q.id) - h.first_id + 1)::float8
                      / (h.last_id - h.first_id + 1)
                 ELSE 1 END AS scale,
-           h.ready, h.claimed, h.delayed, h.oldest_ready_at
+           h.ready, h.claimed, h.delayed, h.oldest_ready_at,
+           CASE WHEN q.metadata ->> '_ordering' = 'fifo' THEN b.blocked_groups END AS blocked_groups
     FROM queues q
     CROSS JOIN LATERAL (SELECT CASE WHEN q.metadata->>'_dead_letter_queue' IS NOT NULL
      THEN (q.metadata->>'_max_claim_count')::int END AS max_claims) r
@@ -1655,18 +1731,26 @@ counted AS MATERIALIZED (
               FROM messages m
               WHERE m.queue_id = q.id AND m.expires_at > now()
               ORDER BY m.id LIMIT $3 + 1) s) h
+    CROSS JOIN LATERAL (
+        SELECT count(DISTINCT c.message_group) AS blocked_groups
+        FROM (SELECT m.message_group FROM messages m
+              WHERE q.metadata ->> '_ordering' = 'fifo' AND m.queue_id = q.id AND m.message_group IS NOT NULL AND m.claim_id IS NOT NULL
+                AND m.claim_expires_at > now() AND m.expires_at > now()
+              LIMIT $3 + 1) c) b
     WHERE EXISTS (SELECT 1 FROM run)),
 stored AS (
-    INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated)
+    INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated,
+                                    blocked_groups)
     SELECT queue_id, round(ready * scale), round(claimed * scale), round(delayed * scale), oldest_ready_at,
-           estimated
+           estimated, blocked_groups
     FROM counted ORDER BY queue_id
     ON CONFLICT (queue_id) DO UPDATE
     SET ready = EXCLUDED.ready, claimed = EXCLUDED.claimed, delayed = EXCLUDED.delayed,
-        oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated
-    WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated)
+        oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated,
+        blocked_groups = EXCLUDED.blocked_groups
+    WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated, s.blocked_groups)
           IS DISTINCT FROM (EXCLUDED.ready, EXCLUDED.claimed, EXCLUDED.delayed, EXCLUDED.oldest_ready_at,
-                            EXCLUDED.estimated)
+                            EXCLUDED.estimated, EXCLUDED.blocked_groups)
     RETURNING 1),
 samples_gone AS (
     DELETE FROM queue_samples s

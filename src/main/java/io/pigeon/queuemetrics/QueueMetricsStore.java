@@ -2,8 +2,10 @@ package io.pigeon.queuemetrics;
 
 import io.pigeon.message.FreeMessages;
 import io.pigeon.message.MessageStore;
+import io.pigeon.queue.Ordering;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
+import io.pigeon.queue.ReservedAttributes;
 import io.pigeon.storage.OneReplicaAtATime;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.sqlclient.Row;
@@ -27,8 +29,12 @@ public class QueueMetricsStore {
     // primary key, oldest first, at most $3 + 1 of them: each is claimed (a live claim holds it), delayed (not visible
     // yet), waiting for the sweeper to move it to the dead-letter queue (claimed as often as its queue's rule allows,
     // and so not claimable: in no count), or ready (what a claim would take: FreeMessages). Past $3 the counts are
-    // scaled by how far the queue's ids reach beyond the head (as stats estimate a deep queue), and so marked. A row is
-    // rewritten only when it changed, and the samples and totals of queues deleted since are dropped.
+    // scaled by how far the queue's ids reach beyond the head (as stats estimate a deep queue), and so marked. On a
+    // fifo
+    // queue only (%6$s), the groups a live claim holds a message of are counted over its live claimed grouped rows, at
+    // most $3 + 1 of them (V31's messages_group_claimed holds grouped claimed rows only): a queue of another ordering
+    // reads none, and past $3 rows the count is of the groups those rows hold. A row is rewritten only when it
+    // changed, and the samples and totals of queues deleted since are dropped.
     static final String SAMPLE =
             """
             WITH %1$s,
@@ -42,7 +48,8 @@ public class QueueMetricsStore {
                             THEN ((SELECT max(m.id) FROM messages m WHERE m.queue_id = q.id) - h.first_id + 1)::float8
                                  / (h.last_id - h.first_id + 1)
                             ELSE 1 END AS scale,
-                       h.ready, h.claimed, h.delayed, h.oldest_ready_at
+                       h.ready, h.claimed, h.delayed, h.oldest_ready_at,
+                       CASE WHEN %6$s THEN b.blocked_groups END AS blocked_groups
                 FROM queues q
                 CROSS JOIN LATERAL (SELECT %3$s AS max_claims) r
                 CROSS JOIN LATERAL (
@@ -59,18 +66,26 @@ public class QueueMetricsStore {
                           FROM messages m
                           WHERE m.queue_id = q.id AND m.expires_at > now()
                           ORDER BY m.id LIMIT $3 + 1) s) h
+                CROSS JOIN LATERAL (
+                    SELECT count(DISTINCT c.message_group) AS blocked_groups
+                    FROM (SELECT m.message_group FROM messages m
+                          WHERE %6$s AND m.queue_id = q.id AND m.message_group IS NOT NULL AND m.claim_id IS NOT NULL
+                            AND m.claim_expires_at > now() AND m.expires_at > now()
+                          LIMIT $3 + 1) c) b
                 WHERE EXISTS (SELECT 1 FROM run)),
             stored AS (
-                INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated)
+                INSERT INTO queue_samples AS s (queue_id, ready, claimed, delayed, oldest_ready_at, estimated,
+                                                blocked_groups)
                 SELECT queue_id, round(ready * scale), round(claimed * scale), round(delayed * scale), oldest_ready_at,
-                       estimated
+                       estimated, blocked_groups
                 FROM counted ORDER BY queue_id
                 ON CONFLICT (queue_id) DO UPDATE
                 SET ready = EXCLUDED.ready, claimed = EXCLUDED.claimed, delayed = EXCLUDED.delayed,
-                    oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated
-                WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated)
+                    oldest_ready_at = EXCLUDED.oldest_ready_at, estimated = EXCLUDED.estimated,
+                    blocked_groups = EXCLUDED.blocked_groups
+                WHERE (s.ready, s.claimed, s.delayed, s.oldest_ready_at, s.estimated, s.blocked_groups)
                       IS DISTINCT FROM (EXCLUDED.ready, EXCLUDED.claimed, EXCLUDED.delayed, EXCLUDED.oldest_ready_at,
-                                        EXCLUDED.estimated)
+                                        EXCLUDED.estimated, EXCLUDED.blocked_groups)
                 RETURNING 1),
             samples_gone AS (
                 DELETE FROM queue_samples s
@@ -85,7 +100,8 @@ public class QueueMetricsStore {
                             OneReplicaAtATime.HELD,
                             FreeMessages.MAX_CLAIMS_OF_METADATA.replace("metadata", "q.metadata"),
                             FreeMessages.VISIBLE,
-                            MessageStore.CLAIMED);
+                            MessageStore.CLAIMED,
+                            "q.metadata ->> '" + ReservedAttributes.ORDERING + "' = '" + Ordering.FIFO.value() + "'");
 
     // Adds one replica's counts to the queues' totals. $1..$6: counts by queue (project, stored name), matched to this
     // database's queues (a queue lives on one database; counts of a queue deleted since are dropped); $7..$10: each
@@ -123,7 +139,7 @@ public class QueueMetricsStore {
 
     private static final String READ =
             """
-            SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated,
+            SELECT q.project, q.name, s.ready, s.claimed, s.delayed, s.estimated, s.blocked_groups,
                    extract(epoch FROM r.sampled_at - s.oldest_ready_at)::float8 AS oldest_ready_age,
                    c.posted, c.claimed AS claimed_total, c.deleted, c.empty_claims, c.dead_lettered,
                    c.notifications_delivered, c.notifications_failed
@@ -388,7 +404,8 @@ public class QueueMetricsStore {
 
     /**
      * One queue as /q/metrics/queues serves it, by the name it is stored under: its last sample (null counts when it was
-     * never sampled) and its totals (0 until something was counted).
+     * never sampled; {@code blockedGroups} null unless it is a fifo queue) and its totals (0 until something was
+     * counted).
      */
     public record QueueReading(
             String project,
@@ -398,6 +415,7 @@ public class QueueMetricsStore {
             Long delayed,
             double oldestReadyAgeSeconds,
             boolean estimated,
+            Long blockedGroups,
             long posted,
             long claimedTotal,
             long deleted,
@@ -440,6 +458,7 @@ public class QueueMetricsStore {
                                 row.getLong("delayed"),
                                 age == null ? 0 : Math.max(0, age),
                                 Boolean.TRUE.equals(row.getBoolean("estimated")),
+                                row.getLong("blocked_groups"),
                                 orZero(row.getLong("posted")),
                                 orZero(row.getLong("claimed_total")),
                                 orZero(row.getLong("deleted")),

@@ -24,10 +24,11 @@ public class QueueSeries {
     private static final Logger LOG = Logger.getLogger(QueueSeries.class);
 
     /**
-     * The series one queue may be served as: three message counts, the oldest ready message's age, seven totals, and
-     * whether its counts are estimated; the bound on an answer counts every queue as this many.
+     * The series one queue may be served as: three message counts, the oldest ready message's age, seven totals,
+     * whether its counts are estimated, and a fifo queue's blocked groups; the bound on an answer counts every queue as
+     * this many.
      */
-    public static final int SERIES_PER_QUEUE = 12;
+    public static final int SERIES_PER_QUEUE = 13;
 
     /** Values one filter parameter ({@code project}, {@code queue}, {@code topic}) may hold in one request. */
     public static final int MAX_FILTER_VALUES = 100;

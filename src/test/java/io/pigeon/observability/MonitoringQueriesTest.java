@@ -158,7 +158,8 @@ class MonitoringQueriesTest {
 
     /**
      * What an operator's replica sees in a working day, in small: posts, claims, deletes, a claim that finds nothing,
-     * a webhook subscriber that is called, so that the flow, latency and dispatch series have samples.
+     * a webhook subscriber that is called, a fifo queue (whose blocked groups are a series of their own), so that the
+     * flow, latency, dispatch and group series have samples.
      */
     private static void useQueues(String project) {
         Messages.postV2(project, "work", 5, 600, 0);
@@ -184,6 +185,12 @@ class MonitoringQueriesTest {
                 .post("/v2/queues/empty/claims")
                 .then()
                 .statusCode(204);
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_ordering\": \"fifo\"}")
+                .put("/v2/queues/ordered")
+                .then()
+                .statusCode(201);
         String path = "/monitoring-hook";
         Api.as(project)
                 .contentType(ContentType.JSON)

@@ -52,7 +52,7 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.http.request-head-timeout", "5s"),
                 Map.entry("pigeon.http.request-body-timeout", "8s"),
                 Map.entry("pigeon.http.max-connections-per-address", "500"),
-                Map.entry("pigeon.queue-metrics.max-series", "36"),
+                Map.entry("pigeon.queue-metrics.max-series", "39"),
                 Map.entry("pigeon.queue-metrics.max-counted-queues", "2"));
     }
 }

@@ -2,8 +2,10 @@ package io.pigeon.api.console;
 
 import io.pigeon.api.Public;
 import io.pigeon.claim.ClaimService;
+import io.pigeon.claim.FifoGroups;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.message.MessageService;
+import io.pigeon.queue.Ordering;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
 import io.pigeon.queuemetrics.QueueOverview;
@@ -25,7 +27,8 @@ import java.util.UUID;
 /**
  * A queue's page of the console: what it holds and how it flows, read through the same services the HTTP API calls
  * (the messages as a v2 listing with claimed and delayed ones, the claims in flight, the subscriptions, the redrive
- * tasks, the last sample). Its pages pass through {@link ConsolePages}.
+ * tasks, the last sample, and a fifo queue's groups after its metadata says it is one). Its pages pass through
+ * {@link ConsolePages}.
  */
 @Path("/console")
 @Produces(MediaType.TEXT_HTML)
@@ -47,6 +50,7 @@ public class ConsoleQueueResource {
     private final ClaimService claims;
     private final SubscriptionService subscriptions;
     private final RedriveService redrive;
+    private final FifoGroups groups;
 
     public ConsoleQueueResource(
             ConsolePages pages,
@@ -56,7 +60,8 @@ public class ConsoleQueueResource {
             MessageService messages,
             ClaimService claims,
             SubscriptionService subscriptions,
-            RedriveService redrive) {
+            RedriveService redrive,
+            FifoGroups groups) {
         this.pages = pages;
         this.config = config;
         this.overview = overview;
@@ -65,6 +70,7 @@ public class ConsoleQueueResource {
         this.claims = claims;
         this.subscriptions = subscriptions;
         this.redrive = redrive;
+        this.groups = groups;
     }
 
     @GET
@@ -77,22 +83,25 @@ public class ConsoleQueueResource {
         return pages.serve(project, ConsolePages.projectHref(project), cookie, null, call -> {
             QueueName name = QueueName.of(queue);
             int peekLimit = config.maxMessagesPerPage();
-            return ConsolePages.existing(queues, project, name).chain(() -> Uni.combine()
-                    .all()
-                    .unis(
-                            overview.one(project, name),
-                            queues.metadataWithDefaults(project, name),
-                            messages.page(project, name, UUID.randomUUID(), 0, peekLimit, true, true, true),
-                            claims.inFlight(project, name),
-                            subscriptions.list(project, name, 0, config.maxSubscriptionsPerPage()),
-                            redrive.list(project, name),
-                            overview.flow(project, name))
-                    .with((status, metadata, page, live, subscribed, tasks, flow) -> QueuePageView.of(
-                            call.frame(),
-                            name,
-                            ConsoleViews.notice(done),
-                            new QueuePageView.Read(status, metadata, page, live, subscribed, tasks, flow, peekLimit)))
-                    .chain(view -> ConsolePages.page(Templates.queue(view), call)));
+            return ConsolePages.existing(queues, project, name)
+                    .chain(() -> queues.metadataWithDefaults(project, name))
+                    .chain(metadata -> Uni.combine()
+                            .all()
+                            .unis(
+                                    overview.one(project, name),
+                                    messages.page(project, name, UUID.randomUUID(), 0, peekLimit, true, true, true),
+                                    claims.inFlight(project, name),
+                                    subscriptions.list(project, name, 0, config.maxSubscriptionsPerPage()),
+                                    redrive.list(project, name),
+                                    overview.flow(project, name),
+                                    groups.of(project, name, Ordering.of(metadata)))
+                            .with((status, page, live, subscribed, tasks, flow, fifo) -> QueuePageView.of(
+                                    call.frame(),
+                                    name,
+                                    ConsoleViews.notice(done),
+                                    new QueuePageView.Read(
+                                            status, metadata, page, live, subscribed, tasks, flow, peekLimit, fifo))))
+                    .chain(view -> ConsolePages.page(Templates.queue(view), call));
         });
     }
 }

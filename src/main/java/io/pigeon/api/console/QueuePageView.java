@@ -1,10 +1,13 @@
 package io.pigeon.api.console;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pigeon.claim.FifoGroups;
+import io.pigeon.claim.GroupStore;
 import io.pigeon.claim.LiveClaim;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessagePage;
+import io.pigeon.queue.Ordering;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queuemetrics.QueueOverview;
 import io.pigeon.queuemetrics.QueueStatus;
@@ -17,9 +20,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A queue's page as it is shown: its counts and totals, its flow chart, its metadata, the messages it holds, its claims
- * in flight, its subscriptions and its redrive tasks, made from what the services answer. A plain factory: values in,
- * text out.
+ * A queue's page as it is shown: its counts and totals, its flow chart, its ordering (and a fifo queue's groups), its
+ * metadata, the messages it holds, its claims in flight, its subscriptions and its redrive tasks, made from what the
+ * services answer. A plain factory: values in, text out (group names are tenant text: the template escapes them).
  */
 public final class QueuePageView {
 
@@ -36,6 +39,12 @@ public final class QueuePageView {
 
     @TemplateData
     public record ShownClaim(String id, int ttl, int grace, String age, String remaining, int messages) {}
+
+    @TemplateData
+    public record ShownBlockedGroup(String group, long held, String claim, String remaining) {}
+
+    @TemplateData
+    public record ShownWaitingGroup(String group, String id, String age, String blocked) {}
 
     @TemplateData
     public record ShownSubscription(
@@ -70,6 +79,12 @@ public final class QueuePageView {
             String flowPosted,
             String flowConsumed,
             String flowSummary,
+            String ordering,
+            String orderingMeans,
+            boolean fifo,
+            List<ShownBlockedGroup> blockedGroups,
+            List<ShownWaitingGroup> waitingGroups,
+            String groupsCut,
             List<Attribute> reserved,
             String metadata,
             List<ShownMessage> messages,
@@ -87,7 +102,8 @@ public final class QueuePageView {
             List<Subscription> subscriptions,
             List<RedriveTask> tasks,
             QueueOverview.Flow flow,
-            int peekLimit) {}
+            int peekLimit,
+            FifoGroups.Groups groups) {}
 
     static QueuePage of(ConsoleViews.Frame frame, QueueName name, String notice, Read read) {
         List<Attribute> reserved = new ArrayList<>();
@@ -119,6 +135,12 @@ public final class QueuePageView {
                 String.format(
                         "In the last hour: %,.0f posted, %,.0f consumed (by minute, from the per-queue totals).",
                         ConsoleViews.sum(flow.postedPerSecond()) * 60, ConsoleViews.sum(flow.consumedPerSecond()) * 60),
+                read.groups().ordering().value(),
+                orderingMeans(read.groups().ordering()),
+                read.groups().ordering() == Ordering.FIFO,
+                read.groups().blocked().stream().map(QueuePageView::blocked).toList(),
+                read.groups().waiting().stream().map(QueuePageView::waiting).toList(),
+                groupsCut(read.groups()),
                 reserved,
                 ConsoleViews.readable(read.metadata()),
                 messages(read.page().map(MessagePage::messages).orElse(List.of())),
@@ -129,6 +151,41 @@ public final class QueuePageView {
                         .limit(TASKS_SHOWN)
                         .map(QueuePageView::task)
                         .toList());
+    }
+
+    /** What the queue's ordering promises, in words (decision 0020). */
+    private static String orderingMeans(Ordering ordering) {
+        return switch (ordering) {
+            case NONE -> "Claims take the oldest free messages; groups are stored and ignored.";
+            case FIFO -> "Within a group, claims take messages in post order, and one live claim at a time holds"
+                    + " messages of a group: a blocked group waits until that claim is deleted, released or ends.";
+            case FAIR -> "Claims serve the groups in turn, any order within a group; no group blocks.";
+        };
+    }
+
+    /** When a list of groups was cut, which groups it shows; null when both are whole. */
+    private static String groupsCut(FifoGroups.Groups groups) {
+        if (!groups.moreBlocked() && !groups.moreWaiting()) {
+            return null;
+        }
+        return "Each list shows the first " + groups.shown() + " groups by name"
+                + (groups.moreBlocked() ? "; more groups are blocked" : "")
+                + (groups.moreWaiting() ? "; more groups have waiting messages" : "")
+                + ". The API's claims see them all.";
+    }
+
+    private static ShownBlockedGroup blocked(GroupStore.Blocked group) {
+        return new ShownBlockedGroup(
+                group.group(), group.held(), group.claim().toString(), ConsoleViews.duration((double)
+                        group.remaining()));
+    }
+
+    private static ShownWaitingGroup waiting(GroupStore.Waiting group) {
+        return new ShownWaitingGroup(
+                group.group(),
+                MessageIds.format(group.messageId()),
+                ConsoleViews.duration((double) group.age()),
+                group.blocked() ? "yes" : "no");
     }
 
     private static String totals(QueueStatus status) {

@@ -10,7 +10,8 @@ import java.util.function.ToLongFunction;
  * ({@code pigeon_} then what is counted, {@code _total} on counters), each labelled with its {@code project} and its
  * {@code queue} (a topic: {@code topic}). A queue never sampled yet has its totals only. Label values are escaped as
  * the format asks (backslash, double quote, line feed), so a project id holding any of them cannot end a label or a
- * line. Every family is written whole, one after another, as the format requires.
+ * line. Every family is written whole, one after another, as the format requires. A fifo queue also has its blocked
+ * groups; a queue of another ordering has no such series, as its groups never block.
  */
 public final class QueueSeriesText {
 
@@ -20,6 +21,7 @@ public final class QueueSeriesText {
     private static final String MESSAGES = "pigeon_queue_messages";
     private static final String OLDEST = "pigeon_queue_oldest_ready_age_seconds";
     private static final String ESTIMATED = "pigeon_queue_messages_estimated";
+    private static final String BLOCKED = "pigeon_queue_groups_blocked";
     private static final String NOTIFICATIONS = "pigeon_queue_notifications_total";
 
     /** One total of a queue: its name, what it counts, and where its value is read. */
@@ -84,6 +86,18 @@ public final class QueueSeriesText {
         for (QueueReading queue : queues) {
             if (queue.sampled() && queue.estimated()) {
                 sample(text, ESTIMATED, queue, null, null).append("1\n");
+            }
+        }
+        family(
+                text,
+                BLOCKED,
+                "gauge",
+                "Groups of a fifo queue a live claim held a message of when last sampled (fifo queues only)");
+        for (QueueReading queue : queues) {
+            if (queue.sampled() && queue.blockedGroups() != null) {
+                sample(text, BLOCKED, queue, null, null)
+                        .append(queue.blockedGroups())
+                        .append('\n');
             }
         }
         for (Total total : TOTALS) {

@@ -150,6 +150,10 @@ public class V2MessageResource {
                             .option("echo", echoParam == null ? null : echo)
                             .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
                             .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed);
+                    if (include != null) {
+                        // Each include given, as sent: the next page shows the fields this one shows.
+                        include.forEach(value -> next.option("include", value));
+                    }
                     return new V2Views.Messages(V2Views.items(api, queue, page, claimCount), List.of(next.link()));
                 });
     }

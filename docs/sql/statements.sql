@@ -822,37 +822,61 @@ ORDER BY m.queue_id, m.id
 LIMIT $1;
 
 -- name: MessageStore.DELETE_BY_IDS
-DELETE FROM messages m USING queues q
-WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[]);
+WITH q AS (SELECT id, wake_until, metadata->>'_ordering' AS ordering
+           FROM queues WHERE project = $1 AND name = $2),
+deleted AS (
+    DELETE FROM messages m
+    WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY($3::bigint[])
+    RETURNING m.id, m.queue_id, m.message_group, m.message_group IS NOT NULL AND m.expires_at > now() AND ((m.claim_id IS NOT NULL AND m.claim_expires_at > now()) OR m.visible_at > now()) AS held_back),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back))::text)
+    FROM q
+    WHERE q.ordering = 'fifo' AND q.wake_until > now() AND (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back) > 0)
+SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM waiters_told) AS waiters_told;
 
 -- name: MessageStore.DELETE_BY_IDS_SHARED
 WITH q AS (
-    SELECT q.id, r.ord
+    SELECT q.id, r.ord, q.project, q.name, q.wake_until, q.metadata->>'_ordering' AS ordering
     FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
     JOIN queues q ON q.project = r.project AND q.name = r.name),
 named AS MATERIALIZED (
     SELECT q.ord AS queue_ord, q.id AS queue_id, d.id
-    FROM q JOIN unnest($3::int[], $4::bigint[]) AS d (queue_ord, id) ON d.queue_ord = q.ord)
-DELETE FROM messages m USING named n
-WHERE m.queue_id = n.queue_id AND m.id = n.id
-RETURNING n.queue_ord, m.id;
+    FROM q JOIN unnest($3::int[], $4::bigint[]) AS d (queue_ord, id) ON d.queue_ord = q.ord),
+deleted AS (
+    DELETE FROM messages m USING named n
+    WHERE m.queue_id = n.queue_id AND m.id = n.id
+    RETURNING n.queue_ord, m.id, m.queue_id, m.message_group, m.message_group IS NOT NULL AND m.expires_at > now() AND ((m.claim_id IS NOT NULL AND m.claim_expires_at > now()) OR m.visible_at > now()) AS held_back),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', q.project::text, 'queue', q.name::text,
+                                               'messages', (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back))::text)
+    FROM q
+    WHERE q.ordering = 'fifo' AND q.wake_until > now() AND (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back) > 0)
+SELECT d.queue_ord, d.id, (SELECT count(*) FROM waiters_told) AS waiters_told FROM deleted d;
 
 -- name: MessageStore.DELETE_BY_IDS_WITH_CLAIMS
 WITH target AS (
-    SELECT m.queue_id, m.id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AND NOT (m.claim_id = ANY($4::uuid[])) AS refused
+    SELECT m.queue_id, m.id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AND NOT (m.claim_id = ANY($4::uuid[])) AS refused, q.wake_until,
+           q.metadata->>'_ordering' AS ordering
     FROM queues q JOIN messages m ON m.queue_id = q.id
     WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
     FOR UPDATE OF m),
 deleted AS (
     DELETE FROM messages d USING target t
     WHERE d.queue_id = t.queue_id AND d.id = t.id AND NOT EXISTS (SELECT 1 FROM target WHERE refused)
-    RETURNING d.id)
-SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted
+    RETURNING d.id, d.queue_id, d.message_group, d.message_group IS NOT NULL AND d.expires_at > now() AND ((d.claim_id IS NOT NULL AND d.claim_expires_at > now()) OR d.visible_at > now()) AS held_back),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = t.queue_id AND u.held_back))::text)
+    FROM (SELECT * FROM target LIMIT 1) t
+    WHERE t.ordering = 'fifo' AND t.wake_until > now() AND (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = t.queue_id AND u.held_back) > 0)
+SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted,
+       (SELECT count(*) FROM waiters_told) AS waiters_told
 ;
 
 -- name: MessageStore.DELETE_ONE
 WITH target AS (
-    SELECT m.queue_id, m.id, m.claim_id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AS claimed
+    SELECT m.queue_id, m.id, m.claim_id, (m.claim_id IS NOT NULL AND m.claim_expires_at > now()) AS claimed, q.wake_until, q.metadata->>'_ordering' AS ordering
     FROM queues q JOIN messages m ON m.queue_id = q.id
     WHERE q.project = $1 AND q.name = $2 AND m.id = $3 AND m.expires_at > now()
     FOR UPDATE OF m),
@@ -860,8 +884,13 @@ deleted AS (
     DELETE FROM messages d USING target t
     WHERE d.queue_id = t.queue_id AND d.id = t.id
       AND CASE WHEN $4::uuid IS NULL THEN NOT t.claimed ELSE t.claimed AND t.claim_id = $4::uuid END
-    RETURNING d.id)
-SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
+    RETURNING d.id, d.queue_id, d.message_group, d.message_group IS NOT NULL AND d.expires_at > now() AND ((d.claim_id IS NOT NULL AND d.claim_expires_at > now()) OR d.visible_at > now()) AS held_back),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = t.queue_id AND u.held_back))::text)
+    FROM target t
+    WHERE t.ordering = 'fifo' AND t.wake_until > now() AND (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = t.queue_id AND u.held_back) > 0)
+SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted, (SELECT count(*) FROM waiters_told) AS waiters_told
 FROM target t;
 
 -- name: MessageStore.GET_BY_IDS
@@ -1999,18 +2028,25 @@ FROM asked a
 ORDER BY a.ord;
 
 -- name: SqsMessageStore.DELETE
-WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+WITH q AS (SELECT id, wake_until, metadata->>'_ordering' AS ordering
+           FROM queues WHERE project = $1 AND name = $2),
 deleted AS (
     DELETE FROM messages m
     USING unnest($3::bigint[], $4::uuid[], $5::int[]) AS r (id, claim_id, receive_count)
     WHERE m.queue_id = (SELECT id FROM q) AND m.id = r.id AND m.claim_count = r.receive_count
       AND (m.claim_id IS NULL OR m.claim_id = r.claim_id)
-    RETURNING m.id)
-SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted;
+    RETURNING m.id, m.queue_id, m.message_group, m.message_group IS NOT NULL AND m.expires_at > now() AND ((m.claim_id IS NOT NULL AND m.claim_expires_at > now()) OR m.visible_at > now()) AS held_back),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', $1::text, 'queue', $2::text,
+                                               'messages', (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back))::text)
+    FROM q
+    WHERE q.ordering = 'fifo' AND q.wake_until > now() AND (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back) > 0)
+SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted,
+       (SELECT count(*) FROM waiters_told) AS waiters_told;
 
 -- name: SqsMessageStore.DELETE_SHARED
 WITH q AS (
-    SELECT q.id, r.ord
+    SELECT q.id, r.ord, q.project, q.name, q.wake_until, q.metadata->>'_ordering' AS ordering
     FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
     JOIN queues q ON q.project = r.project AND q.name = r.name),
 named AS MATERIALIZED (
@@ -2021,10 +2057,15 @@ deleted AS (
     DELETE FROM messages m USING named n
     WHERE m.queue_id = n.queue_id AND m.id = n.id AND m.claim_count = n.receive_count
       AND (m.claim_id IS NULL OR m.claim_id = n.claim_id)
-    RETURNING n.queue_ord, m.id)
+    RETURNING n.queue_ord, m.id, m.queue_id, m.message_group, m.message_group IS NOT NULL AND m.expires_at > now() AND ((m.claim_id IS NOT NULL AND m.claim_expires_at > now()) OR m.visible_at > now()) AS held_back),
+waiters_told AS (
+    SELECT pg_notify('pigeon_queue_ready', json_build_object('project', q.project::text, 'queue', q.name::text,
+                                               'messages', (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back))::text)
+    FROM q
+    WHERE q.ordering = 'fifo' AND q.wake_until > now() AND (SELECT count(DISTINCT u.message_group) FROM deleted u WHERE u.queue_id = q.id AND u.held_back) > 0)
 SELECT ARRAY(SELECT ord FROM q ORDER BY ord)::int[] AS queues_found,
        ARRAY(SELECT queue_ord FROM deleted ORDER BY id) AS deleted_queues,
-       ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted;
+       ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted, (SELECT count(*) FROM waiters_told) AS waiters_told;
 
 -- name: SqsMessageStore.RECEIVED
 SELECT m.id, m.client_id, m.created_at, m.first_claimed_at, m.key_id, m.sqs_attributes, m.message_group

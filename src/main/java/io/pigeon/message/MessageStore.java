@@ -357,11 +357,12 @@ public class MessageStore {
                     .formatted(AGE);
 
     // The target row is locked first, so the claim state the rules are decided on is the one the delete
-    // acts on; a claimed message is deleted only by its own live claim.
+    // acts on; a claimed message is deleted only by its own live claim. A delete that unblocks a fifo group tells the
+    // queue's waiters (UnblockedGroups).
     private static final String DELETE_ONE =
             """
             WITH target AS (
-                SELECT m.queue_id, m.id, m.claim_id, %s AS claimed
+                SELECT m.queue_id, m.id, m.claim_id, %1$s AS claimed, q.wake_until, q.metadata->>'_ordering' AS ordering
                 FROM queues q JOIN messages m ON m.queue_id = q.id
                 WHERE q.project = $1 AND q.name = $2 AND m.id = $3 AND m.expires_at > now()
                 FOR UPDATE OF m),
@@ -369,15 +370,40 @@ public class MessageStore {
                 DELETE FROM messages d USING target t
                 WHERE d.queue_id = t.queue_id AND d.id = t.id
                   AND CASE WHEN $4::uuid IS NULL THEN NOT t.claimed ELSE t.claimed AND t.claim_id = $4::uuid END
-                RETURNING d.id)
-            SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted
+                RETURNING d.id, %2$s),
+            %3$s
+            SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted, %4$s AS waiters_told
             FROM target t"""
-                    .formatted(CLAIMED);
+                    .formatted(
+                            CLAIMED,
+                            UnblockedGroups.returned("d"),
+                            UnblockedGroups.told(
+                                    WAITERS_TOLD,
+                                    "target t",
+                                    "t.ordering",
+                                    "$1",
+                                    "$2",
+                                    "t.queue_id",
+                                    "deleted",
+                                    "t.wake_until"),
+                            QueueReady.told(WAITERS_TOLD));
 
+    // How many rows went; a delete that unblocks a fifo group tells the queue's waiters (UnblockedGroups).
     static final String DELETE_BY_IDS =
             """
-            DELETE FROM messages m USING queues q
-            WHERE q.project = $1 AND q.name = $2 AND m.queue_id = q.id AND m.id = ANY($3::bigint[])""";
+            WITH q AS (SELECT id, wake_until, metadata->>'_ordering' AS ordering
+                       FROM queues WHERE project = $1 AND name = $2),
+            deleted AS (
+                DELETE FROM messages m
+                WHERE m.queue_id = (SELECT id FROM q) AND m.id = ANY($3::bigint[])
+                RETURNING m.id, %s),
+            %s
+            SELECT (SELECT count(*) FROM deleted) AS deleted, %s AS waiters_told"""
+                    .formatted(
+                            UnblockedGroups.returned("m"),
+                            UnblockedGroups.told(
+                                    WAITERS_TOLD, "q", "q.ordering", "$1", "$2", "q.id", "deleted", "q.wake_until"),
+                            QueueReady.told(WAITERS_TOLD));
 
     // Deletes of several callers, on one queue or several (of any projects), in one statement: which rows went, by the
     // ordinal of their queue among $1/$2, so that each caller is told its own count. Each distinct queue is looked up
@@ -386,35 +412,66 @@ public class MessageStore {
     // primary key with both columns: joined freely, with statistics that count few rows per queue, the generic plan
     // scanned each named queue's whole key range. Generic plans checked with 20,000 queues and a queue of 50,000
     // rows, and with a near-empty table: index scans of queues_project_name_key and messages_pkey only.
+    // The queues whose fifo groups the delete unblocked tell their waiters (UnblockedGroups).
     private static final String DELETE_BY_IDS_SHARED =
             """
             WITH q AS (
-                SELECT q.id, r.ord
+                SELECT q.id, r.ord, q.project, q.name, q.wake_until, q.metadata->>'_ordering' AS ordering
                 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
                 JOIN queues q ON q.project = r.project AND q.name = r.name),
             named AS MATERIALIZED (
                 SELECT q.ord AS queue_ord, q.id AS queue_id, d.id
-                FROM q JOIN unnest($3::int[], $4::bigint[]) AS d (queue_ord, id) ON d.queue_ord = q.ord)
-            DELETE FROM messages m USING named n
-            WHERE m.queue_id = n.queue_id AND m.id = n.id
-            RETURNING n.queue_ord, m.id""";
+                FROM q JOIN unnest($3::int[], $4::bigint[]) AS d (queue_ord, id) ON d.queue_ord = q.ord),
+            deleted AS (
+                DELETE FROM messages m USING named n
+                WHERE m.queue_id = n.queue_id AND m.id = n.id
+                RETURNING n.queue_ord, m.id, %s),
+            %s
+            SELECT d.queue_ord, d.id, %s AS waiters_told FROM deleted d"""
+                    .formatted(
+                            UnblockedGroups.returned("m"),
+                            UnblockedGroups.told(
+                                    WAITERS_TOLD,
+                                    "q",
+                                    "q.ordering",
+                                    "q.project",
+                                    "q.name",
+                                    "q.id",
+                                    "deleted",
+                                    "q.wake_until"),
+                            QueueReady.told(WAITERS_TOLD));
 
     // A bulk delete that must name the claims of the claimed messages among its ids: the rows are locked first;
     // if one is held by a live claim not among $4, nothing is deleted.
     private static final String DELETE_BY_IDS_WITH_CLAIMS =
             """
             WITH target AS (
-                SELECT m.queue_id, m.id, %s AND NOT (m.claim_id = ANY($4::uuid[])) AS refused
+                SELECT m.queue_id, m.id, %1$s AND NOT (m.claim_id = ANY($4::uuid[])) AS refused, q.wake_until,
+                       q.metadata->>'_ordering' AS ordering
                 FROM queues q JOIN messages m ON m.queue_id = q.id
                 WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
                 FOR UPDATE OF m),
             deleted AS (
                 DELETE FROM messages d USING target t
                 WHERE d.queue_id = t.queue_id AND d.id = t.id AND NOT EXISTS (SELECT 1 FROM target WHERE refused)
-                RETURNING d.id)
-            SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted
+                RETURNING d.id, %2$s),
+            %3$s
+            SELECT EXISTS (SELECT 1 FROM target WHERE refused) AS refused, (SELECT count(*) FROM deleted) AS deleted,
+                   %4$s AS waiters_told
             """
-                    .formatted(CLAIMED);
+                    .formatted(
+                            CLAIMED,
+                            UnblockedGroups.returned("d"),
+                            UnblockedGroups.told(
+                                    WAITERS_TOLD,
+                                    "(SELECT * FROM target LIMIT 1) t",
+                                    "t.ordering",
+                                    "$1",
+                                    "$2",
+                                    "t.queue_id",
+                                    "deleted",
+                                    "t.wake_until"),
+                            QueueReady.told(WAITERS_TOLD));
 
     /**
      * Stats count at most this many live messages of a queue (and of its claimed ones): up to it the counts are exact,
@@ -864,7 +921,8 @@ public class MessageStore {
                                             request.queue().project(),
                                             request.queue().storedName())
                                     .addArrayOfLong(boxed(request.ids()))))
-                    .map(rows -> List.of(rows.rowCount()));
+                    .map(rows ->
+                            List.of(rows.iterator().next().getLong("deleted").intValue()));
         }
         SharedDelete shared = SharedDelete.of(requests);
         return db.preparedQuery(DELETE_BY_IDS_SHARED)

@@ -1,5 +1,6 @@
 package io.pigeon.sqs;
 
+import io.pigeon.message.UnblockedGroups;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.storage.DatabaseFailures;
 import io.pigeon.waiting.QueueReady;
@@ -41,17 +42,25 @@ public class SqsMessageStore {
     // Deletes each receipt's message if that receipt is still its latest receive: the claim count the receipt saw
     // (no claim has taken it since) and its claim or none (the sweeper cleared the ended claim). An older receipt
     // deletes nothing and is no error, as SQS answers it (decision 0019). One row: whether the queue exists, and the
-    // ids deleted.
+    // ids deleted. A delete that unblocks a FIFO queue's group tells the queue's waiting receives (UnblockedGroups).
     static final String DELETE =
             """
-            WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+            WITH q AS (SELECT id, wake_until, metadata->>'_ordering' AS ordering
+                       FROM queues WHERE project = $1 AND name = $2),
             deleted AS (
                 DELETE FROM messages m
                 USING unnest($3::bigint[], $4::uuid[], $5::int[]) AS r (id, claim_id, receive_count)
                 WHERE m.queue_id = (SELECT id FROM q) AND m.id = r.id AND m.claim_count = r.receive_count
                   AND (m.claim_id IS NULL OR m.claim_id = r.claim_id)
-                RETURNING m.id)
-            SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted""";
+                RETURNING m.id, %s),
+            %s
+            SELECT EXISTS (SELECT 1 FROM q) AS queue_found, ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted,
+                   %s AS waiters_told"""
+                    .formatted(
+                            UnblockedGroups.returned("m"),
+                            UnblockedGroups.told(
+                                    "waiters_told", "q", "q.ordering", "$1", "$2", "q.id", "deleted", "q.wake_until"),
+                            QueueReady.told("waiters_told"));
 
     // DELETE for the receipts of several requests (see Coalescer), on one queue or several of the database (of any
     // projects), in one statement: each distinct queue ($1 projects, $2 names) looked up once by its key, each receipt
@@ -61,7 +70,7 @@ public class SqsMessageStore {
     static final String DELETE_SHARED =
             """
             WITH q AS (
-                SELECT q.id, r.ord
+                SELECT q.id, r.ord, q.project, q.name, q.wake_until, q.metadata->>'_ordering' AS ordering
                 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r (project, name, ord)
                 JOIN queues q ON q.project = r.project AND q.name = r.name),
             named AS MATERIALIZED (
@@ -72,10 +81,23 @@ public class SqsMessageStore {
                 DELETE FROM messages m USING named n
                 WHERE m.queue_id = n.queue_id AND m.id = n.id AND m.claim_count = n.receive_count
                   AND (m.claim_id IS NULL OR m.claim_id = n.claim_id)
-                RETURNING n.queue_ord, m.id)
+                RETURNING n.queue_ord, m.id, %s),
+            %s
             SELECT ARRAY(SELECT ord FROM q ORDER BY ord)::int[] AS queues_found,
                    ARRAY(SELECT queue_ord FROM deleted ORDER BY id) AS deleted_queues,
-                   ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted""";
+                   ARRAY(SELECT id FROM deleted ORDER BY id) AS deleted, %s AS waiters_told"""
+                    .formatted(
+                            UnblockedGroups.returned("m"),
+                            UnblockedGroups.told(
+                                    "waiters_told",
+                                    "q",
+                                    "q.ordering",
+                                    "q.project",
+                                    "q.name",
+                                    "q.id",
+                                    "deleted",
+                                    "q.wake_until"),
+                            QueueReady.told("waiters_told"));
 
     // Changes the visibility of each receipt's message while it is in flight under that receipt (its claim, its
     // claim count, its deadline still ahead): its own deadline becomes now + the timeout (0: claimable now); its life

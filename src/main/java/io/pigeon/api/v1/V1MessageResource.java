@@ -15,6 +15,7 @@ import io.pigeon.api.view.NextLinks;
 import io.pigeon.api.view.PageLink;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
+import io.pigeon.message.MessageDeletes;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.PostKeys;
@@ -52,10 +53,12 @@ public class V1MessageResource {
     private static final String CONTENT_LOCATION = "Content-Location";
 
     private final MessageService messages;
+    private final MessageDeletes deletes;
     private final RequestCaller caller;
 
-    public V1MessageResource(MessageService messages, RequestCaller caller) {
+    public V1MessageResource(MessageService messages, MessageDeletes deletes, RequestCaller caller) {
         this.messages = messages;
+        this.deletes = deletes;
         this.caller = caller;
     }
 
@@ -183,7 +186,7 @@ public class V1MessageResource {
             @PathParam("queue") String queueName, @PathParam("id") String id, @QueryParam("claim_id") String claimId) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return messages.deleteNamed(project, queue, id, MessageIdReader.claimIfNamed(claimId))
+        return deletes.deleteNamed(project, queue, id, MessageIdReader.claimIfNamed(claimId))
                 .map(ignored -> Response.noContent().build());
     }
 
@@ -191,7 +194,7 @@ public class V1MessageResource {
     public Uni<Response> deleteByIds(@PathParam("queue") String queueName, @QueryParam("ids") List<String> ids) {
         String project = caller.optionalProject();
         QueueName queue = QueueName.of(queueName);
-        return messages.deleteByIds(project, queue, MessageIdReader.requiredIds(IdListReader.of(ids)))
+        return deletes.deleteByIds(project, queue, MessageIdReader.requiredIds(IdListReader.of(ids)))
                 .map(ignored -> Response.noContent().build());
     }
 

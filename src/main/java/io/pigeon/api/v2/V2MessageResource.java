@@ -16,7 +16,9 @@ import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.NextLinks;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.message.Message;
+import io.pigeon.message.MessageDeletes;
 import io.pigeon.message.MessageIds;
+import io.pigeon.message.MessagePops;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.PostKeys;
 import io.pigeon.message.RequestedIds;
@@ -53,12 +55,17 @@ import java.util.stream.Collectors;
 public class V2MessageResource {
 
     private final MessageService messages;
+    private final MessageDeletes deletes;
+    private final MessagePops pops;
     private final RequestCaller caller;
 
     private final QueueWaits waits;
 
-    public V2MessageResource(MessageService messages, RequestCaller caller, QueueWaits waits) {
+    public V2MessageResource(
+            MessageService messages, MessageDeletes deletes, MessagePops pops, RequestCaller caller, QueueWaits waits) {
         this.messages = messages;
+        this.deletes = deletes;
+        this.pops = pops;
         this.caller = caller;
         this.waits = waits;
     }
@@ -150,6 +157,10 @@ public class V2MessageResource {
                             .option("echo", echoParam == null ? null : echo)
                             .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
                             .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed);
+                    if (include != null) {
+                        // Each include given, as sent: the next page shows the fields this one shows.
+                        include.forEach(value -> next.option("include", value));
+                    }
                     return new V2Views.Messages(V2Views.items(api, queue, page, claimCount), List.of(next.link()));
                 });
     }
@@ -184,7 +195,7 @@ public class V2MessageResource {
             @PathParam("id") String id,
             @QueryParam("claim_id") String claimId) {
         String project = caller.requiredProject();
-        return messages.deleteNamed(
+        return deletes.deleteNamed(
                         project,
                         DialectPaths.dialect(version, collection).name(queueName),
                         id,
@@ -207,7 +218,7 @@ public class V2MessageResource {
         String project = caller.requiredProject();
         List<String> ids = IdListReader.of(idParams);
         // Read only with the option on (v2), as in Zaqar (otherwise the parameter is ignored).
-        boolean withClaimIds = messages.deleteNeedsClaimIds()
+        boolean withClaimIds = deletes.deleteNeedsClaimIds()
                 && DialectPaths.version(version).has(ApiVersion.Feature.DELETE_WITH_CLAIM_IDS);
         List<String> claimIds = withClaimIds ? IdListReader.of(claimIdParams) : null;
         if (ids != null && popParam != null) {
@@ -228,7 +239,7 @@ public class V2MessageResource {
             // Pigeon's long polling: with Prefer: wait=N or the queue's _claim_wait_seconds, a pop that finds nothing
             // free waits up to so long for a message before its empty answer.
             Integer preferred = WaitReader.fromPrefer(prefer, waits.maxSeconds());
-            return messages.pop(
+            return pops.pop(
                             project,
                             caller.grantSignature().orElse(null),
                             queue,
@@ -261,14 +272,14 @@ public class V2MessageResource {
                         + "in the request when message_delete_with_claim_id is True.");
             }
             QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
-            return messages.deleteByIdsWithClaims(
+            return deletes.deleteByIdsWithClaims(
                             project,
                             queue,
                             MessageIdReader.requiredIds(ids),
                             claimIds.stream().map(MessageIdReader::claim).toList())
                     .map(ignored -> Response.noContent().build());
         }
-        return messages.deleteByIds(
+        return deletes.deleteByIds(
                         project,
                         DialectPaths.dialect(version, collection).name(queueName),
                         MessageIdReader.requiredIds(ids))

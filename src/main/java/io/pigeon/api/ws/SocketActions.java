@@ -18,7 +18,9 @@ import io.pigeon.claim.ClaimService;
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.json.StrictJson;
 import io.pigeon.message.Message;
+import io.pigeon.message.MessageDeletes;
 import io.pigeon.message.MessageIds;
+import io.pigeon.message.MessagePops;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.RequestedIds;
 import io.pigeon.purge.QueuePurge;
@@ -47,6 +49,8 @@ class SocketActions {
 
     private final QueueService queues;
     private final MessageService messages;
+    private final MessageDeletes deletes;
+    private final MessagePops pops;
     private final ClaimService claims;
     private final SubscriptionService subscriptions;
     private final QueuePurge purges;
@@ -57,6 +61,8 @@ class SocketActions {
     SocketActions(
             QueueService queues,
             MessageService messages,
+            MessageDeletes deletes,
+            MessagePops pops,
             ClaimService claims,
             SubscriptionService subscriptions,
             QueuePurge purges,
@@ -65,6 +71,8 @@ class SocketActions {
             PigeonConfig config) {
         this.queues = queues;
         this.messages = messages;
+        this.deletes = deletes;
+        this.pops = pops;
         this.claims = claims;
         this.subscriptions = subscriptions;
         this.purges = purges;
@@ -407,7 +415,7 @@ class SocketActions {
         QueueName queue = call.queue();
         String id = call.text("message_id");
         String claimId = call.text("claim_id");
-        return messages.deleteNamed(call.project(), queue, id, MessageIdReader.claimIfNamed(claimId))
+        return deletes.deleteNamed(call.project(), queue, id, MessageIdReader.claimIfNamed(claimId))
                 .map(deleted -> SocketAnswer.empty(204))
                 .onFailure(Rejection.class)
                 .recoverWithItem(failure -> {
@@ -431,7 +439,7 @@ class SocketActions {
         JsonNode ids = call.field("message_ids");
         Integer pop = call.integer("pop");
         QueueName queue = call.queue();
-        boolean withClaimIds = messages.deleteNeedsClaimIds();
+        boolean withClaimIds = deletes.deleteNeedsClaimIds();
         List<String> claimIds = withClaimIds && call.field("claim_ids") != null ? texts(call.field("claim_ids")) : null;
         if (ids != null && pop != null) {
             throw Rejection.invalidRequest("pop and id params cannot be present together in the delete request.");
@@ -441,7 +449,7 @@ class SocketActions {
                 throw Rejection.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
                         + "in the request when message_delete_with_claim_id is True.");
             }
-            return messages.pop(call.project(), queue, pop).map(popped -> {
+            return pops.pop(call.project(), queue, pop).map(popped -> {
                 ObjectNode body = FrameCodec.object();
                 body.set("messages", poppedDocuments(popped, UUID.randomUUID()));
                 return new SocketAnswer(200, body);
@@ -457,14 +465,14 @@ class SocketActions {
                 throw Rejection.invalidRequest("The request should have both \"ids\" and \"claim_ids\" parameter "
                         + "in the request when message_delete_with_claim_id is True.");
             }
-            return messages.deleteByIdsWithClaims(
+            return deletes.deleteByIdsWithClaims(
                             call.project(),
                             queue,
                             requested,
                             claimIds.stream().map(MessageIdReader::claim).toList())
                     .map(deleted -> SocketAnswer.empty(204));
         }
-        return messages.deleteByIds(call.project(), queue, requested).map(deleted -> SocketAnswer.empty(204));
+        return deletes.deleteByIds(call.project(), queue, requested).map(deleted -> SocketAnswer.empty(204));
     }
 
     // ---- claims

@@ -1,5 +1,6 @@
 package io.pigeon.api.v2;
 
+import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -71,6 +72,29 @@ class MessageGroupTest {
                 .then()
                 .statusCode(200)
                 .body("messages.group", contains("order-42", null));
+    }
+
+    /** A listing's next link keeps {@code include} as given, so the next page shows what this one shows. */
+    @Test
+    void theNextLinkOfAListingKeepsWhatItIncludes() {
+        post("paged", "{\"messages\": [{\"body\": 1, \"group\": \"g1\"}, {\"body\": 2, \"group\": \"g2\"}]}")
+                .then()
+                .statusCode(201);
+        String messages = "/v2/queues/paged/messages";
+        Response first = Api.as(project).get(messages + "?echo=true&limit=1&include=group");
+        first.then().statusCode(200).body("messages.group", contains("g1"));
+        String next = first.jsonPath().getString("links[0].href");
+        assertThat(next, containsString("&include=group"));
+        Api.as(project).get(next).then().statusCode(200).body("messages.group", contains("g2"));
+
+        Response both = Api.as(project).get(messages + "?echo=true&limit=1&include=claim_count&include=group");
+        String nextOfBoth = both.jsonPath().getString("links[0].href");
+        assertThat(nextOfBoth, containsString("&include=claim_count&include=group"));
+        Api.as(project).get(nextOfBoth).then().body("messages.group", contains("g2"));
+
+        // Not asked for, not carried: the link is Zaqar's.
+        Response plain = Api.as(project).get(messages + "?echo=true&limit=1");
+        assertThat(plain.jsonPath().getString("links[0].href"), not(containsString("include")));
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -695,6 +695,12 @@ WHERE ctid = ANY(ARRAY(
     SELECT ctid FROM post_key_counts WHERE counted_until <= now()
     LIMIT $1 FOR UPDATE SKIP LOCKED));
 
+-- name: Sweeper.DELETE_EXPIRED_RECEIVE_ATTEMPTS
+DELETE FROM sqs_receive_attempts
+WHERE ctid = ANY(ARRAY(
+    SELECT ctid FROM sqs_receive_attempts WHERE expires_at <= now()
+    LIMIT $1 FOR UPDATE SKIP LOCKED));
+
 -- name: Sweeper.DELETE_EXPIRED_SET_ASIDE
 DELETE FROM messages_set_aside
 WHERE ctid = ANY(ARRAY(
@@ -1986,6 +1992,71 @@ RETURNING id, project, lease_token, rate, last_id;
 
 -- name: ReceiptHandles.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'receipt-handles';
+
+-- name: ReceiveAttemptStore.REMEMBER
+WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2)
+INSERT INTO sqs_receive_attempts AS a
+    (queue_id, attempt_id, project, claim_id, message_ids, receive_counts, visible_until, expires_at)
+SELECT q.id, $3, $1, $4, $5, $6,
+       COALESCE((SELECT min(m.claim_expires_at) FROM messages m
+                 WHERE m.queue_id = q.id AND m.id = ANY($5) AND m.claim_id = $4), '-infinity'),
+       now() + $8 * interval '1 second'
+FROM q
+WHERE (SELECT count(*) FROM (SELECT 1 FROM sqs_receive_attempts b
+                             WHERE b.project = $1 AND b.expires_at > now() LIMIT $7) b) < $7
+ON CONFLICT (queue_id, attempt_id) DO UPDATE
+SET claim_id = EXCLUDED.claim_id, message_ids = EXCLUDED.message_ids,
+    receive_counts = EXCLUDED.receive_counts, visible_until = EXCLUDED.visible_until,
+    expires_at = EXCLUDED.expires_at
+WHERE a.expires_at <= now();
+
+-- name: ReceiveAttemptStore.REPLAY
+WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+attempt AS (
+    SELECT a.queue_id, a.attempt_id, a.claim_id, a.message_ids, a.receive_counts, a.visible_until
+    FROM sqs_receive_attempts a
+    WHERE a.queue_id = (SELECT id FROM q) AND a.attempt_id = $3 AND a.expires_at > now()
+    FOR UPDATE),
+held AS MATERIALIZED (
+    SELECT m.id
+    FROM attempt a
+    CROSS JOIN LATERAL unnest(a.message_ids, a.receive_counts) AS r (id, receive_count)
+    JOIN messages m ON m.queue_id = a.queue_id AND m.id = r.id
+    WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count AND m.claim_expires_at = a.visible_until
+      AND m.claim_expires_at > now() AND m.expires_at > now()
+    FOR UPDATE OF m),
+replayable AS (
+    SELECT a.* FROM attempt a WHERE (SELECT count(*) FROM held) = cardinality(a.message_ids)),
+renewed AS (
+    UPDATE messages m
+    SET claim_expires_at = now() + $4 * interval '1 second',
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $4, $5)),
+        expires_at = m.created_at
+            + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $4, $5))
+              * interval '1 second'
+    FROM replayable r
+    WHERE m.queue_id = r.queue_id AND m.id = ANY(r.message_ids)
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+claim_renewed AS (
+    UPDATE claims c SET expires_at = GREATEST(c.expires_at, now() + $4 * interval '1 second')
+    FROM replayable r
+    WHERE c.queue_id = r.queue_id AND c.id = r.claim_id
+    RETURNING c.id),
+remembered AS (
+    UPDATE sqs_receive_attempts a SET visible_until = now() + $4 * interval '1 second'
+    FROM replayable r
+    WHERE a.queue_id = r.queue_id AND a.attempt_id = r.attempt_id
+    RETURNING a.attempt_id)
+SELECT EXISTS (SELECT 1 FROM q) AS queue_found, EXISTS (SELECT 1 FROM attempt) AS remembered,
+       (SELECT claim_id FROM replayable) AS claim_id,
+       CASE WHEN EXISTS (SELECT 1 FROM attempt) THEN false
+            ELSE (SELECT count(*) FROM (SELECT 1 FROM sqs_receive_attempts b
+                                        WHERE b.project = $1 AND b.expires_at > now() LIMIT $6) b) >= $6
+       END AS at_bound,
+       r.id, r.ttl, floor(extract(epoch FROM now() - r.created_at))::bigint AS age, r.body, r.key_id,
+       r.claim_count, r.message_group
+FROM (SELECT 1) one LEFT JOIN renewed r ON true
+ORDER BY r.id;
 
 -- name: SqsMessageStore.CHANGE_VISIBILITY
 WITH q AS (SELECT id, wake_until FROM queues WHERE project = $1 AND name = $2),

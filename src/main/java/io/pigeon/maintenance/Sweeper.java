@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jboss.logging.Logger;
 
 /**
- * Deletes expired messages and ends expired claims, in bounded batches. Readers already ignore expired
+ * Deletes expired messages and ends expired claims, in bounded batches (and the other rows kept for a time: keys,
+ * receive attempt ids, subscriptions, sessions, dead groups, ended redrive tasks). Readers already ignore expired
  * rows; the sweeper only reclaims their space and returns the messages of ended claims to the free set
  * (where the claim's fast index finds them). Every batch locks its rows with {@code SKIP LOCKED}, so any
  * number of replicas may sweep at the same time without waiting on, or undoing, each other. Every database that
@@ -180,6 +181,14 @@ public class Sweeper {
             DELETE FROM post_keys
             WHERE ctid = ANY(ARRAY(
                 SELECT ctid FROM post_keys WHERE expires_at <= now()
+                LIMIT $1 FOR UPDATE SKIP LOCKED))""";
+
+    // SQS ReceiveRequestAttemptIds past their 5 minutes (they count as forgotten from then already, migration V32).
+    private static final String DELETE_EXPIRED_RECEIVE_ATTEMPTS =
+            """
+            DELETE FROM sqs_receive_attempts
+            WHERE ctid = ANY(ARRAY(
+                SELECT ctid FROM sqs_receive_attempts WHERE expires_at <= now()
                 LIMIT $1 FOR UPDATE SKIP LOCKED))""";
 
     // The counts of keys whose time has passed (migration V25): no post adds to them any more.
@@ -370,6 +379,7 @@ public class Sweeper {
                 .call(messages -> repeat(db, DELETE_EXPIRED_SET_ASIDE, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_POST_KEYS, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_POST_KEY_COUNTS, 0, 0))
+                .call(messages -> repeat(db, DELETE_EXPIRED_RECEIVE_ATTEMPTS, 0, 0))
                 .call(messages -> repeat(db, DELETE_EXPIRED_SUBSCRIPTIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_FORGOTTEN_ENDED_SESSIONS, 0, 0))
                 .call(messages -> repeat(db, DELETE_LAPSED_SOCKET_SUBSCRIPTIONS, 0, 0))

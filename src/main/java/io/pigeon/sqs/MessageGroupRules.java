@@ -32,7 +32,7 @@ public final class MessageGroupRules {
 
     /**
      * Checks a ReceiveMessage's {@code ReceiveRequestAttemptId} (null: none) by AWS's bound: 1 to 128 alphanumeric and
-     * punctuation characters. Pigeon accepts it and does not replay a receive by it (docs/api/sqs.md).
+     * punctuation characters (a FIFO queue replays a receive by it: {@link ReceiveAttempts}).
      */
     public static void checkAttemptId(String attemptId) {
         token("ReceiveRequestAttemptId", attemptId);

@@ -11,14 +11,26 @@ import java.util.Set;
  * attributeNames} ({@code All}, {@code SenderId}, {@code SentTimestamp}, {@code ApproximateReceiveCount}, {@code
  * ApproximateFirstReceiveTimestamp}, {@code AWSTraceHeader}: {@code AttributeNames} and {@code
  * MessageSystemAttributeNames} together) and the message attributes named in {@code messageAttributeNames} (names,
- * {@code All}, {@code .*}, {@code prefix.*}).
+ * {@code All}, {@code .*}, {@code prefix.*}); on a FIFO queue, {@code attemptId} is its {@code ReceiveRequestAttemptId}
+ * (null: none; see {@link ReceiveAttempts}).
  */
 public record ReceiveRequest(
         Integer maxMessages,
         Integer visibilityTimeout,
         Integer waitSeconds,
         Collection<String> attributeNames,
-        Collection<String> messageAttributeNames) {
+        Collection<String> messageAttributeNames,
+        String attemptId) {
+
+    /** A receive without a {@code ReceiveRequestAttemptId}. */
+    public ReceiveRequest(
+            Integer maxMessages,
+            Integer visibilityTimeout,
+            Integer waitSeconds,
+            Collection<String> attributeNames,
+            Collection<String> messageAttributeNames) {
+        this(maxMessages, visibilityTimeout, waitSeconds, attributeNames, messageAttributeNames, null);
+    }
 
     /** SQS's model's {@code MessageSystemAttributeName}: what {@code MessageSystemAttributeNames} may name. */
     static final Set<String> SYSTEM_NAMES = Set.of(

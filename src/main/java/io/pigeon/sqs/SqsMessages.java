@@ -53,6 +53,7 @@ public class SqsMessages {
     private final SqsSealing sealing;
     private final SqsQueueStore queueStore;
     private final FifoSends fifoSends;
+    private final ReceiveAttempts attempts;
 
     public SqsMessages(
             SqsMessageStore store,
@@ -65,8 +66,10 @@ public class SqsMessages {
             QueueMetrics metrics,
             DispatchService deliveries,
             MessageCipher cipher,
-            FifoSends fifoSends) {
+            FifoSends fifoSends,
+            ReceiveAttempts attempts) {
         this.fifoSends = fifoSends;
+        this.attempts = attempts;
         this.store = store;
         this.posts = posts;
         this.queueStore = queueStore;
@@ -309,8 +312,12 @@ public class SqsMessages {
         Integer waitFor = wait == null ? null : Math.min(wait, waits.maxSeconds());
         Uni<Integer> visibility = asked != null ? Uni.createFrom().item(asked) : queueVisibility(project, queue);
         return visibility
-                .chain(seconds ->
-                        claims.take(project, null, queue, max, new ClaimTerms(seconds, 0), waitFor, connected))
+                .chain(seconds -> attempts.received(
+                        project,
+                        queue,
+                        request.attemptId(),
+                        seconds,
+                        () -> claims.take(project, null, queue, max, new ClaimTerms(seconds, 0), waitFor, connected)))
                 .chain(taken -> {
                     if (taken.isEmpty()) {
                         throw noQueue();

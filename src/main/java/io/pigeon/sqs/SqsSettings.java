@@ -4,6 +4,8 @@ import io.pigeon.config.CheckedSettings;
 import io.pigeon.config.ValidSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -19,6 +21,16 @@ public interface SqsSettings extends CheckedSettings {
      */
     @WithDefault("us-east-1")
     String region();
+
+    /**
+     * {@code ReceiveRequestAttemptId}s one project may have remembered at once (each for 5 minutes, on each database
+     * holding its queues; migration V32): a FIFO receive with a new attempt id while the project holds this many is
+     * refused ({@code OverLimit}) before it takes anything.
+     */
+    @WithDefault("10000")
+    @Min(1)
+    @Max(1000000)
+    int maxReceiveAttemptsPerProject();
 
     @Override
     default List<String> problems() {

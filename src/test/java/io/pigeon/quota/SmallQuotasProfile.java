@@ -17,7 +17,8 @@ import java.util.Map;
  * closes a connection without a call after 3 s and ends a call whose request is not whole after 3 s
  * (ScalerPortBoundsTest; ScalerStreamBoundsTest opens one connection per stream, at most 5 at once, and calls at once).
  * A replica runs 2 redrive tasks at once, 1 of each project (RedriveFairShareTest; RedriveTasksBoundTest counts tasks
- * stored, not run).
+ * stored, not run). A project remembers 3 SQS ReceiveRequestAttemptIds at once (SqsReceiveAttemptsBoundTest; no other
+ * class of this profile receives with one).
  */
 public class SmallQuotasProfile implements QuarkusTestProfile {
 
@@ -53,6 +54,7 @@ public class SmallQuotasProfile implements QuarkusTestProfile {
                 Map.entry("pigeon.http.request-body-timeout", "8s"),
                 Map.entry("pigeon.http.max-connections-per-address", "500"),
                 Map.entry("pigeon.queue-metrics.max-series", "39"),
-                Map.entry("pigeon.queue-metrics.max-counted-queues", "2"));
+                Map.entry("pigeon.queue-metrics.max-counted-queues", "2"),
+                Map.entry("pigeon.sqs.max-receive-attempts-per-project", "3"));
     }
 }

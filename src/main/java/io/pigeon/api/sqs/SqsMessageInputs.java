@@ -36,7 +36,8 @@ final class SqsMessageInputs {
 
     /** A receive as asked; the system attribute names of both parameters together. */
     static ReceiveRequest receive(SqsParameters in) {
-        MessageGroupRules.checkAttemptId(in.string("ReceiveRequestAttemptId").orElse(null));
+        String attemptId = in.string("ReceiveRequestAttemptId").orElse(null);
+        MessageGroupRules.checkAttemptId(attemptId);
         List<String> older = in.strings("AttributeNames", "AttributeName");
         List<String> newer = in.strings("MessageSystemAttributeNames", "MessageSystemAttributeName");
         ReceiveRequest.checkNames(older, newer);
@@ -47,7 +48,8 @@ final class SqsMessageInputs {
                 in.integer("VisibilityTimeout").orElse(null),
                 in.integer("WaitTimeSeconds").orElse(null),
                 system,
-                in.strings("MessageAttributeNames", "MessageAttributeName"));
+                in.strings("MessageAttributeNames", "MessageAttributeName"),
+                attemptId);
     }
 
     private static Map<String, AttributeValue> attributes(SqsParameters in, String jsonName, String queryEntry) {

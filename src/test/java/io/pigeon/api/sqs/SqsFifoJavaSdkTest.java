@@ -282,7 +282,7 @@ class SqsFifoJavaSdkTest {
         assertEquals(1, batch.successful().size());
         assertEquals("bad", batch.failed().get(0).id());
         assertEquals("InvalidParameterValue", batch.failed().get(0).code());
-        // ReceiveRequestAttemptId is taken within AWS's bound (and not replayed: docs/api/sqs.md).
+        // ReceiveRequestAttemptId is taken within AWS's bound (its replay: SqsReceiveAttemptJavaSdkTest).
         SqsException badAttempt = assertThrows(
                 SqsException.class,
                 () -> sqs.receiveMessage(receive -> receive.queueUrl(url).receiveRequestAttemptId("a b")));

@@ -10,8 +10,11 @@
 -- BENCH_PROJECT-<BENCH_PROJECTS> when BENCH_PROJECTS is given, at random: those queues must exist);
 -- BENCH_RATE requests/s per connection (default 0: as fast as the answers come); BENCH_BATCH messages per
 -- post and per claim (default 10); BENCH_BODY_BYTES the size of each body as Pigeon stores it (compact JSON,
--- default 0: the usual small body, about 50 bytes). Queues are created by the first request of each
--- connection (but for "random"). At the end it prints one line per request type,
+-- default 0: the usual small body, about 50 bytes); BENCH_GROUPS message groups (default 0: messages name no
+-- group): each connection names groups "g0" to "g<BENCH_GROUPS - 1>" in turn, message by message, from a start of
+-- its own, so every post spreads its messages over the groups round-robin; BENCH_ORDERING the queue's "_ordering"
+-- (none, fifo or fair), sent in the body of the queue's creation (v2 only). Queues are created by the first request
+-- of each connection (but for "random"). At the end it prints one line per request type,
 --   "BENCH <type> <count> <p50 ms> <p90 ms> <p99 ms> <max ms>"
 -- (latencies as the upper edge of a 2 % wide bucket) and "BENCH messages <deleted>" (messages that went
 -- through the whole cycle).
@@ -35,6 +38,8 @@ local queue_count = tonumber(os.getenv("BENCH_QUEUES") or "1")
 local project_count = tonumber(os.getenv("BENCH_PROJECTS") or "0")
 local batch = tonumber(os.getenv("BENCH_BATCH") or "10")
 local body_bytes = tonumber(os.getenv("BENCH_BODY_BYTES") or "0")
+local groups = tonumber(os.getenv("BENCH_GROUPS") or "0")
+local ordering = os.getenv("BENCH_ORDERING")
 
 local threads = {}
 local connection_count = 0
@@ -63,9 +68,21 @@ for i = 0, batch - 1 do
     items[#items + 1] = string.format('{"ttl": 3600, "body": {"event": "bench", "n": %d, "pad": "0123456789abcdef"}}', i)
   end
 end
-local post_body = "[" .. table.concat(items, ", ") .. "]"
-if api == "v2" then
-  post_body = '{"messages": ' .. post_body .. '}'
+local function document(messages)
+  local body = "[" .. table.concat(messages, ", ") .. "]"
+  return api == "v2" and '{"messages": ' .. body .. '}' or body
+end
+local post_body = document(items)
+local queue_body = ordering and string.format('{"_ordering": "%s"}', ordering) or nil
+-- With groups, each message of a post names the connection's next group (a post is built per request then).
+local next_group = 0
+local function grouped_post_body()
+  local grouped = {}
+  for i, item in ipairs(items) do
+    grouped[i] = item:sub(1, -2) .. string.format(', "group": "g%d"}', next_group)
+    next_group = (next_group + 1) % groups
+  end
+  return document(grouped)
 end
 local function headers_of(project_id)
   return { ["Content-Type"] = "application/json", ["X-Project-Id"] = project_id,
@@ -101,6 +118,9 @@ end
 -- Runs in each thread after setup has given it its connection number: each draws its own queues.
 function init(args)
   math.randomseed(os.time() * 1000 + connection * 7919)
+  if groups > 0 then
+    next_group = ((connection - 1) * batch) % groups
+  end
 end
 
 if rate > 0 then
@@ -120,7 +140,7 @@ end
 request = function()
   started = now_us()
   if phase == "create" then
-    return wrk.format("PUT", path(""), headers)
+    return wrk.format("PUT", path(""), headers, queue_body)
   elseif phase == "post" then
     if layout == "random" then
       queue = tostring(math.random(queue_count))
@@ -128,7 +148,7 @@ request = function()
         headers = headers_of(project .. "-" .. math.random(project_count))
       end
     end
-    return wrk.format("POST", path("/messages"), headers, post_body)
+    return wrk.format("POST", path("/messages"), headers, groups > 0 and grouped_post_body() or post_body)
   elseif phase == "claim" then
     return wrk.format("POST", path("/claims?limit=" .. batch), headers, '{"ttl": 60, "grace": 60}')
   else

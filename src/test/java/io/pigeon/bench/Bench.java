@@ -30,7 +30,8 @@ import java.util.stream.IntStream;
  * {@code dispatch} runs {@link DispatchBench} instead; {@code depth} runs the cycle on queues holding
  * {@code bench.depths} messages, 1000,1000000; {@code ratio} runs {@link RatioRun}, {@code soak} {@link SoakBench},
  * {@code pools} {@link PoolsBench} with the largest of {@code bench.clients}, {@code sample} {@link QueueSampleBench}, {@code sigv4}
- * {@link SigV4Bench}, {@code sqs-wire} {@link SqsWireBench}, {@code sqs-wake} {@link SqsWakeBench};
+ * {@link SigV4Bench}, {@code sqs-wire} {@link SqsWireBench}, {@code sqs-wake} {@link SqsWakeBench}, {@code groups}
+ * {@link GroupsBench};
  * the costs that should stay flat, any of them in one run: {@code backlog} {@link BacklogBench}, {@code many-queues}
  * {@link ManyQueuesBench}, {@code sizes} {@link SizesBench}, {@code idle} {@link IdleBench}).
  */
@@ -81,6 +82,10 @@ public final class Bench {
         }
         if (scenarios.contains("sqs-wire")) {
             SqsWireBench.run(url, seconds, clientCounts);
+            return;
+        }
+        if (scenarios.contains("groups")) {
+            GroupsBench.run(url, seconds, clientCounts);
             return;
         }
         if (scenarios.contains("sqs-wake")) {

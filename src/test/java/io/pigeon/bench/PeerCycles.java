@@ -51,13 +51,28 @@ final class PeerCycles {
         for (int queue = 1; queue <= queues; queue++) {
             psql(database, "SELECT pgmq.create('q" + queue + "')");
         }
+        // PGMQ 1.8 and later: the index on headers its documentation recommends for its grouped (FIFO) reads.
+        if (psql(database, "SELECT count(*) FROM pg_proc WHERE proname = 'create_fifo_indexes_all'")
+                .equals("1")) {
+            psql(database, "SELECT pgmq.create_fifo_indexes_all()");
+        }
         return peers;
     }
 
     /** One run of the peer's cycle with {@code clients} clients, from empty queues, with what it cost. */
     RatioBench.Run run(String peer, RatioBench bench, int clients) throws Exception {
+        return run(CYCLES.get(peer), bench, clients, Map.of());
+    }
+
+    /** One run of a peer's {@code script} with more pgbench {@code variables}, from empty queues. */
+    RatioBench.Run run(Path script, RatioBench bench, int clients, Map<String, String> variables) throws Exception {
         empty();
-        return bench.pgbench(CYCLES.get(peer), clients, Map.of("PGDATABASE", database));
+        return bench.pgbench(script, clients, Map.of("PGDATABASE", database), variables);
+    }
+
+    /** The messages left in PGMQ's queue {@code queue} (posted and not deleted, read or not). */
+    long pgmqMessagesLeft(int queue) throws Exception {
+        return Long.parseLong(psql(database, "SELECT count(*) FROM pgmq.q_q" + queue));
     }
 
     /** VACUUM of the peers' tables (PGMQ's queue tables and the minimal one). */

@@ -36,6 +36,8 @@ final class RatioBench {
     private final RunMeter meter;
     /** psql's environment naming this Pigeon's database (empty: the one PG* names). */
     private final Map<String, String> database;
+    /** More of wrk-cycle.lua's settings for the HTTP runs (BENCH_GROUPS, BENCH_ORDERING ...), beyond API and layout. */
+    private final Map<String, String> script;
 
     RatioBench(
             String url,
@@ -44,12 +46,24 @@ final class RatioBench {
             Optional<ProcessHandle> pigeon,
             RunMeter meter,
             Map<String, String> database) {
+        this(url, seconds, layout, pigeon, meter, database, Map.of());
+    }
+
+    private RatioBench(
+            String url,
+            int seconds,
+            String layout,
+            Optional<ProcessHandle> pigeon,
+            RunMeter meter,
+            Map<String, String> database,
+            Map<String, String> script) {
         this.url = url;
         this.seconds = seconds;
         this.layout = layout;
         this.pigeon = pigeon;
         this.meter = meter;
         this.database = database;
+        this.script = script;
     }
 
     /** The HTTP cycle against the Pigeon at {@code url} alone, measured where it runs, not pinned (the soak's). */
@@ -61,7 +75,12 @@ final class RatioBench {
 
     /** The same Pigeon with runs of {@code runSeconds}. */
     RatioBench lasting(int runSeconds) {
-        return new RatioBench(url, runSeconds, layout, pigeon, meter, database);
+        return new RatioBench(url, runSeconds, layout, pigeon, meter, database, script);
+    }
+
+    /** The same Pigeon with wrk-cycle.lua's {@code settings} added to its HTTP runs (e.g. BENCH_GROUPS). */
+    RatioBench scripted(Map<String, String> settings) {
+        return new RatioBench(url, seconds, layout, pigeon, meter, database, settings);
     }
 
     /**
@@ -69,28 +88,34 @@ final class RatioBench {
      * database {@code environment} names, with what it cost.
      */
     Run pgbench(Path script, int clients, Map<String, String> environment) throws Exception {
+        return pgbench(script, clients, environment, Map.of());
+    }
+
+    /** {@link #pgbench(Path, int, Map)} with more pgbench variables ({@code -D name=value}) for the script. */
+    Run pgbench(Path script, int clients, Map<String, String> environment, Map<String, String> variables)
+            throws Exception {
         Path bound = Files.createTempFile("pigeon-peer", ".sql");
         try {
             String queueOfClient = layout.equals("per-client") ? ":client_id + 1" : "1";
             Files.writeString(bound, "\\set queue " + queueOfClient + "\n" + Files.readString(script));
+            List<String> command = new ArrayList<>(List.of(
+                    "pgbench",
+                    "-n",
+                    "-M",
+                    "prepared",
+                    "-c",
+                    String.valueOf(clients),
+                    "-j",
+                    String.valueOf(clients),
+                    "-T",
+                    String.valueOf(seconds),
+                    "-f",
+                    bound.toString(),
+                    "-D",
+                    "bodies=" + PigeonCycleScript.variables("v2", "").get("bodies")));
+            variables.forEach((name, value) -> command.addAll(List.of("-D", name + "=" + value)));
             RunMeter.Started started = meter.start(Optional.empty(), environment);
-            String output = execute(
-                    meter.generator(List.of(
-                            "pgbench",
-                            "-n",
-                            "-M",
-                            "prepared",
-                            "-c",
-                            String.valueOf(clients),
-                            "-j",
-                            String.valueOf(clients),
-                            "-T",
-                            String.valueOf(seconds),
-                            "-f",
-                            bound.toString(),
-                            "-D",
-                            "bodies=" + PigeonCycleScript.variables("v2", "").get("bodies"))),
-                    environment);
+            String output = execute(meter.generator(command), environment);
             RunMeter.Cost cost = started.stop();
             if (output.contains("ERROR")) {
                 throw new IllegalStateException("pgbench failed:\n" + output);
@@ -180,7 +205,8 @@ final class RatioBench {
     Run http(String api, int connections, double ratePerConnection) throws Exception {
         String project = "bench-http-" + UUID.randomUUID();
         try {
-            Map<String, String> environment = Map.of(
+            Map<String, String> environment = new LinkedHashMap<>(script);
+            environment.putAll(Map.of(
                     "BENCH_API",
                     api,
                     "BENCH_LAYOUT",
@@ -188,7 +214,7 @@ final class RatioBench {
                     "BENCH_PROJECT",
                     project,
                     "BENCH_RATE",
-                    String.format(Locale.ROOT, "%.3f", ratePerConnection));
+                    String.format(Locale.ROOT, "%.3f", ratePerConnection)));
             Map<String, Double> statementsBefore = StatementSharing.read(http, url);
             RunMeter.Started started = meter.start(pigeon, database);
             String output = execute(

@@ -33,6 +33,31 @@ final class StatementCosts {
         return new StatementCosts(available);
     }
 
+    /** Calls, execution ms and rows (as pg_stat_statements counts them) of some statements, summed. */
+    record Totals(long calls, double execMillis, long rows) {
+
+        Totals minus(Totals earlier) {
+            return new Totals(calls - earlier.calls, execMillis - earlier.execMillis, rows - earlier.rows);
+        }
+    }
+
+    /**
+     * The totals so far of {@code database}'s statements whose text is {@code LIKE} {@code pattern} (zeros when
+     * pg_stat_statements is not there): taken before and after a run, their difference is that run's.
+     */
+    Totals totals(String database, String pattern) throws Exception {
+        if (!available) {
+            return new Totals(0, 0, 0);
+        }
+        String[] values = BenchDatabase.query(
+                        "SELECT coalesce(sum(s.calls), 0) || ' ' || coalesce(sum(s.total_exec_time),"
+                                + " 0) || ' ' || coalesce(sum(s.rows), 0) FROM pg_stat_statements s JOIN pg_database d"
+                                + " ON d.oid = s.dbid WHERE d.datname = '" + database + "' AND s.query LIKE '" + pattern
+                                + "'")
+                .split(" ");
+        return new Totals(Long.parseLong(values[0]), Double.parseDouble(values[1]), Long.parseLong(values[2]));
+    }
+
     /** The table of the cycle's statements on each of {@code databases}, in markdown. */
     void print(List<String> databases) throws Exception {
         if (!available) {

@@ -18,11 +18,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * they hold (with the rest of their claim, delay 0). Per group, the order of the deletes is the order of the posts;
  * sampled every 10 ms from the database, no two live claims ever hold messages of one group; every message is deleted
  * exactly once. Two processes rather than one Quarkus test, so that the claims of one queue really come from two
- * replicas (the queue's lock is the database's, not a replica's).
+ * replicas (the queue's lock is the database's, not a replica's). Then, on the same replicas, a claim waiting on one
+ * for a group held by a consumer of the other is woken when that consumer deletes its message.
  */
 class FifoGroupsAcrossReplicasIT {
 
@@ -105,12 +108,69 @@ class FifoGroupsAcrossReplicasIT {
             assertEquals(
                     0,
                     JSON.readTree(stats.body()).path("messages").path("total").asInt(-1));
+
+            wakeAcrossReplicas(a, b, http);
         } finally {
             done.set(true);
             pool.shutdownNow();
             a.kill();
             b.kill();
         }
+    }
+
+    /**
+     * A claim waiting on replica B for a fifo group whose only other message replica A's consumer holds is woken when
+     * that consumer deletes its message through replica A: the delete's notice reaches B (NOTIFY), not the end of B's
+     * 20 s wait. B settles 2 s first: a new line tries its waiters once more 500 ms after it is marked, which would
+     * find the group free by itself.
+     */
+    private void wakeAcrossReplicas(Replica a, Replica b, HttpClient http) throws Exception {
+        String queue = "/v2/queues/woken";
+        assertEquals(
+                201,
+                a.send(http, timeout(), project, "PUT", queue, "{\"_ordering\": \"fifo\"}")
+                        .statusCode());
+        HttpResponse<String> posted = a.send(
+                http,
+                timeout(),
+                project,
+                "POST",
+                queue + "/messages",
+                "{\"messages\": [{\"ttl\": 3600, \"group\": \"g\", \"body\": \"m1\"},"
+                        + " {\"ttl\": 3600, \"group\": \"g\", \"body\": \"m2\"}]}");
+        assertEquals(201, posted.statusCode(), posted.body());
+        HttpResponse<String> held =
+                a.send(http, timeout(), project, "POST", queue + "/claims?limit=1", "{\"ttl\": 300, \"grace\": 60}");
+        assertEquals(201, held.statusCode(), held.body());
+        JsonNode first = JSON.readTree(held.body()).path("messages").get(0);
+        assertEquals("m1", first.path("body").asText());
+        CompletableFuture<HttpResponse<String>> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.send(
+                        http,
+                        timeout(),
+                        project,
+                        "POST",
+                        queue + "/claims?limit=1",
+                        "{\"ttl\": 300, \"grace\": 60, \"wait\": 20}");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(3000); // B has tried, found the group held, and settled (the verdict does not depend on it)
+        long deleted = System.nanoTime();
+        HttpResponse<String> gone =
+                a.send(http, timeout(), project, "DELETE", first.path("href").asText(), null);
+        assertEquals(204, gone.statusCode(), gone.body());
+        HttpResponse<String> woken = waiting.get(40, TimeUnit.SECONDS);
+        long millis = (System.nanoTime() - deleted) / 1_000_000;
+        assertEquals(201, woken.statusCode(), "B's wait ended empty after " + millis + " ms: " + woken.body());
+        assertEquals(
+                "m2",
+                JSON.readTree(woken.body()).path("messages").get(0).path("body").asText());
+        System.out.printf("fifo wake across replicas: B answered %d ms after A's delete%n", millis);
+        // Woken by the delete, not answered at the end of its 20 s wait (a semantic bound, not a speed goal).
+        assertTrue(millis < 10_000, "B woken " + millis + " ms after A's delete");
     }
 
     private static Duration timeout() {

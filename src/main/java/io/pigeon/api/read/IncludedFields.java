@@ -25,7 +25,20 @@ public final class IncludedFields {
     private IncludedFields() {}
 
     /** The optional fields a request's message documents carry. */
-    public record Shown(boolean claimCount, boolean group) {}
+    public record Shown(boolean claimCount, boolean group) {
+
+        /**
+         * The {@code include} value that asks {@code version}'s documents for what this shows (null: nothing beyond
+         * what they always carry), for a listing's next link: the next page shows what the first showed.
+         */
+        public String parameter(ApiVersion version) {
+            boolean askedCount = claimCount && version != ApiVersion.V2;
+            if (askedCount && group) {
+                return CLAIM_COUNT + "," + GROUP;
+            }
+            return askedCount ? CLAIM_COUNT : group ? GROUP : null;
+        }
+    }
 
     /** What the documents of {@code version} carry for a request with these include values. */
     public static Shown shown(ApiVersion version, List<String> include) {

@@ -149,7 +149,8 @@ public class V2MessageResource {
                             .option("limit", limitParam)
                             .option("echo", echoParam == null ? null : echo)
                             .option("include_claimed", includeClaimedParam == null ? null : includeClaimed)
-                            .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed);
+                            .option("include_delayed", includeDelayedParam == null || !delayed ? null : includeDelayed)
+                            .option("include", claimCount.parameter(api));
                     return new V2Views.Messages(V2Views.items(api, queue, page, claimCount), List.of(next.link()));
                 });
     }

@@ -7,7 +7,7 @@ import java.util.List;
  * Which optional fields a request asks its message documents to carry ({@code ?include=claim_count}, comma-separated
  * or repeated, as {@code ids}). v2 documents always carry {@code claim_count}: Zaqar's clients read it (pop answers
  * have it). v1.1 documents carry it only when asked for: Zaqar's own v1.1 suite validates them against schemas that
- * forbid any other key. {@code ?include=group} adds each message's group, in every version.
+ * forbid any other key. {@code ?include=group} adds each message's group, in v1.1 and v2 (v1 has no groups).
  * Values this server does not know are ignored, as Zaqar ignores parameters it does not know.
  */
 public final class IncludedFields {

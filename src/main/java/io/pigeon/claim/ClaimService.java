@@ -44,6 +44,9 @@ public class ClaimService {
     /** The orderings of the queues this replica last claimed from, so that a claim goes to its statement at once. */
     private final QueueOrderings orderings = new QueueOrderings();
 
+    /** One fifo claim statement per queue in flight from this replica; the others wait without a connection. */
+    private final FifoClaimTurns fifoTurns = new FifoClaimTurns();
+
     public ClaimService(
             ClaimStore store,
             QueueDatabases databases,
@@ -154,11 +157,13 @@ public class ClaimService {
      * claims. Whatever is remembered, the statement decides by the queue's ordering as stored.
      */
     private Uni<ClaimStore.Claimed> byOrdering(ClaimStore.Request request, Ordering ordering, boolean again) {
-        Uni<ClaimStore.Claimed> taken = ordering == Ordering.NONE
-                ? claims.submit(request.queue().db(), request)
-                : store.createOrdered(request, ordering, config.maxMessageTtl())
-                        .call(done -> setAside(done.unreadable()))
-                        .map(done -> done.claims().get(0));
+        Uni<ClaimStore.Claimed> taken =
+                switch (ordering) {
+                    case NONE -> claims.submit(request.queue().db(), request);
+                    case FIFO -> fifoTurns.inTurn(
+                            QueueOrderings.key(request.queue()), () -> ordered(request, ordering));
+                    default -> ordered(request, ordering);
+                };
         return taken.chain(claimed -> {
             if (claimed.messages().isEmpty() || claimed.ordering() == ordering) {
                 return Uni.createFrom().item(claimed);
@@ -168,6 +173,17 @@ public class ClaimService {
                     ? byOrdering(request, claimed.ordering(), false)
                     : Uni.createFrom().item(claimed);
         });
+    }
+
+    private Uni<ClaimStore.Claimed> ordered(ClaimStore.Request request, Ordering ordering) {
+        return store.createOrdered(request, ordering, config.maxMessageTtl())
+                .call(done -> setAside(done.unreadable()))
+                .map(done -> done.claims().get(0));
+    }
+
+    /** How many queues have a fifo claim in flight from this replica (for tests: zero once every answer is in). */
+    public int fifoQueuesClaiming() {
+        return fifoTurns.busyQueues();
     }
 
     /**

@@ -36,7 +36,8 @@ final class QueueOrderings {
         known.put(key(queue), ordering);
     }
 
-    private static String key(PlacedQueue queue) {
+    /** The queue as this replica's memories of queues name it. */
+    static String key(PlacedQueue queue) {
         return queue.project() + '/' + queue.storedName();
     }
 }

@@ -7,7 +7,7 @@ import java.util.List;
  * Which optional fields a request asks its message documents to carry ({@code ?include=claim_count}, comma-separated
  * or repeated, as {@code ids}). v2 documents always carry {@code claim_count}: Zaqar's clients read it (pop answers
  * have it). v1.1 documents carry it only when asked for: Zaqar's own v1.1 suite validates them against schemas that
- * forbid any other key. {@code ?include=group} adds each message's group, in every version.
+ * forbid any other key. {@code ?include=group} adds each message's group, in v1.1 and v2 (v1 has no groups).
  * Values this server does not know are ignored, as Zaqar ignores parameters it does not know.
  */
 public final class IncludedFields {
@@ -25,7 +25,20 @@ public final class IncludedFields {
     private IncludedFields() {}
 
     /** The optional fields a request's message documents carry. */
-    public record Shown(boolean claimCount, boolean group) {}
+    public record Shown(boolean claimCount, boolean group) {
+
+        /**
+         * The {@code include} value that asks {@code version}'s documents for what this shows (null: nothing beyond
+         * what they always carry), for a listing's next link: the next page shows what the first showed.
+         */
+        public String parameter(ApiVersion version) {
+            boolean askedCount = claimCount && version != ApiVersion.V2;
+            if (askedCount && group) {
+                return CLAIM_COUNT + "," + GROUP;
+            }
+            return askedCount ? CLAIM_COUNT : group ? GROUP : null;
+        }
+    }
 
     /** What the documents of {@code version} carry for a request with these include values. */
     public static Shown shown(ApiVersion version, List<String> include) {

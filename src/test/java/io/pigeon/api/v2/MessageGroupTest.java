@@ -97,6 +97,29 @@ class MessageGroupTest {
         assertThat(plain.jsonPath().getString("links[0].href"), not(containsString("include")));
     }
 
+    @Test
+    void theNextPageOfAListingThatAskedForGroupsShowsThemToo() {
+        post("paged", "{\"messages\": [{\"body\": 1, \"group\": \"g-1\"}, {\"body\": 2, \"group\": \"g-2\"}]}")
+                .then()
+                .statusCode(201);
+        Response first = Api.as(project).get("/v2/queues/paged/messages?echo=true&limit=1&include=group");
+        first.then().statusCode(200).body("messages.group", contains("g-1"));
+        String next = first.jsonPath().getString("links[0].href");
+        Api.as(project).get(next).then().statusCode(200).body("messages.group", contains("g-2"));
+
+        Response plain = Api.as(project).get("/v2/queues/paged/messages?echo=true&limit=1");
+        Api.as(project)
+                .get(plain.jsonPath().getString("links[0].href"))
+                .then()
+                .body("messages", everyItemLacks("group"));
+        Response counted = Api.as(project).get("/v1.1/queues/paged/messages?echo=true&limit=1&include=claim_count");
+        Api.as(project)
+                .get(counted.jsonPath().getString("links[0].href"))
+                .then()
+                .statusCode(200)
+                .body("messages.claim_count", contains(0));
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Matcher<Object> everyItemLacks(String key) {
         return (Matcher) everyItem(not(hasKey(key)));

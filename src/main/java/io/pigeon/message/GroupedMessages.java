@@ -31,10 +31,16 @@ public final class GroupedMessages {
         return "(SELECT pigeon_fifo_free(%s, %s, %s))::bigint[]".formatted(queueId, limit, maxClaims);
     }
 
-    /** The ids a fair claim takes, locked (see the class's comment). */
+    /**
+     * The ids a fair claim takes, locked (see the class's comment). Concurrent fair claims pick the same turns and skip
+     * each other's locked rows: what a claim cannot take by turn it fills with the queue's oldest free messages, as a
+     * claim of none would ({@link FreeMessages#lockOldest}, asked only for the number still missing, so that it reads
+     * nothing when the turns sufficed), so that a fair claim never answers nothing while free messages are unlocked.
+     */
     public static String fairFree(String queueId, String limit, String maxClaims) {
         return """
                 ARRAY(
+                WITH turns AS (
                 SELECT l.id FROM messages l
                 WHERE l.queue_id = %1$s
                   AND l.id = ANY(ARRAY(
@@ -65,12 +71,18 @@ public final class GroupedMessages {
                     LIMIT %2$s))
                   AND (l.claim_id IS NULL OR l.claim_expires_at <= now())
                   AND l.expires_at > now() AND (l.visible_at IS NULL OR l.visible_at <= now())
-                FOR UPDATE OF l SKIP LOCKED)"""
+                FOR UPDATE OF l SKIP LOCKED),
+                filled AS (%5$s)
+                SELECT id FROM turns
+                UNION
+                SELECT id FROM filled)"""
                 .formatted(
                         queueId,
                         limit,
                         FreeMessages.claimable(maxClaims),
-                        FreeMessages.oldest(queueId, limit, maxClaims));
+                        FreeMessages.oldest(queueId, limit, maxClaims),
+                        FreeMessages.lockOldest(
+                                queueId, "(%s - (SELECT count(*) FROM turns))".formatted(limit), maxClaims));
     }
 
     /** The ids a claim or pop of {@code ordering} takes ({@link FreeMessages#lockOldest} for none). */

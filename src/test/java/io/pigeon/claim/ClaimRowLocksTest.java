@@ -48,7 +48,7 @@ class ClaimRowLocksTest {
     void aFifoClaimWaitsForAHeldHeadInsteadOfPassingOverIt() throws Exception {
         List<Long> rows = queueOfOneGroup("held-fifo", "fifo");
 
-        List<String> claimed = claimWhileHeld("held-fifo", rows.get(0), true);
+        List<String> claimed = claimWhileHeld("held-fifo", rows.subList(0, 1), true);
 
         assertEquals(List.of("1", "2", "3"), claimed, "the claim waited for message 1 and took the group in order");
     }
@@ -57,7 +57,7 @@ class ClaimRowLocksTest {
     void aNoneClaimPassesOverAHeldRowAndTakesALaterMessage() throws Exception {
         List<Long> rows = queueOfOneGroup("held-none", null);
 
-        List<String> claimed = claimWhileHeld("held-none", rows.get(0), false);
+        List<String> claimed = claimWhileHeld("held-none", rows.subList(0, 1), false);
 
         assertEquals(List.of("2", "3"), claimed, "the claim skipped the locked row, as Zaqar's claims do");
     }
@@ -66,9 +66,58 @@ class ClaimRowLocksTest {
     void aFairClaimPassesOverAHeldRowAsNoneDoes() throws Exception {
         List<Long> rows = queueOfOneGroup("held-fair", "fair");
 
-        List<String> claimed = claimWhileHeld("held-fair", rows.get(0), false);
+        List<String> claimed = claimWhileHeld("held-fair", rows.subList(0, 1), false);
 
         assertEquals(List.of("2", "3"), claimed.stream().sorted().toList(), "the claim skipped the locked row");
+    }
+
+    /**
+     * Concurrent fair claims pick the same turns (each group's oldest message) and lock them: a claim finding every one
+     * of its turns held by another must still take free messages, as a claim of none would, not answer 204.
+     */
+    @Test
+    void aFairClaimWhoseTurnsAreHeldTakesOtherFreeMessages() throws Exception {
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_ordering\": \"fair\"}")
+                .put("/v2/queues/held-turns")
+                .then()
+                .statusCode(201);
+        for (int round = 0; round < 2; round++) {
+            StringBuilder batch = new StringBuilder();
+            for (int g = 0; g < 10; g++) {
+                batch.append(batch.isEmpty() ? "" : ", ")
+                        .append("{\"ttl\": 3600, \"group\": \"g")
+                        .append(g)
+                        .append("\", \"body\": \"g")
+                        .append(g)
+                        .append('-')
+                        .append(round)
+                        .append("\"}");
+            }
+            Api.as(project)
+                    .contentType(ContentType.JSON)
+                    .body("{\"messages\": [" + batch + "]}")
+                    .post("/v2/queues/held-turns/messages")
+                    .then()
+                    .statusCode(201);
+        }
+        List<String> hrefs = Api.as(project)
+                .get("/v2/queues/held-turns/messages?echo=true&limit=20")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getList("messages.href", String.class);
+        List<Long> firstOfEachGroup =
+                hrefs.stream().map(Messages::rowId).sorted().limit(10).toList();
+
+        List<String> claimed = claimWhileHeld("held-turns", firstOfEachGroup, false);
+
+        assertEquals(
+                List.of("g0-1", "g1-1", "g2-1", "g3-1", "g4-1", "g5-1", "g6-1", "g7-1", "g8-1", "g9-1"),
+                claimed.stream().sorted().toList(),
+                "the claim took the free second messages instead of answering nothing");
     }
 
     /** A queue of the ordering with three messages of group "g", posted one by one; answers their row ids in order. */
@@ -98,11 +147,11 @@ class ClaimRowLocksTest {
     }
 
     /**
-     * Claims (limit 10) while another transaction holds the row's lock, as the sweeper does for an instant. When the
+     * Claims (limit 10) while another transaction holds the rows' locks, as the sweeper does for an instant. When the
      * claim is expected to wait, the lock is let go only once PostgreSQL shows the claim waiting for it; otherwise the
      * claim must answer while the lock is still held.
      */
-    private List<String> claimWhileHeld(String queue, long row, boolean expectWait) throws Exception {
+    private List<String> claimWhileHeld(String queue, List<Long> rows, boolean expectWait) throws Exception {
         SqlConnection holder = pool.getConnection().await().indefinitely();
         try {
             Transaction transaction = holder.begin().await().indefinitely();
@@ -113,8 +162,8 @@ class ClaimRowLocksTest {
                     .iterator()
                     .next()
                     .getInteger(0);
-            holder.preparedQuery("SELECT 1 FROM messages WHERE id = $1 FOR UPDATE")
-                    .execute(Tuple.of(row))
+            holder.preparedQuery("SELECT 1 FROM messages WHERE id = ANY($1) FOR UPDATE")
+                    .execute(Tuple.of(rows.toArray(new Long[0])))
                     .await()
                     .indefinitely();
             CompletableFuture<HttpResponse<String>> answer =

@@ -11,8 +11,12 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
+import java.io.File;
 import java.io.IOException;
 import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 
@@ -37,6 +42,8 @@ class ConsoleGroupsBrowserTest {
     private static final String IMAGE = "<img/src=x/onerror=document.title='pwned'>";
     /** A group name that would end an attribute and open an element. */
     private static final String QUOTES = "\"'><b>bold</b>&amp;";
+
+    private static final Path SCREENSHOTS = Path.of("target/console-screenshots");
 
     private static Chromium chromium;
     private static ChromeDriver browser;
@@ -105,6 +112,7 @@ class ConsoleGroupsBrowserTest {
                         waiting.get(2).get(3)));
         assertTrue(browser.findElements(By.id("groups-cut")).isEmpty(), "nothing was left out");
         assertFalse("pwned".equals(browser.getTitle()));
+        screenshotOfTheGroups("groups");
     }
 
     @Test
@@ -205,6 +213,18 @@ class ConsoleGroupsBrowserTest {
                 .extract()
                 .header("Location");
         return href.substring(href.lastIndexOf('/') + 1);
+    }
+
+    /** The page from its ordering section down, kept as docs/console shows it (target/console-screenshots/). */
+    private static void screenshotOfTheGroups(String name) {
+        browser.executeScript("document.getElementById('ordering').closest('section').scrollIntoView()");
+        File taken = browser.getScreenshotAs(OutputType.FILE);
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            Files.copy(taken.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new AssertionError("Could not keep the screenshot " + name, e);
+        }
     }
 
     private void open(String path) {

@@ -113,6 +113,20 @@ class ConsoleGroupsBrowserTest {
         assertTrue(browser.findElements(By.id("groups-cut")).isEmpty(), "nothing was left out");
         assertFalse("pwned".equals(browser.getTitle()));
         screenshotOfTheGroups("groups");
+
+        // Released, QUOTES's first message is free again before the sweeper touches it: it is the group's oldest
+        // waiting message once more, and the group is no longer blocked.
+        Api.as(project)
+                .delete("/v2/queues/" + queue + "/claims/" + quotesClaim)
+                .then()
+                .statusCode(204);
+        open("/console/projects/" + project + "/queues/" + queue);
+        List<String> stillBlocked = rows("#blocked-groups tbody tr").stream()
+                .map(cells -> cells.get(0))
+                .toList();
+        assertEquals(List.of(IMAGE), stillBlocked);
+        List<String> quotes = rows("#waiting-groups tbody tr").get(0);
+        assertEquals(List.of(QUOTES, first.get(1), "no"), List.of(quotes.get(0), quotes.get(1), quotes.get(3)));
     }
 
     @Test

@@ -11,8 +11,12 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
+import java.io.File;
 import java.io.IOException;
 import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -20,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 
@@ -37,6 +42,8 @@ class ConsoleGroupsBrowserTest {
     private static final String IMAGE = "<img/src=x/onerror=document.title='pwned'>";
     /** A group name that would end an attribute and open an element. */
     private static final String QUOTES = "\"'><b>bold</b>&amp;";
+
+    private static final Path SCREENSHOTS = Path.of("target/console-screenshots");
 
     private static Chromium chromium;
     private static ChromeDriver browser;
@@ -105,6 +112,21 @@ class ConsoleGroupsBrowserTest {
                         waiting.get(2).get(3)));
         assertTrue(browser.findElements(By.id("groups-cut")).isEmpty(), "nothing was left out");
         assertFalse("pwned".equals(browser.getTitle()));
+        screenshotOfTheGroups("groups");
+
+        // Released, QUOTES's first message is free again before the sweeper touches it: it is the group's oldest
+        // waiting message once more, and the group is no longer blocked.
+        Api.as(project)
+                .delete("/v2/queues/" + queue + "/claims/" + quotesClaim)
+                .then()
+                .statusCode(204);
+        open("/console/projects/" + project + "/queues/" + queue);
+        List<String> stillBlocked = rows("#blocked-groups tbody tr").stream()
+                .map(cells -> cells.get(0))
+                .toList();
+        assertEquals(List.of(IMAGE), stillBlocked);
+        List<String> quotes = rows("#waiting-groups tbody tr").get(0);
+        assertEquals(List.of(QUOTES, first.get(1), "no"), List.of(quotes.get(0), quotes.get(1), quotes.get(3)));
     }
 
     @Test
@@ -205,6 +227,18 @@ class ConsoleGroupsBrowserTest {
                 .extract()
                 .header("Location");
         return href.substring(href.lastIndexOf('/') + 1);
+    }
+
+    /** The page from its ordering section down, kept as docs/console shows it (target/console-screenshots/). */
+    private static void screenshotOfTheGroups(String name) {
+        browser.executeScript("document.getElementById('ordering').closest('section').scrollIntoView()");
+        File taken = browser.getScreenshotAs(OutputType.FILE);
+        try {
+            Files.createDirectories(SCREENSHOTS);
+            Files.copy(taken.toPath(), SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new AssertionError("Could not keep the screenshot " + name, e);
+        }
     }
 
     private void open(String path) {

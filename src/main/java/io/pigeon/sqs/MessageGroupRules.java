@@ -2,7 +2,7 @@ package io.pigeon.sqs;
 
 /**
  * SQS's rules for a sent message's {@code MessageGroupId} and {@code MessageDeduplicationId} by queue type: each 1 to
- * 128 alphanumeric and punctuation characters; a FIFO queue requires a group and refuses a per-message delay; a
+ * 128 alphanumeric and punctuation characters; a FIFO queue requires a group and refuses a per-message delay (but 0); a
  * standard queue takes a group (a fair queue's tenant) but no deduplication id. Each refusal as AWS answers it.
  */
 public final class MessageGroupRules {
@@ -20,7 +20,8 @@ public final class MessageGroupRules {
             if (message.groupId() == null) {
                 throw SqsRefusal.missingParameter("MessageGroupId");
             }
-            if (message.delaySeconds() != null) {
+            // A delay of 0 is no per-message delay: SQS takes it (and SDK batches write it) on a FIFO queue.
+            if (message.delaySeconds() != null && message.delaySeconds() != 0) {
                 throw SqsRefusal.invalidParameter(
                         "DelaySeconds", message.delaySeconds().toString(), NOT_FOR_THIS_QUEUE_TYPE);
             }

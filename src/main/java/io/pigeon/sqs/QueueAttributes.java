@@ -121,6 +121,12 @@ public class QueueAttributes {
                         VISIBILITY_TIMEOUT, json.numberNode(integer(name, value, 0, 43_200)));
                 case "RedrivePolicy" -> {
                     RedrivePolicy policy = RedrivePolicy.read(value, account);
+                    if (policy != null && SqsQueueNames.isFifo(policy.queue()) != fifo) {
+                        // AWS's rule: a FIFO queue's dead-letter queue is a FIFO queue, a standard queue's standard.
+                        throw SqsRefusal.invalidAttributeValue(
+                                "RedrivePolicy",
+                                "the dead-letter queue must be of the same type as the queue (FIFO or standard).");
+                    }
                     keys.put(
                             ReservedAttributes.DEAD_LETTER_QUEUE,
                             policy == null ? null : json.textNode(policy.queue().value()));

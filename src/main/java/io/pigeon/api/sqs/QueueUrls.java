@@ -30,8 +30,18 @@ final class QueueUrls {
         return origin + "/" + account + "/" + name;
     }
 
-    /** The queue a {@code QueueUrl} parameter names; a value that is not an http(s) URL is {@code InvalidAddress}. */
-    static Address ofUrl(String url) {
+    /** A queue's name alone, as a {@code QueueUrl} may give it. */
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,75}\\.fifo|[A-Za-z0-9_-]{1,80}");
+
+    /**
+     * The queue a {@code QueueUrl} parameter names: a URL, or a queue's name alone, which names the caller's own queue
+     * ({@code callerAccount}; AWS takes a name there, as a test of moto's verified against AWS shows); any other value
+     * is {@code InvalidAddress}.
+     */
+    static Address ofUrl(String url, String callerAccount) {
+        if (NAME.matcher(url).matches()) {
+            return new Address(callerAccount, url);
+        }
         Matcher origin = ORIGIN.matcher(url);
         if (!origin.matches()) {
             throw invalidAddress(url);

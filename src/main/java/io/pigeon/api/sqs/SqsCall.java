@@ -63,7 +63,7 @@ public final class SqsCall {
     }
 
     /**
-     * The caller's queue that the request names: by its {@code QueueUrl} parameter, or by the queue path the request was
+     * The caller's queue that the request names: by its {@code QueueUrl} parameter (a URL, or the name alone), or by the queue path the request was
      * sent to; both given must name the same queue. {@code QueueDoesNotExist} for another account's, and for any
      * spelling but the one queue URLs are written in.
      */
@@ -73,7 +73,7 @@ public final class SqsCall {
         if (url.isEmpty() && path == null) {
             throw SqsRefusal.missingParameter("QueueUrl");
         }
-        QueueUrls.Address named = url.isPresent() ? QueueUrls.ofUrl(url.get()) : QueueUrls.ofPath(path);
+        QueueUrls.Address named = url.isPresent() ? QueueUrls.ofUrl(url.get(), account) : QueueUrls.ofPath(path);
         if (path != null && !QueueUrls.ofPath(path).equals(named)) {
             throw SqsRefusal.queueDoesNotExist();
         }

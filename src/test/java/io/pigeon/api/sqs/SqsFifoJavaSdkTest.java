@@ -264,6 +264,27 @@ class SqsFifoJavaSdkTest {
                         .messageDeduplicationId("d")
                         .delaySeconds(5)));
         assertEquals("InvalidParameterValue", delayed.awsErrorDetails().errorCode());
+        // A delay of 0 is none: taken (AWS takes it, as moto's test verified against AWS shows).
+        sqs.sendMessage(send -> send.queueUrl(url)
+                .messageBody("no delay")
+                .messageGroupId("g0")
+                .messageDeduplicationId("d0")
+                .delaySeconds(0));
+        // A FIFO queue's dead-letter queue is a FIFO queue, a standard queue's a standard one (AWS's rule).
+        String standardArn = sqs.getQueueAttributes(
+                        get -> get.queueUrl(sqs.createQueue(create -> create.queueName("standard-dlq"))
+                                        .queueUrl())
+                                .attributeNames(QueueAttributeName.QUEUE_ARN))
+                .attributesAsStrings()
+                .get("QueueArn");
+        String redrive = "{\"deadLetterTargetArn\": \"" + standardArn + "\", \"maxReceiveCount\": 2}";
+        assertThrows(
+                InvalidAttributeValueException.class,
+                () -> sqs.setQueueAttributes(
+                        set -> set.queueUrl(url).attributesWithStrings(Map.of("RedrivePolicy", redrive))));
+        assertThrows(
+                InvalidAttributeValueException.class,
+                () -> fifo("with-standard-dlq.fifo", Map.of("RedrivePolicy", redrive)));
         SqsException badGroup = assertThrows(
                 SqsException.class,
                 () -> sqs.sendMessage(send -> send.queueUrl(url)
@@ -288,12 +309,12 @@ class SqsFifoJavaSdkTest {
                 () -> sqs.receiveMessage(receive -> receive.queueUrl(url).receiveRequestAttemptId("a b")));
         assertEquals("InvalidParameterValue", badAttempt.awsErrorDetails().errorCode());
         assertEquals(
-                1,
+                2,
                 sqs.receiveMessage(receive ->
                                 receive.queueUrl(url).maxNumberOfMessages(10).receiveRequestAttemptId("attempt-1"))
                         .messages()
                         .size(),
-                "nothing refused was stored");
+                "nothing refused was stored (the one without delay is in group g0)");
         // A standard queue: no deduplication id, but a group (a fair queue's tenant) is taken and shown.
         String standard = sqs.createQueue(create -> create.queueName("tenants")).queueUrl();
         SqsException dedupOnStandard = assertThrows(

@@ -386,7 +386,16 @@ class SqsQueueActionsTest {
                 errorCode(
                         "GetQueueUrl",
                         "{\"QueueName\": \"secret\", \"QueueOwnerAWSAccountId\": \"" + theirs.split("/")[3] + "\"}"));
-        sqs.json("GetQueueAttributes", "{\"QueueUrl\": \"secret\"}")
+        // A bare queue name names the caller's own queue (AWS takes one, as a test of moto's verified against AWS
+        // shows): mine, empty, never theirs.
+        assertEquals(
+                "0",
+                json(
+                                "GetQueueAttributes",
+                                "{\"QueueUrl\": \"secret\", \"AttributeNames\": [\"ApproximateNumberOfMessages\"]}",
+                                200)
+                        .getString("Attributes.ApproximateNumberOfMessages"));
+        sqs.json("GetQueueAttributes", "{\"QueueUrl\": \"secret/x\"}")
                 .then()
                 .statusCode(400) // JSON 1.0: 400, as the SDKs' JSON model declares; the query protocol's is 404
                 .header("x-amzn-query-error", "InvalidAddress;Sender");

@@ -56,7 +56,11 @@ class SqsWireShapesTest {
     @Test
     void aQueueUrlIsReadInOneSpellingOnly() {
         assertEquals(
-                new QueueUrls.Address("123456789012", "q-1"), QueueUrls.ofUrl("https://any.host:9/123456789012/q-1"));
+                new QueueUrls.Address("123456789012", "q-1"),
+                QueueUrls.ofUrl("https://any.host:9/123456789012/q-1", "999999999999"));
+        // A name alone is the caller's queue of that name.
+        assertEquals(new QueueUrls.Address("999999999999", "q-1"), QueueUrls.ofUrl("q-1", "999999999999"));
+        assertEquals(new QueueUrls.Address("999999999999", "q.fifo"), QueueUrls.ofUrl("q.fifo", "999999999999"));
         for (String url : List.of(
                 "http://h/123456789012/q/",
                 "http://h//123456789012/q",
@@ -66,13 +70,14 @@ class SqsWireShapesTest {
                 "http://h/123456789012/q?x",
                 "http://h/123456789012/q#x",
                 "http://h/123456789012/" + "q".repeat(81))) {
-            SqsRefusal refused = assertThrows(SqsRefusal.class, () -> QueueUrls.ofUrl(url), url);
+            SqsRefusal refused = assertThrows(SqsRefusal.class, () -> QueueUrls.ofUrl(url, "123456789012"), url);
             assertEquals(SqsRefusal.Reason.QUEUE_DOES_NOT_EXIST, refused.reason(), url);
         }
-        for (String url : List.of("q", "/123456789012/q", "ftp://h/123456789012/q", "http:///123456789012/q")) {
+        for (String url :
+                List.of("q/x", "q".repeat(81), "/123456789012/q", "ftp://h/123456789012/q", "http:///123456789012/q")) {
             assertEquals(
                     SqsRefusal.Reason.INVALID_ADDRESS,
-                    assertThrows(SqsRefusal.class, () -> QueueUrls.ofUrl(url), url)
+                    assertThrows(SqsRefusal.class, () -> QueueUrls.ofUrl(url, "123456789012"), url)
                             .reason(),
                     url);
         }

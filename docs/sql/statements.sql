@@ -350,6 +350,9 @@ waiters_told AS (
     WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
+-- name: SessionSettings.APPLY
+SELECT set_config(name, setting, false) FROM unnest($1::text[], $2::text[]) AS s(name, setting);
+
 -- name: CallMarker.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'call-marker';
 

@@ -350,6 +350,9 @@ waiters_told AS (
     WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
 
+-- name: SessionPoolingCheck.SESSION
+SELECT pg_backend_pid();
+
 -- name: SessionSettings.APPLY
 SELECT set_config(name, setting, false) FROM unnest($1::text[], $2::text[]) AS s(name, setting);
 

@@ -117,7 +117,9 @@ public class SessionPoolingCheck implements FlywayConfigurationCustomizer {
             return;
         }
         if (evidence != null) {
-            throw new IllegalStateException(refusal(options, evidence));
+            String refusal = refusal(options, evidence);
+            LOG.error(refusal); // one line of its own, before Quarkus's trace of the failed start
+            throw new IllegalStateException(refusal);
         }
     }
 

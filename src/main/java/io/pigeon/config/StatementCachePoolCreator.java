@@ -18,7 +18,8 @@ import java.util.List;
  *
  * <p>It also keeps the options the pool connects with, so that a connection of its own (the dispatcher's
  * LISTEN) reaches the same server in the same way (credentials, TLS, timeouts) without reading the datasource
- * settings a second time.
+ * settings a second time; and the server settings each connection takes when opened ({@link SessionSettings}), so
+ * that the pools' pools set the same.
  */
 @Singleton
 public class StatementCachePoolCreator implements PgPoolCreator {
@@ -27,22 +28,40 @@ public class StatementCachePoolCreator implements PgPoolCreator {
     public static final int STATEMENT_CACHE_SQL_LIMIT = 16_384;
 
     private volatile PgConnectOptions connectOptions;
+    private volatile SessionSettings sessionSettings;
 
     @Override
     public Pool create(Input input) {
         List<SqlConnectOptions> servers = new ArrayList<>();
+        SessionSettings settings = null;
         for (PgConnectOptions options : input.pgConnectOptionsList()) {
+            SessionSettings these = SessionSettings.takenFrom(options);
+            settings = settings == null ? these : settings;
             servers.add(options.setPreparedStatementCacheSqlLimit(STATEMENT_CACHE_SQL_LIMIT));
         }
+        sessionSettings = settings;
         connectOptions = new PgConnectOptions(input.pgConnectOptionsList().get(0));
         return PgBuilder.pool()
                 .with(input.poolOptions())
                 .connectingTo(servers)
+                .withConnectHandler(settings.onConnect())
                 .using(input.vertx())
                 .build();
     }
 
-    /** A copy of the options of the pool's (first) server; the pool must have been created. */
+    /** The settings each connection of the pool takes when opened; the pool must have been created. */
+    public SessionSettings sessionSettings() {
+        SessionSettings settings = sessionSettings;
+        if (settings == null) {
+            throw new IllegalStateException("The database pool has not been created yet");
+        }
+        return settings;
+    }
+
+    /**
+     * A copy of the options of the pool's (first) server, without the settings set after connecting; the pool must
+     * have been created.
+     */
     public PgConnectOptions connectOptions() {
         PgConnectOptions options = connectOptions;
         if (options == null) {

@@ -185,6 +185,7 @@ public class PoolClients implements DatabaseAddresses {
                 Pool.newInstance(PgBuilder.pool()
                         .with(new PoolOptions().setMaxSize(maxConnections))
                         .connectingTo(options)
+                        .withConnectHandler(configured.sessionSettings().onConnect())
                         .using(vertx.getDelegate())
                         .build()),
                 options);
@@ -218,7 +219,7 @@ public class PoolClients implements DatabaseAddresses {
         PgConnectOptions base = configured.connectOptions();
         // The pool's own server, database, credentials, sslmode and application name, each set as a field from the
         // checked parts (never a URL the client would parse again); the rest as the configured database's pool
-        // connects (statement cache, server settings, timeouts).
+        // connects (statement cache, start-up parameters, timeouts; the server settings are set once connected).
         PgConnectOptions options = uri.connectOptions()
                 .setCachePreparedStatements(base.getCachePreparedStatements())
                 .setPreparedStatementCacheMaxSize(base.getPreparedStatementCacheMaxSize())

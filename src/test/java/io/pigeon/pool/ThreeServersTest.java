@@ -64,6 +64,9 @@ class ThreeServersTest {
     @Inject
     Pool home;
 
+    @Inject
+    PoolClients poolClients;
+
     private final String project = Api.newProject();
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
 
@@ -203,6 +206,15 @@ class ThreeServersTest {
                 .put("/v2/flavors/" + fastFlavor)
                 .then()
                 .statusCode(201);
+        // A pool's connections take Pigeon's session settings once open, as the configured database's do.
+        assertEquals(
+                "force_generic_plan off",
+                Db.run(
+                                poolClients.of(plainPool).await().indefinitely(),
+                                "SELECT current_setting('plan_cache_mode') || ' ' || current_setting('jit')")
+                        .iterator()
+                        .next()
+                        .getString(0));
 
         // Placement: without a flavor among the pools of none, with one among its own.
         Api.as(project)

@@ -78,7 +78,29 @@ final class ReplicatedPostgres implements AutoCloseable {
         return pair;
     }
 
-    private void startBoth(boolean synchronous) throws Exception {
+    /** Starts a primary alone, without a standby ({@link #primaryPort}): a plain server for tests that need no failover. */
+    static ReplicatedPostgres alone() throws Exception {
+        Path root = Files.createTempDirectory("pigeon-pg");
+        run("chown", "postgres:postgres", root.toString());
+        ReplicatedPostgres server = new ReplicatedPostgres(root, freePort(), freePort());
+        try {
+            server.initPrimary();
+            server.startServer("primary", server.primaryPort, "");
+        } catch (Exception | AssertionError e) {
+            server.close();
+            throw e;
+        }
+        return server;
+    }
+
+    /** Makes a database on the primary. */
+    void createDatabase(String name) throws SQLException {
+        try (Connection connection = connect(primaryPort)) {
+            connection.createStatement().execute("CREATE DATABASE " + name);
+        }
+    }
+
+    private void initPrimary() throws Exception {
         asPostgres(
                 BIN.resolve("initdb").toString(),
                 "-D",
@@ -89,6 +111,10 @@ final class ReplicatedPostgres implements AutoCloseable {
                 "-E",
                 "UTF8",
                 "--locale=C");
+    }
+
+    private void startBoth(boolean synchronous) throws Exception {
+        initPrimary();
         startServer("primary", primaryPort, synchronous ? "*" : "");
         asPostgres(
                 BIN.resolve("pg_basebackup").toString(),

@@ -189,7 +189,10 @@ final class SoakBench {
                 i.side().errors(),
                 i.side().scrapeFailures(),
                 i.side().slowestScrapeMs(),
-                i.failure().isEmpty() ? "" : " FAILED: " + i.failure(),
+                (i.failure().isEmpty() ? "" : " FAILED: " + i.failure())
+                        + (i.side().errors() == 0
+                                ? ""
+                                : " last side error: " + i.side().lastError()),
                 SoakProbe.describeTables(s));
     }
 

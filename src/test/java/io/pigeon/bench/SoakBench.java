@@ -102,8 +102,9 @@ final class SoakBench {
                     perConnection,
                     intervals,
                     seconds);
-            System.out.println(" #   load  req/s offered/answered   msg/s | p99 ms: post claim delete get lag | "
-                    + "heap MB after GC | connections | waiting deliveries | side errors, scrapes");
+            System.out.println(
+                    " #   load  req/s offered/answered   msg/s | p99 ms: post claim delete get lag | "
+                            + "heap MB after GC | connections | notifications waiting (delivered/sent so far) | side errors, scrapes");
             hook.drain();
             System.out.println("     before: " + SoakProbe.describeTables(probe.take()));
             List<Interval> done = new ArrayList<>();
@@ -154,7 +155,7 @@ final class SoakBench {
                             .orElse(Double.NaN));
         }
         p99.put("get", side.getP99());
-        p99.put("lag", side.lagP99());
+        p99.put("delivery lag", side.lagP99());
         return new Interval(
                 number,
                 perConnection * connections * urls.size(),
@@ -170,7 +171,7 @@ final class SoakBench {
         SoakProbe.State s = i.state();
         System.out.printf(
                 Locale.ROOT,
-                "%2d %6.2f %6.0f/%-6.0f %7.0f | %s | %s | %s | %d | %d, %d (slowest %.0f ms)%s%n     %s%n",
+                "%2d %6.2f %6.0f/%-6.0f %7.0f | %s | %s | %s | %d (%d/%d delivered) | %d, %d (slowest %.0f ms)%s%n     %s%n",
                 i.number(),
                 s.load(),
                 i.offered(),
@@ -186,6 +187,8 @@ final class SoakBench {
                         .map(e -> e.getKey() + " " + e.getValue())
                         .collect(Collectors.joining(", ")),
                 s.waitingDeliveries(),
+                i.side().delivered(),
+                i.side().sent(),
                 i.side().errors(),
                 i.side().scrapeFailures(),
                 i.side().slowestScrapeMs(),

@@ -39,7 +39,8 @@ final class SoakVerdict {
         this.offered = offered;
     }
 
-    void print() {
+    /** Prints the table and says whether every figure held. */
+    boolean print() {
         int n = intervals.size();
         int edge = Math.max(1, Math.min(3, n / 5));
         List<SoakBench.Interval> start = intervals.subList(0, edge);
@@ -82,7 +83,13 @@ final class SoakVerdict {
         }
         double waitingFirst = max(firstThird, i -> i.state().waitingDeliveries());
         double waitingLast = max(lastThird, i -> i.state().waitingDeliveries());
-        check("waiting deliveries", waitingFirst, waitingLast, 1.5 * waitingFirst + 100, "1.5 x + 100", "%.0f");
+        check(
+                "notifications waiting for delivery",
+                waitingFirst,
+                waitingLast,
+                1.5 * waitingFirst + 100,
+                "1.5 x + 100",
+                "%.0f");
         double answeredStart = median(start, SoakBench.Interval::answered);
         double answeredEnd = median(end, SoakBench.Interval::answered);
         rows.add(row(
@@ -112,6 +119,7 @@ final class SoakVerdict {
         rows.forEach(System.out::println);
         System.out.println(
                 holds ? "\nSOAK HOLDS: every figure within its bound" : "\nSOAK FAILS: see the rows marked no");
+        return holds;
     }
 
     /** A row whose end must be at most {@code limit} (a figure not measured fails). */

@@ -181,7 +181,8 @@ final class SqsWakeBench {
     /** When a receive was answered (System.nanoTime) and what with. */
     private record Answer(long at, int status, String body) {}
 
-    private static double percentile(List<Double> sorted, double p) {
+    /** The p-quantile (nearest rank) of {@code sorted}, which must not be empty. */
+    static double percentile(List<Double> sorted, double p) {
         return sorted.get(Math.max(0, (int) Math.ceil(p * sorted.size()) - 1));
     }
 

@@ -134,6 +134,7 @@ claimed AS (
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second'
     FROM q
     WHERE m.queue_id = q.id AND m.id = ANY(ARRAY(
+WITH turns AS (
 SELECT l.id FROM messages l
 WHERE l.queue_id = (SELECT id FROM q WHERE ordering = 'fair')
   AND l.id = ANY(ARRAY(
@@ -183,7 +184,30 @@ WHERE l.queue_id = (SELECT id FROM q WHERE ordering = 'fair')
     LIMIT $4))
   AND (l.claim_id IS NULL OR l.claim_expires_at <= now())
   AND l.expires_at > now() AND (l.visible_at IS NULL OR l.visible_at <= now())
-FOR UPDATE OF l SKIP LOCKED))
+FOR UPDATE OF l SKIP LOCKED),
+filled AS (SELECT f.id FROM (
+    SELECT u.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.id LIMIT ($4 - (SELECT count(*) FROM turns))
+        FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT d.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.visible_at LIMIT ($4 - (SELECT count(*) FROM turns))
+        FOR UPDATE OF m SKIP LOCKED) d
+    UNION ALL
+    SELECT r.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q WHERE ordering = 'fair') AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT ($4 - (SELECT count(*) FROM turns))
+        FOR UPDATE OF m SKIP LOCKED) r
+) f ORDER BY f.id LIMIT ($4 - (SELECT count(*) FROM turns)))
+SELECT id FROM turns
+UNION
+SELECT id FROM filled))
     RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
@@ -424,6 +448,12 @@ CROSS JOIN LATERAL (
              AND (e.visible_at IS NULL OR e.visible_at <= now()) AND e.expires_at > now()))) o
 WHERE g.message_group IS NOT NULL
 LIMIT $3;
+
+-- name: SessionPoolingCheck.SESSION
+SELECT pg_backend_pid();
+
+-- name: SessionSettings.APPLY
+SELECT set_config(name, setting, false) FROM unnest($1::text[], $2::text[]) AS s(name, setting);
 
 -- name: CallMarker.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'call-marker';
@@ -931,6 +961,7 @@ WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
 DELETE FROM messages m
 WHERE m.queue_id = (SELECT id FROM q)
   AND m.id = ANY(CASE (SELECT ordering FROM q) WHEN 'fifo' THEN (SELECT pigeon_fifo_free((SELECT id FROM q), $3, (SELECT max_claims FROM q)))::bigint[] WHEN 'fair' THEN ARRAY(
+WITH turns AS (
 SELECT l.id FROM messages l
 WHERE l.queue_id = (SELECT id FROM q)
   AND l.id = ANY(ARRAY(
@@ -980,7 +1011,30 @@ WHERE l.queue_id = (SELECT id FROM q)
     LIMIT $3))
   AND (l.claim_id IS NULL OR l.claim_expires_at <= now())
   AND l.expires_at > now() AND (l.visible_at IS NULL OR l.visible_at <= now())
-FOR UPDATE OF l SKIP LOCKED) ELSE ARRAY(SELECT f.id FROM (
+FOR UPDATE OF l SKIP LOCKED),
+filled AS (SELECT f.id FROM (
+    SELECT u.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.id LIMIT ($3 - (SELECT count(*) FROM turns))
+        FOR UPDATE OF m SKIP LOCKED) u
+    UNION ALL
+    SELECT d.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NOT NULL
+          AND m.visible_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.visible_at LIMIT ($3 - (SELECT count(*) FROM turns))
+        FOR UPDATE OF m SKIP LOCKED) d
+    UNION ALL
+    SELECT r.id FROM (
+        SELECT m.id FROM messages m
+        WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now() AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))
+        ORDER BY m.claim_expires_at LIMIT ($3 - (SELECT count(*) FROM turns))
+        FOR UPDATE OF m SKIP LOCKED) r
+) f ORDER BY f.id LIMIT ($3 - (SELECT count(*) FROM turns)))
+SELECT id FROM turns
+UNION
+SELECT id FROM filled) ELSE ARRAY(SELECT f.id FROM (
     SELECT u.id FROM (
         SELECT m.id FROM messages m
         WHERE m.queue_id = (SELECT id FROM q) AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now() AND (m.visible_at IS NULL OR m.visible_at <= now()) AND ((SELECT max_claims FROM q) IS NULL OR m.claim_count < (SELECT max_claims FROM q))

@@ -2072,15 +2072,17 @@ attempt AS (
     WHERE a.queue_id = (SELECT id FROM q) AND a.attempt_id = $3 AND a.expires_at > now()
     FOR UPDATE),
 held AS MATERIALIZED (
-    SELECT m.id
+    SELECT m.id, m.claim_expires_at, m.expires_at
     FROM attempt a
     CROSS JOIN LATERAL unnest(a.message_ids, a.receive_counts) AS r (id, receive_count)
     JOIN messages m ON m.queue_id = a.queue_id AND m.id = r.id
-    WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count AND m.claim_expires_at = a.visible_until
-      AND m.claim_expires_at > now() AND m.expires_at > now()
+    WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count
     FOR UPDATE OF m),
 replayable AS (
-    SELECT a.* FROM attempt a WHERE (SELECT count(*) FROM held) = cardinality(a.message_ids)),
+    SELECT a.* FROM attempt a
+    WHERE (SELECT count(*) FROM held h
+           WHERE h.claim_expires_at = a.visible_until AND h.claim_expires_at > now()
+             AND h.expires_at > now()) = cardinality(a.message_ids)),
 renewed AS (
     UPDATE messages m
     SET claim_expires_at = now() + $4 * interval '1 second',

@@ -31,7 +31,10 @@ public class ReceiveAttemptStore {
     // the remembered deadline moved with it. The attempt row is locked, so retries of one id run one after another.
     // One row per message replayed (or one with a null id when none is): whether the queue exists, whether the id is
     // remembered, the claim replayed, and, for an id not remembered, whether the project already holds $6 (the bound)
-    // live attempt ids.
+    // live attempt ids. The deadlines are compared after the rows are locked, on the locked (newest) rows: a retry
+    // that waited for the attempt's lock while another retry moved them reads the attempt's new deadline, and the
+    // statement's snapshot still holds the old one of each message, so compared in the locking scan they never matched
+    // and a live receive answered spent.
     static final String REPLAY =
             """
             WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
@@ -41,15 +44,17 @@ public class ReceiveAttemptStore {
                 WHERE a.queue_id = (SELECT id FROM q) AND a.attempt_id = $3 AND a.expires_at > now()
                 FOR UPDATE),
             held AS MATERIALIZED (
-                SELECT m.id
+                SELECT m.id, m.claim_expires_at, m.expires_at
                 FROM attempt a
                 CROSS JOIN LATERAL unnest(a.message_ids, a.receive_counts) AS r (id, receive_count)
                 JOIN messages m ON m.queue_id = a.queue_id AND m.id = r.id
-                WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count AND m.claim_expires_at = a.visible_until
-                  AND m.claim_expires_at > now() AND m.expires_at > now()
+                WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count
                 FOR UPDATE OF m),
             replayable AS (
-                SELECT a.* FROM attempt a WHERE (SELECT count(*) FROM held) = cardinality(a.message_ids)),
+                SELECT a.* FROM attempt a
+                WHERE (SELECT count(*) FROM held h
+                       WHERE h.claim_expires_at = a.visible_until AND h.claim_expires_at > now()
+                         AND h.expires_at > now()) = cardinality(a.message_ids)),
             renewed AS (
                 UPDATE messages m
                 SET claim_expires_at = now() + $4 * interval '1 second',

@@ -2047,22 +2047,33 @@ RETURNING id, project, lease_token, rate, last_id;
 -- name: ReceiptHandles.SECRET_ROW
 SELECT value FROM deployment_secrets WHERE name = 'receipt-handles';
 
+-- name: ReceiveAttemptStore.LOCK_PROJECT
+SELECT pg_advisory_xact_lock(hashtextextended('pigeon.sqs-receive-attempts:' || $1, 0));
+
 -- name: ReceiveAttemptStore.REMEMBER
-WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2)
-INSERT INTO sqs_receive_attempts AS a
-    (queue_id, attempt_id, project, claim_id, message_ids, receive_counts, visible_until, expires_at)
-SELECT q.id, $3, $1, $4, $5, $6,
-       COALESCE((SELECT min(m.claim_expires_at) FROM messages m
-                 WHERE m.queue_id = q.id AND m.id = ANY($5) AND m.claim_id = $4), '-infinity'),
-       now() + $8 * interval '1 second'
-FROM q
-WHERE (SELECT count(*) FROM (SELECT 1 FROM sqs_receive_attempts b
-                             WHERE b.project = $1 AND b.expires_at > now() LIMIT $7) b) < $7
-ON CONFLICT (queue_id, attempt_id) DO UPDATE
-SET claim_id = EXCLUDED.claim_id, message_ids = EXCLUDED.message_ids,
-    receive_counts = EXCLUDED.receive_counts, visible_until = EXCLUDED.visible_until,
-    expires_at = EXCLUDED.expires_at
-WHERE a.expires_at <= now();
+WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+room AS (
+    SELECT EXISTS (SELECT 1 FROM sqs_receive_attempts l
+                   WHERE l.queue_id = (SELECT id FROM q) AND l.attempt_id = $3 AND l.expires_at > now())
+           OR (SELECT count(*) FROM (SELECT 1 FROM sqs_receive_attempts b
+                                     WHERE b.project = $1 AND b.expires_at > now() LIMIT $7) b) < $7
+           AS free),
+stored AS (
+    INSERT INTO sqs_receive_attempts AS a
+        (queue_id, attempt_id, project, claim_id, message_ids, receive_counts, visible_until, expires_at)
+    SELECT q.id, $3, $1, $4, $5, $6,
+           COALESCE((SELECT min(m.claim_expires_at) FROM messages m
+                     WHERE m.queue_id = q.id AND m.id = ANY($5) AND m.claim_id = $4), '-infinity'),
+           now() + $8 * interval '1 second'
+    FROM q
+    WHERE (SELECT free FROM room)
+    ON CONFLICT (queue_id, attempt_id) DO UPDATE
+    SET claim_id = EXCLUDED.claim_id, message_ids = EXCLUDED.message_ids,
+        receive_counts = EXCLUDED.receive_counts, visible_until = EXCLUDED.visible_until,
+        expires_at = EXCLUDED.expires_at
+    WHERE a.expires_at <= now()
+    RETURNING 1)
+SELECT (SELECT free FROM room) AS room, (SELECT count(*) FROM stored) AS stored;
 
 -- name: ReceiveAttemptStore.REPLAY
 WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
@@ -2072,15 +2083,17 @@ attempt AS (
     WHERE a.queue_id = (SELECT id FROM q) AND a.attempt_id = $3 AND a.expires_at > now()
     FOR UPDATE),
 held AS MATERIALIZED (
-    SELECT m.id
+    SELECT m.id, m.claim_expires_at, m.expires_at
     FROM attempt a
     CROSS JOIN LATERAL unnest(a.message_ids, a.receive_counts) AS r (id, receive_count)
     JOIN messages m ON m.queue_id = a.queue_id AND m.id = r.id
-    WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count AND m.claim_expires_at = a.visible_until
-      AND m.claim_expires_at > now() AND m.expires_at > now()
+    WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count
     FOR UPDATE OF m),
 replayable AS (
-    SELECT a.* FROM attempt a WHERE (SELECT count(*) FROM held) = cardinality(a.message_ids)),
+    SELECT a.* FROM attempt a
+    WHERE (SELECT count(*) FROM held h
+           WHERE h.claim_expires_at = a.visible_until AND h.claim_expires_at > now()
+             AND h.expires_at > now()) = cardinality(a.message_ids)),
 renewed AS (
     UPDATE messages m
     SET claim_expires_at = now() + $4 * interval '1 second',

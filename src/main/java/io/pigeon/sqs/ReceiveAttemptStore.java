@@ -7,6 +7,7 @@ import io.pigeon.message.MessageRows;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.storage.DatabaseFailures;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.Row;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,7 +32,10 @@ public class ReceiveAttemptStore {
     // the remembered deadline moved with it. The attempt row is locked, so retries of one id run one after another.
     // One row per message replayed (or one with a null id when none is): whether the queue exists, whether the id is
     // remembered, the claim replayed, and, for an id not remembered, whether the project already holds $6 (the bound)
-    // live attempt ids.
+    // live attempt ids. The deadlines are compared after the rows are locked, on the locked (newest) rows: a retry
+    // that waited for the attempt's lock while another retry moved them reads the attempt's new deadline, and the
+    // statement's snapshot still holds the old one of each message, so compared in the locking scan they never matched
+    // and a live receive answered spent.
     static final String REPLAY =
             """
             WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
@@ -41,15 +45,17 @@ public class ReceiveAttemptStore {
                 WHERE a.queue_id = (SELECT id FROM q) AND a.attempt_id = $3 AND a.expires_at > now()
                 FOR UPDATE),
             held AS MATERIALIZED (
-                SELECT m.id
+                SELECT m.id, m.claim_expires_at, m.expires_at
                 FROM attempt a
                 CROSS JOIN LATERAL unnest(a.message_ids, a.receive_counts) AS r (id, receive_count)
                 JOIN messages m ON m.queue_id = a.queue_id AND m.id = r.id
-                WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count AND m.claim_expires_at = a.visible_until
-                  AND m.claim_expires_at > now() AND m.expires_at > now()
+                WHERE m.claim_id = a.claim_id AND m.claim_count = r.receive_count
                 FOR UPDATE OF m),
             replayable AS (
-                SELECT a.* FROM attempt a WHERE (SELECT count(*) FROM held) = cardinality(a.message_ids)),
+                SELECT a.* FROM attempt a
+                WHERE (SELECT count(*) FROM held h
+                       WHERE h.claim_expires_at = a.visible_until AND h.claim_expires_at > now()
+                         AND h.expires_at > now()) = cardinality(a.message_ids)),
             renewed AS (
                 UPDATE messages m
                 SET claim_expires_at = now() + $4 * interval '1 second',
@@ -81,27 +87,42 @@ public class ReceiveAttemptStore {
             FROM (SELECT 1) one LEFT JOIN renewed r ON true
             ORDER BY r.id""";
 
+    // Lets one receive of a project at a time remember an attempt id on this database (REMEMBER runs after it in the
+    // same transaction, so its count sees every id remembered before it): concurrent receives with new ids each
+    // counted the others' rows as absent, and the project held more than its bound.
+    static final String LOCK_PROJECT =
+            "SELECT pg_advisory_xact_lock(hashtextextended('pigeon.sqs-receive-attempts:' || $1, 0))";
+
     // Remembers what the receive of claim $4 answered under the attempt id $3 (the messages $5 with their receive
     // counts $6, the deadline the claim set), for REMEMBERED_SECONDS; an id whose time has passed is taken over, a
     // live one is kept (two receives sent at once with one new id: the first remembered answers its retries). Nothing
-    // is remembered while the project holds $7 (the bound) live attempt ids.
+    // is remembered while the project holds $7 (the bound) live attempt ids, unless this id is one of them: the
+    // answer, room, says whether there was room (false: the receive must give its messages back and be refused).
     static final String REMEMBER =
             """
-            WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2)
-            INSERT INTO sqs_receive_attempts AS a
-                (queue_id, attempt_id, project, claim_id, message_ids, receive_counts, visible_until, expires_at)
-            SELECT q.id, $3, $1, $4, $5, $6,
-                   COALESCE((SELECT min(m.claim_expires_at) FROM messages m
-                             WHERE m.queue_id = q.id AND m.id = ANY($5) AND m.claim_id = $4), '-infinity'),
-                   now() + $8 * interval '1 second'
-            FROM q
-            WHERE (SELECT count(*) FROM (SELECT 1 FROM sqs_receive_attempts b
-                                         WHERE b.project = $1 AND b.expires_at > now() LIMIT $7) b) < $7
-            ON CONFLICT (queue_id, attempt_id) DO UPDATE
-            SET claim_id = EXCLUDED.claim_id, message_ids = EXCLUDED.message_ids,
-                receive_counts = EXCLUDED.receive_counts, visible_until = EXCLUDED.visible_until,
-                expires_at = EXCLUDED.expires_at
-            WHERE a.expires_at <= now()""";
+            WITH q AS (SELECT id FROM queues WHERE project = $1 AND name = $2),
+            room AS (
+                SELECT EXISTS (SELECT 1 FROM sqs_receive_attempts l
+                               WHERE l.queue_id = (SELECT id FROM q) AND l.attempt_id = $3 AND l.expires_at > now())
+                       OR (SELECT count(*) FROM (SELECT 1 FROM sqs_receive_attempts b
+                                                 WHERE b.project = $1 AND b.expires_at > now() LIMIT $7) b) < $7
+                       AS free),
+            stored AS (
+                INSERT INTO sqs_receive_attempts AS a
+                    (queue_id, attempt_id, project, claim_id, message_ids, receive_counts, visible_until, expires_at)
+                SELECT q.id, $3, $1, $4, $5, $6,
+                       COALESCE((SELECT min(m.claim_expires_at) FROM messages m
+                                 WHERE m.queue_id = q.id AND m.id = ANY($5) AND m.claim_id = $4), '-infinity'),
+                       now() + $8 * interval '1 second'
+                FROM q
+                WHERE (SELECT free FROM room)
+                ON CONFLICT (queue_id, attempt_id) DO UPDATE
+                SET claim_id = EXCLUDED.claim_id, message_ids = EXCLUDED.message_ids,
+                    receive_counts = EXCLUDED.receive_counts, visible_until = EXCLUDED.visible_until,
+                    expires_at = EXCLUDED.expires_at
+                WHERE a.expires_at <= now()
+                RETURNING 1)
+            SELECT (SELECT free FROM room) AS room, (SELECT count(*) FROM stored) AS stored""";
 
     private final MessageCipher cipher;
 
@@ -150,16 +171,21 @@ public class ReceiveAttemptStore {
                 });
     }
 
-    /** Remembers the receive {@code claim} answered under {@code attemptId} (see {@link #REMEMBER}). */
-    Uni<Void> remember(PlacedQueue queue, String attemptId, ClaimService.NewClaim claim, int maxPerProject) {
+    /**
+     * Remembers the receive {@code claim} answered under {@code attemptId} (see {@link #REMEMBER}), one receive of the
+     * project at a time on {@code pool}, the queue's database; false when the project holds its bound of attempt ids already (nothing remembered).
+     */
+    Uni<Boolean> remember(
+            Pool pool, PlacedQueue queue, String attemptId, ClaimService.NewClaim claim, int maxPerProject) {
         List<Message> messages = claim.messages();
         Tuple parameters = Tuple.of(queue.project(), queue.storedName(), attemptId, claim.id())
                 .addArrayOfLong(messages.stream().map(Message::id).toArray(Long[]::new))
                 .addArrayOfInteger(messages.stream().map(Message::claimCount).toArray(Integer[]::new))
                 .addInteger(maxPerProject)
                 .addInteger(REMEMBERED_SECONDS);
-        return DatabaseFailures.retriedOnConflict(
-                        queue.db().preparedQuery(REMEMBER).execute(parameters))
-                .replaceWithVoid();
+        return DatabaseFailures.retriedOnConflict(pool.withTransaction(tx -> tx.preparedQuery(LOCK_PROJECT)
+                        .execute(Tuple.of(queue.project()))
+                        .chain(() -> tx.preparedQuery(REMEMBER).execute(parameters))))
+                .map(rows -> rows.iterator().next().getBoolean("room"));
     }
 }

@@ -6,6 +6,7 @@ import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
 import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -25,10 +26,16 @@ public class ReceiveAttempts {
     private final PigeonConfig config;
     private final SqsSettings settings;
     private final QueueDatabases databases;
+    private final ClaimService claims;
 
     public ReceiveAttempts(
-            ReceiveAttemptStore store, PigeonConfig config, SqsSettings settings, QueueDatabases databases) {
+            ReceiveAttemptStore store,
+            PigeonConfig config,
+            SqsSettings settings,
+            QueueDatabases databases,
+            ClaimService claims) {
         this.store = store;
+        this.claims = claims;
         this.databases = databases;
         this.config = config;
         this.settings = settings;
@@ -48,11 +55,14 @@ public class ReceiveAttempts {
         if (attemptId == null || !SqsQueueNames.isFifo(name)) {
             return take.get();
         }
-        return PlacedQueue.of(databases, project, name)
-                .chain(queue -> received(queue, attemptId, visibilitySeconds, take));
+        return databases
+                .of(project, name.value())
+                .chain(pool ->
+                        received(pool, new PlacedQueue(pool, project, name), attemptId, visibilitySeconds, take));
     }
 
     private Uni<Optional<ClaimService.NewClaim>> received(
+            Pool pool,
             PlacedQueue queue,
             String attemptId,
             int visibilitySeconds,
@@ -74,10 +84,27 @@ public class ReceiveAttempts {
                                 .call(taken -> taken.isEmpty()
                                                 || taken.get().messages().isEmpty()
                                         ? Uni.createFrom().voidItem()
-                                        : store.remember(queue, attemptId, taken.get(), bound));
+                                        : remembered(pool, queue, attemptId, taken.get(), bound));
                     }
                     return Uni.createFrom().item(Optional.<ClaimService.NewClaim>empty());
                 });
+    }
+
+    /**
+     * Remembers what {@code claim} took under {@code attemptId}; when concurrent receives with new ids filled the
+     * project's bound since it was checked, gives the messages back and refuses the receive, as one refused before
+     * taking anything is: a receive answered is always one its retries can repeat.
+     */
+    private Uni<Void> remembered(
+            Pool pool, PlacedQueue queue, String attemptId, ClaimService.NewClaim claim, int bound) {
+        return store.remember(pool, queue, attemptId, claim, bound).chain(room -> {
+            if (room) {
+                return Uni.createFrom().voidItem();
+            }
+            return claims.release(queue.project(), queue.name(), claim.id()).invoke(() -> {
+                throw overLimit(bound);
+            });
+        });
     }
 
     /** AWS's answer to a retry whose receive can no longer be repeated. */

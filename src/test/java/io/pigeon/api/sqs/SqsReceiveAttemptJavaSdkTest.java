@@ -8,9 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Sqs;
 import io.quarkus.test.junit.QuarkusTest;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -129,6 +133,29 @@ class SqsReceiveAttemptJavaSdkTest {
                 .visibilityTimeout(90));
         SqsException changed = assertThrows(SqsException.class, () -> receive(url, "changed-after"));
         assertEquals("InvalidParameterValue", changed.awsErrorDetails().errorCode());
+    }
+
+    @Test
+    void retriesSentAtOnceEachAnswerTheReceiveTheyRepeat() throws Exception {
+        // Retries of one live receive that arrive together queue behind each other on the attempt's row lock: each
+        // must still see the receive as the retry before it left it (its visibility moved), not as spent.
+        String url = fifoWith("retried-at-once.fifo", "a", "b");
+        List<String> first = ids(receive(url, "together"));
+        assertFalse(first.isEmpty());
+        ExecutorService pool = Executors.newFixedThreadPool(10);
+        try {
+            for (int round = 0; round < 5; round++) {
+                List<Future<List<String>>> retries = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    retries.add(pool.submit(() -> ids(receive(url, "together"))));
+                }
+                for (Future<List<String>> retry : retries) {
+                    assertEquals(first, retry.get(), "a retry of a receive that still holds its messages");
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test

@@ -12,8 +12,13 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.vertx.mutiny.sqlclient.Pool;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -83,6 +88,63 @@ class SqsReceiveAttemptsBoundTest {
                     project);
             sweeper.sweep().await().indefinitely();
             assertEquals(0, remembered());
+        }
+    }
+
+    @Test
+    void receivesWithNewIdsSentAtOnceNeverPassTheBound() throws Exception {
+        // Each receive answered is remembered, so that its retries repeat it; those beyond the bound are refused and
+        // give back what they took, however many arrive at once. Two ids are remembered already (rows of their own:
+        // the profile lets a project post three messages), so one more fits, and three messages are free.
+        try (SqsClient sqs = Sqs.clientFor(project)) {
+            String url = sqs.createQueue(create -> create.queueName("at-once.fifo")
+                            .attributesWithStrings(Map.of("FifoQueue", "true", "ContentBasedDeduplication", "true")))
+                    .queueUrl();
+            for (String group : List.of("a", "b", "c")) {
+                sqs.sendMessage(send -> send.queueUrl(url).messageBody(group).messageGroupId(group));
+            }
+            Db.run(
+                    pool,
+                    "INSERT INTO sqs_receive_attempts (queue_id, attempt_id, project, claim_id, message_ids,"
+                            + " receive_counts, visible_until, expires_at)"
+                            + " SELECT q.id, 'held-' || n, q.project, gen_random_uuid(), '{1}', '{1}', now(),"
+                            + " now() + interval '5 minutes'"
+                            + " FROM queues q CROSS JOIN generate_series(1, 2) n WHERE q.project = $1",
+                    project);
+            int senders = 30;
+            ExecutorService threads = Executors.newFixedThreadPool(senders);
+            CyclicBarrier together = new CyclicBarrier(senders);
+            try {
+                List<Future<Boolean>> receives = new ArrayList<>();
+                for (int i = 0; i < senders; i++) {
+                    String attemptId = "at-once-" + i;
+                    receives.add(threads.submit(() -> {
+                        together.await();
+                        try {
+                            return !receive(sqs, url, attemptId, 600).isEmpty();
+                        } catch (SqsException refused) {
+                            assertEquals("OverLimit", refused.awsErrorDetails().errorCode());
+                            return false;
+                        }
+                    }));
+                }
+                int answered = 0;
+                for (Future<Boolean> receive : receives) {
+                    answered += receive.get() ? 1 : 0;
+                }
+                assertEquals(3, remembered(), "the bound");
+                assertEquals(1, answered, "every receive answered is remembered");
+                assertEquals(
+                        2,
+                        Db.count(
+                                pool,
+                                "SELECT count(*) FROM messages m JOIN queues q ON q.id = m.queue_id"
+                                        + " WHERE q.project = $1 AND (m.claim_id IS NULL OR m.claim_expires_at <= now())",
+                                project),
+                        "a refused receive gives back what it took");
+            } finally {
+                threads.shutdownNow();
+            }
         }
     }
 }

@@ -181,9 +181,7 @@ class PoolClientsTest {
             Db.run(behind, "DROP TABLE sqs_receive_attempts");
             // Every version from 16 on, so that a migration added later is behind too (Flyway will not apply a
             // version below one it has applied).
-            Db.run(
-                    behind,
-                    "DELETE FROM flyway_schema_history WHERE version ~ '^[0-9]+$' AND version::int >= 16");
+            Db.run(behind, "DELETE FROM flyway_schema_history WHERE version ~ '^[0-9]+$' AND version::int >= 16");
             String groupIds =
                     "SELECT pg_sequence_last_value(pg_get_serial_sequence('dispatch_groups', 'id')::regclass)";
             long groupIdsBefore = Db.count(behind, groupIds);

@@ -445,7 +445,8 @@ CROSS JOIN LATERAL (
           (SELECT min(e.id) FROM messages e
            WHERE e.queue_id = (SELECT id FROM queue) AND e.message_group = g.message_group
              AND e.claim_id IS NOT NULL AND e.claim_expires_at <= now()
-             AND (e.visible_at IS NULL OR e.visible_at <= now()) AND e.expires_at > now()))) o
+             AND (e.visible_at IS NULL OR e.visible_at <= now()) AND e.expires_at > now()))
+    OFFSET 0) o
 WHERE g.message_group IS NOT NULL
 LIMIT $3;
 

@@ -55,7 +55,10 @@ public class GroupStore {
     // three indexes of grouped rows (ready, delayed, claimed: together every grouped row), one probe of each per group;
     // each group's oldest waiting row is the least of the first in each of them that qualifies, and the group is
     // blocked when a live claim holds a message of it (a probe of messages_group_claimed). The recursion is read only
-    // as far as the limit needs.
+    // as far as the limit needs. The lateral probe is fenced (OFFSET 0) so that it stays a nested loop under the
+    // recursion, one probe by id per group, answering in group order: flattened, the planner is free to join it with
+    // the queue's messages by hash, which answers in message order (once seen in a full test run: the console's list
+    // came in message order) and reads every message of the queue.
     static final String WAITING =
             """
             WITH RECURSIVE queue AS MATERIALIZED (SELECT id FROM queues WHERE project = $1 AND name = $2),
@@ -85,7 +88,8 @@ public class GroupStore {
                       (SELECT min(e.id) FROM messages e
                        WHERE e.queue_id = %1$s AND e.message_group = g.message_group
                          AND e.claim_id IS NOT NULL AND e.claim_expires_at <= now()
-                         AND (e.visible_at IS NULL OR e.visible_at <= now()) AND e.expires_at > now()))) o
+                         AND (e.visible_at IS NULL OR e.visible_at <= now()) AND e.expires_at > now()))
+                OFFSET 0) o
             WHERE g.message_group IS NOT NULL
             LIMIT $3"""
                     .formatted("(SELECT id FROM queue)", nextGroup("IS NOT NULL"), nextGroup("> g.message_group"));

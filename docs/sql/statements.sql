@@ -219,31 +219,6 @@ SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM
 FROM q LEFT JOIN claimed c ON true
 ORDER BY c.id;
 
--- name: ClaimStore.CREATE_FIFO
-WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
-     THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default, metadata->>'_ordering' AS ordering
-           FROM queues WHERE project = $1 AND name = $2),
-claimed AS (
-    UPDATE messages m
-    SET claim_id = $3,
-        claim_expires_at = now() + $5 * interval '1 second',
-        claim_count = m.claim_count + 1,
-        first_claimed_at = COALESCE(m.first_claimed_at, now()),
-        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)),
-        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + $5 + $6, $7)) * interval '1 second'
-    FROM q
-    WHERE m.queue_id = q.id AND m.id = ANY((SELECT pigeon_fifo_free((SELECT id FROM q WHERE ordering = 'fifo'), $4, (SELECT max_claims FROM q)))::bigint[])
-    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
-recorded AS (
-    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
-    SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
-    FROM q
-    WHERE EXISTS (SELECT 1 FROM claimed))
-SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       c.message_group, q.wait_default, q.ordering
-FROM q LEFT JOIN claimed c ON true
-ORDER BY c.id;
-
 -- name: ClaimStore.CREATE_ONE
 WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
      THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default, metadata->>'_ordering' AS ordering
@@ -373,6 +348,43 @@ waiters_told AS (
     FROM c
     WHERE c.expires_at < c.was_until AND c.wake_until > now() AND 1 > 0)
 SELECT count(*) AS claims, (SELECT count(*) FROM waiters_told) AS waiters_told FROM c;
+
+-- name: FifoClaimStore.CREATE
+WITH q AS (SELECT id, CASE WHEN metadata->>'_dead_letter_queue' IS NOT NULL
+     THEN (metadata->>'_max_claim_count')::int END AS max_claims, (metadata->>'_claim_wait_seconds')::int AS wait_default, metadata->>'_ordering' AS ordering
+           FROM queues WHERE project = $1 AND name = $2),
+asked AS (
+    SELECT a.claim_index::int AS claim_index, a.claim_id, a.ttl, a.grace
+    FROM unnest($3::uuid[], $5::int[], $6::int[]) WITH ORDINALITY AS a (claim_id, ttl, grace, claim_index)),
+taken AS MATERIALIZED (
+    SELECT f.claim_index, f.message_id AS id
+    FROM (SELECT id, max_claims FROM q WHERE ordering = 'fifo') fq
+    CROSS JOIN LATERAL pigeon_fifo_free_each(fq.id, $4::int[], fq.max_claims) f),
+claimed AS (
+    UPDATE messages m
+    SET claim_id = a.claim_id,
+        claim_expires_at = now() + a.ttl * interval '1 second',
+        claim_count = m.claim_count + 1,
+        first_claimed_at = COALESCE(m.first_claimed_at, now()),
+        ttl = GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + a.ttl + a.grace, $7)),
+        expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + a.ttl + a.grace, $7)) * interval '1 second'
+    FROM taken t
+    JOIN asked a ON a.claim_index = t.claim_index
+    CROSS JOIN q
+    WHERE m.queue_id = q.id AND m.id = t.id
+    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+recorded AS (
+    INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
+    SELECT a.claim_id, q.id, a.ttl, a.grace, now() + a.ttl * interval '1 second', h.ids
+    FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
+    JOIN asked a ON a.claim_index = h.claim_index
+    CROSS JOIN q)
+SELECT q.id AS queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
+       c.message_group, q.wait_default, q.ordering
+FROM asked a
+LEFT JOIN q ON true
+LEFT JOIN claimed c ON c.claim_index = a.claim_index
+ORDER BY a.claim_index, c.id;
 
 -- name: GroupStore.BLOCKED
 WITH RECURSIVE queue AS MATERIALIZED (SELECT id FROM queues WHERE project = $1 AND name = $2),

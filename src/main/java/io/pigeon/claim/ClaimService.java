@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 
 /** The rules of claims: TTL and grace bounds, claim limits, and what an unknown or ended claim answers. */
 @ApplicationScoped
@@ -44,8 +45,14 @@ public class ClaimService {
     /** The orderings of the queues this replica last claimed from, so that a claim goes to its statement at once. */
     private final QueueOrderings orderings = new QueueOrderings();
 
-    /** One fifo claim statement per queue in flight from this replica; the others wait without a connection. */
-    private final FifoClaimTurns fifoTurns = new FifoClaimTurns();
+    /**
+     * One fifo claim statement per queue in flight from this replica; the claims arriving meanwhile wait without a
+     * connection and go together in the next.
+     */
+    private final FifoClaimTurns<ClaimStore.Request, ClaimStore.Claimed> fifoTurns;
+
+    private final FifoClaimStore fifoStore;
+    private final IntConsumer fifoStatementClaims;
 
     public ClaimService(
             ClaimStore store,
@@ -55,8 +62,12 @@ public class ClaimService {
             CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
             UnreadableMessages unreadable,
-            QueueWaits waits) {
+            QueueWaits waits,
+            FifoClaimStore fifoStore) {
         this.store = store;
+        this.fifoStore = fifoStore;
+        this.fifoTurns = new FifoClaimTurns<>(this::fifoTogether);
+        this.fifoStatementClaims = metrics.statementRequests("fifo-claim");
         this.waits = waits;
         this.unreadable = unreadable;
         this.databases = databases;
@@ -151,18 +162,17 @@ public class ClaimService {
     }
 
     /**
-     * The claim taken with the statement of {@code ordering} (a queue of none shares the coalesced statement; one
-     * ordered by groups has its own): when the queue turns out to have another ordering, the claim took nothing and is
-     * taken once more with the statement of the ordering the answer names, which is remembered for the queue's next
-     * claims. Whatever is remembered, the statement decides by the queue's ordering as stored.
+     * The claim taken with the statement of {@code ordering} (a queue of none shares the coalesced statement; a fifo
+     * queue's claims share theirs, one queue's at a time; a fair claim has its own): when the queue turns out to have
+     * another ordering, the claim took nothing and is taken once more with the statement of the ordering the answer
+     * names, which is remembered for the queue's next claims. Whatever is remembered, the statement decides by the queue's ordering as stored.
      */
     private Uni<ClaimStore.Claimed> byOrdering(ClaimStore.Request request, Ordering ordering, boolean again) {
         Uni<ClaimStore.Claimed> taken =
                 switch (ordering) {
                     case NONE -> claims.submit(request.queue().db(), request);
-                    case FIFO -> fifoTurns.inTurn(
-                            QueueOrderings.key(request.queue()), () -> ordered(request, ordering));
-                    default -> ordered(request, ordering);
+                    case FIFO -> fifoTurns.inTurn(QueueOrderings.key(request.queue()), request);
+                    case FAIR -> fair(request);
                 };
         return taken.chain(claimed -> {
             if (claimed.messages().isEmpty() || claimed.ordering() == ordering) {
@@ -175,15 +185,29 @@ public class ClaimService {
         });
     }
 
-    private Uni<ClaimStore.Claimed> ordered(ClaimStore.Request request, Ordering ordering) {
-        return store.createOrdered(request, ordering, config.maxMessageTtl())
+    private Uni<ClaimStore.Claimed> fair(ClaimStore.Request request) {
+        return store.createFair(request, config.maxMessageTtl())
                 .call(done -> setAside(done.unreadable()))
                 .map(done -> done.claims().get(0));
+    }
+
+    /** Claims of one fifo queue taken in one statement (see {@link FifoClaimTurns}). */
+    private Uni<List<ClaimStore.Claimed>> fifoTogether(List<ClaimStore.Request> requests) {
+        fifoStatementClaims.accept(requests.size());
+        return fifoStore
+                .create(requests, config.maxMessageTtl())
+                .call(done -> setAside(done.unreadable()))
+                .map(ClaimStore.Taken::claims);
     }
 
     /** How many queues have a fifo claim in flight from this replica (for tests: zero once every answer is in). */
     public int fifoQueuesClaiming() {
         return fifoTurns.busyQueues();
+    }
+
+    /** How many fifo claims wait on this replica for their queue's statement (for tests). */
+    public int fifoClaimsWaiting() {
+        return fifoTurns.waiting();
     }
 
     /**

@@ -35,20 +35,20 @@ import java.util.UUID;
 @ApplicationScoped
 public class ClaimStore {
 
-    private static final String AGE = "floor(extract(epoch FROM now() - %s.created_at))::bigint";
+    static final String AGE = "floor(extract(epoch FROM now() - %s.created_at))::bigint";
 
     /**
      * The queue's {@code _claim_wait_seconds} from its metadata column {@code %s} (null: unset), returned with every
      * claim: a claim that finds nothing free then knows, without another statement, how long its queue wants it to wait.
      */
-    private static final String WAIT_DEFAULT_OF_METADATA = "(%s->>'" + QueueWaits.DEFAULT_ATTRIBUTE + "')::int";
+    static final String WAIT_DEFAULT_OF_METADATA = "(%s->>'" + QueueWaits.DEFAULT_ATTRIBUTE + "')::int";
 
     /**
      * A claimed message's new lifetime in whole seconds: at least until the claim ends plus grace, never
      * shorter than it was, never beyond max-message-ttl from posting. {@code %1$s} is the claim's TTL plus
      * grace, {@code %2$s} the max-message-ttl.
      */
-    private static final String EXTENDED_LIFETIME =
+    static final String EXTENDED_LIFETIME =
             "GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + %1$s, %2$s))";
 
     // One claim alone (the common case below a few concurrent claimers per database): lock the oldest free messages
@@ -98,9 +98,7 @@ public class ClaimStore {
                         WAIT_DEFAULT_OF_METADATA.formatted("metadata"));
     }
 
-    /** {@link #createOne} of each ordering by groups. */
-    static final String CREATE_FIFO = createOne(Ordering.FIFO);
-
+    /** {@link #createOne} of a fair queue. */
     static final String CREATE_FAIR = createOne(Ordering.FAIR);
 
     // One statement for several claims (see Coalescer), on one queue or on several of one database, of one project or
@@ -351,18 +349,14 @@ public class ClaimStore {
     }
 
     /**
-     * Takes one claim on a queue ordered by groups ({@code ordering}: fifo or fair), alone in its statement: a fifo
-     * claim waits for the claims of its queue before it (see {@link GroupedMessages}), and two claims of one
-     * statement could share a group. A fifo claim that PostgreSQL aborts in a deadlock (with the sweeper, over rows it
-     * waits for rather than skips) changed nothing and runs again.
+     * Takes one claim on a {@code "fair"} queue, alone in its statement: two claims of one statement could be handed
+     * the same turns. (Claims on {@code "fifo"} queues: {@link FifoClaimStore}.)
      */
-    public Uni<Taken> createOrdered(Request claim, Ordering ordering, int maxMessageTtl) {
+    public Uni<Taken> createFair(Request claim, int maxMessageTtl) {
         List<Request> claims = List.of(claim);
         Claims taking = new Claims(claims, maxMessageTtl);
-        return DatabaseFailures.retriedOnConflict(claim.queue()
-                        .db()
-                        .preparedQuery(ordering == Ordering.FIFO ? CREATE_FIFO : CREATE_FAIR)
-                        .execute(taking.parameters()))
+        return DatabaseFailures.retriedOnConflict(
+                        claim.queue().db().preparedQuery(CREATE_FAIR).execute(taking.parameters()))
                 .map(rows -> taken(rows, claims));
     }
 
@@ -419,7 +413,7 @@ public class ClaimStore {
      * Each claim's messages from the rows of a claim statement: rows come in the claims' order, each claim's oldest
      * first; a claim with no row, or whose row has no queue, has a missing queue.
      */
-    private Taken taken(RowSet<Row> rows, List<Request> claims) {
+    Taken taken(RowSet<Row> rows, List<Request> claims) {
         List<List<Message>> taken = new ArrayList<>(Collections.nCopies(claims.size(), null));
         List<Integer> waitDefaults = new ArrayList<>(Collections.nCopies(claims.size(), null));
         List<Ordering> orderings = new ArrayList<>(Collections.nCopies(claims.size(), Ordering.NONE));

@@ -5,33 +5,58 @@ import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
- * Lets one fifo claim statement per queue run from this replica at a time; the queue's other fifo claims wait here,
- * in memory, holding no database connection. The database serializes a queue's fifo claims anyway (migration V31's
- * {@code pigeon_fifo_free} takes the queue's advisory lock), but a claim waiting for that lock holds one of the
- * replica's pooled connections while it waits: a tenant sending many concurrent claims to one fifo queue whose claims
- * are slow (a blocked group with a long backlog ahead of the eligible messages) took every connection of the pool and
- * stalled every other project's requests on the replica for seconds. Waiting here costs an entry per waiting request
- * (which holds its HTTP request anyway), and a claim whose caller is gone before its turn (its {@code Uni} cancelled)
- * never runs. Each claim runs and is answered on the Vert.x context it was asked from.
+ * Lets one fifo claim statement per queue run from this replica at a time, and takes the queue's claims that arrived
+ * meanwhile together in the next one.
+ *
+ * <p>One at a time: the database serializes a queue's fifo claims anyway (migration V31's {@code pigeon_fifo_free}
+ * takes the queue's advisory lock), but a claim waiting for that lock holds one of the replica's pooled connections
+ * while it waits: a tenant sending many concurrent claims to one fifo queue whose claims are slow (a blocked group with
+ * a long backlog ahead of the eligible messages) took every connection of the pool and stalled every other project's
+ * requests on the replica for seconds. Waiting here costs an entry per waiting request (which holds its HTTP request
+ * anyway), and a claim whose caller is gone before its turn (its {@code Uni} cancelled) never runs.
+ *
+ * <p>Together: a fifo claim's cost is the queue's lock held through its commit's WAL flush, so one statement per claim
+ * served about one claim per flush per queue, however many consumers waited; the claims waiting here when a statement
+ * ends go to the next one, at most {@link #MOST_TOGETHER} of them (migration V34 hands each its own groups, as if
+ * they ran one after the other, in their order of arrival). Each claim is answered on the Vert.x context it was asked
+ * from.
+ *
+ * @param <R> a claim to take
+ * @param <A> a claim's answer
  */
-final class FifoClaimTurns {
+final class FifoClaimTurns<R, A> {
 
-    /** The claims waiting for their turn, per queue with a claim in flight; guarded by {@code this}. */
-    private final Map<String, ArrayDeque<Turn<?>>> queues = new HashMap<>();
+    /**
+     * The most claims of one queue in one statement: the statement's time under the queue's lock grows with it (one
+     * pick per claim and group), and the claims behind it wait that long.
+     */
+    static final int MOST_TOGETHER = 32;
 
-    /** The answer of {@code claim}, run once no other fifo claim of {@code queue} from this replica is in flight. */
-    <T> Uni<T> inTurn(String queue, Supplier<Uni<T>> claim) {
+    /** Takes claims of one queue in one statement: an answer per claim, in their order. */
+    private final Function<List<R>, Uni<List<A>>> statement;
+
+    /** The claims waiting for their turn, per queue with a statement in flight; guarded by {@code this}. */
+    private final Map<String, ArrayDeque<Turn>> queues = new HashMap<>();
+
+    FifoClaimTurns(Function<List<R>, Uni<List<A>>> statement) {
+        this.statement = statement;
+    }
+
+    /** The answer of {@code claim}, taken once no other fifo claim statement of {@code queue} from here is in flight. */
+    Uni<A> inTurn(String queue, R claim) {
         return Uni.createFrom().emitter(emitter -> {
-            Turn<T> turn = new Turn<>(queue, claim, emitter, Vertx.currentContext());
+            Turn turn = new Turn(claim, emitter, Vertx.currentContext());
             emitter.onTermination(turn::leave);
             boolean now;
             synchronized (this) {
-                ArrayDeque<Turn<?>> waiting = queues.get(queue);
+                ArrayDeque<Turn> waiting = queues.get(queue);
                 now = waiting == null;
                 if (now) {
                     queues.put(queue, new ArrayDeque<>());
@@ -40,7 +65,7 @@ final class FifoClaimTurns {
                 }
             }
             if (now) {
-                turn.run();
+                run(queue, List.of(turn));
             }
         });
     }
@@ -50,35 +75,74 @@ final class FifoClaimTurns {
         return queues.size();
     }
 
-    /** After a claim of {@code queue}: starts the next one still wanted, or marks the queue idle. */
+    /** How many fifo claims wait here for their queue's statement (for tests). */
+    synchronized int waiting() {
+        int waiting = 0;
+        for (ArrayDeque<Turn> turns : queues.values()) {
+            waiting += turns.size();
+        }
+        return waiting;
+    }
+
+    /** Takes the claims of {@code turns} still wanted in one statement; the queue's next ones start when it has ended. */
+    private void run(String queue, List<Turn> turns) {
+        List<Turn> wanted = new ArrayList<>(turns.size());
+        List<R> claims = new ArrayList<>(turns.size());
+        for (Turn turn : turns) {
+            if (!turn.left) {
+                wanted.add(turn);
+                claims.add(turn.claim);
+            }
+        }
+        if (wanted.isEmpty()) {
+            next(queue);
+            return;
+        }
+        Uni.createFrom()
+                .deferred(() -> statement.apply(claims))
+                .subscribe()
+                .with(
+                        answers -> {
+                            next(queue);
+                            for (int i = 0; i < wanted.size(); i++) {
+                                wanted.get(i).answer(answers.get(i));
+                            }
+                        },
+                        failure -> {
+                            next(queue);
+                            for (Turn turn : wanted) {
+                                turn.fail(failure);
+                            }
+                        });
+    }
+
+    /** After a statement of {@code queue}: starts the next with the claims waiting, or marks the queue idle. */
     private void next(String queue) {
-        while (true) {
-            Turn<?> turn;
-            synchronized (this) {
-                ArrayDeque<Turn<?>> waiting = queues.get(queue);
-                turn = waiting.poll();
-                if (turn == null) {
-                    queues.remove(queue);
-                    return;
+        List<Turn> turns = new ArrayList<>();
+        synchronized (this) {
+            ArrayDeque<Turn> waiting = queues.get(queue);
+            while (turns.size() < MOST_TOGETHER && !waiting.isEmpty()) {
+                Turn turn = waiting.poll();
+                if (!turn.left) {
+                    turns.add(turn);
                 }
             }
-            if (!turn.left) {
-                turn.onOwnContext(turn::run);
+            if (turns.isEmpty()) {
+                queues.remove(queue);
                 return;
             }
         }
+        turns.get(0).onOwnContext(() -> run(queue, turns));
     }
 
-    private final class Turn<T> {
-        private final String queue;
-        private final Supplier<Uni<T>> claim;
-        private final UniEmitter<? super T> emitter;
+    private final class Turn {
+        private final R claim;
+        private final UniEmitter<? super A> emitter;
         private final Context context;
         /** The caller is gone (or answered): a turn not started yet is passed over. */
         private volatile boolean left;
 
-        Turn(String queue, Supplier<Uni<T>> claim, UniEmitter<? super T> emitter, Context context) {
-            this.queue = queue;
+        Turn(R claim, UniEmitter<? super A> emitter, Context context) {
             this.claim = claim;
             this.emitter = emitter;
             this.context = context;
@@ -88,24 +152,12 @@ final class FifoClaimTurns {
             left = true;
         }
 
-        /** Runs the claim; the next turn of the queue starts when its statement has ended, whatever its outcome. */
-        void run() {
-            if (left) {
-                next(queue);
-                return;
-            }
-            Uni.createFrom()
-                    .deferred(() -> claim.get())
-                    .subscribe()
-                    .with(
-                            answer -> {
-                                next(queue);
-                                onOwnContext(() -> emitter.complete(answer));
-                            },
-                            failure -> {
-                                next(queue);
-                                onOwnContext(() -> emitter.fail(failure));
-                            });
+        void answer(A answer) {
+            onOwnContext(() -> emitter.complete(answer));
+        }
+
+        void fail(Throwable failure) {
+            onOwnContext(() -> emitter.fail(failure));
         }
 
         void onOwnContext(Runnable action) {

@@ -7,9 +7,10 @@ import io.pigeon.queue.Ordering;
  * {@link FreeMessages}, which picks them on a queue of {@link Ordering#NONE}. Each expression yields a {@code bigint[]}
  * of ids, evaluated once.
  *
- * <p>{@link Ordering#FIFO}: migration V31's {@code pigeon_fifo_free}, which serializes the queue's fifo claims on a
- * transaction-scoped lock and picks on a snapshot taken after it; the caller's statement then locks the rows it is
- * given, waiting for other holders instead of skipping them.
+ * <p>{@link Ordering#FIFO}: {@code pigeon_fifo_free} (migration V31, filling a group at a time since V34), which
+ * serializes the queue's fifo claims on a transaction-scoped lock and picks on a snapshot taken after it; the caller's
+ * statement then locks the rows it is given, waiting for other holders instead of skipping them. (Several fifo claims
+ * of one queue are taken together by {@code io.pigeon.claim.FifoClaimStore}.)
  *
  * <p>{@link Ordering#FAIR}: the groups' oldest free messages, found by a skip scan over the groups of the queue's free
  * undelayed rows (index messages_group_ready), with the queue's oldest free messages of any kind (those without a
@@ -24,7 +25,7 @@ public final class GroupedMessages {
     private GroupedMessages() {}
 
     /**
-     * The ids a fifo claim takes (see V31's {@code pigeon_fifo_free}): a scalar subquery, so that the function runs
+     * The ids a fifo pop takes (see V31's and V34's {@code pigeon_fifo_free}): a scalar subquery, so that the function runs
      * once per statement (called in a WHERE clause, a volatile function would run once per row).
      */
     public static String fifoFree(String queueId, String limit, String maxClaims) {

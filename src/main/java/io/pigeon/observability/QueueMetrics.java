@@ -51,7 +51,7 @@ public class QueueMetrics {
                 .description("Time to take a claim, database included")
                 .publishPercentileHistogram()
                 .register(registry);
-        for (String kind : new String[] {"post", "claim", "delete", "receipt-delete"}) {
+        for (String kind : new String[] {"post", "claim", "fifo-claim", "delete", "receipt-delete"}) {
             statementRequests(kind);
         }
     }

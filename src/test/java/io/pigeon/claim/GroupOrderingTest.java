@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The claim model of groups (issue 43, decision 0020) as one client sees it through the Zaqar API: on a "fifo" queue a
- * group's messages are claimed in post order and by one claim at a time, a released message comes back before the
- * rest of its group, a message without a group is a group of its own, pops obey the same rule; on a "fair" queue one
- * claim serves every group before the second message of any; on a queue of none groups change nothing.
+ * group's messages are claimed in post order and by one claim at a time, a claim is filled a group at a time, a
+ * released message comes back before the rest of its group, a message without a group is a group of its own, pops
+ * obey the same rule; on a "fair" queue one claim serves every group before the second message of any; on a queue of
+ * none groups change nothing.
  */
 @QuarkusTest
 class GroupOrderingTest {
@@ -85,6 +86,19 @@ class GroupOrderingTest {
         deleteAll(second);
         post("fifo", "b:b3");
         assertEquals(List.of("b3"), bodies(claim("fifo", 10)));
+    }
+
+    @Test
+    void aFifoClaimIsFilledAGroupAtATime() {
+        queue("filled", "fifo");
+        post("filled", "a:a1", "b:b1", "a:a2", "c:c1", "b:b2", "a:a3", "-:u1", "c:c2");
+
+        // The oldest message names the first group: all of a the claim wants, in order; then the next group by its
+        // oldest message (b), as far as the count allows. Oldest first across groups would have taken c1 for a3.
+        assertEquals(List.of("a1", "b1", "a2", "a3"), bodies(claim("filled", 4)));
+        // a and b are held: c, then the ungrouped message, its own group.
+        assertEquals(List.of("c1", "u1", "c2"), bodies(claim("filled", 10)));
+        assertEquals(List.of(), bodies(claim("filled", 10)));
     }
 
     @Test

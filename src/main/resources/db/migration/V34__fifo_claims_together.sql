@@ -1,0 +1,98 @@
+-- Fifo claims taken together, each filled a group at a time (issue 43's measured goal; decision 0020).
+--
+-- Each fifo claim of a queue was a statement and a commit of its own holding the queue's lock (V31) through its WAL
+-- flush: one queue served about 330 fifo claims a second however many consumers it had. The claims waiting for their
+-- turn on a replica are now taken in one statement, under one hold of the lock: pigeon_fifo_free_each hands out the
+-- messages of several claims at once, claim by claim in the order given, as the same claims taken one after the other
+-- would be handed them (what a claim takes, the claims after it see as held).
+--
+-- And each claim is filled a group at a time, as SQS fills a receive from a FIFO queue: the oldest eligible message
+-- not yet handed out names a group; the claim takes as many of that group's eligible messages as it still wants, in
+-- post order; then the next group, by its oldest eligible message; until it has what it wants or nothing eligible is
+-- left. A claim taking the oldest message of ten groups (messages posted round-robin over groups) blocked ten groups
+-- for ten messages, and left the other consumers of the queue nothing to take; filled a group at a time, each claim
+-- holds as few groups as its count allows and the queue's consumers work on different groups in parallel. Within a
+-- group nothing changes: its messages are taken in post order, by one live claim at a time. A message without a group
+-- is a group of its own.
+--
+-- Eligible is what V31's pigeon_fifo_free said: free (unclaimed, or its claim ended), visible, unexpired, not dead
+-- (claimed as often as the dead-letter rule allows), and, when it has a group, no live claim holds a message of the
+-- group and no older live message of the group is not yet visible. Each statement of the function runs on a snapshot
+-- taken after the queue's lock was granted (plpgsql takes one per statement of a VOLATILE function), so it sees what
+-- the claims before it committed; the caller locks the returned rows by id, waiting for other holders (V31).
+-- Rows: (claim_index, message_id), claim_index the 1-based position in wanted of the claim the message goes to.
+CREATE FUNCTION pigeon_fifo_free_each(queue bigint, wanted integer[], max_claims integer)
+RETURNS TABLE (claim_index integer, message_id bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    given_groups text[] := '{}';
+    given_ids bigint[] := '{}';
+    claim integer;
+    still integer;
+    first_id bigint;
+    first_group text;
+    taking bigint[];
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('pigeon.fifo:' || queue, 0));
+    FOR claim IN 1 .. coalesce(array_length(wanted, 1), 0) LOOP
+        still := wanted[claim];
+        WHILE still > 0 LOOP
+            -- The oldest eligible message not handed out yet, of a group not handed out yet.
+            SELECT m.id, m.message_group INTO first_id, first_group
+            FROM messages m
+            WHERE m.queue_id = queue
+              AND (m.claim_id IS NULL OR m.claim_expires_at <= now())
+              AND (m.visible_at IS NULL OR m.visible_at <= now())
+              AND m.expires_at > now()
+              AND (max_claims IS NULL OR m.claim_count < max_claims)
+              AND m.id <> ALL (given_ids)
+              AND (m.message_group IS NULL OR (
+                  m.message_group <> ALL (given_groups)
+                  AND NOT EXISTS (SELECT 1 FROM messages c
+                                  WHERE c.queue_id = queue AND c.message_group = m.message_group
+                                    AND c.claim_id IS NOT NULL AND c.claim_expires_at > now()
+                                    AND c.expires_at > now())
+                  AND NOT EXISTS (SELECT 1 FROM messages d
+                                  WHERE d.queue_id = queue AND d.message_group = m.message_group AND d.id < m.id
+                                    AND d.visible_at > now() AND d.expires_at > now()
+                                    AND (max_claims IS NULL OR d.claim_count < max_claims))))
+            ORDER BY m.id
+            LIMIT 1;
+            IF NOT FOUND THEN
+                RETURN; -- nothing eligible is left, for this claim or any after it
+            END IF;
+            IF first_group IS NULL THEN
+                taking := ARRAY[first_id];
+            ELSE
+                -- That group's eligible messages from it on, in post order, as many as the claim still wants. No
+                -- live claim holds the group (its oldest eligible message said so); each must still have no older
+                -- hidden message of the group before it.
+                taking := ARRAY(
+                    SELECT m.id FROM messages m
+                    WHERE m.queue_id = queue AND m.message_group = first_group AND m.id >= first_id
+                      AND (m.claim_id IS NULL OR m.claim_expires_at <= now())
+                      AND (m.visible_at IS NULL OR m.visible_at <= now())
+                      AND m.expires_at > now()
+                      AND (max_claims IS NULL OR m.claim_count < max_claims)
+                      AND NOT EXISTS (SELECT 1 FROM messages d
+                                      WHERE d.queue_id = queue AND d.message_group = first_group AND d.id < m.id
+                                        AND d.visible_at > now() AND d.expires_at > now()
+                                        AND (max_claims IS NULL OR d.claim_count < max_claims))
+                    ORDER BY m.id
+                    LIMIT still);
+                -- Handed out even when a concurrent change left nothing of it: the loop then moves on.
+                given_groups := given_groups || first_group;
+            END IF;
+            given_ids := given_ids || taking;
+            still := still - cardinality(taking);
+            RETURN QUERY SELECT claim, unnest(taking);
+        END LOOP;
+    END LOOP;
+END
+$$;
+
+-- A lone fifo claim's or pop's messages, filled a group at a time as above.
+CREATE OR REPLACE FUNCTION pigeon_fifo_free(queue bigint, wanted integer, max_claims integer) RETURNS bigint[]
+LANGUAGE sql VOLATILE AS $$
+SELECT ARRAY(SELECT f.message_id FROM pigeon_fifo_free_each(queue, ARRAY[wanted], max_claims) f ORDER BY f.message_id);
+$$;

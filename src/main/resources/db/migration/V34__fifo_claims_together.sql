@@ -29,59 +29,90 @@ DECLARE
     given_ids bigint[] := '{}';
     claim integer;
     still integer;
-    first_id bigint;
-    first_group text;
+    oldest_ids bigint[];
+    oldest_groups text[];
+    every_one boolean;
+    i integer;
     taking bigint[];
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended('pigeon.fifo:' || queue, 0));
     FOR claim IN 1 .. coalesce(array_length(wanted, 1), 0) LOOP
         still := wanted[claim];
-        WHILE still > 0 LOOP
-            -- The oldest eligible message not handed out yet, of a group not handed out yet.
-            SELECT m.id, m.message_group INTO first_id, first_group
-            FROM messages m
-            WHERE m.queue_id = queue
-              AND (m.claim_id IS NULL OR m.claim_expires_at <= now())
-              AND (m.visible_at IS NULL OR m.visible_at <= now())
-              AND m.expires_at > now()
-              AND (max_claims IS NULL OR m.claim_count < max_claims)
-              AND m.id <> ALL (given_ids)
-              AND (m.message_group IS NULL OR (
-                  m.message_group <> ALL (given_groups)
-                  AND NOT EXISTS (SELECT 1 FROM messages c
-                                  WHERE c.queue_id = queue AND c.message_group = m.message_group
-                                    AND c.claim_id IS NOT NULL AND c.claim_expires_at > now()
-                                    AND c.expires_at > now())
-                  AND NOT EXISTS (SELECT 1 FROM messages d
-                                  WHERE d.queue_id = queue AND d.message_group = m.message_group AND d.id < m.id
-                                    AND d.visible_at > now() AND d.expires_at > now()
-                                    AND (max_claims IS NULL OR d.claim_count < max_claims))))
-            ORDER BY m.id
-            LIMIT 1;
-            IF NOT FOUND THEN
-                RETURN; -- nothing eligible is left, for this claim or any after it
-            END IF;
-            IF first_group IS NULL THEN
-                taking := ARRAY[first_id];
+        -- The oldest eligible messages not handed out yet, of groups not handed out yet, twice as many as the claim
+        -- wants: the groups the claim is filled from are among theirs (each group's oldest eligible message comes
+        -- before any message of the groups after it), and when fewer come, they are every eligible message left.
+        SELECT array_agg(o.id ORDER BY o.id), array_agg(o.message_group ORDER BY o.id)
+        INTO oldest_ids, oldest_groups
+        FROM (SELECT m.id, m.message_group
+              FROM messages m
+              WHERE m.queue_id = queue
+                AND (m.claim_id IS NULL OR m.claim_expires_at <= now())
+                AND (m.visible_at IS NULL OR m.visible_at <= now())
+                AND m.expires_at > now()
+                AND (max_claims IS NULL OR m.claim_count < max_claims)
+                AND m.id <> ALL (given_ids)
+                AND (m.message_group IS NULL OR (
+                    m.message_group <> ALL (given_groups)
+                    AND NOT EXISTS (SELECT 1 FROM messages c
+                                    WHERE c.queue_id = queue AND c.message_group = m.message_group
+                                      AND c.claim_id IS NOT NULL AND c.claim_expires_at > now()
+                                      AND c.expires_at > now())
+                    AND NOT EXISTS (SELECT 1 FROM messages d
+                                    WHERE d.queue_id = queue AND d.message_group = m.message_group AND d.id < m.id
+                                      AND d.visible_at > now() AND d.expires_at > now()
+                                      AND (max_claims IS NULL OR d.claim_count < max_claims))))
+              ORDER BY m.id
+              LIMIT 2 * still) o;
+        IF oldest_ids IS NULL THEN
+            RETURN; -- nothing eligible is left, for this claim or any after it
+        END IF;
+        every_one := cardinality(oldest_ids) < 2 * still;
+        i := 0;
+        WHILE still > 0 AND i < cardinality(oldest_ids) LOOP
+            i := i + 1;
+            IF oldest_groups[i] IS NULL THEN
+                taking := ARRAY[oldest_ids[i]];
+            ELSIF oldest_groups[i] = ANY (given_groups) THEN
+                CONTINUE; -- taken with its group's oldest message
+            ELSIF every_one THEN
+                -- Every eligible message of the group is among the oldest read.
+                taking := ARRAY(SELECT o.id FROM unnest(oldest_ids, oldest_groups) AS o (id, message_group)
+                                WHERE o.message_group = oldest_groups[i] ORDER BY o.id LIMIT still);
             ELSE
-                -- That group's eligible messages from it on, in post order, as many as the claim still wants. No
-                -- live claim holds the group (its oldest eligible message said so); each must still have no older
-                -- hidden message of the group before it.
+                -- The group's eligible messages from its oldest on, in post order, as many as the claim still wants:
+                -- its free undelayed ones, those of ended claims and those delayed but due, each through its own
+                -- index (V31), the first of each kind, so that the first of all three are among them.
                 taking := ARRAY(
-                    SELECT m.id FROM messages m
-                    WHERE m.queue_id = queue AND m.message_group = first_group AND m.id >= first_id
-                      AND (m.claim_id IS NULL OR m.claim_expires_at <= now())
-                      AND (m.visible_at IS NULL OR m.visible_at <= now())
-                      AND m.expires_at > now()
-                      AND (max_claims IS NULL OR m.claim_count < max_claims)
-                      AND NOT EXISTS (SELECT 1 FROM messages d
-                                      WHERE d.queue_id = queue AND d.message_group = first_group AND d.id < m.id
-                                        AND d.visible_at > now() AND d.expires_at > now()
+                    SELECT e.id FROM (
+                        (SELECT m.id FROM messages m
+                         WHERE m.queue_id = queue AND m.message_group = oldest_groups[i] AND m.id >= oldest_ids[i]
+                           AND m.claim_id IS NULL AND m.visible_at IS NULL AND m.expires_at > now()
+                           AND (max_claims IS NULL OR m.claim_count < max_claims)
+                         ORDER BY m.id LIMIT still)
+                        UNION
+                        (SELECT m.id FROM messages m
+                         WHERE m.queue_id = queue AND m.message_group = oldest_groups[i] AND m.id >= oldest_ids[i]
+                           AND m.claim_id IS NOT NULL AND m.claim_expires_at <= now()
+                           AND (m.visible_at IS NULL OR m.visible_at <= now()) AND m.expires_at > now()
+                           AND (max_claims IS NULL OR m.claim_count < max_claims)
+                         ORDER BY m.id LIMIT still)
+                        UNION
+                        (SELECT m.id FROM messages m
+                         WHERE m.queue_id = queue AND m.message_group = oldest_groups[i] AND m.id >= oldest_ids[i]
+                           AND m.visible_at IS NOT NULL AND m.visible_at <= now()
+                           AND (m.claim_id IS NULL OR m.claim_expires_at <= now()) AND m.expires_at > now()
+                           AND (max_claims IS NULL OR m.claim_count < max_claims)
+                         ORDER BY m.id LIMIT still)) e
+                    -- A message after one of its group not yet visible waits for it.
+                    WHERE NOT EXISTS (SELECT 1 FROM messages d
+                                      WHERE d.queue_id = queue AND d.message_group = oldest_groups[i]
+                                        AND d.id < e.id AND d.visible_at > now() AND d.expires_at > now()
                                         AND (max_claims IS NULL OR d.claim_count < max_claims))
-                    ORDER BY m.id
+                    ORDER BY e.id
                     LIMIT still);
-                -- Handed out even when a concurrent change left nothing of it: the loop then moves on.
-                given_groups := given_groups || first_group;
+            END IF;
+            IF oldest_groups[i] IS NOT NULL THEN
+                given_groups := given_groups || oldest_groups[i];
             END IF;
             given_ids := given_ids || taking;
             still := still - cardinality(taking);

@@ -38,6 +38,9 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended('pigeon.fifo:' || queue, 0));
     FOR claim IN 1 .. coalesce(array_length(wanted, 1), 0) LOOP
         still := wanted[claim];
+        IF still IS NULL OR still < 1 THEN
+            CONTINUE; -- asks for nothing (Pigeon asks for 1 at least): takes nothing, the claims after it go on
+        END IF;
         -- The oldest eligible messages not handed out yet, of groups not handed out yet, twice as many as the claim
         -- wants: the groups the claim is filled from are among theirs (each group's oldest eligible message comes
         -- before any message of the groups after it), and when fewer come, they are every eligible message left.

@@ -171,7 +171,10 @@ public class ClaimService {
         Uni<ClaimStore.Claimed> taken =
                 switch (ordering) {
                     case NONE -> claims.submit(request.queue().db(), request);
-                    case FIFO -> fifoTurns.inTurn(QueueOrderings.key(request.queue()), request);
+                    case FIFO -> fifoTurns.inTurn(
+                            // The database too: a queue deleted and made again on another pool meanwhile is
+                            // another queue, and one statement runs on one database.
+                            List.of(request.queue().db(), QueueOrderings.key(request.queue())), request);
                     case FAIR -> fair(request);
                 };
         return taken.chain(claimed -> {

@@ -43,14 +43,17 @@ final class FifoClaimTurns<R, A> {
     private final Function<List<R>, Uni<List<A>>> statement;
 
     /** The claims waiting for their turn, per queue with a statement in flight; guarded by {@code this}. */
-    private final Map<String, ArrayDeque<Turn>> queues = new HashMap<>();
+    private final Map<Object, ArrayDeque<Turn>> queues = new HashMap<>();
 
     FifoClaimTurns(Function<List<R>, Uni<List<A>>> statement) {
         this.statement = statement;
     }
 
-    /** The answer of {@code claim}, taken once no other fifo claim statement of {@code queue} from here is in flight. */
-    Uni<A> inTurn(String queue, R claim) {
+    /**
+     * The answer of {@code claim}, taken once no other fifo claim statement of {@code queue} (a key equal for the
+     * claims of one queue on one database) from here is in flight.
+     */
+    Uni<A> inTurn(Object queue, R claim) {
         return Uni.createFrom().emitter(emitter -> {
             Turn turn = new Turn(claim, emitter, Vertx.currentContext());
             emitter.onTermination(turn::leave);
@@ -85,7 +88,7 @@ final class FifoClaimTurns<R, A> {
     }
 
     /** Takes the claims of {@code turns} still wanted in one statement; the queue's next ones start when it has ended. */
-    private void run(String queue, List<Turn> turns) {
+    private void run(Object queue, List<Turn> turns) {
         List<Turn> wanted = new ArrayList<>(turns.size());
         List<R> claims = new ArrayList<>(turns.size());
         for (Turn turn : turns) {
@@ -117,7 +120,7 @@ final class FifoClaimTurns<R, A> {
     }
 
     /** After a statement of {@code queue}: starts the next with the claims waiting, or marks the queue idle. */
-    private void next(String queue) {
+    private void next(Object queue) {
         List<Turn> turns = new ArrayList<>();
         synchronized (this) {
             ArrayDeque<Turn> waiting = queues.get(queue);

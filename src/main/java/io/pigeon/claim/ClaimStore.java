@@ -51,6 +51,19 @@ public class ClaimStore {
     static final String EXTENDED_LIFETIME =
             "GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + %1$s, %2$s))";
 
+    /**
+     * The SET clause of the UPDATE that marks messages {@code m} claimed: by claim {@code %1$s} for {@code %2$s}
+     * seconds, counting the claim, with the lifetime {@code %3$s} ({@link #EXTENDED_LIFETIME}).
+     */
+    static final String MARK_CLAIMED =
+            """
+            SET claim_id = %1$s,
+                    claim_expires_at = now() + %2$s * interval '1 second',
+                    claim_count = m.claim_count + 1,
+                    first_claimed_at = COALESCE(m.first_claimed_at, now()),
+                    ttl = %3$s,
+                    expires_at = m.created_at + %3$s * interval '1 second'""";
+
     // One claim alone (the common case below a few concurrent claimers per database): lock the oldest free messages
     // (see
     // FreeMessages), mark them claimed, count the claim, extend their lives, and record the claim. Cheaper than the
@@ -68,12 +81,7 @@ public class ClaimStore {
                        FROM queues WHERE project = $1 AND name = $2),
             claimed AS (
                 UPDATE messages m
-                SET claim_id = $3,
-                    claim_expires_at = now() + $5 * interval '1 second',
-                    claim_count = m.claim_count + 1,
-                    first_claimed_at = COALESCE(m.first_claimed_at, now()),
-                    ttl = %1$s,
-                    expires_at = m.created_at + %1$s * interval '1 second'
+                %1$s
                 FROM q
                 WHERE m.queue_id = q.id AND m.id = ANY(%4$s)
                 RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
@@ -87,7 +95,7 @@ public class ClaimStore {
             FROM q LEFT JOIN claimed c ON true
             ORDER BY c.id"""
                 .formatted(
-                        EXTENDED_LIFETIME.formatted("$5 + $6", "$7"),
+                        MARK_CLAIMED.formatted("$3", "$5", EXTENDED_LIFETIME.formatted("$5 + $6", "$7")),
                         AGE.formatted("c"),
                         FreeMessages.MAX_CLAIMS_OF_METADATA,
                         GroupedMessages.free(
@@ -148,12 +156,7 @@ public class ClaimStore {
                 JOIN ranked r ON r.queue_id = l.queue_id AND l.rank > r.after AND l.rank <= r.up_to),
             claimed AS (
                 UPDATE messages m
-                SET claim_id = t.claim_id,
-                    claim_expires_at = now() + t.ttl * interval '1 second',
-                    claim_count = m.claim_count + 1,
-                    first_claimed_at = COALESCE(m.first_claimed_at, now()),
-                    ttl = %1$s,
-                    expires_at = m.created_at + %1$s * interval '1 second'
+                %1$s
                 FROM taken t
                 WHERE m.queue_id = t.queue_id AND m.id = t.id
                 RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
@@ -167,7 +170,8 @@ public class ClaimStore {
             FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
             ORDER BY a.claim_index, c.id"""
                     .formatted(
-                            EXTENDED_LIFETIME.formatted("t.ttl + t.grace", "$7"),
+                            MARK_CLAIMED.formatted(
+                                    "t.claim_id", "t.ttl", EXTENDED_LIFETIME.formatted("t.ttl + t.grace", "$7")),
                             AGE.formatted("c"),
                             FreeMessages.MAX_CLAIMS_OF_METADATA,
                             FreeMessages.lockOldest("w.queue_id", "w.wanted", "w.max_claims"),

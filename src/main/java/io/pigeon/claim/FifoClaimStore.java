@@ -40,12 +40,7 @@ public class FifoClaimStore {
                 CROSS JOIN LATERAL pigeon_fifo_free_each(fq.id, $4::int[], fq.max_claims) f),
             claimed AS (
                 UPDATE messages m
-                SET claim_id = a.claim_id,
-                    claim_expires_at = now() + a.ttl * interval '1 second',
-                    claim_count = m.claim_count + 1,
-                    first_claimed_at = COALESCE(m.first_claimed_at, now()),
-                    ttl = %1$s,
-                    expires_at = m.created_at + %1$s * interval '1 second'
+                %1$s
                 FROM taken t
                 JOIN asked a ON a.claim_index = t.claim_index
                 CROSS JOIN q
@@ -64,7 +59,10 @@ public class FifoClaimStore {
             LEFT JOIN claimed c ON c.claim_index = a.claim_index
             ORDER BY a.claim_index, c.id"""
                     .formatted(
-                            ClaimStore.EXTENDED_LIFETIME.formatted("a.ttl + a.grace", "$7"),
+                            ClaimStore.MARK_CLAIMED.formatted(
+                                    "a.claim_id",
+                                    "a.ttl",
+                                    ClaimStore.EXTENDED_LIFETIME.formatted("a.ttl + a.grace", "$7")),
                             ClaimStore.AGE.formatted("c"),
                             FreeMessages.MAX_CLAIMS_OF_METADATA,
                             ClaimStore.WAIT_DEFAULT_OF_METADATA.formatted("metadata"),

@@ -120,7 +120,8 @@ class FifoClaimTurnsTest {
                 .getLong(0);
     }
 
-    private static HttpRequest request(String project, String path, String body) {
+    /** A POST of {@code body} to {@code path} for {@code project}, for concurrent clients of this package's tests. */
+    static HttpRequest request(String project, String path, String body) {
         return HttpRequest.newBuilder(URI.create(RestAssured.baseURI + ":" + RestAssured.port + path))
                 .header("X-Project-Id", project)
                 .header("Client-ID", Api.CLIENT_ID)

@@ -9,16 +9,13 @@ import io.pigeon.testing.Db;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.StatementRequests;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.RestAssured;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
 import io.vertx.mutiny.sqlclient.Pool;
 import io.vertx.mutiny.sqlclient.SqlConnection;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.inject.Inject;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,7 +98,9 @@ class FifoClaimsTogetherTest {
                     .await()
                     .indefinitely();
             for (int i = 0; i < GROUPS; i++) {
-                answers.add(http.sendAsync(claimRequest(project), HttpResponse.BodyHandlers.ofString()));
+                answers.add(http.sendAsync(
+                        FifoClaimTurnsTest.request(project, "/v2/queues/together/claims?limit=10", "{\"ttl\": 600}"),
+                        HttpResponse.BodyHandlers.ofString()));
             }
             Eventually.await(
                     "one claim waits for the queue's lock in the database, the others on the replica",
@@ -132,16 +131,5 @@ class FifoClaimsTogetherTest {
                 2,
                 StatementRequests.statements(registry, "fifo-claim") - statementsBefore,
                 "the claim waiting in the database alone, then the fifteen waiting on the replica together");
-    }
-
-    private static HttpRequest claimRequest(String project) {
-        return HttpRequest.newBuilder(URI.create(
-                        RestAssured.baseURI + ":" + RestAssured.port + "/v2/queues/together/claims?limit=10"))
-                .header("X-Project-Id", project)
-                .header("Client-ID", Api.CLIENT_ID)
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(90))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"ttl\": 600}"))
-                .build();
     }
 }

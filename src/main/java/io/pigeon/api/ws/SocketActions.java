@@ -23,6 +23,7 @@ import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessagePops;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.RequestedIds;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
@@ -57,6 +58,7 @@ class SocketActions {
     private final SocketSubscriptions socketSubscriptions;
     private final SocketAuthentication authentication;
     private final PigeonConfig config;
+    private final MessagingSpans spans;
 
     SocketActions(
             QueueService queues,
@@ -68,7 +70,9 @@ class SocketActions {
             QueuePurge purges,
             SocketSubscriptions socketSubscriptions,
             SocketAuthentication authentication,
-            PigeonConfig config) {
+            PigeonConfig config,
+            MessagingSpans spans) {
+        this.spans = spans;
         this.queues = queues;
         this.messages = messages;
         this.deletes = deletes;
@@ -113,8 +117,8 @@ class SocketActions {
      * stays usable), except {@link TooManySockets}, which closes it.
      */
     Uni<SocketAnswer> answer(SocketSession session, SocketRequest request, ProjectAdmission admission) {
-        return Uni.createFrom()
-                .deferred(() -> dispatch(session, request, admission))
+        // Each frame is a request of its own: a server span, as an HTTP request has (docs/operations.md, Tracing).
+        return spans.serve("websocket " + request.actionName(), () -> dispatch(session, request, admission))
                 .onFailure(failure -> !(failure instanceof TooManySockets))
                 .recoverWithItem(SocketActions::refusal);
     }

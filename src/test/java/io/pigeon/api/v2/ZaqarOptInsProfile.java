@@ -28,7 +28,7 @@ import java.util.Map;
  *       replica as counted (twice the bytes), 3 s to finish a message, a ping every second. No other class of this
  *       profile opens a socket but TracingTest, for one small frame.
  *   <li>Tracing (TracingTest): spans exported over OTLP/HTTP to a collector the tests start on a
- *       free port ({@link #OTLP_PORT}), every 0.2 s. The other classes' requests are traced too, which changes none
+ *       free port ({@link #OTLP_PORT}), every second. The other classes' requests are traced too, which changes none
  *       of their answers (and their spans go nowhere while no tracing test runs).
  *   <li>A batching window of 10 ms ({@code pigeon.coalescing.window}, WindowedStatementsTest): a request waits for
  *       company only after a statement of its kind was shared, which the other classes' requests, one at a time,
@@ -79,7 +79,7 @@ public class ZaqarOptInsProfile implements QuarkusTestProfile {
         overrides.put("pigeon.coalescing.window", "0.01s");
         overrides.put("quarkus.otel.exporter.otlp.traces.endpoint", "http://127.0.0.1:" + OTLP_PORT);
         overrides.put("quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf");
-        overrides.put("quarkus.otel.bsp.schedule.delay", "0.2s");
+        overrides.put("quarkus.otel.bsp.schedule.delay", "1s");
         return overrides;
     }
 

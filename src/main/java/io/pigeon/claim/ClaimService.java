@@ -221,11 +221,15 @@ public class ClaimService {
                         .invoke(claim -> countEmpty(project, queue, claim)));
     }
 
-    /** A claim in its messaging span, which counts the messages taken. */
+    /** A claim in its messaging span, which counts the messages taken and links to the span that produced each. */
     private Uni<Optional<NewClaim>> traced(String project, QueueName queue, Uni<Optional<NewClaim>> claim) {
-        return spans.around(MessagingOperation.CLAIM, project, queue.value(), claim, taken -> taken.map(
-                        c -> c.messages().size())
-                .orElse(0));
+        return spans.consuming(
+                MessagingOperation.CLAIM,
+                project,
+                queue.value(),
+                claim,
+                taken -> taken.map(c -> c.messages().size()).orElse(0),
+                taken -> taken.map(c -> Message.producers(c.messages())).orElse(List.of()));
     }
 
     private Uni<Optional<NewClaim>> waitingTake(

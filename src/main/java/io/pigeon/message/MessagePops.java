@@ -54,12 +54,13 @@ public class MessagePops {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
-        return spans.around(
+        return spans.consuming(
                 MessagingOperation.POP,
                 project,
                 queue.value(),
                 PlacedQueue.of(databases, project, queue).chain(placed -> popOnce(placed, count)),
-                List::size);
+                List::size,
+                Message::producers);
     }
 
     private Uni<List<Message>> popOnce(PlacedQueue placed, int count) {
@@ -85,12 +86,13 @@ public class MessagePops {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
-        return spans.around(
+        return spans.consuming(
                 MessagingOperation.POP,
                 project,
                 queue.value(),
                 popWaiting(project, grant, queue, count, wait, connected),
-                popped -> popped.map(List::size).orElse(0));
+                popped -> popped.map(List::size).orElse(0),
+                popped -> popped.map(Message::producers).orElse(List.of()));
     }
 
     private Uni<Optional<List<Message>>> popWaiting(

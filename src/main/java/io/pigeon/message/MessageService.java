@@ -102,12 +102,19 @@ public class MessageService {
             int documentSize,
             boolean queueAttributes,
             String callMarker) {
-        return spans.around(
+        return spans.producing(
                 MessagingOperation.POST,
                 project,
                 queue.value(),
                 messages.size(),
-                posts.postCreatingQueue(project, queue, clientId, messages, documentSize, queueAttributes, callMarker));
+                producer -> posts.postCreatingQueue(
+                        project,
+                        queue,
+                        clientId,
+                        NewMessage.producedBy(messages, producer),
+                        documentSize,
+                        queueAttributes,
+                        callMarker));
     }
 
     /**
@@ -126,13 +133,20 @@ public class MessageService {
             boolean queueAttributes,
             String callMarker,
             PostKeys keys) {
-        return spans.around(
+        return spans.producing(
                 MessagingOperation.POST,
                 project,
                 queue.value(),
                 messages.size(),
-                posts.postCreatingQueue(
-                        project, queue, clientId, messages, documentSize, queueAttributes, callMarker, keys));
+                producer -> posts.postCreatingQueue(
+                        project,
+                        queue,
+                        clientId,
+                        NewMessage.producedBy(messages, producer),
+                        documentSize,
+                        queueAttributes,
+                        callMarker,
+                        keys));
     }
 
     /**
@@ -147,12 +161,13 @@ public class MessageService {
             List<NewMessage> messages,
             String callMarker,
             PostKeys keys) {
-        return spans.around(
+        return spans.producing(
                 MessagingOperation.POST,
                 project,
                 queue.value(),
                 messages.size(),
-                posts.post(project, queue, clientId, messages, callMarker, keys));
+                producer -> posts.post(
+                        project, queue, clientId, NewMessage.producedBy(messages, producer), callMarker, keys));
     }
 
     /**
@@ -168,12 +183,13 @@ public class MessageService {
             List<NewMessage> messages,
             List<String> attributes,
             int largest) {
-        return spans.around(
+        return spans.producing(
                 MessagingOperation.SEND,
                 queue.project(),
                 queue.name().value(),
                 messages.size(),
-                posts.send(queue, keyId, clientId, messages, attributes, largest));
+                producer -> posts.send(
+                        queue, keyId, clientId, NewMessage.producedBy(messages, producer), attributes, largest));
     }
 
     /**
@@ -182,12 +198,13 @@ public class MessageService {
      */
     public Uni<Optional<long[]>> post(
             String project, QueueName queue, UUID clientId, List<NewMessage> messages, String callMarker) {
-        return spans.around(
+        return spans.producing(
                 MessagingOperation.POST,
                 project,
                 queue.value(),
                 messages.size(),
-                posts.post(project, queue, clientId, messages, callMarker));
+                producer ->
+                        posts.post(project, queue, clientId, NewMessage.producedBy(messages, producer), callMarker));
     }
 
     /** Deletes every message and claim of the queue, on its client (the pool, or a caller's transaction). */

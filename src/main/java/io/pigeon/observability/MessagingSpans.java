@@ -3,13 +3,19 @@ package io.pigeon.observability;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -59,6 +65,69 @@ public class MessagingSpans {
     }
 
     /**
+     * {@code work} in a consumer span of {@code operation} on a queue, counting the messages its outcome holds and
+     * linking to the span that produced each ({@code producers}: the W3C {@code traceparent} each taken message carries,
+     * null for one that carries none), as the messaging conventions link a batch receive to its messages' creation.
+     */
+    public <T> Uni<T> consuming(
+            MessagingOperation operation,
+            String project,
+            String queue,
+            Uni<T> work,
+            ToIntFunction<T> counted,
+            Function<T, List<String>> producers) {
+        if (!on) {
+            return work;
+        }
+        Span span = started(operation, project, queue, -1);
+        return ended(span, -1, work.invoke(taken -> linked(span, producers.apply(taken))), counted);
+    }
+
+    /** Links {@code span} to each valid producer context among {@code producers} (W3C traceparents, nulls skipped). */
+    private static void linked(Span span, List<String> producers) {
+        // Messages of one post share their producer: one link to it says as much as one per message.
+        for (String producer : new LinkedHashSet<>(producers)) {
+            if (producer == null || producer.length() != 55) {
+                continue;
+            }
+            SpanContext context = SpanContext.createFromRemoteParent(
+                    producer.substring(3, 35),
+                    producer.substring(36, 52),
+                    TraceFlags.fromHex(producer, 53),
+                    TraceState.getDefault());
+            if (context.isValid()) {
+                span.addLink(context);
+            }
+        }
+    }
+
+    /**
+     * {@code work} in a producer span of {@code operation} on a queue, counting {@code count} messages: {@code work} is
+     * given the span's W3C {@code traceparent}, the context the messages it stores carry, or null when there is no
+     * span to carry (tracing off, or the span not sampled: then a message carries its caller's context, if any).
+     */
+    public <T> Uni<T> producing(
+            MessagingOperation operation, String project, String queue, int count, Function<String, Uni<T>> work) {
+        if (!on) {
+            return work.apply(null);
+        }
+        Span span = started(operation, project, queue, count);
+        SpanContext context = span.getSpanContext();
+        String producer = context.isSampled()
+                ? "00-" + context.getTraceId() + "-" + context.getSpanId() + "-"
+                        + context.getTraceFlags().asHex()
+                : null;
+        Uni<T> made;
+        try {
+            made = work.apply(producer);
+        } catch (RuntimeException e) {
+            end(span, e);
+            throw e;
+        }
+        return ended(span, count, made, ignored -> -1);
+    }
+
+    /**
      * A server span for work that no HTTP or gRPC span covers (a websocket frame): {@code work} is made with the span
      * current, so that the spans of the operations it calls are its children.
      */
@@ -92,6 +161,10 @@ public class MessagingSpans {
             int count,
             Uni<T> work,
             ToIntFunction<T> counted) {
+        return ended(started(operation, project, queue, count), count, work, counted);
+    }
+
+    private Span started(MessagingOperation operation, String project, String queue, int count) {
         Span span = tracer.spanBuilder(operation.operationName() + " " + queue)
                 .setParent(Context.current())
                 .setSpanKind(operation.kind())
@@ -104,6 +177,11 @@ public class MessagingSpans {
         if (count >= 0) {
             span.setAttribute(BATCH_COUNT, count);
         }
+        return span;
+    }
+
+    /** {@code work}, ending {@code span} when it ends, with the count of messages its outcome holds if not known. */
+    private static <T> Uni<T> ended(Span span, int count, Uni<T> work, ToIntFunction<T> counted) {
         return work.onItemOrFailure()
                 .invoke((item, failure) -> {
                     if (failure == null && count < 0) {

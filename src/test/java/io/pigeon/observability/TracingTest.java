@@ -118,6 +118,52 @@ class TracingTest {
     }
 
     @Test
+    void aClaimLinksToTheProducerSpanOfEachMessageItTook() {
+        String project = Api.newProject();
+        String first = randomHex(16);
+        String second = randomHex(16);
+        for (String trace : List.of(first, second)) {
+            Api.as(project)
+                    .header("traceparent", "00-" + trace + "-" + randomHex(8) + "-01")
+                    .contentType("application/json")
+                    .body("{\"messages\": [{\"ttl\": 300, \"body\": 1}, {\"ttl\": 300, \"body\": 2}]}")
+                    .post("/v2/queues/linked/messages")
+                    .then()
+                    .statusCode(201);
+        }
+        CollectedSpan firstPost =
+                awaitOne(inTrace(first).and(span -> span.name().equals("post linked")));
+        CollectedSpan secondPost =
+                awaitOne(inTrace(second).and(span -> span.name().equals("post linked")));
+        String consumer = randomHex(16);
+        Response claimed = Api.as(project)
+                .header("traceparent", "00-" + consumer + "-" + randomHex(8) + "-01")
+                .contentType("application/json")
+                .body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/linked/claims?limit=4&include=trace");
+        claimed.then().statusCode(201);
+
+        // Each message carries its producer span's context, which continued its caller's trace.
+        assertEquals(
+                List.of(
+                        context(first, firstPost),
+                        context(first, firstPost),
+                        context(second, secondPost),
+                        context(second, secondPost)),
+                claimed.jsonPath().getList("messages.trace.traceparent"));
+        CollectedSpan claim = awaitOne(inTrace(consumer).and(span -> span.name().equals("claim linked")));
+        assertEquals(
+                List.of(first + "-" + firstPost.spanId(), second + "-" + secondPost.spanId()),
+                claim.links(),
+                "one link to each producer span");
+    }
+
+    /** The W3C traceparent of a sampled span. */
+    private static String context(String trace, CollectedSpan span) {
+        return "00-" + trace + "-" + span.spanId() + "-01";
+    }
+
+    @Test
     void theSqsDoorMakesAServerSpanAndASendChild() {
         String project = Api.newProject();
         String url = sqs(project, "CreateQueue", "{\"QueueName\": \"traced-sqs\"}")

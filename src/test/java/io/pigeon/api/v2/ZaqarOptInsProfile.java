@@ -13,8 +13,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>Zaqar's {@code require_confirmation} ({@code pigeon.notification.require-confirmation},
- *       RequiredConfirmationTest): it acts on webhook subscriptions, which no other class of this profile makes
- *       ({@code mailto:} subscribers must confirm either way, see below).
+ *       RequiredConfirmationTest): it acts on webhook subscriptions, which no other class of this profile makes but
+ *       TracingJourneyTest, which confirms its one ({@code mailto:} subscribers must confirm either way, see below).
  *   <li>Zaqar's {@code message_delete_with_claim_id} ({@code pigeon.message-delete-with-claim-id},
  *       DeleteWithClaimIdsTest): it acts on bulk deletes by id, which no other class makes.
  *   <li>Mail (MailNotificationTest), through an SMTP server the test starts itself on a free port of this machine
@@ -27,7 +27,7 @@ import java.util.Map;
  *   <li>Small bounds on websocket messages still arriving (ZaqarSocketArrivingBytesTest): 2,000,000 bytes over the
  *       replica as counted (twice the bytes), 3 s to finish a message, a ping every second. No other class of this
  *       profile opens a socket but TracingTest, for one small frame.
- *   <li>Tracing (TracingTest): spans exported over OTLP/HTTP to a collector the tests start on a
+ *   <li>Tracing (TracingTest, TracingJourneyTest): spans exported over OTLP/HTTP to a collector the tests start on a
  *       free port ({@link #OTLP_PORT}), every second. The other classes' requests are traced too, which changes none
  *       of their answers (and their spans go nowhere while no tracing test runs).
  *   <li>A batching window of 10 ms ({@code pigeon.coalescing.window}, WindowedStatementsTest): a request waits for

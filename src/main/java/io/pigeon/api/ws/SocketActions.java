@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
+import io.pigeon.api.TraceHeaders;
 import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.MessageIdReader;
@@ -22,7 +23,9 @@ import io.pigeon.message.MessageDeletes;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessagePops;
 import io.pigeon.message.MessageService;
+import io.pigeon.message.NewMessage;
 import io.pigeon.message.RequestedIds;
+import io.pigeon.message.TraceContext;
 import io.pigeon.observability.MessagingSpans;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.QueueName;
@@ -342,7 +345,13 @@ class SocketActions {
         // The document in v2's shape: each message's ttl, delay (honoured, as HTTP v2 does) and body, bounded as there.
         var posted = MessagePostReader.read(document, ApiVersion.V2, messages.bounds());
         QueueName queue = call.queue();
-        return messages.postCreatingQueue(call.project(), queue, clientId, posted, document.length, true, "")
+        // The frame's W3C trace context headers go with each message, as an HTTP post's do (TraceHeaders).
+        TraceContext trace = TraceContext.of(
+                call.request().header(TraceHeaders.PARENT), call.request().header(TraceHeaders.STATE));
+        List<NewMessage> carried = trace == null
+                ? posted
+                : posted.stream().map(message -> message.withTrace(trace)).toList();
+        return messages.postCreatingQueue(call.project(), queue, clientId, carried, document.length, true, "")
                 .map(ids -> {
                     ObjectNode body = FrameCodec.object();
                     ArrayNode listed = body.putArray("message_ids");

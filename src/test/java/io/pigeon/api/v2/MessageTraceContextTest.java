@@ -7,20 +7,28 @@ import static org.hamcrest.Matchers.hasKey;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pigeon.maintenance.Sweeper;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.Receiver;
+import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,6 +49,9 @@ class MessageTraceContextTest {
 
     @Inject
     Sweeper sweeper;
+
+    @TestHTTPResource("/")
+    URI root;
 
     private final String project = Api.newProject();
 
@@ -197,6 +208,45 @@ class MessageTraceContextTest {
         Response read = Api.as(project).get("/v2/queues/" + queue + "/messages?echo=true&include=trace");
         read.then().statusCode(200).body("messages[0].trace.traceparent", equalTo(PARENT));
         return read.jsonPath().getString("messages[0].trace.tracestate");
+    }
+
+    /** A websocket frame's {@code headers} carry the context as an HTTP post's headers do. */
+    @Test
+    void aWebsocketPostStoresItsFramesContext() throws Exception {
+        CompletableFuture<String> answer = new CompletableFuture<>();
+        WebSocket socket = HttpClient.newHttpClient()
+                .newWebSocketBuilder()
+                .buildAsync(URI.create(root.toString().replace("http", "ws")), new WebSocket.Listener() {
+                    private final StringBuilder text = new StringBuilder();
+
+                    @Override
+                    public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+                        text.append(data);
+                        if (last) {
+                            answer.complete(text.toString());
+                        }
+                        webSocket.request(1);
+                        return null;
+                    }
+                })
+                .get(20, TimeUnit.SECONDS);
+        try {
+            socket.sendText(
+                            "{\"action\": \"message_post\", \"headers\": {\"Client-ID\": \"" + Api.CLIENT_ID
+                                    + "\", \"X-Project-ID\": \"" + project + "\", \"traceparent\": \"" + PARENT
+                                    + "\", \"tracestate\": \"" + STATE + "\"}, \"body\": {\"queue_name\":"
+                                    + " \"socket-traced\", \"messages\": [{\"ttl\": 300, \"body\": 1}]}}",
+                            true)
+                    .get(20, TimeUnit.SECONDS);
+            assertTrue(answer.get(20, TimeUnit.SECONDS).contains("201"), "the post is answered");
+        } finally {
+            socket.abort();
+        }
+        Api.as(project)
+                .get("/v2/queues/socket-traced/messages?echo=true&include=trace")
+                .then()
+                .body("messages[0].trace.traceparent", equalTo(PARENT))
+                .body("messages[0].trace.tracestate", equalTo(STATE));
     }
 
     @Test

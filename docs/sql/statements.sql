@@ -109,14 +109,15 @@ claimed AS (
         expires_at = m.created_at + GREATEST(m.ttl, LEAST(ceil(extract(epoch FROM now() - m.created_at))::int + t.ttl + t.grace, $7)) * interval '1 second'
     FROM taken t
     WHERE m.queue_id = t.queue_id AND m.id = t.id
-    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+    RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group,
+              m.traceparent, m.tracestate),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
     FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
     JOIN ranked r ON r.claim_index = h.claim_index)
 SELECT a.queue_id, a.claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       c.message_group, a.wait_default, a.ordering
+       c.message_group, c.traceparent, c.tracestate, a.wait_default, a.ordering
 FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
 ORDER BY a.claim_index, c.id;
 
@@ -208,14 +209,15 @@ filled AS (SELECT f.id FROM (
 SELECT id FROM turns
 UNION
 SELECT id FROM filled))
-    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+              m.tracestate),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
     FROM q
     WHERE EXISTS (SELECT 1 FROM claimed))
 SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       c.message_group, q.wait_default, q.ordering
+       c.message_group, c.traceparent, c.tracestate, q.wait_default, q.ordering
 FROM q LEFT JOIN claimed c ON true
 ORDER BY c.id;
 
@@ -252,20 +254,21 @@ claimed AS (
         ORDER BY m.claim_expires_at LIMIT $4
         FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $4))
-    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+              m.tracestate),
 recorded AS (
     INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
     SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
     FROM q
     WHERE EXISTS (SELECT 1 FROM claimed))
 SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS age, c.body, c.key_id, c.claim_count,
-       c.message_group, q.wait_default, q.ordering
+       c.message_group, c.traceparent, c.tracestate, q.wait_default, q.ordering
 FROM q LEFT JOIN claimed c ON true
 ORDER BY c.id;
 
 -- name: ClaimStore.GET
 SELECT c.ttl AS claim_ttl, floor(extract(epoch FROM now() - c.created_at))::bigint AS claim_age, m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count,
-       m.message_group
+       m.message_group, m.traceparent, m.tracestate
 FROM queues q
 JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
 LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)
@@ -639,7 +642,7 @@ LEFT JOIN LATERAL (
 WHERE g.id = chosen.id
 RETURNING g.id, g.lease_token, g.project, g.merge_key, g.method, g.target, g.envelope, g.headers::text AS headers,
           g.retry_policy::text AS retry_policy, g.attempts, g.body AS single_body,
-          g.sealed_body, g.sealed_key_id,
+          g.sealed_body, g.sealed_key_id, g.traceparent,
           extract(epoch FROM now() - g.created_at)::float8 AS age,
           extract(epoch FROM now() - chosen.fire_at)::float8 AS lateness,
           items.item_ids, items.bodies, items.more;
@@ -818,7 +821,8 @@ settled AS MATERIALIZED (
 moved AS (
     DELETE FROM messages m
     WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
-    RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes, m.message_group),
+    RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes, m.message_group,
+              m.traceparent, m.tracestate),
 -- Each queue's total of messages moved out of it (/q/metrics/queues), in the statement that moves them:
 -- counted exactly once, whatever replica sweeps. Rows are locked in queue order, as every flush locks them.
 dead_letters_counted AS (
@@ -829,15 +833,16 @@ dead_letters_counted AS (
 -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21),
 -- and keeps its id, as SQS keeps a dead-lettered message's MessageId (a redrive keeps it too), and its group
 -- (decision 0020: it left its group's order in the queue it came from; in the dead-letter queue it is in it
--- again, as SQS keeps a dead-lettered message's MessageGroupId).
+-- again, as SQS keeps a dead-lettered message's MessageGroupId), and its trace context (migration V35: a
+-- consumer of the dead-letter queue can still find the trace that produced it).
 dead_lettered AS (
     INSERT INTO messages (id, queue_id, client_id, ttl, body, key_id, expires_at, visible_at,
-                          dead_letter_source, sqs_attributes, message_group)
+                          dead_letter_source, sqs_attributes, message_group, traceparent, tracestate)
     OVERRIDING SYSTEM VALUE
     SELECT m.id, t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
            now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
            CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name, m.sqs_attributes,
-           m.message_group
+           m.message_group, m.traceparent, m.tracestate
     FROM moved m JOIN targets t ON t.queue_id = m.queue_id
     ORDER BY m.id
     RETURNING id),
@@ -943,20 +948,22 @@ SELECT t.claimed, EXISTS (SELECT 1 FROM deleted) AS deleted, (SELECT count(*) FR
 FROM target t;
 
 -- name: MessageStore.GET_BY_IDS
-SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count, m.message_group
+SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+       m.tracestate
 FROM queues q JOIN messages m ON m.queue_id = q.id
 WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
 ORDER BY m.id;
 
 -- name: MessageStore.LIST
 SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
-       m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count, m.message_group
+       m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent, m.tracestate
 FROM queues q
 CROSS JOIN LATERAL (
     SELECT max(r.id) AS last_id, count(*) AS size
     FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
 LEFT JOIN LATERAL (
-    SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count, m.message_group
+    SELECT m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+           m.tracestate
     FROM messages m
     WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
       AND ($5 OR m.client_id <> $4)
@@ -1068,7 +1075,7 @@ SELECT id FROM filled) ELSE ARRAY(SELECT f.id FROM (
         FOR UPDATE OF m SKIP LOCKED) r
 ) f ORDER BY f.id LIMIT $3) END)
 RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
-          m.claim_count + 1 AS claim_count, m.message_group;
+          m.claim_count + 1 AS claim_count, m.message_group, m.traceparent, m.tracestate;
 
 -- name: MessageStore.POST
 WITH inserted AS (
@@ -1082,7 +1089,7 @@ AND (NOT COALESCE((q.metadata->'_content_based_deduplication')::jsonb = 'true'::
      OR current_setting('pigeon.deduplicating', true) = 'on'
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))
     ORDER BY t.ord
-    RETURNING id, ttl, body, visible_at, key_id),
+    RETURNING id, ttl, body, visible_at, key_id, traceparent),
 subscribed AS MATERIALIZED (
     SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
     FROM (SELECT s.id AS subscription_id, s.subscriber,
@@ -1101,16 +1108,17 @@ subscribed AS MATERIALIZED (
           AND NOT $12::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
     SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
-           i.ttl, i.body, i.key_id, i.visible_at
+           i.ttl, i.body, i.key_id, i.visible_at, i.traceparent
     FROM inserted i CROSS JOIN subscribed s),
 fan_groups AS (
     INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
-                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes,
+                                 traceparent)
     SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
            f.headers, f.retry_policy,
            COALESCE(f.visible_at, now()),
            c.sealed, f.key_id,
-           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes, f.traceparent
     FROM fan f
     CROSS JOIN LATERAL (
         SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
@@ -1168,17 +1176,19 @@ AND (NOT COALESCE((metadata->'_content_based_deduplication')::jsonb = 'true'::js
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
-                          message_group)
+                          message_group, traceparent, tracestate)
     SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
            now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
            CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                 THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-           $17, n.attributes, n.message_group
-    FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[], $23::text[])
-                       WITH ORDINALITY AS n (ttl, delay, body, attributes, message_group, ord)
+           $17, n.attributes, n.message_group, n.traceparent, n.tracestate
+    FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[], $23::text[], $24::text[],
+                          $25::text[])
+                       WITH ORDINALITY AS n (ttl, delay, body, attributes, message_group, traceparent,
+                                             tracestate, ord)
     WHERE $9 <= t.max_size
     ORDER BY n.ord
-    RETURNING id, ttl, body, visible_at, key_id),
+    RETURNING id, ttl, body, visible_at, key_id, traceparent),
 subscribed AS MATERIALIZED (
     SELECT p.*, COALESCE(octet_length(p.headers::text), 0) + octet_length(p.retry_policy::text) AS own_bytes
     FROM (SELECT s.id AS subscription_id, s.subscriber,
@@ -1197,16 +1207,17 @@ subscribed AS MATERIALIZED (
           AND NOT $18::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
     SELECT s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
-           i.ttl, i.body, i.key_id, i.visible_at
+           i.ttl, i.body, i.key_id, i.visible_at, i.traceparent
     FROM inserted i CROSS JOIN subscribed s),
 fan_groups AS (
     INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
-                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes,
+                                 traceparent)
     SELECT $1, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
            f.headers, f.retry_policy,
            COALESCE(f.visible_at, now()),
            c.sealed, f.key_id,
-           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes, f.traceparent
     FROM fan f
     CROSS JOIN LATERAL (
         SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
@@ -1283,19 +1294,21 @@ AND (NOT COALESCE((t.metadata->'_content_based_deduplication')::jsonb = 'true'::
      OR pigeon_refuse('DDP', 'the queue deduplicates its messages by content'))),
 inserted AS (
     INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
-                          message_group)
+                          message_group, traceparent, tracestate)
     SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
            now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
            CASE WHEN COALESCE(n.delay, r.default_delay) > 0
                 THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
-           r.key_id, n.attributes, n.message_group
+           r.key_id, n.attributes, n.message_group, n.traceparent, n.tracestate
     FROM routed r
-    JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[], $24::text[])
-         WITH ORDINALITY AS n (post, ttl, delay, body, attributes, message_group, ord)
+    JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[], $24::text[], $25::text[],
+                $26::text[])
+         WITH ORDINALITY AS n (post, ttl, delay, body, attributes, message_group, traceparent, tracestate,
+                               ord)
       ON n.post = r.post
     WHERE r.fits
     ORDER BY n.ord
-    RETURNING id, queue_id, ttl, body, visible_at, key_id),
+    RETURNING id, queue_id, ttl, body, visible_at, key_id, traceparent),
 stored_posts AS (
     SELECT r.id AS queue_id, count(*) AS messages
     FROM routed r JOIN unnest($6::int[]) AS n (post) ON n.post = r.post
@@ -1319,16 +1332,17 @@ subscribed AS MATERIALIZED (
           AND NOT $19::boolean AND EXISTS (SELECT 1 FROM inserted)) p),
 fan AS MATERIALIZED (
     SELECT s.project, s.queue_name, s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
-           i.ttl, i.body, i.key_id, i.visible_at
+           i.ttl, i.body, i.key_id, i.visible_at, i.traceparent
     FROM inserted i JOIN subscribed s ON s.queue_id = i.queue_id),
 fan_groups AS (
     INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
-                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+                                 headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes,
+                                 traceparent)
     SELECT f.project, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
            f.headers, f.retry_policy,
            COALESCE(f.visible_at, now()),
            c.sealed, f.key_id,
-           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+           octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes, f.traceparent
     FROM fan f
     CROSS JOIN LATERAL (
         SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,
@@ -2116,7 +2130,8 @@ renewed AS (
               * interval '1 second'
     FROM replayable r
     WHERE m.queue_id = r.queue_id AND m.id = ANY(r.message_ids)
-    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+    RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+              m.tracestate),
 claim_renewed AS (
     UPDATE claims c SET expires_at = GREATEST(c.expires_at, now() + $4 * interval '1 second')
     FROM replayable r
@@ -2134,7 +2149,7 @@ SELECT EXISTS (SELECT 1 FROM q) AS queue_found, EXISTS (SELECT 1 FROM attempt) A
                                         WHERE b.project = $1 AND b.expires_at > now() LIMIT $6) b) >= $6
        END AS at_bound,
        r.id, r.ttl, floor(extract(epoch FROM now() - r.created_at))::bigint AS age, r.body, r.key_id,
-       r.claim_count, r.message_group
+       r.claim_count, r.message_group, r.traceparent, r.tracestate
 FROM (SELECT 1) one LEFT JOIN renewed r ON true
 ORDER BY r.id;
 

@@ -133,6 +133,8 @@ class DatabaseSessionTest {
                 .addInteger(NotificationFanOut.MAIL_OFF)
                 .addArrayOfString(new String[0]) // no SQS attributes
                 .addBoolean(true) // a post may create its queue
-                .addArrayOfString(new String[] {null}); // no group
+                .addArrayOfString(new String[] {null}) // no group
+                .addArrayOfString(new String[] {null}) // no traceparent
+                .addArrayOfString(new String[] {null}); // no tracestate
     }
 }

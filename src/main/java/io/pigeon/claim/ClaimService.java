@@ -6,6 +6,8 @@ import io.pigeon.message.Message;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.RequestedIds;
 import io.pigeon.message.UnreadableMessages;
+import io.pigeon.observability.MessagingOperation;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.Ordering;
@@ -41,6 +43,7 @@ public class ClaimService {
     private final Coalescer<SqlClient, ClaimStore.Request, ClaimStore.Claimed> claims;
 
     private final QueueWaits waits;
+    private final MessagingSpans spans;
 
     /** The orderings of the queues this replica last claimed from, so that a claim goes to its statement at once. */
     private final QueueOrderings orderings = new QueueOrderings();
@@ -63,8 +66,10 @@ public class ClaimService {
             QueueMetrics metrics,
             UnreadableMessages unreadable,
             QueueWaits waits,
-            FifoClaimStore fifoStore) {
+            FifoClaimStore fifoStore,
+            MessagingSpans spans) {
         this.store = store;
+        this.spans = spans;
         this.fifoStore = fifoStore;
         this.fifoTurns = new FifoClaimTurns<>(this::fifoTogether);
         this.fifoStatementClaims = metrics.statementRequests("fifo-claim");
@@ -141,10 +146,13 @@ public class ClaimService {
     public Uni<Optional<NewClaim>> take(String project, QueueName queue, Integer limit, ClaimTerms terms) {
         int pageSize = messages.pageSize(limit);
         UUID claimId = UUID.randomUUID();
-        return PlacedQueue.of(databases, project, queue)
-                .chain(placed -> once(placed, claimId, pageSize, terms))
-                .map(claimed -> claimed.messages().map(taken -> new NewClaim(claimId, taken)))
-                .invoke(claim -> countEmpty(project, queue, claim));
+        return traced(
+                project,
+                queue,
+                PlacedQueue.of(databases, project, queue)
+                        .chain(placed -> once(placed, claimId, pageSize, terms))
+                        .map(claimed -> claimed.messages().map(taken -> new NewClaim(claimId, taken)))
+                        .invoke(claim -> countEmpty(project, queue, claim)));
     }
 
     /** A claim request answered with no message from an existing queue counts as that queue's empty claim. */
@@ -233,8 +241,22 @@ public class ClaimService {
             requireWait(wait);
         }
         int pageSize = messages.pageSize(limit);
-        return waitingTake(project, grant, queue, pageSize, terms, wait, connected)
-                .invoke(claim -> countEmpty(project, queue, claim));
+        return traced(
+                project,
+                queue,
+                waitingTake(project, grant, queue, pageSize, terms, wait, connected)
+                        .invoke(claim -> countEmpty(project, queue, claim)));
+    }
+
+    /** A claim in its messaging span, which counts the messages taken and links to the span that produced each. */
+    private Uni<Optional<NewClaim>> traced(String project, QueueName queue, Uni<Optional<NewClaim>> claim) {
+        return spans.consuming(
+                MessagingOperation.CLAIM,
+                project,
+                queue.value(),
+                claim,
+                taken -> taken.map(c -> c.messages().size()).orElse(0),
+                taken -> taken.map(c -> Message.producers(c.messages())).orElse(List.of()));
     }
 
     private Uni<Optional<NewClaim>> waitingTake(
@@ -363,7 +385,12 @@ public class ClaimService {
 
     /** Releases the claim; releasing an unknown or ended claim is not an error. */
     public Uni<Void> release(String project, QueueName queue, UUID claimId) {
-        return PlacedQueue.of(databases, project, queue).chain(placed -> store.release(placed, claimId));
+        return spans.around(
+                MessagingOperation.RELEASE,
+                project,
+                queue.value(),
+                -1,
+                PlacedQueue.of(databases, project, queue).chain(placed -> store.release(placed, claimId)));
     }
 
     /**

@@ -84,14 +84,15 @@ public class ClaimStore {
                 %1$s
                 FROM q
                 WHERE m.queue_id = q.id AND m.id = ANY(%4$s)
-                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+                          m.tracestate),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                 SELECT $3, q.id, $5, $6, now() + $5 * interval '1 second', ARRAY(SELECT id FROM claimed ORDER BY id)
                 FROM q
                 WHERE EXISTS (SELECT 1 FROM claimed))
             SELECT q.id AS queue_id, 1 AS claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count,
-                   c.message_group, q.wait_default, q.ordering
+                   c.message_group, c.traceparent, c.tracestate, q.wait_default, q.ordering
             FROM q LEFT JOIN claimed c ON true
             ORDER BY c.id"""
                 .formatted(
@@ -159,14 +160,15 @@ public class ClaimStore {
                 %1$s
                 FROM taken t
                 WHERE m.queue_id = t.queue_id AND m.id = t.id
-                RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+                RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group,
+                          m.traceparent, m.tracestate),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                 SELECT r.claim_id, r.queue_id, r.ttl, r.grace, now() + r.ttl * interval '1 second', h.ids
                 FROM (SELECT claim_index, array_agg(id ORDER BY id) AS ids FROM claimed GROUP BY claim_index) h
                 JOIN ranked r ON r.claim_index = h.claim_index)
             SELECT a.queue_id, a.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count,
-                   c.message_group, a.wait_default, a.ordering
+                   c.message_group, c.traceparent, c.tracestate, a.wait_default, a.ordering
             FROM asked a LEFT JOIN claimed c ON c.claim_index = a.claim_index
             ORDER BY a.claim_index, c.id"""
                     .formatted(
@@ -181,7 +183,7 @@ public class ClaimStore {
     private static final String GET =
             """
             SELECT c.ttl AS claim_ttl, %1$s AS claim_age, m.id, m.ttl, %2$s AS age, m.body, m.key_id, m.claim_count,
-                   m.message_group
+                   m.message_group, m.traceparent, m.tracestate
             FROM queues q
             JOIN claims c ON c.queue_id = q.id AND c.id = $3 AND c.expires_at > now()
             LEFT JOIN messages m ON m.queue_id = c.queue_id AND m.id = ANY(c.message_ids)

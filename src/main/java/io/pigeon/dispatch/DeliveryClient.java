@@ -52,6 +52,9 @@ public class DeliveryClient {
 
     public static final String ATTEMPT_HEADER = "X-Pigeon-Attempt";
 
+    /** The W3C trace context of the message a notification is of, when it carries one (a call's and a mail's header). */
+    public static final String TRACEPARENT_HEADER = "traceparent";
+
     /** Answer bytes read (and dropped) before the connection is closed instead. */
     static final int MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -229,6 +232,10 @@ public class DeliveryClient {
                     options.putHeader(GROUP_HEADER, Long.toString(group.id()));
                     options.putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()));
                     options.putHeader(CallMarker.HEADER, marked);
+                    if (group.traceparent() != null) {
+                        // The notified message's trace context (W3C), set last: a subscriber's own header loses.
+                        options.putHeader(TRACEPARENT_HEADER, group.traceparent());
+                    }
                     client.request(options).onComplete(requested -> {
                         if (requested.failed()) {
                             emitter.fail(requested.cause());

@@ -155,7 +155,7 @@ public class DispatchStore {
             WHERE g.id = chosen.id
             RETURNING g.id, g.lease_token, g.project, g.merge_key, g.method, g.target, g.envelope, g.headers::text AS headers,
                       g.retry_policy::text AS retry_policy, g.attempts, g.body AS single_body,
-                      g.sealed_body, g.sealed_key_id,
+                      g.sealed_body, g.sealed_key_id, g.traceparent,
                       extract(epoch FROM now() - g.created_at)::float8 AS age,
                       extract(epoch FROM now() - chosen.fire_at)::float8 AS lateness,
                       items.item_ids, items.bodies, items.more""";
@@ -340,7 +340,8 @@ public class DispatchStore {
             boolean moreItems,
             String sealedBody,
             String sealedKeyId,
-            Long subscription) {}
+            Long subscription,
+            String traceparent) {}
 
     /** The part of a listing's row that says which group it is, its path and its calls so far. */
     private static ListedGroup listedGroup(Row row) {
@@ -537,7 +538,8 @@ public class DispatchStore {
                         Boolean.TRUE.equals(row.getBoolean("more")),
                         row.getString("sealed_body"),
                         row.getString("sealed_key_id"),
-                        single ? NotificationFanOut.subscriptionOf(row.getString("merge_key")) : null));
+                        single ? NotificationFanOut.subscriptionOf(row.getString("merge_key")) : null,
+                        row.getString("traceparent")));
             }
             return taken;
         });

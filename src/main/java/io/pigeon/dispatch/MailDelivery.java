@@ -146,6 +146,9 @@ public class MailDelivery {
                             .setTo(List.of(mail.to()))
                             .setSubject(mail.subject())
                             .setText(mail.text());
+                    if (group.traceparent() != null) {
+                        message.addHeader(DeliveryClient.TRACEPARENT_HEADER, group.traceparent());
+                    }
                     senders.envelopeSender().ifPresent(message::setBounceAddress);
                     return smtp.sendMail(message).replaceWith(DeliveryClient.Outcome.DELIVERED);
                 })

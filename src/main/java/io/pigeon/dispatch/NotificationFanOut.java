@@ -11,7 +11,9 @@ package io.pigeon.dispatch;
  * <p>A sealed message stays sealed in its notification: the document holds the sealed text as a JSON string where
  * the body goes, and the row keeps that text and its key id, for the dispatcher to open when it sends the call.
  *
- * <p>Used after a CTE {@code inserted(id, ttl, body, key_id, visible_at)}, with $1 the project and $2 the
+ * <p>A message's {@code traceparent} (migration V35) goes with its notifications, which send it as a header.
+ *
+ * <p>Used after a CTE {@code inserted(id, ttl, body, key_id, visible_at, traceparent)}, with $1 the project and $2 the
  * queue's name; or, in a statement that posts to several queues, with each message's {@code queue_id} (see
  * {@link #ctesAcrossQueues}). The statement reports {@link #QUEUED}, so that the caller can wake the dispatcher.
  *
@@ -50,16 +52,17 @@ public final class NotificationFanOut {
                       AND NOT %4$s AND EXISTS (SELECT 1 FROM inserted)) p),
             fan AS MATERIALIZED (
                 SELECT {fan}s.subscription_id, s.subscriber, s.template, s.headers, s.retry_policy, s.own_bytes,
-                       i.ttl, i.body, i.key_id, i.visible_at
+                       i.ttl, i.body, i.key_id, i.visible_at, i.traceparent
                 FROM inserted i {join}),
             fan_groups AS (
                 INSERT INTO dispatch_groups (project, merge_key, method, target, mergeable, envelope, body,
-                                             headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes)
+                                             headers, retry_policy, fire_at, sealed_body, sealed_key_id, item_bytes,
+                                             traceparent)
                 SELECT {project}, '-subscription:' || f.subscription_id, 'POST', f.subscriber, false, 'single', c.body,
                        f.headers, f.retry_policy,
                        COALESCE(f.visible_at, now()),
                        c.sealed, f.key_id,
-                       octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes
+                       octet_length(c.body) + COALESCE(octet_length(c.sealed), 0) + f.own_bytes, f.traceparent
                 FROM fan f
                 CROSS JOIN LATERAL (
                     SELECT json_build_object('body', CASE WHEN f.key_id IS NULL THEN f.body::json ELSE to_json(f.body) END,

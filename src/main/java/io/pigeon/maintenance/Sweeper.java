@@ -101,7 +101,8 @@ public class Sweeper {
             moved AS (
                 DELETE FROM messages m
                 WHERE m.ctid = ANY(ARRAY(SELECT row FROM settled WHERE dead))
-                RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes, m.message_group),
+                RETURNING m.queue_id, m.id, m.client_id, m.body, m.key_id, m.ttl, m.sqs_attributes, m.message_group,
+                          m.traceparent, m.tracestate),
             -- Each queue's total of messages moved out of it (/q/metrics/queues), in the statement that moves them:
             -- counted exactly once, whatever replica sweeps. Rows are locked in queue order, as every flush locks them.
             dead_letters_counted AS (
@@ -112,15 +113,16 @@ public class Sweeper {
             -- queue (RESEALING). Each records the queue it came from, where a redrive moves it back (migration V21),
             -- and keeps its id, as SQS keeps a dead-lettered message's MessageId (a redrive keeps it too), and its group
             -- (decision 0020: it left its group's order in the queue it came from; in the dead-letter queue it is in it
-            -- again, as SQS keeps a dead-lettered message's MessageGroupId).
+            -- again, as SQS keeps a dead-lettered message's MessageGroupId), and its trace context (migration V35: a
+            -- consumer of the dead-letter queue can still find the trace that produced it).
             dead_lettered AS (
                 INSERT INTO messages (id, queue_id, client_id, ttl, body, key_id, expires_at, visible_at,
-                                      dead_letter_source, sqs_attributes, message_group)
+                                      dead_letter_source, sqs_attributes, message_group, traceparent, tracestate)
                 OVERRIDING SYSTEM VALUE
                 SELECT m.id, t.dead_letter_queue_id, m.client_id, COALESCE(t.dead_letter_ttl, m.ttl), m.body, m.key_id,
                        now() + COALESCE(t.dead_letter_ttl, m.ttl) * interval '1 second',
                        CASE WHEN m.key_id IS NOT NULL THEN 'infinity'::timestamptz END, t.name, m.sqs_attributes,
-                       m.message_group
+                       m.message_group, m.traceparent, m.tracestate
                 FROM moved m JOIN targets t ON t.queue_id = m.queue_id
                 ORDER BY m.id
                 RETURNING id),

@@ -1,6 +1,8 @@
 package io.pigeon.message;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.MessagingOperation;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -27,6 +29,7 @@ public class MessageDeletes {
     private final PigeonConfig config;
     private final QueueMetrics metrics;
     private final PageLimits limits;
+    private final MessagingSpans spans;
     /** Deletes by ids on one database arriving while one is running share the next statement, whatever their queues. */
     private final Coalescer<SqlClient, MessageStore.IdsInQueue, Integer> deletesByIds;
 
@@ -35,7 +38,9 @@ public class MessageDeletes {
             QueueDatabases databases,
             PigeonConfig config,
             CoalescingSettings coalescingSettings,
-            QueueMetrics metrics) {
+            QueueMetrics metrics,
+            MessagingSpans spans) {
+        this.spans = spans;
         this.store = store;
         this.databases = databases;
         this.config = config;
@@ -54,6 +59,11 @@ public class MessageDeletes {
      * null when none is given); a message that is already gone is not an error.
      */
     public Uni<Void> delete(String project, QueueName queue, long id, UUID claimId) {
+        return spans.around(
+                MessagingOperation.DELETE, project, queue.value(), 1, deleteOne(project, queue, id, claimId));
+    }
+
+    private Uni<Void> deleteOne(String project, QueueName queue, long id, UUID claimId) {
         return PlacedQueue.of(databases, project, queue)
                 .chain(placed -> store.delete(placed, id, claimId))
                 .map(outcome -> switch (outcome) {
@@ -90,11 +100,16 @@ public class MessageDeletes {
         limits.requireIdCount(ids);
         return ids.rowIds().length == 0
                 ? Uni.createFrom().voidItem()
-                : PlacedQueue.of(databases, project, queue)
-                        .chain(placed ->
-                                deletesByIds.submit(placed.db(), new MessageStore.IdsInQueue(placed, ids.rowIds())))
-                        .invoke(count -> metrics.deleted(project, queue.value(), count))
-                        .replaceWithVoid();
+                : spans.around(
+                        MessagingOperation.DELETE,
+                        project,
+                        queue.value(),
+                        ids.rowIds().length,
+                        PlacedQueue.of(databases, project, queue)
+                                .chain(placed -> deletesByIds.submit(
+                                        placed.db(), new MessageStore.IdsInQueue(placed, ids.rowIds())))
+                                .invoke(count -> metrics.deleted(project, queue.value(), count))
+                                .replaceWithVoid());
     }
 
     /** Whether a v2 bulk delete must name the claims of the claimed messages among its ids. */

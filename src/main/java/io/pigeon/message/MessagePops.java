@@ -1,6 +1,8 @@
 package io.pigeon.message;
 
 import io.pigeon.config.PigeonConfig;
+import io.pigeon.observability.MessagingOperation;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -27,6 +29,7 @@ public class MessagePops {
     private final QueueMetrics metrics;
     private final UnreadableMessages unreadable;
     private final QueueWaits waits;
+    private final MessagingSpans spans;
 
     public MessagePops(
             MessageStore store,
@@ -34,7 +37,9 @@ public class MessagePops {
             PigeonConfig config,
             QueueMetrics metrics,
             UnreadableMessages unreadable,
-            QueueWaits waits) {
+            QueueWaits waits,
+            MessagingSpans spans) {
+        this.spans = spans;
         this.store = store;
         this.databases = databases;
         this.config = config;
@@ -49,7 +54,13 @@ public class MessagePops {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
-        return PlacedQueue.of(databases, project, queue).chain(placed -> popOnce(placed, count));
+        return spans.consuming(
+                MessagingOperation.POP,
+                project,
+                queue.value(),
+                PlacedQueue.of(databases, project, queue).chain(placed -> popOnce(placed, count)),
+                List::size,
+                Message::producers);
     }
 
     private Uni<List<Message>> popOnce(PlacedQueue placed, int count) {
@@ -75,6 +86,17 @@ public class MessagePops {
             throw Rejection.invalidRequest(
                     "Pop value must be at least 1 and may not be greater than " + config.maxMessagesPerPage() + ".");
         }
+        return spans.consuming(
+                MessagingOperation.POP,
+                project,
+                queue.value(),
+                popWaiting(project, grant, queue, count, wait, connected),
+                popped -> popped.map(List::size).orElse(0),
+                popped -> popped.map(Message::producers).orElse(List.of()));
+    }
+
+    private Uni<Optional<List<Message>>> popWaiting(
+            String project, String grant, QueueName queue, int count, Integer wait, BooleanSupplier connected) {
         return PlacedQueue.of(databases, project, queue).chain(placed -> {
             long seen = waits.seen(placed);
             return popOnce(placed, count).chain(first -> {

@@ -145,7 +145,11 @@ final class MessagePosts {
                 ? messages
                 : messages.stream()
                         .map(m -> new NewMessage(
-                                m.ttl() == null ? config.defaultMessageTtl() : m.ttl(), 0, m.body(), m.group()))
+                                m.ttl() == null ? config.defaultMessageTtl() : m.ttl(),
+                                0,
+                                m.body(),
+                                m.group(),
+                                m.trace()))
                         .toList();
     }
 

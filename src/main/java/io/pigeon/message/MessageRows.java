@@ -54,7 +54,8 @@ public final class MessageRows {
                     row.getLong("age"),
                     cipher.open(project, queue, keyId, row.getString("body")),
                     claimCount(row),
-                    group(row));
+                    group(row),
+                    trace(row));
         } catch (MessageCipher.Unreadable e) {
             unreadable.add(new Unopened(row.getLong("id"), keyId, e.getMessage(), row));
             return null;
@@ -74,6 +75,12 @@ public final class MessageRows {
     private static String group(Row row) {
         int column = row.getColumnIndex("message_group");
         return column < 0 ? null : row.getString(column);
+    }
+
+    /** The row's trace context, where the statement selects it (null: none, or not selected). */
+    private static TraceContext trace(Row row) {
+        int column = row.getColumnIndex("traceparent");
+        return column < 0 ? null : TraceContext.stored(row.getString(column), row.getString("tracestate"));
     }
 
     public Read read(Iterable<Row> rows) {

@@ -4,6 +4,8 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.dispatch.CallMarker;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.encryption.MessageCipher;
+import io.pigeon.observability.MessagingOperation;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -30,6 +32,7 @@ public class MessageService {
     private final QueueDatabases databases;
     private final QueueMetrics metrics;
     private final UnreadableMessages unreadable;
+    private final MessagingSpans spans;
     /** Read from the configuration once: it does not change while the application runs. */
     private final MessageBounds bounds;
     /** How many messages a request may name or take. */
@@ -47,7 +50,9 @@ public class MessageService {
             MessageCipher cipher,
             UnreadableMessages unreadable,
             CallMarker marker,
-            PostKeyStore postKeys) {
+            PostKeyStore postKeys,
+            MessagingSpans spans) {
+        this.spans = spans;
         this.unreadable = unreadable;
         this.store = store;
         this.databases = databases;
@@ -97,7 +102,19 @@ public class MessageService {
             int documentSize,
             boolean queueAttributes,
             String callMarker) {
-        return posts.postCreatingQueue(project, queue, clientId, messages, documentSize, queueAttributes, callMarker);
+        return spans.producing(
+                MessagingOperation.POST,
+                project,
+                queue.value(),
+                messages.size(),
+                producer -> posts.postCreatingQueue(
+                        project,
+                        queue,
+                        clientId,
+                        NewMessage.producedBy(messages, producer),
+                        documentSize,
+                        queueAttributes,
+                        callMarker));
     }
 
     /**
@@ -116,8 +133,20 @@ public class MessageService {
             boolean queueAttributes,
             String callMarker,
             PostKeys keys) {
-        return posts.postCreatingQueue(
-                project, queue, clientId, messages, documentSize, queueAttributes, callMarker, keys);
+        return spans.producing(
+                MessagingOperation.POST,
+                project,
+                queue.value(),
+                messages.size(),
+                producer -> posts.postCreatingQueue(
+                        project,
+                        queue,
+                        clientId,
+                        NewMessage.producedBy(messages, producer),
+                        documentSize,
+                        queueAttributes,
+                        callMarker,
+                        keys));
     }
 
     /**
@@ -132,7 +161,13 @@ public class MessageService {
             List<NewMessage> messages,
             String callMarker,
             PostKeys keys) {
-        return posts.post(project, queue, clientId, messages, callMarker, keys);
+        return spans.producing(
+                MessagingOperation.POST,
+                project,
+                queue.value(),
+                messages.size(),
+                producer -> posts.post(
+                        project, queue, clientId, NewMessage.producedBy(messages, producer), callMarker, keys));
     }
 
     /**
@@ -148,7 +183,13 @@ public class MessageService {
             List<NewMessage> messages,
             List<String> attributes,
             int largest) {
-        return posts.send(queue, keyId, clientId, messages, attributes, largest);
+        return spans.producing(
+                MessagingOperation.SEND,
+                queue.project(),
+                queue.name().value(),
+                messages.size(),
+                producer -> posts.send(
+                        queue, keyId, clientId, NewMessage.producedBy(messages, producer), attributes, largest));
     }
 
     /**
@@ -157,7 +198,13 @@ public class MessageService {
      */
     public Uni<Optional<long[]>> post(
             String project, QueueName queue, UUID clientId, List<NewMessage> messages, String callMarker) {
-        return posts.post(project, queue, clientId, messages, callMarker);
+        return spans.producing(
+                MessagingOperation.POST,
+                project,
+                queue.value(),
+                messages.size(),
+                producer ->
+                        posts.post(project, queue, clientId, NewMessage.producedBy(messages, producer), callMarker));
     }
 
     /** Deletes every message and claim of the queue, on its client (the pool, or a caller's transaction). */

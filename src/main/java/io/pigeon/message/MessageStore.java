@@ -83,7 +83,7 @@ public class MessageStore {
                 FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
                 WHERE q.project = $1 AND q.name = $2 AND %s AND %s
                 ORDER BY t.ord
-                RETURNING id, ttl, body, visible_at, key_id),
+                RETURNING id, ttl, body, visible_at, key_id, traceparent),
             %s,
             %s
             SELECT id, %s AS notifications, %s AS sockets_told, %s AS waiters_told FROM inserted WHERE %s"""
@@ -120,13 +120,14 @@ public class MessageStore {
     private static final String LIST =
             """
             SELECT q.id AS queue_id, w.last_id AS window_last_id, w.size AS window_size,
-                   m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count, m.message_group
+                   m.id, m.ttl, m.age, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent, m.tracestate
             FROM queues q
             CROSS JOIN LATERAL (
                 SELECT max(r.id) AS last_id, count(*) AS size
                 FROM (SELECT m.id FROM messages m WHERE m.queue_id = q.id AND m.id > $3 ORDER BY m.id LIMIT $9) r) w
             LEFT JOIN LATERAL (
-                SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count, m.message_group
+                SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+                       m.tracestate
                 FROM messages m
                 WHERE m.queue_id = q.id AND m.id > $3 AND m.id <= w.last_id AND m.expires_at > now()
                   AND ($5 OR m.client_id <> $4)
@@ -148,7 +149,8 @@ public class MessageStore {
     // SQS's send (decision 0019), which never creates its queue ($22 false: a queue missing answers a null max_size)
     // and stores each message's attributes ($21, one element per message; shorter or empty: none, as a Zaqar post's).
     // Each message's group ($23, null: none) goes in message_group (migration V30), which a queue ordered by groups
-    // claims by; a FIFO send runs it inside its deduplicating transaction.
+    // claims by; a FIFO send runs it inside its deduplicating transaction. Each message's trace context ($24
+    // traceparent, $25 tracestate, null: none; migration V35) is stored with it.
     static final String POST_CREATING_QUEUE =
             """
             WITH known AS (
@@ -171,17 +173,19 @@ public class MessageStore {
                 WHERE %s AND %s),
             inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
-                                      message_group)
+                                      message_group, traceparent, tracestate)
                 SELECT t.id, $3, COALESCE(n.ttl, t.default_ttl), n.body,
                        now() + COALESCE(n.ttl, t.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, t.default_delay) > 0
                             THEN now() + COALESCE(n.delay, t.default_delay) * interval '1 second' END,
-                       $17, n.attributes, n.message_group
-                FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[], $23::text[])
-                                   WITH ORDINALITY AS n (ttl, delay, body, attributes, message_group, ord)
+                       $17, n.attributes, n.message_group, n.traceparent, n.tracestate
+                FROM target t, unnest($4::int[], $5::int[], $6::text[], $21::text[], $23::text[], $24::text[],
+                                      $25::text[])
+                                   WITH ORDINALITY AS n (ttl, delay, body, attributes, message_group, traceparent,
+                                                         tracestate, ord)
                 WHERE $9 <= t.max_size
                 ORDER BY n.ord
-                RETURNING id, ttl, body, visible_at, key_id),
+                RETURNING id, ttl, body, visible_at, key_id, traceparent),
             %s,
             %s
             SELECT (SELECT max_size FROM target) AS max_size, ARRAY(SELECT id FROM inserted ORDER BY id) AS ids,
@@ -223,7 +227,8 @@ public class MessageStore {
      * order, which is the order of posts and of each post's messages (ORDER BY n.ord). SQS's sends share it: a post
      * whose $23 is false never creates its queue (a queue is created only when some post to it may create it; one
      * missing answers a null max_size), and each message stores its SQS attributes ($22, null for none; empty when
-     * no post has any). Each message's group is $24 (null: none).
+     * no post has any). Each message's group is $24 (null: none), its trace context $25 and $26 (traceparent and
+     * tracestate, null: none).
      *
      * The generic plan (the pool's plan_cache_mode=force_generic_plan), checked with EXPLAIN EXECUTE on PostgreSQL 15
      * holding 10,000 queues of 2,000 projects, 3,000 subscriptions, 50,000 messages and 5,800 quota breaches: each
@@ -272,19 +277,21 @@ public class MessageStore {
                 WHERE %s),
             inserted AS (
                 INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, visible_at, key_id, sqs_attributes,
-                                      message_group)
+                                      message_group, traceparent, tracestate)
                 SELECT r.id, r.client_id, COALESCE(n.ttl, r.default_ttl), n.body,
                        now() + COALESCE(n.ttl, r.default_ttl) * interval '1 second',
                        CASE WHEN COALESCE(n.delay, r.default_delay) > 0
                             THEN now() + COALESCE(n.delay, r.default_delay) * interval '1 second' END,
-                       r.key_id, n.attributes, n.message_group
+                       r.key_id, n.attributes, n.message_group, n.traceparent, n.tracestate
                 FROM routed r
-                JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[], $24::text[])
-                     WITH ORDINALITY AS n (post, ttl, delay, body, attributes, message_group, ord)
+                JOIN unnest($6::int[], $7::int[], $8::int[], $9::text[], $22::text[], $24::text[], $25::text[],
+                            $26::text[])
+                     WITH ORDINALITY AS n (post, ttl, delay, body, attributes, message_group, traceparent, tracestate,
+                                           ord)
                   ON n.post = r.post
                 WHERE r.fits
                 ORDER BY n.ord
-                RETURNING id, queue_id, ttl, body, visible_at, key_id),
+                RETURNING id, queue_id, ttl, body, visible_at, key_id, traceparent),
             stored_posts AS (
                 SELECT r.id AS queue_id, count(*) AS messages
                 FROM routed r JOIN unnest($6::int[]) AS n (post) ON n.post = r.post
@@ -330,7 +337,7 @@ public class MessageStore {
             WHERE m.queue_id = (SELECT id FROM q)
               AND m.id = ANY(CASE (SELECT ordering FROM q) WHEN 'fifo' THEN %4$s WHEN 'fair' THEN %5$s ELSE %2$s END)
             RETURNING m.id, m.ttl, %1$s AS age, m.body, m.key_id, m.queue_id, m.client_id, m.created_at, m.expires_at,
-                      m.claim_count + 1 AS claim_count, m.message_group"""
+                      m.claim_count + 1 AS claim_count, m.message_group, m.traceparent, m.tracestate"""
                     .formatted(
                             AGE,
                             GroupedMessages.free(
@@ -350,7 +357,8 @@ public class MessageStore {
 
     private static final String GET_BY_IDS =
             """
-            SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count, m.message_group
+            SELECT m.id, m.ttl, %s AS age, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+                   m.tracestate
             FROM queues q JOIN messages m ON m.queue_id = q.id
             WHERE q.project = $1 AND q.name = $2 AND m.id = ANY($3::bigint[]) AND m.expires_at > now()
             ORDER BY m.id"""
@@ -606,9 +614,10 @@ public class MessageStore {
     }
 
     /**
-     * {@link #POST_CREATING_QUEUE}'s parameters, $1 to $23: the queue, its client id and document size as scalars; the
-     * attributes ($21, empty for a post without), whether the queue may be created ($22) and the messages' groups
-     * ($23, one element per message, null: none) last.
+     * {@link #POST_CREATING_QUEUE}'s parameters, $1 to $25: the queue, its client id and document size as scalars; the
+     * attributes ($21, empty for a post without), whether the queue may be created ($22), the messages' groups
+     * ($23, one element per message, null: none) and their trace contexts ($24 traceparent, $25 tracestate, one
+     * element per message, null: none) last.
      */
     private Tuple aloneParameters(NewPost post, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
         List<NewMessage> messages = post.messages();
@@ -616,11 +625,15 @@ public class MessageStore {
         Integer[] delays = new Integer[messages.size()];
         String[] bodies = new String[messages.size()];
         String[] groups = new String[messages.size()];
+        String[] traceparents = new String[messages.size()];
+        String[] tracestates = new String[messages.size()];
         for (int i = 0; i < messages.size(); i++) {
             ttls[i] = messages.get(i).ttl();
             delays[i] = messages.get(i).delay();
             bodies[i] = messages.get(i).body();
             groups[i] = messages.get(i).group();
+            traceparents[i] = messages.get(i).traceparent();
+            tracestates[i] = messages.get(i).tracestate();
         }
         Tuple params = Tuple.of(post.queue().project(), post.queue().storedName(), post.clientId())
                 .addArrayOfInteger(ttls)
@@ -637,7 +650,9 @@ public class MessageStore {
                                 ? new String[0]
                                 : post.attributes().toArray(String[]::new))
                 .addBoolean(post.createsQueue())
-                .addArrayOfString(groups);
+                .addArrayOfString(groups)
+                .addArrayOfString(traceparents)
+                .addArrayOfString(tracestates);
     }
 
     /**
@@ -645,7 +660,8 @@ public class MessageStore {
      * id, document size and key ($1 to $5); one per message of its post's ordinal (from 1), TTL, delay and body ($6 to
      * $9); then the defaults, the queue quota and the fan-out's guards, in the order the statement takes them; last
      * one per message of its attributes ($22, empty when no post has any), one per post of whether it may create
-     * its queue ($23) and one per message of its group ($24, null: none).
+     * its queue ($23), one per message of its group ($24, null: none) and of its trace context ($25 traceparent, $26
+     * tracestate, null: none).
      */
     private Tuple sharedParameters(List<NewPost> posts, boolean fromPigeon, int defaultMaxSize, int defaultTtl) {
         int count = posts.stream().mapToInt(post -> post.messages().size()).sum();
@@ -659,6 +675,8 @@ public class MessageStore {
         Integer[] delays = new Integer[count];
         String[] bodies = new String[count];
         String[] groups = new String[count];
+        String[] traceparents = new String[count];
+        String[] tracestates = new String[count];
         boolean anyAttributes = posts.stream().anyMatch(post -> post.attributes() != null);
         String[] attributes = new String[anyAttributes ? count : 0];
         Boolean[] creates = new Boolean[posts.size()];
@@ -677,6 +695,8 @@ public class MessageStore {
                 ttls[i] = message.ttl();
                 delays[i] = message.delay();
                 groups[i] = message.group();
+                traceparents[i] = message.traceparent();
+                tracestates[i] = message.tracestate();
                 if (anyAttributes) {
                     attributes[i] = post.attributesOf(m);
                 }
@@ -707,7 +727,9 @@ public class MessageStore {
                 .addInteger(mailSent)
                 .addArrayOfString(attributes)
                 .addArrayOfBoolean(creates)
-                .addArrayOfString(groups);
+                .addArrayOfString(groups)
+                .addArrayOfString(traceparents)
+                .addArrayOfString(tracestates);
     }
 
     /** What a post alone stored: all its messages, none over {@code max_size}, or none when it is null. */

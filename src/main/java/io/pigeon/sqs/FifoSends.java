@@ -69,9 +69,8 @@ public class FifoSends {
      */
     private Uni<MessageStore.Posted> stored(
             PlacedQueue tx, UUID clientId, List<SqsMessageStore.Outgoing> outgoing, int largest, String keyId) {
-        List<NewMessage> messages = outgoing.stream()
-                .map(message -> new NewMessage(null, message.delay(), message.body(), message.group()))
-                .toList();
+        List<NewMessage> messages =
+                outgoing.stream().map(SqsMessageStore.Outgoing::message).toList();
         List<String> attributes =
                 outgoing.stream().map(SqsMessageStore.Outgoing::attributes).toList();
         return store.postCreatingQueue(

@@ -65,7 +65,8 @@ public class ReceiveAttemptStore {
                           * interval '1 second'
                 FROM replayable r
                 WHERE m.queue_id = r.queue_id AND m.id = ANY(r.message_ids)
-                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+                RETURNING m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group, m.traceparent,
+                          m.tracestate),
             claim_renewed AS (
                 UPDATE claims c SET expires_at = GREATEST(c.expires_at, now() + $4 * interval '1 second')
                 FROM replayable r
@@ -83,7 +84,7 @@ public class ReceiveAttemptStore {
                                                     WHERE b.project = $1 AND b.expires_at > now() LIMIT $6) b) >= $6
                    END AS at_bound,
                    r.id, r.ttl, floor(extract(epoch FROM now() - r.created_at))::bigint AS age, r.body, r.key_id,
-                   r.claim_count, r.message_group
+                   r.claim_count, r.message_group, r.traceparent, r.tracestate
             FROM (SELECT 1) one LEFT JOIN renewed r ON true
             ORDER BY r.id""";
 

@@ -1,5 +1,7 @@
 package io.pigeon.sqs;
 
+import io.pigeon.message.NewMessage;
+import io.pigeon.message.TraceContext;
 import io.pigeon.message.UnblockedGroups;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.storage.DatabaseFailures;
@@ -154,16 +156,22 @@ public class SqsMessageStore {
 
     /**
      * One message to send: its delay (null: the queue's), its body as stored, its attributes' text (null: none), its
-     * MessageGroupId (null: none). A send is stored by the Zaqar post's statement
+     * MessageGroupId (null: none), the W3C trace context of its {@code AWSTraceHeader} (null: none, or not X-Ray's
+     * form; {@link XRayTraceHeaders}). A send is stored by the Zaqar post's statement
      * ({@link io.pigeon.message.MessageService#send}), which stores the attributes and group too and shares its
      * statement with the posts arriving together; a FIFO send runs the same statement in its deduplicating
      * transaction ({@link FifoSends}).
      */
-    record Outgoing(Integer delay, String body, String attributes, String group) {
+    record Outgoing(Integer delay, String body, String attributes, String group, TraceContext trace) {
 
-        /** A message without a group (a standard queue's). */
+        /** A message without a group (a standard queue's) or a trace context. */
         Outgoing(Integer delay, String body, String attributes) {
-            this(delay, body, attributes, null);
+            this(delay, body, attributes, null, null);
+        }
+
+        /** The message to post. */
+        NewMessage message() {
+            return new NewMessage(null, delay, body, group, trace);
         }
     }
 

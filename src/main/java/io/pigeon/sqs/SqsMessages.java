@@ -9,7 +9,6 @@ import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.MessageStore;
-import io.pigeon.message.NewMessage;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -99,7 +98,8 @@ public class SqsMessages {
                     message.delaySeconds(),
                     SqsBodies.stored(message.body()),
                     new StoredAttributes(attributes, system, deduplicationId).text(),
-                    message.groupId());
+                    message.groupId(),
+                    XRayTraceHeaders.context(system.byName().get(MessageAttributes.TRACE_HEADER)));
         }
     }
 
@@ -265,8 +265,7 @@ public class SqsMessages {
                                 keyId,
                                 clientId,
                                 toStore.stream()
-                                        .map(message ->
-                                                new NewMessage(null, message.delay(), message.body(), message.group()))
+                                        .map(SqsMessageStore.Outgoing::message)
                                         .toList(),
                                 toStore.stream()
                                         .map(SqsMessageStore.Outgoing::attributes)

@@ -77,7 +77,8 @@ final class SqsSealing {
                     ? null
                     : cipher.seal(queue.project(), queue.storedName(), message.attributes())
                             .text();
-            sealed.add(new SqsMessageStore.Outgoing(message.delay(), body.text(), attributes, message.group()));
+            sealed.add(new SqsMessageStore.Outgoing(
+                    message.delay(), body.text(), attributes, message.group(), message.trace()));
         }
         return send.apply(sealed, keyId);
     }

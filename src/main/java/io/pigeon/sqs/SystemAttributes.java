@@ -12,7 +12,8 @@ import java.util.Map;
  * MessageSystemAttributeNames}), from Zaqar's row: {@code ApproximateReceiveCount} is its claim count, {@code
  * SentTimestamp} its creation, {@code ApproximateFirstReceiveTimestamp} its first claim (through either API), {@code
  * SenderId} its client id (Zaqar's {@code Client-ID}, or the one the SQS door chose for the sender), {@code
- * AWSTraceHeader} the one it was sent with; {@code MessageGroupId} its group (a FIFO or fair queue's), {@code
+ * AWSTraceHeader} the one it was sent with (or the W3C trace context a message posted through Zaqar carries, in X-Ray's
+ * form); {@code MessageGroupId} its group (a FIFO or fair queue's), {@code
  * MessageDeduplicationId} the one a FIFO message was deduplicated by (given, or its body's hash), {@code SequenceNumber}
  * a FIFO queue's ({@link SequenceNumbers}). Timestamps in epoch milliseconds, as SQS writes them.
  */
@@ -79,8 +80,13 @@ final class SystemAttributes {
             attributes.put(SEQUENCE_NUMBER, SequenceNumbers.of(message.id()));
         }
         AttributeValue trace = system.byName().get(MessageAttributes.TRACE_HEADER);
-        if (asked(names, MessageAttributes.TRACE_HEADER) && trace != null) {
-            attributes.put(MessageAttributes.TRACE_HEADER, trace.stringValue());
+        if (asked(names, MessageAttributes.TRACE_HEADER)) {
+            // As sent through SQS; else the W3C context it carries (posted through Zaqar) in X-Ray's form.
+            if (trace != null) {
+                attributes.put(MessageAttributes.TRACE_HEADER, trace.stringValue());
+            } else if (message.trace() != null) {
+                attributes.put(MessageAttributes.TRACE_HEADER, XRayTraceHeaders.header(message.trace()));
+            }
         }
         return attributes;
     }

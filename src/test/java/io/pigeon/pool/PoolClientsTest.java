@@ -178,6 +178,8 @@ class PoolClientsTest {
             Db.run(behind, "ALTER TABLE queues DROP COLUMN metadata_changed_at");
             Db.run(behind, "DROP FUNCTION pigeon_fifo_free(bigint, integer, integer)");
             Db.run(behind, "DROP FUNCTION pigeon_fifo_free_each(bigint, integer[], integer)");
+            Db.run(behind, "ALTER TABLE messages DROP COLUMN traceparent, DROP COLUMN tracestate");
+            Db.run(behind, "ALTER TABLE dispatch_groups DROP COLUMN traceparent");
             Db.run(behind, "ALTER TABLE messages DROP COLUMN message_group");
             Db.run(behind, "DROP TABLE sqs_receive_attempts");
             // Every version from 16 on, so that a migration added later is behind too (Flyway will not apply a

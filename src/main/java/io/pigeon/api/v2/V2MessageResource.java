@@ -6,6 +6,7 @@ import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.api.TraceHeaders;
 import io.pigeon.api.read.IdListReader;
 import io.pigeon.api.read.IncludedFields;
 import io.pigeon.api.read.MessageIdReader;
@@ -22,6 +23,7 @@ import io.pigeon.message.MessagePops;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.PostKeys;
 import io.pigeon.message.RequestedIds;
+import io.pigeon.message.TraceContext;
 import io.pigeon.queue.QueueName;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
@@ -90,11 +92,17 @@ public class V2MessageResource {
         PostKeys keys = new PostKeys(PostKeys.key(request.headers().getAll(PostKeys.HEADER)), post.dedupIds());
         QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
         boolean queueAttributes = api.has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
+        // The request's trace context goes with each message it creates (none without a valid traceparent).
+        TraceContext trace = TraceHeaders.of(request);
         return messages.postCreatingQueue(
                         project,
                         queue,
                         clientId,
-                        post.messages(),
+                        trace == null
+                                ? post.messages()
+                                : post.messages().stream()
+                                        .map(message -> message.withTrace(trace))
+                                        .toList(),
                         body.length,
                         queueAttributes,
                         String.join(",", callMarker),

@@ -10,6 +10,7 @@ import io.pigeon.api.view.Hrefs;
 import io.pigeon.api.view.PageLink;
 import io.pigeon.message.Message;
 import io.pigeon.message.MessageIds;
+import io.pigeon.message.TraceContext;
 import io.pigeon.queue.QueueName;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
@@ -23,7 +24,8 @@ public final class V2Views {
     /**
      * A message: {@code {"id", "href", "ttl", "age", "body", "checksum"}}; no checksum for a null body, as in Zaqar.
      * {@code claim_count} where the request's version shows it (see {@code IncludedFields}); {@code claim_id} in pop
-     * answers only, as in Zaqar's; {@code group} only where asked for ({@code ?include=group}) and the message has one.
+     * answers only, as in Zaqar's; {@code group} only where asked for ({@code ?include=group}) and the message has one;
+     * {@code trace} likewise ({@code ?include=trace}).
      */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -36,7 +38,18 @@ public final class V2Views {
             String checksum,
             @JsonProperty("claim_id") String claimId,
             @JsonProperty("claim_count") Integer claimCount,
-            String group) {}
+            String group,
+            Trace trace) {}
+
+    /** A message's trace context: {@code {"traceparent", "tracestate"}}, the second only when it came with one. */
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Trace(String traceparent, String tracestate) {
+
+        static Trace of(TraceContext context) {
+            return context == null ? null : new Trace(context.traceparent(), context.tracestate());
+        }
+    }
 
     /** {@code {"messages": [...], "links": [...]}}; links absent where v2 has none (get by ids, claims, pops). */
     @RegisterForReflection
@@ -81,7 +94,8 @@ public final class V2Views {
                 BodyChecksum.of(message.body()),
                 null,
                 shown.claimCount() ? message.claimCount() : null,
-                shown.group() ? message.group() : null);
+                shown.group() ? message.group() : null,
+                shown.trace() ? Trace.of(message.trace()) : null);
     }
 
     public static List<Item> items(
@@ -104,7 +118,8 @@ public final class V2Views {
                             item.checksum(),
                             null,
                             item.claimCount(),
-                            item.group());
+                            item.group(),
+                            item.trace());
                 })
                 .toList();
     }
@@ -128,7 +143,8 @@ public final class V2Views {
                             item.checksum(),
                             shown.claimCount() ? popId.toString() : null,
                             item.claimCount(),
-                            item.group());
+                            item.group(),
+                            item.trace());
                 })
                 .toList();
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pigeon.api.ApiException;
 import io.pigeon.api.ApiVersion;
 import io.pigeon.api.ClientIds;
+import io.pigeon.api.TraceHeaders;
 import io.pigeon.api.read.ClaimTermsReader;
 import io.pigeon.api.read.JsonBodyReader;
 import io.pigeon.api.read.MessageIdReader;
@@ -22,7 +23,10 @@ import io.pigeon.message.MessageDeletes;
 import io.pigeon.message.MessageIds;
 import io.pigeon.message.MessagePops;
 import io.pigeon.message.MessageService;
+import io.pigeon.message.NewMessage;
 import io.pigeon.message.RequestedIds;
+import io.pigeon.message.TraceContext;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.purge.QueuePurge;
 import io.pigeon.queue.QueueName;
 import io.pigeon.queue.QueueService;
@@ -57,6 +61,7 @@ class SocketActions {
     private final SocketSubscriptions socketSubscriptions;
     private final SocketAuthentication authentication;
     private final PigeonConfig config;
+    private final MessagingSpans spans;
 
     SocketActions(
             QueueService queues,
@@ -68,7 +73,9 @@ class SocketActions {
             QueuePurge purges,
             SocketSubscriptions socketSubscriptions,
             SocketAuthentication authentication,
-            PigeonConfig config) {
+            PigeonConfig config,
+            MessagingSpans spans) {
+        this.spans = spans;
         this.queues = queues;
         this.messages = messages;
         this.deletes = deletes;
@@ -113,8 +120,8 @@ class SocketActions {
      * stays usable), except {@link TooManySockets}, which closes it.
      */
     Uni<SocketAnswer> answer(SocketSession session, SocketRequest request, ProjectAdmission admission) {
-        return Uni.createFrom()
-                .deferred(() -> dispatch(session, request, admission))
+        // Each frame is a request of its own: a server span, as an HTTP request has (docs/operations.md, Tracing).
+        return spans.serve("websocket " + request.actionName(), () -> dispatch(session, request, admission))
                 .onFailure(failure -> !(failure instanceof TooManySockets))
                 .recoverWithItem(SocketActions::refusal);
     }
@@ -338,7 +345,13 @@ class SocketActions {
         // The document in v2's shape: each message's ttl, delay (honoured, as HTTP v2 does) and body, bounded as there.
         var posted = MessagePostReader.read(document, ApiVersion.V2, messages.bounds());
         QueueName queue = call.queue();
-        return messages.postCreatingQueue(call.project(), queue, clientId, posted, document.length, true, "")
+        // The frame's W3C trace context headers go with each message, as an HTTP post's do (TraceHeaders).
+        TraceContext trace = TraceContext.of(
+                call.request().header(TraceHeaders.PARENT), call.request().header(TraceHeaders.STATE));
+        List<NewMessage> carried = trace == null
+                ? posted
+                : posted.stream().map(message -> message.withTrace(trace)).toList();
+        return messages.postCreatingQueue(call.project(), queue, clientId, carried, document.length, true, "")
                 .map(ids -> {
                     ObjectNode body = FrameCodec.object();
                     ArrayNode listed = body.putArray("message_ids");

@@ -13,8 +13,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>Zaqar's {@code require_confirmation} ({@code pigeon.notification.require-confirmation},
- *       RequiredConfirmationTest): it acts on webhook subscriptions, which no other class of this profile makes
- *       ({@code mailto:} subscribers must confirm either way, see below).
+ *       RequiredConfirmationTest): it acts on webhook subscriptions, which no other class of this profile makes but
+ *       TracingJourneyTest, which confirms its one ({@code mailto:} subscribers must confirm either way, see below).
  *   <li>Zaqar's {@code message_delete_with_claim_id} ({@code pigeon.message-delete-with-claim-id},
  *       DeleteWithClaimIdsTest): it acts on bulk deletes by id, which no other class makes.
  *   <li>Mail (MailNotificationTest), through an SMTP server the test starts itself on a free port of this machine
@@ -26,7 +26,10 @@ import java.util.Map;
  *       subscribes a {@code mailto:} address.
  *   <li>Small bounds on websocket messages still arriving (ZaqarSocketArrivingBytesTest): 2,000,000 bytes over the
  *       replica as counted (twice the bytes), 3 s to finish a message, a ping every second. No other class of this
- *       profile opens a socket.
+ *       profile opens a socket but TracingTest, for one small frame.
+ *   <li>Tracing (TracingTest, TracingJourneyTest): spans exported over OTLP/HTTP to a collector the tests start on a
+ *       free port ({@link #OTLP_PORT}), every second. The other classes' requests are traced too, which changes none
+ *       of their answers (and their spans go nowhere while no tracing test runs).
  *   <li>A batching window of 10 ms ({@code pigeon.coalescing.window}, WindowedStatementsTest): a request waits for
  *       company only after a statement of its kind was shared, which the other classes' requests, one at a time,
  *       seldom are (and then wait at most 10 ms once).
@@ -34,10 +37,11 @@ import java.util.Map;
  */
 public class ZaqarOptInsProfile implements QuarkusTestProfile {
 
-    private static final String PORT_PROPERTY = "mail-test.smtp-port";
-
     /** Where the mail tests' SMTP server listens, chosen once before Quarkus starts. */
-    public static final int SMTP_PORT = freePort();
+    public static final int SMTP_PORT = freePort("mail-test.smtp-port");
+
+    /** Where the tracing tests' OTLP collector listens (io.pigeon.testing.OtlpCollector), chosen likewise. */
+    public static final int OTLP_PORT = freePort("tracing-test.otlp-port");
 
     /** The configured sender, used when a subscription names none. */
     public static final String SENDER = "pigeon@example.test";
@@ -73,6 +77,9 @@ public class ZaqarOptInsProfile implements QuarkusTestProfile {
         overrides.put("pigeon.websocket.message-arrival-timeout", "3s");
         overrides.put("pigeon.websocket.ping-interval", "1s");
         overrides.put("pigeon.coalescing.window", "0.01s");
+        overrides.put("quarkus.otel.exporter.otlp.traces.endpoint", "http://127.0.0.1:" + OTLP_PORT);
+        overrides.put("quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf");
+        overrides.put("quarkus.otel.bsp.schedule.delay", "1s");
         return overrides;
     }
 
@@ -80,13 +87,13 @@ public class ZaqarOptInsProfile implements QuarkusTestProfile {
      * A free port, the same in every class loader of this JVM (the profile and the test class are loaded by JUnit's and
      * by Quarkus's): the first to ask chooses it and leaves it in a system property for the others.
      */
-    private static synchronized int freePort() {
-        String chosen = System.getProperty(PORT_PROPERTY);
+    private static synchronized int freePort(String property) {
+        String chosen = System.getProperty(property);
         if (chosen != null) {
             return Integer.parseInt(chosen);
         }
         try (ServerSocket socket = new ServerSocket(0)) {
-            System.setProperty(PORT_PROPERTY, Integer.toString(socket.getLocalPort()));
+            System.setProperty(property, Integer.toString(socket.getLocalPort()));
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -13,6 +13,7 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
+import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.mutiny.core.Vertx;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -120,6 +121,9 @@ public class DeliveryClient {
                                 Integer.MAX_VALUE, dispatch.connectTimeout().toMillis()))
                         .setMaxPoolSize(dispatch.maxConcurrency())
                         .setKeepAlive(true)
+                        // A call carries its message's traceparent, set by Pigeon (decision 0022); Vert.x's own
+                        // client tracing would start a trace of its own and overwrite that header.
+                        .setTracingPolicy(TracingPolicy.IGNORE)
                         // TLS checks the certificate against the target's name, not the checked address connected to.
                         .setVerifyHost(true));
     }

@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -89,6 +90,11 @@ class TracingTest {
         assertEquals("post", post.attribute("messaging.operation.name"));
         assertEquals("2", post.attribute("messaging.batch.message_count"));
         assertEquals(project, post.attribute("pigeon.project"));
+        // No span per database statement (decision 0022): one statement serves many callers' requests.
+        assertEquals(
+                List.of(),
+                collector.spans(inTrace(trace).and(span -> span.attribute("db.system") != null)),
+                "database spans in the caller's trace");
         assertEquals(List.of(), collector.refused());
     }
 
@@ -186,7 +192,8 @@ class TracingTest {
     @Test
     void eachWebsocketFrameIsAServerSpan() throws Exception {
         String project = Api.newProject();
-        CompletableFuture<String> answer = new CompletableFuture<>();
+        AtomicReference<CompletableFuture<String>> answered = new AtomicReference<>(new CompletableFuture<>());
+        CompletableFuture<String> answer = answered.get();
         WebSocket socket = HttpClient.newHttpClient()
                 .newWebSocketBuilder()
                 .buildAsync(URI.create(root.toString().replace("http", "ws")), new WebSocket.Listener() {
@@ -196,7 +203,8 @@ class TracingTest {
                     public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
                         text.append(data);
                         if (last) {
-                            answer.complete(text.toString());
+                            answered.get().complete(text.toString());
+                            text.setLength(0);
                         }
                         webSocket.request(1);
                         return null;
@@ -211,6 +219,15 @@ class TracingTest {
                             true)
                     .get(20, TimeUnit.SECONDS);
             assertTrue(answer.get(20, TimeUnit.SECONDS).contains("201"), "the post is answered");
+            // An action that is none of Zaqar's, as long as a frame may carry: refused, and named as all such are,
+            // so that callers cannot make span names (which exporters hold until sent) of their own choosing.
+            answered.set(new CompletableFuture<>());
+            socket.sendText(
+                            "{\"action\": \"" + "x".repeat(10_000) + "\", \"headers\": {\"Client-ID\": \""
+                                    + Api.CLIENT_ID + "\", \"X-Project-ID\": \"" + project + "\"}, \"body\": {}}",
+                            true)
+                    .get(20, TimeUnit.SECONDS);
+            assertTrue(answered.get().get(20, TimeUnit.SECONDS).contains("400"), "the action is refused");
         } finally {
             socket.abort();
         }
@@ -221,6 +238,14 @@ class TracingTest {
                 awaitOne(inTrace(post.traceId()).and(span -> span.spanId().equals(post.parentSpanId())));
         assertEquals("websocket message_post", frame.name());
         assertEquals(SpanKind.SPAN_KIND_SERVER, frame.kind());
+        awaitOne(span -> span.name().equals("websocket unknown") && span.kind() == SpanKind.SPAN_KIND_SERVER);
+        assertEquals(
+                List.of(),
+                collector.spans(span -> span.name().length() > 100).stream()
+                        .map(CollectedSpan::name)
+                        .map(name -> name.substring(0, 100))
+                        .toList(),
+                "span names of the caller's making");
     }
 
     @Test

@@ -121,9 +121,22 @@ class SocketActions {
      */
     Uni<SocketAnswer> answer(SocketSession session, SocketRequest request, ProjectAdmission admission) {
         // Each frame is a request of its own: a server span, as an HTTP request has (docs/operations.md, Tracing).
-        return spans.serve("websocket " + request.actionName(), () -> dispatch(session, request, admission))
+        return spans.serve(spanName(request.actionName()), () -> dispatch(session, request, admission))
                 .onFailure(failure -> !(failure instanceof TooManySockets))
                 .recoverWithItem(SocketActions::refusal);
+    }
+
+    /**
+     * A frame's span name: its action when it is one of Zaqar's, else one name for all the rest. The action is the
+     * caller's text, of any length and as many spellings as it likes, and an exporter holds span names until sent
+     * (an outside attack filled the heap with frames whose actions were 300,000 characters long).
+     */
+    static String spanName(String action) {
+        boolean known = action != null
+                && (FrameSchema.AUTHENTICATE.equals(action)
+                        || FrameSchema.SERVED.containsKey(action)
+                        || FrameSchema.UNSERVED.contains(action));
+        return "websocket " + (known ? action : "unknown");
     }
 
     private static SocketAnswer refusal(Throwable failure) {

@@ -102,19 +102,8 @@ public class MessageService {
             int documentSize,
             boolean queueAttributes,
             String callMarker) {
-        return spans.producing(
-                MessagingOperation.POST,
-                project,
-                queue.value(),
-                messages.size(),
-                producer -> posts.postCreatingQueue(
-                        project,
-                        queue,
-                        clientId,
-                        NewMessage.producedBy(messages, producer),
-                        documentSize,
-                        queueAttributes,
-                        callMarker));
+        return postCreatingQueue(
+                project, queue, clientId, messages, documentSize, queueAttributes, callMarker, PostKeys.NONE);
     }
 
     /**

@@ -2254,7 +2254,9 @@ SET ttl = EXCLUDED.ttl, options = EXCLUDED.options, created_at = now(), expires_
     confirmed = false, confirmation_until = NULL, socket_lease_until = EXCLUDED.socket_lease_until
 WHERE s.expires_at <= now() OR s.socket_lease_until <= now()
 RETURNING id, (SELECT COALESCE(max(m.id), 0) FROM queues q JOIN messages m ON m.queue_id = q.id
-               WHERE q.project = $1 AND q.name = $2) AS last_message_id;
+               WHERE q.project = $1 AND q.name = $2) AS last_message_id,
+          COALESCE((SELECT id FROM queues WHERE project = $1 AND name = $2), 0) AS queue_id,
+          ttl, options::text AS options, created_at, expires_at;
 
 -- name: SocketSubscriptionStore.FORGET
 DELETE FROM subscriptions WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL;
@@ -2294,8 +2296,26 @@ WHERE l.sockets IS NOT NULL AND m.expires_at > now()
 ORDER BY q.project, q.name, m.id;
 
 -- name: SocketSubscriptionStore.RENEW
-UPDATE subscriptions SET socket_lease_until = now() + $2::int * interval '1 second'
-WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL
+UPDATE subscriptions s SET socket_lease_until = now() + $2::int * interval '1 second'
+WHERE s.id = ANY($1::bigint[]) AND s.socket_lease_until IS NOT NULL
+RETURNING s.id, s.ttl, s.options::text AS options, s.created_at, s.expires_at,
+          COALESCE((SELECT q.id FROM queues q WHERE q.project = s.project AND q.name = s.source), 0)
+              AS queue_id;
+
+-- name: SocketSubscriptionStore.RESTORE
+INSERT INTO subscriptions
+    (id, project, source, subscriber, ttl, options, created_at, expires_at, socket_lease_until)
+OVERRIDING SYSTEM VALUE
+SELECT r.id, r.project, r.name, r.subscriber, r.ttl, r.options::jsonb, r.created_at, r.expires_at,
+       now() + $10::int * interval '1 second'
+FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
+            $8::timestamptz[], $9::timestamptz[])
+     AS r (id, queue_id, project, name, subscriber, ttl, options, created_at, expires_at)
+WHERE r.expires_at > now()
+  AND (r.queue_id = 0
+       OR EXISTS (SELECT 1 FROM queues q
+                  WHERE q.id = r.queue_id AND q.project = r.project AND q.name = r.name))
+ON CONFLICT DO NOTHING
 RETURNING id;
 
 -- name: SubscriptionStore.ASK_TO_CONFIRM

@@ -9,7 +9,6 @@ import io.pigeon.queue.QueueName;
 import io.pigeon.quota.Quotas;
 import io.pigeon.rules.Rejection;
 import io.pigeon.storage.DatabaseNotices;
-import io.pigeon.storage.PerDatabaseRenewal;
 import io.pigeon.subscription.SocketRoutes.QueueKey;
 import io.pigeon.subscription.SocketRoutes.Route;
 import io.pigeon.subscription.SocketRoutes.Socket;
@@ -24,7 +23,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
@@ -36,6 +34,7 @@ import org.jboss.logging.Logger;
  * followed by a random UUID minted for the socket here: a scheme HTTP refuses, so no HTTP client can make or change a
  * row into one. The row carries a lease ({@code socket_lease_until}) that this replica renews every
  * {@code pigeon.socket-subscriptions.renewal}; the sweeper deletes the rows of a replica that stopped renewing them.
+ * A row swept while this replica was alive but could not reach the database is stored again ({@link SocketLeases}).
  *
  * <p>A post to a queue with a live socket subscription sends, on {@link NotificationFanOut#SOCKET_CHANNEL}, the ids
  * it stored (see there). This replica subscribes to those notices through {@link DatabaseNotices} on each database
@@ -90,6 +89,8 @@ public class SocketPushes implements SocketSubscriptions {
     /** The read-back of each database this replica held a subscribed socket on, each subscribed to its notices. */
     private final Map<SqlClient, SocketReadBack> readBacks = new ConcurrentHashMap<>();
 
+    private final SocketLeases leases;
+
     public SocketPushes(
             SocketSubscriptionStore store,
             SubscriptionService subscriptions,
@@ -109,6 +110,14 @@ public class SocketPushes implements SocketSubscriptions {
                 + "(pigeon.socket-subscriptions.max-per-socket).";
         this.perProjectRefusal = "The project has " + this.config.maxPerProject() + " live socket subscriptions, its "
                 + "limit (pigeon.socket-subscriptions.max-per-project).";
+        this.leases = new SocketLeases(
+                store,
+                routes,
+                config,
+                SocketPushes::holds,
+                this::dropDeleted,
+                new ReadBacksMissing(),
+                System::nanoTime);
     }
 
     @Override
@@ -152,6 +161,7 @@ public class SocketPushes implements SocketSubscriptions {
         QueueKey key = new QueueKey(placed.db(), placed.project(), placed.storedName());
         Route route = new Route(socket, key, placed.name());
         routes.add(route);
+        long sentAt = System.nanoTime();
         return store.create(
                         placed,
                         socket.subscriber,
@@ -168,6 +178,8 @@ public class SocketPushes implements SocketSubscriptions {
                         return Uni.createFrom().failure(SubscriptionService.duplicate());
                     }
                     long id = created.get().id();
+                    route.stored = created.get().stored();
+                    route.leaseSentAt = sentAt;
                     route.id = id;
                     route.since = created.get().lastMessageId();
                     SocketRoutes.Feed feed = routes.feed(key);
@@ -254,36 +266,71 @@ public class SocketPushes implements SocketSubscriptions {
                 : Uni.join().all(deletes).andCollectFailures().replaceWithVoid();
     }
 
+    @Override
+    public void unsubscribing(SocketInbox inbox, String project, QueueName queue, long id) {
+        Socket socket = sockets.get(inbox.socketId());
+        if (socket == null || socket.inbox != inbox) {
+            return;
+        }
+        Route own = null;
+        synchronized (socket) {
+            for (Route route : socket.routes.values()) {
+                if (route.id == id && route.key.project().equals(project) && route.queue.equals(queue)) {
+                    own = route;
+                }
+            }
+            if (own != null) {
+                socket.routes.remove(own.key, own);
+            }
+        }
+        if (own != null) {
+            unroute(own);
+        }
+    }
+
     /** Renews the leases of the subscriptions this replica holds, one statement per database. */
     @Scheduled(
             every = "${pigeon.socket-subscriptions.renewal}",
             concurrentExecution = Scheduled.ConcurrentExecution.SKIP,
             skipExecutionIf = Scheduled.ApplicationNotRunning.class)
     Uni<Void> renewLeases() {
-        List<Route> held = new ArrayList<>();
-        for (Set<Route> queueRoutes : routes.all()) {
-            for (Route route : queueRoutes) {
-                if (route.id > 0) {
-                    held.add(route);
-                }
+        return leases.renew();
+    }
+
+    /** Whether the route's socket still holds it: open, and neither deleted by its client nor replaced. */
+    private static boolean holds(Route route) {
+        Socket socket = route.socket;
+        synchronized (socket) {
+            return !socket.forgotten && socket.routes.get(route.key) == route;
+        }
+    }
+
+    /** Tells the read-back of a database of the posts a lapsed lease may have kept from being noticed. */
+    private final class ReadBacksMissing implements SocketLeases.MissedPosts {
+
+        @Override
+        public void hold(SqlClient db) {
+            SocketReadBack readBack = readBacks.get(db);
+            if (readBack != null) {
+                readBack.holdNotices();
             }
         }
-        return PerDatabaseRenewal.renew(
-                held,
-                route -> route.key.db(),
-                (db, part) -> store.renew(
-                                db,
-                                part.stream().map(route -> route.id).distinct().toList(),
-                                config.lease().toSeconds())
-                        .invoke(kept -> part.forEach(route -> {
-                            if (!kept.contains(route.id)) {
-                                // Deleted meanwhile (by id, with its queue, or swept): the socket is no longer
-                                // subscribed.
-                                dropDeleted(route);
-                            }
-                        })),
-                LOG,
-                "the leases of %d socket subscriptions");
+
+        @Override
+        public void readBack(SqlClient db) {
+            SocketReadBack readBack = readBacks.get(db);
+            if (readBack != null) {
+                readBack.readBackMissed();
+            }
+        }
+
+        @Override
+        public void release(SqlClient db) {
+            SocketReadBack readBack = readBacks.get(db);
+            if (readBack != null) {
+                readBack.releaseNotices();
+            }
+        }
     }
 
     private void dropDeleted(Route route) {

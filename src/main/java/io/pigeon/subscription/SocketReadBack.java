@@ -60,6 +60,8 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
     private final WaitingNotices waiting;
     /** The connection came back: read back what was posted meanwhile before any later notice; guarded by this. */
     private boolean catchUpOwed;
+    /** Notices wait (see {@link #holdNotices}) until {@link #readBackMissed}; guarded by this. */
+    private boolean noticesHeld;
 
     private final AtomicBoolean reading = new AtomicBoolean();
 
@@ -94,8 +96,35 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
 
     @Override
     public void reconnected() {
+        readBackMissed();
+    }
+
+    /**
+     * Posts made meanwhile were not noticed (the notices connection was lost, or a socket's lease had lapsed, see
+     * {@link SocketLeases}): before any later notice, each queue is read back from its feed's floor.
+     */
+    void readBackMissed() {
         synchronized (this) {
             catchUpOwed = true;
+            noticesHeld = false;
+        }
+        readBack();
+    }
+
+    /**
+     * The notices heard from now on wait for {@link #readBackMissed}: a subscription whose lease may have lapsed is
+     * being renewed or stored again, and a notice heard once it is live must not be pushed before the posts it missed.
+     */
+    void holdNotices() {
+        synchronized (this) {
+            noticesHeld = true;
+        }
+    }
+
+    /** The notices held wait no more: nothing was learnt that they should wait for. */
+    void releaseNotices() {
+        synchronized (this) {
+            noticesHeld = false;
         }
         readBack();
     }
@@ -141,6 +170,11 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
 
     /** Reads back the next batch of waiting ids unless a read-back runs; one at a time keeps them in order. */
     private void readBack() {
+        synchronized (this) {
+            if (noticesHeld) {
+                return; // readBackMissed comes
+            }
+        }
         if (!reading.compareAndSet(false, true)) {
             return;
         }

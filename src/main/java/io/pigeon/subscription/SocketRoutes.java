@@ -54,6 +54,13 @@ final class SocketRoutes {
          * messages above (those posted after it subscribed). {@code Long.MAX_VALUE} until known.
          */
         volatile long since = Long.MAX_VALUE;
+        /** The row as this replica last saw it (made or renewed): what restoring it stores again; set before id. */
+        volatile SocketSubscriptionStore.Stored stored;
+        /**
+         * When ({@link System#nanoTime}) the statement that last set the row's lease was sent: its lease ran until at
+         * least {@code lease} after that, and may have lapsed only once that much time has passed.
+         */
+        volatile long leaseSentAt;
 
         Route(Socket socket, QueueKey key, QueueName queue) {
             this.socket = socket;

@@ -38,7 +38,8 @@ public interface SocketSubscriptionSettings extends CheckedSettings {
 
     /**
      * How long a socket subscription outlives the last renewal by the replica that holds its socket: the rows of
-     * a replica that died are swept this long after it stopped renewing them.
+     * a replica that died are swept this long after it stopped renewing them. A replica alive but cut from the
+     * database for longer stores its swept rows again once it reaches it ({@code SocketLeases}).
      */
     @WithDefault("30s")
     @PositiveDuration

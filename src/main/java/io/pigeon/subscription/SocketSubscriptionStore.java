@@ -8,8 +8,11 @@ import io.vertx.mutiny.sqlclient.RowSet;
 import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.mutiny.sqlclient.Tuple;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -23,7 +26,9 @@ public class SocketSubscriptionStore {
     // As SubscriptionStore's create, within the queue's subscription quota ($7, refusal $8), and within the project's
     // quota of live socket subscriptions on this database ($9, refusal $10; counted on the partial index of V17). A
     // live row of this socket for the queue is a duplicate (no row back); an expired or lapsed one is replaced. With
-    // the id, the queue's highest message id then: a read-back after a reconnect gives the socket only those above.
+    // the id, the queue's highest message id then: a read-back after a reconnect gives the socket only those above;
+    // and the row as stored, with its queue's id (0 while the queue has no row: a subscription may come before its
+    // queue), for restoring it should an outage let its lease lapse.
     private static final String CREATE =
             """
             INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)
@@ -39,13 +44,42 @@ public class SocketSubscriptionStore {
                 confirmed = false, confirmation_until = NULL, socket_lease_until = EXCLUDED.socket_lease_until
             WHERE s.expires_at <= now() OR s.socket_lease_until <= now()
             RETURNING id, (SELECT COALESCE(max(m.id), 0) FROM queues q JOIN messages m ON m.queue_id = q.id
-                           WHERE q.project = $1 AND q.name = $2) AS last_message_id""";
+                           WHERE q.project = $1 AND q.name = $2) AS last_message_id,
+                      COALESCE((SELECT id FROM queues WHERE project = $1 AND name = $2), 0) AS queue_id,
+                      ttl, options::text AS options, created_at, expires_at""";
 
-    // The rows still there come back: the others were deleted meanwhile (by id, with their queue, or swept).
+    // The rows still there come back, as they are now (a PATCH may have changed ttl and options; the queue may have
+    // been made since), each with its queue's id (0: none): the others were deleted meanwhile (by id, with their
+    // queue, or swept).
     private static final String RENEW =
             """
-            UPDATE subscriptions SET socket_lease_until = now() + $2::int * interval '1 second'
-            WHERE id = ANY($1::bigint[]) AND socket_lease_until IS NOT NULL
+            UPDATE subscriptions s SET socket_lease_until = now() + $2::int * interval '1 second'
+            WHERE s.id = ANY($1::bigint[]) AND s.socket_lease_until IS NOT NULL
+            RETURNING s.id, s.ttl, s.options::text AS options, s.created_at, s.expires_at,
+                      COALESCE((SELECT q.id FROM queues q WHERE q.project = s.project AND q.name = s.source), 0)
+                          AS queue_id""";
+
+    // Socket subscriptions swept while their replica could not reach the database, stored again as they were: same
+    // id ($1), queue ($2 its id, $3 and $4 its key: a queue deleted meanwhile, even if made again since, has another
+    // id, so its subscriptions stay deleted; 0 when it had no row then, as a subscription may come before its queue),
+    // subscriber, ttl, options, creation and expiry ($5 to $9), with a new lease ($10). One that expired meanwhile, or
+    // whose id or subscriber is taken, is not; those stored come back. No quota is asked: each was admitted when it
+    // was made and counted until the sweep.
+    private static final String RESTORE =
+            """
+            INSERT INTO subscriptions
+                (id, project, source, subscriber, ttl, options, created_at, expires_at, socket_lease_until)
+            OVERRIDING SYSTEM VALUE
+            SELECT r.id, r.project, r.name, r.subscriber, r.ttl, r.options::jsonb, r.created_at, r.expires_at,
+                   now() + $10::int * interval '1 second'
+            FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
+                        $8::timestamptz[], $9::timestamptz[])
+                 AS r (id, queue_id, project, name, subscriber, ttl, options, created_at, expires_at)
+            WHERE r.expires_at > now()
+              AND (r.queue_id = 0
+                   OR EXISTS (SELECT 1 FROM queues q
+                              WHERE q.id = r.queue_id AND q.project = r.project AND q.name = r.name))
+            ON CONFLICT DO NOTHING
             RETURNING id""";
 
     // Sent on the socket channel after a read-back: every post read committed before it, so its notice is heard first.
@@ -99,8 +133,28 @@ public class SocketSubscriptionStore {
             ORDER BY m.id
             LIMIT $4""";
 
-    /** A subscription stored: its id, and the highest message id of its queue then (0 when none). */
-    public record Created(long id, long lastMessageId) {}
+    /** A subscription stored: its id, the highest message id of its queue then (0 when none), and the row. */
+    public record Created(long id, long lastMessageId, Stored stored) {}
+
+    /**
+     * What a socket subscription's row holds beside its key and lease, with its queue's id (0: the queue had no row):
+     * what restoring it stores again.
+     */
+    public record Stored(
+            long queueId, int ttl, String optionsJson, OffsetDateTime createdAt, OffsetDateTime expiresAt) {
+
+        static Stored of(Row row) {
+            return new Stored(
+                    row.getLong("queue_id"),
+                    row.getInteger("ttl"),
+                    row.getString("options"),
+                    row.getOffsetDateTime("created_at"),
+                    row.getOffsetDateTime("expires_at"));
+        }
+    }
+
+    /** One subscription to restore: its id, its queue's key, its subscriber and its row as last seen. */
+    public record Lapsed(long id, String project, String storedName, String subscriber, Stored stored) {}
 
     private final Quotas quotas;
 
@@ -128,24 +182,56 @@ public class SocketSubscriptionStore {
                         .addString(quotas.subscriptions())
                         .addInteger(maxPerProject)
                         .addString(perProjectRefusal))
-                .map(rows -> rows.size() == 0
-                        ? Optional.empty()
-                        : Optional.of(new Created(
-                                rows.iterator().next().getLong("id"),
-                                rows.iterator().next().getLong("last_message_id"))));
+                .map(rows -> {
+                    if (rows.size() == 0) {
+                        return Optional.empty();
+                    }
+                    Row row = rows.iterator().next();
+                    return Optional.of(new Created(row.getLong("id"), row.getLong("last_message_id"), Stored.of(row)));
+                });
     }
 
-    /** Renews the leases of {@code ids} on {@code db}; the ids still there. */
-    public Uni<Set<Long>> renew(SqlClient db, List<Long> ids, long leaseSeconds) {
+    /** Renews the leases of {@code ids} on {@code db}; the rows still there, as they are now, by id. */
+    public Uni<Map<Long, Stored>> renew(SqlClient db, List<Long> ids, long leaseSeconds) {
         return db.preparedQuery(RENEW)
                 .execute(Tuple.of(ids.toArray(Long[]::new), (int) leaseSeconds))
                 .map(rows -> {
-                    Set<Long> kept = new HashSet<>();
+                    Map<Long, Stored> kept = new HashMap<>();
                     for (Row row : rows) {
-                        kept.add(row.getLong(0));
+                        kept.put(row.getLong("id"), Stored.of(row));
                     }
                     return kept;
                 });
+    }
+
+    /**
+     * Stores {@code lapsed} again on {@code db}, each with its id, with a lease of {@code leaseSeconds}, where its
+     * queue is still the one it was made on and it has not expired; the ids stored.
+     */
+    public Uni<Set<Long>> restore(SqlClient db, List<Lapsed> lapsed, long leaseSeconds) {
+        Tuple params = Tuple.tuple()
+                .addArrayOfLong(lapsed.stream().map(Lapsed::id).toArray(Long[]::new))
+                .addArrayOfLong(
+                        lapsed.stream().map(one -> one.stored().queueId()).toArray(Long[]::new))
+                .addArrayOfString(lapsed.stream().map(Lapsed::project).toArray(String[]::new))
+                .addArrayOfString(lapsed.stream().map(Lapsed::storedName).toArray(String[]::new))
+                .addArrayOfString(lapsed.stream().map(Lapsed::subscriber).toArray(String[]::new))
+                .addArrayOfInteger(
+                        lapsed.stream().map(one -> one.stored().ttl()).toArray(Integer[]::new))
+                .addArrayOfString(
+                        lapsed.stream().map(one -> one.stored().optionsJson()).toArray(String[]::new))
+                .addArrayOfOffsetDateTime(
+                        lapsed.stream().map(one -> one.stored().createdAt()).toArray(OffsetDateTime[]::new))
+                .addArrayOfOffsetDateTime(
+                        lapsed.stream().map(one -> one.stored().expiresAt()).toArray(OffsetDateTime[]::new))
+                .addInteger((int) leaseSeconds);
+        return db.preparedQuery(RESTORE).execute(params).map(rows -> {
+            Set<Long> restored = new HashSet<>();
+            for (Row row : rows) {
+                restored.add(row.getLong("id"));
+            }
+            return restored;
+        });
     }
 
     /** Deletes the socket subscriptions {@code ids} of {@code db}. */

@@ -17,6 +17,13 @@ public interface SocketSubscriptions {
      */
     Uni<Long> subscribe(String project, QueueName queue, SubscriptionService.Fields fields, SocketInbox inbox);
 
+    /**
+     * The socket's client is deleting subscription {@code id} of {@code queue} (the caller then deletes the row as any
+     * subscription's): when it is one the socket made for itself, nothing more is pushed for it from the call on, and
+     * it is never stored again after an outage (see {@link SocketPushes}).
+     */
+    void unsubscribing(SocketInbox inbox, String project, QueueName queue, long id);
+
     /** Deletes every subscription the socket made for itself; called once, when the socket closes. */
     Uni<Void> forget(SocketInbox inbox);
 

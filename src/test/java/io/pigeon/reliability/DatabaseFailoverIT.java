@@ -83,9 +83,6 @@ class DatabaseFailoverIT {
             config.put("quarkus.datasource.reactive.url", "postgresql://127.0.0.1:" + service.port() + "/postgres");
             config.put("quarkus.datasource.username", "postgres");
             config.put("quarkus.datasource.password", "postgres");
-            // A lease that outlasts the outage on a loaded machine: a socket's subscription not renewed for longer is
-            // swept, and the socket is no longer subscribed (docs/operations.md, Database failover).
-            config.put("pigeon.socket-subscriptions.lease", "120s");
             Replica a = Replica.start("failover-a", config, Replica.FIRST_JIT_TIER);
             Replica b = Replica.start("failover-b", config, Replica.FIRST_JIT_TIER);
             List<Replica> replicas = List.of(a, b);

@@ -627,7 +627,11 @@ class SocketActions {
         QueueName queue = call.queue();
         String id = call.text("subscription_id");
         Uni<Void> deleted = MessageIds.parse(id)
-                .map(subscriptionId -> subscriptions.delete(call.project(), queue, subscriptionId))
+                .map(subscriptionId -> {
+                    // Unrouted first: a subscription its own client deleted is not stored again after an outage.
+                    socketSubscriptions.unsubscribing(call.session().inbox(), call.project(), queue, subscriptionId);
+                    return subscriptions.delete(call.project(), queue, subscriptionId);
+                })
                 .orElseGet(() -> Uni.createFrom().voidItem());
         return deleted.map(done -> SocketAnswer.text(204, "Subscription " + id + " removed."));
     }

@@ -66,6 +66,11 @@ final class PigeonCycleScript {
                         "false",
                         QUOTA_TEXT,
                         MAIL_OFF,
+                        // no attributes, the queue may be created, no group, no trace context
+                        "NULL",
+                        "true",
+                        "NULL",
+                        "NULL",
                         "NULL")
                 : bind(
                         MessageStatements.POST,

@@ -101,7 +101,9 @@ class BadSettingsIT {
                         "pigeon.notification.mail.confirmation-url",
                         "PIGEON_NOTIFICATION_MAIL_CONFIRMATION_URL",
                         "confirm.example.com/page"),
-                bad("pigeon.console.session-secret", "PIGEON_CONSOLE_SESSION_SECRET", "too-short"));
+                bad("pigeon.console.session-secret", "PIGEON_CONSOLE_SESSION_SECRET", "too-short"),
+                // Fixed at build time: Quarkus would ignore it with a warning, Pigeon's settings make it stop.
+                bad("quarkus.otel.traces.sampler", "QUARKUS_OTEL_TRACES_SAMPLER", "always_off"));
     }
 
     @ParameterizedTest(name = "{0} = {1}")

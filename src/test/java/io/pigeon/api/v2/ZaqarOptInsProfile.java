@@ -1,9 +1,7 @@
 package io.pigeon.api.v2;
 
+import io.pigeon.testing.SharedPorts;
 import io.quarkus.test.junit.QuarkusTestProfile;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -38,10 +36,10 @@ import java.util.Map;
 public class ZaqarOptInsProfile implements QuarkusTestProfile {
 
     /** Where the mail tests' SMTP server listens, chosen once before Quarkus starts. */
-    public static final int SMTP_PORT = freePort("mail-test.smtp-port");
+    public static final int SMTP_PORT = SharedPorts.chosen("mail-test.smtp-port");
 
     /** Where the tracing tests' OTLP collector listens (io.pigeon.testing.OtlpCollector), chosen likewise. */
-    public static final int OTLP_PORT = freePort("tracing-test.otlp-port");
+    public static final int OTLP_PORT = SharedPorts.chosen("tracing-test.otlp-port");
 
     /** The configured sender, used when a subscription names none. */
     public static final String SENDER = "pigeon@example.test";
@@ -81,22 +79,5 @@ public class ZaqarOptInsProfile implements QuarkusTestProfile {
         overrides.put("quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf");
         overrides.put("quarkus.otel.bsp.schedule.delay", "1s");
         return overrides;
-    }
-
-    /**
-     * A free port, the same in every class loader of this JVM (the profile and the test class are loaded by JUnit's and
-     * by Quarkus's): the first to ask chooses it and leaves it in a system property for the others.
-     */
-    private static synchronized int freePort(String property) {
-        String chosen = System.getProperty(property);
-        if (chosen != null) {
-            return Integer.parseInt(chosen);
-        }
-        try (ServerSocket socket = new ServerSocket(0)) {
-            System.setProperty(property, Integer.toString(socket.getLocalPort()));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

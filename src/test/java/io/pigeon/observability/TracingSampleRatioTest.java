@@ -1,0 +1,98 @@
+package io.pigeon.observability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pigeon.testing.Api;
+import io.pigeon.testing.Eventually;
+import io.pigeon.testing.OtlpCollector;
+import io.pigeon.testing.OtlpCollector.CollectedSpan;
+import io.pigeon.testing.SharedPorts;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sampling is chosen when Pigeon starts (docs/operations.md, Tracing): the sampler is built in as
+ * {@code parentbased_traceidratio}, and {@code QUARKUS_OTEL_TRACES_SAMPLER_ARG} (a runtime setting) is the share of
+ * the traces Pigeon starts itself that it records. At 0 it records none of its own; a caller's decision, carried by
+ * its {@code traceparent}, is still followed either way.
+ */
+@QuarkusTest
+@TestProfile(TracingSampleRatioTest.SampleNoneOfItsOwn.class)
+class TracingSampleRatioTest {
+
+    public static class SampleNoneOfItsOwn implements QuarkusTestProfile {
+
+        static final int OTLP_PORT = SharedPorts.chosen("tracing-sample-test.otlp-port");
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of(
+                    "quarkus.otel.exporter.otlp.traces.endpoint", "http://127.0.0.1:" + OTLP_PORT,
+                    "quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf",
+                    "quarkus.otel.bsp.schedule.delay", "1s",
+                    "quarkus.otel.traces.sampler.arg", "0");
+        }
+    }
+
+    private static OtlpCollector collector;
+
+    @BeforeAll
+    static void startCollector() {
+        collector = new OtlpCollector(SampleNoneOfItsOwn.OTLP_PORT);
+    }
+
+    @AfterAll
+    static void stopCollector() {
+        collector.close();
+    }
+
+    @Test
+    void onlyTheCallersSampledTracesAreRecorded() {
+        String unsampledRoot = Api.newProject();
+        String unsampledCaller = Api.newProject();
+        String sampledCaller = Api.newProject();
+        post(unsampledRoot, null);
+        post(unsampledCaller, "00-" + TracingTest.randomHex(16) + "-" + TracingTest.randomHex(8) + "-00");
+        String trace = TracingTest.randomHex(16);
+        post(sampledCaller, "00-" + trace + "-" + TracingTest.randomHex(8) + "-01");
+
+        // Spans are exported in the order they end: once the last post's span is in, the others' would be too.
+        Eventually.await("the sampled caller's post is exported", Duration.ofSeconds(20), () -> !collector
+                .spans(span -> span.traceId().equals(trace))
+                .isEmpty());
+        // Every span exported is of that trace: the server span and the producer span of the sampled post.
+        assertEquals(
+                List.of(),
+                collector.spans(span -> !span.traceId().equals(trace)),
+                "spans of the requests without trace context or with an unsampled caller");
+        List<CollectedSpan> sampled = collector.spans(span -> span.traceId().equals(trace));
+        assertEquals(2, sampled.size(), () -> "the server and the producer span: " + sampled);
+        assertEquals(
+                sampledCaller,
+                sampled.stream()
+                        .map(span -> span.attribute("pigeon.project"))
+                        .filter(project -> project != null)
+                        .findFirst()
+                        .orElse(null));
+        assertEquals(List.of(), collector.refused());
+    }
+
+    private static void post(String project, String traceparent) {
+        var request = Api.as(project);
+        if (traceparent != null) {
+            request = request.header("traceparent", traceparent);
+        }
+        request.contentType("application/json")
+                .body("{\"messages\": [{\"ttl\": 300, \"body\": 1}]}")
+                .post("/v2/queues/sampled/messages")
+                .then()
+                .statusCode(201);
+    }
+}

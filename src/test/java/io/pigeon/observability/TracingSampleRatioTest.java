@@ -2,17 +2,15 @@ package io.pigeon.observability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pigeon.api.console.ConsoleProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
 import io.pigeon.testing.OtlpCollector;
 import io.pigeon.testing.OtlpCollector.CollectedSpan;
-import io.pigeon.testing.SharedPorts;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,31 +19,18 @@ import org.junit.jupiter.api.Test;
  * Sampling is chosen when Pigeon starts (docs/operations.md, Tracing): the sampler is built in as
  * {@code parentbased_traceidratio}, and {@code QUARKUS_OTEL_TRACES_SAMPLER_ARG} (a runtime setting) is the share of
  * the traces Pigeon starts itself that it records. At 0 it records none of its own; a caller's decision, carried by
- * its {@code traceparent}, is still followed either way.
+ * its {@code traceparent}, is still followed either way. (The share is 0 in ConsoleProfile, whose other classes send
+ * no {@code traceparent}.)
  */
 @QuarkusTest
-@TestProfile(TracingSampleRatioTest.SampleNoneOfItsOwn.class)
+@TestProfile(ConsoleProfile.class)
 class TracingSampleRatioTest {
-
-    public static class SampleNoneOfItsOwn implements QuarkusTestProfile {
-
-        static final int OTLP_PORT = SharedPorts.chosen("tracing-sample-test.otlp-port");
-
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of(
-                    "quarkus.otel.exporter.otlp.traces.endpoint", "http://127.0.0.1:" + OTLP_PORT,
-                    "quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf",
-                    "quarkus.otel.bsp.schedule.delay", "1s",
-                    "quarkus.otel.traces.sampler.arg", "0");
-        }
-    }
 
     private static OtlpCollector collector;
 
     @BeforeAll
     static void startCollector() {
-        collector = new OtlpCollector(SampleNoneOfItsOwn.OTLP_PORT);
+        collector = new OtlpCollector(ConsoleProfile.OTLP_PORT);
     }
 
     @AfterAll

@@ -1,6 +1,7 @@
 package io.pigeon.api.console;
 
 import io.pigeon.testing.Api;
+import io.pigeon.testing.SharedPorts;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.Map;
 
@@ -8,6 +9,10 @@ import java.util.Map;
  * The console limited to five projects (pigeon.console.projects), new ones per run so that the tests need no clean-up
  * on a shared database: the chooser lists them, and any other project's pages are refused. Queues are sampled every
  * second (the test profile's period).
+ *
+ * <p>Also tracing with a sample share of 0 (TracingSampleRatioTest), exported to a collector that test starts on a free
+ * port ({@link #OTLP_PORT}): only requests whose caller sampled them are recorded, and the console's classes send no
+ * {@code traceparent}, so their requests make no span and nothing they check changes.
  */
 public class ConsoleProfile implements QuarkusTestProfile {
 
@@ -29,8 +34,16 @@ public class ConsoleProfile implements QuarkusTestProfile {
     /** A project whose id holds characters a URL must encode ({@code &}, {@code +}, {@code #}). */
     static final String ODD = PROJECTS[4];
 
+    /** Where TracingSampleRatioTest's OTLP collector listens, chosen once before Quarkus starts. */
+    public static final int OTLP_PORT = SharedPorts.chosen("tracing-sample-test.otlp-port");
+
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("pigeon.console.projects", String.join(",", PROJECTS));
+        return Map.of(
+                "pigeon.console.projects", String.join(",", PROJECTS),
+                "quarkus.otel.exporter.otlp.traces.endpoint", "http://127.0.0.1:" + OTLP_PORT,
+                "quarkus.otel.exporter.otlp.traces.protocol", "http/protobuf",
+                "quarkus.otel.bsp.schedule.delay", "1s",
+                "quarkus.otel.traces.sampler.arg", "0");
     }
 }

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
@@ -341,7 +342,33 @@ public class DispatchStore {
             String sealedBody,
             String sealedKeyId,
             Long subscription,
-            String traceparent) {}
+            String traceparent) {
+
+        /** This group, its calls carrying {@code sent} as their {@code traceparent} (a delivery span's context). */
+        public TakenGroup carrying(String sent) {
+            return Objects.equals(sent, traceparent)
+                    ? this
+                    : new TakenGroup(
+                            id,
+                            leaseToken,
+                            project,
+                            method,
+                            target,
+                            headersJson,
+                            retryPolicyJson,
+                            attempts,
+                            ageSeconds,
+                            latenessSeconds,
+                            itemIds,
+                            payload,
+                            empty,
+                            moreItems,
+                            sealedBody,
+                            sealedKeyId,
+                            subscription,
+                            sent);
+        }
+    }
 
     /** The part of a listing's row that says which group it is, its path and its calls so far. */
     private static ListedGroup listedGroup(Row row) {

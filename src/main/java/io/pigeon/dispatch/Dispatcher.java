@@ -2,6 +2,7 @@ package io.pigeon.dispatch;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueCounts;
 import io.pigeon.pool.PoolClients;
 import io.pigeon.storage.DatabaseNotices;
@@ -51,6 +52,7 @@ public class Dispatcher {
     private final DatabaseNotices notices;
     private final CallSlots slots;
     private final Settlement settlement;
+    private final MessagingSpans spans;
 
     /** One lane per database that holds groups, by pool name ({@link Lane#HOME} for the configured database). */
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
@@ -83,8 +85,10 @@ public class Dispatcher {
             MeterRegistry registry,
             PoolClients pools,
             DatabaseNotices notices,
-            QueueCounts queues) {
+            QueueCounts queues,
+            MessagingSpans spans) {
         this.store = store;
+        this.spans = spans;
         this.client = client;
         this.mail = mail;
         this.config = dispatchSettings;
@@ -254,7 +258,13 @@ public class Dispatcher {
         return Uni.createFrom()
                 .deferred(() -> group.empty()
                         ? Uni.createFrom().item(DeliveryClient.Outcome.DELIVERED)
-                        : ZaqarMail.isMail(group.target()) ? mail.send(group) : client.call(group))
+                        : spans.delivering(
+                                group.project(),
+                                group.traceparent(),
+                                sent -> ZaqarMail.isMail(group.target())
+                                        ? mail.send(group.carrying(sent))
+                                        : client.call(group.carrying(sent)),
+                                outcome -> outcome.delivered() || outcome.deferred() ? null : outcome.error()))
                 .onFailure()
                 .recoverWithItem(failure -> {
                     LOG.warnf("Group %d: its call could not be made: %s", group.id(), failure.toString());

@@ -87,15 +87,8 @@ public class MessagingSpans {
     private static void linked(Span span, List<String> producers) {
         // Messages of one post share their producer: one link to it says as much as one per message.
         for (String producer : new LinkedHashSet<>(producers)) {
-            if (producer == null || producer.length() != 55) {
-                continue;
-            }
-            SpanContext context = SpanContext.createFromRemoteParent(
-                    producer.substring(3, 35),
-                    producer.substring(36, 52),
-                    TraceFlags.fromHex(producer, 53),
-                    TraceState.getDefault());
-            if (context.isValid()) {
+            SpanContext context = remote(producer);
+            if (context != null) {
                 span.addLink(context);
             }
         }
@@ -113,10 +106,7 @@ public class MessagingSpans {
         }
         Span span = started(operation, project, queue, count);
         SpanContext context = span.getSpanContext();
-        String producer = context.isSampled()
-                ? "00-" + context.getTraceId() + "-" + context.getSpanId() + "-"
-                        + context.getTraceFlags().asHex()
-                : null;
+        String producer = context.isSampled() ? traceparentOf(context) : null;
         Uni<T> made;
         try {
             made = work.apply(producer);
@@ -125,6 +115,46 @@ public class MessagingSpans {
             throw e;
         }
         return ended(span, count, made, ignored -> -1);
+    }
+
+    /**
+     * A delivery's call (a webhook's or a mail) in a client span {@code deliver}, a child of the context the notified
+     * message carries ({@code traceparent}, null or invalid: a trace of its own): {@code call} is given the
+     * {@code traceparent} to send, the span's when it is sampled, else the message's as stored. {@code failure} names
+     * what went wrong in an outcome, null when it was delivered (or put off).
+     */
+    public <T> Uni<T> delivering(
+            String project, String traceparent, Function<String, Uni<T>> call, Function<T, String> failure) {
+        if (!on) {
+            return call.apply(traceparent);
+        }
+        SpanContext message = remote(traceparent);
+        Span span = tracer.spanBuilder(MessagingOperation.DELIVER.operationName())
+                .setParent(message == null ? Context.root() : Context.root().with(Span.wrap(message)))
+                .setSpanKind(MessagingOperation.DELIVER.kind())
+                .setAttribute(SYSTEM, SYSTEM_NAME)
+                .setAttribute(OPERATION_TYPE, MessagingOperation.DELIVER.operationType())
+                .setAttribute(OPERATION_NAME, MessagingOperation.DELIVER.operationName())
+                .setAttribute(PROJECT, project)
+                .startSpan();
+        String sent = span.getSpanContext().isSampled() ? traceparentOf(span.getSpanContext()) : traceparent;
+        Uni<T> made;
+        try {
+            made = call.apply(sent);
+        } catch (RuntimeException e) {
+            end(span, e);
+            throw e;
+        }
+        return made.onItemOrFailure()
+                .invoke((outcome, thrown) -> {
+                    String failed = thrown == null ? failure.apply(outcome) : null;
+                    if (failed != null) {
+                        span.setStatus(StatusCode.ERROR, failed);
+                    }
+                    end(span, thrown);
+                })
+                .onCancellation()
+                .invoke(span::end);
     }
 
     /**
@@ -194,6 +224,24 @@ public class MessagingSpans {
                 })
                 .onCancellation()
                 .invoke(span::end);
+    }
+
+    /** The context a stored W3C {@code traceparent} names (as stored: version 00, 55 characters), null if none. */
+    private static SpanContext remote(String traceparent) {
+        if (traceparent == null || traceparent.length() != 55) {
+            return null;
+        }
+        SpanContext context = SpanContext.createFromRemoteParent(
+                traceparent.substring(3, 35),
+                traceparent.substring(36, 52),
+                TraceFlags.fromHex(traceparent, 53),
+                TraceState.getDefault());
+        return context.isValid() ? context : null;
+    }
+
+    private static String traceparentOf(SpanContext context) {
+        return "00-" + context.getTraceId() + "-" + context.getSpanId() + "-"
+                + context.getTraceFlags().asHex();
     }
 
     private static void end(Span span, Throwable failure) {

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * One trace from a producer through the queue to its consumers (issue 44; docs/operations.md, Tracing), as a
  * collector receives it: a producer posts with a {@code traceparent}, as curl would send it; a consumer claims and
  * continues the trace from the context the message carries ({@code ?include=trace}); the queue's webhook is notified
- * with the message's {@code traceparent}. Every span, Pigeon's and the webhook's header, has the producer's trace id.
+ * in a client span under the message's producer span, whose context its call carries. Every span, Pigeon's and the
+ * webhook's header, has the producer's trace id.
  */
 @QuarkusTest
 @TestProfile(ZaqarOptInsProfile.class)
@@ -89,7 +90,6 @@ class TracingJourneyTest {
                 EXPORTED,
                 () -> receiver.calls("/journey-hook").size() == 2);
         String delivered = receiver.calls("/journey-hook").get(1).header("traceparent");
-        assertEquals(carried, delivered, "the webhook is sent the message's context");
 
         CollectedSpan server = awaitOne(inTrace(trace)
                 .and(span -> span.kind() == SpanKind.SPAN_KIND_SERVER
@@ -100,6 +100,13 @@ class TracingJourneyTest {
         CollectedSpan claim = awaitOne(
                 span -> span.name().equals("claim journey") && project.equals(span.attribute("pigeon.project")));
         assertEquals(List.of(trace + "-" + post.spanId()), claim.links(), "the claim links to the producer");
+        // The webhook's call is a client span under the producer's, and the webhook is sent that span's context.
+        CollectedSpan delivery = awaitOne(inTrace(trace).and(span -> span.name().equals("deliver")));
+        assertEquals(SpanKind.SPAN_KIND_CLIENT, delivery.kind());
+        assertEquals(post.spanId(), delivery.parentSpanId(), "the delivery continues the message's context");
+        assertEquals(project, delivery.attribute("pigeon.project"));
+        assertEquals("process", delivery.attribute("messaging.operation.type"));
+        assertEquals("00-" + trace + "-" + delivery.spanId() + "-01", delivered, "the webhook is sent the call's span");
         CollectedSpan delete = awaitOne(inTrace(trace).and(span -> span.name().equals("delete journey")));
         assertEquals(SpanKind.SPAN_KIND_INTERNAL, delete.kind());
         assertEquals(List.of(), collector.refused());

@@ -45,7 +45,8 @@ public class FifoClaimStore {
                 JOIN asked a ON a.claim_index = t.claim_index
                 CROSS JOIN q
                 WHERE m.queue_id = q.id AND m.id = t.id
-                RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group),
+                RETURNING t.claim_index, m.id, m.ttl, m.created_at, m.body, m.key_id, m.claim_count, m.message_group,
+                          m.traceparent, m.tracestate),
             recorded AS (
                 INSERT INTO claims (id, queue_id, ttl, grace, expires_at, message_ids)
                 SELECT a.claim_id, q.id, a.ttl, a.grace, now() + a.ttl * interval '1 second', h.ids
@@ -53,7 +54,7 @@ public class FifoClaimStore {
                 JOIN asked a ON a.claim_index = h.claim_index
                 CROSS JOIN q)
             SELECT q.id AS queue_id, a.claim_index, c.id, c.ttl, %2$s AS age, c.body, c.key_id, c.claim_count,
-                   c.message_group, q.wait_default, q.ordering
+                   c.message_group, c.traceparent, c.tracestate, q.wait_default, q.ordering
             FROM asked a
             LEFT JOIN q ON true
             LEFT JOIN claimed c ON c.claim_index = a.claim_index

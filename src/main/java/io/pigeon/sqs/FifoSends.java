@@ -7,6 +7,8 @@ import io.pigeon.message.Deduplication;
 import io.pigeon.message.DeduplicationKeys;
 import io.pigeon.message.MessageStore;
 import io.pigeon.message.NewMessage;
+import io.pigeon.observability.MessagingOperation;
+import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
@@ -45,6 +47,7 @@ public class FifoSends {
     private final DispatchService deliveries;
     private final Deduplication deduplication;
     private final SqsSealing sealing;
+    private final MessagingSpans spans;
 
     public FifoSends(
             MessageStore store,
@@ -53,7 +56,8 @@ public class FifoSends {
             QueueMetrics metrics,
             DispatchService deliveries,
             Deduplication deduplication,
-            MessageCipher cipher) {
+            MessageCipher cipher,
+            MessagingSpans spans) {
         this.store = store;
         this.databases = databases;
         this.config = config;
@@ -61,6 +65,7 @@ public class FifoSends {
         this.deliveries = deliveries;
         this.deduplication = deduplication;
         this.sealing = new SqsSealing(cipher);
+        this.spans = spans;
     }
 
     /**
@@ -68,9 +73,14 @@ public class FifoSends {
      * post-size limit ({@code largest}) none.
      */
     private Uni<MessageStore.Posted> stored(
-            PlacedQueue tx, UUID clientId, List<SqsMessageStore.Outgoing> outgoing, int largest, String keyId) {
-        List<NewMessage> messages =
-                outgoing.stream().map(SqsMessageStore.Outgoing::message).toList();
+            PlacedQueue tx,
+            UUID clientId,
+            String producer,
+            List<SqsMessageStore.Outgoing> outgoing,
+            int largest,
+            String keyId) {
+        List<NewMessage> messages = NewMessage.producedBy(
+                outgoing.stream().map(SqsMessageStore.Outgoing::message).toList(), producer);
         List<String> attributes =
                 outgoing.stream().map(SqsMessageStore.Outgoing::attributes).toList();
         return store.postCreatingQueue(
@@ -133,22 +143,26 @@ public class FifoSends {
      */
     Uni<List<Object>> send(
             String project, QueueName queue, UUID clientId, List<SqsMessages.Checked> messages, boolean fifo) {
-        return databases.of(project, queue.value()).chain(pool -> {
-            PlacedQueue outside = new PlacedQueue(pool, project, queue);
-            return deduplication.settings(outside).chain(settings -> {
-                List<Object> outcomes = new ArrayList<>(messages.size());
-                List<String> dedupIds = new ArrayList<>(messages.size());
-                for (SqsMessages.Checked checked : messages) {
-                    String dedupId = DeduplicationKeys.dedupId(
-                            settings,
-                            checked.message().deduplicationId(),
-                            checked.message().body());
-                    dedupIds.add(dedupId);
-                    outcomes.add(dedupId == null && fifo ? MessageGroupRules.noDeduplicationId() : checked);
-                }
-                return sendable(pool, outside, clientId, settings, messages, dedupIds, outcomes, fifo, true);
-            });
-        });
+        // A producer span as a standard queue's shared send has (MessageService.send): the context its messages carry.
+        return spans.producing(MessagingOperation.SEND, project, queue.value(), messages.size(), producer -> databases
+                .of(project, queue.value())
+                .chain(pool -> {
+                    PlacedQueue outside = new PlacedQueue(pool, project, queue);
+                    return deduplication.settings(outside).chain(settings -> {
+                        List<Object> outcomes = new ArrayList<>(messages.size());
+                        List<String> dedupIds = new ArrayList<>(messages.size());
+                        for (SqsMessages.Checked checked : messages) {
+                            String dedupId = DeduplicationKeys.dedupId(
+                                    settings,
+                                    checked.message().deduplicationId(),
+                                    checked.message().body());
+                            dedupIds.add(dedupId);
+                            outcomes.add(dedupId == null && fifo ? MessageGroupRules.noDeduplicationId() : checked);
+                        }
+                        return sendable(
+                                pool, outside, clientId, producer, settings, messages, dedupIds, outcomes, fifo, true);
+                    });
+                }));
     }
 
     /** Stores the messages whose outcome is still their Checked; once more without those over the size limit. */
@@ -156,6 +170,7 @@ public class FifoSends {
             Pool pool,
             PlacedQueue outside,
             UUID clientId,
+            String producer,
             DeduplicationKeys.Settings settings,
             List<SqsMessages.Checked> messages,
             List<String> dedupIds,
@@ -195,6 +210,7 @@ public class FifoSends {
                             .chain(marked -> deduplication.post(placed, keys, indexes -> stored(
                                             placed,
                                             clientId,
+                                            producer,
                                             indexes.stream().map(toStore::get).toList(),
                                             checkedSize,
                                             keyId)
@@ -240,7 +256,8 @@ public class FifoSends {
                             outcomes.set(i, SqsMessages.tooLongFor(maxSize));
                         }
                     }
-                    return sendable(pool, outside, clientId, settings, messages, dedupIds, outcomes, fifo, false);
+                    return sendable(
+                            pool, outside, clientId, producer, settings, messages, dedupIds, outcomes, fifo, false);
                 });
     }
 }

@@ -190,6 +190,50 @@ class TracingTest {
     }
 
     @Test
+    void aFifoQueuesSendIsAProducerSpanWhoseContextTheMessagesCarry() {
+        String project = Api.newProject();
+        String url = sqs(
+                        project,
+                        "CreateQueue",
+                        "{\"QueueName\": \"traced.fifo\", \"Attributes\": {\"FifoQueue\": \"true\"}}")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("QueueUrl");
+        String trace = randomHex(16);
+        sqs(
+                        project,
+                        "SendMessageBatch",
+                        "{\"QueueUrl\": \"" + url + "\", \"Entries\": ["
+                                + "{\"Id\": \"a\", \"MessageBody\": \"1\", \"MessageGroupId\": \"g\","
+                                + " \"MessageDeduplicationId\": \"d1\"},"
+                                + "{\"Id\": \"b\", \"MessageBody\": \"2\", \"MessageGroupId\": \"g\","
+                                + " \"MessageDeduplicationId\": \"d2\"}]}",
+                        trace)
+                .then()
+                .statusCode(200);
+
+        CollectedSpan server = awaitOne(inTrace(trace).and(span -> span.kind() == SpanKind.SPAN_KIND_SERVER));
+        CollectedSpan send = awaitOne(inTrace(trace).and(span -> span.name().equals("send traced.fifo")));
+        assertEquals(SpanKind.SPAN_KIND_PRODUCER, send.kind());
+        assertEquals(server.spanId(), send.parentSpanId());
+        assertEquals("2", send.attribute("messaging.batch.message_count"));
+        // A receive asking for the trace header gets the send's span, in X-Ray's form.
+        List<String> headers = sqs(
+                        project,
+                        "ReceiveMessage",
+                        "{\"QueueUrl\": \"" + url + "\", \"MaxNumberOfMessages\": 10,"
+                                + " \"MessageSystemAttributeNames\": [\"AWSTraceHeader\"]}")
+                .then()
+                .statusCode(200)
+                .extract()
+                .path("Messages.Attributes.AWSTraceHeader");
+        String xray = "Root=1-" + trace.substring(0, 8) + "-" + trace.substring(8) + ";Parent=" + send.spanId()
+                + ";Sampled=1";
+        assertEquals(List.of(xray, xray), headers);
+    }
+
+    @Test
     void eachWebsocketFrameIsAServerSpan() throws Exception {
         String project = Api.newProject();
         AtomicReference<CompletableFuture<String>> answered = new AtomicReference<>(new CompletableFuture<>());

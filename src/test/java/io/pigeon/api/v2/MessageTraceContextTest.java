@@ -121,6 +121,29 @@ class MessageTraceContextTest {
                 .body("messages[2]", not(hasKey("trace")));
     }
 
+    /** A fifo queue's claims (taken by statements of their own, decision 0020) show the context as other claims do. */
+    @Test
+    void aFifoQueuesClaimShowsTheContextToo() {
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"_ordering\": \"fifo\"}")
+                .put("/v2/queues/traced-fifo")
+                .then()
+                .statusCode(201);
+        post(traced(), "traced-fifo", "{\"messages\": [{\"body\": 1, \"group\": \"g\"}, {\"body\": 2}]}")
+                .then()
+                .statusCode(201);
+
+        Api.as(project)
+                .contentType(ContentType.JSON)
+                .body("{\"ttl\": 300, \"grace\": 60}")
+                .post("/v2/queues/traced-fifo/claims?limit=2&include=trace")
+                .then()
+                .statusCode(201)
+                .body("messages.trace.traceparent", contains(PARENT, PARENT))
+                .body("messages.trace.tracestate", contains(STATE, STATE));
+    }
+
     /** What W3C calls invalid is not stored, and a trace state past W3C's bounds is dropped, its traceparent kept. */
     @Test
     void onlyAValidContextWithinW3csBoundsIsStored() {

@@ -1080,9 +1080,11 @@ RETURNING m.id, m.ttl, floor(extract(epoch FROM now() - m.created_at))::bigint A
 
 -- name: MessageStore.POST
 WITH inserted AS (
-    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, key_id)
-    SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second', $11
-    FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
+    INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, key_id, traceparent, tracestate)
+    SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second', $11, t.traceparent, t.tracestate
+    FROM queues q,
+         unnest($4::int[], $5::text[], $15::text[], $16::text[])
+             WITH ORDINALITY AS t (ttl, body, traceparent, tracestate, ord)
     WHERE q.project = $1 AND q.name = $2 AND (NOT EXISTS (SELECT 1 FROM quota_breaches b WHERE b.project = $1 AND b.kind = 'messages' AND b.queue_id = q.id)
  OR pigeon_refuse('429', $6)) AND (COALESCE((q.metadata->'_enable_encrypt_messages')::jsonb = 'true'::jsonb, false) = ($11::text IS NOT NULL)
  OR pigeon_refuse('ENC', 'the queue asks for its messages to be sealed, or no longer does'))

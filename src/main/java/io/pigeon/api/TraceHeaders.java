@@ -1,5 +1,6 @@
 package io.pigeon.api;
 
+import io.pigeon.message.NewMessage;
 import io.pigeon.message.TraceContext;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.List;
@@ -25,5 +26,13 @@ public final class TraceHeaders {
         }
         List<String> states = request.headers().getAll(STATE);
         return TraceContext.of(parents.get(0), states.isEmpty() ? null : String.join(",", states));
+    }
+
+    /** {@code messages}, each carrying the request's trace context (as they are when it has none). */
+    public static List<NewMessage> carriedBy(HttpServerRequest request, List<NewMessage> messages) {
+        TraceContext trace = of(request);
+        return trace == null
+                ? messages
+                : messages.stream().map(message -> message.withTrace(trace)).toList();
     }
 }

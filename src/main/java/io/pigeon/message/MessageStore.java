@@ -78,9 +78,11 @@ public class MessageStore {
     static final String POST =
             """
             WITH inserted AS (
-                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, key_id)
-                SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second', $11
-                FROM queues q, unnest($4::int[], $5::text[]) WITH ORDINALITY AS t (ttl, body, ord)
+                INSERT INTO messages (queue_id, client_id, ttl, body, expires_at, key_id, traceparent, tracestate)
+                SELECT q.id, $3, t.ttl, t.body, now() + t.ttl * interval '1 second', $11, t.traceparent, t.tracestate
+                FROM queues q,
+                     unnest($4::int[], $5::text[], $15::text[], $16::text[])
+                         WITH ORDINALITY AS t (ttl, body, traceparent, tracestate, ord)
                 WHERE q.project = $1 AND q.name = $2 AND %s AND %s
                 ORDER BY t.ord
                 RETURNING id, ttl, body, visible_at, key_id, traceparent),
@@ -823,14 +825,19 @@ public class MessageStore {
         return queue.db()
                 .preparedQuery(POST)
                 .execute(withFanOutGuards(
-                        Tuple.of(queue.project(), queue.storedName(), clientId)
-                                .addArrayOfInteger(ttls)
-                                .addArrayOfString(bodies),
-                        quotas,
-                        confirmationRequired,
-                        keyId,
-                        fromPigeon,
-                        mailSent))
+                                Tuple.of(queue.project(), queue.storedName(), clientId)
+                                        .addArrayOfInteger(ttls)
+                                        .addArrayOfString(bodies),
+                                quotas,
+                                confirmationRequired,
+                                keyId,
+                                fromPigeon,
+                                mailSent)
+                        // $15 and $16: each message's trace context (null: none)
+                        .addArrayOfString(
+                                messages.stream().map(NewMessage::traceparent).toArray(String[]::new))
+                        .addArrayOfString(
+                                messages.stream().map(NewMessage::tracestate).toArray(String[]::new)))
                 .map(rows -> {
                     if (rows.size() == 0) {
                         return Optional.empty();

@@ -87,7 +87,10 @@ final class PigeonCycleScript {
                         "NULL",
                         "false",
                         QUOTA_TEXT,
-                        MAIL_OFF);
+                        MAIL_OFF,
+                        // no trace context
+                        "NULL",
+                        "NULL");
         String claim = bind(
                 ClaimStatements.CREATE_ONE,
                 ":project",

@@ -6,6 +6,7 @@ import io.pigeon.api.ClientIds;
 import io.pigeon.api.ContentTypes;
 import io.pigeon.api.Rejections;
 import io.pigeon.api.RequestCaller;
+import io.pigeon.api.TraceHeaders;
 import io.pigeon.api.read.IdListReader;
 import io.pigeon.api.read.MessageIdReader;
 import io.pigeon.api.read.MessagePostReader;
@@ -77,7 +78,14 @@ public class V1MessageResource {
         // The header's raw values: an empty one is a bad key, not an absent one, and a key is never split at commas.
         PostKeys keys = new PostKeys(PostKeys.key(request.headers().getAll(PostKeys.HEADER)), post.dedupIds());
         QueueName queue = QueueName.of(queueName);
-        return messages.post(project, queue, clientId, post.messages(), String.join(",", callMarker), keys)
+        // The request's trace context goes with each message it creates, as on v1.1 and v2 (shown there on request).
+        return messages.post(
+                        project,
+                        queue,
+                        clientId,
+                        TraceHeaders.carriedBy(request, post.messages()),
+                        String.join(",", callMarker),
+                        keys)
                 .map(stored -> {
                     long[] ids = stored.orElseThrow(() -> QueueService.queueNotFound(project, queue));
                     List<String> hrefs = Arrays.stream(ids)

@@ -23,7 +23,6 @@ import io.pigeon.message.MessagePops;
 import io.pigeon.message.MessageService;
 import io.pigeon.message.PostKeys;
 import io.pigeon.message.RequestedIds;
-import io.pigeon.message.TraceContext;
 import io.pigeon.queue.QueueName;
 import io.pigeon.waiting.QueueWaits;
 import io.smallrye.mutiny.Uni;
@@ -93,16 +92,11 @@ public class V2MessageResource {
         QueueName queue = DialectPaths.dialect(version, collection).name(queueName);
         boolean queueAttributes = api.has(ApiVersion.Feature.RESERVED_ATTRIBUTES);
         // The request's trace context goes with each message it creates (none without a valid traceparent).
-        TraceContext trace = TraceHeaders.of(request);
         return messages.postCreatingQueue(
                         project,
                         queue,
                         clientId,
-                        trace == null
-                                ? post.messages()
-                                : post.messages().stream()
-                                        .map(message -> message.withTrace(trace))
-                                        .toList(),
+                        TraceHeaders.carriedBy(request, post.messages()),
                         body.length,
                         queueAttributes,
                         String.join(",", callMarker),

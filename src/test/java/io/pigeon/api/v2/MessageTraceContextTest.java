@@ -121,6 +121,28 @@ class MessageTraceContextTest {
                 .body("messages[2]", not(hasKey("trace")));
     }
 
+    /** A v1 post stores its request's context too; v1's answers have no place for it, v2's show it on request. */
+    @Test
+    void aV1PostStoresTheContextThatV2Shows() {
+        Api.as(project).put("/v1/queues/traced-v1").then().statusCode(201);
+        traced().contentType(ContentType.JSON)
+                .body("[{\"ttl\": 300, \"body\": 1}]")
+                .post("/v1/queues/traced-v1/messages")
+                .then()
+                .statusCode(201);
+
+        Api.as(project)
+                .get("/v1/queues/traced-v1/messages?echo=true")
+                .then()
+                .statusCode(200)
+                .body("messages", everyItem(not(hasKey("trace"))));
+        Api.as(project)
+                .get("/v2/queues/traced-v1/messages?echo=true&include=trace")
+                .then()
+                .body("messages.trace.traceparent", contains(PARENT))
+                .body("messages.trace.tracestate", contains(STATE));
+    }
+
     /** A fifo queue's claims (taken by statements of their own, decision 0020) show the context as other claims do. */
     @Test
     void aFifoQueuesClaimShowsTheContextToo() {

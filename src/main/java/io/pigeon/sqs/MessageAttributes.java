@@ -23,6 +23,9 @@ public final class MessageAttributes {
 
     public static final int MAX_ATTRIBUTES = 10;
     public static final int MAX_NAME_LENGTH = 256;
+    /** The longest {@code X-Amzn-Trace-Id} header stored (X-Ray's own header is well under 256 characters). */
+    public static final int MAX_REQUEST_TRACE_HEADER = 1024;
+
     private static final int MAX_NUMBER_DIGITS = 38;
     private static final BigDecimal SMALLEST_NUMBER = new BigDecimal("1E-128");
     private static final BigDecimal LARGEST_NUMBER = new BigDecimal("1E126");
@@ -77,6 +80,30 @@ public final class MessageAttributes {
             checkValue(TRACE_HEADER, value);
         }
         return new MessageAttributes(Collections.unmodifiableSortedMap(new TreeMap<>(sent)));
+    }
+
+    /**
+     * The system attributes to store for a message sent with {@code sent} in a request whose {@code X-Amzn-Trace-Id}
+     * header is {@code header} (null: none): the header as {@value #TRACE_HEADER} when the message sends none of its
+     * own (AWS: the attribute overrides the header) and the header is a value SQS would take, at most
+     * {@value #MAX_REQUEST_TRACE_HEADER} characters; else {@code sent}.
+     */
+    public static MessageAttributes storedWithRequestHeader(MessageAttributes sent, String header) {
+        if (header == null
+                || header.length() > MAX_REQUEST_TRACE_HEADER
+                || sent.byName().containsKey(TRACE_HEADER)) {
+            return sent;
+        }
+        AttributeValue value = new AttributeValue("String", header, null);
+        try {
+            checkValue(TRACE_HEADER, value);
+        } catch (SqsRefusal notAValue) {
+            // A header is advice, as W3C's are: one SQS would not store is left out, never refused.
+            return sent;
+        }
+        TreeMap<String, AttributeValue> stored = new TreeMap<>(sent.byName());
+        stored.put(TRACE_HEADER, value);
+        return new MessageAttributes(Collections.unmodifiableSortedMap(stored));
     }
 
     /** Attributes read back from storage, checked when they were sent. */

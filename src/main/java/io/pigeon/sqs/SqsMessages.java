@@ -92,14 +92,19 @@ public class SqsMessages {
             long size,
             SentMessage answer) {
 
-        /** The message as stored, with its deduplication id (null: none) beside its attributes. */
+        /**
+         * The message as stored, with its deduplication id (null: none) beside its attributes, and the request's
+         * {@code X-Amzn-Trace-Id} as its {@code AWSTraceHeader} when it sent none (not in the answer's digest, which
+         * is of what the message sent).
+         */
         SqsMessageStore.Outgoing outgoing(String deduplicationId) {
+            MessageAttributes stored = MessageAttributes.storedWithRequestHeader(system, message.requestTraceHeader());
             return new SqsMessageStore.Outgoing(
                     message.delaySeconds(),
                     SqsBodies.stored(message.body()),
-                    new StoredAttributes(attributes, system, deduplicationId).text(),
+                    new StoredAttributes(attributes, stored, deduplicationId).text(),
                     message.groupId(),
-                    XRayTraceHeaders.context(system.byName().get(MessageAttributes.TRACE_HEADER)));
+                    XRayTraceHeaders.context(stored.byName().get(MessageAttributes.TRACE_HEADER)));
         }
     }
 

@@ -39,7 +39,8 @@ public class SqsBatchActions implements SqsActionSet {
 
     private Uni<SqsAnswer> sendMessageBatch(SqsCall call) {
         QueueName queue = call.queue();
-        List<BatchEntry<OutgoingMessage>> entries = entries(call, "SendMessageBatch", SqsMessageInputs::outgoing);
+        List<BatchEntry<OutgoingMessage>> entries = entries(
+                call, "SendMessageBatch", in -> SqsMessageInputs.outgoing(in).inRequestTracedBy(call.traceHeader()));
         return messages.sendBatch(call.project(), queue, call.senderId(), entries)
                 .map(outcomes -> SqsMessageViews.batch("SendMessageBatch", outcomes, SqsMessageViews::sent));
     }

@@ -19,9 +19,17 @@ public final class SqsCall {
     private final String account;
     private final String origin;
     private final BooleanSupplier connected;
+    private final String traceHeader;
 
-    SqsCall(SqsRequest request, String project, String account, String origin, BooleanSupplier connected) {
+    SqsCall(
+            SqsRequest request,
+            String project,
+            String account,
+            String origin,
+            BooleanSupplier connected,
+            String traceHeader) {
         this.request = request;
+        this.traceHeader = traceHeader;
         this.project = project;
         this.account = account;
         this.origin = origin;
@@ -42,6 +50,14 @@ public final class SqsCall {
 
     public String account() {
         return account;
+    }
+
+    /**
+     * The request's {@code X-Amzn-Trace-Id} header (null: none, or more than one), which a send stores with each of its
+     * messages that sends no {@code AWSTraceHeader} of its own, as SQS does.
+     */
+    public String traceHeader() {
+        return traceHeader;
     }
 
     /** Whether the caller is still there to read the answer (a long poll taken for one that left is given back). */

@@ -35,7 +35,11 @@ public class SqsMessageActions implements SqsActionSet {
 
     private Uni<SqsAnswer> sendMessage(SqsCall call) {
         QueueName queue = call.queue();
-        return messages.send(call.project(), queue, call.senderId(), SqsMessageInputs.outgoing(call.parameters()))
+        return messages.send(
+                        call.project(),
+                        queue,
+                        call.senderId(),
+                        SqsMessageInputs.outgoing(call.parameters()).inRequestTracedBy(call.traceHeader()))
                 .map(sent -> SqsMessageViews.sent(SqsAnswer.result(), sent));
     }
 

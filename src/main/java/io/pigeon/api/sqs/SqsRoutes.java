@@ -31,6 +31,8 @@ public class SqsRoutes {
 
     /** The one action that may wait for messages. */
     private static final String WAITS = "ReceiveMessage";
+    /** AWS X-Ray's HTTP trace header, which SQS applies to every message of a send (X-Ray developer guide, SQS). */
+    private static final String TRACE_HEADER = "X-Amzn-Trace-Id";
 
     private final SqsCallers callers;
     private final Accounts accounts;
@@ -95,8 +97,13 @@ public class SqsRoutes {
         Cancellable running = Uni.createFrom()
                 .deferred(() -> callers.project(signed))
                 .flatMap(project -> accounts.accountOf(project)
-                        .map(account -> new SqsCall(request, project, account, origin, () -> !context.response()
-                                .closed())))
+                        .map(account -> new SqsCall(
+                                request,
+                                project,
+                                account,
+                                origin,
+                                () -> !context.response().closed(),
+                                traceHeader(http))))
                 .flatMap(call -> actions.find(request.action()).answer(call))
                 .subscribe()
                 .with(
@@ -156,6 +163,12 @@ public class SqsRoutes {
      * forwarded ones when the HTTP layer is told to trust a proxy's ({@code quarkus.http.proxy.*}), else the
      * {@code Host} header the host check let through.
      */
+    /** The request's one {@code X-Amzn-Trace-Id} header; null for none or several. */
+    private static String traceHeader(HttpServerRequest http) {
+        List<String> headers = http.headers().getAll(TRACE_HEADER);
+        return headers.size() == 1 ? headers.get(0) : null;
+    }
+
     static String origin(HttpServerRequest request) {
         String scheme = request.scheme() == null ? "http" : request.scheme();
         String host = request.authority() != null ? request.authority().toString() : request.getHeader("Host");

@@ -129,6 +129,45 @@ class SqsTraceHeaderJavaSdkTest {
                 .body("messages.find { it.body == 'three' }", not(hasKey("trace")));
     }
 
+    /**
+     * The request's {@code X-Amzn-Trace-Id} header (as X-Ray's and OpenTelemetry's AWS SDK instrumentations send it)
+     * goes with every message of the send that has no {@code AWSTraceHeader} of its own, which wins (AWS's X-Ray guide,
+     * "Amazon SQS and AWS X-Ray"); the send's answer digests only what the message sent, so the SDK's check passes.
+     */
+    @Test
+    void theRequestsXRayHeaderIsTheTraceHeaderOfMessagesThatSendNone() {
+        String header = "Root=1-6759e988-cd862e3fe1be46a994272793;Parent=63995c3f42cd8ad8;Sampled=1";
+        String url = sqs.createQueue(create -> create.queueName("xray-header")).queueUrl();
+        var sent = sqs.sendMessageBatch(batch -> batch.queueUrl(url)
+                .overrideConfiguration(request -> request.putHeader("X-Amzn-Trace-Id", header))
+                .entries(
+                        SendMessageBatchRequestEntry.builder()
+                                .id("own")
+                                .messageBody("own")
+                                .messageSystemAttributes(traceHeader(XRAY))
+                                .build(),
+                        SendMessageBatchRequestEntry.builder()
+                                .id("request")
+                                .messageBody("request")
+                                .build()));
+        assertEquals(2, sent.successful().size(), sent.toString());
+        String single = sqs.sendMessage(send -> send.queueUrl(url)
+                        .overrideConfiguration(request -> request.putHeader("X-Amzn-Trace-Id", header))
+                        .messageBody("single"))
+                .messageId();
+
+        Map<String, String> byBody = new TreeMap<>();
+        for (Message message : receive(url, MessageSystemAttributeName.AWS_TRACE_HEADER)) {
+            byBody.put(message.body(), message.attributes().get(MessageSystemAttributeName.AWS_TRACE_HEADER));
+        }
+        assertEquals(Map.of("own", XRAY, "request", header, "single", header), byBody);
+        Api.as(project)
+                .get("/v2/queues/xray-header/messages/" + single + "?include=trace")
+                .then()
+                .statusCode(200)
+                .body("trace.traceparent", equalTo("00-6759e988cd862e3fe1be46a994272793-63995c3f42cd8ad8-01"));
+    }
+
     @Test
     void aMessagePostedThroughZaqarWithATraceparentIsReceivedWithItInXRaysForm() {
         String url = sqs.createQueue(create -> create.queueName("from-zaqar")).queueUrl();

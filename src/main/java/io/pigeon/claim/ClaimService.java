@@ -9,6 +9,7 @@ import io.pigeon.message.UnreadableMessages;
 import io.pigeon.observability.MessagingOperation;
 import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
+import io.pigeon.observability.StatementObservers;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.Ordering;
 import io.pigeon.queue.PlacedQueue;
@@ -64,6 +65,7 @@ public class ClaimService {
             PigeonConfig config,
             CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
+            StatementObservers statements,
             UnreadableMessages unreadable,
             QueueWaits waits,
             FifoClaimStore fifoStore,
@@ -84,7 +86,7 @@ public class ClaimService {
                 ClaimStore.Request::limit,
                 request -> 0,
                 coalescingSettings,
-                metrics.statementRequests("claim"));
+                statements.of("claim"));
     }
 
     /**

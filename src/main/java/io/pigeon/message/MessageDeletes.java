@@ -4,6 +4,7 @@ import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.MessagingOperation;
 import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
+import io.pigeon.observability.StatementObservers;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
@@ -39,6 +40,7 @@ public class MessageDeletes {
             PigeonConfig config,
             CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
+            StatementObservers statements,
             MessagingSpans spans) {
         this.spans = spans;
         this.store = store;
@@ -51,7 +53,7 @@ public class MessageDeletes {
                 request -> request.ids().length,
                 request -> 0,
                 coalescingSettings,
-                metrics.statementRequests("delete"));
+                statements.of("delete"));
     }
 
     /**

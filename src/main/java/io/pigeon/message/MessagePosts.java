@@ -5,6 +5,7 @@ import io.pigeon.dispatch.CallMarker;
 import io.pigeon.dispatch.DispatchService;
 import io.pigeon.encryption.MessageCipher;
 import io.pigeon.observability.QueueMetrics;
+import io.pigeon.observability.StatementObservers;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
@@ -53,6 +54,7 @@ final class MessagePosts {
             PigeonConfig config,
             CoalescingSettings coalescingSettings,
             QueueMetrics metrics,
+            StatementObservers statements,
             DispatchService deliveries,
             MessageCipher cipher,
             CallMarker marker,
@@ -72,7 +74,7 @@ final class MessagePosts {
                 post -> post.messages().size(),
                 MessageStore.NewPost::bodyLength,
                 coalescingSettings,
-                metrics.statementRequests("post"));
+                statements.of("post"));
     }
 
     /**

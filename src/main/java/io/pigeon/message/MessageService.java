@@ -7,6 +7,7 @@ import io.pigeon.encryption.MessageCipher;
 import io.pigeon.observability.MessagingOperation;
 import io.pigeon.observability.MessagingSpans;
 import io.pigeon.observability.QueueMetrics;
+import io.pigeon.observability.StatementObservers;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
@@ -51,7 +52,8 @@ public class MessageService {
             UnreadableMessages unreadable,
             CallMarker marker,
             PostKeyStore postKeys,
-            MessagingSpans spans) {
+            MessagingSpans spans,
+            StatementObservers statements) {
         this.spans = spans;
         this.unreadable = unreadable;
         this.store = store;
@@ -60,7 +62,17 @@ public class MessageService {
         this.limits = PageLimits.of(config);
         this.metrics = metrics;
         this.posts = new MessagePosts(
-                store, databases, config, coalescingSettings, metrics, deliveries, cipher, marker, postKeys, bounds);
+                store,
+                databases,
+                config,
+                coalescingSettings,
+                metrics,
+                statements,
+                deliveries,
+                cipher,
+                marker,
+                postKeys,
+                bounds);
     }
 
     /** How many creating posts wait for the next statement of their database, behind one in flight (for tests). */

@@ -2,6 +2,7 @@ package io.pigeon.sqs;
 
 import io.pigeon.config.PigeonConfig;
 import io.pigeon.observability.QueueMetrics;
+import io.pigeon.observability.StatementObservers;
 import io.pigeon.pool.QueueDatabases;
 import io.pigeon.queue.PlacedQueue;
 import io.pigeon.queue.QueueName;
@@ -40,6 +41,7 @@ public class SqsReceipts {
             PigeonConfig config,
             ReceiptHandles handles,
             QueueMetrics metrics,
+            StatementObservers statements,
             CoalescingSettings coalescing) {
         this.store = store;
         this.databases = databases;
@@ -51,7 +53,7 @@ public class SqsReceipts {
                 request -> request.receipts().size(),
                 request -> 0,
                 coalescing,
-                metrics.statementRequests(STATEMENT_KIND));
+                statements.of(STATEMENT_KIND));
     }
 
     /** The kind of the shared deletes by receipts in {@code pigeon_statement_requests}. */

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
-import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
 
 /**
@@ -43,7 +42,7 @@ public final class Coalescer<K, R, A> {
     private final ToIntFunction<R> rows;
     private final ToIntFunction<R> bytes;
     private final CoalescingSettings bounds;
-    private final IntConsumer batchSizes;
+    private final StatementObserver observer;
     private final ConcurrentHashMap<K, Lane> lanes = new ConcurrentHashMap<>();
     /** The window in nanoseconds, 0 for none. */
     private final long window;
@@ -55,19 +54,19 @@ public final class Coalescer<K, R, A> {
      * @param rows       a request's rows (messages posted, asked for, or named), bounded per statement
      * @param bytes      a request's bytes, bounded per statement (0 for requests without bodies)
      * @param bounds     whether requests share statements at all, the bounds of one, and how many of a key run at once
-     * @param batchSizes told the number of requests of every statement run
+     * @param observer   told of every statement run and the requests it carried (a metric; a span where traced)
      */
     public Coalescer(
             BiFunction<K, List<R>, Uni<List<A>>> together,
             ToIntFunction<R> rows,
             ToIntFunction<R> bytes,
             CoalescingSettings bounds,
-            IntConsumer batchSizes) {
+            StatementObserver observer) {
         this.together = together;
         this.rows = rows;
         this.bytes = bytes;
         this.bounds = bounds;
-        this.batchSizes = batchSizes;
+        this.observer = observer;
         this.window = bounds.enabled() ? bounds.window().toNanos() : 0;
     }
 
@@ -77,7 +76,7 @@ public final class Coalescer<K, R, A> {
             return alone(key, request);
         }
         return Uni.createFrom().emitter(emitter -> {
-            Waiting<R, A> waiting = new Waiting<>(request, emitter, Vertx.currentContext());
+            Waiting<R, A> waiting = new Waiting<>(request, emitter, Vertx.currentContext(), observer.requester());
             while (true) {
                 Lane lane = lanes.computeIfAbsent(key, Lane::new);
                 boolean hold;
@@ -126,9 +125,13 @@ public final class Coalescer<K, R, A> {
     }
 
     private Uni<A> alone(K key, R request) {
-        batchSizes.accept(1);
-        return Uni.createFrom()
-                .deferred(() -> together.apply(key, List.of(request)))
+        return alone(key, request, observer.requester());
+    }
+
+    private Uni<A> alone(K key, R request, Object requester) {
+        return observer.ran(
+                        Collections.singletonList(requester),
+                        Uni.createFrom().deferred(() -> together.apply(key, List.of(request))))
                 .map(answers -> answers.get(0));
     }
 
@@ -148,14 +151,16 @@ public final class Coalescer<K, R, A> {
     }
 
     private void run(Lane lane, List<Waiting<R, A>> batch) {
-        batchSizes.accept(batch.size());
         if (window > 0) {
             lastShared.put(lane.key, batch.size() > 1);
         }
         List<R> requests = new ArrayList<>(batch.size());
-        batch.forEach(waiting -> requests.add(waiting.request()));
-        Uni.createFrom()
-                .deferred(() -> together.apply(lane.key, requests))
+        List<Object> requesters = new ArrayList<>(batch.size());
+        batch.forEach(waiting -> {
+            requests.add(waiting.request());
+            requesters.add(waiting.requester());
+        });
+        observer.ran(requesters, Uni.createFrom().deferred(() -> together.apply(lane.key, requests)))
                 .subscribe()
                 .with(
                         answers -> {
@@ -173,7 +178,9 @@ public final class Coalescer<K, R, A> {
                             // Nothing of the shared statement was stored: each request again by itself, for its own
                             // answer or error.
                             for (Waiting<R, A> waiting : batch) {
-                                alone(lane.key, waiting.request()).subscribe().with(waiting::answer, waiting::fail);
+                                alone(lane.key, waiting.request(), waiting.requester())
+                                        .subscribe()
+                                        .with(waiting::answer, waiting::fail);
                             }
                         });
     }
@@ -233,7 +240,7 @@ public final class Coalescer<K, R, A> {
         }
     }
 
-    private record Waiting<R, A>(R request, UniEmitter<? super A> emitter, Context context) {
+    private record Waiting<R, A>(R request, UniEmitter<? super A> emitter, Context context, Object requester) {
 
         void answer(A answer) {
             onOwnContext(() -> emitter.complete(answer));

@@ -2,6 +2,7 @@ package io.pigeon.observability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.opentelemetry.proto.trace.v1.Span.SpanKind;
 import io.pigeon.api.console.ConsoleProfile;
 import io.pigeon.testing.Api;
 import io.pigeon.testing.Eventually;
@@ -48,17 +49,19 @@ class TracingSampleRatioTest {
         String trace = TracingTest.randomHex(16);
         post(sampledCaller, "00-" + trace + "-" + TracingTest.randomHex(8) + "-01");
 
-        // Spans are exported in the order they end: once the last post's span is in, the others' would be too.
+        // Spans are exported in the order they end: once the last post's server span (the last of it to end) is in,
+        // every earlier span would be too.
         Eventually.await("the sampled caller's post is exported", Duration.ofSeconds(20), () -> !collector
-                .spans(span -> span.traceId().equals(trace))
+                .spans(span -> span.traceId().equals(trace) && span.kind() == SpanKind.SPAN_KIND_SERVER)
                 .isEmpty());
-        // Every span exported is of that trace: the server span and the producer span of the sampled post.
+        // Every span exported is of that trace: the server span, the producer span and the statement's of the
+        // sampled post.
         assertEquals(
                 List.of(),
                 collector.spans(span -> !span.traceId().equals(trace)),
                 "spans of the requests without trace context or with an unsampled caller");
         List<CollectedSpan> sampled = collector.spans(span -> span.traceId().equals(trace));
-        assertEquals(2, sampled.size(), () -> "the server and the producer span: " + sampled);
+        assertEquals(3, sampled.size(), () -> "the server, the producer and the statement span: " + sampled);
         assertEquals(
                 sampledCaller,
                 sampled.stream()

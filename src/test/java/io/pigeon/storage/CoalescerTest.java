@@ -59,7 +59,7 @@ class CoalescerTest {
                 request -> Math.abs(request),
                 request -> 1,
                 bounds,
-                sizes::add);
+                StatementObserver.counting(sizes::add));
     }
 
     /**
@@ -182,7 +182,7 @@ class CoalescerTest {
                 request -> 1,
                 request -> 1,
                 bounds(100, 100, 1, false),
-                sizes::add);
+                StatementObserver.counting(sizes::add));
         List<CompletableFuture<Integer>> answers = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
             answers.add(coalescer.submit("q", i).subscribeAsCompletionStage());

@@ -11,6 +11,7 @@ import io.vertx.mutiny.sqlclient.SqlClient;
 import io.vertx.pgclient.PgConnectOptions;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -60,6 +61,14 @@ public class DatabaseNotices {
 
     /** The pause between two attempts to reconnect a lost connection. */
     static final long RECONNECT_MILLIS = 1000;
+
+    /**
+     * How often an established connection is asked a trivial statement, and how long its answer may take before the
+     * connection is taken for lost and made again. A connection whose database's address went silent (a failover that
+     * drops the old primary's packets) is never closed by its peer and hears nothing, for as long as the operating
+     * system keeps retrying (many minutes): this is how it is noticed.
+     */
+    static final long PROBE_MILLIS = 10_000;
 
     /** What a subscription is called with; both on a Vert.x event loop, neither may block. */
     public interface Subscriber {
@@ -269,6 +278,10 @@ public class DatabaseNotices {
         final AtomicLong losses = new AtomicLong();
 
         volatile boolean closed;
+        /** A probe's statement is in flight. */
+        final AtomicBoolean probing = new AtomicBoolean();
+        /** The probes' periodic timer, once connected. */
+        volatile long probes = -1;
 
         Connection(SqlClient db, DatabaseAddresses.Address address) {
             this.db = db;
@@ -320,6 +333,9 @@ public class DatabaseNotices {
 
         private void opened() {
             up.set(true);
+            if (probes < 0 && !closed) {
+                probes = vertx.setPeriodic(PROBE_MILLIS, id -> probe());
+            }
             synchronized (DatabaseNotices.this) {
                 if (unreachable.remove(db)) {
                     LOG.infof("Listening for notices on %s again", description);
@@ -348,8 +364,39 @@ public class DatabaseNotices {
             refused.forEach(subscription -> subscription.refused(refusal(failure)));
         }
 
+        /** Asks the connection {@code SELECT 1}; without an answer in time, closes it, so that it is made again. */
+        private void probe() {
+            PgConnection open = subscriber.actualConnection();
+            if (closed || open == null || !up.get() || !probing.compareAndSet(false, true)) {
+                return;
+            }
+            open.query("SELECT 1")
+                    .execute()
+                    .ifNoItem()
+                    .after(Duration.ofMillis(PROBE_MILLIS))
+                    .fail()
+                    .subscribe()
+                    .with(answered -> probing.set(false), failure -> {
+                        probing.set(false);
+                        PgConnection now = subscriber.actualConnection();
+                        // Mutiny wraps the connection anew at each call: the same connection has the same delegate.
+                        if (closed || now == null || now.getDelegate() != open.getDelegate()) {
+                            return;
+                        }
+                        LOG.warnf(
+                                "The connection that listens for notices on %s did not answer within %d ms: closing"
+                                        + " it to make it again (%s)",
+                                description, PROBE_MILLIS, failure.toString());
+                        // The subscriber reconnects as after any loss; its subscribers read back what they missed.
+                        open.closeAndForget();
+                    });
+        }
+
         void close() {
             closed = true;
+            if (probes >= 0) {
+                vertx.cancelTimer(probes);
+            }
             subscriber.closeAndForget();
             // A connect under way when it closed (the first, or a reconnect) completes on a closed subscriber, which
             // would keep it open: closed once it has had the time to.

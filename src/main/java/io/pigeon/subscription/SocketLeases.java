@@ -94,7 +94,12 @@ final class SocketLeases {
             }
         }
         return PerDatabaseRenewal.renew(
-                stored, route -> route.key.db(), this::renew, LOG, "the leases of %d socket subscriptions");
+                stored,
+                route -> route.key.db(),
+                this::renew,
+                config.renewal(),
+                LOG,
+                "the leases of %d socket subscriptions");
     }
 
     /**

@@ -185,6 +185,7 @@ public class WakeMarks {
                                 }
                             }
                         }),
+                config.renewal(),
                 LOG,
                 "the marks of %d queues with waiting claims");
     }

@@ -169,6 +169,32 @@ class SocketSubscriptionOutageIT {
         socket.close();
     }
 
+    /**
+     * The harsher failover: A's connections to the database (its pool's and the one that listens for notices) go
+     * silent without being closed, as when the old primary's address stops answering, while new connections reach the
+     * database. A renewal stuck on such a connection must not hold the later ones, and the silent listening connection
+     * must be noticed and made again: the socket gets the posts made since.
+     */
+    @Test
+    void aReplicaWhoseConnectionsGoSilentComesBack() throws Exception {
+        String queue = "silent";
+        assertEquals(201, send("PUT", "/v2/queues/" + queue, "{}").statusCode());
+        SocketFrames socket = SocketFrames.open(a, HTTP);
+        String id = subscribe(socket, queue);
+        post(queue, "before");
+        assertEquals(List.of("before"), pushed(socket, 1));
+
+        service.freezeAll();
+        post(queue, "frozen");
+        assertEquals(List.of("frozen"), pushed(socket, 1), "what the socket got after its connections went silent");
+        Eventually.await("the subscription is A's still", BOUND, () -> subscriptionIds(queue)
+                .equals(List.of(id)));
+        post(queue, "later");
+        assertEquals(List.of("later"), pushed(socket, 1), "a post made once A was back");
+        assertNull(socket.next(Duration.ofSeconds(3)), "a post pushed twice");
+        socket.close();
+    }
+
     /** Cuts A from the database (the proxy points at a port nobody listens on) until B's sweeper took its rows. */
     private void outageUntilSwept(String queue) throws Exception {
         cutA();

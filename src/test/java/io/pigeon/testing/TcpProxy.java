@@ -15,12 +15,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * A TCP proxy on 127.0.0.1 that plays a Kubernetes Service in front of a database: each accepted connection is piped
  * both ways to the backend it points at now. Repointing it (a failover) cuts every connection it carries, as a
  * Service's endpoints moving does to the connections through it; a connection whose backend dies or cannot be reached
- * is cut on the client's side too. Test code only: a thread per direction is plenty for a few dozen connections.
+ * is cut on the client's side too. Freezing them ({@link #freezeAll}) plays the harsher failover, in which the old
+ * backend's address just stops answering: the connections stay open and every byte either way is dropped, so their
+ * ends learn nothing until they give up by themselves. Test code only: a thread per direction is plenty for a few
+ * dozen connections.
  */
 public final class TcpProxy implements Closeable {
 
     private final ServerSocket listening;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    /** Connections whose bytes are dropped, both ways, until they close. */
+    private final Set<Socket> frozen = ConcurrentHashMap.newKeySet();
+
     private volatile int backendPort;
     private volatile boolean closed;
 
@@ -54,6 +60,11 @@ public final class TcpProxy implements Closeable {
         for (Socket socket : open) {
             quietlyClose(socket);
         }
+    }
+
+    /** Drops every byte of the connections carried now, both ways, without closing them (new ones pass). */
+    public void freezeAll() {
+        frozen.addAll(open);
     }
 
     @Override
@@ -96,6 +107,9 @@ public final class TcpProxy implements Closeable {
                             OutputStream out = to.getOutputStream()) {
                         int read;
                         while ((read = in.read(buffer)) >= 0) {
+                            if (frozen.contains(from)) {
+                                continue; // read and dropped: the sender's writes go through, nothing arrives
+                            }
                             out.write(buffer, 0, read);
                             out.flush();
                         }
@@ -114,6 +128,7 @@ public final class TcpProxy implements Closeable {
     private void quietlyClose(Closeable closeable) {
         if (closeable instanceof Socket socket) {
             open.remove(socket);
+            frozen.remove(socket);
         }
         try {
             closeable.close();

@@ -57,7 +57,6 @@ public record Replica(String name, Process process, int port, int grpcPort, Path
         // An empty map means the database named by this process's own QUARKUS_DATASOURCE_* (inherited).
         database.forEach((key, value) -> env.put(key.toUpperCase(Locale.ROOT).replace('.', '_'), value));
         env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
-        env.put("QUARKUS_SHUTDOWN_DELAY_ENABLED", "false");
         return new Replica(name, builder.start(), port, grpcPort, log);
     }
 

@@ -22,6 +22,9 @@ import java.util.Set;
 public class TracingSwitch implements ConfigSourceInterceptor {
 
     static final String SDK_DISABLED = "quarkus.otel.sdk.disabled";
+    /** The share of Pigeon's own traces that are sampled (its sampler, parentbased_traceidratio, is built in). */
+    static final String SAMPLER_ARG = "quarkus.otel.traces.sampler.arg";
+
     private static final String[] ENDPOINTS = {
         "quarkus.otel.exporter.otlp.traces.endpoint", "quarkus.otel.exporter.otlp.endpoint"
     };
@@ -29,6 +32,10 @@ public class TracingSwitch implements ConfigSourceInterceptor {
     @Override
     public ConfigValue getValue(ConfigSourceInterceptorContext context, String name) {
         ConfigValue value = context.proceed(name);
+        if (SAMPLER_ARG.equals(name)) {
+            checkShare(value);
+            return value;
+        }
         if (!SDK_DISABLED.equals(name) || setByOperator(value)) {
             return value;
         }
@@ -52,6 +59,26 @@ public class TracingSwitch implements ConfigSourceInterceptor {
         context.iterateNames().forEachRemaining(names::add);
         names.add(SDK_DISABLED);
         return names.iterator();
+    }
+
+    /**
+     * A share outside 0 to 1 would stop the start deep in the SDK, with a stack trace that names no setting: it stops
+     * it here, naming it, as every other bad setting does.
+     */
+    private static void checkShare(ConfigValue value) {
+        if (value == null || value.getValue() == null) {
+            return;
+        }
+        double share;
+        try {
+            share = Double.parseDouble(value.getValue().trim());
+        } catch (NumberFormatException e) {
+            share = Double.NaN;
+        }
+        if (!(share >= 0 && share <= 1)) {
+            throw new IllegalArgumentException(SAMPLER_ARG + " (QUARKUS_OTEL_TRACES_SAMPLER_ARG) is '"
+                    + value.getValue() + "': it must be a share of the traces from 0 to 1");
+        }
     }
 
     /** A value from a real source; the extension's default (and Quarkus's recorded defaults) sit below ordinal 0. */

@@ -103,7 +103,14 @@ class BadSettingsIT {
                         "confirm.example.com/page"),
                 bad("pigeon.console.session-secret", "PIGEON_CONSOLE_SESSION_SECRET", "too-short"),
                 // Fixed at build time: Quarkus would ignore it with a warning, Pigeon's settings make it stop.
-                bad("quarkus.otel.traces.sampler", "QUARKUS_OTEL_TRACES_SAMPLER", "always_off"));
+                bad("quarkus.otel.traces.sampler", "QUARKUS_OTEL_TRACES_SAMPLER", "always_off"),
+                bad(
+                        "quarkus.otel.traces.sampler.arg",
+                        Map.of(
+                                "QUARKUS_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                                "http://127.0.0.1:4318",
+                                "QUARKUS_OTEL_TRACES_SAMPLER_ARG",
+                                "2")));
     }
 
     @ParameterizedTest(name = "{0} = {1}")

@@ -288,7 +288,7 @@ final class SocketReadBack implements DatabaseNotices.Subscriber {
                     Arrays.sort(read);
                     // Before pushing them: the notice of a post read here may be waiting still (heard while the
                     // connection was back and this ran); it would push it again after the ids that followed it.
-                    // BEFORE                    waiting.dropRead(key, read);
+                    waiting.dropRead(key, read);
                     push(rows, Map.of(List.of(key.project(), key.storedName()), key), true);
                     return rows.size() < config.readBackBatch() || !routes.holds(key)
                             ? Uni.createFrom().voidItem()

@@ -1,5 +1,8 @@
 package io.pigeon.message;
 
+import java.util.HashSet;
+import java.util.Set;
+
 /**
  * The W3C trace context a message carries (docs/operations.md, Tracing; decision 0022): the {@code traceparent} of
  * the span that produced it and the {@code tracestate} that came with it, stored with the message (migration V35) and
@@ -102,12 +105,16 @@ public record TraceContext(String traceparent, String tracestate) {
             return null;
         }
         int members = 0;
+        Set<String> keys = new HashSet<>();
         for (String member : value.split(",", -1)) {
             String entry = member.strip();
             if (entry.isEmpty()) {
                 continue; // W3C allows empty list members, which count for nothing
             }
-            if (++members > MAX_STATE_MEMBERS || !validMember(entry)) {
+            // W3C: a key appears once in the list; one that appears twice makes the list invalid.
+            if (++members > MAX_STATE_MEMBERS
+                    || !validMember(entry)
+                    || !keys.add(entry.substring(0, entry.indexOf('=')))) {
                 return null;
             }
         }

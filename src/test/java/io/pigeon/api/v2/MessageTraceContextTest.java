@@ -219,6 +219,7 @@ class MessageTraceContextTest {
         assertEquals(513, long513.length());
         assertNull(storedState("long", long513), "513 characters are past the bound of 512");
         assertNull(storedState("malformed", "Upper=1"), "a key is lowercase");
+        assertNull(storedState("repeated", "a=1,b=2,a=3"), "a key appears once in the list");
         // Several tracestate lines are one list.
         Response split = post(
                 Api.as(project)

@@ -2258,6 +2258,9 @@ WHERE project = $1 AND name > $2 AND name < $3 AND starts_with(name, $4)
 ORDER BY name
 LIMIT $5;
 
+-- name: DatabaseNotices.PROBE
+SELECT 1;
+
 -- name: SocketSubscriptionStore.CREATE
 INSERT INTO subscriptions AS s (project, source, subscriber, ttl, options, expires_at, socket_lease_until)
 SELECT $1, $2, $3, $4::int, $5::text::json, now() + $4::int * interval '1 second',

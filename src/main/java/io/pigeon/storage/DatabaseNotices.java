@@ -70,6 +70,9 @@ public class DatabaseNotices {
      */
     static final long PROBE_MILLIS = 10_000;
 
+    /** The probe: any answer says the connection still carries statements (and so notices). */
+    private static final String PROBE = "SELECT 1";
+
     /** What a subscription is called with; both on a Vert.x event loop, neither may block. */
     public interface Subscriber {
         /** One notice sent on the subscribed channel, its payload as sent ({@code ""} when none). */
@@ -370,7 +373,7 @@ public class DatabaseNotices {
             if (closed || open == null || !up.get() || !probing.compareAndSet(false, true)) {
                 return;
             }
-            open.query("SELECT 1")
+            open.query(PROBE)
                     .execute()
                     .ifNoItem()
                     .after(Duration.ofMillis(PROBE_MILLIS))

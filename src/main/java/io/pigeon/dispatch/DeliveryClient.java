@@ -56,6 +56,8 @@ public class DeliveryClient {
     /** The W3C trace context of the message a notification is of, when it carries one (a call's and a mail's header). */
     public static final String TRACEPARENT_HEADER = "traceparent";
 
+    public static final String TRACESTATE_HEADER = "tracestate";
+
     /** Answer bytes read (and dropped) before the connection is closed instead. */
     static final int MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -237,7 +239,9 @@ public class DeliveryClient {
                     options.putHeader(ATTEMPT_HEADER, Integer.toString(group.attempts()));
                     options.putHeader(CallMarker.HEADER, marked);
                     if (group.traceparent() != null) {
-                        // The notified message's trace context (W3C), set last: a subscriber's own header loses.
+                        // The notified message's trace context (W3C), set last: a subscriber's own header loses,
+                        // and so does its tracestate, which belongs to its own traceparent, not to this one.
+                        options.removeHeader(TRACESTATE_HEADER);
                         options.putHeader(TRACEPARENT_HEADER, group.traceparent());
                     }
                     client.request(options).onComplete(requested -> {

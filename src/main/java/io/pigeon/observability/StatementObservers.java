@@ -11,6 +11,7 @@ import io.opentelemetry.context.Context;
 import io.pigeon.storage.StatementObserver;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.function.IntConsumer;
@@ -20,8 +21,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * The observers of the shared statements ({@link io.pigeon.storage.Coalescer}): each counts the requests a statement of
  * its kind carried ({@code pigeon_statement_requests}) and, with tracing on, makes a client span per statement
  * (decision 0022): {@code <kind> statement}, with {@code db.system.name}, {@code db.operation.name} (the kind) and
- * {@code db.operation.batch.size} (the requests it carried), a child of the first request's span and linked to each
- * request's, since one statement serves requests of many traces. No SQL text and no parameters.
+ * {@code db.operation.batch.size} (the requests it carried), a child of the first sampled request's span and linked to
+ * each sampled request's, since one statement serves requests of many traces (of many projects: its links name their
+ * spans, and its batch size how many shared it, nothing of what they did). No SQL text and no parameters.
  */
 @ApplicationScoped
 public class StatementObservers {
@@ -77,21 +79,35 @@ public class StatementObservers {
         };
     }
 
+    /**
+     * The statement's span: a child of the first request whose own span is sampled (its trace is the one recorded), linked
+     * to every sampled request's span; when none is sampled, a child of the first, which the parent-based sampler then
+     * leaves unrecorded as that request's own spans are.
+     */
     private Span started(String kind, List<Object> requesters) {
-        SpanContext first =
-                requesters.isEmpty() || !(requesters.get(0) instanceof SpanContext context) ? null : context;
+        SpanContext parent = null;
+        List<SpanContext> sampled = new ArrayList<>();
+        for (Object requester : new LinkedHashSet<>(requesters)) {
+            if (requester instanceof SpanContext context) {
+                if (parent == null) {
+                    parent = context;
+                }
+                if (context.isSampled()) {
+                    sampled.add(context);
+                }
+            }
+        }
+        if (!sampled.isEmpty()) {
+            parent = sampled.get(0);
+        }
         var builder = tracer.spanBuilder(kind + " statement")
-                .setParent(first == null ? Context.root() : Context.root().with(Span.wrap(first)))
+                .setParent(parent == null ? Context.root() : Context.root().with(Span.wrap(parent)))
                 .setSpanKind(SpanKind.CLIENT)
                 .setAttribute(DB_SYSTEM, "postgresql")
                 .setAttribute(DB_OPERATION, kind)
                 .setAttribute(DB_BATCH_SIZE, (long) requesters.size());
-        // One link per distinct request span, the parent's too (a trace view shows links, not siblings' parents).
-        for (Object requester : new LinkedHashSet<>(requesters)) {
-            if (requester instanceof SpanContext context) {
-                builder.addLink(context);
-            }
-        }
+        // The parent too: a trace view shows a span's links, not which of its siblings' requests it also served.
+        sampled.forEach(builder::addLink);
         return builder.startSpan();
     }
 }

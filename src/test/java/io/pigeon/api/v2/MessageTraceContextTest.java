@@ -347,7 +347,9 @@ class MessageTraceContextTest {
     void aWebhookIsNotifiedWithTheMessagesTraceparent() {
         Api.as(project)
                 .contentType(ContentType.JSON)
-                .body("{\"subscriber\": \"" + receiver.url("/traced-hook") + "\", \"ttl\": 3600}")
+                .body("{\"subscriber\": \"" + receiver.url("/traced-hook") + "\", \"ttl\": 3600, \"options\":"
+                        + " {\"post_headers\": {\"TraceParent\": \"00-" + "1".repeat(32) + "-" + "2".repeat(16)
+                        + "-01\", \"tracestate\": \"sub=1\"}}}")
                 .post("/v2/queues/notified/subscriptions")
                 .then()
                 .statusCode(201);
@@ -369,7 +371,10 @@ class MessageTraceContextTest {
                 Duration.ofSeconds(20),
                 () -> receiver.calls("/traced-hook").size() == 1
                         && receiver.calls("/untraced-hook").size() == 1);
+        // The message's context, not the subscription's own headers: its traceparent, and no tracestate (the
+        // subscription's belongs to its own traceparent).
         assertEquals(PARENT, receiver.calls("/traced-hook").get(0).header("traceparent"));
+        assertNull(receiver.calls("/traced-hook").get(0).header("tracestate"), "another context's tracestate");
         assertNull(receiver.calls("/untraced-hook").get(0).header("traceparent"), "no context, no header");
     }
 }

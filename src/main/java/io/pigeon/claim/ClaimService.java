@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntConsumer;
 
 /** The rules of claims: TTL and grace bounds, claim limits, and what an unknown or ended claim answers. */
 @ApplicationScoped
@@ -56,7 +55,6 @@ public class ClaimService {
     private final FifoClaimTurns<ClaimStore.Request, ClaimStore.Claimed> fifoTurns;
 
     private final FifoClaimStore fifoStore;
-    private final IntConsumer fifoStatementClaims;
 
     public ClaimService(
             ClaimStore store,
@@ -73,8 +71,7 @@ public class ClaimService {
         this.store = store;
         this.spans = spans;
         this.fifoStore = fifoStore;
-        this.fifoTurns = new FifoClaimTurns<>(this::fifoTogether);
-        this.fifoStatementClaims = metrics.statementRequests("fifo-claim");
+        this.fifoTurns = new FifoClaimTurns<>(this::fifoTogether, statements.of("fifo-claim"));
         this.waits = waits;
         this.unreadable = unreadable;
         this.databases = databases;
@@ -206,7 +203,6 @@ public class ClaimService {
 
     /** Claims of one fifo queue taken in one statement (see {@link FifoClaimTurns}). */
     private Uni<List<ClaimStore.Claimed>> fifoTogether(List<ClaimStore.Request> requests) {
-        fifoStatementClaims.accept(requests.size());
         return fifoStore
                 .create(requests, config.maxMessageTtl())
                 .call(done -> setAside(done.unreadable()))

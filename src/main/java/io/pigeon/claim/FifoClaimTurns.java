@@ -1,5 +1,6 @@
 package io.pigeon.claim;
 
+import io.pigeon.storage.StatementObserver;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.UniEmitter;
 import io.vertx.core.Context;
@@ -45,8 +46,12 @@ final class FifoClaimTurns<R, A> {
     /** The claims waiting for their turn, per queue with a statement in flight; guarded by {@code this}. */
     private final Map<Object, ArrayDeque<Turn>> queues = new HashMap<>();
 
-    FifoClaimTurns(Function<List<R>, Uni<List<A>>> statement) {
+    /** Told of each statement and the claims it carries (their count; a span where traced). */
+    private final StatementObserver observer;
+
+    FifoClaimTurns(Function<List<R>, Uni<List<A>>> statement, StatementObserver observer) {
         this.statement = statement;
+        this.observer = observer;
     }
 
     /**
@@ -55,7 +60,7 @@ final class FifoClaimTurns<R, A> {
      */
     Uni<A> inTurn(Object queue, R claim) {
         return Uni.createFrom().emitter(emitter -> {
-            Turn turn = new Turn(claim, emitter, Vertx.currentContext());
+            Turn turn = new Turn(claim, emitter, Vertx.currentContext(), observer.requester());
             emitter.onTermination(turn::leave);
             boolean now;
             synchronized (this) {
@@ -91,18 +96,19 @@ final class FifoClaimTurns<R, A> {
     private void run(Object queue, List<Turn> turns) {
         List<Turn> wanted = new ArrayList<>(turns.size());
         List<R> claims = new ArrayList<>(turns.size());
+        List<Object> requesters = new ArrayList<>(turns.size());
         for (Turn turn : turns) {
             if (!turn.left) {
                 wanted.add(turn);
                 claims.add(turn.claim);
+                requesters.add(turn.requester);
             }
         }
         if (wanted.isEmpty()) {
             next(queue);
             return;
         }
-        Uni.createFrom()
-                .deferred(() -> statement.apply(claims))
+        observer.ran(requesters, Uni.createFrom().deferred(() -> statement.apply(claims)))
                 .subscribe()
                 .with(
                         answers -> {
@@ -142,13 +148,16 @@ final class FifoClaimTurns<R, A> {
         private final R claim;
         private final UniEmitter<? super A> emitter;
         private final Context context;
+        /** Who asked, as the observer names it (the caller's span). */
+        private final Object requester;
         /** The caller is gone (or answered): a turn not started yet is passed over. */
         private volatile boolean left;
 
-        Turn(R claim, UniEmitter<? super A> emitter, Context context) {
+        Turn(R claim, UniEmitter<? super A> emitter, Context context, Object requester) {
             this.claim = claim;
             this.emitter = emitter;
             this.context = context;
+            this.requester = requester;
         }
 
         void leave() {

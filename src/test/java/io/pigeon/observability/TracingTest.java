@@ -135,6 +135,39 @@ class TracingTest {
     }
 
     @Test
+    void aFifoQueuesClaimStatementIsAClientSpanToo() {
+        String project = Api.newProject();
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"_ordering\": \"fifo\"}")
+                .put("/v2/queues/fifo-traced")
+                .then()
+                .statusCode(201);
+        Api.as(project)
+                .contentType("application/json")
+                .body("{\"messages\": [{\"ttl\": 300, \"body\": 1, \"group\": \"g\"}]}")
+                .post("/v2/queues/fifo-traced/messages")
+                .then()
+                .statusCode(201);
+        String trace = randomHex(16);
+        Api.as(project)
+                .header("traceparent", "00-" + trace + "-" + randomHex(8) + "-01")
+                .contentType("application/json")
+                .body("{\"ttl\": 60, \"grace\": 60}")
+                .post("/v2/queues/fifo-traced/claims")
+                .then()
+                .statusCode(201);
+
+        CollectedSpan server = awaitOne(inTrace(trace).and(span -> span.kind() == SpanKind.SPAN_KIND_SERVER));
+        CollectedSpan statement =
+                awaitOne(inTrace(trace).and(span -> span.name().equals("fifo-claim statement")));
+        assertEquals(SpanKind.SPAN_KIND_CLIENT, statement.kind());
+        assertEquals(server.spanId(), statement.parentSpanId());
+        assertEquals("fifo-claim", statement.attribute("db.operation.name"));
+        assertEquals("1", statement.attribute("db.operation.batch.size"));
+    }
+
+    @Test
     void aClaimLinksToTheProducerSpanOfEachMessageItTook() {
         String project = Api.newProject();
         String first = randomHex(16);

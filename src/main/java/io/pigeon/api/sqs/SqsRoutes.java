@@ -158,17 +158,17 @@ public class SqsRoutes {
         response.end(Buffer.buffer(error.body()));
     }
 
-    /**
-     * {@code scheme://host[:port]} as the caller reached Pigeon: the request's authority and scheme, which are the
-     * forwarded ones when the HTTP layer is told to trust a proxy's ({@code quarkus.http.proxy.*}), else the
-     * {@code Host} header the host check let through.
-     */
     /** The request's one {@code X-Amzn-Trace-Id} header; null for none or several. */
     private static String traceHeader(HttpServerRequest http) {
         List<String> headers = http.headers().getAll(TRACE_HEADER);
         return headers.size() == 1 ? headers.get(0) : null;
     }
 
+    /**
+     * {@code scheme://host[:port]} as the caller reached Pigeon: the request's authority and scheme, which are the
+     * forwarded ones when the HTTP layer is told to trust a proxy's ({@code quarkus.http.proxy.*}), else the
+     * {@code Host} header the host check let through.
+     */
     static String origin(HttpServerRequest request) {
         String scheme = request.scheme() == null ? "http" : request.scheme();
         String host = request.authority() != null ? request.authority().toString() : request.getHeader("Host");

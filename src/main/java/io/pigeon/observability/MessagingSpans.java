@@ -3,6 +3,7 @@ package io.pigeon.observability;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -107,14 +108,7 @@ public class MessagingSpans {
         Span span = started(operation, project, queue, count);
         SpanContext context = span.getSpanContext();
         String producer = context.isSampled() ? traceparentOf(context) : null;
-        Uni<T> made;
-        try {
-            made = work.apply(producer);
-        } catch (RuntimeException e) {
-            end(span, e);
-            throw e;
-        }
-        return ended(span, count, made, ignored -> -1);
+        return ended(span, count, madeIn(span, () -> work.apply(producer)), ignored -> -1);
     }
 
     /**
@@ -129,23 +123,13 @@ public class MessagingSpans {
             return call.apply(traceparent);
         }
         SpanContext message = remote(traceparent);
-        Span span = tracer.spanBuilder(MessagingOperation.DELIVER.operationName())
+        // No queue: a delivery of the delayed-dispatch API has none, so the span is named by its operation alone.
+        Span span = builder(MessagingOperation.DELIVER, project, null)
                 .setParent(message == null ? Context.root() : Context.root().with(Span.wrap(message)))
-                .setSpanKind(MessagingOperation.DELIVER.kind())
-                .setAttribute(SYSTEM, SYSTEM_NAME)
-                .setAttribute(OPERATION_TYPE, MessagingOperation.DELIVER.operationType())
-                .setAttribute(OPERATION_NAME, MessagingOperation.DELIVER.operationName())
-                .setAttribute(PROJECT, project)
                 .startSpan();
         String sent = span.getSpanContext().isSampled() ? traceparentOf(span.getSpanContext()) : traceparent;
-        Uni<T> made;
-        try {
-            made = call.apply(sent);
-        } catch (RuntimeException e) {
-            end(span, e);
-            throw e;
-        }
-        return made.onItemOrFailure()
+        return madeIn(span, () -> call.apply(sent))
+                .onItemOrFailure()
                 .invoke((outcome, thrown) -> {
                     String failed = thrown == null ? failure.apply(outcome) : null;
                     if (failed != null) {
@@ -195,19 +179,37 @@ public class MessagingSpans {
     }
 
     private Span started(MessagingOperation operation, String project, String queue, int count) {
-        Span span = tracer.spanBuilder(operation.operationName() + " " + queue)
-                .setParent(Context.current())
-                .setSpanKind(operation.kind())
-                .setAttribute(SYSTEM, SYSTEM_NAME)
-                .setAttribute(DESTINATION, queue)
-                .setAttribute(OPERATION_TYPE, operation.operationType())
-                .setAttribute(OPERATION_NAME, operation.operationName())
-                .setAttribute(PROJECT, project)
-                .startSpan();
+        Span span =
+                builder(operation, project, queue).setParent(Context.current()).startSpan();
         if (count >= 0) {
             span.setAttribute(BATCH_COUNT, count);
         }
         return span;
+    }
+
+    /**
+     * A span of {@code operation}, named and attributed by the messaging conventions: {@code <operation> <queue>}, or
+     * the operation alone when there is no queue ({@code queue} null).
+     */
+    private SpanBuilder builder(MessagingOperation operation, String project, String queue) {
+        SpanBuilder builder = tracer.spanBuilder(
+                        queue == null ? operation.operationName() : operation.operationName() + " " + queue)
+                .setSpanKind(operation.kind())
+                .setAttribute(SYSTEM, SYSTEM_NAME)
+                .setAttribute(OPERATION_TYPE, operation.operationType())
+                .setAttribute(OPERATION_NAME, operation.operationName())
+                .setAttribute(PROJECT, project);
+        return queue == null ? builder : builder.setAttribute(DESTINATION, queue);
+    }
+
+    /** The work {@code make} makes; when making it throws, {@code span} ends with the failure first. */
+    private static <T> Uni<T> madeIn(Span span, Supplier<Uni<T>> make) {
+        try {
+            return make.get();
+        } catch (RuntimeException e) {
+            end(span, e);
+            throw e;
+        }
     }
 
     /** {@code work}, ending {@code span} when it ends, with the count of messages its outcome holds if not known. */
@@ -244,7 +246,8 @@ public class MessagingSpans {
                 + context.getTraceFlags().asHex();
     }
 
-    private static void end(Span span, Throwable failure) {
+    /** Ends {@code span}, with the status error and the exception when {@code failure} is one. */
+    static void end(Span span, Throwable failure) {
         if (failure != null) {
             span.setStatus(StatusCode.ERROR);
             span.recordException(failure);

@@ -5,7 +5,6 @@ import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.pigeon.storage.StatementObserver;
@@ -45,7 +44,7 @@ public class StatementObservers {
         this.tracer = openTelemetry.getTracer("io.pigeon");
     }
 
-    /** The observer of the statements of {@code kind} (post, claim, delete, receipt-delete). */
+    /** The observer of the statements of {@code kind} (post, claim, fifo-claim, delete, receipt-delete). */
     public StatementObserver of(String kind) {
         IntConsumer requests = metrics.statementRequests(kind);
         if (!on) {
@@ -65,13 +64,7 @@ public class StatementObservers {
                     Span span = started(kind, requesters);
                     return statement
                             .onItemOrFailure()
-                            .invoke((item, failure) -> {
-                                if (failure != null) {
-                                    span.setStatus(StatusCode.ERROR);
-                                    span.recordException(failure);
-                                }
-                                span.end();
-                            })
+                            .invoke((item, failure) -> MessagingSpans.end(span, failure))
                             .onCancellation()
                             .invoke(span::end);
                 });

@@ -120,13 +120,7 @@ class TracingTest {
                 .then()
                 .statusCode(201);
         String trace = randomHex(16);
-        Api.as(project)
-                .header("traceparent", "00-" + trace + "-" + randomHex(8) + "-01")
-                .contentType("application/json")
-                .body("{\"ttl\": 60, \"grace\": 60}")
-                .post("/v2/queues/claimed/claims?limit=2")
-                .then()
-                .statusCode(201);
+        claimInTrace(project, trace, "/v2/queues/claimed/claims?limit=2").then().statusCode(201);
 
         CollectedSpan claim = awaitOne(inTrace(trace).and(span -> span.name().equals("claim claimed")));
         assertEquals(SpanKind.SPAN_KIND_CONSUMER, claim.kind());
@@ -150,13 +144,7 @@ class TracingTest {
                 .then()
                 .statusCode(201);
         String trace = randomHex(16);
-        Api.as(project)
-                .header("traceparent", "00-" + trace + "-" + randomHex(8) + "-01")
-                .contentType("application/json")
-                .body("{\"ttl\": 60, \"grace\": 60}")
-                .post("/v2/queues/fifo-traced/claims")
-                .then()
-                .statusCode(201);
+        claimInTrace(project, trace, "/v2/queues/fifo-traced/claims").then().statusCode(201);
 
         CollectedSpan server = awaitOne(inTrace(trace).and(span -> span.kind() == SpanKind.SPAN_KIND_SERVER));
         CollectedSpan statement =
@@ -186,11 +174,7 @@ class TracingTest {
         CollectedSpan secondPost =
                 awaitOne(inTrace(second).and(span -> span.name().equals("post linked")));
         String consumer = randomHex(16);
-        Response claimed = Api.as(project)
-                .header("traceparent", "00-" + consumer + "-" + randomHex(8) + "-01")
-                .contentType("application/json")
-                .body("{\"ttl\": 60, \"grace\": 60}")
-                .post("/v2/queues/linked/claims?limit=4&include=trace");
+        Response claimed = claimInTrace(project, consumer, "/v2/queues/linked/claims?limit=4&include=trace");
         claimed.then().statusCode(201);
 
         // Each message carries its producer span's context, which continued its caller's trace.
@@ -375,6 +359,15 @@ class TracingTest {
             request = request.header("traceparent", "00-" + trace + "-" + randomHex(8) + "-01");
         }
         return request.body(body.getBytes(StandardCharsets.UTF_8)).post("/");
+    }
+
+    /** A claim of 60 s made at {@code path} by a caller of {@code trace} (a sampled span of it). */
+    private static Response claimInTrace(String project, String trace, String path) {
+        return Api.as(project)
+                .header("traceparent", "00-" + trace + "-" + randomHex(8) + "-01")
+                .contentType("application/json")
+                .body("{\"ttl\": 60, \"grace\": 60}")
+                .post(path);
     }
 
     private static Predicate<CollectedSpan> inTrace(String trace) {

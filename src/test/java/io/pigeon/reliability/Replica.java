@@ -12,15 +12,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A Pigeon process started from the packaged application, for tests that crash or restart things: its HTTP port and
  * its gRPC port (the KEDA external scaler), each free when it started, so that replicas on one machine do not meet.
  */
 public record Replica(String name, Process process, int port, int grpcPort, Path log) {
+
+    /** The ports handed to replicas of this JVM, none of which is chosen again. */
+    private static final Set<Integer> HANDED_OUT = new HashSet<>();
 
     /**
      * JVM options for a replica that lives for a test: the first JIT tier only. The optimising compiler's threads take
@@ -41,8 +46,9 @@ public record Replica(String name, Process process, int port, int grpcPort, Path
     public static Replica start(String name, Map<String, String> database, List<String> jvmOptions) throws IOException {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar");
         assertTrue(Files.exists(jar), "package the application first: " + jar);
-        int port = freePort();
-        int grpcPort = freePort();
+        int[] ports = freePorts(2);
+        int port = ports[0];
+        int grpcPort = ports[1];
         Path log = Files.createTempFile("pigeon-" + name, ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -60,9 +66,28 @@ public record Replica(String name, Process process, int port, int grpcPort, Path
         return new Replica(name, builder.start(), port, grpcPort, log);
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /**
+     * {@code count} free ports, distinct from each other and from every port handed to a replica of this JVM before:
+     * the sockets are held open together while chosen (one closed before the next is opened may be given again, as
+     * HTTP's and gRPC's ports once were, and the replica could not start), and a port handed out is never chosen again.
+     */
+    private static synchronized int[] freePorts(int count) throws IOException {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            int[] ports = new int[count];
+            int found = 0;
+            while (found < count) {
+                ServerSocket socket = new ServerSocket(0);
+                held.add(socket);
+                if (HANDED_OUT.add(socket.getLocalPort())) {
+                    ports[found++] = socket.getLocalPort();
+                }
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : held) {
+                socket.close();
+            }
         }
     }
 
